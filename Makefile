@@ -1,0 +1,139 @@
+# lockrun -- run a command once across a fleet, under a lock held in Redis.
+#
+#   make            build ./lockrun
+#   make check      install missing packages (as root), build, run every test
+#   make check SANITIZE=1   the same under AddressSanitizer + UBSan
+#   make demo       race three lockruns against a throwaway redis-server
+#   make bench      median wall time and peak RSS against flock(1)
+#   make install PREFIX=/usr DESTDIR=...
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+CC ?= cc
+CFLAGS ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+
+# Debian packages the build, the tests and the demo need.
+DEB_PKGS = build-essential pkg-config libhiredis-dev libyaml-dev libcriterion-dev \
+	redis-server util-linux
+# What `make deps` checks for, as commands and pkg-config modules.
+DEP_CMDS = cc make pkg-config redis-server flock
+DEP_MODS = hiredis yaml-0.1 criterion
+
+ifeq ($(SANITIZE),1)
+B = build/asan
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+BIN = $(B)/lockrun
+else
+B = build/rel
+SAN =
+BIN = lockrun
+endif
+
+WARN = -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Wshadow \
+	$(if $(filter true,$(CI)),-Werror)
+# Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
+LR_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(SAN) -MMD -MP -I$(B) -Isrc \
+	-DLOCKRUN_VERSION='"$(VERSION)"' $(shell $(PKG_CONFIG) --cflags hiredis yaml-0.1)
+LR_LIBS = $(shell $(PKG_CONFIG) --libs hiredis yaml-0.1)
+TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
+TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
+
+# Pure modules: libc only, linked alone into the unit tests.
+PURE = err duration keys rurl schedule task
+CORE = $(PURE) yamltree config cli log rconn lock child
+CORE_OBJS = $(CORE:%=$(B)/%.o)
+UNIT_SRCS = $(wildcard tests/unit/*.c)
+INTEG_SRCS = $(wildcard tests/integ/*.c)
+FIXTURE_OBJ = $(B)/tests/redis_fixture.o
+
+.PHONY: all check unit integ deps demo bench install uninstall clean lint
+
+all: $(BIN)
+
+$(B)/scripts.h: src/scripts/embed.sh src/scripts/acquire.lua src/scripts/release.lua
+	@mkdir -p $(B)
+	sh src/scripts/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
+
+$(B)/lock.o: $(B)/scripts.h
+
+$(B)/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LR_CFLAGS) $(TEST_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BIN): $(CORE_OBJS) $(B)/main.o
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(LR_LIBS)
+
+$(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(LR_LIBS) $(TEST_LIBS)
+
+$(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(LR_LIBS) $(TEST_LIBS)
+
+$(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(LR_LIBS)
+
+$(B)/demo: $(B)/tests/bench/demo.o $(FIXTURE_OBJ)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(LR_LIBS)
+
+$(FIXTURE_OBJ): tests/integ/redis_fixture.c
+	@mkdir -p $(@D)
+	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Unit tests first (fast, pure), then the real binary against redis-server.
+check: deps
+	$(MAKE) --no-print-directory unit integ
+
+unit: $(B)/unit_tests
+	cd tests/data && ../../$(B)/unit_tests
+
+integ: $(BIN) $(B)/integ_tests
+	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) $(B)/integ_tests
+
+demo: deps
+	$(MAKE) --no-print-directory $(BIN) $(B)/demo
+	$(B)/demo $(abspath $(BIN))
+
+bench: deps
+	$(MAKE) --no-print-directory $(BIN) $(B)/bench
+	$(B)/bench $(abspath $(BIN))
+
+# Install what is missing: as root with apt-get, else print the command.
+deps:
+	@missing=""; \
+	for c in $(DEP_CMDS); do command -v $$c >/dev/null 2>&1 || missing=1; done; \
+	for m in $(DEP_MODS); do $(PKG_CONFIG) --exists $$m 2>/dev/null || missing=1; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	cmd="apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "make deps: installing $(DEB_PKGS)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd; \
+	else \
+		echo "make deps: missing build or test dependencies; as root, run:" >&2; \
+		echo "    apt-get update && $$cmd" >&2; \
+		exit 1; \
+	fi
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lockrun
+	install -m 644 man/lockrun.1 $(DESTDIR)$(MANDIR)/man1/lockrun.1
+	install -m 644 man/lockrun.yaml.5 $(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lockrun $(DESTDIR)$(MANDIR)/man1/lockrun.1 \
+		$(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
+
+lint:
+	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5
+
+clean:
+	rm -rf build lockrun
+
+-include $(wildcard $(B)/*.d $(B)/tests/*.d $(B)/tests/*/*.d)

@@ -1,0 +1,195 @@
+/* child.c -- run the command under the lock: fork, exec, forward signals,
+ * reap, and map the wait status to lockrun's exit status. */
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+
+static const int forwarded[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2 };
+#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+
+static void
+forwarded_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaddset(set, forwarded[i]);
+}
+
+int
+child_signals_block(struct lr_sigstate *saved, struct lr_err *e)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t set;
+
+	forwarded_set(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &saved->mask) != 0 ||
+	    sigaction(SIGPIPE, &ign, &saved->pipe) != 0)
+		return lr_errf(e, EX_OSERR, "cannot set up signals: %s", strerror(errno));
+	return 0;
+}
+
+int
+child_signal_pending(void)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending) != 0)
+		return 0;
+	for (size_t i = 0; i < NFORWARDED; i++)
+		if (sigismember(&pending, forwarded[i]) == 1)
+			return forwarded[i];
+	return 0;
+}
+
+/* Is path a regular file we may execute? Returns 0, or the errno. */
+static int
+runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode))
+		return EACCES;
+	return access(path, X_OK) == 0 ? 0 : errno;
+}
+
+int
+child_find(const char *argv0, struct lr_err *e)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[PATH_MAX];
+	int err, seen = ENOENT;
+
+	if (strchr(argv0, '/') != NULL) {
+		if ((err = runnable(argv0)) == 0)
+			return 0;
+		return lr_errf(e, err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC,
+		    "cannot run %s: %s", argv0, strerror(err));
+	}
+	if (path == NULL)
+		path = "/bin:/usr/bin";		/* execvp(3)'s default */
+	for (p = path; ; p += strcspn(p, ":") + 1) {
+		int len = (int)strcspn(p, ":");
+		snprintf(buf, sizeof(buf), "%.*s%s%s", len, p, len ? "/" : "", argv0);
+		if ((err = runnable(buf)) == 0)
+			return 0;
+		if (err == EACCES)
+			seen = EACCES;
+		if (p[len] == '\0')
+			break;
+	}
+	if (seen == EACCES)
+		return lr_errf(e, LR_EXIT_NOEXEC, "cannot run %s: found in PATH, "
+		    "but not an executable file", argv0);
+	return lr_errf(e, LR_EXIT_NOTFOUND, "cannot run %s: command not found in PATH",
+	    argv0);
+}
+
+/* In the forked child. Never returns. */
+static void
+child_exec(char *const argv[], int foreground, const struct lr_sigstate *saved,
+    pid_t parent)
+{
+	int err;
+
+	/* (1) give the command the signal state lockrun was started with */
+	sigaction(SIGPIPE, &saved->pipe, NULL);
+	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+	/* (2) lead a process group, so a forwarded signal reaches a whole
+	 * pipeline (timeout(1) does the same); --foreground keeps the
+	 * terminal's group so the command can read the terminal */
+	if (!foreground)
+		setpgid(0, 0);
+	/* (3) die with lockrun: a SIGKILLed lockrun no longer holds the
+	 * lock, so its command must not go on unguarded. If lockrun died
+	 * before this line, getppid() has already changed. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+		_exit(128 + SIGTERM);
+	/* (4) the Redis socket and the signalfd are close-on-exec */
+	execvp(argv[0], argv);
+	err = errno;
+	dprintf(STDERR_FILENO, "lockrun: cannot run %s: %s\n", argv[0], strerror(err));
+	_exit(err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
+}
+
+static int
+exit_status(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Pass sig on: to the command's process group, or in foreground mode to
+ * the command alone, and not at all when the terminal sent it (the
+ * kernel already gave it to the whole foreground group, command included). */
+static void
+forward(pid_t pid, int foreground, const struct signalfd_siginfo *si)
+{
+	if (!foreground)
+		kill(-pid, (int)si->ssi_signo);
+	else if (si->ssi_code != SI_KERNEL)
+		kill(pid, (int)si->ssi_signo);
+}
+
+int
+child_run(char *const argv[], int foreground, const struct lr_sigstate *saved,
+    struct lr_err *e)
+{
+	sigset_t set;
+	pid_t pid, parent = getpid();
+	int sfd, status = 0;
+
+	forwarded_set(&set);
+	sigaddset(&set, SIGCHLD);
+	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1)
+		return lr_errf(e, EX_OSERR, "signalfd: %s", strerror(errno));
+	fflush(NULL);
+	if ((pid = fork()) == -1) {
+		close(sfd);
+		return lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
+	}
+	if (pid == 0)
+		child_exec(argv, foreground, saved, parent);
+	if (!foreground)
+		setpgid(pid, pid);	/* also here: no signal may beat the child's own call */
+	for (;;) {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		struct signalfd_siginfo si;
+		pid_t w;
+
+		if (poll(&pfd, 1, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			/* cannot happen with one valid fd; still, reap */
+			while ((w = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
+				;
+			break;
+		}
+		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGCHLD) {
+			forward(pid, foreground, &si);
+			continue;
+		}
+		while ((w = waitpid(pid, &status, WNOHANG)) == -1 && errno == EINTR)
+			;
+		if (w == pid)
+			break;
+	}
+	close(sfd);
+	return exit_status(status);
+}

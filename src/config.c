@@ -1,0 +1,325 @@
+/* config.c -- validate the YAML tree of a lockrun config and fill a
+ * struct lr_config; every complaint carries file:line:col. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "duration.h"
+#include "keys.h"
+#include "rurl.h"
+#include "yamltree.h"
+
+struct walk {
+	const char	*path;
+	struct lr_err	*e;
+};
+
+static int
+bad(struct walk *w, const struct yt_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+bad(struct walk *w, const struct yt_node *n, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return lr_errf(w->e, EX_CONFIG, "%s:%d:%d: %s", w->path, n->line, n->col, msg);
+}
+
+/* A plain ~, null or empty value is YAML's null: "nothing". */
+static int
+is_null(const struct yt_node *n)
+{
+	return n->kind == YT_SCALAR && !n->quoted && (n->value[0] == '\0' ||
+	    strcmp(n->value, "~") == 0 || strcmp(n->value, "null") == 0);
+}
+
+static const char *
+kind_of(const struct yt_node *n)
+{
+	return is_null(n) ? "nothing" : yt_kind_name(n);
+}
+
+/* The value of n as a non-null string, or NULL after reporting. */
+static const char *
+want_string(struct walk *w, const struct yt_node *n, const char *what)
+{
+	if (n->kind != YT_SCALAR || is_null(n)) {
+		bad(w, n, "%s: expected a string, got %s", what, kind_of(n));
+		return NULL;
+	}
+	return n->value;
+}
+
+static int
+want_map(struct walk *w, const struct yt_node *n, const char *what)
+{
+	if (n->kind == YT_MAP)
+		return 0;
+	return bad(w, n, "%s: expected a mapping, got %s", what, kind_of(n));
+}
+
+static int
+set_string(struct walk *w, const struct yt_node *n, const char *what, char **dst)
+{
+	const char *s = want_string(w, n, what);
+
+	if (s == NULL)
+		return -1;
+	free(*dst);
+	if ((*dst = strdup(s)) == NULL)
+		return lr_errf(w->e, EX_OSERR, "out of memory");
+	return 0;
+}
+
+static int
+set_timeout(struct walk *w, const struct yt_node *n, const char *what, long long *dst)
+{
+	const char *s = want_string(w, n, what);
+
+	if (s == NULL)
+		return -1;
+	if (duration_parse(s, dst) != 0 || *dst <= 0)
+		return bad(w, n, "%s: \"%s\" is not a positive duration "
+		    "(e.g. 500ms, 90s, 10m, 1h30m)", what, s);
+	return 0;
+}
+
+static int
+parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
+{
+	struct lr_url u;
+	struct lr_err ue;
+	char *url = (char *)r->url, *file = (char *)r->password_file;
+
+	if (want_map(w, map, "redis") != 0)
+		return -1;
+	for (size_t i = 0; i < map->nkids; i += 2) {
+		const struct yt_node *k = map->kids[i], *v = map->kids[i + 1];
+		int rc;
+
+		if (strcmp(k->value, "url") == 0) {
+			if ((rc = set_string(w, v, "redis.url", &url)) == 0 &&
+			    rurl_parse(url, &u, &ue) != 0)
+				rc = bad(w, v, "redis.url: %s", ue.msg);
+			r->url = url;
+		} else if (strcmp(k->value, "password_file") == 0) {
+			rc = set_string(w, v, "redis.password_file", &file);
+			r->password_file = file;
+		}
+		else if (strcmp(k->value, "connect_timeout") == 0)
+			rc = set_timeout(w, v, "redis.connect_timeout", &r->connect_timeout_ms);
+		else if (strcmp(k->value, "command_timeout") == 0)
+			rc = set_timeout(w, v, "redis.command_timeout", &r->command_timeout_ms);
+		else
+			rc = bad(w, k, "unknown key \"%s\" in redis", k->value);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* command: [prog, arg...] runs prog directly; command: "string" runs it
+ * with /bin/sh -c, unless shell: says otherwise. With shell: true and a
+ * list, the first item is the script and the rest are $0, $1, ... */
+static int
+parse_command(struct walk *w, const struct yt_node *v, const char *what,
+    struct lr_task *t)
+{
+	size_t n = v->kind == YT_SEQ ? v->nkids : 1;
+
+	if (v->kind == YT_SEQ && n == 0)
+		return bad(w, v, "%s: is an empty list", what);
+	if (v->kind == YT_MAP || is_null(v))
+		return bad(w, v, "%s: expected a list of strings or a string, got %s",
+		    what, kind_of(v));
+	if ((t->argv = calloc(n + 1, sizeof(char *))) == NULL)
+		return lr_errf(w->e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const struct yt_node *a = v->kind == YT_SEQ ? v->kids[i] : v;
+		if (a->kind != YT_SCALAR || is_null(a))
+			return bad(w, a, "%s: expected a list of strings, got %s in it",
+			    what, kind_of(a));
+		if ((t->argv[i] = strdup(a->value)) == NULL)
+			return lr_errf(w->e, EX_OSERR, "out of memory");
+	}
+	if (v->kind == YT_SCALAR && t->argv[0][0] == '\0')
+		return bad(w, v, "%s: is an empty string", what);
+	if (t->shell == LR_UNSET)	/* an explicit shell: wins, wherever it is */
+		t->shell = v->kind == YT_SCALAR;
+	return 0;
+}
+
+static int
+parse_env(struct walk *w, const struct yt_node *map, const char *what,
+    struct lr_task *t)
+{
+	char why[300];
+
+	if (want_map(w, map, what) != 0)
+		return -1;
+	for (size_t i = 0; i < map->nkids; i += 2) {
+		const struct yt_node *k = map->kids[i], *v = map->kids[i + 1];
+		char item[400];
+		const char *val;
+
+		snprintf(item, sizeof(item), "%s.%s", what, k->value);
+		if ((val = want_string(w, v, item)) == NULL)
+			return -1;
+		if (task_add_env(t, k->value, val, why, sizeof(why)) != 0)
+			return bad(w, k, "%s: %s", what, why);
+	}
+	return 0;
+}
+
+/* One task option (or a default, when is_task is 0). */
+static int
+parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
+    const char *section, int is_task, struct lr_task *t)
+{
+	char what[300], why[300];
+	int rc;
+
+	snprintf(what, sizeof(what), "%s.%s", section, k->value);
+	if (strcmp(k->value, "command") == 0) {
+		if (!is_task)
+			return bad(w, k, "defaults cannot have a command (give it to a task)");
+		return parse_command(w, v, what, t);
+	}
+	if (strcmp(k->value, "env") == 0)
+		return parse_env(w, v, what, t);
+	if (v->kind != YT_SCALAR || is_null(v))
+		return bad(w, v, "%s: expected a value, got %s", what, kind_of(v));
+	rc = task_set(t, k->value, v->value, why, sizeof(why));
+	if (rc == 0)
+		return bad(w, k, "unknown key \"%s\" in %s", k->value, section);
+	if (rc < 0)
+		return bad(w, v, "%s: %s", what, why);
+	return 0;
+}
+
+static int
+parse_options(struct walk *w, const struct yt_node *map, const char *section,
+    int is_task, struct lr_task *t)
+{
+	if (want_map(w, map, section) != 0)
+		return -1;
+	for (size_t i = 0; i < map->nkids; i += 2)
+		if (parse_option(w, map->kids[i], map->kids[i + 1], section, is_task, t) != 0)
+			return -1;
+	return 0;
+}
+
+static int
+parse_tasks(struct walk *w, const struct yt_node *map, struct lr_config *cfg)
+{
+	if (want_map(w, map, "tasks") != 0)
+		return -1;
+	if ((cfg->tasks = calloc(map->nkids / 2 + 1, sizeof(*cfg->tasks))) == NULL)
+		return lr_errf(w->e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < map->nkids; i += 2) {
+		const struct yt_node *k = map->kids[i], *v = map->kids[i + 1];
+		struct lr_task *t = &cfg->tasks[cfg->ntasks++];
+		char section[300];
+		const char *why;
+
+		task_init(t);
+		if ((why = key_name_problem(k->value)) != NULL)
+			return bad(w, k, "task name \"%s\" %s", k->value, why);
+		if ((t->name = strdup(k->value)) == NULL)
+			return lr_errf(w->e, EX_OSERR, "out of memory");
+		snprintf(section, sizeof(section), "tasks.%s", k->value);
+		if (parse_options(w, v, section, 1, t) != 0)
+			return -1;
+		if (t->argv == NULL)
+			return bad(w, k, "%s: no command (add command: [program, args...])",
+			    section);
+	}
+	return 0;
+}
+
+static int
+parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
+{
+	const char *why;
+
+	if (want_map(w, root, "the top level") != 0)
+		return -1;
+	for (size_t i = 0; i < root->nkids; i += 2) {
+		const struct yt_node *k = root->kids[i], *v = root->kids[i + 1];
+		int rc;
+
+		if (strcmp(k->value, "redis") == 0)
+			rc = parse_redis(w, v, &cfg->redis);
+		else if (strcmp(k->value, "prefix") == 0) {
+			if ((rc = set_string(w, v, "prefix", &cfg->prefix)) == 0 &&
+			    (why = key_prefix_problem(cfg->prefix)) != NULL)
+				rc = bad(w, v, "prefix: \"%s\" %s", cfg->prefix, why);
+		} else if (strcmp(k->value, "defaults") == 0)
+			rc = parse_options(w, v, "defaults", 0, &cfg->defaults);
+		else if (strcmp(k->value, "tasks") == 0)
+			rc = parse_tasks(w, v, cfg);
+		else
+			rc = bad(w, k, "unknown key \"%s\" at the top level "
+			    "(expected redis, prefix, defaults or tasks)", k->value);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+config_init(struct lr_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->redis.connect_timeout_ms = cfg->redis.command_timeout_ms = LR_UNSET;
+	task_init(&cfg->defaults);
+}
+
+int
+config_load(const char *path, struct lr_config *cfg, struct lr_err *e)
+{
+	struct walk w = { .path = path, .e = e };
+	struct yt_node *root;
+	int rc;
+
+	config_init(cfg);
+	if ((cfg->path = strdup(path)) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (yt_load(path, &root, e) != 0)
+		return -1;
+	rc = root ? parse_root(&w, root, cfg) : 0;
+	yt_free(root);
+	return rc;
+}
+
+void
+config_free(struct lr_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	for (size_t i = 0; i < cfg->ntasks; i++)
+		task_free(&cfg->tasks[i]);
+	free(cfg->tasks);
+	task_free(&cfg->defaults);
+	free((char *)cfg->redis.url);		/* ours: set_string() made them */
+	free((char *)cfg->redis.password_file);
+	free(cfg->prefix);
+	free(cfg->path);
+	config_init(cfg);
+}
+
+const struct lr_task *
+config_task(const struct lr_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->ntasks; i++)
+		if (strcmp(cfg->tasks[i].name, name) == 0)
+			return &cfg->tasks[i];
+	return NULL;
+}

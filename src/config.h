@@ -1,0 +1,34 @@
+/* config.h -- the YAML configuration file. */
+#ifndef LR_CONFIG_H
+#define LR_CONFIG_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "task.h"
+
+#define CONFIG_DEFAULT_PATH "/etc/lockrun/lockrun.yaml"
+
+struct lr_config {
+	char			*path;
+	struct lr_redis_opts	 redis;
+	char			*prefix;	/* NULL: not given */
+	struct lr_task		 defaults;
+	struct lr_task		*tasks;
+	size_t			 ntasks;
+};
+
+/* An empty config: no file, nothing set. */
+void	config_init(struct lr_config *cfg);
+
+/* Read and validate path into cfg. Returns 0, or -1 with e = EX_CONFIG
+ * "path:line:col: message" (or "path: reason" when it cannot be read).
+ * cfg is always left safe to pass to config_free(). */
+int	config_load(const char *path, struct lr_config *cfg, struct lr_err *e);
+
+void	config_free(struct lr_config *cfg);
+
+/* The task called name, or NULL. */
+const struct lr_task *config_task(const struct lr_config *cfg, const char *name);
+
+#endif

@@ -1,0 +1,20 @@
+/* duration.h -- "500ms", "90s", "10m", "1h30m", "2d" and plain seconds, in ms. */
+#ifndef LR_DURATION_H
+#define LR_DURATION_H
+
+#include <stddef.h>
+
+/* Largest accepted duration: 366 days, far beyond any lock lifetime and
+ * far from overflowing a long long of milliseconds. */
+#define DURATION_MAX_MS (366LL * 24 * 3600 * 1000)
+
+/* Parse s into *ms. Units (ms, s, m, h, d) appear at most once each, from
+ * largest to smallest ("1h30m", not "30m1h"); a bare number is seconds.
+ * Returns 0, or -1 if s is not a duration of 0..DURATION_MAX_MS. */
+int	duration_parse(const char *s, long long *ms);
+
+/* Write ms as the shortest string duration_parse() reads back ("1h30m",
+ * "1500ms", "0s") into buf of size n. Returns buf. */
+char	*duration_format(long long ms, char *buf, size_t n);
+
+#endif

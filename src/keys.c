@@ -1,0 +1,85 @@
+/* keys.c -- key names and derived names; pure, libc only. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "keys.h"
+
+static const char *
+name_bytes_problem(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '{' || *p == '}')
+			return "may not contain '{' or '}' (they delimit the hash tag)";
+		if (*p <= ' ' || *p == 0x7f)
+			return "may not contain spaces or control characters";
+	}
+	return NULL;
+}
+
+const char *
+key_name_problem(const char *name)
+{
+	if (name == NULL || *name == '\0')
+		return "is empty";
+	if (strlen(name) > KEY_NAME_MAX)
+		return "is longer than 200 bytes";
+	return name_bytes_problem(name);
+}
+
+const char *
+key_prefix_problem(const char *prefix)
+{
+	if (strlen(prefix) > KEY_PREFIX_MAX)
+		return "is longer than 100 bytes";
+	return name_bytes_problem(prefix);
+}
+
+void
+key_derive(char *const argv[], char *buf, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a 64 offset basis */
+	const char *prog = argv[0], *slash, *end;
+	char base[41];
+	size_t len = 0;
+
+	for (size_t i = 0; argv[i] != NULL; i++) {
+		const unsigned char *p = (const unsigned char *)argv[i];
+		do {
+			h ^= *p;
+			h *= 0x100000001b3ULL;	/* FNV 64 prime */
+		} while (*p++ != '\0');
+	}
+	prog += strspn(prog, " \t");
+	end = prog + strcspn(prog, " \t");
+	for (slash = prog; slash < end; slash++)
+		if (*slash == '/')
+			prog = slash + 1;
+	for (const char *p = prog; p < end && len < sizeof(base) - 1; p++) {
+		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-';
+		base[len++] = ok ? *p : '_';
+	}
+	base[len] = '\0';
+	snprintf(buf, n, "%s-%016llx", len ? base : "cmd", (unsigned long long)h);
+}
+
+void
+keys_build(struct lr_keys *k, const char *prefix, const char *name,
+    time_t slot_start, long long every_ms)
+{
+	struct tm tm;
+	char stamp[32];
+
+	snprintf(k->stable, sizeof(k->stable), "%s{%s}", prefix, name);
+	snprintf(k->fence, sizeof(k->fence), "%s{%s}:fence", prefix, name);
+	k->slot[0] = k->slot_iso[0] = '\0';
+	if (slot_start == (time_t)-1)
+		return;
+	gmtime_r(&slot_start, &tm);
+	strftime(stamp, sizeof(stamp),
+	    every_ms % 60000 == 0 ? "%Y%m%dT%H%MZ" : "%Y%m%dT%H%M%SZ", &tm);
+	strftime(k->slot_iso, sizeof(k->slot_iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(k->slot, sizeof(k->slot), "%s{%s}:slot:%s", prefix, name, stamp);
+}

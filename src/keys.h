@@ -1,0 +1,40 @@
+/* keys.h -- Redis key names for a task: {prefix}{name}, :slot:<stamp>, :fence. */
+#ifndef LR_KEYS_H
+#define LR_KEYS_H
+
+#include <stddef.h>
+#include <time.h>
+
+#define KEY_NAME_MAX	200	/* bytes in a task or key name */
+#define KEY_PREFIX_MAX	100	/* bytes in the prefix */
+#define KEY_MAX		(KEY_PREFIX_MAX + KEY_NAME_MAX + 40)
+
+struct lr_keys {
+	char	stable[KEY_MAX];	/* prefix{name}: no-overlap lock */
+	char	slot[KEY_MAX];		/* prefix{name}:slot:20261121T1745Z */
+	char	fence[KEY_MAX];		/* prefix{name}:fence: token counter */
+	char	slot_iso[32];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
+};
+
+/* Return NULL if name may be a task or key name, else why not. Names are
+ * the Redis Cluster hash tag, so they may not contain braces; whitespace
+ * and control bytes are refused so keys stay readable in redis-cli. */
+const char *key_name_problem(const char *name);
+
+/* Return NULL if prefix is acceptable, else why not (no braces, bounded). */
+const char *key_prefix_problem(const char *prefix);
+
+/* Derive a key name from a command line, for runs without -k or -t:
+ * the base name of the program (bytes outside [A-Za-z0-9._-] become '_'),
+ * a '-', and 16 hex digits of FNV-1a 64 over every argument and its NUL.
+ * Stable across runs and hosts for the same argv. For a shell command,
+ * argv is the one string, and the program is its first word. */
+void	key_derive(char *const argv[], char *buf, size_t n);
+
+/* Fill k for task name under prefix. slot_start is the UTC start of the
+ * slot, or (time_t)-1 when one-server is off; whole-minute slots are
+ * stamped to the minute (20261121T1745Z), others to the second. */
+void	keys_build(struct lr_keys *k, const char *prefix, const char *name,
+	    time_t slot_start, long long every_ms);
+
+#endif

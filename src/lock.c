@@ -1,0 +1,125 @@
+/* lock.c -- acquire and release the lock with Lua scripts sent by
+ * EVALSHA, falling back to EVAL once when Redis does not know them. */
+#include <sys/random.h>
+#include <sys/utsname.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+#include "lock.h"
+#include "scripts.h"
+
+int
+lock_init(struct lr_lock *l, struct lr_err *e)
+{
+	unsigned char raw[16];
+	struct utsname un;
+	struct timespec ts;
+	struct tm tm;
+	char when[40];
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return lr_errf(e, EX_OSERR, "getrandom: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(l->id + 2 * i, 3, "%02x", raw[i]);
+	if (uname(&un) != 0)
+		snprintf(un.nodename, sizeof(un.nodename), "unknown");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(l->owner, sizeof(l->owner), "%s %ld %s.%03ldZ", un.nodename,
+	    (long)getpid(), when, ts.tv_nsec / 1000000);
+	return 0;
+}
+
+/* Run a script: EVALSHA sha nkeys args..., and if Redis answers NOSCRIPT
+ * (restarted, or SCRIPT FLUSH), EVAL body once. Returns the reply, which
+ * the caller frees, or NULL with e set. */
+static redisReply *
+script_call(struct lr_conn *rc, const char *what, const char *sha,
+    const char *body, const char *nkeys, const char **args, int nargs,
+    struct lr_err *e)
+{
+	const char *argv[12] = { "EVALSHA", sha, nkeys };
+	redisReply *r;
+
+	for (int i = 0; i < nargs; i++)
+		argv[3 + i] = args[i];
+	r = redisCommandArgv(rc->c, 3 + nargs, argv, NULL);
+	if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "NOSCRIPT", 8) == 0) {
+		freeReplyObject(r);
+		argv[0] = "EVAL";
+		argv[1] = body;
+		r = redisCommandArgv(rc->c, 3 + nargs, argv, NULL);
+	}
+	if (r == NULL) {
+		rconn_fail(rc, what, e);
+		return NULL;
+	}
+	if (r->type == REDIS_REPLY_ERROR) {
+		lr_errf(e, EX_UNAVAILABLE, "redis %s: %s refused: %s%s", rc->where,
+		    what, r->str, strncmp(r->str, "NOAUTH", 6) == 0 ?
+		    " (give a password: password_file or LOCKRUN_REDIS_PASSWORD)" : "");
+		freeReplyObject(r);
+		return NULL;
+	}
+	return r;
+}
+
+int
+lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
+    struct lr_err *e)
+{
+	char ttl[24], slot_ttl[24];
+	const char *slot = l->slot_ttl_ms ? l->keys.slot : l->keys.stable;
+	const char *args[] = { l->keys.fence, l->keys.stable, slot,
+	    l->id, l->owner, ttl, slot_ttl };
+	redisReply *r;
+	long long code;
+
+	snprintf(ttl, sizeof(ttl), "%lld", l->ttl_ms);
+	snprintf(slot_ttl, sizeof(slot_ttl), "%lld", l->slot_ttl_ms);
+	r = script_call(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "3",
+	    args, 7, e);
+	if (r == NULL)
+		return -1;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER) {
+		freeReplyObject(r);
+		return lr_errf(e, EX_SOFTWARE, "redis %s: acquire: unexpected reply", rc->where);
+	}
+	code = r->element[0]->integer;
+	if (code == 1) {
+		*out = LOCK_ACQUIRED;
+		l->token = r->element[1]->integer;
+	} else {
+		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
+		snprintf(l->holder, sizeof(l->holder), "%s",
+		    r->element[1]->type == REDIS_REPLY_STRING ? r->element[1]->str : "?");
+	}
+	freeReplyObject(r);
+	return 0;
+}
+
+int
+lock_release(struct lr_conn *rc, const struct lr_lock *l, struct lr_err *e)
+{
+	const char *args[] = { l->keys.stable, l->id };
+	redisReply *r;
+	int released;
+
+	if (l->ttl_ms == 0)
+		return 0;
+	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "1",
+	    args, 2, e);
+	if (r == NULL)
+		return -1;
+	released = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+	freeReplyObject(r);
+	return released;
+}

@@ -1,0 +1,338 @@
+/* main.c -- lockrun: run a command under a lock held in Redis.
+ *
+ * The run path, top to bottom: block signals, read the command line and
+ * the config, merge them into one set of settings, check the command can
+ * run, connect, acquire (one round trip), run the command, release (one
+ * more), exit with the command's status. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "cli.h"
+#include "config.h"
+#include "keys.h"
+#include "lock.h"
+#include "log.h"
+#include "rconn.h"
+#include "rurl.h"
+#include "schedule.h"
+#include "task.h"
+
+#ifndef LOCKRUN_VERSION
+#define LOCKRUN_VERSION "0.0.0"
+#endif
+
+#define DEFAULT_URL		"redis://127.0.0.1:6379/0"
+#define DEFAULT_PREFIX		"lockrun:"
+#define DEFAULT_TTL_MS		30000
+#define DEFAULT_EVERY_MS	60000
+#define DEFAULT_TIMEOUT_MS	2000
+
+/* Everything a run holds, so every exit path can free it. */
+struct run {
+	struct lr_cli		 cli;
+	struct lr_config	 cfg;		/* empty when there is no config file */
+	struct lr_task		 t;		/* the merged settings */
+	struct lr_redis_opts	 redis;		/* borrows from cli and cfg */
+	const char		*prefix;
+	char			 name[KEY_NAME_MAX + 1];
+	char			**exec_argv;	/* argv for execvp, borrows t.argv */
+	struct lr_sigstate	 sig;
+	struct lr_url		 url;
+	char			 password[256];
+	struct lr_conn		 conn;
+	struct lr_lock		 lock;
+};
+
+static void
+run_free(struct run *r)
+{
+	rconn_close(&r->conn);
+	free(r->exec_argv);
+	task_free(&r->t);
+	config_free(&r->cfg);
+	cli_free(&r->cli);
+	explicit_bzero(r->password, sizeof(r->password));
+}
+
+/* Print e as lockrun's one line and exit with its status. Only called
+ * before a lock is taken or after it is released. */
+static void __attribute__((noreturn))
+die(struct run *r, const struct lr_err *e)
+{
+	fprintf(stderr, "lockrun: %s\n", e->msg);
+	if (e->status == EX_USAGE)
+		fprintf(stderr, "Try 'lockrun --help' for more information.\n");
+	run_free(r);
+	exit(e->status);
+}
+
+/* -c FILE, else $LOCKRUN_CONFIG, else the default path if it exists. */
+static int
+load_config(struct run *r, struct lr_err *e)
+{
+	const char *path = r->cli.config;
+
+	if (path == NULL)
+		path = getenv("LOCKRUN_CONFIG");
+	if (path == NULL || *path == '\0') {
+		if (access(CONFIG_DEFAULT_PATH, F_OK) != 0)
+			return 0;
+		path = CONFIG_DEFAULT_PATH;
+	}
+	return config_load(path, &r->cfg, e);
+}
+
+/* The task's own settings, or NULL when run without -t. */
+static int
+find_task(struct run *r, const struct lr_task **task, struct lr_err *e)
+{
+	*task = NULL;
+	if (r->cli.task == NULL)
+		return 0;
+	if (r->cfg.path == NULL)
+		return lr_errf(e, EX_USAGE, "-t %s: no config file (give -c FILE, set "
+		    "LOCKRUN_CONFIG, or create " CONFIG_DEFAULT_PATH ")", r->cli.task);
+	if ((*task = config_task(&r->cfg, r->cli.task)) == NULL)
+		return lr_errf(e, EX_USAGE, "-t %s: no such task in %s", r->cli.task,
+		    r->cfg.path);
+	return 0;
+}
+
+/* Command line over task over defaults over built-in values. */
+static int
+merge(struct run *r, struct lr_err *e)
+{
+	static const struct lr_task builtin = {
+		.shell = 0, .one_server = 0, .no_overlap = 0,
+		.ttl_ms = DEFAULT_TTL_MS, .every_ms = DEFAULT_EVERY_MS,
+		.conflict_exit = 0, .on_redis_error = ON_REDIS_ERROR_FAIL,
+	};
+	const struct lr_task *task;
+	struct lr_task *t = &r->t;
+
+	if (find_task(r, &task, e) != 0)
+		return -1;
+	if (task_inherit(t, &r->cli.o) != 0)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (r->cli.cmd) {	/* a command after -- replaces the task's, shell and all */
+		if ((t->argv = strv_dup(r->cli.cmd)) == NULL)
+			return lr_errf(e, EX_OSERR, "out of memory");
+		if (t->shell == LR_UNSET)
+			t->shell = 0;
+	}
+	if ((task && task_inherit(t, task) != 0) ||
+	    task_inherit(t, &r->cfg.defaults) != 0)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	/* neither protection named anywhere: no-overlap */
+	if (t->one_server == LR_UNSET && t->no_overlap == LR_UNSET)
+		t->no_overlap = 1;
+	if (task_inherit(t, &builtin) != 0)
+		return lr_errf(e, EX_OSERR, "out of memory");
+
+	r->redis = r->cli.redis;
+	if (r->redis.url == NULL && (r->redis.url = getenv("LOCKRUN_REDIS_URL")) != NULL &&
+	    *r->redis.url == '\0')
+		r->redis.url = NULL;
+	if (r->redis.url == NULL)
+		r->redis.url = r->cfg.redis.url ? r->cfg.redis.url : DEFAULT_URL;
+	if (r->redis.password_file == NULL)
+		r->redis.password_file = r->cfg.redis.password_file;
+	if (r->redis.connect_timeout_ms == LR_UNSET)
+		r->redis.connect_timeout_ms = r->cfg.redis.connect_timeout_ms;
+	if (r->redis.connect_timeout_ms == LR_UNSET)
+		r->redis.connect_timeout_ms = DEFAULT_TIMEOUT_MS;
+	if (r->redis.command_timeout_ms == LR_UNSET)
+		r->redis.command_timeout_ms = r->cfg.redis.command_timeout_ms;
+	if (r->redis.command_timeout_ms == LR_UNSET)
+		r->redis.command_timeout_ms = DEFAULT_TIMEOUT_MS;
+	r->prefix = r->cli.prefix ? r->cli.prefix :
+	    r->cfg.prefix ? r->cfg.prefix : DEFAULT_PREFIX;
+	return 0;
+}
+
+/* Decide the lock name and the argv to exec; check it can run. */
+static int
+prepare_command(struct run *r, struct lr_err *e)
+{
+	struct lr_task *t = &r->t;
+	size_t n = strv_len(t->argv), k = 0;
+
+	if (n == 0)
+		return lr_errf(e, EX_USAGE, "no command (expected -t TASK or -- COMMAND [ARG...])");
+	if (r->cli.key)
+		snprintf(r->name, sizeof(r->name), "%s", r->cli.key);
+	else if (r->cli.task)
+		snprintf(r->name, sizeof(r->name), "%s", r->cli.task);
+	else
+		key_derive(t->argv, r->name, sizeof(r->name));
+
+	if ((r->exec_argv = calloc(n + 3, sizeof(char *))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (t->shell) {
+		static char sh[] = "/bin/sh", dash_c[] = "-c";	/* execvp wants char * */
+		r->exec_argv[k++] = sh;
+		r->exec_argv[k++] = dash_c;
+	}
+	for (size_t i = 0; i < n; i++)
+		r->exec_argv[k++] = t->argv[i];
+
+	if (t->cwd && chdir(t->cwd) != 0)
+		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
+	for (size_t i = 0; t->env && t->env[i]; i++) {
+		char *eq = strchr(t->env[i], '=');	/* task_add_env put one there */
+		*eq = '\0';
+		if (setenv(t->env[i], eq + 1, 1) != 0)
+			return lr_errf(e, EX_OSERR, "setenv: %s", strerror(errno));
+		*eq = '=';
+	}
+	return child_find(r->exec_argv[0], e);
+}
+
+/* Connect; take the lock. Returns 0 with *out set, or -1 with e. */
+static int
+acquire(struct run *r, enum lock_outcome *out, struct lr_err *e)
+{
+	struct lr_lock *l = &r->lock;
+	time_t now = time(NULL), slot = (time_t)-1;
+
+	if (rurl_parse(r->redis.url, &r->url, e) != 0)
+		return -1;
+	if (rconn_password(&r->redis, &r->url, r->password, sizeof(r->password), e) != 0)
+		return -1;
+	if (lock_init(l, e) != 0)
+		return -1;
+	if (r->t.one_server) {
+		slot = schedule_slot_every(now, r->t.every_ms);
+		l->slot_ttl_ms = schedule_slot_ttl_ms(now, slot, r->t.every_ms);
+	}
+	l->ttl_ms = r->t.no_overlap ? r->t.ttl_ms : 0;
+	keys_build(&l->keys, r->prefix, r->name, slot, r->t.every_ms);
+	if (rconn_open(&r->conn, &r->url, r->password, r->redis.connect_timeout_ms,
+	    r->redis.command_timeout_ms, e) != 0)
+		return -1;
+	return lock_acquire(&r->conn, l, out, e);
+}
+
+static void
+export_env(struct run *r, int locked)
+{
+	const struct lr_lock *l = &r->lock;
+	char token[24];
+
+	setenv("LOCKRUN_KEY", r->t.no_overlap ? l->keys.stable : l->keys.slot, 1);
+	setenv("LOCKRUN_TASK", r->name, 1);
+	if (r->t.one_server)
+		setenv("LOCKRUN_SLOT", l->keys.slot_iso, 1);
+	if (locked) {
+		snprintf(token, sizeof(token), "%lld", l->token);
+		setenv("LOCKRUN_TOKEN", token, 1);
+	}
+}
+
+/* Release, reconnecting once if the connection went away while the
+ * command ran. A failure is a warning: the key expires by itself. */
+static void
+release(struct run *r)
+{
+	struct lr_err e;
+	int rc = lock_release(&r->conn, &r->lock, &e);
+
+	if (rc < 0 && r->conn.c != NULL) {
+		rconn_close(&r->conn);
+		if (rconn_open(&r->conn, &r->url, r->password, r->redis.connect_timeout_ms,
+		    r->redis.command_timeout_ms, &e) == 0)
+			rc = lock_release(&r->conn, &r->lock, &e);
+	}
+	if (rc < 0)
+		lr_warn("cannot release %s (it expires within %lldms): %s",
+		    r->lock.keys.stable, r->lock.ttl_ms, e.msg);
+	else if (rc == 0 && r->lock.ttl_ms)
+		lr_warn("%s was no longer ours at release: it expired or was taken "
+		    "while the command ran", r->lock.keys.stable);
+}
+
+/* Say who holds what, for -v: the value is "id token host pid start". */
+static void
+report_skip(const struct run *r, enum lock_outcome out)
+{
+	const struct lr_lock *l = &r->lock;
+	char host[256] = "?", start[64] = "?";
+	long long token = 0, pid = 0;
+
+	sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start);
+	if (out == LOCK_HELD)
+		lr_info("skipped: %s is held by %s pid %lld since %s (token %lld)",
+		    l->keys.stable, host, pid, start, token);
+	else
+		lr_info("skipped: slot %s already ran on %s pid %lld at %s (token %lld)",
+		    l->keys.slot_iso, host, pid, start, token);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct run r;
+	struct lr_err e = { 0, "" };
+	enum lock_outcome out;
+	int status, sig;
+
+	memset(&r, 0, sizeof(r));
+	task_init(&r.t);
+	config_init(&r.cfg);
+	if (child_signals_block(&r.sig, &e) != 0)
+		die(&r, &e);
+	if (cli_parse(argc, argv, &r.cli, &e) != 0)
+		die(&r, &e);
+	log_setup(r.cli.verbose, r.cli.quiet);
+	if (r.cli.help || r.cli.version) {
+		if (r.cli.help)
+			cli_usage(stdout);
+		else
+			printf("lockrun %s\n", LOCKRUN_VERSION);
+		run_free(&r);
+		return 0;
+	}
+	if (load_config(&r, &e) != 0 || merge(&r, &e) != 0 ||
+	    prepare_command(&r, &e) != 0)
+		die(&r, &e);
+
+	if (acquire(&r, &out, &e) != 0) {
+		if (e.status != EX_UNAVAILABLE || r.t.on_redis_error != ON_REDIS_ERROR_RUN)
+			die(&r, &e);
+		lr_warn("%s; running without a lock (on_redis_error: run)", e.msg);
+		rconn_close(&r.conn);
+		export_env(&r, 0);
+		status = child_run(r.exec_argv, r.cli.foreground, &r.sig, &e);
+		if (status < 0)
+			die(&r, &e);
+		run_free(&r);
+		return status;
+	}
+	if (out != LOCK_ACQUIRED) {
+		report_skip(&r, out);
+		status = r.t.conflict_exit;
+		run_free(&r);
+		return status;
+	}
+
+	lr_info("acquired %s (token %lld)", r.t.no_overlap ? r.lock.keys.stable :
+	    r.lock.keys.slot, r.lock.token);
+	if ((sig = child_signal_pending()) != 0) {	/* told to stop before starting */
+		release(&r);
+		run_free(&r);
+		return 128 + sig;
+	}
+	export_env(&r, 1);
+	status = child_run(r.exec_argv, r.cli.foreground, &r.sig, &e);
+	release(&r);
+	if (status < 0)
+		die(&r, &e);
+	lr_info("%s exited with status %d", r.exec_argv[0], status);
+	run_free(&r);
+	return status;
+}

@@ -1,0 +1,164 @@
+/* rurl.c -- parse Redis URLs; pure, libc only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rurl.h"
+
+/* Copy [s, s+len) into dst of size n, decoding %XX. Returns 0, or -1 if it
+ * does not fit or an escape is malformed. */
+static int
+pct_decode(const char *s, size_t len, char *dst, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (c == '%') {
+			char hex[3] = { 0 };
+			char *end;
+			if (i + 2 >= len)
+				return -1;
+			hex[0] = s[i + 1];
+			hex[1] = s[i + 2];
+			c = (char)strtol(hex, &end, 16);
+			if (end != hex + 2 || c == '\0')
+				return -1;
+			i += 2;
+		}
+		if (o + 1 >= n)
+			return -1;
+		dst[o++] = c;
+	}
+	dst[o] = '\0';
+	return 0;
+}
+
+/* Parse a decimal in [lo, hi] from [s, s+len). Returns 0 or -1. */
+static int
+parse_num(const char *s, size_t len, long lo, long hi, int *out)
+{
+	long v = 0;
+
+	if (len == 0 || len > 9)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int
+parse_unix(const char *url, const char *rest, struct lr_url *u, struct lr_err *e)
+{
+	const char *q = strchr(rest, '?');
+	size_t plen = q ? (size_t)(q - rest) : strlen(rest);
+
+	u->is_unix = 1;
+	if (plen == 0 || rest[0] != '/')
+		return lr_errf(e, EX_USAGE, "redis URL \"%s\": expected unix:///path/to/socket", url);
+	if (plen >= sizeof(u->path))
+		return lr_errf(e, EX_USAGE, "redis URL \"%s\": socket path is longer than %zu bytes",
+		    url, sizeof(u->path) - 1);
+	memcpy(u->path, rest, plen);
+	u->path[plen] = '\0';
+	if (q == NULL)
+		return 0;
+	if (strncmp(q + 1, "db=", 3) != 0 ||
+	    parse_num(q + 4, strlen(q + 4), 0, 1000000, &u->db) != 0)
+		return lr_errf(e, EX_USAGE, "redis URL \"%s\": expected ?db=N after the socket path", url);
+	return 0;
+}
+
+/* userinfo is [user[:password]]; it is never echoed in messages. */
+static int
+parse_userinfo(const char *url, const char *s, size_t len, struct lr_url *u,
+    struct lr_err *e)
+{
+	const char *colon = memchr(s, ':', len);
+	size_t ulen = colon ? (size_t)(colon - s) : len;
+
+	if (pct_decode(s, ulen, u->user, sizeof(u->user)) != 0 ||
+	    (colon && pct_decode(colon + 1, len - ulen - 1, u->password,
+	    sizeof(u->password)) != 0))
+		return lr_errf(e, EX_USAGE, "redis URL for %.*s: bad user or password "
+		    "(too long, or a malformed %%XX escape)",
+		    (int)strcspn(url, ":"), url);
+	return 0;
+}
+
+static int
+parse_tcp(const char *url, const char *rest, struct lr_url *u, struct lr_err *e)
+{
+	const char *at = NULL, *hp, *slash, *portp = NULL, *hend;
+	size_t hostlen;
+
+	slash = rest + strcspn(rest, "/");
+	for (const char *p = rest; p < slash; p++)	/* last '@' before the path */
+		if (*p == '@')
+			at = p;
+	if (at && parse_userinfo(url, rest, (size_t)(at - rest), u, e) != 0)
+		return -1;
+	hp = at ? at + 1 : rest;
+	if (*hp == '[') {			/* [v6addr]:port */
+		hend = memchr(hp, ']', (size_t)(slash - hp));
+		if (hend == NULL)
+			return lr_errf(e, EX_USAGE, "redis URL: missing ']' after IPv6 address");
+		hp++;
+		hostlen = (size_t)(hend - hp);
+		if (hend[1] == ':')
+			portp = hend + 2;
+		else if (hend + 1 != slash)
+			return lr_errf(e, EX_USAGE, "redis URL: expected ':port' after ']'");
+	} else {
+		const char *colon = memchr(hp, ':', (size_t)(slash - hp));
+		hostlen = (size_t)((colon ? colon : slash) - hp);
+		if (colon)
+			portp = colon + 1;
+	}
+	if (hostlen == 0)
+		return lr_errf(e, EX_USAGE, "redis URL: no host (expected redis://host[:port][/db])");
+	if (hostlen >= sizeof(u->host))
+		return lr_errf(e, EX_USAGE, "redis URL: host name is too long");
+	memcpy(u->host, hp, hostlen);
+	u->host[hostlen] = '\0';
+	if (portp && parse_num(portp, (size_t)(slash - portp), 1, 65535, &u->port) != 0)
+		return lr_errf(e, EX_USAGE, "redis URL: port must be a number from 1 to 65535");
+	if (*slash == '/' && slash[1] != '\0' &&
+	    parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &u->db) != 0)
+		return lr_errf(e, EX_USAGE, "redis URL: database after '/' must be a number");
+	return 0;
+}
+
+int
+rurl_parse(const char *url, struct lr_url *u, struct lr_err *e)
+{
+	memset(u, 0, sizeof(*u));
+	u->port = 6379;
+	if (strncmp(url, "redis://", 8) == 0)
+		return parse_tcp(url, url + 8, u, e);
+	if (strncmp(url, "unix://", 7) == 0)
+		return parse_unix(url, url + 7, u, e);
+	if (strncmp(url, "rediss://", 9) == 0)
+		return lr_errf(e, EX_USAGE, "redis URL: rediss:// (TLS) needs hiredis_ssl, "
+		    "which this build does not have");
+	return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db] or "
+	    "unix:///path[?db=N], got \"%.*s...\"", (int)strcspn(url, ":@"), url);
+}
+
+char *
+rurl_where(const struct lr_url *u, char *buf, size_t n)
+{
+	if (u->is_unix)
+		snprintf(buf, n, "unix:%s", u->path);
+	else if (strchr(u->host, ':'))
+		snprintf(buf, n, "[%s]:%d", u->host, u->port);
+	else
+		snprintf(buf, n, "%s:%d", u->host, u->port);
+	return buf;
+}

@@ -1,0 +1,28 @@
+/* rurl.h -- Redis URLs: redis://[user[:password]@]host[:port][/db] and
+ * unix:///path[?db=N]. */
+#ifndef LR_RURL_H
+#define LR_RURL_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+struct lr_url {
+	int	is_unix;
+	char	host[256];	/* TCP host, brackets stripped from [v6] */
+	int	port;
+	char	path[108];	/* unix socket path (sun_path size) */
+	int	db;
+	char	user[128];	/* ACL user, percent-decoded, or "" */
+	char	password[256];	/* percent-decoded, or "" */
+};
+
+/* Parse url into u. Returns 0, or -1 with e->status EX_USAGE and a
+ * message that never repeats the password. */
+int	rurl_parse(const char *url, struct lr_url *u, struct lr_err *e);
+
+/* Where u points, for messages: "127.0.0.1:6379", "[::1]:6380",
+ * "unix:/run/redis.sock". Never includes credentials. Returns buf. */
+char	*rurl_where(const struct lr_url *u, char *buf, size_t n);
+
+#endif

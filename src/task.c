@@ -1,0 +1,240 @@
+/* task.c -- run settings: set from text, merge, free; pure, libc only. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "duration.h"
+#include "task.h"
+
+enum kind { K_BOOL, K_DURATION, K_EXIT, K_STRING, K_ON_REDIS_ERROR };
+
+static const struct option_def {
+	const char	*name;
+	enum kind	 kind;
+	size_t		 off;
+	long long	 min_ms;	/* K_DURATION: smallest accepted */
+	int		 whole_s;	/* K_DURATION: whole seconds only */
+} options[] = {
+	{ "shell",		K_BOOL,		offsetof(struct lr_task, shell), 0, 0 },
+	{ "one_server",		K_BOOL,		offsetof(struct lr_task, one_server), 0, 0 },
+	{ "no_overlap",		K_BOOL,		offsetof(struct lr_task, no_overlap), 0, 0 },
+	{ "ttl",		K_DURATION,	offsetof(struct lr_task, ttl_ms), 1000, 0 },
+	{ "every",		K_DURATION,	offsetof(struct lr_task, every_ms), 1000, 1 },
+	{ "conflict_exit",	K_EXIT,		offsetof(struct lr_task, conflict_exit), 0, 0 },
+	{ "cwd",		K_STRING,	offsetof(struct lr_task, cwd), 0, 0 },
+	{ "on_redis_error",	K_ON_REDIS_ERROR, offsetof(struct lr_task, on_redis_error), 0, 0 },
+};
+
+void
+task_init(struct lr_task *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->shell = t->one_server = t->no_overlap = LR_UNSET;
+	t->ttl_ms = t->every_ms = LR_UNSET;
+	t->conflict_exit = t->on_redis_error = LR_UNSET;
+}
+
+void
+task_free(struct lr_task *t)
+{
+	if (t == NULL)
+		return;
+	free(t->name);
+	strv_free(t->argv);
+	free(t->cwd);
+	strv_free(t->env);
+	task_init(t);
+}
+
+size_t
+strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+void
+strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Concatenate a then b into a new vector (either may be NULL). */
+static char **
+strv_cat(char *const *a, char *const *b)
+{
+	size_t na = strv_len(a), nb = strv_len(b);
+	char **v = calloc(na + nb + 1, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; i < na + nb; i++) {
+		if ((v[i] = strdup(i < na ? a[i] : b[i - na])) == NULL) {
+			strv_free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+char **
+strv_dup(char *const *v)
+{
+	return strv_cat(v, NULL);
+}
+
+int
+task_inherit(struct lr_task *dst, const struct lr_task *src)
+{
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+		char *d = (char *)dst + options[i].off;
+		const char *s = (const char *)src + options[i].off;
+		if (options[i].kind == K_DURATION) {
+			if (*(long long *)d == LR_UNSET)
+				*(long long *)d = *(const long long *)s;
+		} else if (options[i].kind == K_STRING) {
+			if (*(char **)d == NULL && *(char *const *)s != NULL &&
+			    (*(char **)d = strdup(*(char *const *)s)) == NULL)
+				return -1;
+		} else if (*(int *)d == LR_UNSET)
+			*(int *)d = *(const int *)s;
+	}
+	if (dst->name == NULL && src->name && (dst->name = strdup(src->name)) == NULL)
+		return -1;
+	if (dst->argv == NULL && src->argv && (dst->argv = strv_dup(src->argv)) == NULL)
+		return -1;
+	if (src->env) {
+		char **env = strv_cat(src->env, dst->env);
+		if (env == NULL)
+			return -1;
+		strv_free(dst->env);
+		dst->env = env;
+	}
+	return 0;
+}
+
+static int
+set_bool(int *dst, const char *text, char *why, size_t n)
+{
+	if (strcmp(text, "true") == 0)
+		*dst = 1;
+	else if (strcmp(text, "false") == 0)
+		*dst = 0;
+	else {
+		snprintf(why, n, "expected true or false, got \"%s\"", text);
+		return -1;
+	}
+	return 1;
+}
+
+static int
+set_duration(const struct option_def *o, long long *dst, const char *text,
+    char *why, size_t n)
+{
+	long long ms;
+
+	if (duration_parse(text, &ms) != 0 || ms <= 0) {
+		snprintf(why, n, "\"%s\" is not a positive duration "
+		    "(e.g. 500ms, 90s, 10m, 1h30m)", text);
+		return -1;
+	}
+	if (ms < o->min_ms) {
+		snprintf(why, n, "\"%s\" is shorter than 1s", text);
+		return -1;
+	}
+	if (o->whole_s && ms % 1000 != 0) {
+		snprintf(why, n, "\"%s\" is not a whole number of seconds", text);
+		return -1;
+	}
+	*dst = ms;
+	return 1;
+}
+
+static int
+set_exit(int *dst, const char *text, char *why, size_t n)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (*text == '\0' || *end != '\0' || v < 0 || v > 255 ||
+	    (*text < '0' || *text > '9')) {
+		snprintf(why, n, "expected an exit status from 0 to 255, got \"%s\"", text);
+		return -1;
+	}
+	*dst = (int)v;
+	return 1;
+}
+
+int
+task_set(struct lr_task *t, const char *name, const char *text, char *why, size_t n)
+{
+	const struct option_def *o = NULL;
+	char *dst;
+
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (strcmp(options[i].name, name) == 0)
+			o = &options[i];
+	if (o == NULL)
+		return 0;
+	dst = (char *)t + o->off;
+	switch (o->kind) {
+	case K_BOOL:
+		return set_bool((int *)dst, text, why, n);
+	case K_DURATION:
+		return set_duration(o, (long long *)dst, text, why, n);
+	case K_EXIT:
+		return set_exit((int *)dst, text, why, n);
+	case K_STRING:
+		if (*text == '\0') {
+			snprintf(why, n, "is empty");
+			return -1;
+		}
+		free(*(char **)dst);
+		if ((*(char **)dst = strdup(text)) == NULL) {
+			snprintf(why, n, "out of memory");
+			return -1;
+		}
+		return 1;
+	case K_ON_REDIS_ERROR:
+		if (strcmp(text, "fail") == 0 || strcmp(text, "run") == 0) {
+			*(int *)dst = text[0] == 'f' ? ON_REDIS_ERROR_FAIL : ON_REDIS_ERROR_RUN;
+			return 1;
+		}
+		snprintf(why, n, "expected fail or run, got \"%s\"", text);
+		return -1;
+	}
+	return 0;
+}
+
+int
+task_add_env(struct lr_task *t, const char *name, const char *value, char *why,
+    size_t n)
+{
+	size_t cnt = strv_len(t->env);
+	char **v, *kv;
+
+	if (*name == '\0' || strchr(name, '=') != NULL ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_") != strlen(name) || (*name >= '0' && *name <= '9')) {
+		snprintf(why, n, "\"%s\" is not a valid environment variable name", name);
+		return -1;
+	}
+	if ((v = realloc(t->env, (cnt + 2) * sizeof(*v))) == NULL)
+		goto oom;
+	t->env = v;		/* v[cnt] is still the terminator */
+	if ((kv = malloc(strlen(name) + strlen(value) + 2)) == NULL)
+		goto oom;
+	sprintf(kv, "%s=%s", name, value);
+	v[cnt] = kv;
+	v[cnt + 1] = NULL;
+	return 0;
+oom:
+	snprintf(why, n, "out of memory");
+	return -1;
+}

@@ -1,0 +1,62 @@
+/* task.h -- the settings of one run, as given by the command line, a task,
+ * or the config's defaults; merged in that order of precedence. */
+#ifndef LR_TASK_H
+#define LR_TASK_H
+
+#include <stddef.h>
+
+#define LR_UNSET (-1)
+
+enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
+
+/* Every scalar starts LR_UNSET and every pointer NULL; task_inherit()
+ * fills what is unset. A task owns all its strings. */
+struct lr_task {
+	char		 *name;		/* task name, or NULL */
+	char		**argv;		/* command, NULL-terminated */
+	int		  shell;	/* argv[0] is run by /bin/sh -c */
+	int		  one_server;
+	int		  no_overlap;
+	long long	  ttl_ms;
+	long long	  every_ms;
+	int		  conflict_exit;
+	char		 *cwd;
+	char		**env;		/* "NAME=value", NULL-terminated, in order */
+	int		  on_redis_error;
+};
+
+/* Where and how to reach Redis; unset like a task's fields. The strings
+ * are owned by whoever fills the struct (config.c frees its own). */
+struct lr_redis_opts {
+	const char	*url;
+	const char	*password_file;
+	long long	 connect_timeout_ms;
+	long long	 command_timeout_ms;
+};
+
+void	task_init(struct lr_task *t);
+void	task_free(struct lr_task *t);
+
+/* Fill each unset field of dst with a copy of src's; env is the
+ * concatenation src then dst, so dst's entries are applied last and win.
+ * Returns 0, or -1 when out of memory. */
+int	task_inherit(struct lr_task *dst, const struct lr_task *src);
+
+/* Set the scalar option called name ("ttl", "one_server", ...) from text.
+ * Returns 1 when set, 0 when name is not a scalar option, or -1 when text
+ * is bad, with why (a fragment such as "\"-3s\" is not a positive
+ * duration") written to why[n]. */
+int	task_set(struct lr_task *t, const char *name, const char *text,
+	    char *why, size_t n);
+
+/* Append "NAME=value" to t->env. Returns 0, or -1 with why when NAME is
+ * not a valid environment variable name. */
+int	task_add_env(struct lr_task *t, const char *name, const char *value,
+	    char *why, size_t n);
+
+/* Copy a NULL-terminated string vector; NULL when out of memory. */
+char	**strv_dup(char *const *v);
+void	  strv_free(char **v);
+size_t	  strv_len(char *const *v);
+
+#endif

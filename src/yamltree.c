@@ -1,0 +1,278 @@
+/* yamltree.c -- libyaml events to a struct yt_node tree, refusing the YAML
+ * features a config file has no use for. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "yamltree.h"
+
+#define YT_MAX_DEPTH	32
+#define YT_MAX_NODES	100000
+
+struct ytp {
+	yaml_parser_t	 parser;
+	const char	*path;
+	struct lr_err	*e;
+	size_t		 nodes;
+};
+
+static int
+fail_at(struct ytp *p, yaml_mark_t m, const char *fmt, const char *arg)
+{
+	char what[400];
+
+	snprintf(what, sizeof(what), fmt, arg);
+	return lr_errf(p->e, EX_CONFIG, "%s:%zu:%zu: %s", p->path,
+	    m.line + 1, m.column + 1, what);
+}
+
+/* Next event into ev; on a libyaml error, report it at its problem mark. */
+static int
+next_event(struct ytp *p, yaml_event_t *ev)
+{
+	if (yaml_parser_parse(&p->parser, ev))
+		return 0;
+	return fail_at(p, p->parser.problem_mark, "YAML syntax error: %s",
+	    p->parser.problem ? p->parser.problem : "unknown");
+}
+
+static struct yt_node *
+node_add(struct yt_node *parent, enum yt_kind kind, yaml_mark_t m)
+{
+	struct yt_node *n = calloc(1, sizeof(*n));
+
+	if (n == NULL)
+		return NULL;
+	n->kind = kind;
+	n->line = (int)m.line + 1;
+	n->col = (int)m.column + 1;
+	if (parent == NULL)
+		return n;
+	if (parent->nkids == parent->cap) {
+		size_t cap = parent->cap ? parent->cap * 2 : 8;
+		struct yt_node **k = realloc(parent->kids, cap * sizeof(*k));
+		if (k == NULL) {
+			free(n);
+			return NULL;
+		}
+		parent->kids = k;
+		parent->cap = cap;
+	}
+	parent->kids[parent->nkids++] = n;
+	return n;
+}
+
+/* Refuse anchors and tags on any node event. */
+static int
+check_props(struct ytp *p, const yaml_event_t *ev)
+{
+	const yaml_char_t *anchor = NULL, *tag = NULL;
+
+	if (ev->type == YAML_SCALAR_EVENT) {
+		anchor = ev->data.scalar.anchor;
+		tag = ev->data.scalar.tag;
+	} else if (ev->type == YAML_SEQUENCE_START_EVENT) {
+		anchor = ev->data.sequence_start.anchor;
+		tag = ev->data.sequence_start.tag;
+	} else if (ev->type == YAML_MAPPING_START_EVENT) {
+		anchor = ev->data.mapping_start.anchor;
+		tag = ev->data.mapping_start.tag;
+	}
+	if (anchor)
+		return fail_at(p, ev->start_mark,
+		    "anchors (&%s) are not allowed in a lockrun config", (const char *)anchor);
+	if (tag)
+		return fail_at(p, ev->start_mark,
+		    "tags (%s) are not allowed in a lockrun config", (const char *)tag);
+	return 0;
+}
+
+/* A map key just added at kids[nkids-1]: a plain string, not "<<", and
+ * not seen before in this map. */
+static int
+check_key(struct ytp *p, const struct yt_node *map, yaml_mark_t m)
+{
+	const struct yt_node *k = map->kids[map->nkids - 1];
+	char where[64];
+
+	if (k->kind != YT_SCALAR)
+		return fail_at(p, m, "mapping keys must be strings, not %s", yt_kind_name(k));
+	if (!k->quoted && strcmp(k->value, "<<") == 0)
+		return fail_at(p, m, "merge keys (%s) are not allowed in a lockrun config", "<<");
+	for (size_t i = 0; i + 1 < map->nkids; i += 2) {
+		if (strcmp(map->kids[i]->value, k->value) == 0) {
+			snprintf(where, sizeof(where), "%d:%d", map->kids[i]->line,
+			    map->kids[i]->col);
+			return lr_errf(p->e, EX_CONFIG,
+			    "%s:%zu:%zu: duplicate key \"%s\" (first at %s)", p->path,
+			    m.line + 1, m.column + 1, k->value, where);
+		}
+	}
+	return 0;
+}
+
+static int parse_node(struct ytp *p, yaml_event_t *ev, struct yt_node *parent,
+    int depth);
+
+/* Parse the children of a sequence or mapping until its end event. */
+static int
+parse_children(struct ytp *p, struct yt_node *n, int depth)
+{
+	yaml_event_t ev;
+	yaml_event_type_t end = n->kind == YT_MAP ?
+	    YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+
+	for (;;) {
+		yaml_mark_t m;
+		int rc;
+
+		if (next_event(p, &ev) != 0)
+			return -1;
+		if (ev.type == end) {
+			yaml_event_delete(&ev);
+			return 0;
+		}
+		m = ev.start_mark;
+		rc = parse_node(p, &ev, n, depth + 1);
+		yaml_event_delete(&ev);
+		if (rc != 0)
+			return -1;
+		if (n->kind == YT_MAP && n->nkids % 2 == 1 && check_key(p, n, m) != 0)
+			return -1;
+	}
+}
+
+/* Add the node that starts with ev, and all it contains, to parent. */
+static int
+parse_node(struct ytp *p, yaml_event_t *ev, struct yt_node *parent, int depth)
+{
+	struct yt_node *n;
+	enum yt_kind kind;
+
+	if (ev->type == YAML_ALIAS_EVENT)
+		return fail_at(p, ev->start_mark,
+		    "aliases (*%s) are not allowed in a lockrun config",
+		    (const char *)ev->data.alias.anchor);
+	if (check_props(p, ev) != 0)
+		return -1;
+	if (depth > YT_MAX_DEPTH)
+		return fail_at(p, ev->start_mark, "nesting deeper than %s levels", "32");
+	if (++p->nodes > YT_MAX_NODES)
+		return fail_at(p, ev->start_mark, "more than %s nodes", "100000");
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:		kind = YT_SCALAR; break;
+	case YAML_SEQUENCE_START_EVENT:	kind = YT_SEQ; break;
+	case YAML_MAPPING_START_EVENT:	kind = YT_MAP; break;
+	default:
+		return fail_at(p, ev->start_mark, "unexpected YAML event%s", "");
+	}
+	if ((n = node_add(parent, kind, ev->start_mark)) == NULL)
+		return lr_errf(p->e, EX_OSERR, "out of memory reading %s", p->path);
+	if (kind != YT_SCALAR)
+		return parse_children(p, n, depth);
+	n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+	n->value = strndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+	if (n->value == NULL)
+		return lr_errf(p->e, EX_OSERR, "out of memory reading %s", p->path);
+	if (strlen(n->value) != ev->data.scalar.length)
+		return fail_at(p, ev->start_mark, "NUL bytes are not allowed%s", "");
+	return 0;
+}
+
+/* Expect an event of type t next (stream and document framing). */
+static int
+expect(struct ytp *p, yaml_event_type_t t, yaml_event_t *ev)
+{
+	if (next_event(p, ev) != 0)
+		return -1;
+	yaml_mark_t m = ev->start_mark;
+
+	if (ev->type == t)
+		return 0;
+	yaml_event_delete(ev);		/* zeroes *ev, marks included */
+	return fail_at(p, m, "unexpected YAML structure%s", "");
+}
+
+static int
+parse_stream(struct ytp *p, struct yt_node *holder)
+{
+	yaml_event_t ev;
+	int rc;
+
+	if (expect(p, YAML_STREAM_START_EVENT, &ev) != 0)
+		return -1;
+	yaml_event_delete(&ev);
+	if (next_event(p, &ev) != 0)
+		return -1;
+	if (ev.type == YAML_STREAM_END_EVENT) {		/* empty file */
+		yaml_event_delete(&ev);
+		return 0;
+	}
+	yaml_event_delete(&ev);				/* document start */
+	if (next_event(p, &ev) != 0)
+		return -1;
+	rc = parse_node(p, &ev, holder, 0);
+	yaml_event_delete(&ev);
+	if (rc != 0 || expect(p, YAML_DOCUMENT_END_EVENT, &ev) != 0)
+		return -1;
+	yaml_event_delete(&ev);
+	if (next_event(p, &ev) != 0)
+		return -1;
+	rc = ev.type == YAML_STREAM_END_EVENT ? 0 : fail_at(p, ev.start_mark,
+	    "only one YAML document is allowed in a lockrun config%s", "");
+	yaml_event_delete(&ev);
+	return rc;
+}
+
+int
+yt_load(const char *path, struct yt_node **root, struct lr_err *e)
+{
+	struct ytp p = { .path = path, .e = e };
+	struct yt_node holder = { .kind = YT_SEQ };
+	FILE *fp;
+	int rc;
+
+	*root = NULL;
+	if ((fp = fopen(path, "rb")) == NULL)
+		return lr_errf(e, EX_CONFIG, "%s: %s", path, strerror(errno));
+	if (!yaml_parser_initialize(&p.parser)) {
+		fclose(fp);
+		return lr_errf(e, EX_SOFTWARE, "libyaml: cannot create a parser");
+	}
+	yaml_parser_set_input_file(&p.parser, fp);
+	rc = parse_stream(&p, &holder);		/* all YAML logic lives here */
+	yaml_parser_delete(&p.parser);
+	fclose(fp);
+	if (rc == 0 && holder.nkids == 1)
+		*root = holder.kids[0];
+	else
+		for (size_t i = 0; i < holder.nkids; i++)
+			yt_free(holder.kids[i]);
+	free(holder.kids);
+	return rc;
+}
+
+void
+yt_free(struct yt_node *n)
+{
+	if (n == NULL)
+		return;
+	for (size_t i = 0; i < n->nkids; i++)
+		yt_free(n->kids[i]);
+	free(n->kids);
+	free(n->value);
+	free(n);
+}
+
+const char *
+yt_kind_name(const struct yt_node *n)
+{
+	if (n->kind == YT_MAP)
+		return "a mapping";
+	if (n->kind == YT_SEQ)
+		return "a list";
+	return n->quoted || n->value[0] != '\0' ? "a string" : "nothing";
+}
