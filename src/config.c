@@ -107,7 +107,8 @@ parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 		if (strcmp(k->value, "url") == 0) {
 			if ((rc = set_string(w, v, "redis.url", &url)) == 0 &&
 			    rurl_parse(url, &u, &ue) != 0)
-				rc = bad(w, v, "redis.url: %s", ue.msg);
+				rc = bad(w, v, "redis.url: %s", ue.msg +
+				    (strncmp(ue.msg, "redis URL: ", 11) == 0 ? 11 : 0));
 			r->url = url;
 		} else if (strcmp(k->value, "password_file") == 0) {
 			rc = set_string(w, v, "redis.password_file", &file);

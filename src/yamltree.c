@@ -33,10 +33,17 @@ fail_at(struct ytp *p, yaml_mark_t m, const char *fmt, const char *arg)
 static int
 next_event(struct ytp *p, yaml_event_t *ev)
 {
+	const yaml_parser_t *yp = &p->parser;
+	char what[300];
+
 	if (yaml_parser_parse(&p->parser, ev))
 		return 0;
-	return fail_at(p, p->parser.problem_mark, "YAML syntax error: %s",
-	    p->parser.problem ? p->parser.problem : "unknown");
+	if (yp->context)	/* e.g. where the unclosed quote began */
+		snprintf(what, sizeof(what), "%s (%s at %zu:%zu)", yp->problem,
+		    yp->context, yp->context_mark.line + 1, yp->context_mark.column + 1);
+	else
+		snprintf(what, sizeof(what), "%s", yp->problem ? yp->problem : "unknown");
+	return fail_at(p, yp->problem_mark, "YAML syntax error: %s", what);
 }
 
 static struct yt_node *
@@ -84,9 +91,17 @@ check_props(struct ytp *p, const yaml_event_t *ev)
 	if (anchor)
 		return fail_at(p, ev->start_mark,
 		    "anchors (&%s) are not allowed in a lockrun config", (const char *)anchor);
-	if (tag)
+	if (tag) {
+		const char *t = (const char *)tag, *core = "tag:yaml.org,2002:";
+		char shown[200];
+		/* show !!str as written, not as libyaml resolved it */
+		if (strncmp(t, core, strlen(core)) == 0)
+			snprintf(shown, sizeof(shown), "!!%s", t + strlen(core));
+		else
+			snprintf(shown, sizeof(shown), "%s", t);
 		return fail_at(p, ev->start_mark,
-		    "tags (%s) are not allowed in a lockrun config", (const char *)tag);
+		    "tags (%s) are not allowed in a lockrun config", shown);
+	}
 	return 0;
 }
 

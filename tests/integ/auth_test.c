@@ -1,0 +1,98 @@
+/* auth_test.c -- a redis-server with requirepass: every way of giving the
+ * password, and refusals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+static void
+setup(void)
+{
+	suite_setup_password();
+	setenv("TEST_REDIS_PASSWORD", "s3cret", 1);	/* for rcmd() */
+}
+
+TestSuite(auth, .init = setup, .fini = suite_teardown, .timeout = 30);
+
+Test(auth, wrong_password_is_69_and_nothing_runs)
+{
+	struct result r;
+
+	setenv("LOCKRUN_REDIS_PASSWORD", "wrong", 1);
+	LR(&r, "--redis", fx.url, "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(eq(str, r.out, ""));
+	cr_assert(strstr(r.err, "authentication refused") != NULL, "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "wrong") == NULL, "never print a password");
+}
+
+Test(auth, no_password_is_69)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(eq(str, r.out, ""));
+	cr_assert(strstr(r.err, "NOAUTH") != NULL, "stderr: %s", r.err);
+}
+
+Test(auth, password_from_environment)
+{
+	struct result r;
+
+	setenv("LOCKRUN_REDIS_PASSWORD", "s3cret", 1);
+	LR(&r, "--redis", fx.url, "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran\n"));
+}
+
+Test(auth, password_from_file)
+{
+	struct result r;
+	FILE *fp = fopen(scratch("pass"), "w");
+
+	fputs("s3cret\n", fp);
+	fclose(fp);
+	LR(&r, "--redis", fx.url, "--password-file", scratch("pass"), "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran\n"));
+}
+
+Test(auth, password_from_url)
+{
+	struct result r;
+	char url[200];
+
+	snprintf(url, sizeof(url), "redis://:s3cret@127.0.0.1:%d/0", fx.port);
+	LR(&r, "--redis", url, "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+}
+
+Test(auth, acl_user_and_password)
+{
+	struct result r;
+	char url[200];
+
+	freeReplyObject(rcmd("ACL SETUSER cron on >pw2 ~lockrun:* +@all"));
+	snprintf(url, sizeof(url), "redis://cron:pw2@127.0.0.1:%d/0", fx.port);
+	LR(&r, "--redis", url, "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	snprintf(url, sizeof(url), "redis://cron:nope@127.0.0.1:%d/0", fx.port);
+	LR(&r, "--redis", url, "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(strstr(r.err, "nope") == NULL, "never print a password");
+}
+
+Test(auth, unreadable_password_file_is_78)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--password-file", "/nonexistent/pass", "--", "true");
+	cr_assert(eq(int, r.status, 78));
+	cr_assert(eq(str, r.err, "lockrun: password_file /nonexistent/pass: "
+	    "No such file or directory\n"));
+}

@@ -1,0 +1,60 @@
+/* harness.h -- run the real lockrun binary against the suite's redis-server. */
+#ifndef LR_HARNESS_H
+#define LR_HARNESS_H
+
+#include <sys/types.h>
+
+#include <hiredis/hiredis.h>
+
+#include "redis_fixture.h"
+
+extern struct redis_fixture fx;		/* started by suite_setup() */
+
+void	suite_setup(void);		/* TestSuite .init: start redis-server */
+void	suite_setup_password(void);	/* the same, with --requirepass s3cret */
+void	suite_teardown(void);		/* TestSuite .fini: stop it by PID */
+
+struct result {
+	int	status;		/* exit status, or 128+N if killed by signal N */
+	char	out[4096];
+	char	err[4096];
+};
+
+/* Run lockrun with args (NULL-terminated; the binary is $LOCKRUN_BIN) to
+ * completion, capturing stdout and stderr. */
+void	lr_run(struct result *res, const char *const args[]);
+#define LR(res, ...) lr_run((res), (const char *const[]){ __VA_ARGS__, NULL })
+
+/* Start lockrun in the background (stdout and stderr to files named by
+ * its pid in fx.dir); lr_wait() reaps it and returns the exit status. */
+pid_t	lr_start(const char *const args[]);
+#define LR_START(...) lr_start((const char *const[]){ __VA_ARGS__, NULL })
+int	lr_wait(pid_t pid);
+const char *lr_stderr_of(pid_t pid, char *buf, size_t n);
+
+/* A path in fx.dir; a FIFO made there. */
+const char *scratch(const char *name);
+const char *fifo(const char *name);
+
+/* Block until a writer sends a line on the FIFO; return it as a number. */
+long	fifo_read_long(const char *path);
+/* Open the FIFO for writing (blocks until the reader is there), send s. */
+void	fifo_write(const char *path, const char *s);
+
+/* Count the lines of a file (0 if it does not exist). */
+int	file_lines(const char *path);
+
+/* One command on a fresh client, formatted like redisCommand. */
+redisReply *rcmd(const char *fmt, ...);
+
+/* Watch the commands clients send (MONITOR). monitor_count() ends the
+ * watch and returns how many commands clients other than the harness sent
+ * since monitor_start(), leaving out those run inside scripts; it lists
+ * their names, one a line, in seen when seen is not NULL. */
+redisContext *monitor_start(void);
+long	monitor_count(redisContext *mon, char *seen, size_t n);
+
+/* Is pid still a live (not zombie) process? */
+int	alive(pid_t pid);
+
+#endif

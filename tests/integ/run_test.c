@@ -1,0 +1,541 @@
+/* run_test.c -- the real lockrun binary against a real redis-server. */
+#include <sys/wait.h>
+
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(run, .init = suite_setup, .fini = suite_teardown, .timeout = 30);
+
+static int
+matches(const char *s, const char *re)
+{
+	regex_t rx;
+	int ok;
+
+	cr_assert(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0, "bad regex %s", re);
+	ok = regexec(&rx, s, 0, NULL, 0) == 0;
+	regfree(&rx);
+	return ok;
+}
+
+/* --- exit status --------------------------------------------------- */
+
+Test(run, passes_exit_status_zero)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--", "true");
+	cr_assert(eq(int, r.status, 0));
+	cr_assert(eq(str, r.err, ""));
+}
+
+Test(run, passes_exit_status_three)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--", "sh", "-c", "exit 3");
+	cr_assert(eq(int, r.status, 3));
+}
+
+Test(run, reports_death_by_signal_as_128_plus_n)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--", "sh", "-c", "kill -KILL $$");
+	cr_assert(eq(int, r.status, 128 + SIGKILL));
+}
+
+Test(run, passes_stdout_through)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--", "echo", "hello", "world");
+	cr_assert(eq(str, r.out, "hello world\n"));
+}
+
+Test(run, not_found_is_127_and_contacts_no_redis)
+{
+	struct result r;
+
+	redisContext *mon = monitor_start();
+
+	LR(&r, "--redis", fx.url, "--", "no-such-command-lockrun");
+	cr_assert(eq(int, r.status, 127));
+	cr_assert(eq(str, r.err, "lockrun: cannot run no-such-command-lockrun: "
+	    "command not found in PATH\n"));
+	cr_assert(eq(long, monitor_count(mon, NULL, 0), 0));
+}
+
+Test(run, not_executable_is_126)
+{
+	struct result r;
+	FILE *fp = fopen(scratch("script.sh"), "w");
+
+	fputs("#!/bin/sh\necho hi\n", fp);
+	fclose(fp);
+	LR(&r, "--redis", fx.url, "--", scratch("script.sh"));
+	cr_assert(eq(int, r.status, 126));
+	cr_assert(matches(r.err, "^lockrun: cannot run .*script.sh: Permission denied\n$"),
+	    "stderr: %s", r.err);
+}
+
+/* --- the two protections ------------------------------------------- */
+
+/* Ten lockruns released at once on one key: one runs, nine skip. */
+Test(run, ten_at_once_run_exactly_once)
+{
+	const char *out = scratch("ran"), *go = fifo("go");
+	char script[512];
+	pid_t pids[10];
+	int gate[2], ran = 0, skipped = 0;
+
+	snprintf(script, sizeof(script), "echo ran >> %s; read x < %s", out, go);
+	cr_assert(pipe(gate) == 0);
+	for (int i = 0; i < 10; i++) {
+		if ((pids[i] = fork()) == 0) {	/* wait at the gate, then exec */
+			char c;
+			close(gate[1]);
+			if (read(gate[0], &c, 1) != 0)
+				_exit(122);
+			execl(getenv("LOCKRUN_BIN"), "lockrun", "--redis", fx.url,
+			    "-k", "race", "-E", "75", "--", "sh", "-c", script, (char *)NULL);
+			_exit(121);
+		}
+	}
+	close(gate[0]);
+	close(gate[1]);			/* open the gate: all ten start */
+	for (int i = 0; i < 9; i++) {	/* the nine skippers end by themselves */
+		int st;
+		cr_assert(wait(&st) > 0);
+		skipped += WIFEXITED(st) && WEXITSTATUS(st) == 75;
+	}
+	fifo_write(go, "done\n");	/* let the one runner finish */
+	for (int i = 0; i < 10; i++) {
+		int st;
+		if (waitpid(pids[i], &st, WNOHANG) == 0 && waitpid(pids[i], &st, 0) == pids[i])
+			ran += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	cr_assert(eq(int, skipped, 9));
+	cr_assert(eq(int, ran, 1));
+	cr_assert(eq(int, file_lines(out), 1));
+}
+
+Test(run, no_overlap_skips_while_running_and_runs_after)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[512];
+	struct result r;
+	pid_t first;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	first = LR_START("--redis", fx.url, "-k", "job", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);		/* first holds the lock */
+
+	LR(&r, "--redis", fx.url, "-k", "job", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75));
+	cr_assert(eq(str, r.err, ""), "a skip is silent without -v");
+
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(first), 0));
+	LR(&r, "--redis", fx.url, "-k", "job", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 0));
+}
+
+Test(run, skip_says_who_holds_it_with_verbose)
+{
+	struct result r;
+
+	freeReplyObject(rcmd("SET lockrun:{v} %s PX 30000",
+	    "0123456789abcdef0123456789abcdef 41 web7 4242 2026-11-21T17:45:02.123Z"));
+	LR(&r, "--redis", fx.url, "-v", "-k", "v", "--", "true");
+	cr_assert(eq(int, r.status, 0));
+	cr_assert(eq(str, r.err, "lockrun: skipped: lockrun:{v} is held by web7 pid 4242 "
+	    "since 2026-11-21T17:45:02.123Z (token 41)\n"));
+}
+
+/* --every 1d: both runs fall in one slot unless they straddle midnight UTC */
+Test(run, one_server_second_run_in_slot_skips_after_first_ended)
+{
+	const char *out = scratch("ran");
+	char script[256];
+	struct result r;
+
+	snprintf(script, sizeof(script), "echo ran >> %s", out);
+	LR(&r, "--redis", fx.url, "--one-server", "--every", "1d", "-k", "daily",
+	    "--", "sh", "-c", script);
+	cr_assert(eq(int, r.status, 0));
+	LR(&r, "--redis", fx.url, "--one-server", "--every", "1d", "-k", "daily",
+	    "-E", "75", "--", "sh", "-c", script);
+	cr_assert(eq(int, r.status, 75));
+	cr_assert(eq(int, file_lines(out), 1));
+}
+
+Test(run, one_server_only_leaves_no_stable_key)
+{
+	struct result r;
+	redisReply *k;
+
+	LR(&r, "--redis", fx.url, "--one-server", "-k", "os", "--", "true");
+	cr_assert(eq(int, r.status, 0));
+	k = rcmd("EXISTS lockrun:{os}");
+	cr_assert(eq(long, k->integer, 0));
+	freeReplyObject(k);
+}
+
+/* --- keys, values, environment -------------------------------------- */
+
+Test(run, keys_values_and_environment_are_as_designed)
+{
+	const char *ready = fifo("ready"), *go = fifo("go"), *env = scratch("env");
+	char script[512];
+	redisReply *v, *slot, *ttl, *fence, *keys;
+	pid_t first;
+	FILE *fp;
+	char line[256], envs[2048] = "";
+
+	snprintf(script, sizeof(script), "env | grep -E '^LOCKRUN_(KEY|SLOT|TASK|TOKEN)=' | sort > %s; "
+	    "echo $$ > %s; read x < %s", env, ready, go);
+	first = LR_START("--redis", fx.url, "--one-server", "--no-overlap",
+	    "--every", "1h", "--ttl", "20s", "-k", "import", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+
+	v = rcmd("GET lockrun:{import}");
+	cr_assert(eq(int, v->type, REDIS_REPLY_STRING));
+	cr_assert(matches(v->str, "^[0-9a-f]{32} 1 [^ ]+ [0-9]+ "
+	    "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"),
+	    "value: %s", v->str);
+	keys = rcmd("KEYS lockrun:{import}:slot:*");
+	cr_assert(eq(sz, keys->elements, 1));
+	cr_assert(matches(keys->element[0]->str,
+	    "^lockrun:\\{import\\}:slot:[0-9]{8}T[0-9]{2}00Z$"), "%s", keys->element[0]->str);
+	slot = rcmd("GET %s", keys->element[0]->str);
+	cr_assert(eq(str, slot->str, v->str), "both keys name the same run");
+	ttl = rcmd("PTTL lockrun:{import}");
+	cr_assert(ttl->integer > 0 && ttl->integer <= 20000, "ttl %lld", ttl->integer);
+	fence = rcmd("GET lockrun:{import}:fence");
+	cr_assert(eq(str, fence->str, "1"));
+
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(first), 0));
+	fp = fopen(env, "r");
+	cr_assert(fp != NULL);
+	while (fgets(line, sizeof(line), fp))
+		strncat(envs, line, sizeof(envs) - strlen(envs) - 1);
+	fclose(fp);
+	cr_assert(matches(envs, "^LOCKRUN_KEY=lockrun:\\{import\\}\n"
+	    "LOCKRUN_SLOT=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:00:00Z\n"
+	    "LOCKRUN_TASK=import\nLOCKRUN_TOKEN=1\n$"), "env:\n%s", envs);
+	freeReplyObject(v);
+	freeReplyObject(slot);
+	freeReplyObject(ttl);
+	freeReplyObject(fence);
+	freeReplyObject(keys);
+}
+
+Test(run, fencing_token_increases_per_run)
+{
+	struct result r;
+
+	for (int i = 1; i <= 3; i++) {
+		char want[32];
+		LR(&r, "--redis", fx.url, "-k", "fence", "--", "sh", "-c",
+		    "printf %s \"$LOCKRUN_TOKEN\"");
+		snprintf(want, sizeof(want), "%d", i);
+		cr_assert(eq(str, r.out, want));
+	}
+}
+
+Test(run, releases_the_stable_key_after_the_run)
+{
+	struct result r;
+	redisReply *k;
+
+	LR(&r, "--redis", fx.url, "-k", "rel", "--", "true");
+	cr_assert(eq(int, r.status, 0));
+	k = rcmd("EXISTS lockrun:{rel}");
+	cr_assert(eq(long, k->integer, 0));
+	freeReplyObject(k);
+}
+
+/* The release is owner-checked: a key someone else took is left alone. */
+Test(run, release_leaves_another_owners_key)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[256];
+	redisReply *v;
+	pid_t first;
+	char err[1024];
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	first = LR_START("--redis", fx.url, "-k", "own", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	freeReplyObject(rcmd("SET lockrun:{own} %s", "ffffffffffffffffffffffffffffffff 9 other 1 x"));
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(first), 0));
+	v = rcmd("GET lockrun:{own}");
+	cr_assert(eq(str, v->str, "ffffffffffffffffffffffffffffffff 9 other 1 x"));
+	cr_assert(matches(lr_stderr_of(first, err, sizeof(err)),
+	    "lockrun:\\{own\\} was no longer ours at release"), "stderr: %s", err);
+	freeReplyObject(v);
+}
+
+Test(run, derived_key_is_stable_across_runs)
+{
+	struct result r1, r2, r3;
+
+	LR(&r1, "--redis", fx.url, "--", "sh", "-c", "printf %s \"$LOCKRUN_KEY\"");
+	LR(&r2, "--redis", fx.url, "--", "sh", "-c", "printf %s \"$LOCKRUN_KEY\"");
+	LR(&r3, "--redis", fx.url, "--", "sh", "-c", "printf %s \"$LOCKRUN_KEY\"", "x");
+	cr_assert(matches(r1.out, "^lockrun:\\{sh-[0-9a-f]{16}\\}$"), "%s", r1.out);
+	cr_assert(eq(str, r1.out, r2.out));
+	cr_assert(ne(str, r1.out, r3.out), "other arguments, other key");
+}
+
+Test(run, prefix_option_changes_the_keys)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--prefix", "app1:", "-k", "p", "--", "sh", "-c",
+	    "printf %s \"$LOCKRUN_KEY\"");
+	cr_assert(eq(str, r.out, "app1:{p}"));
+}
+
+/* --- cost: round trips counted by Redis itself ----------------------- */
+
+Test(run, uncontended_run_costs_two_commands)
+{
+	struct result r;
+
+	redisContext *mon;
+	char seen[256];
+
+	LR(&r, "--redis", fx.url, "-k", "rt", "--", "true");	/* loads the scripts */
+	mon = monitor_start();
+	LR(&r, "--redis", fx.url, "-k", "rt", "--", "true");
+	cr_assert(eq(int, r.status, 0));
+	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 2));
+	cr_assert(eq(str, seen, "\"EVALSHA\"\n\"EVALSHA\"\n"));
+}
+
+Test(run, skip_costs_one_command)
+{
+	struct result r;
+
+	redisContext *mon;
+	char seen[256];
+
+	LR(&r, "--redis", fx.url, "-k", "rt", "--", "true");	/* loads the scripts */
+	freeReplyObject(rcmd("SET lockrun:{rt} %s PX 30000", "x 1 h 1 t"));
+	mon = monitor_start();
+	LR(&r, "--redis", fx.url, "-k", "rt", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75));
+	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1));
+	cr_assert(eq(str, seen, "\"EVALSHA\"\n"));
+}
+
+Test(run, falls_back_to_eval_after_script_flush)
+{
+	struct result r;
+	redisReply *k;
+
+	freeReplyObject(rcmd("SCRIPT FLUSH"));
+	LR(&r, "--redis", fx.url, "-k", "fl", "--", "true");
+	cr_assert(eq(int, r.status, 0));
+	k = rcmd("GET lockrun:{fl}:fence");
+	cr_assert(eq(str, k->str, "1"));
+	freeReplyObject(k);
+}
+
+/* --- signals --------------------------------------------------------- */
+
+Test(run, sigterm_reaches_the_child_and_releases)
+{
+	const char *ready = fifo("ready");
+	char script[256];
+	redisReply *k;
+	pid_t lr;
+	long child;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	lr = LR_START("--redis", fx.url, "-k", "term", "--", "sh", "-c", script);
+	child = fifo_read_long(ready);
+	cr_assert(child > 0 && alive((pid_t)child));
+	kill(lr, SIGTERM);
+	cr_assert(eq(int, lr_wait(lr), 143));
+	cr_assert(alive((pid_t)child) == 0, "the child is gone");
+	k = rcmd("EXISTS lockrun:{term}");
+	cr_assert(eq(long, k->integer, 0), "the lock is released");
+	freeReplyObject(k);
+}
+
+/* The child leads a process group, so a whole pipeline gets the signal. */
+Test(run, signals_reach_the_whole_pipeline)
+{
+	const char *ready = fifo("ready"), *pids = scratch("pids");
+	char script[512];
+	pid_t lr;
+	long a = 0, b = 0;
+	FILE *fp;
+
+	snprintf(script, sizeof(script),
+	    "sleep 60 & a=$!; sleep 60 & b=$!; echo \"$a $b\" > %s; echo $$ > %s; wait",
+	    pids, ready);
+	lr = LR_START("--redis", fx.url, "-k", "pipe", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	fp = fopen(pids, "r");
+	cr_assert(fp && fscanf(fp, "%ld %ld", &a, &b) == 2);
+	fclose(fp);
+	cr_assert(alive((pid_t)a) && alive((pid_t)b));
+	/* SIGTERM, not SIGINT: sh starts background jobs with SIGINT ignored */
+	kill(lr, SIGTERM);
+	lr_wait(lr);
+	/* the sleeps are not our children; wait for them to be gone */
+	for (int i = 0; i < 1000 && (alive((pid_t)a) || alive((pid_t)b)); i++)
+		usleep(2000);	/* bounded poll on /proc: exit of a non-child */
+	cr_assert(alive((pid_t)a) + alive((pid_t)b) == 0, "both members got SIGTERM");
+}
+
+Test(run, hup_and_usr1_are_forwarded)
+{
+	const char *ready = fifo("ready"), *got = scratch("got");
+	char script[512];
+	pid_t lr;
+
+	snprintf(script, sizeof(script),
+	    "trap 'echo usr1 >> %s' USR1; trap 'echo hup >> %s; exit 7' HUP; "
+	    "echo $$ > %s; while :; do sleep 0.05; done", got, got, ready);
+	lr = LR_START("--redis", fx.url, "-k", "hup", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	kill(lr, SIGUSR1);
+	for (int i = 0; i < 1000 && file_lines(got) < 1; i++)
+		usleep(2000);	/* bounded poll on the file the trap writes */
+	kill(lr, SIGHUP);
+	cr_assert(eq(int, lr_wait(lr), 7));
+	cr_assert(eq(int, file_lines(got), 2));
+}
+
+/* --- Redis trouble ----------------------------------------------------- */
+
+Test(run, redis_down_is_69_and_nothing_runs)
+{
+	const char *out = scratch("ran");
+	char script[256], url[64];
+	struct result r;
+
+	snprintf(script, sizeof(script), "echo ran >> %s", out);
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", fx.port);
+	redis_halt(&fx);
+	LR(&r, "--redis", url, "--", "sh", "-c", script);
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(matches(r.err, "^lockrun: redis 127\\.0\\.0\\.1:[0-9]+: cannot connect: "
+	    "Connection refused\n$"), "stderr: %s", r.err);
+	cr_assert(eq(int, file_lines(out), 0));
+}
+
+Test(run, redis_down_with_on_redis_error_run_runs_unlocked)
+{
+	const char *out = scratch("ran");
+	char script[256], url[64];
+	struct result r;
+
+	snprintf(script, sizeof(script), "echo \"ran ${LOCKRUN_TOKEN:-none}\" >> %s", out);
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", fx.port);
+	redis_halt(&fx);
+	LR(&r, "--redis", url, "--on-redis-error", "run", "-k", "x", "--", "sh", "-c", script);
+	cr_assert(eq(int, r.status, 0));
+	cr_assert(matches(r.err, "cannot connect: Connection refused; running without a "
+	    "lock \\(on_redis_error: run\\)\n$"), "stderr: %s", r.err);
+	cr_assert(eq(int, file_lines(out), 1));
+}
+
+Test(run, unix_socket_url_works)
+{
+	struct result r;
+	char url[200];
+
+	snprintf(url, sizeof(url), "unix://%s?db=3", fx.sock);
+	LR(&r, "--redis", url, "-k", "sock", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+}
+
+Test(run, db_from_url_is_selected)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char url[200], script[256];
+	redisContext *c;
+	redisReply *k;
+	pid_t lr;
+
+	snprintf(url, sizeof(url), "%s/5", fx.url);
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	lr = LR_START("--redis", url, "-k", "db5", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	c = redis_client(&fx);
+	freeReplyObject(redisCommand(c, "SELECT 5"));
+	k = redisCommand(c, "EXISTS lockrun:{db5}");
+	cr_assert(eq(long, k->integer, 1));
+	freeReplyObject(k);
+	redisFree(c);
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(lr), 0));
+}
+
+/* --- bad input: one line, the right status, nothing run --------------- */
+
+Test(run, unknown_option_is_64)
+{
+	struct result r;
+
+	LR(&r, "--bogus", "--", "true");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(eq(str, r.err, "lockrun: unknown option '--bogus'\n"
+	    "Try 'lockrun --help' for more information.\n"));
+}
+
+Test(run, missing_option_argument_is_64)
+{
+	struct result r;
+
+	LR(&r, "--ttl");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(eq(str, r.err, "lockrun: option '--ttl' needs an argument\n"
+	    "Try 'lockrun --help' for more information.\n"));
+}
+
+Test(run, no_command_is_64)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "-k", "x");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(eq(str, r.err, "lockrun: no command (expected -t TASK or -- COMMAND "
+	    "[ARG...])\nTry 'lockrun --help' for more information.\n"));
+}
+
+Test(run, help_goes_to_stdout)
+{
+	struct result r;
+
+	LR(&r, "--help");
+	cr_assert(eq(int, r.status, 0));
+	cr_assert(matches(r.out, "^usage: lockrun "), "%s", r.out);
+	cr_assert(eq(str, r.err, ""));
+}
+
+Test(run, bad_redis_url_is_64)
+{
+	struct result r;
+
+	LR(&r, "--redis", "http://x", "--", "true");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(matches(r.err, "^lockrun: redis URL: expected redis://"), "%s", r.err);
+}

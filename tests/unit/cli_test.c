@@ -1,0 +1,81 @@
+/* cli_test.c -- the command line. */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "cli.h"
+
+#define ARGV(...) ((char *[]){ "lockrun", __VA_ARGS__, NULL })
+#define ARGC(v) ((int)(sizeof(v) / sizeof(v[0])) - 1)
+
+Test(cli, stops_at_the_command)
+{
+	char **v = ARGV("-k", "import", "--ttl", "1m", "--", "import", "-v", "--all");
+	struct lr_cli c;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, cli_parse(8, v, &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(str, (char *)c.key, "import"));
+	cr_assert(eq(i64, c.o.ttl_ms, 60000));
+	cr_assert(eq(int, c.verbose, 0), "-v after -- belongs to the command");
+	cr_assert(eq(str, c.cmd[0], "import"));
+	cr_assert(eq(str, c.cmd[1], "-v"));
+	cli_free(&c);
+}
+
+Test(cli, command_without_dashes_also_stops_options)
+{
+	char **v = ARGV("--one-server", "echo", "-q");
+	struct lr_cli c;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, cli_parse(3, v, &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(int, c.o.one_server, 1));
+	cr_assert(eq(int, c.o.no_overlap, LR_UNSET));
+	cr_assert(eq(int, c.quiet, 0));
+	cr_assert(eq(str, c.cmd[1], "-q"));
+	cli_free(&c);
+}
+
+static void
+usage_error(int argc, char **argv, const char *msg)
+{
+	struct lr_cli c;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, cli_parse(argc, argv, &c, &e), -1));
+	cr_assert(eq(int, e.status, 64));
+	cr_assert(eq(str, e.msg, (char *)msg));
+	cli_free(&c);
+}
+
+Test(cli, reports_usage_errors)
+{
+	usage_error(1 + 1, ARGV("-x"), "unknown option '-x'");
+	usage_error(1 + 1, ARGV("--nope"), "unknown option '--nope'");
+	usage_error(1 + 1, ARGV("-k"), "option '-k' needs an argument");
+	usage_error(1 + 1, ARGV("--every"), "option '--every' needs an argument");
+	usage_error(2 + 1, ARGV("--ttl", "soon"), "--ttl: \"soon\" is not a positive "
+	    "duration (e.g. 500ms, 90s, 10m, 1h30m)");
+	usage_error(2 + 1, ARGV("-E", "256"), "--conflict-exit: expected an exit status "
+	    "from 0 to 255, got \"256\"");
+	usage_error(2 + 1, ARGV("-k", "a{b}"), "--key: \"a{b}\" may not contain '{' or '}' "
+	    "(they delimit the hash tag)");
+	usage_error(2 + 1, ARGV("--env", "NOEQUALS"), "--env: expected NAME=VALUE, "
+	    "got \"NOEQUALS\"");
+	usage_error(2 + 1, ARGV("--on-redis-error", "maybe"), "--on-redis-error: "
+	    "expected fail or run, got \"maybe\"");
+	usage_error(2 + 1, ARGV("--connect-timeout", "0"), "--connect-timeout: \"0\" is not "
+	    "a positive duration (e.g. 500ms, 90s, 10m, 1h30m)");
+}
+
+Test(cli, collects_env_in_order)
+{
+	char **v = ARGV("-e", "A=1", "--env", "B=x=y", "true");
+	struct lr_cli c;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, cli_parse(5, v, &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(str, c.o.env[0], "A=1"));
+	cr_assert(eq(str, c.o.env[1], "B=x=y"));
+	cli_free(&c);
+}

@@ -1,0 +1,193 @@
+/* config_test.c -- the config file: good files load, and every broken one
+ * is refused with one exact "file:line:col: message" and EX_CONFIG. The
+ * tests run in tests/data, so paths in messages are relative. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "config.h"
+
+/* Load tests/data/bad/NAME.yaml; expect exactly want and status 78. */
+#define BAD(name, want)							\
+	Test(config_bad, name)						\
+	{								\
+		struct lr_config c;					\
+		struct lr_err e = { 0, "" };				\
+		int rc = config_load("bad/" #name ".yaml", &c, &e);	\
+		config_free(&c);					\
+		cr_assert(eq(int, rc, -1));				\
+		cr_assert(eq(int, e.status, 78));			\
+		cr_assert(eq(str, e.msg, want));			\
+	}
+
+BAD(alias,
+    "bad/alias.yaml:3:14: aliases (*cmd) are not allowed in a lockrun config")
+BAD(anchor,
+    "bad/anchor.yaml:1:11: anchors (&d) are not allowed in a lockrun config")
+BAD(billion_laughs,
+    "bad/billion_laughs.yaml:1:4: anchors (&a) are not allowed in a lockrun config")
+BAD(bool_yes,
+    "bad/bool_yes.yaml:4:17: tasks.t.one_server: expected true or false, got \"yes\"")
+BAD(command_empty_list,
+    "bad/command_empty_list.yaml:3:14: tasks.t.command: is an empty list")
+BAD(command_mapping,
+    "bad/command_mapping.yaml:3:14: tasks.t.command: expected a list of strings or a string, got a mapping")
+BAD(command_missing,
+    "bad/command_missing.yaml:2:3: tasks.t: no command (add command: [program, args...])")
+BAD(command_nested_list,
+    "bad/command_nested_list.yaml:3:21: tasks.t.command: expected a list of strings, got a list in it")
+BAD(command_null,
+    "bad/command_null.yaml:3:13: tasks.t.command: expected a list of strings or a string, got nothing")
+BAD(complex_key,
+    "bad/complex_key.yaml:1:3: mapping keys must be strings, not a list")
+BAD(conflict_exit_too_big,
+    "bad/conflict_exit_too_big.yaml:2:18: defaults.conflict_exit: expected an exit status from 0 to 255, got \"300\"")
+BAD(conflict_exit_word,
+    "bad/conflict_exit_word.yaml:2:18: defaults.conflict_exit: expected an exit status from 0 to 255, got \"skip\"")
+BAD(connect_timeout_words,
+    "bad/connect_timeout_words.yaml:2:20: redis.connect_timeout: \"fast\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)")
+BAD(cwd_empty,
+    "bad/cwd_empty.yaml:4:10: tasks.t.cwd: is empty")
+BAD(defaults_with_command,
+    "bad/defaults_with_command.yaml:2:3: defaults cannot have a command (give it to a task)")
+BAD(duplicate_key,
+    "bad/duplicate_key.yaml:5:5: duplicate key \"ttl\" (first at 4:5)")
+BAD(duplicate_task,
+    "bad/duplicate_task.yaml:4:3: duplicate key \"t\" (first at 2:3)")
+BAD(duration_units_out_of_order,
+    "bad/duration_units_out_of_order.yaml:2:8: defaults.ttl: \"30m1h\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)")
+BAD(env_bad_name,
+    "bad/env_bad_name.yaml:5:7: tasks.t.env: \"1BAD\" is not a valid environment variable name")
+BAD(env_value_list,
+    "bad/env_value_list.yaml:5:13: tasks.t.env.PATH: expected a string, got a list")
+BAD(every_fraction,
+    "bad/every_fraction.yaml:2:10: defaults.every: \"1500ms\" is not a whole number of seconds")
+BAD(merge_key,
+    "bad/merge_key.yaml:3:5: merge keys (<<) are not allowed in a lockrun config")
+BAD(on_redis_error_unknown,
+    "bad/on_redis_error_unknown.yaml:2:19: defaults.on_redis_error: expected fail or run, got \"ignore\"")
+BAD(prefix_with_brace,
+    "bad/prefix_with_brace.yaml:1:9: prefix: \"app{1}:\" may not contain '{' or '}' (they delimit the hash tag)")
+BAD(syntax_tab_indent,
+    "bad/syntax_tab_indent.yaml:2:1: YAML syntax error: found character that cannot start any token (while scanning for the next token at 2:1)")
+BAD(syntax_unclosed_quote,
+    "bad/syntax_unclosed_quote.yaml:4:1: YAML syntax error: found unexpected end of stream (while scanning a quoted scalar at 3:14)")
+BAD(tag,
+    "bad/tag.yaml:2:8: tags (!!str) are not allowed in a lockrun config")
+BAD(task_is_string,
+    "bad/task_is_string.yaml:2:11: tasks.import: expected a mapping, got a string")
+BAD(task_name_with_space,
+    "bad/task_name_with_space.yaml:2:3: task name \"nightly backup\" may not contain spaces or control characters")
+BAD(tasks_is_list,
+    "bad/tasks_is_list.yaml:2:3: tasks: expected a mapping, got a list")
+BAD(top_level_list,
+    "bad/top_level_list.yaml:1:1: the top level: expected a mapping, got a list")
+BAD(ttl_is_list,
+    "bad/ttl_is_list.yaml:2:8: defaults.ttl: expected a value, got a list")
+BAD(ttl_negative,
+    "bad/ttl_negative.yaml:4:10: tasks.t.ttl: \"-3s\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)")
+BAD(ttl_under_a_second,
+    "bad/ttl_under_a_second.yaml:2:8: defaults.ttl: \"500ms\" is shorter than 1s")
+BAD(ttl_words,
+    "bad/ttl_words.yaml:4:10: tasks.t.ttl: \"5 minutes\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)")
+BAD(two_documents,
+    "bad/two_documents.yaml:2:1: only one YAML document is allowed in a lockrun config")
+BAD(unknown_redis_key,
+    "bad/unknown_redis_key.yaml:2:3: unknown key \"host\" in redis")
+BAD(unknown_task_key,
+    "bad/unknown_task_key.yaml:4:5: unknown key \"timout\" in tasks.import")
+BAD(unknown_top_key,
+    "bad/unknown_top_key.yaml:2:1: unknown key \"redis_url\" at the top level (expected redis, prefix, defaults or tasks)")
+BAD(url_bad_port,
+    "bad/url_bad_port.yaml:2:8: redis.url: port must be a number from 1 to 65535")
+BAD(url_wrong_scheme,
+    "bad/url_wrong_scheme.yaml:2:8: redis.url: expected redis://host[:port][/db] or unix:///path[?db=N], got \"http...\"")
+
+Test(config, missing_file_names_it)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, config_load("no-such.yaml", &c, &e), -1));
+	cr_assert(eq(int, e.status, 78));
+	cr_assert(eq(str, e.msg, "no-such.yaml: No such file or directory"));
+	config_free(&c);
+}
+
+Test(config, empty_file_is_an_empty_config)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, config_load("good/empty.yaml", &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(sz, c.ntasks, 0));
+	cr_assert(eq(ptr, (void *)c.redis.url, NULL));
+	config_free(&c);
+}
+
+Test(config, full_file_loads_every_field)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "" };
+	const struct lr_task *t, *s;
+
+	cr_assert(eq(int, config_load("good/full.yaml", &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(str, (char *)c.redis.url, "redis://cron:pw@10.0.0.5:6380/2"));
+	cr_assert(eq(str, (char *)c.redis.password_file, "/etc/lockrun/redis.pass"));
+	cr_assert(eq(i64, c.redis.connect_timeout_ms, 1500));
+	cr_assert(eq(i64, c.redis.command_timeout_ms, 3000));
+	cr_assert(eq(str, c.prefix, "app:"));
+	cr_assert(eq(i64, c.defaults.ttl_ms, 45000));
+	cr_assert(eq(int, c.defaults.on_redis_error, ON_REDIS_ERROR_RUN));
+	cr_assert(eq(int, c.defaults.conflict_exit, 3));
+	cr_assert(eq(str, c.defaults.env[0], "TZ=UTC"));
+	cr_assert(eq(sz, c.ntasks, 2));
+
+	t = config_task(&c, "import-products");
+	cr_assert(t != NULL);
+	cr_assert(eq(str, t->argv[0], "/usr/local/bin/import-products"));
+	cr_assert(eq(str, t->argv[1], "--all"));
+	cr_assert(eq(ptr, t->argv[2], NULL));
+	cr_assert(eq(int, t->shell, 0));
+	cr_assert(eq(int, t->one_server, 1));
+	cr_assert(eq(int, t->no_overlap, 1));
+	cr_assert(eq(i64, t->every_ms, 300000));
+	cr_assert(eq(i64, t->ttl_ms, LR_UNSET), "unset: inherits the default");
+	cr_assert(eq(str, t->cwd, "/srv/shop"));
+	cr_assert(eq(str, t->env[0], "MODE=full"));
+	cr_assert(eq(str, t->env[1], "EMPTY="));
+
+	s = config_task(&c, "nightly-backup");
+	cr_assert(s != NULL);
+	cr_assert(eq(str, s->argv[0], "pg_dump shop | gzip > /backup/shop.gz"));
+	cr_assert(eq(int, s->shell, 1), "a string command runs through the shell");
+	cr_assert(eq(i64, s->ttl_ms, 5400000));
+	cr_assert(eq(int, s->conflict_exit, 0));
+	cr_assert(eq(int, s->one_server, LR_UNSET));
+	cr_assert(eq(ptr, (void *)config_task(&c, "nope"), NULL));
+	config_free(&c);
+}
+
+Test(config, explicit_shell_false_runs_a_string_directly)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, config_load("good/shell_false.yaml", &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(int, c.tasks[0].shell, 0));
+	cr_assert(eq(int, c.tasks[1].shell, 1));
+	config_free(&c);
+}
+
+Test(config, example_config_loads)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, config_load("../../config.example.yaml", &c, &e), 0), "%s", e.msg);
+	cr_assert(c.ntasks >= 2, "the example shows several tasks");
+	cr_assert(config_task(&c, "import-products") != NULL);
+	config_free(&c);
+}

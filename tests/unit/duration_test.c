@@ -1,0 +1,64 @@
+/* duration_test.c -- parse and format durations. */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <criterion/parameterized.h>
+
+#include "duration.h"
+
+struct good { char text[16]; long long ms; };
+
+ParameterizedTestParameters(duration, parses)
+{
+	static struct good cases[] = {
+		{ "500ms", 500 }, { "90s", 90000 }, { "10m", 600000 },
+		{ "1h30m", 5400000 }, { "2d", 172800000 }, { "30", 30000 },
+		{ "0", 0 }, { "1h1m1s1ms", 3661001 }, { "1m30s", 90000 },
+		{ "366d", DURATION_MAX_MS },
+	};
+	return cr_make_param_array(struct good, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct good *c, duration, parses)
+{
+	long long ms = -1;
+
+	cr_assert(eq(int, duration_parse(c->text, &ms), 0), "%s", c->text);
+	cr_assert(eq(i64, ms, c->ms), "%s", c->text);
+}
+
+struct bad { char text[24]; };
+
+ParameterizedTestParameters(duration, rejects)
+{
+	static struct bad cases[] = {
+		{ "" }, { "-3s" }, { "s" }, { "10x" }, { "1.5s" }, { "30m1h" },
+		{ "1s1s" }, { "5 minutes" }, { " 5s" }, { "5s " }, { "1h30" },
+		{ "367d" }, { "99999999999999999999" }, { "1msm" },
+	};
+	return cr_make_param_array(struct bad, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad *c, duration, rejects)
+{
+	long long ms = 7;
+
+	cr_assert(eq(int, duration_parse(c->text, &ms), -1), "\"%s\"", c->text);
+	cr_assert(eq(i64, ms, 7), "untouched on error");
+}
+
+Test(duration, formats_shortest_form_that_parses_back)
+{
+	static const struct { long long ms; const char *text; } cases[] = {
+		{ 0, "0s" }, { 500, "500ms" }, { 1500, "1500ms" }, { 90000, "1m30s" },
+		{ 5400000, "1h30m" }, { 86400000, "1d" }, { 2000, "2s" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long long back = -1;
+		cr_assert(eq(str, duration_format(cases[i].ms, buf, sizeof(buf)),
+		    (char *)cases[i].text));
+		cr_assert(eq(int, duration_parse(buf, &back), 0));
+		cr_assert(eq(i64, back, cases[i].ms));
+	}
+}
