@@ -70,16 +70,24 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
     time_t slot_start, long long every_ms)
 {
 	struct tm tm;
-	char stamp[32];
+	char stamp[64];
 
 	snprintf(k->stable, sizeof(k->stable), "%s{%s}", prefix, name);
 	snprintf(k->fence, sizeof(k->fence), "%s{%s}:fence", prefix, name);
 	k->slot[0] = k->slot_iso[0] = '\0';
 	if (slot_start == (time_t)-1)
 		return;
+	/* by hand, not strftime(3): that would load and parse the local
+	 * time zone on every run, for a UTC stamp */
 	gmtime_r(&slot_start, &tm);
-	strftime(stamp, sizeof(stamp),
-	    every_ms % 60000 == 0 ? "%Y%m%dT%H%MZ" : "%Y%m%dT%H%M%SZ", &tm);
-	strftime(k->slot_iso, sizeof(k->slot_iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (every_ms % 60000 == 0)
+		snprintf(stamp, sizeof(stamp), "%04d%02d%02dT%02d%02dZ", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min);
+	else
+		snprintf(stamp, sizeof(stamp), "%04d%02d%02dT%02d%02d%02dZ",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		    tm.tm_sec);
+	snprintf(k->slot_iso, sizeof(k->slot_iso), "%04d-%02d-%02dT%02d:%02d:%02dZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	snprintf(k->slot, sizeof(k->slot), "%s{%s}:slot:%s", prefix, name, stamp);
 }

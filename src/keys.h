@@ -13,7 +13,7 @@ struct lr_keys {
 	char	stable[KEY_MAX];	/* prefix{name}: no-overlap lock */
 	char	slot[KEY_MAX];		/* prefix{name}:slot:20261121T1745Z */
 	char	fence[KEY_MAX];		/* prefix{name}:fence: token counter */
-	char	slot_iso[32];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
+	char	slot_iso[64];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
 };
 
 /* Return NULL if name may be a task or key name, else why not. Names are

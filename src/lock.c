@@ -21,7 +21,6 @@ lock_init(struct lr_lock *l, struct lr_err *e)
 	struct utsname un;
 	struct timespec ts;
 	struct tm tm;
-	char when[40];
 
 	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
 		return lr_errf(e, EX_OSERR, "getrandom: %s", strerror(errno));
@@ -30,10 +29,10 @@ lock_init(struct lr_lock *l, struct lr_err *e)
 	if (uname(&un) != 0)
 		snprintf(un.nodename, sizeof(un.nodename), "unknown");
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(l->owner, sizeof(l->owner), "%s %ld %s.%03ldZ", un.nodename,
-	    (long)getpid(), when, ts.tv_nsec / 1000000);
+	gmtime_r(&ts.tv_sec, &tm);	/* UTC by hand: strftime would load the zone */
+	snprintf(l->owner, sizeof(l->owner), "%s %ld %04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+	    un.nodename, (long)getpid(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+	    tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 	return 0;
 }
 
