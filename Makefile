@@ -26,6 +26,7 @@ ifeq ($(SANITIZE),1)
 B = build/asan
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BIN = $(B)/lockrun
+export LSAN_OPTIONS = suppressions=$(abspath tests/lsan.supp):print_suppressions=0
 else
 B = build/rel
 SAN =
@@ -51,8 +52,8 @@ TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
-PURE = err duration keys rurl schedule task
-CORE = $(PURE) yamltree config cli log rconn lock child
+PURE = err duration keys rurl schedule task lease
+CORE = $(PURE) yamltree config cli log rconn lock child supervise
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 INTEG_SRCS = $(wildcard tests/integ/*.c)
@@ -62,7 +63,8 @@ FIXTURE_OBJ = $(B)/tests/redis_fixture.o
 
 all: $(BIN)
 
-$(B)/scripts.h: src/scripts/embed.sh src/scripts/acquire.lua src/scripts/release.lua
+$(B)/scripts.h: src/scripts/embed.sh src/scripts/acquire.lua src/scripts/renew.lua \
+		src/scripts/release.lua
 	@mkdir -p $(B)
 	sh src/scripts/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 

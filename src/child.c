@@ -98,6 +98,19 @@ child_find(const char *argv0, struct lr_err *e)
 	    argv0);
 }
 
+int
+child_sleep(long long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
+	sigset_t set;
+	int sig;
+
+	forwarded_set(&set);
+	while ((sig = sigtimedwait(&set, NULL, &ts)) == -1 && errno == EINTR)
+		;
+	return sig > 0 ? sig : 0;
+}
+
 /* In the forked child. Never returns. */
 static void
 child_exec(char *const argv[], int foreground, const struct lr_sigstate *saved,
@@ -113,7 +126,7 @@ child_exec(char *const argv[], int foreground, const struct lr_sigstate *saved,
 	 * terminal's group so the command can read the terminal */
 	if (!foreground)
 		setpgid(0, 0);
-	/* (3) die with lockrun: a SIGKILLed lockrun no longer holds the
+	/* (3) die with lockrun: a SIGKILLed lockrun no longer renews the
 	 * lock, so its command must not go on unguarded. If lockrun died
 	 * before this line, getppid() has already changed. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
@@ -125,71 +138,65 @@ child_exec(char *const argv[], int foreground, const struct lr_sigstate *saved,
 	_exit(err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
 }
 
-static int
-exit_status(int status)
-{
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
-/* Pass sig on: to the command's process group, or in foreground mode to
- * the command alone, and not at all when the terminal sent it (the
- * kernel already gave it to the whole foreground group, command included). */
-static void
-forward(pid_t pid, int foreground, const struct signalfd_siginfo *si)
-{
-	if (!foreground)
-		kill(-pid, (int)si->ssi_signo);
-	else if (si->ssi_code != SI_KERNEL)
-		kill(pid, (int)si->ssi_signo);
-}
-
 int
-child_run(char *const argv[], int foreground, const struct lr_sigstate *saved,
-    struct lr_err *e)
+child_start(struct lr_child *ch, char *const argv[], int foreground,
+    const struct lr_sigstate *saved, struct lr_err *e)
 {
 	sigset_t set;
-	pid_t pid, parent = getpid();
-	int sfd, status = 0;
+	pid_t parent = getpid();
 
 	forwarded_set(&set);
 	sigaddset(&set, SIGCHLD);
-	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1)
+	ch->foreground = foreground;
+	ch->status = -1;
+	if ((ch->sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1)
 		return lr_errf(e, EX_OSERR, "signalfd: %s", strerror(errno));
 	fflush(NULL);
-	if ((pid = fork()) == -1) {
-		close(sfd);
+	if ((ch->pid = fork()) == -1) {
+		child_close(ch);
 		return lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 	}
-	if (pid == 0)
+	if (ch->pid == 0)
 		child_exec(argv, foreground, saved, parent);
 	if (!foreground)
-		setpgid(pid, pid);	/* also here: no signal may beat the child's own call */
-	for (;;) {
-		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		struct signalfd_siginfo si;
-		pid_t w;
+		setpgid(ch->pid, ch->pid);	/* also here: no signal may beat the child's own call */
+	return 0;
+}
 
-		if (poll(&pfd, 1, -1) == -1) {
-			if (errno == EINTR)
-				continue;
-			/* cannot happen with one valid fd; still, reap */
-			while ((w = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
-				;
-			break;
-		}
-		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-			continue;
-		if (si.ssi_signo != SIGCHLD) {
-			forward(pid, foreground, &si);
-			continue;
-		}
-		while ((w = waitpid(pid, &status, WNOHANG)) == -1 && errno == EINTR)
-			;
-		if (w == pid)
-			break;
+void
+child_kill(const struct lr_child *ch, int sig)
+{
+	kill(ch->foreground ? ch->pid : -ch->pid, sig);
+}
+
+int
+child_event(struct lr_child *ch)
+{
+	struct signalfd_siginfo si;
+	int st;
+	pid_t w;
+
+	if (read(ch->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return 0;
+	if (si.ssi_signo != SIGCHLD) {
+		/* in foreground mode a signal typed at the terminal already went
+		 * to the whole foreground group, command included */
+		if (!ch->foreground || si.ssi_code != SI_KERNEL)
+			child_kill(ch, (int)si.ssi_signo);
+		return 0;
 	}
-	close(sfd);
-	return exit_status(status);
+	while ((w = waitpid(ch->pid, &st, WNOHANG)) == -1 && errno == EINTR)
+		;
+	if (w != ch->pid)
+		return 0;		/* stopped, or another child's SIGCHLD */
+	ch->status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	return 1;
+}
+
+void
+child_close(struct lr_child *ch)
+{
+	if (ch->sfd >= 0)
+		close(ch->sfd);
+	ch->sfd = -1;
 }

@@ -21,6 +21,12 @@ enum {				/* long-only options */
 	OPT_ON_REDIS_ERROR,
 	OPT_SHELL,
 	OPT_FOREGROUND,
+	OPT_NO_RENEW,
+	OPT_ON_LOST,
+	OPT_KILL_AFTER,
+	OPT_WAIT,
+	OPT_TIMEOUT,
+	OPT_MIN_HOLD,
 };
 
 static const struct option longopts[] = {
@@ -44,6 +50,12 @@ static const struct option longopts[] = {
 	{ "env",		required_argument,	NULL, 'e' },
 	{ "shell",		no_argument,		NULL, OPT_SHELL },
 	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
+	{ "no-renew",		no_argument,		NULL, OPT_NO_RENEW },
+	{ "on-lost",		required_argument,	NULL, OPT_ON_LOST },
+	{ "kill-after",		required_argument,	NULL, OPT_KILL_AFTER },
+	{ "wait",		required_argument,	NULL, OPT_WAIT },
+	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
+	{ "min-hold",		required_argument,	NULL, OPT_MIN_HOLD },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ NULL,			0,			NULL, 0 },
@@ -67,7 +79,16 @@ cli_usage(FILE *fp)
 "      --no-overlap         skip if a copy is still running anywhere\n"
 "      --one-server         skip if this slot already ran anywhere\n"
 "      --every DURATION     slot length for --one-server (default 1m)\n"
-"      --ttl DURATION       lifetime of the no-overlap lock (default 30s)\n"
+"      --ttl DURATION       lease of the no-overlap lock, renewed every ttl/3\n"
+"                           while the command runs (default 30s)\n"
+"      --no-renew           a fixed TTL: no renewal\n"
+"      --on-lost term|ignore  when the lock is lost or Redis stops confirming\n"
+"                           it: stop the command in time (default) or log\n"
+"      --kill-after DURATION  SIGTERM to SIGKILL when stopping the command\n"
+"                           (default 10s, at most ttl/3)\n"
+"      --wait DURATION      wait this long for a held lock (default: skip)\n"
+"      --timeout DURATION   stop the command after this long; exit 124\n"
+"      --min-hold DURATION  keep the lock at least this long after taking it\n"
 "  -E, --conflict-exit N    exit status when skipped (default 0)\n"
 "      --redis URL          redis://[user[:password]@]host[:port][/db] or\n"
 "                           unix:///path[?db=N] (default $LOCKRUN_REDIS_URL,\n"
@@ -88,8 +109,9 @@ cli_usage(FILE *fp)
 "\n"
 "Durations: 500ms, 90s, 10m, 1h30m, or plain seconds.\n"
 "Exit: the command's status (128+N if killed by signal N); the conflict\n"
-"status when skipped; 64 usage, 69 Redis unavailable, 70 internal error,\n"
-"71 fork/exec failed, 78 bad config, 126/127 command not executable/found.\n",
+"status when skipped; 124 --timeout; 64 usage, 69 Redis unavailable,\n"
+"70 internal error, 71 fork/exec failed, 78 bad config, 126/127 command\n"
+"not executable/found.\n",
 	    fp);
 }
 
@@ -158,6 +180,12 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	case OPT_EVERY: return set_opt(c, "--every", "every", arg, e);
 	case OPT_ON_REDIS_ERROR:
 		return set_opt(c, "--on-redis-error", "on_redis_error", arg, e);
+	case OPT_NO_RENEW: c->o.renew = 0; return 0;
+	case OPT_ON_LOST: return set_opt(c, "--on-lost", "on_lost", arg, e);
+	case OPT_KILL_AFTER: return set_opt(c, "--kill-after", "kill_after", arg, e);
+	case OPT_WAIT: return set_opt(c, "--wait", "wait", arg, e);
+	case OPT_TIMEOUT: return set_opt(c, "--timeout", "timeout", arg, e);
+	case OPT_MIN_HOLD: return set_opt(c, "--min-hold", "min_hold", arg, e);
 	case OPT_REDIS: c->redis.url = arg; return 0;
 	case OPT_PASSWORD_FILE: c->redis.password_file = arg; return 0;
 	case OPT_CONNECT_TIMEOUT:

@@ -195,6 +195,8 @@ parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 	}
 	if (strcmp(k->value, "env") == 0)
 		return parse_env(w, v, what, t);
+	if (strcmp(k->value, "shell") == 0 && !is_task)	/* it goes with a command */
+		return bad(w, k, "defaults cannot have shell (give it to a task)");
 	if (v->kind != YT_SCALAR || is_null(v))
 		return bad(w, v, "%s: expected a value, got %s", what, kind_of(v));
 	rc = task_set(t, k->value, v->value, why, sizeof(why));
@@ -245,9 +247,33 @@ parse_tasks(struct walk *w, const struct yt_node *map, struct lr_config *cfg)
 	return 0;
 }
 
+/* Each task as it will run, over the defaults: refuse what cannot work
+ * (kill_after too long for the ttl, ...), at the task's name. */
+static int
+check_tasks(struct walk *w, const struct yt_node *tasks, struct lr_config *cfg)
+{
+	for (size_t i = 0; i < cfg->ntasks; i++) {
+		struct lr_task t;
+		char why[300];
+		int rc;
+
+		task_init(&t);
+		rc = task_inherit(&t, &cfg->tasks[i]) != 0 ||
+		    task_inherit(&t, &cfg->defaults) != 0 ? -2 :
+		    task_finish(&t, why, sizeof(why));
+		task_free(&t);
+		if (rc == -2)
+			return lr_errf(w->e, EX_OSERR, "out of memory");
+		if (rc != 0)
+			return bad(w, tasks->kids[2 * i], "tasks.%s: %s", cfg->tasks[i].name, why);
+	}
+	return 0;
+}
+
 static int
 parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 {
+	const struct yt_node *tasks = NULL;
 	const char *why;
 
 	if (want_map(w, root, "the top level") != 0)
@@ -265,14 +291,14 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 		} else if (strcmp(k->value, "defaults") == 0)
 			rc = parse_options(w, v, "defaults", 0, &cfg->defaults);
 		else if (strcmp(k->value, "tasks") == 0)
-			rc = parse_tasks(w, v, cfg);
+			tasks = v, rc = parse_tasks(w, v, cfg);
 		else
 			rc = bad(w, k, "unknown key \"%s\" at the top level "
 			    "(expected redis, prefix, defaults or tasks)", k->value);
 		if (rc != 0)
 			return -1;
 	}
-	return 0;
+	return tasks ? check_tasks(w, tasks, cfg) : 0;
 }
 
 void

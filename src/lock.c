@@ -96,6 +96,7 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	if (code == 1) {
 		*out = LOCK_ACQUIRED;
 		l->token = r->element[1]->integer;
+		snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, l->token, l->owner);
 	} else {
 		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
 		snprintf(l->holder, sizeof(l->holder), "%s",
@@ -105,17 +106,74 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	return 0;
 }
 
-int
-lock_release(struct lr_conn *rc, const struct lr_lock *l, struct lr_err *e)
+/* Queue the renewal as EVALSHA, or EVAL with the body, and write it out. */
+static int
+renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 {
-	const char *args[] = { l->keys.stable, l->id };
+	char ttl[24];
+	const char *argv[] = { eval ? "EVAL" : "EVALSHA",
+	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "1", l->keys.stable, l->value, ttl };
+	int done = 0;
+
+	snprintf(ttl, sizeof(ttl), "%lld", l->ttl_ms);
+	if (redisAppendCommandArgv(rc->c, 6, argv, NULL) != REDIS_OK)
+		return rconn_fail(rc, "renew", e);
+	while (!done)
+		if (redisBufferWrite(rc->c, &done) != REDIS_OK)
+			return rconn_fail(rc, "renew", e);
+	l->renew_eval = eval;
+	return 0;
+}
+
+int
+lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e)
+{
+	return renew_write(rc, l, 0, e);
+}
+
+int
+lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	redisReply *r = NULL;
+	int rc_;
+
+	if (redisBufferRead(rc->c) != REDIS_OK ||
+	    redisGetReplyFromReader(rc->c, (void **)&r) != REDIS_OK)
+		return rconn_fail(rc, "renew", e);
+	if (r == NULL)
+		return 0;			/* not all of it yet */
+	if (r->type == REDIS_REPLY_ERROR && !l->renew_eval &&
+	    strncmp(r->str, "NOSCRIPT", 8) == 0) {
+		freeReplyObject(r);		/* Redis restarted: send the body */
+		return renew_write(rc, l, 1, e);
+	}
+	if (r->type == REDIS_REPLY_ERROR)
+		rc_ = lr_errf(e, EX_UNAVAILABLE, "redis %s: renew refused: %s", rc->where, r->str);
+	else if (r->type != REDIS_REPLY_INTEGER)
+		rc_ = lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->where);
+	else {
+		*out = r->integer == 1 ? RENEW_OK : r->integer == 2 ? RENEW_RETAKEN : RENEW_LOST;
+		rc_ = 1;
+	}
+	freeReplyObject(r);
+	return rc_;
+}
+
+int
+lock_release(struct lr_conn *rc, const struct lr_lock *l, long long keep_ms,
+    struct lr_err *e)
+{
+	char keep[24];
+	const char *args[] = { l->keys.stable, l->id, keep };
 	redisReply *r;
 	int released;
 
 	if (l->ttl_ms == 0)
 		return 0;
+	snprintf(keep, sizeof(keep), "%lld", keep_ms > 0 ? keep_ms : 0);
 	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "1",
-	    args, 2, e);
+	    args, 3, e);
 	if (r == NULL)
 		return -1;
 	released = r->type == REDIS_REPLY_INTEGER && r->integer == 1;

@@ -12,6 +12,12 @@ enum lock_outcome {
 	LOCK_SLOT_TAKEN,	/* one-server: this slot already ran */
 };
 
+enum renew_outcome {
+	RENEW_OK,		/* extended */
+	RENEW_RETAKEN,		/* the key had vanished; it is ours again */
+	RENEW_LOST,		/* another run holds the key */
+};
+
 struct lr_lock {
 	struct lr_keys	keys;
 	long long	ttl_ms;		/* stable key TTL; 0: no-overlap off */
@@ -19,7 +25,9 @@ struct lr_lock {
 	char		id[33];		/* 128 random bits, hex: the owner check */
 	char		owner[300];	/* "host pid start", stored after id and token */
 	long long	token;		/* fencing token, once acquired */
-	char		holder[512];	/* the holder's value, when skipped */
+	char		value[400];	/* what acquire stored: "id token owner" */
+	char		holder[512];	/* the holder's value, when skipped or lost */
+	int		renew_eval;	/* the renewal in flight was sent as EVAL */
 };
 
 /* Draw the owner id from getrandom(2) and describe this process. Returns
@@ -32,9 +40,21 @@ int	lock_init(struct lr_lock *l, struct lr_err *e);
 int	lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    struct lr_err *e);
 
-/* Delete the stable key if it is still ours (release.lua); a slot key is
- * never released. Returns 1 released, 0 not ours or nothing to release,
- * -1 with e = EX_UNAVAILABLE. */
-int	lock_release(struct lr_conn *rc, const struct lr_lock *l, struct lr_err *e);
+/* Send a renewal of the stable key (renew.lua) without waiting for the
+ * answer. Returns 0, or -1 with e when the connection is broken. */
+int	lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
+
+/* Read what has arrived for the renewal in flight (call when the socket is
+ * readable). Returns 1 with *out set, 0 when the answer is not complete
+ * (or Redis lost the script and it was sent again in full), -1 with e. */
+int	lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
+	    struct lr_err *e);
+
+/* Free the stable key if it is still ours (release.lua): delete it, or with
+ * keep_ms > 0 (--min-hold) let it expire after keep_ms. A slot key is never
+ * released. Returns 1 released, 0 not ours or nothing to release, -1 with
+ * e = EX_UNAVAILABLE. */
+int	lock_release(struct lr_conn *rc, const struct lr_lock *l, long long keep_ms,
+	    struct lr_err *e);
 
 #endif

@@ -15,11 +15,13 @@
 #include "cli.h"
 #include "config.h"
 #include "keys.h"
+#include "lease.h"
 #include "lock.h"
 #include "log.h"
 #include "rconn.h"
 #include "rurl.h"
 #include "schedule.h"
+#include "supervise.h"
 #include "task.h"
 
 #ifndef LOCKRUN_VERSION
@@ -28,8 +30,6 @@
 
 #define DEFAULT_URL		"redis://127.0.0.1:6379/0"
 #define DEFAULT_PREFIX		"lockrun:"
-#define DEFAULT_TTL_MS		30000
-#define DEFAULT_EVERY_MS	60000
 #define DEFAULT_TIMEOUT_MS	2000
 
 /* Everything a run holds, so every exit path can free it. */
@@ -43,9 +43,10 @@ struct run {
 	char			**exec_argv;	/* argv for execvp, borrows t.argv */
 	struct lr_sigstate	 sig;
 	struct lr_url		 url;
-	char			 password[256];
+	char			 password[512];
 	struct lr_conn		 conn;
 	struct lr_lock		 lock;
+	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
 };
 
 static void
@@ -107,13 +108,9 @@ find_task(struct run *r, const struct lr_task **task, struct lr_err *e)
 static int
 merge(struct run *r, struct lr_err *e)
 {
-	static const struct lr_task builtin = {
-		.shell = 0, .one_server = 0, .no_overlap = 0,
-		.ttl_ms = DEFAULT_TTL_MS, .every_ms = DEFAULT_EVERY_MS,
-		.conflict_exit = 0, .on_redis_error = ON_REDIS_ERROR_FAIL,
-	};
 	const struct lr_task *task;
 	struct lr_task *t = &r->t;
+	char why[300];
 
 	if (find_task(r, &task, e) != 0)
 		return -1;
@@ -128,11 +125,9 @@ merge(struct run *r, struct lr_err *e)
 	if ((task && task_inherit(t, task) != 0) ||
 	    task_inherit(t, &r->cfg.defaults) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	/* neither protection named anywhere: no-overlap */
-	if (t->one_server == LR_UNSET && t->no_overlap == LR_UNSET)
-		t->no_overlap = 1;
-	if (task_inherit(t, &builtin) != 0)
-		return lr_errf(e, EX_OSERR, "out of memory");
+	/* the config's own combinations were checked when it was loaded */
+	if (task_finish(t, why, sizeof(why)) != 0)
+		return lr_errf(e, EX_USAGE, "%s", why);
 
 	r->redis = r->cli.redis;
 	if (r->redis.url == NULL && (r->redis.url = getenv("LOCKRUN_REDIS_URL")) != NULL &&
@@ -140,8 +135,6 @@ merge(struct run *r, struct lr_err *e)
 		r->redis.url = NULL;
 	if (r->redis.url == NULL)
 		r->redis.url = r->cfg.redis.url ? r->cfg.redis.url : DEFAULT_URL;
-	if (r->redis.password_file == NULL)
-		r->redis.password_file = r->cfg.redis.password_file;
 	if (r->redis.connect_timeout_ms == LR_UNSET)
 		r->redis.connect_timeout_ms = r->cfg.redis.connect_timeout_ms;
 	if (r->redis.connect_timeout_ms == LR_UNSET)
@@ -153,6 +146,17 @@ merge(struct run *r, struct lr_err *e)
 	r->prefix = r->cli.prefix ? r->cli.prefix :
 	    r->cfg.prefix ? r->cfg.prefix : DEFAULT_PREFIX;
 	return 0;
+}
+
+/* Where Redis is and the password, read before the task's cwd and env
+ * apply: they are the command's, not lockrun's. */
+static int
+resolve_redis(struct run *r, struct lr_err *e)
+{
+	if (rurl_parse(r->redis.url, &r->url, e) != 0)
+		return -1;
+	return rconn_password(r->cli.redis.password_file, r->cfg.redis.password_file,
+	    &r->url, r->password, sizeof(r->password), e);
 }
 
 /* Decide the lock name and the argv to exec; check it can run. */
@@ -193,17 +197,34 @@ prepare_command(struct run *r, struct lr_err *e)
 	return child_find(r->exec_argv[0], e);
 }
 
-/* Connect; take the lock. Returns 0 with *out set, or -1 with e. */
+/* Connect and try once: one round trip. */
 static int
-acquire(struct run *r, enum lock_outcome *out, struct lr_err *e)
+acquire_once(struct run *r, enum lock_outcome *out, struct lr_err *e)
+{
+	long long sent = mono_ms();
+
+	if (r->conn.c == NULL && rconn_open(&r->conn, &r->url, r->password,
+	    r->redis.connect_timeout_ms, r->redis.command_timeout_ms, e) != 0)
+		return -1;
+	if (lock_acquire(&r->conn, &r->lock, out, e) != 0)
+		return -1;
+	r->acquired_at = sent;
+	return 0;
+}
+
+/* Take the lock; with --wait, retry a held lock with jittered backoff
+ * until the deadline. A slot that already ran is final: waiting would not
+ * un-run it. Returns 0 with *out set (and *sig set if a signal cut the
+ * wait short), or -1 with e. */
+static int
+acquire(struct run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 {
 	struct lr_lock *l = &r->lock;
 	time_t now = time(NULL), slot = (time_t)-1;
+	long long deadline;
+	unsigned long long seed;
 
-	if (rurl_parse(r->redis.url, &r->url, e) != 0)
-		return -1;
-	if (rconn_password(&r->redis, &r->url, r->password, sizeof(r->password), e) != 0)
-		return -1;
+	*sig = 0;
 	if (lock_init(l, e) != 0)
 		return -1;
 	if (r->t.one_server) {
@@ -212,10 +233,22 @@ acquire(struct run *r, enum lock_outcome *out, struct lr_err *e)
 	}
 	l->ttl_ms = r->t.no_overlap ? r->t.ttl_ms : 0;
 	keys_build(&l->keys, r->prefix, r->name, slot, r->t.every_ms);
-	if (rconn_open(&r->conn, &r->url, r->password, r->redis.connect_timeout_ms,
-	    r->redis.command_timeout_ms, e) != 0)
-		return -1;
-	return lock_acquire(&r->conn, l, out, e);
+	deadline = mono_ms() + r->t.wait_ms;
+	seed = strtoull(l->id + 16, NULL, 16) | 1;	/* 64 random bits of the owner id */
+	for (int n = 0; ; n++) {
+		long long left, pause;
+
+		if (acquire_once(r, out, e) != 0)
+			return -1;
+		if (*out != LOCK_HELD || (left = deadline - mono_ms()) <= 0)
+			return 0;
+		if (n == 0)
+			lr_info("%s is held; waiting up to %lldms for it", l->keys.stable, left);
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;	/* xorshift64 */
+		pause = backoff_delay(n, (double)(seed >> 11) / (double)(1ULL << 53));
+		if ((*sig = child_sleep(pause < left ? pause : left)) != 0)
+			return 0;
+	}
 }
 
 static void
@@ -224,36 +257,60 @@ export_env(struct run *r, int locked)
 	const struct lr_lock *l = &r->lock;
 	char token[24];
 
+	/* a nested lockrun must not pass on its parent run's values */
 	setenv("LOCKRUN_KEY", r->t.no_overlap ? l->keys.stable : l->keys.slot, 1);
-	setenv("LOCKRUN_TASK", r->name, 1);
+	setenv("LOCKRUN_TASK", r->cli.task ? r->cli.task : r->name, 1);
 	if (r->t.one_server)
 		setenv("LOCKRUN_SLOT", l->keys.slot_iso, 1);
-	if (locked) {
-		snprintf(token, sizeof(token), "%lld", l->token);
+	else
+		unsetenv("LOCKRUN_SLOT");
+	snprintf(token, sizeof(token), "%lld", l->token);
+	if (locked)
 		setenv("LOCKRUN_TOKEN", token, 1);
-	}
+	else
+		unsetenv("LOCKRUN_TOKEN");
 }
 
 /* Release, reconnecting once if the connection went away while the
- * command ran. A failure is a warning: the key expires by itself. */
+ * command ran; with --min-hold, leave the key for the rest of it. A
+ * failure is a warning: the key expires by itself within the TTL. */
 static void
 release(struct run *r)
 {
 	struct lr_err e;
-	int rc = lock_release(&r->conn, &r->lock, &e);
+	long long held = mono_ms() - r->acquired_at, keep = r->t.min_hold_ms - held;
+	int rc = -1;
 
-	if (rc < 0 && r->conn.c != NULL) {
-		rconn_close(&r->conn);
-		if (rconn_open(&r->conn, &r->url, r->password, r->redis.connect_timeout_ms,
-		    r->redis.command_timeout_ms, &e) == 0)
-			rc = lock_release(&r->conn, &r->lock, &e);
+	for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
+		if (rconn_fd(&r->conn) < 0 &&
+		    rconn_reopen(&r->conn, r->redis.connect_timeout_ms, &e) != 0)
+			continue;
+		if ((rc = lock_release(&r->conn, &r->lock, keep, &e)) < 0)
+			rconn_close(&r->conn);
 	}
 	if (rc < 0)
-		lr_warn("cannot release %s (it expires within %lldms): %s",
+		lr_warn("cannot release %s (it expires by itself within %lldms): %s",
 		    r->lock.keys.stable, r->lock.ttl_ms, e.msg);
 	else if (rc == 0 && r->lock.ttl_ms)
 		lr_warn("%s was no longer ours at release: it expired or was taken "
 		    "while the command ran", r->lock.keys.stable);
+}
+
+/* Run the command under the lease (or with no lock: conn NULL). */
+static int
+run_command(struct run *r, struct lr_conn *conn, struct lr_err *e)
+{
+	struct lr_supervise s = {
+		.argv = r->exec_argv, .foreground = r->cli.foreground, .sig = &r->sig,
+		.conn = conn && r->t.renew ? conn : NULL, .lock = &r->lock,
+		.acquired_at = r->acquired_at, .kill_after_ms = r->t.kill_after_ms,
+		.timeout_ms = r->t.timeout_ms, .on_lost = r->t.on_lost,
+	};
+	int status = supervise(&s, e);
+
+	if (conn && !s.lost)
+		release(r);
+	return status;
 }
 
 /* Say who holds what, for -v: the value is "id token host pid start". */
@@ -298,38 +355,39 @@ main(int argc, char *argv[])
 		return 0;
 	}
 	if (load_config(&r, &e) != 0 || merge(&r, &e) != 0 ||
-	    prepare_command(&r, &e) != 0)
+	    resolve_redis(&r, &e) != 0 || prepare_command(&r, &e) != 0)
 		die(&r, &e);
 
-	if (acquire(&r, &out, &e) != 0) {
+	if (acquire(&r, &out, &sig, &e) != 0) {
 		if (e.status != EX_UNAVAILABLE || r.t.on_redis_error != ON_REDIS_ERROR_RUN)
 			die(&r, &e);
 		lr_warn("%s; running without a lock (on_redis_error: run)", e.msg);
 		rconn_close(&r.conn);
 		export_env(&r, 0);
-		status = child_run(r.exec_argv, r.cli.foreground, &r.sig, &e);
+		status = run_command(&r, NULL, &e);
 		if (status < 0)
 			die(&r, &e);
 		run_free(&r);
 		return status;
 	}
+	if (sig == 0)
+		sig = child_signal_pending();
 	if (out != LOCK_ACQUIRED) {
 		report_skip(&r, out);
-		status = r.t.conflict_exit;
+		status = sig ? 128 + sig : r.t.conflict_exit;
 		run_free(&r);
 		return status;
 	}
 
 	lr_info("acquired %s (token %lld)", r.t.no_overlap ? r.lock.keys.stable :
 	    r.lock.keys.slot, r.lock.token);
-	if ((sig = child_signal_pending()) != 0) {	/* told to stop before starting */
+	if (sig != 0) {		/* told to stop before the command started */
 		release(&r);
 		run_free(&r);
 		return 128 + sig;
 	}
 	export_env(&r, 1);
-	status = child_run(r.exec_argv, r.cli.foreground, &r.sig, &e);
-	release(&r);
+	status = run_command(&r, &r.conn, &e);
 	if (status < 0)
 		die(&r, &e);
 	lr_info("%s exited with status %d", r.exec_argv[0], status);

@@ -12,29 +12,47 @@
 #include "duration.h"
 #include "rconn.h"
 
+/* The first line of path into buf. */
+static int
+read_password_file(const char *path, char *buf, size_t n, struct lr_err *e)
+{
+	FILE *fp = fopen(path, "r");
+	int err;
+
+	if (fp == NULL)
+		return lr_errf(e, EX_CONFIG, "password_file %s: %s", path, strerror(errno));
+	if (fgets(buf, (int)n, fp) == NULL)
+		buf[0] = '\0';
+	err = ferror(fp);
+	fclose(fp);
+	if (err)
+		return lr_errf(e, EX_CONFIG, "password_file %s: cannot be read", path);
+	if (strlen(buf) == n - 1 && buf[n - 2] != '\n')
+		return lr_errf(e, EX_CONFIG, "password_file %s: the password is longer "
+		    "than %zu bytes", path, n - 2);
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return 0;
+}
+
 int
-rconn_password(const struct lr_redis_opts *opts, const struct lr_url *u,
+rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *u,
     char *buf, size_t n, struct lr_err *e)
 {
 	const char *env = getenv("LOCKRUN_REDIS_PASSWORD");
-	FILE *fp;
 
 	buf[0] = '\0';
+	if (cli_file)
+		return read_password_file(cli_file, buf, n, e);
 	if (env && *env) {
+		if (strlen(env) >= n)
+			return lr_errf(e, EX_CONFIG, "LOCKRUN_REDIS_PASSWORD is longer than "
+			    "%zu bytes", n - 1);
 		snprintf(buf, n, "%s", env);
 		return 0;
 	}
-	if (opts->password_file == NULL) {
-		snprintf(buf, n, "%s", u->password);
-		return 0;
-	}
-	if ((fp = fopen(opts->password_file, "r")) == NULL)
-		return lr_errf(e, EX_CONFIG, "password_file %s: %s",
-		    opts->password_file, strerror(errno));
-	if (fgets(buf, (int)n, fp) == NULL)
-		buf[0] = '\0';
-	fclose(fp);
-	buf[strcspn(buf, "\r\n")] = '\0';
+	if (cfg_file)
+		return read_password_file(cfg_file, buf, n, e);
+	snprintf(buf, n, "%s", u->password);
 	return 0;
 }
 
@@ -102,6 +120,9 @@ rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	int flags;
 
 	rurl_where(u, rc->where, sizeof(rc->where));
+	rc->url = u;
+	rc->password = password;
+	rc->connect_timeout_ms = connect_ms;
 	rc->command_timeout_ms = command_ms;
 	rc->c = u->is_unix ?
 	    redisConnectUnixWithTimeout(u->path, tv_of(connect_ms)) :
@@ -124,6 +145,34 @@ rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 		return -1;
 	}
 	return 0;
+}
+
+int
+rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e)
+{
+	long long connect_ms = rc->connect_timeout_ms, command_ms = rc->command_timeout_ms;
+	int rc_;
+
+	rconn_close(rc);
+	if (cap_ms < 1)
+		cap_ms = 1;
+	rc_ = rconn_open(rc, rc->url, rc->password, connect_ms < cap_ms ? connect_ms : cap_ms,
+	    command_ms < cap_ms ? command_ms : cap_ms, e);
+	/* the capped timeouts were for this handshake only */
+	rc->connect_timeout_ms = connect_ms;
+	rc->command_timeout_ms = command_ms;
+	if (rc_ == 0 && redisSetTimeout(rc->c, tv_of(command_ms)) != REDIS_OK) {
+		rconn_fail(rc, "cannot set timeouts", e);
+		rconn_close(rc);
+		return -1;
+	}
+	return rc_;
+}
+
+int
+rconn_fd(const struct lr_conn *rc)
+{
+	return rc->c ? rc->c->fd : -1;
 }
 
 void

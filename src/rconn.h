@@ -8,16 +8,22 @@
 
 struct redisContext;
 
+/* A connection, and what it takes to make it again. url and password are
+ * borrowed and must outlive the connection. */
 struct lr_conn {
-	struct redisContext	*c;
+	struct redisContext	*c;		/* NULL when closed */
 	char			 where[300];	/* "127.0.0.1:6379", for messages */
+	const struct lr_url	*url;
+	const char		*password;
+	long long		 connect_timeout_ms;
 	long long		 command_timeout_ms;
 };
 
-/* The password to use: $LOCKRUN_REDIS_PASSWORD, else the first line of
- * opts->password_file, else the URL's. Writes "" for none. Returns 0, or
- * -1 with e = EX_CONFIG when the file cannot be read. */
-int	rconn_password(const struct lr_redis_opts *opts, const struct lr_url *u,
+/* The password to use, first found of: the file given on the command line
+ * (cli_file), $LOCKRUN_REDIS_PASSWORD, the config's password_file
+ * (cfg_file), the URL's. Writes "" for none. Returns 0, or -1 with
+ * e = EX_CONFIG when a file cannot be read or its line does not fit. */
+int	rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *u,
 	    char *buf, size_t n, struct lr_err *e);
 
 /* Connect to u within connect_ms, then AUTH and SELECT as needed in one
@@ -26,6 +32,13 @@ int	rconn_password(const struct lr_redis_opts *opts, const struct lr_url *u,
  * EX_CONFIG (no such db). The socket is close-on-exec. */
 int	rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	    long long connect_ms, long long command_ms, struct lr_err *e);
+
+/* Close and connect again as rconn_open() did, but give up after cap_ms
+ * if that is sooner than the connect timeout. */
+int	rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e);
+
+/* The socket, for poll(2); -1 when closed. */
+int	rconn_fd(const struct lr_conn *rc);
 
 void	rconn_close(struct lr_conn *rc);
 

@@ -7,13 +7,13 @@
 #include "duration.h"
 #include "task.h"
 
-enum kind { K_BOOL, K_DURATION, K_EXIT, K_STRING, K_ON_REDIS_ERROR };
+enum kind { K_BOOL, K_DURATION, K_EXIT, K_STRING, K_ON_REDIS_ERROR, K_ON_LOST };
 
 static const struct option_def {
 	const char	*name;
 	enum kind	 kind;
 	size_t		 off;
-	long long	 min_ms;	/* K_DURATION: smallest accepted */
+	long long	 min_ms;	/* K_DURATION: smallest accepted; 0 allows "0" */
 	int		 whole_s;	/* K_DURATION: whole seconds only */
 } options[] = {
 	{ "shell",		K_BOOL,		offsetof(struct lr_task, shell), 0, 0 },
@@ -24,6 +24,22 @@ static const struct option_def {
 	{ "conflict_exit",	K_EXIT,		offsetof(struct lr_task, conflict_exit), 0, 0 },
 	{ "cwd",		K_STRING,	offsetof(struct lr_task, cwd), 0, 0 },
 	{ "on_redis_error",	K_ON_REDIS_ERROR, offsetof(struct lr_task, on_redis_error), 0, 0 },
+	{ "renew",		K_BOOL,		offsetof(struct lr_task, renew), 0, 0 },
+	{ "on_lost",		K_ON_LOST,	offsetof(struct lr_task, on_lost), 0, 0 },
+	{ "kill_after",		K_DURATION,	offsetof(struct lr_task, kill_after_ms), 1, 0 },
+	{ "wait",		K_DURATION,	offsetof(struct lr_task, wait_ms), 0, 0 },
+	{ "timeout",		K_DURATION,	offsetof(struct lr_task, timeout_ms), 1, 0 },
+	{ "min_hold",		K_DURATION,	offsetof(struct lr_task, min_hold_ms), 1, 0 },
+};
+
+#define DEFAULT_KILL_AFTER_MS 10000
+
+const struct lr_task task_builtin = {
+	.shell = 0, .one_server = 0, .no_overlap = 0,
+	.ttl_ms = 30000, .every_ms = 60000,
+	.conflict_exit = 0, .on_redis_error = ON_REDIS_ERROR_FAIL,
+	.renew = 1, .on_lost = ON_LOST_TERM, .kill_after_ms = LR_UNSET,
+	.wait_ms = 0, .timeout_ms = 0, .min_hold_ms = 0,
 };
 
 void
@@ -33,6 +49,8 @@ task_init(struct lr_task *t)
 	t->shell = t->one_server = t->no_overlap = LR_UNSET;
 	t->ttl_ms = t->every_ms = LR_UNSET;
 	t->conflict_exit = t->on_redis_error = LR_UNSET;
+	t->renew = t->on_lost = LR_UNSET;
+	t->kill_after_ms = t->wait_ms = t->timeout_ms = t->min_hold_ms = LR_UNSET;
 }
 
 void
@@ -139,9 +157,9 @@ set_duration(const struct option_def *o, long long *dst, const char *text,
 {
 	long long ms;
 
-	if (duration_parse(text, &ms) != 0 || ms <= 0) {
-		snprintf(why, n, "\"%s\" is not a positive duration "
-		    "(e.g. 500ms, 90s, 10m, 1h30m)", text);
+	if (duration_parse(text, &ms) != 0 || (ms == 0 && o->min_ms > 0)) {
+		snprintf(why, n, "\"%s\" is not a %sduration "
+		    "(e.g. 500ms, 90s, 10m, 1h30m)", text, o->min_ms ? "positive " : "");
 		return -1;
 	}
 	if (ms < o->min_ms) {
@@ -207,6 +225,57 @@ task_set(struct lr_task *t, const char *name, const char *text, char *why, size_
 			return 1;
 		}
 		snprintf(why, n, "expected fail or run, got \"%s\"", text);
+		return -1;
+	case K_ON_LOST:
+		if (strcmp(text, "term") == 0 || strcmp(text, "ignore") == 0) {
+			*(int *)dst = text[0] == 't' ? ON_LOST_TERM : ON_LOST_IGNORE;
+			return 1;
+		}
+		snprintf(why, n, "expected term or ignore, got \"%s\"", text);
+		return -1;
+	}
+	return 0;
+}
+
+int
+task_finish(struct lr_task *t, char *why, size_t n)
+{
+	char a[32], b[32];
+
+	/* no-overlap unless one-server is what was asked for: switching
+	 * one_server off must not leave a run with no lock at all */
+	if (t->no_overlap == LR_UNSET)
+		t->no_overlap = t->one_server != 1;
+	if (!t->no_overlap && t->one_server != 1) {
+		snprintf(why, n, "no_overlap and one_server are both off: there is "
+		    "nothing to lock");
+		return -1;
+	}
+	if (task_inherit(t, &task_builtin) != 0) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	if (t->kill_after_ms == LR_UNSET)
+		t->kill_after_ms = t->ttl_ms / 3 < DEFAULT_KILL_AFTER_MS ?
+		    t->ttl_ms / 3 : DEFAULT_KILL_AFTER_MS;
+	/* a lost lock must be able to stop the command, SIGKILL included,
+	 * before the lease ends, and still leave room to renew */
+	if (t->no_overlap && t->renew && t->on_lost == ON_LOST_TERM &&
+	    t->kill_after_ms > t->ttl_ms / 3) {
+		snprintf(why, n, "kill_after %s must be at most a third of ttl %s "
+		    "(a lost lock must be stopped before the lease ends)",
+		    duration_format(t->kill_after_ms, a, sizeof(a)),
+		    duration_format(t->ttl_ms, b, sizeof(b)));
+		return -1;
+	}
+	if (t->min_hold_ms > 0 && !t->no_overlap) {
+		snprintf(why, n, "min_hold applies to the no-overlap lock, which is off");
+		return -1;
+	}
+	if (t->min_hold_ms > 0 && t->one_server && t->min_hold_ms > t->every_ms) {
+		snprintf(why, n, "min_hold %s is longer than the slot (every %s)",
+		    duration_format(t->min_hold_ms, a, sizeof(a)),
+		    duration_format(t->every_ms, b, sizeof(b)));
 		return -1;
 	}
 	return 0;

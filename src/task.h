@@ -8,6 +8,7 @@
 #define LR_UNSET (-1)
 
 enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
+enum lr_on_lost { ON_LOST_TERM, ON_LOST_IGNORE };
 
 /* Every scalar starts LR_UNSET and every pointer NULL; task_inherit()
  * fills what is unset. A task owns all its strings. */
@@ -23,6 +24,12 @@ struct lr_task {
 	char		 *cwd;
 	char		**env;		/* "NAME=value", NULL-terminated, in order */
 	int		  on_redis_error;
+	int		  renew;	/* extend the no-overlap key while the command runs */
+	int		  on_lost;	/* enum lr_on_lost */
+	long long	  kill_after_ms;	/* SIGTERM to SIGKILL when stopping */
+	long long	  wait_ms;	/* retry a held lock this long; 0: skip at once */
+	long long	  timeout_ms;	/* the command's maximum runtime; 0: none */
+	long long	  min_hold_ms;	/* keep the no-overlap key at least this long */
 };
 
 /* Where and how to reach Redis; unset like a task's fields. The strings
@@ -37,6 +44,10 @@ struct lr_redis_opts {
 void	task_init(struct lr_task *t);
 void	task_free(struct lr_task *t);
 
+/* The built-in values: what is left unset after the command line, the
+ * task and the defaults. Kill-after is left unset: it depends on the TTL. */
+extern const struct lr_task task_builtin;
+
 /* Fill each unset field of dst with a copy of src's; env is the
  * concatenation src then dst, so dst's entries are applied last and win.
  * Returns 0, or -1 when out of memory. */
@@ -48,6 +59,12 @@ int	task_inherit(struct lr_task *dst, const struct lr_task *src);
  * duration") written to why[n]. */
 int	task_set(struct lr_task *t, const char *name, const char *text,
 	    char *why, size_t n);
+
+/* Complete a merged task: neither protection named means no-overlap;
+ * an unset kill-after is min(10s, ttl/3). Then check the combination.
+ * Returns 0, or -1 with why ("kill_after 20s must be at most a third of
+ * ttl 30s"). */
+int	task_finish(struct lr_task *t, char *why, size_t n);
 
 /* Append "NAME=value" to t->env. Returns 0, or -1 with why when NAME is
  * not a valid environment variable name. */

@@ -45,12 +45,14 @@ suite_teardown(void)
 	redis_stop(&fx);
 }
 
+/* The harness itself never calls this, so a test's paths stay valid for
+ * its first 16 calls. */
 const char *
 scratch(const char *name)
 {
-	static char bufs[8][256];
+	static char bufs[16][256];
 	static int next;
-	char *b = bufs[next++ % 8];
+	char *b = bufs[next++ % 16];
 
 	return redis_path(&fx, name, b, sizeof(bufs[0]));
 }
@@ -141,7 +143,7 @@ lr_start(const char *const args[])
 	redis_path(&fx, name, err, sizeof(err));
 	pid = spawn(args, out, err);
 	snprintf(name, sizeof(name), "pid%d.err", (int)pid);
-	if (symlink(err, scratch(name)) != 0)
+	if (symlink(err, redis_path(&fx, name, out, sizeof(out))) != 0)
 		cr_assert_fail("symlink: %s", strerror(errno));
 	return pid;
 }
@@ -159,10 +161,11 @@ lr_wait(pid_t pid)
 const char *
 lr_stderr_of(pid_t pid, char *buf, size_t n)
 {
-	char name[64];
+	char name[64], path[256];
 
+	/* not scratch(): polling this must not recycle the tests' paths */
 	snprintf(name, sizeof(name), "pid%d.err", (int)pid);
-	slurp(scratch(name), buf, n);
+	slurp(redis_path(&fx, name, path, sizeof(path)), buf, n);
 	return buf;
 }
 

@@ -104,6 +104,12 @@ BAD(url_bad_port,
     "bad/url_bad_port.yaml:2:8: redis.url: port must be a number from 1 to 65535")
 BAD(url_wrong_scheme,
     "bad/url_wrong_scheme.yaml:2:8: redis.url: expected redis://host[:port][/db] or unix:///path[?db=N], got \"http...\"")
+BAD(kill_after_too_long,
+    "bad/kill_after_too_long.yaml:4:3: tasks.t: kill_after 2s must be at most a third of ttl 3s (a lost lock must be stopped before the lease ends)")
+BAD(defaults_with_shell,
+    "bad/defaults_with_shell.yaml:2:3: defaults cannot have shell (give it to a task)")
+BAD(on_lost_unknown,
+    "bad/on_lost_unknown.yaml:2:12: defaults.on_lost: expected term or ignore, got \"panic\"")
 
 Test(config, missing_file_names_it)
 {

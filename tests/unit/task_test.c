@@ -91,3 +91,75 @@ Test(task, env_names_are_checked)
 	cr_assert(eq(int, task_add_env(&t, "", "x", why, sizeof(why)), -1));
 	task_free(&t);
 }
+
+Test(task, finish_defaults_to_no_overlap_and_a_short_kill_after)
+{
+	struct lr_task t;
+	char why[200];
+
+	task_init(&t);
+	task_set(&t, "ttl", "3s", why, sizeof(why));
+	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), 0), "%s", why);
+	cr_assert(eq(int, t.no_overlap, 1));
+	cr_assert(eq(int, t.one_server, 0));
+	cr_assert(eq(int, t.renew, 1));
+	cr_assert(eq(i64, t.kill_after_ms, 1000), "min(10s, ttl/3)");
+	task_free(&t);
+}
+
+Test(task, finish_keeps_no_overlap_when_one_server_is_switched_off)
+{
+	struct lr_task t;
+	char why[200];
+
+	task_init(&t);
+	task_set(&t, "one_server", "false", why, sizeof(why));
+	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), 0), "%s", why);
+	cr_assert(eq(int, t.no_overlap, 1), "never run with no lock by accident");
+	task_free(&t);
+}
+
+Test(task, finish_refuses_bad_combinations)
+{
+	struct lr_task t;
+	char why[200];
+
+	task_init(&t);
+	task_set(&t, "no_overlap", "false", why, sizeof(why));
+	task_set(&t, "one_server", "false", why, sizeof(why));
+	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(str, why, "no_overlap and one_server are both off: there is nothing "
+	    "to lock"));
+	task_free(&t);
+
+	task_init(&t);
+	task_set(&t, "one_server", "true", why, sizeof(why));
+	task_set(&t, "no_overlap", "true", why, sizeof(why));
+	task_set(&t, "every", "1m", why, sizeof(why));
+	task_set(&t, "min_hold", "2m", why, sizeof(why));
+	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(str, why, "min_hold 2m is longer than the slot (every 1m)"));
+	task_free(&t);
+
+	task_init(&t);
+	task_set(&t, "one_server", "true", why, sizeof(why));
+	task_set(&t, "min_hold", "10s", why, sizeof(why));
+	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(str, why, "min_hold applies to the no-overlap lock, which is off"));
+	task_free(&t);
+}
+
+Test(task, wait_may_be_zero_but_timeout_may_not)
+{
+	struct lr_task t;
+	char why[200];
+
+	task_init(&t);
+	cr_assert(eq(int, task_set(&t, "wait", "0", why, sizeof(why)), 1));
+	cr_assert(eq(i64, t.wait_ms, 0));
+	cr_assert(eq(int, task_set(&t, "timeout", "0", why, sizeof(why)), -1));
+	cr_assert(eq(str, why, "\"0\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)"));
+	cr_assert(eq(int, task_set(&t, "on_lost", "panic", why, sizeof(why)), -1));
+	cr_assert(eq(str, why, "expected term or ignore, got \"panic\""));
+	task_free(&t);
+}

@@ -1,0 +1,40 @@
+/* lease.h -- the lock as a lease on lockrun's own monotonic clock: when to
+ * renew, when the lease ends if Redis stops answering, and when to stop
+ * the command so that it is gone before then. Pure arithmetic, in ms. */
+#ifndef LR_LEASE_H
+#define LR_LEASE_H
+
+struct lr_lease {
+	long long	ttl;		/* the key's TTL */
+	long long	kill_after;	/* SIGTERM to SIGKILL */
+	long long	confirmed;	/* when the last request Redis confirmed (the
+					 * acquire, then each renewal) was sent */
+};
+
+/* The lease ends here at the latest: Redis set the expiry when it received
+ * the request, which was after it was sent. */
+long long lease_deadline(const struct lr_lease *l);
+
+/* When to send the next renewal: a third of the TTL after the last one
+ * that was confirmed. */
+long long lease_renew_at(const struct lr_lease *l);
+
+/* Slack kept before the deadline for the kernel to deliver SIGKILL and for
+ * lockrun to reap: a tenth of the TTL, between 50ms and 1s. */
+long long lease_margin(const struct lr_lease *l);
+
+/* With no renewal confirmed, SIGTERM the command here and SIGKILL it at
+ * lease_kill_at(), so that it is gone before the deadline. */
+long long lease_term_at(const struct lr_lease *l);
+long long lease_kill_at(const struct lr_lease *l);
+
+/* How long to wait before a renewal that failed is tried again. */
+long long lease_retry_delay(const struct lr_lease *l);
+
+/* The pause before acquire attempt number n (0, 1, ...) while waiting for a
+ * held lock: exponential from 25ms, capped at 500ms, with "equal jitter"
+ * (half fixed, half random from r in [0, 1)), so waiters spread out
+ * instead of knocking together. */
+long long backoff_delay(int n, double r);
+
+#endif

@@ -1,0 +1,220 @@
+/* supervise.c -- the wait loop: one poll(2) over the signalfd and, while a
+ * renewal is in flight, the Redis socket, with a timeout computed from the
+ * next thing due (renewal, retry, stop, SIGKILL, --timeout). */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "duration.h"
+#include "lease.h"
+#include "log.h"
+#include "supervise.h"
+#include "task.h"
+
+#define NEVER (1LL << 62)
+
+long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+struct loop {
+	struct lr_supervise	*s;
+	struct lr_child		 ch;
+	struct lr_lease		 lease;
+	int			 renewing;	/* a stable key to keep alive */
+	long long		 next_renew;	/* when to send (or retry) */
+	long long		 in_flight;	/* when the renewal in flight was sent, or -1 */
+	long long		 reply_by;	/* give up on it then */
+	int			 stopping;	/* SIGTERM sent */
+	long long		 kill_at;	/* SIGKILL then, or NEVER */
+	long long		 timeout_at;	/* --timeout, or NEVER */
+	int			 doubt_said;	/* the unconfirmed-lease line was logged */
+	char			 last_err[512];	/* why the last renewal failed */
+};
+
+static long long
+min2(long long a, long long b)
+{
+	return a < b ? a : b;
+}
+
+/* SIGTERM now and SIGKILL at kill_at: once, whatever asked first. */
+static void
+stop(struct loop *l, long long kill_at)
+{
+	if (l->stopping) {
+		l->kill_at = min2(l->kill_at, kill_at);
+		return;
+	}
+	l->stopping = 1;
+	l->kill_at = kill_at;
+	child_kill(&l->ch, SIGTERM);
+}
+
+static void
+renew_failed(struct loop *l, long long now, const struct lr_err *e)
+{
+	snprintf(l->last_err, sizeof(l->last_err), "%s", e->msg);
+	rconn_close(l->s->conn);	/* an unanswered request poisons the stream */
+	l->in_flight = -1;
+	l->next_renew = now + lease_retry_delay(&l->lease);
+}
+
+static void
+renew_send(struct loop *l, long long now)
+{
+	struct lr_supervise *s = l->s;
+	struct lr_err e;
+	long long cap = lease_deadline(&l->lease) - now;
+
+	/* reconnect, but never block past the end of the lease */
+	if (rconn_fd(s->conn) < 0 && rconn_reopen(s->conn, cap, &e) != 0) {
+		renew_failed(l, now, &e);
+		return;
+	}
+	if (lock_renew_send(s->conn, s->lock, &e) != 0) {
+		renew_failed(l, now, &e);
+		return;
+	}
+	l->in_flight = now;
+	l->reply_by = now + min2(s->conn->command_timeout_ms, l->lease.ttl / 3);
+}
+
+static void
+renew_recv(struct loop *l, long long now)
+{
+	struct lr_supervise *s = l->s;
+	enum renew_outcome out;
+	struct lr_err e;
+	int rc = lock_renew_recv(s->conn, s->lock, &out, &e);
+
+	if (rc == 0)
+		return;
+	if (rc < 0) {
+		renew_failed(l, now, &e);
+		return;
+	}
+	if (out == RENEW_LOST) {
+		/* someone else runs now: stop at once, not at the lease's end */
+		l->renewing = 0;
+		s->lost = 1;
+		fprintf(stderr, "lockrun: LOST LOCK %s: another run holds it now; %s\n",
+		    s->lock->keys.stable, s->on_lost == ON_LOST_TERM ?
+		    "stopping the command (on_lost: term)" :
+		    "the command goes on unprotected (on_lost: ignore)");
+		if (s->on_lost == ON_LOST_TERM)
+			stop(l, now + s->kill_after_ms);
+		return;
+	}
+	if (out == RENEW_RETAKEN)
+		lr_warn("%s had vanished from Redis (restart without persistence, or "
+		    "deleted); took it back", s->lock->keys.stable);
+	if (l->doubt_said)
+		lr_warn("%s: Redis answers again; lease renewed", s->lock->keys.stable);
+	l->doubt_said = 0;
+	l->lease.confirmed = l->in_flight;
+	l->in_flight = -1;
+	l->next_renew = lease_renew_at(&l->lease);
+}
+
+/* Redis has not confirmed the lease in time to be sure the command can
+ * be stopped before it ends. */
+static void
+lease_in_doubt(struct loop *l, long long now)
+{
+	struct lr_supervise *s = l->s;
+	char left[32];
+
+	if (l->doubt_said)
+		return;
+	l->doubt_said = 1;
+	duration_format(lease_deadline(&l->lease) - now, left, sizeof(left));
+	if (s->on_lost == ON_LOST_TERM) {
+		fprintf(stderr, "lockrun: LOST LOCK %s: Redis has not confirmed the lease "
+		    "(%s); stopping the command before it ends in %s (on_lost: term)\n",
+		    s->lock->keys.stable, l->last_err[0] ? l->last_err : "no answer", left);
+		stop(l, lease_kill_at(&l->lease));
+	} else
+		fprintf(stderr, "lockrun: LOST LOCK %s: Redis has not confirmed the lease "
+		    "(%s); it ends in %s, the command goes on (on_lost: ignore)\n",
+		    s->lock->keys.stable, l->last_err[0] ? l->last_err : "no answer", left);
+}
+
+/* Act on whatever is due at now; return when the next thing is due. */
+static long long
+due(struct loop *l, long long now)
+{
+	long long next = NEVER;
+
+	if (l->renewing) {
+		if (l->in_flight >= 0 && now >= l->reply_by) {
+			struct lr_err e;
+			lr_errf(&e, EX_UNAVAILABLE, "redis %s: renew: no answer within %lldms",
+			    l->s->conn->where, l->reply_by - l->in_flight);
+			renew_failed(l, now, &e);
+		}
+		if (l->in_flight < 0 && now >= l->next_renew)
+			renew_send(l, now);
+		if (now >= lease_term_at(&l->lease))
+			lease_in_doubt(l, now);
+		next = l->in_flight >= 0 ? l->reply_by : l->next_renew;
+		if (!l->doubt_said)
+			next = min2(next, lease_term_at(&l->lease));
+	}
+	if (now >= l->timeout_at && !l->s->timed_out) {
+		l->s->timed_out = 1;
+		lr_warn("%s: --timeout reached; stopping the command", l->s->argv[0]);
+		stop(l, now + l->s->kill_after_ms);
+	}
+	if (!l->s->timed_out)
+		next = min2(next, l->timeout_at);
+	if (l->stopping && now >= l->kill_at) {
+		child_kill(&l->ch, SIGKILL);
+		l->kill_at = NEVER;
+	}
+	return l->stopping ? min2(next, l->kill_at) : next;
+}
+
+int
+supervise(struct lr_supervise *s, struct lr_err *e)
+{
+	struct loop l = { .s = s, .in_flight = -1, .kill_at = NEVER, .timeout_at = NEVER };
+	int ended = 0;
+
+	l.renewing = s->conn != NULL && s->lock != NULL && s->lock->ttl_ms > 0;
+	l.lease.ttl = s->lock ? s->lock->ttl_ms : 0;
+	l.lease.kill_after = s->kill_after_ms;
+	l.lease.confirmed = s->acquired_at;
+	l.next_renew = lease_renew_at(&l.lease);
+	if (child_start(&l.ch, s->argv, s->foreground, s->sig, e) != 0)
+		return -1;
+	if (s->timeout_ms > 0)
+		l.timeout_at = mono_ms() + s->timeout_ms;
+	while (!ended) {
+		long long now = mono_ms(), next = due(&l, now);
+		struct pollfd pfd[2] = {
+			{ .fd = l.ch.sfd, .events = POLLIN },
+			{ .fd = l.in_flight >= 0 ? rconn_fd(s->conn) : -1, .events = POLLIN },
+		};
+		int wait = next == NEVER ? -1 : (int)(next > now ? min2(next - now, 1 << 30) : 0);
+
+		if (poll(pfd, 2, wait) == -1 && errno != EINTR)
+			break;		/* cannot happen with valid fds */
+		if (pfd[1].revents & (POLLIN | POLLERR | POLLHUP))
+			renew_recv(&l, mono_ms());
+		if (pfd[0].revents & POLLIN)
+			ended = child_event(&l.ch);
+	}
+	child_close(&l.ch);
+	if (l.in_flight >= 0)		/* its answer would be read as the release's */
+		rconn_close(s->conn);
+	if (!ended)
+		return lr_errf(e, EX_OSERR, "poll: %s", "failed");
+	return s->timed_out ? LR_EXIT_TIMEOUT : l.ch.status;
+}

@@ -1,0 +1,308 @@
+/* lifetime_test.c -- the lease: renewal, lost locks, parent death, Redis
+ * stalls, --wait, --timeout, --min-hold. Real binary, real redis-server. */
+#include <sys/wait.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(lifetime, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
+
+static long long
+pttl(const char *key)
+{
+	redisReply *r = rcmd("PTTL %s", key);
+	long long v = r->integer;
+
+	freeReplyObject(r);
+	return v;
+}
+
+static int
+exists(const char *key)
+{
+	redisReply *r = rcmd("EXISTS %s", key);
+	int v = (int)r->integer;
+
+	freeReplyObject(r);
+	return v;
+}
+
+static void
+msleep(long ms)		/* pacing of probes and the length of a Redis stall */
+{
+	usleep((useconds_t)ms * 1000);
+}
+
+/* A 4s job with a 1s TTL: probes every 200ms never run, and the key's TTL
+ * never exceeds 1s: renewal, not a long TTL, keeps the lock. */
+Test(lifetime, renewal_keeps_a_long_job_locked_with_a_short_ttl)
+{
+	const char *ready = fifo("ready");
+	char script[256];
+	int probes = 0, ran = 0, st;
+	pid_t job;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 4", ready);
+	job = LR_START("--redis", fx.url, "-k", "long", "--ttl", "1s", "-E", "75", "--",
+	    "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);		/* the job holds the lock */
+
+	while (waitpid(job, &st, WNOHANG) == 0) {
+		struct result r;
+		long long t = pttl("lockrun:{long}");
+		LR(&r, "--redis", fx.url, "-k", "long", "-E", "75", "--", "true");
+		if (waitpid(job, &st, WNOHANG) == job)	/* ended during the probe */
+			break;
+		probes++;
+		ran += r.status != 75;
+		cr_assert(t <= 1000, "pttl %lld exceeds the 1s TTL", t);
+		cr_assert(t > 0 || t == -2, "pttl %lld", t);
+		msleep(200);
+	}
+	cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0));
+	cr_assert(probes >= 10, "only %d probes in 4s", probes);
+	cr_assert(eq(int, ran, 0), "a probe ran while the job held the lock");
+}
+
+/* kill -9 of lockrun: the parent-death signal takes its command down, and
+ * the key, no longer renewed, frees itself within the TTL. */
+Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
+{
+	const char *ready = fifo("ready");
+	char script[256];
+	struct result r;
+	long child;
+	pid_t lr;
+	int tries = 0;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	lr = LR_START("--redis", fx.url, "-k", "k9", "--ttl", "2s", "--", "sh", "-c", script);
+	child = fifo_read_long(ready);
+	cr_assert(alive((pid_t)child));
+	kill(lr, SIGKILL);
+	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
+	cr_assert(pttl("lockrun:{k9}") <= 2000, "expires within one TTL");
+	for (int i = 0; i < 500 && alive((pid_t)child); i++)
+		msleep(10);	/* bounded poll: /proc tells when it is gone */
+	cr_assert(eq(int, alive((pid_t)child), 0), "the child died with lockrun");
+	do {			/* bounded: TTL 2s plus a margin, in 100ms steps */
+		LR(&r, "--redis", fx.url, "-k", "k9", "-E", "75", "--", "true");
+	} while (r.status == 75 && ++tries < 30 && (msleep(100), 1));
+	cr_assert(eq(int, r.status, 0), "a new run got the lock after the TTL");
+}
+
+Test(lifetime, a_deleted_key_is_taken_back_and_the_job_finishes)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[256], err[2048];
+	redisReply *v;
+	pid_t lr;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	lr = LR_START("--redis", fx.url, "-k", "del", "--ttl", "1s", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	freeReplyObject(rcmd("DEL lockrun:{del}"));
+	for (int i = 0; i < 300 && !exists("lockrun:{del}"); i++)
+		msleep(10);	/* bounded poll: the next renewal puts it back */
+	v = rcmd("GET lockrun:{del}");
+	cr_assert(eq(int, v->type, REDIS_REPLY_STRING), "the key is back");
+	cr_assert(strstr(v->str, " 1 ") != NULL, "with this run's token: %s", v->str);
+	freeReplyObject(v);
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(lr), 0));
+	cr_assert(strstr(lr_stderr_of(lr, err, sizeof(err)), "had vanished") != NULL,
+	    "stderr: %s", err);
+	cr_assert(eq(int, exists("lockrun:{del}"), 0), "released at the end");
+}
+
+Test(lifetime, a_key_taken_by_another_owner_stops_the_child)
+{
+	const char *ready = fifo("ready"), *got = scratch("got");
+	char script[512], err[2048];
+	redisReply *v;
+	pid_t lr;
+
+	snprintf(script, sizeof(script), "trap 'echo term >> %s; exit 9' TERM; "
+	    "echo $$ > %s; while :; do sleep 0.05; done", got, ready);
+	lr = LR_START("--redis", fx.url, "-k", "steal", "--ttl", "1s", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	freeReplyObject(rcmd("SET lockrun:{steal} %s PX 60000",
+	    "ffffffffffffffffffffffffffffffff 99 thief 1 2026-01-01T00:00:00.000Z"));
+	cr_assert(eq(int, lr_wait(lr), 9), "lockrun exits with the child's status");
+	cr_assert(eq(int, file_lines(got), 1), "the child got SIGTERM");
+	cr_assert(strstr(lr_stderr_of(lr, err, sizeof(err)),
+	    "LOST LOCK lockrun:{steal}: another run holds it now; stopping the command "
+	    "(on_lost: term)") != NULL, "stderr: %s", err);
+	v = rcmd("GET lockrun:{steal}");
+	cr_assert(eq(int, strncmp(v->str, "ffff", 4), 0), "the thief's key is left alone");
+	freeReplyObject(v);
+}
+
+Test(lifetime, on_lost_ignore_logs_and_lets_the_child_run)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[256], err[2048];
+	pid_t lr;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	lr = LR_START("--redis", fx.url, "-k", "ign", "--ttl", "1s", "--on-lost", "ignore",
+	    "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	freeReplyObject(rcmd("SET lockrun:{ign} %s", "ffffffffffffffffffffffffffffffff 9 x 1 t"));
+	for (int i = 0; i < 300 && !strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"); i++)
+		msleep(10);	/* bounded poll on the log file */
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(lr), 0), "the child ran to its end");
+	cr_assert(strstr(err, "the command goes on unprotected (on_lost: ignore)") != NULL,
+	    "stderr: %s", err);
+}
+
+/* Redis frozen for longer than the TTL: lockrun cannot prove it holds the
+ * lock, so its child is gone before the lease can end. The proof: a
+ * second lockrun, which gets the lock right after the key expires, finds
+ * no child of the first still alive. */
+Test(lifetime, redis_stalled_past_the_ttl_child_is_dead_before_the_lease_ends)
+{
+	const char *ready = fifo("ready");
+	char script[256], check[128], err[2048];
+	struct result r;
+	long child;
+	pid_t lr;
+	int tries = 0;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	lr = LR_START("--redis", fx.url, "-k", "stall", "--ttl", "2s", "--", "sh", "-c", script);
+	child = fifo_read_long(ready);
+	kill(fx.pid, SIGSTOP);
+	msleep(2500);		/* the stall itself: longer than the TTL */
+	kill(fx.pid, SIGCONT);
+	snprintf(check, sizeof(check), "kill -0 %ld 2>/dev/null && echo alive || echo gone",
+	    child);
+	do {
+		LR(&r, "--redis", fx.url, "-k", "stall", "-E", "75", "--", "sh", "-c", check);
+	} while (r.status == 75 && ++tries < 200 && (msleep(10), 1));
+	cr_assert(eq(int, r.status, 0), "the second run got the lock");
+	cr_assert(eq(str, r.out, "gone\n"), "the first run's child was still alive");
+	cr_assert(eq(int, lr_wait(lr), 128 + SIGTERM));
+	cr_assert(strstr(lr_stderr_of(lr, err, sizeof(err)),
+	    "LOST LOCK lockrun:{stall}: Redis has not confirmed the lease") != NULL,
+	    "stderr: %s", err);
+}
+
+Test(lifetime, a_short_redis_stall_changes_nothing)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[256], err[2048];
+	pid_t lr;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	lr = LR_START("--redis", fx.url, "-k", "hiccup", "--ttl", "3s", "--",
+	    "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	kill(fx.pid, SIGSTOP);
+	msleep(300);		/* the stall: a tenth of the TTL */
+	kill(fx.pid, SIGCONT);
+	msleep(1200);		/* let a renewal or two happen after it */
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(lr), 0));
+	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),
+	    "stderr: %s", err);
+}
+
+Test(lifetime, wait_runs_after_the_holder_and_short_wait_gives_up)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[256], out[64], err[2048];
+	struct result r;
+	pid_t first, second;
+	FILE *fp;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	first = LR_START("--redis", fx.url, "-k", "w", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	LR(&r, "--redis", fx.url, "-k", "w", "--wait", "300ms", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75), "a short wait gives up with the conflict exit");
+	second = LR_START("--redis", fx.url, "-k", "w", "--wait", "20s", "-E", "75", "-v",
+	    "--", "echo", "second ran");
+	for (int i = 0; i < 500 && !strstr(lr_stderr_of(second, err, sizeof(err)),
+	    "waiting up to"); i++)
+		msleep(10);	/* bounded poll on its log: it found the lock held */
+	cr_assert(strstr(err, "lockrun:{w} is held; waiting up to") != NULL, "%s", err);
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(first), 0));
+	cr_assert(eq(int, lr_wait(second), 0), "the waiter ran after the holder");
+	snprintf(out, sizeof(out), "bg1.out");	/* the second background run */
+	fp = fopen(scratch(out), "r");
+	cr_assert(fp != NULL && fgets(out, sizeof(out), fp) != NULL);
+	fclose(fp);
+	cr_assert(eq(str, out, "second ran\n"));
+}
+
+Test(lifetime, wait_does_not_wait_for_a_slot_that_already_ran)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "-k", "ws", "--one-server", "--every", "1d", "--", "true");
+	cr_assert(eq(int, r.status, 0));
+	LR(&r, "--redis", fx.url, "-k", "ws", "--one-server", "--every", "1d",
+	    "--wait", "30s", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75), "skipped at once (the suite would time out)");
+}
+
+Test(lifetime, timeout_stops_the_child_exits_124_and_releases)
+{
+	const char *ready = fifo("ready");
+	char script[256];
+	pid_t lr;
+	long child;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	lr = LR_START("--redis", fx.url, "-k", "to", "--timeout", "300ms", "--",
+	    "sh", "-c", script);
+	child = fifo_read_long(ready);
+	cr_assert(eq(int, lr_wait(lr), 124));
+	cr_assert(eq(int, alive((pid_t)child), 0), "the child is gone");
+	cr_assert(eq(int, exists("lockrun:{to}"), 0), "the lock is released");
+}
+
+Test(lifetime, timeout_escalates_to_sigkill_after_kill_after)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "-k", "tk", "--timeout", "200ms", "--kill-after", "300ms",
+	    "--", "sh", "-c", "trap '' TERM; sleep 60 & wait; while :; do wait; done");
+	cr_assert(eq(int, r.status, 124));
+	cr_assert(eq(int, exists("lockrun:{tk}"), 0));
+}
+
+Test(lifetime, min_hold_keeps_the_key_for_the_rest_of_it)
+{
+	struct result r;
+	long long t;
+
+	LR(&r, "--redis", fx.url, "-k", "mh", "--min-hold", "5s", "--", "true");
+	cr_assert(eq(int, r.status, 0));
+	t = pttl("lockrun:{mh}");
+	cr_assert(t > 0 && t <= 5000, "pttl %lld", t);
+	LR(&r, "--redis", fx.url, "-k", "mh", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75), "still held after the quick job");
+}
+
+Test(lifetime, refuses_a_kill_after_that_outlasts_the_lease)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--ttl", "3s", "--kill-after", "2s", "--", "true");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(eq(str, r.err, "lockrun: kill_after 2s must be at most a third of ttl 3s "
+	    "(a lost lock must be stopped before the lease ends)\n"
+	    "Try 'lockrun --help' for more information.\n"));
+}
