@@ -17,9 +17,10 @@ PKG_CONFIG ?= pkg-config
 
 # Debian packages the build, the tests and the demo need.
 DEB_PKGS = build-essential pkg-config libhiredis-dev libyaml-dev libcriterion-dev \
-	redis-server util-linux
+	redis-server util-linux faketime tzdata
 # What `make deps` checks for, as commands and pkg-config modules.
-DEP_CMDS = cc make pkg-config redis-server flock
+DEP_CMDS = cc make pkg-config redis-server flock faketime
+DEP_FILES = /usr/share/zoneinfo/America/New_York
 DEP_MODS = hiredis yaml-0.1 criterion
 
 ifeq ($(SANITIZE),1)
@@ -52,8 +53,8 @@ TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
-PURE = err duration keys rurl schedule task lease
-CORE = $(PURE) yamltree config cli log rconn lock child supervise
+PURE = err duration keys rurl cron schedule task lease
+CORE = $(PURE) yamltree config cli log rconn lock child supervise check
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 INTEG_SRCS = $(wildcard tests/integ/*.c)
@@ -121,6 +122,7 @@ deps:
 	@missing=""; \
 	for c in $(DEP_CMDS); do command -v $$c >/dev/null 2>&1 || missing=1; done; \
 	for m in $(DEP_MODS); do $(PKG_CONFIG) --exists $$m 2>/dev/null || missing=1; done; \
+	for f in $(DEP_FILES); do [ -e $$f ] || missing=1; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	cmd="apt-get install -y --no-install-recommends $(DEB_PKGS)"; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

@@ -27,6 +27,9 @@ enum {				/* long-only options */
 	OPT_WAIT,
 	OPT_TIMEOUT,
 	OPT_MIN_HOLD,
+	OPT_SCHEDULE,
+	OPT_TIMEZONE,
+	OPT_SLOT_TOLERANCE,
 };
 
 static const struct option longopts[] = {
@@ -56,6 +59,9 @@ static const struct option longopts[] = {
 	{ "wait",		required_argument,	NULL, OPT_WAIT },
 	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
 	{ "min-hold",		required_argument,	NULL, OPT_MIN_HOLD },
+	{ "schedule",		required_argument,	NULL, OPT_SCHEDULE },
+	{ "timezone",		required_argument,	NULL, OPT_TIMEZONE },
+	{ "slot-tolerance",	required_argument,	NULL, OPT_SLOT_TOLERANCE },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ NULL,			0,			NULL, 0 },
@@ -78,14 +84,20 @@ cli_usage(FILE *fp)
 "                           /etc/lockrun/lockrun.yaml if it exists)\n"
 "      --no-overlap         skip if a copy is still running anywhere\n"
 "      --one-server         skip if this slot already ran anywhere\n"
-"      --every DURATION     slot length for --one-server (default 1m)\n"
+"      --schedule 'EXPR'    the cron schedule that starts this run: its fire\n"
+"                           times are the --one-server slots (5 fields, or\n"
+"                           @hourly, @daily, ...)\n"
+"      --timezone ZONE      read the schedule in ZONE (default: local time)\n"
+"      --every DURATION     fixed slots instead of a schedule (default 1m)\n"
+"      --slot-tolerance DURATION  a start this much before a fire time\n"
+"                           belongs to it (default 5s)\n"
 "      --ttl DURATION       lease of the no-overlap lock, renewed every ttl/3\n"
 "                           while the command runs (default 30s)\n"
 "      --no-renew           a fixed TTL: no renewal\n"
 "      --on-lost term|ignore  when the lock is lost or Redis stops confirming\n"
 "                           it: stop the command in time (default) or log\n"
 "      --kill-after DURATION  SIGTERM to SIGKILL when stopping the command\n"
-"                           (default 10s, at most ttl/3)\n"
+"                           (default and limit: the smaller of 10s, ttl/3)\n"
 "      --wait DURATION      wait this long for a held lock (default: skip)\n"
 "      --timeout DURATION   stop the command after this long; exit 124\n"
 "      --min-hold DURATION  keep the lock at least this long after taking it\n"
@@ -186,6 +198,10 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	case OPT_WAIT: return set_opt(c, "--wait", "wait", arg, e);
 	case OPT_TIMEOUT: return set_opt(c, "--timeout", "timeout", arg, e);
 	case OPT_MIN_HOLD: return set_opt(c, "--min-hold", "min_hold", arg, e);
+	case OPT_SCHEDULE: return set_opt(c, "--schedule", "schedule", arg, e);
+	case OPT_TIMEZONE: return set_opt(c, "--timezone", "timezone", arg, e);
+	case OPT_SLOT_TOLERANCE:
+		return set_opt(c, "--slot-tolerance", "slot_tolerance", arg, e);
 	case OPT_REDIS: c->redis.url = arg; return 0;
 	case OPT_PASSWORD_FILE: c->redis.password_file = arg; return 0;
 	case OPT_CONNECT_TIMEOUT:

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "cron.h"
 #include "duration.h"
 #include "keys.h"
 #include "rurl.h"
@@ -179,6 +180,26 @@ parse_env(struct walk *w, const struct yt_node *map, const char *what,
 	return 0;
 }
 
+/* A schedule is checked where it is written, pointing at the field at
+ * fault; a zone name must exist. */
+static int
+check_schedule(struct walk *w, const struct yt_node *k, const struct yt_node *v,
+    const char *what)
+{
+	struct lr_cron c;
+	char why[300];
+	int pos = 0;
+
+	if (strcmp(k->value, "schedule") == 0 &&
+	    cron_parse(v->value, &c, &pos, why, sizeof(why)) != 0)
+		return lr_errf(w->e, EX_CONFIG, "%s:%d:%d: %s: %s", w->path, v->line,
+		    v->col + (v->quoted ? 1 : 0) + pos, what, why);
+	if (strcmp(k->value, "timezone") == 0 &&
+	    cron_set_tz(&c, v->value, why, sizeof(why)) != 0)
+		return bad(w, v, "%s: %s", what, why);
+	return 0;
+}
+
 /* One task option (or a default, when is_task is 0). */
 static int
 parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
@@ -204,7 +225,7 @@ parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 		return bad(w, k, "unknown key \"%s\" in %s", k->value, section);
 	if (rc < 0)
 		return bad(w, v, "%s: %s", what, why);
-	return 0;
+	return check_schedule(w, k, v, what);
 }
 
 static int

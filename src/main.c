@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "child.h"
 #include "cli.h"
 #include "config.h"
@@ -46,6 +47,7 @@ struct run {
 	char			 password[512];
 	struct lr_conn		 conn;
 	struct lr_lock		 lock;
+	struct lr_schedule	 sched;		/* the one-server slots */
 	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
 };
 
@@ -104,6 +106,8 @@ find_task(struct run *r, const struct lr_task **task, struct lr_err *e)
 	return 0;
 }
 
+static int merge_redis(struct run *r, struct lr_err *e);
+
 /* Command line over task over defaults over built-in values. */
 static int
 merge(struct run *r, struct lr_err *e)
@@ -111,6 +115,7 @@ merge(struct run *r, struct lr_err *e)
 	const struct lr_task *task;
 	struct lr_task *t = &r->t;
 	char why[300];
+	int pos;
 
 	if (find_task(r, &task, e) != 0)
 		return -1;
@@ -128,7 +133,17 @@ merge(struct run *r, struct lr_err *e)
 	/* the config's own combinations were checked when it was loaded */
 	if (task_finish(t, why, sizeof(why)) != 0)
 		return lr_errf(e, EX_USAGE, "%s", why);
+	if (t->one_server && schedule_init(&r->sched, t->schedule, t->timezone,
+	    t->every_ms, t->slot_tolerance_ms, &pos, why, sizeof(why)) != 0)
+		return lr_errf(e, EX_SOFTWARE, "schedule: %s", why);	/* checked above */
+	return merge_redis(r, e);
+}
 
+/* Redis settings: command line, environment, config, built-in. */
+static int
+merge_redis(struct run *r, struct lr_err *e)
+{
+	(void)e;
 	r->redis = r->cli.redis;
 	if (r->redis.url == NULL && (r->redis.url = getenv("LOCKRUN_REDIS_URL")) != NULL &&
 	    *r->redis.url == '\0')
@@ -197,6 +212,16 @@ prepare_command(struct run *r, struct lr_err *e)
 	return child_find(r->exec_argv[0], e);
 }
 
+/* The wall clock, in Unix milliseconds: slots follow it. */
+static long long
+real_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 /* Connect and try once: one round trip. */
 static int
 acquire_once(struct run *r, enum lock_outcome *out, struct lr_err *e)
@@ -220,7 +245,7 @@ static int
 acquire(struct run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 {
 	struct lr_lock *l = &r->lock;
-	time_t now = time(NULL), slot = (time_t)-1;
+	time_t slot = (time_t)-1;
 	long long deadline;
 	unsigned long long seed;
 
@@ -228,11 +253,14 @@ acquire(struct run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 	if (lock_init(l, e) != 0)
 		return -1;
 	if (r->t.one_server) {
-		slot = schedule_slot_every(now, r->t.every_ms);
-		l->slot_ttl_ms = schedule_slot_ttl_ms(now, slot, r->t.every_ms);
+		long long now = real_ms();
+		if ((slot = schedule_slot(&r->sched, now)) == (time_t)-1)
+			return lr_errf(e, EX_CONFIG, "schedule \"%s\" has no fire time in reach",
+			    r->t.schedule);
+		l->slot_ttl_ms = schedule_slot_ttl_ms(&r->sched, now, slot);
 	}
 	l->ttl_ms = r->t.no_overlap ? r->t.ttl_ms : 0;
-	keys_build(&l->keys, r->prefix, r->name, slot, r->t.every_ms);
+	keys_build(&l->keys, r->prefix, r->name, slot, schedule_stamp_ms(&r->sched));
 	deadline = mono_ms() + r->t.wait_ms;
 	seed = strtoull(l->id + 16, NULL, 16) | 1;	/* 64 random bits of the owner id */
 	for (int n = 0; ; n++) {
@@ -272,13 +300,15 @@ export_env(struct run *r, int locked)
 }
 
 /* Release, reconnecting once if the connection went away while the
- * command ran; with --min-hold, leave the key for the rest of it. A
+ * command ran; after a run with --min-hold, leave the key for the rest of
+ * it. A
  * failure is a warning: the key expires by itself within the TTL. */
 static void
-release(struct run *r)
+release(struct run *r, int ran)
 {
 	struct lr_err e;
-	long long held = mono_ms() - r->acquired_at, keep = r->t.min_hold_ms - held;
+	long long held = mono_ms() - r->acquired_at;
+	long long keep = ran ? r->t.min_hold_ms - held : 0;	/* hold only for a run */
 	int rc = -1;
 
 	for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
@@ -309,7 +339,7 @@ run_command(struct run *r, struct lr_conn *conn, struct lr_err *e)
 	int status = supervise(&s, e);
 
 	if (conn && !s.lost)
-		release(r);
+		release(r, 1);
 	return status;
 }
 
@@ -330,6 +360,59 @@ report_skip(const struct run *r, enum lock_outcome out)
 		    l->keys.slot_iso, host, pid, start, token);
 }
 
+/* `lockrun check` alone: the config is valid (or absent); list its tasks'
+ * keys; reach Redis. */
+static int
+check_config(struct run *r)
+{
+	struct lr_err e;
+	struct lr_keys k;
+
+	if (r->cfg.path == NULL)
+		printf("config      none (command-line options only)\n");
+	else
+		printf("config      %s: ok, %zu task%s\n", r->cfg.path, r->cfg.ntasks,
+		    r->cfg.ntasks == 1 ? "" : "s");
+	r->prefix = r->cli.prefix ? r->cli.prefix : r->cfg.prefix ? r->cfg.prefix :
+	    DEFAULT_PREFIX;
+	for (size_t i = 0; i < r->cfg.ntasks; i++) {
+		keys_build(&k, r->prefix, r->cfg.tasks[i].name, (time_t)-1, 60000);
+		printf("task        %-24s %s\n", r->cfg.tasks[i].name, k.stable);
+	}
+	if (merge_redis(r, &e) != 0 || resolve_redis(r, &e) != 0 ||
+	    rconn_open(&r->conn, &r->url, r->password, r->redis.connect_timeout_ms,
+	    r->redis.command_timeout_ms, &e) != 0 || rconn_ping(&r->conn, &e) != 0)
+		die(r, &e);
+	printf("redis       %s: reachable\n", r->conn.where);
+	return 0;
+}
+
+/* `lockrun check [options] [-t task | -- command]`: load and validate as
+ * a run would, print what the run would use, reach Redis. Exits 0, or
+ * the status of the first problem. */
+static int
+check(struct run *r)
+{
+	struct lr_err e;
+	long long now;
+	struct lr_check c = { .t = &r->t, .task = r->cli.task, .name = r->name,
+	    .prefix = r->prefix, .sched = &r->sched, .argv = r->exec_argv };
+
+	if (r->cfg.path)
+		printf("config      %s: ok, %zu task%s\n", r->cfg.path, r->cfg.ntasks,
+		    r->cfg.ntasks == 1 ? "" : "s");
+	else
+		printf("config      none (command-line options only)\n");
+	now = real_ms();
+	check_print(stdout, &c, now);
+	fflush(stdout);
+	if (rconn_open(&r->conn, &r->url, r->password, r->redis.connect_timeout_ms,
+	    r->redis.command_timeout_ms, &e) != 0 || rconn_ping(&r->conn, &e) != 0)
+		die(r, &e);
+	printf("redis       %s: reachable\n", r->conn.where);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -341,9 +424,11 @@ main(int argc, char *argv[])
 	memset(&r, 0, sizeof(r));
 	task_init(&r.t);
 	config_init(&r.cfg);
+	int checking = argc > 1 && strcmp(argv[1], "check") == 0;
+
 	if (child_signals_block(&r.sig, &e) != 0)
 		die(&r, &e);
-	if (cli_parse(argc, argv, &r.cli, &e) != 0)
+	if (cli_parse(argc - checking, argv + checking, &r.cli, &e) != 0)
 		die(&r, &e);
 	log_setup(r.cli.verbose, r.cli.quiet);
 	if (r.cli.help || r.cli.version) {
@@ -354,9 +439,20 @@ main(int argc, char *argv[])
 		run_free(&r);
 		return 0;
 	}
-	if (load_config(&r, &e) != 0 || merge(&r, &e) != 0 ||
-	    resolve_redis(&r, &e) != 0 || prepare_command(&r, &e) != 0)
+	if (load_config(&r, &e) != 0)
 		die(&r, &e);
+	if (checking && r.cli.task == NULL && r.cli.cmd == NULL) {
+		status = check_config(&r);
+		run_free(&r);
+		return status;
+	}
+	if (merge(&r, &e) != 0 || resolve_redis(&r, &e) != 0 || prepare_command(&r, &e) != 0)
+		die(&r, &e);
+	if (checking) {
+		status = check(&r);
+		run_free(&r);
+		return status;
+	}
 
 	if (acquire(&r, &out, &sig, &e) != 0) {
 		if (e.status != EX_UNAVAILABLE || r.t.on_redis_error != ON_REDIS_ERROR_RUN)
@@ -382,7 +478,7 @@ main(int argc, char *argv[])
 	lr_info("acquired %s (token %lld)", r.t.no_overlap ? r.lock.keys.stable :
 	    r.lock.keys.slot, r.lock.token);
 	if (sig != 0) {		/* told to stop before the command started */
-		release(&r);
+		release(&r, 0);
 		run_free(&r);
 		return 128 + sig;
 	}

@@ -170,6 +170,20 @@ rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e)
 }
 
 int
+rconn_ping(struct lr_conn *rc, struct lr_err *e)
+{
+	redisReply *r = redisCommand(rc->c, "PING");
+	int rc_ = 0;
+
+	if (r == NULL)
+		return rconn_fail(rc, "PING", e);
+	if (r->type == REDIS_REPLY_ERROR)
+		rc_ = lr_errf(e, EX_UNAVAILABLE, "redis %s: PING refused: %s", rc->where, r->str);
+	freeReplyObject(r);
+	return rc_;
+}
+
+int
 rconn_fd(const struct lr_conn *rc)
 {
 	return rc->c ? rc->c->fd : -1;

@@ -37,6 +37,9 @@ int	rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
  * if that is sooner than the connect timeout. */
 int	rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e);
 
+/* PING: one round trip. Returns 0, or -1 with e = EX_UNAVAILABLE. */
+int	rconn_ping(struct lr_conn *rc, struct lr_err *e);
+
 /* The socket, for poll(2); -1 when closed. */
 int	rconn_fd(const struct lr_conn *rc);
 

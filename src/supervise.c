@@ -71,9 +71,12 @@ renew_send(struct loop *l, long long now)
 {
 	struct lr_supervise *s = l->s;
 	struct lr_err e;
-	long long cap = lease_deadline(&l->lease) - now;
+	long long signal_at = l->stopping ? l->kill_at :
+	    s->on_lost == ON_LOST_TERM ? lease_term_at(&l->lease) : NEVER;
+	long long cap = signal_at == NEVER ? NEVER : signal_at - now;
 
-	/* reconnect, but never block past the end of the lease */
+	/* reconnect, but never block past the next point at which the
+	 * command must be signalled: SIGTERM, or SIGKILL once stopping */
 	if (rconn_fd(s->conn) < 0 && rconn_reopen(s->conn, cap, &e) != 0) {
 		renew_failed(l, now, &e);
 		return;
@@ -116,7 +119,8 @@ renew_recv(struct loop *l, long long now)
 		lr_warn("%s had vanished from Redis (restart without persistence, or "
 		    "deleted); took it back", s->lock->keys.stable);
 	if (l->doubt_said)
-		lr_warn("%s: Redis answers again; lease renewed", s->lock->keys.stable);
+		lr_warn("%s: Redis answers again; lease renewed%s", s->lock->keys.stable,
+		    l->stopping ? ", but the command is already being stopped" : "");
 	l->doubt_said = 0;
 	l->lease.confirmed = l->in_flight;
 	l->in_flight = -1;
@@ -169,7 +173,7 @@ due(struct loop *l, long long now)
 	}
 	if (now >= l->timeout_at && !l->s->timed_out) {
 		l->s->timed_out = 1;
-		lr_warn("%s: --timeout reached; stopping the command", l->s->argv[0]);
+		lr_warn("--timeout reached; stopping the command");
 		stop(l, now + l->s->kill_after_ms);
 	}
 	if (!l->s->timed_out)

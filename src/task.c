@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "schedule.h"
 #include "task.h"
 
 enum kind { K_BOOL, K_DURATION, K_EXIT, K_STRING, K_ON_REDIS_ERROR, K_ON_LOST };
@@ -30,6 +31,9 @@ static const struct option_def {
 	{ "wait",		K_DURATION,	offsetof(struct lr_task, wait_ms), 0, 0 },
 	{ "timeout",		K_DURATION,	offsetof(struct lr_task, timeout_ms), 1, 0 },
 	{ "min_hold",		K_DURATION,	offsetof(struct lr_task, min_hold_ms), 1, 0 },
+	{ "schedule",		K_STRING,	offsetof(struct lr_task, schedule), 0, 0 },
+	{ "timezone",		K_STRING,	offsetof(struct lr_task, timezone), 0, 0 },
+	{ "slot_tolerance",	K_DURATION,	offsetof(struct lr_task, slot_tolerance_ms), 0, 0 },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -40,6 +44,7 @@ const struct lr_task task_builtin = {
 	.conflict_exit = 0, .on_redis_error = ON_REDIS_ERROR_FAIL,
 	.renew = 1, .on_lost = ON_LOST_TERM, .kill_after_ms = LR_UNSET,
 	.wait_ms = 0, .timeout_ms = 0, .min_hold_ms = 0,
+	.slot_tolerance_ms = LR_UNSET,	/* depends on the schedule: schedule.c */
 };
 
 void
@@ -51,6 +56,7 @@ task_init(struct lr_task *t)
 	t->conflict_exit = t->on_redis_error = LR_UNSET;
 	t->renew = t->on_lost = LR_UNSET;
 	t->kill_after_ms = t->wait_ms = t->timeout_ms = t->min_hold_ms = LR_UNSET;
+	t->slot_tolerance_ms = LR_UNSET;
 }
 
 void
@@ -62,6 +68,8 @@ task_free(struct lr_task *t)
 	strv_free(t->argv);
 	free(t->cwd);
 	strv_free(t->env);
+	free(t->schedule);
+	free(t->timezone);
 	task_init(t);
 }
 
@@ -268,11 +276,25 @@ task_finish(struct lr_task *t, char *why, size_t n)
 		    duration_format(t->ttl_ms, b, sizeof(b)));
 		return -1;
 	}
+	if (t->one_server) {		/* the schedule, its zone and tolerance */
+		struct lr_schedule sched;
+		char msg[300];
+		int pos;
+		if (schedule_init(&sched, t->schedule, t->timezone, t->every_ms,
+		    t->slot_tolerance_ms, &pos, msg, sizeof(msg)) != 0) {
+			if (t->schedule && strncmp(msg, "slot_tolerance", 14) != 0)
+				snprintf(why, n, "schedule \"%s\": %s", t->schedule, msg);
+			else
+				snprintf(why, n, "%s", msg);
+			return -1;
+		}
+	}
 	if (t->min_hold_ms > 0 && !t->no_overlap) {
 		snprintf(why, n, "min_hold applies to the no-overlap lock, which is off");
 		return -1;
 	}
-	if (t->min_hold_ms > 0 && t->one_server && t->min_hold_ms > t->every_ms) {
+	if (t->min_hold_ms > 0 && t->one_server && !t->schedule &&
+	    t->min_hold_ms > t->every_ms) {
 		snprintf(why, n, "min_hold %s is longer than the slot (every %s)",
 		    duration_format(t->min_hold_ms, a, sizeof(a)),
 		    duration_format(t->every_ms, b, sizeof(b)));

@@ -30,6 +30,9 @@ struct lr_task {
 	long long	  wait_ms;	/* retry a held lock this long; 0: skip at once */
 	long long	  timeout_ms;	/* the command's maximum runtime; 0: none */
 	long long	  min_hold_ms;	/* keep the no-overlap key at least this long */
+	char		 *schedule;	/* cron expression: slots are its fire times */
+	char		 *timezone;	/* zone the schedule is read in; NULL: local */
+	long long	  slot_tolerance_ms;	/* a start this early still gets the slot */
 };
 
 /* Where and how to reach Redis; unset like a task's fields. The strings

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -74,7 +75,18 @@ status_of(int st)
 }
 
 static pid_t
+spawn_env(const char *const env[], const char *const args[], const char *out,
+    const char *err);
+
+static pid_t
 spawn(const char *const args[], const char *out, const char *err)
+{
+	return spawn_env(NULL, args, out, err);
+}
+
+static pid_t
+spawn_env(const char *const env[], const char *const args[], const char *out,
+    const char *err)
 {
 	const char *bin = getenv("LOCKRUN_BIN");
 	const char *argv[64] = { bin ? bin : "./lockrun" };
@@ -90,6 +102,8 @@ spawn(const char *const args[], const char *out, const char *err)
 		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(120);
+		for (size_t i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
 		execv(argv[0], (char *const *)argv);
 		_exit(121);
 	}
@@ -114,13 +128,19 @@ slurp(const char *path, char *buf, size_t n)
 void
 lr_run(struct result *res, const char *const args[])
 {
+	lr_run_env(res, NULL, args);
+}
+
+void
+lr_run_env(struct result *res, const char *const env[], const char *const args[])
+{
 	char out[256], err[256];
 	pid_t pid;
 	int st;
 
 	redis_path(&fx, "run.out", out, sizeof(out));
 	redis_path(&fx, "run.err", err, sizeof(err));
-	pid = spawn(args, out, err);
+	pid = spawn_env(env, args, out, err);
 	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 		;
 	res->status = status_of(st);
@@ -285,4 +305,33 @@ alive(pid_t pid)
 		state = '?';
 	fclose(fp);
 	return state != 'Z' && state != '?';
+}
+
+void
+faketime_env(const char *env[5], char buf[3][128], double unix_time)
+{
+	static const char *const libs[] = {
+		"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+		"/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+		"/usr/lib/faketime/libfaketime.so.1",
+	};
+	struct timespec now;
+	const char *lib = NULL;
+
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]) && !lib; i++)
+		if (access(libs[i], R_OK) == 0)
+			lib = libs[i];
+	cr_assert(lib != NULL, "libfaketime not found (apt-get install faketime)");
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(buf[0], 128, "LD_PRELOAD=%s", lib);
+	/* an offset from the real clock, so the faked one keeps running */
+	snprintf(buf[1], 128, "FAKETIME=%+.3f",
+	    unix_time - ((double)now.tv_sec + now.tv_nsec / 1e9));
+	/* ASan wants to be first in the library list; libfaketime is harmless */
+	snprintf(buf[2], 128, "ASAN_OPTIONS=verify_asan_link_order=0");
+	env[0] = buf[0];
+	env[1] = buf[1];
+	env[2] = buf[2];
+	env[3] = "FAKETIME_DONT_FAKE_MONOTONIC=1";
+	env[4] = NULL;
 }

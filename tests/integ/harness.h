@@ -25,6 +25,14 @@ struct result {
 void	lr_run(struct result *res, const char *const args[]);
 #define LR(res, ...) lr_run((res), (const char *const[]){ __VA_ARGS__, NULL })
 
+/* The same, with "NAME=value" strings added to lockrun's environment. */
+void	lr_run_env(struct result *res, const char *const env[], const char *const args[]);
+
+/* Environment that makes lockrun's wall clock read unix_time (seconds,
+ * with a fraction) when it starts, through libfaketime; the monotonic
+ * clock stays real. Fills env[5], NULL-terminated; buf holds the strings. */
+void	faketime_env(const char *env[5], char buf[3][128], double unix_time);
+
 /* Start lockrun in the background (stdout and stderr to files named by
  * its pid in fx.dir); lr_wait() reaps it and returns the exit status. */
 pid_t	lr_start(const char *const args[]);

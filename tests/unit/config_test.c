@@ -110,6 +110,16 @@ BAD(defaults_with_shell,
     "bad/defaults_with_shell.yaml:2:3: defaults cannot have shell (give it to a task)")
 BAD(on_lost_unknown,
     "bad/on_lost_unknown.yaml:2:12: defaults.on_lost: expected term or ignore, got \"panic\"")
+BAD(schedule_bad_day_name,
+    "bad/schedule_bad_day_name.yaml:4:23: tasks.t.schedule: field 5 (day of week): unknown name \"fry\"")
+BAD(schedule_hour_out_of_range,
+    "bad/schedule_hour_out_of_range.yaml:5:20: tasks.t.schedule: field 2 (hour): 25 is out of range 0-23")
+BAD(schedule_never_fires,
+    "bad/schedule_never_fires.yaml:4:16: tasks.t.schedule: never fires: no month in it has that day")
+BAD(timezone_unknown,
+    "bad/timezone_unknown.yaml:4:15: tasks.t.timezone: unknown time zone \"Europe/Atlantis\" (no zone file /usr/share/zoneinfo/Europe/Atlantis)")
+BAD(slot_tolerance_too_long,
+    "bad/slot_tolerance_too_long.yaml:2:3: tasks.t: slot_tolerance 30s must be under half the slot (1m)")
 
 Test(config, missing_file_names_it)
 {

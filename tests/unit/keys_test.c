@@ -7,6 +7,7 @@
 
 #include "keys.h"
 #include "schedule.h"
+#include "task.h"
 
 /* 2026-11-21T17:45:02Z */
 #define T_174502 ((time_t)1795283102)
@@ -21,12 +22,27 @@ Test(keys, stable_key_wraps_the_name_in_a_hash_tag)
 	cr_assert(eq(str, k.slot, ""), "no slot key without one-server");
 }
 
+static struct lr_schedule
+every(long long ms, long long tol)
+{
+	struct lr_schedule s;
+	char why[200];
+	int pos;
+
+	cr_assert(eq(int, schedule_init(&s, NULL, NULL, ms, tol, &pos, why, sizeof(why)), 0),
+	    "%s", why);
+	return s;
+}
+
+#define MS(t) ((long long)(t) * 1000)
+
 Test(keys, minute_slots_are_stamped_to_the_minute)
 {
 	struct lr_keys k;
-	time_t slot = schedule_slot_every(T_174502, 60000);
+	struct lr_schedule s = every(60000, 0);
+	time_t slot = schedule_slot(&s, MS(T_174502));
 
-	keys_build(&k, "lockrun:", "import", slot, 60000);
+	keys_build(&k, "lockrun:", "import", slot, schedule_stamp_ms(&s));
 	cr_assert(eq(str, k.slot, "lockrun:{import}:slot:20261121T1745Z"));
 	cr_assert(eq(str, k.slot_iso, "2026-11-21T17:45:00Z"));
 }
@@ -34,32 +50,59 @@ Test(keys, minute_slots_are_stamped_to_the_minute)
 Test(keys, sub_minute_slots_are_stamped_to_the_second)
 {
 	struct lr_keys k;
-	time_t slot = schedule_slot_every(T_174502, 15000);
+	struct lr_schedule s = every(15000, 0), t = every(1000, 0);
 
-	keys_build(&k, "p:", "fast", slot, 15000);
+	keys_build(&k, "p:", "fast", schedule_slot(&s, MS(T_174502)), 15000);
 	cr_assert(eq(str, k.slot, "p:{fast}:slot:20261121T174500Z"));
-	keys_build(&k, "p:", "fast", schedule_slot_every(T_174502, 1000), 1000);
+	keys_build(&k, "p:", "fast", schedule_slot(&t, MS(T_174502)), 1000);
 	cr_assert(eq(str, k.slot, "p:{fast}:slot:20261121T174502Z"));
 }
 
-Test(keys, slots_floor_to_their_period)
+Test(keys, fixed_slots_floor_now_plus_tolerance_to_their_period)
 {
-	cr_assert(eq(i64, (long long)schedule_slot_every(T_174502, 300000),
+	struct lr_schedule five = every(300000, 0), hour = every(3600000, 0);
+	struct lr_schedule early = every(60000, 5000);
+
+	cr_assert(eq(i64, (long long)schedule_slot(&five, MS(T_174502)),
 	    (long long)T_174502 - 2));			/* 17:45:00 */
-	cr_assert(eq(i64, (long long)schedule_slot_every(T_174502, 3600000),
+	cr_assert(eq(i64, (long long)schedule_slot(&hour, MS(T_174502)),
 	    (long long)T_174502 - 45 * 60 - 2));	/* 17:00:00 */
-	cr_assert(eq(i64, (long long)schedule_slot_every(-1, 60000), -60),
+	cr_assert(eq(i64, (long long)schedule_slot(&early, MS(T_174502 - 3) - 500),
+	    (long long)T_174502 - 2), "17:44:58.5 + 5s belongs to 17:45");
+	cr_assert(eq(i64, (long long)schedule_slot(&early, MS(T_174502 - 8)),
+	    (long long)T_174502 - 62), "17:44:54 + 5s is still 17:44");
+	cr_assert(eq(i64, (long long)schedule_slot(&five, -1000), -300),
 	    "floors before the epoch too");
 }
 
-Test(keys, slot_ttl_covers_the_slot_and_at_least_an_hour)
+Test(keys, default_tolerance_is_5s_or_a_quarter_of_short_periods)
 {
-	time_t slot = schedule_slot_every(T_174502, 60000);
+	cr_assert(eq(i64, every(60000, LR_UNSET).tolerance_ms, 5000));
+	cr_assert(eq(i64, every(2000, LR_UNSET).tolerance_ms, 500));
+}
 
-	cr_assert(eq(i64, schedule_slot_ttl_ms(T_174502, slot, 60000), 3600000));
-	slot = schedule_slot_every(T_174502, 86400000);	/* 00:00 that day */
-	cr_assert(eq(i64, schedule_slot_ttl_ms(T_174502, slot, 86400000),
-	    (86400LL - (17 * 3600 + 45 * 60 + 2)) * 1000), "until the slot ends");
+Test(keys, tolerance_must_be_under_half_the_slot)
+{
+	struct lr_schedule s;
+	char why[200];
+	int pos;
+
+	cr_assert(eq(int, schedule_init(&s, NULL, NULL, 10000, 5000, &pos, why,
+	    sizeof(why)), -1));
+	cr_assert(eq(str, why, "slot_tolerance 5s must be under half the slot (10s)"));
+}
+
+Test(keys, slot_ttl_lasts_until_the_next_slot_plus_tolerance)
+{
+	struct lr_schedule s = every(60000, 5000);
+	time_t slot = schedule_slot(&s, MS(T_174502));
+
+	/* taken at 17:45:02, next slot 17:46:00, plus 5s: 63s */
+	cr_assert(eq(i64, schedule_slot_ttl_ms(&s, MS(T_174502), slot), 63000));
+	s = every(86400000, 5000);
+	slot = schedule_slot(&s, MS(T_174502));	/* 00:00 that day */
+	cr_assert(eq(i64, schedule_slot_ttl_ms(&s, MS(T_174502), slot),
+	    (86400LL - (17 * 3600 + 45 * 60 + 2)) * 1000 + 5000));
 }
 
 Test(keys, names_may_not_break_the_hash_tag)

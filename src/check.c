@@ -1,0 +1,77 @@
+/* check.c -- print what a run would use: keys, lease, slot, fire times. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "duration.h"
+#include "keys.h"
+
+static char *
+iso(time_t t, char *buf, size_t n)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	return buf;
+}
+
+static void
+print_slots(FILE *fp, const struct lr_check *c, long long now_ms)
+{
+	const struct lr_schedule *s = c->sched;
+	time_t slot = schedule_slot(s, now_ms), t;
+	struct lr_keys k;
+	char a[64], b[64];
+	long long ttl;
+
+	if (s->has_cron)
+		fprintf(fp, "schedule    %s (%s), slot tolerance %s\n", c->t->schedule,
+		    s->cron.tz[0] ? s->cron.tz : "local time",
+		    duration_format(s->tolerance_ms, a, sizeof(a)));
+	else
+		fprintf(fp, "schedule    every %s from the epoch, slot tolerance %s\n",
+		    duration_format(s->every_ms, a, sizeof(a)),
+		    duration_format(s->tolerance_ms, b, sizeof(b)));
+	if (slot == (time_t)-1) {
+		fprintf(fp, "slot now    none: the schedule has no fire time in reach\n");
+		return;
+	}
+	keys_build(&k, c->prefix, c->name, slot, schedule_stamp_ms(s));
+	ttl = schedule_slot_ttl_ms(s, now_ms, slot);
+	fprintf(fp, "slot now    %s  key %s  ttl %s (%lldms)\n", iso(slot, a, sizeof(a)),
+	    k.slot, duration_format(ttl / 1000 * 1000, b, sizeof(b)), ttl);
+	t = (time_t)(now_ms / 1000);
+	for (int i = 0; i < 5 && (t = schedule_next(s, t)) != (time_t)-1; i++)
+		fprintf(fp, "%s%s\n", i == 0 ? "next        " : "            ",
+		    iso(t, a, sizeof(a)));
+}
+
+void
+check_print(FILE *fp, const struct lr_check *c, long long now_ms)
+{
+	struct lr_keys k;
+	char a[32], b[32];
+
+	keys_build(&k, c->prefix, c->name, (time_t)-1, 60000);
+	if (c->task)
+		fprintf(fp, "task        %s\n", c->task);
+	fprintf(fp, "command    ");
+	for (size_t i = 0; c->argv[i]; i++)
+		fprintf(fp, " %s", c->argv[i]);
+	fprintf(fp, "\n");
+	if (c->t->no_overlap) {
+		if (c->t->renew)
+			fprintf(fp, "no-overlap  %s  ttl %s, renewed every %s\n", k.stable,
+			    duration_format(c->t->ttl_ms, a, sizeof(a)),
+			    duration_format(c->t->ttl_ms / 3, b, sizeof(b)));
+		else
+			fprintf(fp, "no-overlap  %s  ttl %s, not renewed\n", k.stable,
+			    duration_format(c->t->ttl_ms, a, sizeof(a)));
+	}
+	fprintf(fp, "fencing     %s\n", k.fence);
+	if (c->t->one_server)
+		print_slots(fp, c, now_ms);
+}

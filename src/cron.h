@@ -1,0 +1,53 @@
+/* cron.h -- cron expressions as Vixie and Debian cron read them: parse the
+ * five fields, and find the fire times around an instant in a time zone. */
+#ifndef LR_CRON_H
+#define LR_CRON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct lr_cron {
+	uint64_t minute;	/* bit m set: minute m (0-59) */
+	uint32_t hour;		/* bits 0-23 */
+	uint32_t dom;		/* bits 1-31 */
+	uint16_t month;		/* bits 1-12 */
+	uint8_t  dow;		/* bits 0-6, Sunday = 0 (7 is read as 0) */
+	int	 dom_star;	/* day-of-month field began with '*' */
+	int	 dow_star;	/* day-of-week field began with '*' */
+	char	 tz[64];	/* IANA zone name, "" = the process's local zone */
+};
+
+/* Parse a 5-field cron expression ("30 9-17 * * mon-fri") or a shortcut
+ * (@hourly @daily @midnight @weekly @monthly @yearly @annually) into *c,
+ * which it fills whole: c->tz becomes "", so call cron_set_tz() after.
+ * Items are *, N, N-M, each with an optional /STEP; N/STEP means N to the
+ * field's end (day of week ends at 6). Months and days of the week may be
+ * written as three-letter English names, in any case.
+ * Returns 0, or -1 with *c untouched, why[n] set to one message and *pos
+ * to the 0-based byte offset in expr of the field or list item at fault
+ * (0 for whole-expression problems, such as a schedule that never fires).
+ * pos and why may be NULL. */
+int	cron_parse(const char *expr, struct lr_cron *c, int *pos, char *why,
+	    size_t n);
+
+/* Set the zone the fields are read in, as CRON_TZ does: an IANA name
+ * ("Europe/Berlin") naming a zone file under $TZDIR or, when that is unset
+ * or empty, /usr/share/zoneinfo. "" or NULL means the process's local zone.
+ * Returns 0, or -1 with why[n] set and c->tz untouched when tz is a path
+ * (absolute, or with ".."), too long, or not a zone file. */
+int	cron_set_tz(struct lr_cron *c, const char *tz, char *why, size_t n);
+
+/* The latest fire time <= t, or (time_t)-1 if there is none within 8
+ * years (or t is outside years 1-9999). A wall time skipped by a DST jump
+ * fires at the first instant after the jump; one that occurs twice fires
+ * twice. While they run, TZ is set to c->tz (unless that is ""), and put
+ * back before they return: not safe with other threads reading the
+ * environment or local time. */
+time_t	cron_prev(const struct lr_cron *c, time_t t);
+
+/* The earliest fire time > t, or (time_t)-1 if none within 8 years. As
+ * cron_prev() for DST and TZ. */
+time_t	cron_next(const struct lr_cron *c, time_t t);
+
+#endif

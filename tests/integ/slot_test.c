@@ -1,0 +1,176 @@
+/* slot_test.c -- one run per scheduled slot across servers whose clocks
+ * disagree: each lockrun gets its own clock from libfaketime. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(slot, .init = suite_setup, .fini = suite_teardown, .timeout = 30);
+
+#define T_1745 1795283100.0	/* 2026-11-21T17:45:00Z */
+#define T_DEC1_0400 1796097600.0	/* 2026-12-01T04:00:00Z */
+
+/* Start lockrun as a server whose clock reads at when it starts. */
+static void
+run_at(struct result *r, double at, const char *schedule, const char *tolerance,
+    const char *out)
+{
+	const char *env[5];
+	char buf[3][128], script[256];
+
+	faketime_env(env, buf, at);
+	snprintf(script, sizeof(script), "echo \"$LOCKRUN_SLOT\" >> %s", out);
+	lr_run_env(r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--schedule", schedule, "--timezone", "UTC", "--slot-tolerance", tolerance,
+	    "-k", "job", "-E", "75", "--", "sh", "-c", script, NULL });
+}
+
+static int
+slot_keys(void)
+{
+	redisReply *k = rcmd("KEYS lockrun:{job}:slot:*");
+	int n = (int)k->elements;
+
+	freeReplyObject(k);
+	return n;
+}
+
+static int
+slot_exists(const char *stamp)
+{
+	redisReply *k = rcmd("EXISTS lockrun:{job}:slot:%s", stamp);
+	int n = (int)k->integer;
+
+	freeReplyObject(k);
+	return n;
+}
+
+Test(slot, clocks_3s_apart_across_a_minute_boundary_run_once)
+{
+	const char *out = scratch("ran");
+	struct result a, b;
+
+	run_at(&a, T_1745 - 1.5, "* * * * *", "5s", out);	/* 17:44:58.5 */
+	run_at(&b, T_1745 + 1.5, "* * * * *", "5s", out);	/* 17:45:01.5 */
+	cr_assert(eq(int, a.status, 0), "%s", a.err);
+	cr_assert(eq(int, b.status, 75), "the second server skips");
+	cr_assert(eq(int, file_lines(out), 1));
+	cr_assert(eq(int, slot_exists("20261121T1745Z"), 1));
+	cr_assert(eq(int, slot_keys(), 1));
+}
+
+/* The same starts without tolerance split the slot, as Laravel's
+ * per-minute key does: the control that shows what tolerance buys. */
+Test(slot, without_tolerance_the_same_starts_run_twice)
+{
+	const char *out = scratch("ran");
+	struct result a, b;
+
+	run_at(&a, T_1745 - 1.5, "* * * * *", "0", out);
+	run_at(&b, T_1745 + 1.5, "* * * * *", "0", out);
+	cr_assert(eq(int, a.status, 0));
+	cr_assert(eq(int, b.status, 0));
+	cr_assert(eq(int, file_lines(out), 2));
+	cr_assert(eq(int, slot_exists("20261121T1744Z"), 1));
+	cr_assert(eq(int, slot_exists("20261121T1745Z"), 1));
+}
+
+/* Seed 000: one server boots and starts at :59.5, another at :00.2. */
+Test(slot, starts_at_59_5_and_00_2_run_once)
+{
+	const char *out = scratch("ran");
+	struct result a, b;
+
+	run_at(&a, T_1745 - 0.5, "* * * * *", "5s", out);
+	run_at(&b, T_1745 + 0.2, "* * * * *", "5s", out);
+	cr_assert(eq(int, a.status + b.status, 75), "one ran (0), one skipped (75)");
+	cr_assert(eq(int, file_lines(out), 1));
+	cr_assert(eq(int, slot_exists("20261121T1745Z"), 1));
+}
+
+Test(slot, a_start_40s_late_claims_its_own_slot)
+{
+	const char *out = scratch("ran");
+	struct result a, b;
+
+	run_at(&a, T_1745 - 60 + 40, "* * * * *", "5s", out);	/* 17:44:40 */
+	cr_assert(eq(int, a.status, 0), "%s", a.err);
+	cr_assert(eq(int, slot_exists("20261121T1744Z"), 1), "17:44's slot, not 17:45's");
+	run_at(&b, T_1745 + 0.1, "* * * * *", "5s", out);	/* 17:45's own run */
+	cr_assert(eq(int, b.status, 0), "17:45 still runs");
+	cr_assert(eq(int, file_lines(out), 2));
+}
+
+Test(slot, a_monthly_schedule_maps_a_start_2h_late_to_its_day)
+{
+	const char *out = scratch("ran");
+	struct result a, b;
+	redisReply *ttl;
+
+	run_at(&a, T_DEC1_0400 + 2 * 3600, "0 4 1 * *", "5s", out);	/* 06:00 */
+	cr_assert(eq(int, a.status, 0), "%s", a.err);
+	cr_assert(eq(int, slot_exists("20261201T0400Z"), 1));
+	ttl = rcmd("PTTL lockrun:{job}:slot:20261201T0400Z");
+	/* until 2027-01-01T04:00:05Z: 31 days less the 2h since the fire time */
+	cr_assert(ttl->integer > (31LL * 86400 - 2 * 3600) * 1000 - 5000 &&
+	    ttl->integer <= (31LL * 86400 - 2 * 3600 + 5) * 1000, "pttl %lld", ttl->integer);
+	freeReplyObject(ttl);
+	run_at(&b, T_DEC1_0400 + 20 * 3600, "0 4 1 * *", "5s", out);	/* 20h late */
+	cr_assert(eq(int, b.status, 75), "the same day's slot");
+	cr_assert(eq(int, file_lines(out), 1));
+}
+
+Test(slot, slot_key_lives_until_the_next_fire_time_plus_tolerance)
+{
+	const char *out = scratch("ran");
+	struct result a;
+	redisReply *ttl;
+
+	run_at(&a, T_1745 + 10, "*/15 * * * *", "5s", out);	/* 17:45:10 */
+	cr_assert(eq(int, a.status, 0), "%s", a.err);
+	ttl = rcmd("PTTL lockrun:{job}:slot:20261121T1745Z");
+	/* next fire 18:00:00, plus 5s, less 17:45:10: 14m55s (less startup) */
+	cr_assert(ttl->integer > 895000 - 3000 && ttl->integer <= 895000,
+	    "pttl %lld", ttl->integer);
+	freeReplyObject(ttl);
+}
+
+Test(slot, check_prints_the_slot_key_ttl_and_next_fire_times)
+{
+	const char *env[5];
+	char buf[3][128];
+	struct result r;
+	long ttl;
+
+	faketime_env(env, buf, T_1745 - 1.5);	/* 17:44:58.5 */
+	lr_run_env(&r, env, (const char *const[]){ "check", "--redis", fx.url,
+	    "--one-server", "--schedule", "*/15 * * * *", "--timezone", "UTC", "-k", "job",
+	    "--", "true", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	/* 17:44:58.5 + 5s tolerance: the 17:45 slot, whose key lives until
+	 * 18:00:05, 15m6.5s from now (less the time lockrun took to start) */
+	cr_assert(strstr(r.out, "slot now    2026-11-21T17:45:00Z  key "
+	    "lockrun:{job}:slot:20261121T1745Z  ttl 15m") != NULL, "%s", r.out);
+	ttl = strtol(strstr(strstr(r.out, "ttl 15m"), " (") + 2, NULL, 10);
+	cr_assert(ttl > 906500 - 2000 && ttl <= 906500, "ttl %ld", ttl);
+	cr_assert(strstr(r.out, "next        2026-11-21T17:45:00Z\n"
+	    "            2026-11-21T18:00:00Z\n            2026-11-21T18:15:00Z\n"
+	    "            2026-11-21T18:30:00Z\n            2026-11-21T18:45:00Z\n") != NULL,
+	    "%s", r.out);
+	cr_assert(strstr(r.out, "redis       127.0.0.1:") != NULL, "%s", r.out);
+	cr_assert(eq(int, slot_keys(), 0), "check takes nothing");
+}
+
+Test(slot, bad_schedule_on_the_command_line_is_64)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--one-server", "--schedule", "61 * * * *", "--", "true");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(strstr(r.err, "lockrun: schedule \"61 * * * *\": field 1 (minute)") != NULL,
+	    "%s", r.err);
+}
