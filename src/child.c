@@ -67,9 +67,9 @@ runnable(const char *path)
 }
 
 int
-child_find(const char *argv0, struct lr_err *e)
+child_find(const char *argv0, const char *path, struct lr_err *e)
 {
-	const char *path = getenv("PATH"), *p;
+	const char *p;
 	char buf[PATH_MAX];
 	int err, seen = ENOENT;
 
@@ -113,11 +113,15 @@ child_sleep(long long ms)
 
 /* In the forked child. Never returns. */
 static void
-child_exec(char *const argv[], int foreground, const struct lr_sigstate *saved,
-    pid_t parent)
+child_exec(char *const argv[], char *const env[], int foreground,
+    const struct lr_sigstate *saved, pid_t parent)
 {
 	int err;
 
+	/* (0) the task's environment: here, so it never changes lockrun's own
+	 * settings (TZ would move the schedule); the strings outlive exec */
+	for (size_t i = 0; env && env[i]; i++)
+		putenv(env[i]);
 	/* (1) give the command the signal state lockrun was started with */
 	sigaction(SIGPIPE, &saved->pipe, NULL);
 	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
@@ -139,8 +143,8 @@ child_exec(char *const argv[], int foreground, const struct lr_sigstate *saved,
 }
 
 int
-child_start(struct lr_child *ch, char *const argv[], int foreground,
-    const struct lr_sigstate *saved, struct lr_err *e)
+child_start(struct lr_child *ch, char *const argv[], char *const env[],
+    int foreground, const struct lr_sigstate *saved, struct lr_err *e)
 {
 	sigset_t set;
 	pid_t parent = getpid();
@@ -157,7 +161,7 @@ child_start(struct lr_child *ch, char *const argv[], int foreground,
 		return lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 	}
 	if (ch->pid == 0)
-		child_exec(argv, foreground, saved, parent);
+		child_exec(argv, env, foreground, saved, parent);
 	if (!foreground)
 		setpgid(ch->pid, ch->pid);	/* also here: no signal may beat the child's own call */
 	return 0;

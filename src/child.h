@@ -33,14 +33,17 @@ int	child_signal_pending(void);
  * signal (consumed), or 0 when the time ran out. */
 int	child_sleep(long long ms);
 
-/* Find argv0 as execvp(3) would. Returns 0, or -1 with e = 127 (not
- * found) or 126 (not executable). */
-int	child_find(const char *argv0, struct lr_err *e);
+/* Find argv0 as execvp(3) would with path as $PATH (NULL: execvp's
+ * default). Returns 0, or -1 with e = 127 (not found) or 126 (not
+ * executable). */
+int	child_find(const char *argv0, const char *path, struct lr_err *e);
 
-/* Fork and exec argv; the command leads its own process group unless
- * foreground. Returns 0, or -1 with e = EX_OSERR. */
-int	child_start(struct lr_child *ch, char *const argv[], int foreground,
-	    const struct lr_sigstate *saved, struct lr_err *e);
+/* Fork and exec argv with env ("NAME=value", NULL-terminated, may be
+ * NULL) added to its environment -- the command's alone, not lockrun's;
+ * the command leads its own process group unless foreground. Returns 0,
+ * or -1 with e = EX_OSERR. */
+int	child_start(struct lr_child *ch, char *const argv[], char *const env[],
+	    int foreground, const struct lr_sigstate *saved, struct lr_err *e);
 
 /* Handle what the signalfd has (call when it is readable): forward a
  * signal, or reap. Returns 1 once the command has ended, else 0. */

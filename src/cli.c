@@ -73,9 +73,12 @@ cli_usage(FILE *fp)
 	fputs(
 "usage: lockrun [options] -t task [-- command [arg ...]]\n"
 "       lockrun [options] [-k key] [--] command [arg ...]\n"
+"       lockrun check [options] [-t task | -- command [arg ...]]\n"
 "\n"
 "Run a command at most once at a time (--no-overlap, the default) and/or once\n"
 "per scheduled slot (--one-server) across all servers sharing one Redis.\n"
+"`lockrun check` validates, prints the keys, slot and fire times a run would\n"
+"use, and reaches Redis, without taking a lock.\n"
 "\n"
 "  -t, --task NAME          run task NAME from the config file\n"
 "  -k, --key NAME           lock name (default: the task name, else derived\n"

@@ -575,8 +575,10 @@ struct zone_day {
 
 /* The instants wall time w names, in order, into out; returns 1 or 2.
  * A wall time that occurs twice (the clock went back) names both, so it
- * fires twice, as in cron. One that does not occur (the clock jumped
- * over it) names the instant of the jump, so it fires just after it. */
+ * fires twice. (Vixie cron reruns only wildcard jobs then; for lockrun the
+ * second slot is harmless: nothing starts for it.) One that does not
+ * occur (the clock jumped over it) names the instant of the jump, so it
+ * fires just after it, as in cron. */
 static int
 wall_instants(struct zone_day *zd, long long w, long long out[2])
 {

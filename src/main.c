@@ -180,6 +180,7 @@ prepare_command(struct run *r, struct lr_err *e)
 {
 	struct lr_task *t = &r->t;
 	size_t n = strv_len(t->argv), k = 0;
+	const char *path = getenv("PATH");
 
 	if (n == 0)
 		return lr_errf(e, EX_USAGE, "no command (expected -t TASK or -- COMMAND [ARG...])");
@@ -202,14 +203,11 @@ prepare_command(struct run *r, struct lr_err *e)
 
 	if (t->cwd && chdir(t->cwd) != 0)
 		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
-	for (size_t i = 0; t->env && t->env[i]; i++) {
-		char *eq = strchr(t->env[i], '=');	/* task_add_env put one there */
-		*eq = '\0';
-		if (setenv(t->env[i], eq + 1, 1) != 0)
-			return lr_errf(e, EX_OSERR, "setenv: %s", strerror(errno));
-		*eq = '=';
-	}
-	return child_find(r->exec_argv[0], e);
+	/* the task's env is applied in the child; its PATH is the one exec uses */
+	for (size_t i = 0; t->env && t->env[i]; i++)
+		if (strncmp(t->env[i], "PATH=", 5) == 0)
+			path = t->env[i] + 5;
+	return child_find(r->exec_argv[0], path, e);
 }
 
 /* The wall clock, in Unix milliseconds: slots follow it. */
@@ -331,7 +329,8 @@ static int
 run_command(struct run *r, struct lr_conn *conn, struct lr_err *e)
 {
 	struct lr_supervise s = {
-		.argv = r->exec_argv, .foreground = r->cli.foreground, .sig = &r->sig,
+		.argv = r->exec_argv, .env = r->t.env, .foreground = r->cli.foreground,
+		.sig = &r->sig,
 		.conn = conn && r->t.renew ? conn : NULL, .lock = &r->lock,
 		.acquired_at = r->acquired_at, .kill_after_ms = r->t.kill_after_ms,
 		.timeout_ms = r->t.timeout_ms, .on_lost = r->t.on_lost,

@@ -196,7 +196,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 	l.lease.kill_after = s->kill_after_ms;
 	l.lease.confirmed = s->acquired_at;
 	l.next_renew = lease_renew_at(&l.lease);
-	if (child_start(&l.ch, s->argv, s->foreground, s->sig, e) != 0)
+	if (child_start(&l.ch, s->argv, s->env, s->foreground, s->sig, e) != 0)
 		return -1;
 	if (s->timeout_ms > 0)
 		l.timeout_at = mono_ms() + s->timeout_ms;

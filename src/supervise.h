@@ -10,6 +10,7 @@
 struct lr_supervise {
 	/* in */
 	char *const		 *argv;
+	char *const		 *env;		/* added to the command's environment */
 	int			  foreground;
 	const struct lr_sigstate *sig;
 	struct lr_conn		 *conn;		/* NULL: nothing to renew */

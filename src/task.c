@@ -118,7 +118,15 @@ strv_dup(char *const *v)
 int
 task_inherit(struct lr_task *dst, const struct lr_task *src)
 {
+	/* --every given nearer masks a schedule given further away, and the
+	 * other way round: the nearer level chose how slots are cut */
+	int every_near = dst->every_ms != LR_UNSET && dst->schedule == NULL;
+	int sched_near = dst->schedule != NULL;
+
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+		if ((every_near && options[i].off == offsetof(struct lr_task, schedule)) ||
+		    (sched_near && options[i].off == offsetof(struct lr_task, every_ms)))
+			continue;
 		char *d = (char *)dst + options[i].off;
 		const char *s = (const char *)src + options[i].off;
 		if (options[i].kind == K_DURATION) {
@@ -245,6 +253,31 @@ task_set(struct lr_task *t, const char *name, const char *text, char *why, size_
 	return 0;
 }
 
+/* The schedule, its zone and the tolerance, whenever given. */
+static int
+check_slots(const struct lr_task *t, char *why, size_t n)
+{
+	struct lr_schedule sched;
+	struct lr_cron zone;
+	char msg[300];
+	int pos;
+
+	if (t->timezone && cron_set_tz(&zone, t->timezone, msg, sizeof(msg)) != 0) {
+		snprintf(why, n, "timezone: %s", msg);
+		return -1;
+	}
+	if (!t->one_server && !t->schedule)
+		return 0;
+	if (schedule_init(&sched, t->schedule, t->timezone, t->every_ms,
+	    t->slot_tolerance_ms, &pos, msg, sizeof(msg)) == 0)
+		return 0;
+	if (t->schedule && strncmp(msg, "slot_tolerance", 14) != 0)
+		snprintf(why, n, "schedule \"%s\": %s", t->schedule, msg);
+	else
+		snprintf(why, n, "%s", msg);
+	return -1;
+}
+
 int
 task_finish(struct lr_task *t, char *why, size_t n)
 {
@@ -276,19 +309,8 @@ task_finish(struct lr_task *t, char *why, size_t n)
 		    duration_format(t->ttl_ms, b, sizeof(b)));
 		return -1;
 	}
-	if (t->one_server) {		/* the schedule, its zone and tolerance */
-		struct lr_schedule sched;
-		char msg[300];
-		int pos;
-		if (schedule_init(&sched, t->schedule, t->timezone, t->every_ms,
-		    t->slot_tolerance_ms, &pos, msg, sizeof(msg)) != 0) {
-			if (t->schedule && strncmp(msg, "slot_tolerance", 14) != 0)
-				snprintf(why, n, "schedule \"%s\": %s", t->schedule, msg);
-			else
-				snprintf(why, n, "%s", msg);
-			return -1;
-		}
-	}
+	if (check_slots(t, why, n) != 0)
+		return -1;
 	if (t->min_hold_ms > 0 && !t->no_overlap) {
 		snprintf(why, n, "min_hold applies to the no-overlap lock, which is off");
 		return -1;

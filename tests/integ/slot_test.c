@@ -174,3 +174,21 @@ Test(slot, bad_schedule_on_the_command_line_is_64)
 	cr_assert(strstr(r.err, "lockrun: schedule \"61 * * * *\": field 1 (minute)") != NULL,
 	    "%s", r.err);
 }
+
+/* The command's TZ is the command's: it must not move lockrun's own
+ * reading of the schedule (Kathmandu's hours start at :15 UTC). */
+Test(slot, the_commands_tz_does_not_move_the_schedule)
+{
+	const char *env[6];
+	char buf[3][128];
+	struct result r;
+
+	faketime_env(env, buf, T_1745 - 1.5);
+	env[4] = "TZ=UTC";		/* lockrun's own zone */
+	env[5] = NULL;
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--schedule", "0 * * * *", "-e", "TZ=Asia/Kathmandu", "-k", "tz", "--",
+	    "sh", "-c", "printf '%s %s' \"$LOCKRUN_SLOT\" \"$TZ\"", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(str, r.out, "2026-11-21T17:00:00Z Asia/Kathmandu"));
+}

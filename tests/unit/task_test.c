@@ -163,3 +163,44 @@ Test(task, wait_may_be_zero_but_timeout_may_not)
 	cr_assert(eq(str, why, "expected term or ignore, got \"panic\""));
 	task_free(&t);
 }
+
+Test(task, the_nearer_level_chooses_schedule_or_every)
+{
+	struct lr_task cli, task;
+	char why[200];
+
+	task_init(&cli);
+	task_init(&task);
+	task_set(&cli, "every", "5m", why, sizeof(why));
+	task_set(&task, "schedule", "0 4 * * *", why, sizeof(why));
+	cr_assert(eq(int, task_inherit(&cli, &task), 0));
+	cr_assert(eq(ptr, cli.schedule, NULL), "--every on the command line wins");
+	cr_assert(eq(i64, cli.every_ms, 300000));
+	task_free(&cli);
+
+	task_init(&cli);
+	task_set(&cli, "schedule", "*/5 * * * *", why, sizeof(why));
+	task_set(&task, "every", "1h", why, sizeof(why));
+	cr_assert(eq(int, task_inherit(&cli, &task), 0));
+	cr_assert(eq(str, cli.schedule, "*/5 * * * *"));
+	cr_assert(eq(i64, cli.every_ms, LR_UNSET), "the task's every is masked");
+	task_free(&cli);
+	task_free(&task);
+}
+
+Test(task, schedule_and_timezone_are_checked_without_one_server)
+{
+	struct lr_task t;
+	char why[300];
+
+	task_init(&t);
+	task_set(&t, "schedule", "garbage", why, sizeof(why));
+	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(int, strncmp(why, "schedule \"garbage\": ", 20), 0), "%s", why);
+	task_free(&t);
+	task_init(&t);
+	task_set(&t, "timezone", "Mars/Olympus", why, sizeof(why));
+	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(int, strncmp(why, "timezone: unknown time zone", 27), 0), "%s", why);
+	task_free(&t);
+}
