@@ -154,6 +154,7 @@ rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e)
 	int rc_;
 
 	rconn_close(rc);
+	cap_ms /= 2;		/* connect, then AUTH/SELECT: both within the cap */
 	if (cap_ms < 1)
 		cap_ms = 1;
 	rc_ = rconn_open(rc, rc->url, rc->password, connect_ms < cap_ms ? connect_ms : cap_ms,

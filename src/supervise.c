@@ -3,6 +3,7 @@
  * next thing due (renewal, retry, stop, SIGKILL, --timeout). */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -85,6 +86,7 @@ renew_send(struct loop *l, long long now)
 		renew_failed(l, now, &e);
 		return;
 	}
+	now = mono_ms();	/* after a reconnect, which may have taken a while */
 	l->in_flight = now;
 	l->reply_by = now + min2(s->conn->command_timeout_ms, l->lease.ttl / 3);
 }
@@ -173,7 +175,7 @@ due(struct loop *l, long long now)
 	}
 	if (now >= l->timeout_at && !l->s->timed_out) {
 		l->s->timed_out = 1;
-		lr_warn("--timeout reached; stopping the command");
+		fprintf(stderr, "lockrun: --timeout reached; stopping the command\n");
 		stop(l, now + l->s->kill_after_ms);
 	}
 	if (!l->s->timed_out)
@@ -183,6 +185,24 @@ due(struct loop *l, long long now)
 		l->kill_at = NEVER;
 	}
 	return l->stopping ? min2(next, l->kill_at) : next;
+}
+
+/* The command has ended with a renewal in flight: wait for its answer
+ * (until reply_by) rather than drop it, so that it cannot reach Redis after
+ * the release and put the key back. */
+static void
+finish_renewal(struct loop *l)
+{
+	while (l->in_flight >= 0) {
+		long long now = mono_ms();
+		struct pollfd pfd = { .fd = rconn_fd(l->s->conn), .events = POLLIN };
+
+		if (now >= l->reply_by || poll(&pfd, 1, (int)(l->reply_by - now)) <= 0) {
+			rconn_close(l->s->conn);	/* no answer: a new connection */
+			return;
+		}
+		renew_recv(l, mono_ms());
+	}
 }
 
 int
@@ -201,7 +221,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 	if (s->timeout_ms > 0)
 		l.timeout_at = mono_ms() + s->timeout_ms;
 	while (!ended) {
-		long long now = mono_ms(), next = due(&l, now);
+		long long next = due(&l, mono_ms()), now = mono_ms();	/* due() may block */
 		struct pollfd pfd[2] = {
 			{ .fd = l.ch.sfd, .events = POLLIN },
 			{ .fd = l.in_flight >= 0 ? rconn_fd(s->conn) : -1, .events = POLLIN },
@@ -216,8 +236,11 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 			ended = child_event(&l.ch);
 	}
 	child_close(&l.ch);
-	if (l.in_flight >= 0)		/* its answer would be read as the release's */
-		rconn_close(s->conn);
+	/* members of the command's group that outlived a stopped leader must
+	 * not outlive the lock either */
+	if (ended && l.stopping && !s->foreground)
+		kill(-l.ch.pid, SIGKILL);
+	finish_renewal(&l);
 	if (!ended)
 		return lr_errf(e, EX_OSERR, "poll: %s", "failed");
 	return s->timed_out ? LR_EXIT_TIMEOUT : l.ch.status;

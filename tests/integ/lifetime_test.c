@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -33,6 +34,15 @@ exists(const char *key)
 
 	freeReplyObject(r);
 	return v;
+}
+
+static long long
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 static void
@@ -80,6 +90,7 @@ Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
 	char script[256];
 	struct result r;
 	long child;
+	long long ttl;
 	pid_t lr;
 	int tries = 0;
 
@@ -89,7 +100,8 @@ Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
 	cr_assert(alive((pid_t)child));
 	kill(lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
-	cr_assert(pttl("lockrun:{k9}") <= 2000, "expires within one TTL");
+	ttl = pttl("lockrun:{k9}");
+	cr_assert(ttl > 0 && ttl <= 2000, "expires within one TTL: pttl %lld", ttl);
 	for (int i = 0; i < 500 && alive((pid_t)child); i++)
 		msleep(10);	/* bounded poll: /proc tells when it is gone */
 	cr_assert(eq(int, alive((pid_t)child), 0), "the child died with lockrun");
@@ -175,15 +187,23 @@ Test(lifetime, redis_stalled_past_the_ttl_child_is_dead_before_the_lease_ends)
 	char script[256], check[128], err[2048];
 	struct result r;
 	long child;
+	long long stopped, died;
 	pid_t lr;
 	int tries = 0;
 
 	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
 	lr = LR_START("--redis", fx.url, "-k", "stall", "--ttl", "2s", "--", "sh", "-c", script);
 	child = fifo_read_long(ready);
-	kill(fx.pid, SIGSTOP);
-	msleep(2500);		/* the stall itself: longer than the TTL */
+	stopped = mono_now();
+	kill(fx.pid, SIGSTOP);	/* the last renewal was sent before this */
+	while (alive((pid_t)child) && mono_now() - stopped < 2500)
+		msleep(5);	/* bounded poll on /proc while Redis is frozen */
+	died = mono_now() - stopped;
+	while (mono_now() - stopped < 2500)
+		msleep(50);	/* the stall itself: longer than the TTL */
 	kill(fx.pid, SIGCONT);
+	cr_assert(died < 2000, "the child was seen alive %lldms into a stall, past "
+	    "the 2s lease", died);
 	snprintf(check, sizeof(check), "kill -0 %ld 2>/dev/null && echo alive || echo gone",
 	    child);
 	do {
@@ -203,6 +223,8 @@ Test(lifetime, a_short_redis_stall_changes_nothing)
 	char script[256], err[2048];
 	pid_t lr;
 
+	long long before, after = 0;
+
 	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
 	lr = LR_START("--redis", fx.url, "-k", "hiccup", "--ttl", "3s", "--",
 	    "sh", "-c", script);
@@ -210,7 +232,10 @@ Test(lifetime, a_short_redis_stall_changes_nothing)
 	kill(fx.pid, SIGSTOP);
 	msleep(300);		/* the stall: a tenth of the TTL */
 	kill(fx.pid, SIGCONT);
-	msleep(1200);		/* let a renewal or two happen after it */
+	before = pttl("lockrun:{hiccup}");
+	for (int i = 0; i < 400 && (after = pttl("lockrun:{hiccup}")) <= before; i++)
+		msleep(10);	/* bounded poll: a renewal after the stall raises the TTL */
+	cr_assert(after > before, "renewed after the stall (pttl %lld -> %lld)", before, after);
 	fifo_write(go, "\n");
 	cr_assert(eq(int, lr_wait(lr), 0));
 	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),
@@ -305,4 +330,37 @@ Test(lifetime, refuses_a_kill_after_that_outlasts_the_lease)
 	cr_assert(eq(str, r.err, "lockrun: kill_after 2s must be at most a third of ttl 3s "
 	    "(a lost lock must be stopped before the lease ends)\n"
 	    "Try 'lockrun --help' for more information.\n"));
+}
+
+/* A stopped leader must not leave members of its group running after the
+ * lock is released: they get SIGKILL before the release. */
+Test(lifetime, timeout_kills_group_members_that_outlive_the_leader)
+{
+	const char *pidf = scratch("member");
+	char script[512];
+	struct result r;
+	long member = 0;
+	FILE *fp;
+
+	snprintf(script, sizeof(script), "trap 'exit 0' TERM; "
+	    "sh -c 'trap \"\" TERM; echo $$ > %s; exec sleep 60' & wait", pidf);
+	LR(&r, "--redis", fx.url, "-k", "grp", "--timeout", "300ms", "--kill-after", "1s",
+	    "--", "sh", "-c", script);
+	cr_assert(eq(int, r.status, 124));
+	fp = fopen(pidf, "r");
+	cr_assert(fp != NULL && fscanf(fp, "%ld", &member) == 1);
+	fclose(fp);
+	for (int i = 0; i < 200 && alive((pid_t)member); i++)
+		msleep(5);	/* bounded poll: it is not our child */
+	cr_assert(eq(int, alive((pid_t)member), 0), "the member ignoring TERM is gone");
+	cr_assert(eq(int, exists("lockrun:{grp}"), 0));
+}
+
+Test(lifetime, timeout_is_reported_even_with_quiet)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "-q", "-k", "tq", "--timeout", "200ms", "--", "sleep", "30");
+	cr_assert(eq(int, r.status, 124));
+	cr_assert(eq(str, r.err, "lockrun: --timeout reached; stopping the command\n"));
 }
