@@ -281,7 +281,7 @@ check_tasks(struct walk *w, const struct yt_node *tasks, struct lr_config *cfg)
 		task_init(&t);
 		rc = task_inherit(&t, &cfg->tasks[i]) != 0 ||
 		    task_inherit(&t, &cfg->defaults) != 0 ? -2 :
-		    task_finish(&t, why, sizeof(why));
+		    task_finish(&t, NULL, why, sizeof(why));
 		task_free(&t);
 		if (rc == -2)
 			return lr_errf(w->e, EX_OSERR, "out of memory");

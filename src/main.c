@@ -115,7 +115,6 @@ merge(struct run *r, struct lr_err *e)
 	const struct lr_task *task;
 	struct lr_task *t = &r->t;
 	char why[300];
-	int pos;
 
 	if (find_task(r, &task, e) != 0)
 		return -1;
@@ -131,11 +130,8 @@ merge(struct run *r, struct lr_err *e)
 	    task_inherit(t, &r->cfg.defaults) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	/* the config's own combinations were checked when it was loaded */
-	if (task_finish(t, why, sizeof(why)) != 0)
+	if (task_finish(t, &r->sched, why, sizeof(why)) != 0)
 		return lr_errf(e, EX_USAGE, "%s", why);
-	if (t->one_server && schedule_init(&r->sched, t->schedule, t->timezone,
-	    t->every_ms, t->slot_tolerance_ms, &pos, why, sizeof(why)) != 0)
-		return lr_errf(e, EX_SOFTWARE, "schedule: %s", why);	/* checked above */
 	return merge_redis(r, e);
 }
 
@@ -208,16 +204,6 @@ prepare_command(struct run *r, struct lr_err *e)
 		if (strncmp(t->env[i], "PATH=", 5) == 0)
 			path = t->env[i] + 5;
 	return child_find(r->exec_argv[0], path, e);
-}
-
-/* The wall clock, in Unix milliseconds: slots follow it. */
-static long long
-real_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* Connect and try once: one round trip. */

@@ -12,18 +12,21 @@ int
 schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
     long long every_ms, long long tolerance_ms, int *pos, char *why, size_t n)
 {
-	char a[32], b[32];
+	char a[32], b[32], msg[300];
 	long long limit;
 
 	memset(s, 0, sizeof(*s));
-	*pos = 0;
+	*pos = -1;		/* a fault outside the expression, unless set below */
 	s->every_ms = every_ms;
 	if (expr) {
 		if (cron_parse(expr, &s->cron, pos, why, n) != 0)
 			return -1;
 		s->has_cron = 1;
-		if (tz && cron_set_tz(&s->cron, tz, why, n) != 0)
-			return -1;
+		*pos = -1;
+	}
+	if (tz && cron_set_tz(&s->cron, tz, msg, sizeof(msg)) != 0) {
+		snprintf(why, n, "timezone: %s", msg);
+		return -1;
 	}
 	/* cron slots are at least a minute apart; fixed ones every_ms */
 	limit = s->has_cron ? 60000 : every_ms;

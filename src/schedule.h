@@ -21,8 +21,9 @@ struct lr_schedule {
 #define SCHEDULE_TOLERANCE_MS 5000
 
 /* Set s from a task's settings: expr (NULL: use every_ms), tz (NULL: the
- * local zone), tolerance_ms (LR_UNSET: the default). Returns 0, or -1 with
- * why, and *pos the byte offset of the fault in expr. */
+ * local zone; checked even without expr), tolerance_ms (LR_UNSET: the
+ * default). Returns 0, or -1 with why and *pos: the byte offset of the
+ * fault in expr, or -1 when the fault is not in expr (zone, tolerance). */
 int	schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
 	    long long every_ms, long long tolerance_ms, int *pos, char *why, size_t n);
 

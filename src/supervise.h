@@ -24,8 +24,10 @@ struct lr_supervise {
 	int			  lost;		/* another run took the key */
 };
 
-/* Milliseconds on the monotonic clock. */
+/* Milliseconds on the monotonic clock (leases), and Unix milliseconds on
+ * the wall clock (slots follow it). */
 long long mono_ms(void);
+long long real_ms(void);
 
 /* Start the command and wait for it, in one poll(2) loop without threads:
  * forward signals, renew the lease every ttl/3 (conn != NULL), stop the

@@ -253,25 +253,19 @@ task_set(struct lr_task *t, const char *name, const char *text, char *why, size_
 	return 0;
 }
 
-/* The schedule, its zone and the tolerance, whenever given. */
+/* The schedule, its zone and the tolerance, whenever given, into sched. */
 static int
-check_slots(const struct lr_task *t, char *why, size_t n)
+check_slots(const struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
 {
-	struct lr_schedule sched;
-	struct lr_cron zone;
 	char msg[300];
 	int pos;
 
-	if (t->timezone && cron_set_tz(&zone, t->timezone, msg, sizeof(msg)) != 0) {
-		snprintf(why, n, "timezone: %s", msg);
-		return -1;
-	}
-	if (!t->one_server && !t->schedule)
+	if (!t->one_server && !t->schedule && !t->timezone)
 		return 0;
-	if (schedule_init(&sched, t->schedule, t->timezone, t->every_ms,
+	if (schedule_init(sched, t->schedule, t->timezone, t->every_ms,
 	    t->slot_tolerance_ms, &pos, msg, sizeof(msg)) == 0)
 		return 0;
-	if (t->schedule && strncmp(msg, "slot_tolerance", 14) != 0)
+	if (pos >= 0)
 		snprintf(why, n, "schedule \"%s\": %s", t->schedule, msg);
 	else
 		snprintf(why, n, "%s", msg);
@@ -279,8 +273,9 @@ check_slots(const struct lr_task *t, char *why, size_t n)
 }
 
 int
-task_finish(struct lr_task *t, char *why, size_t n)
+task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
 {
+	struct lr_schedule unused;
 	char a[32], b[32];
 
 	/* no-overlap unless one-server is what was asked for: switching
@@ -309,7 +304,7 @@ task_finish(struct lr_task *t, char *why, size_t n)
 		    duration_format(t->ttl_ms, b, sizeof(b)));
 		return -1;
 	}
-	if (check_slots(t, why, n) != 0)
+	if (check_slots(t, sched ? sched : &unused, why, n) != 0)
 		return -1;
 	if (t->min_hold_ms > 0 && !t->no_overlap) {
 		snprintf(why, n, "min_hold applies to the no-overlap lock, which is off");

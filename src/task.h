@@ -63,11 +63,13 @@ int	task_inherit(struct lr_task *dst, const struct lr_task *src);
 int	task_set(struct lr_task *t, const char *name, const char *text,
 	    char *why, size_t n);
 
+struct lr_schedule;
+
 /* Complete a merged task: neither protection named means no-overlap;
- * an unset kill-after is min(10s, ttl/3). Then check the combination.
- * Returns 0, or -1 with why ("kill_after 20s must be at most a third of
- * ttl 30s"). */
-int	task_finish(struct lr_task *t, char *why, size_t n);
+ * an unset kill-after is min(10s, ttl/3). Then check the combination,
+ * filling sched (if not NULL) with the one-server slots. Returns 0, or -1
+ * with why ("kill_after 20s must be at most a third of ttl 30s"). */
+int	task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n);
 
 /* Append "NAME=value" to t->env. Returns 0, or -1 with why when NAME is
  * not a valid environment variable name. */

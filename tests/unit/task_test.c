@@ -99,7 +99,7 @@ Test(task, finish_defaults_to_no_overlap_and_a_short_kill_after)
 
 	task_init(&t);
 	task_set(&t, "ttl", "3s", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), 0), "%s", why);
+	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), 0), "%s", why);
 	cr_assert(eq(int, t.no_overlap, 1));
 	cr_assert(eq(int, t.one_server, 0));
 	cr_assert(eq(int, t.renew, 1));
@@ -114,7 +114,7 @@ Test(task, finish_keeps_no_overlap_when_one_server_is_switched_off)
 
 	task_init(&t);
 	task_set(&t, "one_server", "false", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), 0), "%s", why);
+	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), 0), "%s", why);
 	cr_assert(eq(int, t.no_overlap, 1), "never run with no lock by accident");
 	task_free(&t);
 }
@@ -127,7 +127,7 @@ Test(task, finish_refuses_bad_combinations)
 	task_init(&t);
 	task_set(&t, "no_overlap", "false", why, sizeof(why));
 	task_set(&t, "one_server", "false", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
 	cr_assert(eq(str, why, "no_overlap and one_server are both off: there is nothing "
 	    "to lock"));
 	task_free(&t);
@@ -137,14 +137,14 @@ Test(task, finish_refuses_bad_combinations)
 	task_set(&t, "no_overlap", "true", why, sizeof(why));
 	task_set(&t, "every", "1m", why, sizeof(why));
 	task_set(&t, "min_hold", "2m", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
 	cr_assert(eq(str, why, "min_hold 2m is longer than the slot (every 1m)"));
 	task_free(&t);
 
 	task_init(&t);
 	task_set(&t, "one_server", "true", why, sizeof(why));
 	task_set(&t, "min_hold", "10s", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
 	cr_assert(eq(str, why, "min_hold applies to the no-overlap lock, which is off"));
 	task_free(&t);
 }
@@ -195,12 +195,12 @@ Test(task, schedule_and_timezone_are_checked_without_one_server)
 
 	task_init(&t);
 	task_set(&t, "schedule", "garbage", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
 	cr_assert(eq(int, strncmp(why, "schedule \"garbage\": ", 20), 0), "%s", why);
 	task_free(&t);
 	task_init(&t);
 	task_set(&t, "timezone", "Mars/Olympus", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, why, sizeof(why)), -1));
+	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
 	cr_assert(eq(int, strncmp(why, "timezone: unknown time zone", 27), 0), "%s", why);
 	task_free(&t);
 }
