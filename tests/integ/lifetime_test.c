@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -34,15 +33,6 @@ exists(const char *key)
 
 	freeReplyObject(r);
 	return v;
-}
-
-static long long
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 static void
@@ -194,12 +184,12 @@ Test(lifetime, redis_stalled_past_the_ttl_child_is_dead_before_the_lease_ends)
 	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
 	lr = LR_START("--redis", fx.url, "-k", "stall", "--ttl", "2s", "--", "sh", "-c", script);
 	child = fifo_read_long(ready);
-	stopped = mono_now();
+	stopped = fixture_ms();
 	kill(fx.pid, SIGSTOP);	/* the last renewal was sent before this */
-	while (alive((pid_t)child) && mono_now() - stopped < 2500)
+	while (alive((pid_t)child) && fixture_ms() - stopped < 2500)
 		msleep(5);	/* bounded poll on /proc while Redis is frozen */
-	died = mono_now() - stopped;
-	while (mono_now() - stopped < 2500)
+	died = fixture_ms() - stopped;
+	while (fixture_ms() - stopped < 2500)
 		msleep(50);	/* the stall itself: longer than the TTL */
 	kill(fx.pid, SIGCONT);
 	cr_assert(died < 2000, "the child was seen alive %lldms into a stall, past "
@@ -278,8 +268,10 @@ Test(lifetime, wait_does_not_wait_for_a_slot_that_already_ran)
 	LR(&r, "--redis", fx.url, "-k", "ws", "--one-server", "--every", "1d", "--", "true");
 	cr_assert(eq(int, r.status, 0));
 	LR(&r, "--redis", fx.url, "-k", "ws", "--one-server", "--every", "1d",
-	    "--wait", "30s", "-E", "75", "--", "true");
-	cr_assert(eq(int, r.status, 75), "skipped at once (the suite would time out)");
+	    "--wait", "30s", "-E", "75", "-v", "--", "true");
+	cr_assert(eq(int, r.status, 75));
+	cr_assert(eq(ptr, strstr(r.err, "waiting"), NULL), "it waited: %s", r.err);
+	cr_assert(strstr(r.err, "skipped: slot") != NULL, "%s", r.err);
 }
 
 Test(lifetime, timeout_stops_the_child_exits_124_and_releases)

@@ -61,8 +61,8 @@ spawn_server(const struct redis_fixture *f, const char *const extra[])
 	_exit(127);
 }
 
-static long long
-now_ms(void)
+long long
+fixture_ms(void)
 {
 	struct timespec ts;
 
@@ -74,10 +74,10 @@ now_ms(void)
 static int
 wait_ready(const struct redis_fixture *f)
 {
-	long long deadline = now_ms() + 10000;
+	long long deadline = fixture_ms() + 10000;
 	struct timespec tick = { 0, 5 * 1000000 };
 
-	while (now_ms() < deadline) {
+	while (fixture_ms() < deadline) {
 		redisContext *c;
 		int st;
 

@@ -29,6 +29,9 @@ void	redis_stop(struct redis_fixture *f);
 /* A client on the unix socket (exits the process on failure). */
 redisContext *redis_client(const struct redis_fixture *f);
 
+/* Milliseconds on the monotonic clock, for deadlines in tests and tools. */
+long long fixture_ms(void);
+
 /* A path inside f->dir. */
 const char *redis_path(const struct redis_fixture *f, const char *name, char *buf,
 	    size_t n);
