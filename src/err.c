@@ -12,6 +12,7 @@ lr_errf(struct lr_err *e, int status, const char *fmt, ...)
 	if (e == NULL)
 		return -1;
 	e->status = status;
+	e->transport = 0;
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);

@@ -11,10 +11,12 @@
 struct lr_err {
 	int	status;		/* exit status main() should use */
 	char	msg[512];	/* one line, no "lockrun: " prefix, no newline */
+	int	transport;	/* Redis could not be reached or stopped answering;
+				 * 0 when it answered (a refusal, or not Redis) */
 };
 
 /* Fill e (if not NULL) and return -1, so callers can write
- * `return lr_errf(e, EX_CONFIG, "...")`. */
+ * `return lr_errf(e, EX_CONFIG, "...")`. Clears e->transport. */
 int	lr_errf(struct lr_err *e, int status, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 

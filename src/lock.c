@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,8 +12,37 @@
 
 #include <hiredis/hiredis.h>
 
+#include "lease.h"
 #include "lock.h"
+#include "rerr.h"
 #include "scripts.h"
+
+/* 16 random bytes that never block: getrandom(2) may block at early boot
+ * until the pool is ready, outside every timeout, so ask it not to; then
+ * /dev/urandom; then the clocks and the pid, which still make the id
+ * unique (it is an owner check, not a secret). */
+static void
+owner_bytes(unsigned char raw[16])
+{
+	struct timespec rt, mt;
+	unsigned long long a, b;
+	int fd;
+
+	if (getrandom(raw, 16, GRND_NONBLOCK) == 16)
+		return;
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		ssize_t got = read(fd, raw, 16);
+		close(fd);
+		if (got == 16)
+			return;
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	a = (unsigned long long)rt.tv_sec * 1000000000ULL + (unsigned long long)rt.tv_nsec;
+	b = ((unsigned long long)mt.tv_nsec << 32) ^ (unsigned long long)getpid();
+	memcpy(raw, &a, 8);
+	memcpy(raw + 8, &b, 8);
+}
 
 int
 lock_init(struct lr_lock *l, struct lr_err *e)
@@ -22,8 +52,8 @@ lock_init(struct lr_lock *l, struct lr_err *e)
 	struct timespec ts;
 	struct tm tm;
 
-	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-		return lr_errf(e, EX_OSERR, "getrandom: %s", strerror(errno));
+	(void)e;
+	owner_bytes(raw);
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(l->id + 2 * i, 3, "%02x", raw[i]);
 	if (uname(&un) != 0)
@@ -36,38 +66,70 @@ lock_init(struct lr_lock *l, struct lr_err *e)
 	return 0;
 }
 
+/* An error reply to what: one line, never flagged as a transport failure,
+ * so on_redis_error: run does not apply. Returns -1. */
+static int
+refused(const struct lr_conn *rc, const char *what, const char *reply, struct lr_err *e)
+{
+	char why[400];
+
+	rerr_classify(reply, why, sizeof(why));
+	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->where, what, why);
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 /* Run a script: EVALSHA sha nkeys args..., and if Redis answers NOSCRIPT
- * (restarted, or SCRIPT FLUSH), EVAL body once. Returns the reply, which
- * the caller frees, or NULL with e set. */
+ * (restarted, or SCRIPT FLUSH), EVAL body. A busy server is asked again
+ * on the same connection, with backoff, until the command timeout has
+ * passed since the first try. Returns the reply, which the caller frees,
+ * or NULL with e set. */
 static redisReply *
 script_call(struct lr_conn *rc, const char *what, const char *sha,
     const char *body, const char *nkeys, const char **args, int nargs,
     struct lr_err *e)
 {
 	const char *argv[12] = { "EVALSHA", sha, nkeys };
+	long long give_up = now_ms() + rc->command_timeout_ms;
 	redisReply *r;
+	char why[400];
 
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = args[i];
-	r = redisCommandArgv(rc->c, 3 + nargs, argv, NULL);
-	if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "NOSCRIPT", 8) == 0) {
+	for (int n = 0; ; n++) {
+		if ((r = redisCommandArgv(rc->c, 3 + nargs, argv, NULL)) == NULL) {
+			rconn_fail(rc, what, e);
+			return NULL;
+		}
+		if (r->type != REDIS_REPLY_ERROR)
+			return r;
+		switch (rerr_classify(r->str, why, sizeof(why))) {
+		case RERR_NOSCRIPT:
+			argv[0] = "EVAL";
+			argv[1] = body;
+			break;
+		case RERR_RETRY:
+			if (now_ms() < give_up) {
+				long long pause = backoff_delay(n, 0.5);
+				struct timespec ts = { pause / 1000, (pause % 1000) * 1000000 };
+				nanosleep(&ts, NULL);
+				break;
+			}
+			/* FALLTHROUGH */
+		case RERR_REFUSED:
+			refused(rc, what, r->str, e);
+			freeReplyObject(r);
+			return NULL;
+		}
 		freeReplyObject(r);
-		argv[0] = "EVAL";
-		argv[1] = body;
-		r = redisCommandArgv(rc->c, 3 + nargs, argv, NULL);
 	}
-	if (r == NULL) {
-		rconn_fail(rc, what, e);
-		return NULL;
-	}
-	if (r->type == REDIS_REPLY_ERROR) {
-		lr_errf(e, EX_UNAVAILABLE, "redis %s: %s refused: %s%s", rc->where,
-		    what, r->str, strncmp(r->str, "NOAUTH", 6) == 0 ?
-		    " (give a password: password_file or LOCKRUN_REDIS_PASSWORD)" : "");
-		freeReplyObject(r);
-		return NULL;
-	}
-	return r;
 }
 
 int
@@ -96,6 +158,7 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	if (code == 1) {
 		*out = LOCK_ACQUIRED;
 		l->token = r->element[1]->integer;
+		snprintf(l->token_s, sizeof(l->token_s), "%lld", l->token);
 		snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, l->token, l->owner);
 	} else {
 		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
@@ -112,11 +175,12 @@ renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 {
 	char ttl[24];
 	const char *argv[] = { eval ? "EVAL" : "EVALSHA",
-	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "1", l->keys.stable, l->value, ttl };
+	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "2", l->keys.stable, l->keys.fence,
+	    l->value, ttl, l->token_s };
 	int done = 0;
 
 	snprintf(ttl, sizeof(ttl), "%lld", l->ttl_ms);
-	if (redisAppendCommandArgv(rc->c, 6, argv, NULL) != REDIS_OK)
+	if (redisAppendCommandArgv(rc->c, 8, argv, NULL) != REDIS_OK)
 		return rconn_fail(rc, "renew", e);
 	while (!done)
 		if (redisBufferWrite(rc->c, &done) != REDIS_OK)
@@ -135,6 +199,9 @@ int
 lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
     struct lr_err *e)
 {
+	static const enum renew_outcome outcomes[] = {
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+	};
 	redisReply *r = NULL;
 	int rc_;
 
@@ -149,11 +216,11 @@ lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 		return renew_write(rc, l, 1, e);
 	}
 	if (r->type == REDIS_REPLY_ERROR)
-		rc_ = lr_errf(e, EX_UNAVAILABLE, "redis %s: renew refused: %s", rc->where, r->str);
-	else if (r->type != REDIS_REPLY_INTEGER)
+		rc_ = refused(rc, "renew", r->str, e);
+	else if (r->type != REDIS_REPLY_INTEGER || r->integer < 0 || r->integer > 3)
 		rc_ = lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->where);
 	else {
-		*out = r->integer == 1 ? RENEW_OK : r->integer == 2 ? RENEW_RETAKEN : RENEW_LOST;
+		*out = outcomes[r->integer];
 		rc_ = 1;
 	}
 	freeReplyObject(r);

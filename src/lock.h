@@ -16,6 +16,8 @@ enum renew_outcome {
 	RENEW_OK,		/* extended */
 	RENEW_RETAKEN,		/* the key had vanished; it is ours again */
 	RENEW_LOST,		/* another run holds the key */
+	RENEW_LOST_LATER,	/* the key had vanished and a later token was
+				 * drawn: another run took it and let it go */
 };
 
 struct lr_lock {
@@ -25,18 +27,21 @@ struct lr_lock {
 	char		id[33];		/* 128 random bits, hex: the owner check */
 	char		owner[300];	/* "host pid start", stored after id and token */
 	long long	token;		/* fencing token, once acquired */
+	char		token_s[24];	/* the same, in digits */
 	char		value[400];	/* what acquire stored: "id token owner" */
 	char		holder[512];	/* the holder's value, when skipped or lost */
 	int		renew_eval;	/* the renewal in flight was sent as EVAL */
 };
 
-/* Draw the owner id from getrandom(2) and describe this process. Returns
- * 0, or -1 with e = EX_OSERR. */
+/* Draw the owner id (getrandom(2) without blocking, else /dev/urandom,
+ * else the clocks and pid) and describe this process. Returns 0. */
 int	lock_init(struct lr_lock *l, struct lr_err *e);
 
 /* Decide in one round trip: check the stable key, check the slot key,
- * take what is asked for and draw a fencing token (acquire.lua).
- * Returns 0 with *out set, or -1 with e = EX_UNAVAILABLE. */
+ * take what is asked for and draw a fencing token (acquire.lua). A busy
+ * server (BUSY, LOADING, ...) is asked again until the command timeout.
+ * Returns 0 with *out set, or -1 with e = EX_UNAVAILABLE: e->transport
+ * set when Redis could not be reached, clear when it refused. */
 int	lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    struct lr_err *e);
 
@@ -46,7 +51,9 @@ int	lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
 
 /* Read what has arrived for the renewal in flight (call when the socket is
  * readable). Returns 1 with *out set, 0 when the answer is not complete
- * (or Redis lost the script and it was sent again in full), -1 with e. */
+ * (or Redis lost the script and it was sent again in full), -1 with e:
+ * e->transport set when the connection broke (close it), clear when Redis
+ * answered with an error (the connection is fine). */
 int	lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 	    struct lr_err *e);
 

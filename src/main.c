@@ -5,6 +5,7 @@
  * run, connect, acquire (one round trip), run the command, release (one
  * more), exit with the command's status. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,29 @@ struct run {
 	struct lr_lock		 lock;
 	struct lr_schedule	 sched;		/* the one-server slots */
 	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
+	int			 seen_held;	/* an acquire found the lock held by another */
 };
+
+/* Descriptors 0, 1 and 2 open, to /dev/null if they were closed (cron and
+ * supervisors start jobs with 2>&-): otherwise the next file or socket
+ * opened takes the number, and lockrun's messages, or the command's
+ * output, would be written into it -- the Redis protocol stream, say. */
+static void
+std_fds_open(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int nul;
+
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		if ((nul = open("/dev/null", O_RDWR)) == -1)
+			_exit(EX_OSERR);	/* no stderr to say it on */
+		if (nul != fd) {	/* a lower one was closed too: fill in order */
+			dup2(nul, fd);
+			close(nul);
+		}
+	}
+}
 
 static void
 run_free(struct run *r)
@@ -164,10 +187,21 @@ merge_redis(struct run *r, struct lr_err *e)
 static int
 resolve_redis(struct run *r, struct lr_err *e)
 {
-	if (rurl_parse(r->redis.url, &r->url, e) != 0)
+	const char *env_url = getenv("LOCKRUN_REDIS_URL");
+	struct lr_url u;
+
+	if (rurl_parse(r->redis.url, &r->url, e) != 0 ||
+	    rconn_password(r->cli.redis.password_file, r->cfg.redis.password_file,
+	    &r->url, r->password, sizeof(r->password), e) != 0)
 		return -1;
-	return rconn_password(r->cli.redis.password_file, r->cfg.redis.password_file,
-	    &r->url, r->password, sizeof(r->password), e);
+	/* the password is lockrun's, not the command's: keep it out of the
+	 * environment the command inherits (r->redis.url may point into it,
+	 * but it was parsed above) */
+	unsetenv("LOCKRUN_REDIS_PASSWORD");
+	if (env_url && rurl_parse(env_url, &u, NULL) == 0 && u.password[0] != '\0')
+		unsetenv("LOCKRUN_REDIS_URL");
+	explicit_bzero(&u, sizeof(u));
+	return 0;
 }
 
 /* Decide the lock name and the argv to exec; check it can run. */
@@ -252,6 +286,7 @@ acquire(struct run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 
 		if (acquire_once(r, out, e) != 0)
 			return -1;
+		r->seen_held |= *out == LOCK_HELD;
 		if (*out != LOCK_HELD || (left = deadline - mono_ms()) <= 0)
 			return 0;
 		if (n == 0)
@@ -284,15 +319,14 @@ export_env(struct run *r, int locked)
 }
 
 /* Release, reconnecting once if the connection went away while the
- * command ran; after a run with --min-hold, leave the key for the rest of
- * it. A
+ * command ran; with --min-hold, leave the key for the rest of it, whether
+ * the command ran or a signal stopped the run before it started. A
  * failure is a warning: the key expires by itself within the TTL. */
 static void
-release(struct run *r, int ran)
+release(struct run *r)
 {
 	struct lr_err e;
-	long long held = mono_ms() - r->acquired_at;
-	long long keep = ran ? r->t.min_hold_ms - held : 0;	/* hold only for a run */
+	long long keep = r->t.min_hold_ms - (mono_ms() - r->acquired_at);
 	int rc = -1;
 
 	for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
@@ -324,7 +358,7 @@ run_command(struct run *r, struct lr_conn *conn, struct lr_err *e)
 	int status = supervise(&s, e);
 
 	if (conn && !s.lost)
-		release(r, 1);
+		release(r);
 	return status;
 }
 
@@ -402,10 +436,11 @@ int
 main(int argc, char *argv[])
 {
 	struct run r;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 	enum lock_outcome out;
 	int status, sig;
 
+	std_fds_open();
 	memset(&r, 0, sizeof(r));
 	task_init(&r.t);
 	config_init(&r.cfg);
@@ -440,8 +475,16 @@ main(int argc, char *argv[])
 	}
 
 	if (acquire(&r, &out, &sig, &e) != 0) {
-		if (e.status != EX_UNAVAILABLE || r.t.on_redis_error != ON_REDIS_ERROR_RUN)
+		/* only when Redis cannot be reached at all: a refusal is an answer,
+		 * and a run that saw the lock held knows someone else runs */
+		if (!e.transport || r.t.on_redis_error != ON_REDIS_ERROR_RUN)
 			die(&r, &e);
+		if (r.seen_held) {
+			size_t len = strlen(e.msg);
+			snprintf(e.msg + len, sizeof(e.msg) - len, "; not running without "
+			    "a lock (on_redis_error: run), as this run saw it held by another");
+			die(&r, &e);
+		}
 		lr_warn("%s; running without a lock (on_redis_error: run)", e.msg);
 		rconn_close(&r.conn);
 		export_env(&r, 0);
@@ -463,7 +506,7 @@ main(int argc, char *argv[])
 	lr_info("acquired %s (token %lld)", r.t.no_overlap ? r.lock.keys.stable :
 	    r.lock.keys.slot, r.lock.token);
 	if (sig != 0) {		/* told to stop before the command started */
-		release(&r, 0);
+		release(&r);
 		run_free(&r);
 		return 128 + sig;
 	}

@@ -1,16 +1,26 @@
 /* rconn.c -- connect to Redis and make the connection ready for commands. */
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/un.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 
 #include "duration.h"
 #include "rconn.h"
+#include "rerr.h"
 
 /* The first line of path into buf. */
 static int
@@ -19,8 +29,15 @@ read_password_file(const char *path, char *buf, size_t n, struct lr_err *e)
 	FILE *fp = fopen(path, "r");
 	int err;
 
+	struct stat st;
+
 	if (fp == NULL)
 		return lr_errf(e, EX_CONFIG, "password_file %s: %s", path, strerror(errno));
+	if (fstat(fileno(fp), &st) == 0 && (st.st_mode & S_IRWXO) != 0) {
+		fclose(fp);
+		return lr_errf(e, EX_CONFIG, "password_file %s is open to other users "
+		    "(mode %04o); chmod o-rwx it", path, (unsigned)(st.st_mode & 07777));
+	}
 	if (fgets(buf, (int)n, fp) == NULL)
 		buf[0] = '\0';
 	err = ferror(fp);
@@ -64,6 +81,15 @@ tv_of(long long ms)
 	return tv;
 }
 
+/* e, marked as a failure to reach Redis. Returns -1. */
+static int
+unreachable(struct lr_err *e)
+{
+	if (e)
+		e->transport = 1;
+	return -1;
+}
+
 int
 rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e)
 {
@@ -73,10 +99,12 @@ rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e)
 	/* hiredis reports a read that hit SO_RCVTIMEO as EAGAIN's text */
 	if (rc->c && rc->c->err == REDIS_ERR_IO &&
 	    strstr(why, "temporarily unavailable") != NULL)
-		return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: no answer within %s",
+		lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: no answer within %s",
 		    rc->where, doing, duration_format(rc->command_timeout_ms, d, sizeof(d)));
-	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->where, doing,
-	    why[0] ? why : "connection lost");
+	else
+		lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->where, doing,
+		    why[0] ? why : "connection lost");
+	return unreachable(e);
 }
 
 /* Send AUTH and/or SELECT as one pipeline and check both replies. */
@@ -102,39 +130,112 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 
 		if (redisGetReply(rc->c, (void **)&r) != REDIS_OK)
 			return rconn_fail(rc, is_auth ? "AUTH" : "SELECT", e);
-		if (r->type == REDIS_REPLY_ERROR && rc_ == 0)
+		if (r->type == REDIS_REPLY_ERROR && rc_ == 0) {
+			char why[400];
+			rerr_classify(r->str, why, sizeof(why));
 			rc_ = is_auth ?
 			    lr_errf(e, EX_UNAVAILABLE, "redis %s: authentication refused: %s",
-				rc->where, r->str) :
+				rc->where, why) :
 			    lr_errf(e, EX_CONFIG, "redis %s: SELECT %d refused: %s",
-				rc->where, u->db, r->str);
+				rc->where, u->db, why);
+		}
 		freeReplyObject(r);
 	}
 	return rc_;
+}
+
+/* Fill rc->addr from the URL: a unix socket path, or the host's first
+ * IPv4 address, else its first IPv6 one (hiredis's order). */
+static int
+resolve(struct lr_conn *rc, struct lr_err *e)
+{
+	const struct lr_url *u = rc->url;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_family = AF_INET }, *ai;
+	char port[16];
+	int rv;
+
+	if (u->is_unix) {
+		struct sockaddr_un *sun = (struct sockaddr_un *)&rc->addr;
+		sun->sun_family = AF_UNIX;
+		snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", u->path);
+		rc->addrlen = sizeof(*sun);
+		return 0;
+	}
+	snprintf(port, sizeof(port), "%d", u->port);
+	if ((rv = getaddrinfo(u->host, port, &hints, &ai)) != 0) {
+		hints.ai_family = AF_INET6;
+		rv = getaddrinfo(u->host, port, &hints, &ai);
+	}
+	if (rv != 0) {
+		lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot resolve %s: %s", rc->where,
+		    u->host, gai_strerror(rv));
+		return unreachable(e);
+	}
+	memcpy(&rc->addr, ai->ai_addr, ai->ai_addrlen);
+	rc->addrlen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+/* A connected, blocking, close-on-exec socket to rc->addr within ms. */
+static int
+dial(struct lr_conn *rc, long long ms, struct lr_err *e)
+{
+	int family = rc->addr.ss_family, fd, err = 0, one = 1;
+	struct pollfd pfd;
+	socklen_t len = sizeof(err);
+	char d[32];
+
+	if ((fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1)
+		err = errno;
+	else if (connect(fd, (struct sockaddr *)&rc->addr, rc->addrlen) == -1) {
+		err = errno;
+		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		if (err == EINPROGRESS) {
+			int n = poll(&pfd, 1, (int)(ms < 1 ? 1 : ms));
+			err = n == 0 ? ETIMEDOUT : n < 0 ? errno :
+			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ? errno : err;
+		}
+	}
+	if (err == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1)
+		err = errno;
+	if (err != 0) {
+		if (fd >= 0)
+			close(fd);
+		if (err == ETIMEDOUT)
+			lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot connect: no answer within %s",
+			    rc->where, duration_format(ms, d, sizeof(d)));
+		else
+			lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot connect: %s", rc->where,
+			    strerror(err));
+		return unreachable(e);
+	}
+	if (family != AF_UNIX)		/* requests are small: send them at once */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
 }
 
 int
 rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
     long long connect_ms, long long command_ms, struct lr_err *e)
 {
-	int flags;
+	int fd;
 
 	rurl_where(u, rc->where, sizeof(rc->where));
+	if (rc->url != u)
+		rc->addrlen = 0;
 	rc->url = u;
 	rc->password = password;
 	rc->connect_timeout_ms = connect_ms;
 	rc->command_timeout_ms = command_ms;
-	rc->c = u->is_unix ?
-	    redisConnectUnixWithTimeout(u->path, tv_of(connect_ms)) :
-	    redisConnectWithTimeout(u->host, u->port, tv_of(connect_ms));
-	if (rc->c == NULL || rc->c->err) {
-		rconn_fail(rc, "cannot connect", e);
-		rconn_close(rc);
+	if (rc->addrlen == 0 && resolve(rc, e) != 0)
 		return -1;
+	if ((fd = dial(rc, connect_ms, e)) < 0)
+		return -1;
+	if ((rc->c = redisConnectFd(fd)) == NULL) {
+		close(fd);
+		return rconn_fail(rc, "cannot connect", e);
 	}
-	/* the command must not inherit the lock's connection */
-	if ((flags = fcntl(rc->c->fd, F_GETFD)) != -1)
-		fcntl(rc->c->fd, F_SETFD, flags | FD_CLOEXEC);
 	if (redisSetTimeout(rc->c, tv_of(command_ms)) != REDIS_OK) {
 		rconn_fail(rc, "cannot set timeouts", e);
 		rconn_close(rc);
@@ -178,8 +279,11 @@ rconn_ping(struct lr_conn *rc, struct lr_err *e)
 
 	if (r == NULL)
 		return rconn_fail(rc, "PING", e);
-	if (r->type == REDIS_REPLY_ERROR)
-		rc_ = lr_errf(e, EX_UNAVAILABLE, "redis %s: PING refused: %s", rc->where, r->str);
+	if (r->type == REDIS_REPLY_ERROR) {
+		char why[400];
+		rerr_classify(r->str, why, sizeof(why));
+		rc_ = lr_errf(e, EX_UNAVAILABLE, "redis %s: PING: %s", rc->where, why);
+	}
 	freeReplyObject(r);
 	return rc_;
 }

@@ -74,7 +74,9 @@ static void
 renew_failed(struct loop *l, long long now, const struct lr_err *e)
 {
 	snprintf(l->last_err, sizeof(l->last_err), "%s", e->msg);
-	rconn_close(l->s->conn);	/* an unanswered request poisons the stream */
+	/* an unanswered request poisons the stream; an error reply does not */
+	if (e->transport)
+		rconn_close(l->s->conn);
 	l->in_flight = -1;
 	l->next_renew = now + lease_retry_delay(&l->lease);
 }
@@ -117,12 +119,14 @@ renew_recv(struct loop *l, long long now)
 		renew_failed(l, now, &e);
 		return;
 	}
-	if (out == RENEW_LOST) {
+	if (out == RENEW_LOST || out == RENEW_LOST_LATER) {
 		/* someone else runs now: stop at once, not at the lease's end */
 		l->renewing = 0;
 		s->lost = 1;
-		fprintf(stderr, "lockrun: LOST LOCK %s: another run holds it now; %s\n",
-		    s->lock->keys.stable, s->on_lost == ON_LOST_TERM ?
+		fprintf(stderr, "lockrun: LOST LOCK %s: %s; %s\n", s->lock->keys.stable,
+		    out == RENEW_LOST ? "another run holds it now" :
+		    "it vanished and another run has taken it since",
+		    s->on_lost == ON_LOST_TERM ?
 		    "stopping the command (on_lost: term)" :
 		    "the command goes on unprotected (on_lost: ignore)");
 		if (s->on_lost == ON_LOST_TERM)
@@ -175,6 +179,7 @@ due(struct loop *l, long long now)
 			struct lr_err e;
 			lr_errf(&e, EX_UNAVAILABLE, "redis %s: renew: no answer within %lldms",
 			    l->s->conn->where, l->reply_by - l->in_flight);
+			e.transport = 1;
 			renew_failed(l, now, &e);
 		}
 		if (l->in_flight < 0 && now >= l->next_renew)

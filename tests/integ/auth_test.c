@@ -1,5 +1,6 @@
 /* auth_test.c -- a redis-server with requirepass: every way of giving the
  * password, and refusals. */
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,13 +51,40 @@ Test(auth, password_from_environment)
 	cr_assert(eq(str, r.out, "ran\n"));
 }
 
+/* A password file only its owner (and group) may read, as ssh wants of
+ * its keys. */
+static const char *
+password_file(const char *name, mode_t mode)
+{
+	const char *path = scratch(name);
+	FILE *fp = fopen(path, "w");
+
+	cr_assert(fp != NULL);
+	fputs("s3cret\n", fp);
+	fclose(fp);
+	cr_assert(chmod(path, mode) == 0);
+	return path;
+}
+
+Test(auth, password_file_open_to_others_is_refused)
+{
+	struct result r;
+	const char *path = password_file("pass-o", 0604);
+	char want[512];
+
+	LR(&r, "--redis", fx.url, "--password-file", path, "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 78));
+	cr_assert(eq(str, r.out, ""), "the command did not run");
+	snprintf(want, sizeof(want), "lockrun: password_file %s is open to other users "
+	    "(mode 0604); chmod o-rwx it\n", path);
+	cr_assert(eq(str, r.err, want));
+}
+
 Test(auth, password_from_file)
 {
 	struct result r;
-	FILE *fp = fopen(scratch("pass"), "w");
 
-	fputs("s3cret\n", fp);
-	fclose(fp);
+	password_file("pass", 0640);
 	LR(&r, "--redis", fx.url, "--password-file", scratch("pass"), "--", "echo", "ran");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "ran\n"));

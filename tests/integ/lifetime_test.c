@@ -104,19 +104,19 @@ Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
 Test(lifetime, a_deleted_key_is_taken_back_and_the_job_finishes)
 {
 	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], err[2048];
+	char script[256], err[2048], token[32];
 	redisReply *v;
 	pid_t lr;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	snprintf(script, sizeof(script), "echo $LOCKRUN_TOKEN > %s; read x < %s", ready, go);
 	lr = LR_START("--redis", fx.url, "-k", "del", "--ttl", "1s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	snprintf(token, sizeof(token), " %ld ", fifo_read_long(ready));
 	freeReplyObject(rcmd("DEL lockrun:{del}"));
 	for (int i = 0; i < 300 && !exists("lockrun:{del}"); i++)
 		msleep(10);	/* bounded poll: the next renewal puts it back */
 	v = rcmd("GET lockrun:{del}");
 	cr_assert(eq(int, v->type, REDIS_REPLY_STRING), "the key is back");
-	cr_assert(strstr(v->str, " 1 ") != NULL, "with this run's token: %s", v->str);
+	cr_assert(strstr(v->str, token) != NULL, "with this run's token%s: %s", token, v->str);
 	freeReplyObject(v);
 	fifo_write(go, "\n");
 	cr_assert(eq(int, lr_wait(lr), 0));

@@ -1,0 +1,23 @@
+/* rerr.h -- what a Redis error reply means for lockrun: the one place that
+ * tells a refusal from a busy server. Pure: no hiredis. */
+#ifndef LR_RERR_H
+#define LR_RERR_H
+
+#include <stddef.h>
+
+enum rerr_class {
+	RERR_REFUSED,	/* a well-formed request refused (replica, cluster node,
+			 * permission, wrong type, out of memory, ...): report
+			 * it; never a reason to run without the lock */
+	RERR_RETRY,	/* busy for now (BUSY, LOADING, TRYAGAIN, MASTERDOWN):
+			 * ask again on the same connection, within the deadline */
+	RERR_NOSCRIPT,	/* the script cache is empty: send the body */
+};
+
+/* Classify the error reply msg, as Redis sent it ("CODE text ..."), and
+ * write one line for the operator to why[n]: what is wrong, in words,
+ * then Redis's own text without the " script: <sha>, on @user_script:N."
+ * tail that Redis 7 appends to errors raised inside a script. */
+enum rerr_class rerr_classify(const char *msg, char *why, size_t n);
+
+#endif
