@@ -54,7 +54,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
 PURE = err duration keys rurl cron schedule task lease rerr
-CORE = $(PURE) yamltree config cli log rconn lock child supervise check
+CORE = $(PURE) yamltree config cli log rconn lock child guard supervise check
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 INTEG_SRCS = $(wildcard tests/integ/*.c)

@@ -14,16 +14,33 @@ struct lr_sigstate {
 	struct sigaction	pipe;		/* the inherited SIGPIPE action */
 };
 
-struct lr_child {
-	pid_t	pid;
-	int	sfd;		/* signalfd: SIGCHLD and the forwarded signals */
-	int	foreground;	/* the command stays in lockrun's process group */
-	int	status;		/* once ended: exit status, or 128+N */
+/* What to run, and how. */
+struct lr_child_spec {
+	char *const		 *argv;
+	char *const		 *env;		/* "NAME=value" added, may be NULL */
+	int			  foreground;	/* stay in lockrun's process group */
+	int			  kill_mode;	/* enum lr_kill_mode */
+	long long		  kill_after_ms;
+	const struct lr_sigstate *saved;
+	int			  close_fd;	/* lockrun's Redis socket, or -1 */
 };
 
-/* Block SIGCHLD and the forwarded signals (they are read from a signalfd,
- * so none can kill lockrun while it holds the lock) and ignore SIGPIPE
- * (a closed Redis socket is an error, not a death). Call first thing. */
+struct lr_child {
+	const struct lr_child_spec *spec;
+	pid_t	pid;		/* what lockrun waits for: the guard (kill_mode
+				 * tree) or the command itself (process) */
+	int	sfd;		/* signalfd: SIGCHLD and the forwarded signals */
+	int	ctl;		/* the guard's control pipe, or -1 */
+	int	status;		/* once ended: exit status, or 128+N */
+	int	guard_died;	/* the guard was killed by this signal */
+};
+
+/* Reset the forwarded signals to their default action (a job started with
+ * `&` inherits SIGINT and SIGQUIT ignored, and an ignored signal would
+ * never reach the signalfd) and block them with SIGCHLD, so they are read
+ * from a signalfd and none can kill lockrun while it holds the lock;
+ * ignore SIGPIPE (a closed Redis socket is an error, not a death). Call
+ * first thing. */
 int	child_signals_block(struct lr_sigstate *saved, struct lr_err *e);
 
 /* A forwarded signal that arrived before the command started, or 0. */
@@ -38,21 +55,32 @@ int	child_sleep(long long ms);
  * executable). */
 int	child_find(const char *argv0, const char *path, struct lr_err *e);
 
-/* Fork and exec argv with env ("NAME=value", NULL-terminated, may be
- * NULL) added to its environment -- the command's alone, not lockrun's;
- * the command leads its own process group unless foreground. Returns 0,
- * or -1 with e = EX_OSERR. */
-int	child_start(struct lr_child *ch, char *const argv[], char *const env[],
-	    int foreground, const struct lr_sigstate *saved, struct lr_err *e);
+/* Start the command of spec (which must outlive ch): through a guard
+ * process with kill_mode tree (guard.h), else directly. The command leads
+ * its own process group unless foreground. Returns 0, or -1 with
+ * e = EX_OSERR. */
+int	child_start(struct lr_child *ch, const struct lr_child_spec *spec,
+	    struct lr_err *e);
+
+/* In a forked child: set up and exec the command of spec; parent is the
+ * pid of the process that forked it. Never returns. */
+void	child_exec(const struct lr_child_spec *spec, pid_t parent)
+	    __attribute__((noreturn));
 
 /* Handle what the signalfd has (call when it is readable): forward a
- * signal, or reap. Returns 1 once the command has ended, else 0. */
+ * signal, or reap. Returns 1 once the command has ended (with kill_mode
+ * tree: once its whole tree has), else 0. */
 int	child_event(struct lr_child *ch);
 
-/* Send sig to the command (its whole group unless foreground). */
-void	child_kill(const struct lr_child *ch, int sig);
+/* Stop the command with sig: the whole tree (kill_mode tree) or the main
+ * process (process), with SIGCONT after it unless it is SIGKILL. */
+void	child_stop(const struct lr_child *ch, int sig);
 
-/* Close the signalfd. */
+/* kill_mode tree: should lockrun die, the guard kills the tree by at (on
+ * the monotonic clock, ms) -- the end of the lease as lockrun knows it. */
+void	child_deadline(const struct lr_child *ch, long long at);
+
+/* Close the signalfd and the control pipe. */
 void	child_close(struct lr_child *ch);
 
 #endif

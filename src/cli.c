@@ -23,6 +23,7 @@ enum {				/* long-only options */
 	OPT_FOREGROUND,
 	OPT_NO_RENEW,
 	OPT_ON_LOST,
+	OPT_KILL_MODE,
 	OPT_KILL_AFTER,
 	OPT_WAIT,
 	OPT_TIMEOUT,
@@ -55,6 +56,7 @@ static const struct option longopts[] = {
 	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
 	{ "no-renew",		no_argument,		NULL, OPT_NO_RENEW },
 	{ "on-lost",		required_argument,	NULL, OPT_ON_LOST },
+	{ "kill-mode",		required_argument,	NULL, OPT_KILL_MODE },
 	{ "kill-after",		required_argument,	NULL, OPT_KILL_AFTER },
 	{ "wait",		required_argument,	NULL, OPT_WAIT },
 	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
@@ -101,6 +103,9 @@ cli_usage(FILE *fp)
 "                           it: stop the command in time (default) or log\n"
 "      --kill-after DURATION  SIGTERM to SIGKILL when stopping the command\n"
 "                           (default and limit: the smaller of 10s, ttl/3)\n"
+"      --kill-mode tree|process  hold the lock until the command's whole\n"
+"                           process tree is gone, and stop all of it (default);\n"
+"                           or wait for and signal its main process only\n"
 "      --wait DURATION      wait this long for a held lock (default: skip)\n"
 "      --timeout DURATION   stop the command after this long; exit 124\n"
 "      --min-hold DURATION  keep the lock at least this long after taking it\n"
@@ -110,7 +115,7 @@ cli_usage(FILE *fp)
 "                           the config, redis://127.0.0.1:6379/0)\n"
 "      --password-file FILE read the Redis password from FILE\n"
 "      --connect-timeout DURATION, --command-timeout DURATION  (default 2s)\n"
-"      --on-redis-error fail|run  when Redis cannot be used (default fail)\n"
+"      --on-redis-error fail|run  when Redis cannot be reached (default fail)\n"
 "      --prefix STR         key prefix (default \"lockrun:\")\n"
 "  -C, --cwd DIR            run the command in DIR\n"
 "  -e, --env NAME=VALUE     add to the command's environment (repeatable)\n"
@@ -197,6 +202,7 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 		return set_opt(c, "--on-redis-error", "on_redis_error", arg, e);
 	case OPT_NO_RENEW: c->o.renew = 0; return 0;
 	case OPT_ON_LOST: return set_opt(c, "--on-lost", "on_lost", arg, e);
+	case OPT_KILL_MODE: return set_opt(c, "--kill-mode", "kill_mode", arg, e);
 	case OPT_KILL_AFTER: return set_opt(c, "--kill-after", "kill_after", arg, e);
 	case OPT_WAIT: return set_opt(c, "--wait", "wait", arg, e);
 	case OPT_TIMEOUT: return set_opt(c, "--timeout", "timeout", arg, e);

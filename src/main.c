@@ -349,10 +349,11 @@ static int
 run_command(struct run *r, struct lr_conn *conn, struct lr_err *e)
 {
 	struct lr_supervise s = {
-		.argv = r->exec_argv, .env = r->t.env, .foreground = r->cli.foreground,
-		.sig = &r->sig,
+		.run = { .argv = r->exec_argv, .env = r->t.env, .foreground = r->cli.foreground,
+		    .kill_mode = r->t.kill_mode, .kill_after_ms = r->t.kill_after_ms,
+		    .saved = &r->sig, .close_fd = -1 },
 		.conn = conn && r->t.renew ? conn : NULL, .lock = &r->lock,
-		.acquired_at = r->acquired_at, .kill_after_ms = r->t.kill_after_ms,
+		.acquired_at = r->acquired_at,
 		.timeout_ms = r->t.timeout_ms, .on_lost = r->t.on_lost,
 	};
 	int status = supervise(&s, e);

@@ -67,7 +67,7 @@ stop(struct loop *l, long long kill_at)
 	}
 	l->stopping = 1;
 	l->kill_at = kill_at;
-	child_kill(&l->ch, SIGTERM);
+	child_stop(&l->ch, SIGTERM);
 }
 
 static void
@@ -130,7 +130,7 @@ renew_recv(struct loop *l, long long now)
 		    "stopping the command (on_lost: term)" :
 		    "the command goes on unprotected (on_lost: ignore)");
 		if (s->on_lost == ON_LOST_TERM)
-			stop(l, now + s->kill_after_ms);
+			stop(l, now + s->run.kill_after_ms);
 		return;
 	}
 	if (out == RENEW_RETAKEN)
@@ -143,6 +143,7 @@ renew_recv(struct loop *l, long long now)
 	l->lease.confirmed = l->in_flight;
 	l->in_flight = -1;
 	l->next_renew = lease_renew_at(&l->lease);
+	child_deadline(&l->ch, lease_kill_at(&l->lease));
 }
 
 /* Redis has not confirmed the lease in time to be sure the command can
@@ -193,12 +194,12 @@ due(struct loop *l, long long now)
 	if (now >= l->timeout_at && !l->s->timed_out) {
 		l->s->timed_out = 1;
 		fprintf(stderr, "lockrun: --timeout reached; stopping the command\n");
-		stop(l, now + l->s->kill_after_ms);
+		stop(l, now + l->s->run.kill_after_ms);
 	}
 	if (!l->s->timed_out)
 		next = min2(next, l->timeout_at);
 	if (l->stopping && now >= l->kill_at) {
-		child_kill(&l->ch, SIGKILL);
+		child_stop(&l->ch, SIGKILL);
 		l->kill_at = NEVER;
 	}
 	return l->stopping ? min2(next, l->kill_at) : next;
@@ -230,11 +231,14 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 
 	l.renewing = s->conn != NULL && s->lock != NULL && s->lock->ttl_ms > 0;
 	l.lease.ttl = s->lock ? s->lock->ttl_ms : 0;
-	l.lease.kill_after = s->kill_after_ms;
+	l.lease.kill_after = s->run.kill_after_ms;
 	l.lease.confirmed = s->acquired_at;
 	l.next_renew = lease_renew_at(&l.lease);
-	if (child_start(&l.ch, s->argv, s->env, s->foreground, s->sig, e) != 0)
+	s->run.close_fd = s->conn ? rconn_fd(s->conn) : -1;
+	if (child_start(&l.ch, &s->run, e) != 0)
 		return -1;
+	if (l.renewing)
+		child_deadline(&l.ch, lease_kill_at(&l.lease));
 	if (s->timeout_ms > 0)
 		l.timeout_at = mono_ms() + s->timeout_ms;
 	while (!ended) {
@@ -253,10 +257,9 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 			ended = child_event(&l.ch);
 	}
 	child_close(&l.ch);
-	/* members of the command's group that outlived a stopped leader must
-	 * not outlive the lock either */
-	if (ended && l.stopping && !s->foreground)
-		kill(-l.ch.pid, SIGKILL);
+	if (l.ch.guard_died)
+		fprintf(stderr, "lockrun: the guard process was killed by signal %d; "
+		    "killed what was left of the command\n", l.ch.guard_died);
 	finish_renewal(&l);
 	if (!ended)
 		return lr_errf(e, EX_OSERR, "poll: %s", "failed");

@@ -9,14 +9,10 @@
 
 struct lr_supervise {
 	/* in */
-	char *const		 *argv;
-	char *const		 *env;		/* added to the command's environment */
-	int			  foreground;
-	const struct lr_sigstate *sig;
+	struct lr_child_spec	  run;		/* the command; run.close_fd is set here */
 	struct lr_conn		 *conn;		/* NULL: nothing to renew */
 	struct lr_lock		 *lock;
 	long long		  acquired_at;	/* mono_ms() when the acquire was sent */
-	long long		  kill_after_ms;
 	long long		  timeout_ms;	/* 0: none */
 	int			  on_lost;	/* enum lr_on_lost */
 	/* out */
@@ -29,12 +25,13 @@ struct lr_supervise {
 long long mono_ms(void);
 long long real_ms(void);
 
-/* Start the command and wait for it, in one poll(2) loop without threads:
- * forward signals, renew the lease every ttl/3 (conn != NULL), stop the
- * command when the lock is lost or the lease runs out unconfirmed
- * (on_lost: term) or --timeout passes, and reap it. Returns the exit
- * status for lockrun (the command's, 128+N, or 124 on timeout), or -1 with
- * e when the command could not be started. */
+/* Start the command and wait for it (with kill_mode tree, for its whole
+ * process tree), in one poll(2) loop without threads: forward signals,
+ * renew the lease every ttl/3 (conn != NULL), stop the command when the
+ * lock is lost or the lease runs out unconfirmed (on_lost: term) or
+ * --timeout passes, and reap it. Returns the exit status for lockrun (the
+ * command's, 128+N, or 124 on timeout), or -1 with e when the command
+ * could not be started. */
 int	supervise(struct lr_supervise *s, struct lr_err *e);
 
 #endif

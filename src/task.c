@@ -8,7 +8,12 @@
 #include "schedule.h"
 #include "task.h"
 
-enum kind { K_BOOL, K_DURATION, K_EXIT, K_STRING, K_ON_REDIS_ERROR, K_ON_LOST };
+enum kind { K_BOOL, K_DURATION, K_EXIT, K_STRING, K_CHOICE };
+
+/* The words of a K_CHOICE option, in the order of its enum's values. */
+static const char *const on_redis_error_words[] = { "fail", "run", NULL };
+static const char *const on_lost_words[] = { "term", "ignore", NULL };
+static const char *const kill_mode_words[] = { "tree", "process", NULL };
 
 static const struct option_def {
 	const char	*name;
@@ -16,24 +21,29 @@ static const struct option_def {
 	size_t		 off;
 	long long	 min_ms;	/* K_DURATION: smallest accepted; 0 allows "0" */
 	int		 whole_s;	/* K_DURATION: whole seconds only */
+	const char *const *words;	/* K_CHOICE */
 } options[] = {
-	{ "shell",		K_BOOL,		offsetof(struct lr_task, shell), 0, 0 },
-	{ "one_server",		K_BOOL,		offsetof(struct lr_task, one_server), 0, 0 },
-	{ "no_overlap",		K_BOOL,		offsetof(struct lr_task, no_overlap), 0, 0 },
-	{ "ttl",		K_DURATION,	offsetof(struct lr_task, ttl_ms), 1000, 0 },
-	{ "every",		K_DURATION,	offsetof(struct lr_task, every_ms), 1000, 1 },
-	{ "conflict_exit",	K_EXIT,		offsetof(struct lr_task, conflict_exit), 0, 0 },
-	{ "cwd",		K_STRING,	offsetof(struct lr_task, cwd), 0, 0 },
-	{ "on_redis_error",	K_ON_REDIS_ERROR, offsetof(struct lr_task, on_redis_error), 0, 0 },
-	{ "renew",		K_BOOL,		offsetof(struct lr_task, renew), 0, 0 },
-	{ "on_lost",		K_ON_LOST,	offsetof(struct lr_task, on_lost), 0, 0 },
-	{ "kill_after",		K_DURATION,	offsetof(struct lr_task, kill_after_ms), 1, 0 },
-	{ "wait",		K_DURATION,	offsetof(struct lr_task, wait_ms), 0, 0 },
-	{ "timeout",		K_DURATION,	offsetof(struct lr_task, timeout_ms), 1, 0 },
-	{ "min_hold",		K_DURATION,	offsetof(struct lr_task, min_hold_ms), 1, 0 },
-	{ "schedule",		K_STRING,	offsetof(struct lr_task, schedule), 0, 0 },
-	{ "timezone",		K_STRING,	offsetof(struct lr_task, timezone), 0, 0 },
-	{ "slot_tolerance",	K_DURATION,	offsetof(struct lr_task, slot_tolerance_ms), 0, 0 },
+	{ "shell",		K_BOOL,		offsetof(struct lr_task, shell), 0, 0, NULL },
+	{ "one_server",		K_BOOL,		offsetof(struct lr_task, one_server), 0, 0, NULL },
+	{ "no_overlap",		K_BOOL,		offsetof(struct lr_task, no_overlap), 0, 0, NULL },
+	{ "ttl",		K_DURATION,	offsetof(struct lr_task, ttl_ms), 1000, 0, NULL },
+	{ "every",		K_DURATION,	offsetof(struct lr_task, every_ms), 1000, 1, NULL },
+	{ "conflict_exit",	K_EXIT,		offsetof(struct lr_task, conflict_exit), 0, 0, NULL },
+	{ "cwd",		K_STRING,	offsetof(struct lr_task, cwd), 0, 0, NULL },
+	{ "on_redis_error",	K_CHOICE,	offsetof(struct lr_task, on_redis_error), 0, 0,
+	    on_redis_error_words },
+	{ "renew",		K_BOOL,		offsetof(struct lr_task, renew), 0, 0, NULL },
+	{ "on_lost",		K_CHOICE,	offsetof(struct lr_task, on_lost), 0, 0,
+	    on_lost_words },
+	{ "kill_mode",		K_CHOICE,	offsetof(struct lr_task, kill_mode), 0, 0,
+	    kill_mode_words },
+	{ "kill_after",		K_DURATION,	offsetof(struct lr_task, kill_after_ms), 1, 0, NULL },
+	{ "wait",		K_DURATION,	offsetof(struct lr_task, wait_ms), 0, 0, NULL },
+	{ "timeout",		K_DURATION,	offsetof(struct lr_task, timeout_ms), 1, 0, NULL },
+	{ "min_hold",		K_DURATION,	offsetof(struct lr_task, min_hold_ms), 1, 0, NULL },
+	{ "schedule",		K_STRING,	offsetof(struct lr_task, schedule), 0, 0, NULL },
+	{ "timezone",		K_STRING,	offsetof(struct lr_task, timezone), 0, 0, NULL },
+	{ "slot_tolerance",	K_DURATION,	offsetof(struct lr_task, slot_tolerance_ms), 0, 0, NULL },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -42,7 +52,8 @@ const struct lr_task task_builtin = {
 	.shell = 0, .one_server = 0, .no_overlap = 0,
 	.ttl_ms = 30000, .every_ms = 60000,
 	.conflict_exit = 0, .on_redis_error = ON_REDIS_ERROR_FAIL,
-	.renew = 1, .on_lost = ON_LOST_TERM, .kill_after_ms = LR_UNSET,
+	.renew = 1, .on_lost = ON_LOST_TERM, .kill_mode = KILL_MODE_TREE,
+	.kill_after_ms = LR_UNSET,
 	.wait_ms = 0, .timeout_ms = 0, .min_hold_ms = 0,
 	.slot_tolerance_ms = LR_UNSET,	/* depends on the schedule: schedule.c */
 };
@@ -54,7 +65,7 @@ task_init(struct lr_task *t)
 	t->shell = t->one_server = t->no_overlap = LR_UNSET;
 	t->ttl_ms = t->every_ms = LR_UNSET;
 	t->conflict_exit = t->on_redis_error = LR_UNSET;
-	t->renew = t->on_lost = LR_UNSET;
+	t->renew = t->on_lost = t->kill_mode = LR_UNSET;
 	t->kill_after_ms = t->wait_ms = t->timeout_ms = t->min_hold_ms = LR_UNSET;
 	t->slot_tolerance_ms = LR_UNSET;
 }
@@ -205,6 +216,26 @@ set_exit(int *dst, const char *text, char *why, size_t n)
 	return 1;
 }
 
+/* One of words: its index into dst. */
+static int
+set_choice(const char *const *words, int *dst, const char *text, char *why, size_t n)
+{
+	size_t len = 0;
+
+	for (int i = 0; words[i]; i++)
+		if (strcmp(words[i], text) == 0) {
+			*dst = i;
+			return 1;
+		}
+	len = (size_t)snprintf(why, n, "expected %s", words[0]);
+	for (int i = 1; words[i] && len < n; i++)
+		len += (size_t)snprintf(why + len, n - len, "%s%s", words[i + 1] ? ", " : " or ",
+		    words[i]);
+	if (len < n)
+		snprintf(why + len, n - len, ", got \"%s\"", text);
+	return -1;
+}
+
 int
 task_set(struct lr_task *t, const char *name, const char *text, char *why, size_t n)
 {
@@ -235,20 +266,8 @@ task_set(struct lr_task *t, const char *name, const char *text, char *why, size_
 			return -1;
 		}
 		return 1;
-	case K_ON_REDIS_ERROR:
-		if (strcmp(text, "fail") == 0 || strcmp(text, "run") == 0) {
-			*(int *)dst = text[0] == 'f' ? ON_REDIS_ERROR_FAIL : ON_REDIS_ERROR_RUN;
-			return 1;
-		}
-		snprintf(why, n, "expected fail or run, got \"%s\"", text);
-		return -1;
-	case K_ON_LOST:
-		if (strcmp(text, "term") == 0 || strcmp(text, "ignore") == 0) {
-			*(int *)dst = text[0] == 't' ? ON_LOST_TERM : ON_LOST_IGNORE;
-			return 1;
-		}
-		snprintf(why, n, "expected term or ignore, got \"%s\"", text);
-		return -1;
+	case K_CHOICE:
+		return set_choice(o->words, (int *)dst, text, why, n);
 	}
 	return 0;
 }

@@ -9,6 +9,9 @@
 
 enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
 enum lr_on_lost { ON_LOST_TERM, ON_LOST_IGNORE };
+/* What lockrun stops and waits for (systemd's KillMode): the command's whole
+ * process tree, detached descendants included, or its main process only. */
+enum lr_kill_mode { KILL_MODE_TREE, KILL_MODE_PROCESS };
 
 /* Every scalar starts LR_UNSET and every pointer NULL; task_inherit()
  * fills what is unset. A task owns all its strings. */
@@ -26,6 +29,7 @@ struct lr_task {
 	int		  on_redis_error;
 	int		  renew;	/* extend the no-overlap key while the command runs */
 	int		  on_lost;	/* enum lr_on_lost */
+	int		  kill_mode;	/* enum lr_kill_mode */
 	long long	  kill_after_ms;	/* SIGTERM to SIGKILL when stopping */
 	long long	  wait_ms;	/* retry a held lock this long; 0: skip at once */
 	long long	  timeout_ms;	/* the command's maximum runtime; 0: none */

@@ -11,7 +11,7 @@ Test(cli, stops_at_the_command)
 {
 	char **v = ARGV("-k", "import", "--ttl", "1m", "--", "import", "-v", "--all");
 	struct lr_cli c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, cli_parse(8, v, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, (char *)c.key, "import"));
@@ -26,7 +26,7 @@ Test(cli, command_without_dashes_also_stops_options)
 {
 	char **v = ARGV("--one-server", "echo", "-q");
 	struct lr_cli c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, cli_parse(3, v, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(int, c.o.one_server, 1));
@@ -40,7 +40,7 @@ static void
 usage_error(int argc, char **argv, const char *msg)
 {
 	struct lr_cli c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, cli_parse(argc, argv, &c, &e), -1));
 	cr_assert(eq(int, e.status, 64));
@@ -72,7 +72,7 @@ Test(cli, collects_env_in_order)
 {
 	char **v = ARGV("-e", "A=1", "--env", "B=x=y", "true");
 	struct lr_cli c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, cli_parse(5, v, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, c.o.env[0], "A=1"));

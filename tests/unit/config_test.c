@@ -14,7 +14,7 @@
 	Test(config_bad, name)						\
 	{								\
 		struct lr_config c;					\
-		struct lr_err e = { 0, "" };				\
+		struct lr_err e = { 0, "", 0 };				\
 		int rc = config_load("bad/" #name ".yaml", &c, &e);	\
 		config_free(&c);					\
 		cr_assert(eq(int, rc, -1));				\
@@ -124,7 +124,7 @@ BAD(slot_tolerance_too_long,
 Test(config, missing_file_names_it)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("no-such.yaml", &c, &e), -1));
 	cr_assert(eq(int, e.status, 78));
@@ -135,7 +135,7 @@ Test(config, missing_file_names_it)
 Test(config, empty_file_is_an_empty_config)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/empty.yaml", &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(sz, c.ntasks, 0));
@@ -146,7 +146,7 @@ Test(config, empty_file_is_an_empty_config)
 Test(config, full_file_loads_every_field)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 	const struct lr_task *t, *s;
 
 	cr_assert(eq(int, config_load("good/full.yaml", &c, &e), 0), "%s", e.msg);
@@ -189,7 +189,7 @@ Test(config, full_file_loads_every_field)
 Test(config, explicit_shell_false_runs_a_string_directly)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/shell_false.yaml", &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(int, c.tasks[0].shell, 0));
@@ -200,7 +200,7 @@ Test(config, explicit_shell_false_runs_a_string_directly)
 Test(config, example_config_loads)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("../../config.example.yaml", &c, &e), 0), "%s", e.msg);
 	cr_assert(c.ntasks >= 2, "the example shows several tasks");

@@ -10,7 +10,7 @@ static struct lr_url
 parse_ok(const char *url)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, rurl_parse(url, &u, &e), 0), "%s: %s", url, e.msg);
 	return u;
@@ -20,7 +20,7 @@ static void
 parse_bad(const char *url, const char *msg)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, rurl_parse(url, &u, &e), -1), "%s", url);
 	cr_assert(eq(int, e.status, 64));
@@ -111,7 +111,7 @@ Test(rurl, rejects_malformed_urls)
 Test(rurl, bad_escape_does_not_echo_the_password)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, rurl_parse("redis://u:hunter2%G@h", &u, &e), -1));
 	cr_assert(eq(ptr, strstr(e.msg, "hunter2"), NULL), "%s", e.msg);

@@ -1,0 +1,316 @@
+/* guard.c -- keep the command's whole process tree contained.
+ *
+ * With kill_mode: tree, lockrun forks the guard and the guard forks the
+ * command, so everything the command starts stays below the guard: it is
+ * a child subreaper (PR_SET_CHILD_SUBREAPER), so a descendant whose parent
+ * exits -- a daemon's double fork and setsid included -- is re-parented to
+ * the guard, not to init, and the guard has no child left exactly when no
+ * process of the tree is left. The guard
+ *  - passes on the signals lockrun forwards, and stops the tree when told;
+ *  - when the main process ends, stops what is left of the tree (SIGTERM,
+ *    then SIGKILL after kill_after);
+ *  - when lockrun dies, SIGKILL included (its control pipe reads EOF),
+ *    stops the tree the same way, with SIGKILL no later than the deadline
+ *    lockrun last sent: before the lease can end;
+ *  - exits once no process of the tree is left, with the main process's
+ *    status, which lockrun takes as the command's and only then releases
+ *    the lock. */
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "err.h"
+#include "guard.h"
+#include "supervise.h"
+
+#define NEVER		(1LL << 62)
+#define KILL_ROUND_MS	20	/* SIGKILL again this often, for late forks */
+
+struct proc {
+	pid_t		pid;
+	pid_t		ppid;
+	signed char	below;	/* below root: 1 yes, 0 no, -1 not known yet */
+};
+
+/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."; comm
+ * may hold spaces and parentheses, so look after the last ')'). */
+static int
+proc_ppid(pid_t pid, pid_t *ppid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %d", ppid) != 1)
+		return -1;
+	return 0;
+}
+
+static int
+by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct proc *)a)->pid, y = ((const struct proc *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* Every process on the system with its parent, sorted by pid; *n set.
+ * NULL when /proc cannot be read or memory runs out. */
+static struct proc *
+proc_list(size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct proc *v = NULL;
+	struct dirent *de;
+	size_t cap = 0;
+
+	*n = 0;
+	if (d == NULL)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10), ppid;
+		if (pid <= 0 || proc_ppid(pid, &ppid) != 0)
+			continue;
+		if (*n == cap) {
+			struct proc *w = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+			if (w == NULL)
+				break;
+			v = w;
+		}
+		v[(*n)++] = (struct proc){ pid, ppid, -1 };
+	}
+	closedir(d);
+	if (v)
+		qsort(v, *n, sizeof(*v), by_pid);
+	return v;
+}
+
+/* Is v[i] below root? Walks up the parents, remembering the answers. */
+static int
+below(struct proc *v, size_t n, size_t i, pid_t root)
+{
+	size_t chain[64], len = 0;
+	int answer = 0;
+
+	while (v[i].below < 0) {
+		struct proc key = { .pid = v[i].ppid }, *up;
+		if (v[i].ppid == root) {
+			answer = 1;
+			break;
+		}
+		if (v[i].ppid <= 1 || len == sizeof(chain) / sizeof(chain[0]) ||
+		    (up = bsearch(&key, v, n, sizeof(*v), by_pid)) == NULL)
+			break;
+		chain[len++] = i;
+		i = (size_t)(up - v);
+	}
+	if (v[i].below >= 0)
+		answer = v[i].below;
+	v[i].below = (signed char)answer;
+	while (len > 0)
+		v[chain[--len]].below = (signed char)answer;
+	return answer;
+}
+
+int
+tree_signal(pid_t root, int sig)
+{
+	size_t n;
+	struct proc *v = proc_list(&n);
+	int hit = 0;
+
+	for (size_t i = 0; v && i < n; i++) {
+		if (v[i].pid == root || !below(v, n, i, root))
+			continue;
+		kill(v[i].pid, sig);
+		if (sig != SIGKILL && sig != SIGCONT)
+			kill(v[i].pid, SIGCONT);
+		hit++;
+	}
+	free(v);
+	return hit;
+}
+
+void
+tree_kill_all(void)
+{
+	struct timespec round = { 0, KILL_ROUND_MS * 1000000L };
+
+	for (;;) {
+		pid_t w;
+		tree_signal(getpid(), SIGKILL);
+		while ((w = waitpid(-1, NULL, WNOHANG)) > 0 || (w == -1 && errno == EINTR))
+			;
+		if (w == -1)
+			return;		/* ECHILD: nothing left */
+		nanosleep(&round, NULL);
+	}
+}
+
+struct guard {
+	const struct lr_child_spec *spec;
+	pid_t		self;
+	pid_t		main;		/* the command's main process */
+	int		status;		/* its status once reaped, else -1 */
+	int		sfd;		/* signalfd: SIGCHLD */
+	int		ctl;		/* lockrun's control pipe; -1 once it is gone */
+	int		stopping;	/* the tree was sent SIGTERM */
+	long long	kill_at;	/* next SIGKILL round, or NEVER */
+	long long	deadline;	/* lockrun's: the tree is gone by then */
+};
+
+/* SIGTERM the whole tree (once), and SIGKILL it at kill_at at the latest. */
+static void
+stop_tree(struct guard *g, long long kill_at)
+{
+	if (!g->stopping) {
+		g->stopping = 1;
+		tree_signal(g->self, SIGTERM);
+	}
+	if (kill_at < g->kill_at)
+		g->kill_at = kill_at;
+}
+
+/* Reap what has ended. Returns 1 when no process of the tree is left. */
+static int
+reap(struct guard *g)
+{
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, WNOHANG);
+
+		if (w == g->main)
+			g->status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+		if (w > 0 || (w == -1 && errno == EINTR))
+			continue;
+		if (w == -1)
+			return 1;	/* ECHILD */
+		/* some are left: once the main process has ended, they must go */
+		if (g->status >= 0)
+			stop_tree(g, mono_ms() + g->spec->kill_after_ms);
+		return 0;
+	}
+}
+
+static int
+ends_a_job(int sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGHUP;
+}
+
+static void
+obey(struct guard *g, const struct guard_msg *m)
+{
+	pid_t to = g->spec->foreground ? g->main : -g->main;
+
+	switch (m->op) {
+	case GUARD_FORWARD:
+		/* the group outlives its leader, but a reaped pid may be reused */
+		if (g->status >= 0 && g->spec->foreground)
+			break;
+		kill(to, m->sig);
+		if (ends_a_job(m->sig))
+			kill(to, SIGCONT);	/* a stopped command would never act */
+		break;
+	case GUARD_STOP:
+		tree_signal(g->self, m->sig);
+		if (m->sig == SIGKILL)
+			g->kill_at = mono_ms() + KILL_ROUND_MS;
+		break;
+	case GUARD_DEADLINE:
+		g->deadline = m->at;
+		break;
+	}
+}
+
+/* lockrun is gone: nothing renews the lease any more. */
+static void
+orphaned(struct guard *g)
+{
+	long long at = mono_ms() + g->spec->kill_after_ms;
+
+	close(g->ctl);
+	g->ctl = -1;
+	stop_tree(g, at < g->deadline ? at : g->deadline);
+}
+
+static void __attribute__((noreturn))
+serve(struct guard *g)
+{
+	for (;;) {
+		long long now = mono_ms();
+		struct pollfd pfd[2] = {
+			{ .fd = g->sfd, .events = POLLIN }, { .fd = g->ctl, .events = POLLIN },
+		};
+		struct signalfd_siginfo si;
+		struct guard_msg m;
+		ssize_t n;
+
+		if (now >= g->kill_at) {
+			tree_signal(g->self, SIGKILL);
+			g->kill_at = now + KILL_ROUND_MS;
+		}
+		if (poll(pfd, 2, g->kill_at == NEVER ? -1 : (int)(g->kill_at - now)) == -1 &&
+		    errno != EINTR)
+			_exit(EX_OSERR);
+		if (pfd[0].revents & POLLIN) {
+			while (read(g->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				;
+			if (reap(g))
+				_exit(g->status >= 0 ? g->status : EX_SOFTWARE);
+		}
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if ((n = read(g->ctl, &m, sizeof(m))) == (ssize_t)sizeof(m))
+				obey(g, &m);
+			else if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
+				orphaned(g);
+		}
+	}
+}
+
+void
+guard_run(const struct lr_child_spec *spec, int ctl)
+{
+	struct guard g = { .spec = spec, .self = getpid(), .status = -1, .ctl = ctl,
+	    .kill_at = NEVER, .deadline = NEVER };
+	sigset_t chld;
+
+	/* (1) orphans of the tree come here, not to init (nor to lockrun) */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* (2) SIGCHLD (blocked since lockrun's start) is read from a signalfd;
+	 * the forwarded signals stay blocked: lockrun forwards them */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if ((g.sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) == -1)
+		_exit(EX_OSERR);
+	if ((g.main = fork()) == -1) {
+		dprintf(STDERR_FILENO, "lockrun: fork: %s\n", strerror(errno));
+		_exit(EX_OSERR);
+	}
+	if (g.main == 0)
+		child_exec(spec, g.self);
+	if (!spec->foreground)
+		setpgid(g.main, g.main);	/* also here: no signal may beat its own call */
+	/* (3) if lockrun died before now, ctl reads EOF at once: the command
+	 * is stopped before it can do much */
+	serve(&g);
+}
