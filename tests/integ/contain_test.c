@@ -1,0 +1,294 @@
+/* contain_test.c -- the command's whole process tree is held under the lock
+ * and stopped with it: grandchildren after a SIGKILLed lockrun, children
+ * left by the main process, daemons, stopped commands, ignored signals,
+ * kill_mode process, a killed guard. Real binary, real redis-server. */
+#include <sys/file.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(contain, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
+
+static void
+tick(void)		/* the pace of a bounded poll, never a synchronisation */
+{
+	struct timespec ts = { 0, 5 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int
+exists(const char *key)
+{
+	redisReply *r = rcmd("EXISTS %s", key);
+	int v = (int)r->integer;
+
+	freeReplyObject(r);
+	return v;
+}
+
+static long
+read_pid(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	long pid = 0;
+
+	cr_assert(fp != NULL, "%s: %s", path, strerror(errno));
+	cr_assert(fscanf(fp, "%ld", &pid) == 1);
+	fclose(fp);
+	return pid;
+}
+
+/* Can the test take an exclusive flock on path right now? */
+static int
+flock_free(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT, 0600), ok;
+
+	cr_assert(fd >= 0);
+	ok = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Issue case 1: lockrun SIGKILLed while the command's child holds a file
+ * lock. When the key has expired -- the moment another server could take
+ * the lock -- no process of the first run may be left. */
+Test(contain, sigkill_of_lockrun_leaves_no_process_past_the_lease)
+{
+	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
+	char script[512];
+	pid_t lr;
+	long sleeper;
+
+	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP; "
+	    "sleep 60 & echo $! > %s; wait", lockf, ready);
+	lr = LR_START("--redis", fx.url, "-k", "k9", "--ttl", "3s", "--", "sh", "-c", script);
+	sleeper = fifo_read_long(ready);
+	cr_assert(sleeper > 0 && alive((pid_t)sleeper));
+	cr_assert(eq(int, flock_free(lockf), 0), "the job holds its file lock");
+	kill(lr, SIGKILL);
+	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
+	for (int i = 0; i < 6000 && exists("lockrun:{k9}"); i++)
+		tick();		/* bounded poll: until the lease has ended in Redis */
+	cr_assert(eq(int, exists("lockrun:{k9}"), 0), "the key expired");
+	cr_assert(eq(int, alive((pid_t)sleeper), 0),
+	    "the command's child outlived the lease of a SIGKILLed lockrun");
+	cr_assert(eq(int, flock_free(lockf), 1), "the job's file lock is free");
+}
+
+/* Issue case 2: the main process exits, a child it started lives on and
+ * ignores SIGTERM. The lock stays held while it lives. */
+Test(contain, the_lock_is_held_until_the_last_process_of_the_tree_is_gone)
+{
+	const char *ready = fifo("ready"), *go = fifo("go"), *armed = fifo("armed");
+	char script[512];
+	struct result probe;
+	pid_t lr;
+	long left;
+
+	/* the main process exits only once its child ignores SIGTERM */
+	snprintf(script, sizeof(script), "sh -c 'trap \"\" TERM; echo > %s; echo $$ > %s; "
+	    "read x < %s' & read x < %s; exit 3", armed, ready, go, armed);
+	lr = LR_START("--redis", fx.url, "-k", "left", "--ttl", "60s", "--kill-after", "20s",
+	    "--", "sh", "-c", script);
+	left = fifo_read_long(ready);
+	cr_assert(left > 0);
+	LR(&probe, "--redis", fx.url, "-k", "left", "-E", "75", "--", "true");
+	cr_assert(eq(int, probe.status, 75), "held while a process of the tree lives");
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(lr), 3), "the main process's status");
+	cr_assert(eq(int, alive((pid_t)left), 0));
+	cr_assert(eq(int, exists("lockrun:{left}"), 0), "released after the last one");
+}
+
+/* The same, with a child that does not ignore SIGTERM: it is stopped as
+ * soon as the main process is gone, and reaped before the release. */
+Test(contain, children_left_by_the_main_process_are_stopped)
+{
+	const char *pidf = scratch("child");
+	char script[256];
+	struct result r;
+
+	snprintf(script, sizeof(script), "sleep 60 & echo $! > %s; exit 0", pidf);
+	LR(&r, "--redis", fx.url, "-k", "kids", "--", "sh", "-c", script);
+	cr_assert(eq(int, r.status, 0));
+	cr_assert(eq(int, alive((pid_t)read_pid(pidf)), 0), "reaped before lockrun exited");
+	cr_assert(eq(int, exists("lockrun:{kids}"), 0));
+}
+
+/* Issue case 3: a daemon (double fork and setsid: a new session, outside
+ * the command's process group) is contained too. */
+Test(contain, a_daemonizing_descendant_is_stopped)
+{
+	const char *handoff = fifo("handoff"), *pidf = scratch("daemon");
+	char script[512];
+	struct result r;
+	long daemon;
+
+	snprintf(script, sizeof(script), "(setsid sh -c 'echo $$ > %s; exec sleep 60' &); "
+	    "read pid < %s; echo $pid > %s", handoff, handoff, pidf);
+	LR(&r, "--redis", fx.url, "-k", "daemon", "--", "sh", "-c", script);
+	cr_assert(eq(int, r.status, 0));
+	daemon = read_pid(pidf);
+	cr_assert(daemon > 0);
+	cr_assert(eq(int, alive((pid_t)daemon), 0), "the daemon was stopped");
+	cr_assert(eq(int, exists("lockrun:{daemon}"), 0));
+}
+
+/* --timeout stops the whole tree, daemon included. */
+Test(contain, timeout_stops_a_daemon_too)
+{
+	const char *handoff = fifo("handoff"), *pidf = scratch("daemon");
+	char script[512];
+	struct result r;
+
+	snprintf(script, sizeof(script), "(setsid sh -c 'echo $$ > %s; exec sleep 60' &); "
+	    "read pid < %s; echo $pid > %s; exec sleep 60", handoff, handoff, pidf);
+	LR(&r, "--redis", fx.url, "-k", "dto", "--timeout", "300ms", "--",
+	    "sh", "-c", script);
+	cr_assert(eq(int, r.status, 124));
+	cr_assert(eq(int, alive((pid_t)read_pid(pidf)), 0));
+}
+
+/* kill_mode process: what the main process leaves is left alone, and the
+ * lock goes with the main process -- the documented risk. */
+Test(contain, kill_mode_process_leaves_descendants_alone)
+{
+	const char *pidf = scratch("child");
+	char script[256];
+	struct result r;
+	long child;
+
+	snprintf(script, sizeof(script), "sleep 60 & echo $! > %s; exit 0", pidf);
+	LR(&r, "--redis", fx.url, "-k", "pm", "--kill-mode", "process", "--",
+	    "sh", "-c", script);
+	cr_assert(eq(int, r.status, 0));
+	child = read_pid(pidf);
+	cr_assert(eq(int, alive((pid_t)child), 1), "left running");
+	cr_assert(eq(int, exists("lockrun:{pm}"), 0), "released with the main process");
+	kill((pid_t)child, SIGKILL);
+}
+
+Test(contain, kill_mode_is_checked)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--kill-mode", "group", "--", "true");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(eq(str, r.err, "lockrun: --kill-mode: expected tree or process, got "
+	    "\"group\"\nTry 'lockrun --help' for more information.\n"));
+}
+
+/* The pid of lockrun's only child: the guard. */
+static pid_t
+child_of(pid_t parent)
+{
+	char path[64];
+	FILE *fp;
+	long pid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)parent, (int)parent);
+	fp = fopen(path, "r");
+	cr_assert(fp != NULL);
+	cr_assert(fscanf(fp, "%ld", &pid) == 1);
+	fclose(fp);
+	return (pid_t)pid;
+}
+
+/* Should the guard itself be killed, what it contained comes to lockrun,
+ * which kills it before the release and says so. */
+Test(contain, a_killed_guard_is_reported_and_the_tree_still_goes)
+{
+	const char *ready = fifo("ready");
+	char script[256], err[2048];
+	pid_t lr, guard;
+	long sleeper;
+
+	snprintf(script, sizeof(script), "sleep 60 & echo $! > %s; wait", ready);
+	lr = LR_START("--redis", fx.url, "-k", "gd", "--", "sh", "-c", script);
+	sleeper = fifo_read_long(ready);
+	guard = child_of(lr);
+	kill(guard, SIGKILL);
+	cr_assert(eq(int, lr_wait(lr), 71));
+	cr_assert(eq(int, alive((pid_t)sleeper), 0));
+	cr_assert(eq(str, (char *)lr_stderr_of(lr, err, sizeof(err)),
+	    "lockrun: the guard process was killed by signal 9; killed what was left "
+	    "of the command\n"));
+	cr_assert(eq(int, exists("lockrun:{gd}"), 0));
+}
+
+/* Issue item 11: a stopped command (SIGSTOP, SIGTTIN) gets SIGCONT after a
+ * forwarded SIGTERM, so it can act on it instead of hanging forever. */
+Test(contain, a_stopped_command_is_continued_to_take_sigterm)
+{
+	const char *ready = fifo("ready");
+	char script[256];
+	pid_t lr;
+	long child;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	lr = LR_START("--redis", fx.url, "-k", "stp", "--", "sh", "-c", script);
+	child = fifo_read_long(ready);
+	kill((pid_t)child, SIGSTOP);
+	kill(lr, SIGTERM);
+	cr_assert(eq(int, lr_wait(lr), 128 + SIGTERM));
+	cr_assert(eq(int, exists("lockrun:{stp}"), 0));
+}
+
+/* Start lockrun with SIGINT and SIGQUIT ignored, as sh does for a job
+ * started with & in a script. */
+static pid_t
+start_with_ignored_int(const char *const args[])
+{
+	const char *bin = getenv("LOCKRUN_BIN");
+	const char *argv[32] = { bin ? bin : "./lockrun" };
+	size_t n = 1;
+	pid_t pid;
+
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		execv(argv[0], (char *const *)argv);
+		_exit(121);
+	}
+	return pid;
+}
+
+Test(contain, sigint_inherited_as_ignored_still_reaches_the_command)
+{
+	const char *ready = fifo("ready");
+	char script[256];
+	pid_t lr;
+	int st = 0, ended = 0;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	lr = start_with_ignored_int((const char *const[]){ "--redis", fx.url, "-k", "ign",
+	    "--", "sh", "-c", script, NULL });
+	cr_assert(fifo_read_long(ready) > 0);
+	kill(lr, SIGINT);
+	for (int i = 0; i < 6000 && !(ended = waitpid(lr, &st, WNOHANG) == lr); i++)
+		tick();		/* bounded: with SIGINT ignored it would never end */
+	if (!ended) {
+		kill(lr, SIGKILL);
+		waitpid(lr, &st, 0);
+	}
+	cr_assert(ended, "lockrun did not act on SIGINT");
+	cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 128 + SIGINT));
+}
