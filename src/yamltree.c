@@ -105,36 +105,115 @@ check_props(struct ytp *p, const yaml_event_t *ev)
 	return 0;
 }
 
+/* The keys of one mapping being parsed, as indexes into its kids, in an
+ * open-addressing table (linear probing, at most half full) that is
+ * built only when the mapping passes KEYSET_MIN keys: small mappings
+ * are scanned, long ones cost O(1) a key instead of O(keys). The file
+ * is the operator's own, so the hash needs no secret seed. */
+struct keyset {
+	size_t	*slot;		/* kid index + 1; 0 is an empty slot */
+	size_t	 cap;		/* a power of two, or 0 before it is built */
+	size_t	 n;
+};
+
+#define KEYSET_MIN	8
+
+static size_t
+key_hash(const char *s)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;	/* FNV-1a, 64 bits */
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return (size_t)h;
+}
+
+/* The slot holding a key equal to kids[i]'s, or the empty slot where it
+ * belongs. */
+static size_t *
+keyset_slot(const struct keyset *ks, struct yt_node *const *kids, size_t i)
+{
+	const char *key = kids[i]->value;
+	size_t at = key_hash(key) & (ks->cap - 1);
+
+	while (ks->slot[at] != 0 && strcmp(kids[ks->slot[at] - 1]->value, key) != 0)
+		at = (at + 1) & (ks->cap - 1);
+	return &ks->slot[at];
+}
+
+/* Make room for one more key: a table twice the size, the keys
+ * kids[0], kids[2], ..., kids[end - 2] (distinct, checked already) in
+ * it. Returns 0, or -1 when out of memory. */
+static int
+keyset_grow(struct keyset *ks, struct yt_node *const *kids, size_t end)
+{
+	size_t cap = ks->cap ? ks->cap * 2 : 4 * KEYSET_MIN;
+	struct keyset bigger = { calloc(cap, sizeof(size_t)), cap, 0 };
+
+	if (bigger.slot == NULL)
+		return -1;
+	for (size_t i = 0; i < end; i += 2, bigger.n++)
+		*keyset_slot(&bigger, kids, i) = i + 1;
+	free(ks->slot);
+	*ks = bigger;
+	return 0;
+}
+
+/* Into *first, the earlier key of map equal to its last one, or NULL.
+ * Returns 0, or -1 when the table could not grow. */
+static int
+find_earlier(struct keyset *ks, const struct yt_node *map,
+    const struct yt_node **first)
+{
+	size_t last = map->nkids - 1, *at;
+
+	*first = NULL;
+	if (last / 2 < KEYSET_MIN) {
+		for (size_t i = 0; i < last && *first == NULL; i += 2)
+			if (strcmp(map->kids[i]->value, map->kids[last]->value) == 0)
+				*first = map->kids[i];
+		return 0;
+	}
+	if ((ks->n + 1) * 2 > ks->cap && keyset_grow(ks, map->kids, last) != 0)
+		return -1;
+	if (*(at = keyset_slot(ks, map->kids, last)) != 0)
+		*first = map->kids[*at - 1];
+	else {
+		*at = last + 1;
+		ks->n++;
+	}
+	return 0;
+}
+
 /* A map key just added at kids[nkids-1]: a plain string, not "<<", and
  * not seen before in this map. */
 static int
-check_key(struct ytp *p, const struct yt_node *map, yaml_mark_t m)
+check_key(struct ytp *p, const struct yt_node *map, struct keyset *ks, yaml_mark_t m)
 {
-	const struct yt_node *k = map->kids[map->nkids - 1];
+	const struct yt_node *k = map->kids[map->nkids - 1], *first;
 	char where[64];
 
 	if (k->kind != YT_SCALAR)
 		return fail_at(p, m, "mapping keys must be strings, not %s", yt_kind_name(k));
 	if (!k->quoted && strcmp(k->value, "<<") == 0)
 		return fail_at(p, m, "merge keys (%s) are not allowed in a lockrun config", "<<");
-	for (size_t i = 0; i + 1 < map->nkids; i += 2) {
-		if (strcmp(map->kids[i]->value, k->value) == 0) {
-			snprintf(where, sizeof(where), "%d:%d", map->kids[i]->line,
-			    map->kids[i]->col);
-			return lr_errf(p->e, EX_CONFIG,
-			    "%s:%zu:%zu: duplicate key \"%s\" (first at %s)", p->path,
-			    m.line + 1, m.column + 1, k->value, where);
-		}
-	}
-	return 0;
+	if (find_earlier(ks, map, &first) != 0)
+		return lr_errf(p->e, EX_OSERR, "out of memory reading %s", p->path);
+	if (first == NULL)
+		return 0;
+	snprintf(where, sizeof(where), "%d:%d", first->line, first->col);
+	return lr_errf(p->e, EX_CONFIG, "%s:%zu:%zu: duplicate key \"%s\" (first at %s)",
+	    p->path, m.line + 1, m.column + 1, k->value, where);
 }
 
 static int parse_node(struct ytp *p, yaml_event_t *ev, struct yt_node *parent,
     int depth);
 
-/* Parse the children of a sequence or mapping until its end event. */
+/* Parse the items of a sequence or mapping until its end event. */
 static int
-parse_children(struct ytp *p, struct yt_node *n, int depth)
+parse_items(struct ytp *p, struct yt_node *n, struct keyset *ks, int depth)
 {
 	yaml_event_t ev;
 	yaml_event_type_t end = n->kind == YT_MAP ?
@@ -155,9 +234,21 @@ parse_children(struct ytp *p, struct yt_node *n, int depth)
 		yaml_event_delete(&ev);
 		if (rc != 0)
 			return -1;
-		if (n->kind == YT_MAP && n->nkids % 2 == 1 && check_key(p, n, m) != 0)
+		if (n->kind == YT_MAP && n->nkids % 2 == 1 && check_key(p, n, ks, m) != 0)
 			return -1;
 	}
+}
+
+/* The children of n, with a key table that lives while n is parsed. */
+static int
+parse_children(struct ytp *p, struct yt_node *n, int depth)
+{
+	struct keyset ks = { NULL, 0, 0 };
+	int rc;
+
+	rc = parse_items(p, n, &ks, depth);
+	free(ks.slot);
+	return rc;
 }
 
 /* Add the node that starts with ev, and all it contains, to parent. */

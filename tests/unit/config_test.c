@@ -54,6 +54,8 @@ BAD(defaults_with_command,
     "bad/defaults_with_command.yaml:2:3: defaults cannot have a command (give it to a task)")
 BAD(duplicate_key,
     "bad/duplicate_key.yaml:5:5: duplicate key \"ttl\" (first at 4:5)")
+BAD(duplicate_key_in_a_long_mapping,
+    "bad/duplicate_key_in_a_long_mapping.yaml:16:7: duplicate key \"B\" (first at 6:7)")
 BAD(duplicate_task,
     "bad/duplicate_task.yaml:4:3: duplicate key \"t\" (first at 2:3)")
 BAD(duration_units_out_of_order,

@@ -1,0 +1,77 @@
+/* yamltree_test.c -- the YAML reader on its own: what config.c never sees
+ * because yt_load() refuses it first. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "yamltree.h"
+
+/* Keys in the generated mapping: the most one mapping can hold under the
+ * 100000-node cap (the mapping, then a key and a value per entry).
+ * Checking each key against every earlier one made loading take seconds. */
+#define BIG_KEYS 49999
+
+struct big {
+	char	dir[64];
+	char	path[96];
+};
+
+/* Write a top-level mapping of BIG_KEYS keys K0, K1, ...; with dup >= 0
+ * the last key is K<dup> again. Key i is at line i + 1, column 1. */
+static void
+big_write(struct big *b, long dup)
+{
+	FILE *fp;
+
+	snprintf(b->dir, sizeof(b->dir), "/tmp/lockrun-yamltree-XXXXXX");
+	cr_assert(mkdtemp(b->dir) != NULL);
+	snprintf(b->path, sizeof(b->path), "%s/big.yaml", b->dir);
+	fp = fopen(b->path, "w");
+	cr_assert(fp != NULL);
+	for (long i = 0; i < BIG_KEYS - 1; i++)
+		fprintf(fp, "K%ld: v\n", i);
+	fprintf(fp, "K%ld: v\n", dup >= 0 ? dup : BIG_KEYS - 1);
+	cr_assert(eq(int, fclose(fp), 0));
+}
+
+static void
+big_remove(struct big *b)
+{
+	unlink(b->path);
+	rmdir(b->dir);
+}
+
+Test(yamltree, many_distinct_keys_load)
+{
+	struct yt_node *root;
+	struct lr_err e = { 0, "" };
+	struct big b;
+
+	big_write(&b, -1);
+	cr_assert(eq(int, yt_load(b.path, &root, &e), 0), "%s", e.msg);
+	big_remove(&b);
+	cr_assert(eq(int, root->kind, YT_MAP));
+	cr_assert(eq(sz, root->nkids, 2 * BIG_KEYS));
+	cr_assert(eq(str, root->kids[2 * BIG_KEYS - 2]->value, "K49998"));
+	yt_free(root);
+}
+
+Test(yamltree, duplicate_last_of_many_keys_is_refused)
+{
+	struct yt_node *root;
+	struct lr_err e = { 0, "" };
+	struct big b;
+	char want[256];
+
+	big_write(&b, 31337);
+	snprintf(want, sizeof(want), "%s:%d:1: duplicate key \"K31337\" (first at "
+	    "%d:1)", b.path, BIG_KEYS, 31337 + 1);
+	cr_assert(eq(int, yt_load(b.path, &root, &e), -1));
+	big_remove(&b);
+	cr_assert(eq(ptr, root, NULL));
+	cr_assert(eq(int, e.status, 78));
+	cr_assert(eq(str, e.msg, want));
+}
