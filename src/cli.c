@@ -180,7 +180,11 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	switch (ch) {
 	case 'h': c->help = 1; return 0;
 	case 'V': c->version = 1; return 0;
-	case 'c': c->config = arg; return 0;
+	case 'c':		/* "" is not "no -c": it must not fall back */
+		if (*arg == '\0')
+			return lr_errf(e, EX_USAGE, "-c: empty path");
+		c->config = arg;
+		return 0;
 	case 't': c->task = arg; return 0;
 	case 'k':
 		if ((why = key_name_problem(arg)) != NULL)

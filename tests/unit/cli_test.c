@@ -68,6 +68,15 @@ Test(cli, reports_usage_errors)
 	    "a positive duration (e.g. 500ms, 90s, 10m, 1h30m)");
 }
 
+Test(cli, empty_config_path_is_a_usage_error)
+{
+	/* not "no -c": an explicit empty path must not fall back to the
+	 * system config */
+	usage_error(2 + 1, ARGV("-c", ""), "-c: empty path");
+	usage_error(1 + 1, ARGV("--config="), "-c: empty path");
+	usage_error(2 + 1, ARGV("--config", ""), "-c: empty path");
+}
+
 Test(cli, collects_env_in_order)
 {
 	char **v = ARGV("-e", "A=1", "--env", "B=x=y", "true");

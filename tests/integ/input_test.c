@@ -1,0 +1,35 @@
+/* input_test.c -- command-line and config input that lockrun refuses
+ * before anything runs, through the real binary. */
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(input, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
+
+#define TRY_HELP "Try 'lockrun --help' for more information.\n"
+
+Test(input, empty_config_path_is_64)
+{
+	struct result r;
+
+	/* without the check this ran the command with the system config */
+	LR(&r, "-c", "", "--redis", fx.url, "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(eq(str, r.err, "lockrun: -c: empty path\n" TRY_HELP));
+	cr_assert(eq(str, r.out, ""));
+}
+
+Test(input, empty_config_variable_means_unset)
+{
+	struct result r;
+	const char *const env[] = { "LOCKRUN_CONFIG=", NULL };
+
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--", "echo",
+	    "ran", NULL });
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran\n"));
+}
