@@ -339,6 +339,31 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
 	return 0;
 }
 
+/* What lockrun itself gives the command (main.c, export_env): a task's
+ * env applies after it, so it could forge the token or the key. */
+static const char *const own_env[] = {
+	"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT",
+};
+
+/* Is name one a task may set? Returns 0, or -1 with why. */
+static int
+env_name_check(const char *name, char *why, size_t n)
+{
+	if (*name == '\0' || strchr(name, '=') != NULL ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_") != strlen(name) || (*name >= '0' && *name <= '9')) {
+		snprintf(why, n, "\"%s\" is not a valid environment variable name", name);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(own_env) / sizeof(own_env[0]); i++) {
+		if (strcmp(name, own_env[i]) == 0) {
+			snprintf(why, n, "%s is set by lockrun itself", name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 task_add_env(struct lr_task *t, const char *name, const char *value, char *why,
     size_t n)
@@ -346,12 +371,8 @@ task_add_env(struct lr_task *t, const char *name, const char *value, char *why,
 	size_t cnt = strv_len(t->env);
 	char **v, *kv;
 
-	if (*name == '\0' || strchr(name, '=') != NULL ||
-	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_") != strlen(name) || (*name >= '0' && *name <= '9')) {
-		snprintf(why, n, "\"%s\" is not a valid environment variable name", name);
+	if (env_name_check(name, why, n) != 0)
 		return -1;
-	}
 	if ((v = realloc(t->env, (cnt + 2) * sizeof(*v))) == NULL)
 		goto oom;
 	t->env = v;		/* v[cnt] is still the terminator */

@@ -76,7 +76,8 @@ struct lr_schedule;
 int	task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n);
 
 /* Append "NAME=value" to t->env. Returns 0, or -1 with why when NAME is
- * not a valid environment variable name. */
+ * not a valid environment variable name or is one lockrun sets for the
+ * command itself (LOCKRUN_KEY, LOCKRUN_TOKEN, LOCKRUN_TASK, LOCKRUN_SLOT). */
 int	task_add_env(struct lr_task *t, const char *name, const char *value,
 	    char *why, size_t n);
 

@@ -33,3 +33,34 @@ Test(input, empty_config_variable_means_unset)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "ran\n"));
 }
+
+Test(input, env_option_may_not_set_the_token)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "-e", "LOCKRUN_TOKEN=999", "--", "sh", "-c",
+	    "echo \"$LOCKRUN_TOKEN\"");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(eq(str, r.err, "lockrun: --env: LOCKRUN_TOKEN is set by lockrun "
+	    "itself\n" TRY_HELP));
+	cr_assert(eq(str, r.out, ""));
+}
+
+Test(input, config_env_may_not_set_the_key)
+{
+	struct result r;
+	char want[512];
+	const char *cfg = scratch("reserved.yaml");
+	FILE *fp = fopen(cfg, "w");
+
+	cr_assert(fp != NULL);
+	fprintf(fp, "redis:\n  url: %s\ntasks:\n  t:\n    command: [env]\n"
+	    "    env:\n      OK: yes\n      LOCKRUN_KEY: forged\n", fx.url);
+	cr_assert(eq(int, fclose(fp), 0));
+	LR(&r, "-c", cfg, "-t", "t");
+	snprintf(want, sizeof(want), "lockrun: %s:8:7: tasks.t.env: LOCKRUN_KEY is "
+	    "set by lockrun itself\n", cfg);
+	cr_assert(eq(int, r.status, 78));
+	cr_assert(eq(str, r.err, want));
+	cr_assert(eq(str, r.out, ""));
+}

@@ -77,6 +77,14 @@ Test(cli, empty_config_path_is_a_usage_error)
 	usage_error(2 + 1, ARGV("--config", ""), "-c: empty path");
 }
 
+Test(cli, env_may_not_set_lockruns_own_variables)
+{
+	usage_error(2 + 1, ARGV("-e", "LOCKRUN_TOKEN=999"), "--env: LOCKRUN_TOKEN "
+	    "is set by lockrun itself");
+	usage_error(2 + 1, ARGV("--env", "LOCKRUN_SLOT="), "--env: LOCKRUN_SLOT "
+	    "is set by lockrun itself");
+}
+
 Test(cli, collects_env_in_order)
 {
 	char **v = ARGV("-e", "A=1", "--env", "B=x=y", "true");

@@ -62,6 +62,8 @@ BAD(duration_units_out_of_order,
     "bad/duration_units_out_of_order.yaml:2:8: defaults.ttl: \"30m1h\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)")
 BAD(env_bad_name,
     "bad/env_bad_name.yaml:5:7: tasks.t.env: \"1BAD\" is not a valid environment variable name")
+BAD(env_reserved_name,
+    "bad/env_reserved_name.yaml:6:7: tasks.t.env: LOCKRUN_TOKEN is set by lockrun itself")
 BAD(env_value_list,
     "bad/env_value_list.yaml:5:13: tasks.t.env.PATH: expected a string, got a list")
 BAD(every_fraction,

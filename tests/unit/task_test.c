@@ -1,4 +1,5 @@
 /* task_test.c -- option values from text, and merging by precedence. */
+#include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -89,6 +90,38 @@ Test(task, env_names_are_checked)
 	cr_assert(eq(int, task_add_env(&t, "A-B", "x", why, sizeof(why)), -1));
 	cr_assert(eq(str, why, "\"A-B\" is not a valid environment variable name"));
 	cr_assert(eq(int, task_add_env(&t, "", "x", why, sizeof(why)), -1));
+	task_free(&t);
+}
+
+Test(task, env_refuses_what_lockrun_sets_itself)
+{
+	static const char *const ours[] = {
+		"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT",
+	};
+	struct lr_task t;
+	char why[200], want[200];
+
+	task_init(&t);
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		snprintf(want, sizeof(want), "%s is set by lockrun itself", ours[i]);
+		cr_assert(eq(int, task_add_env(&t, ours[i], "forged", why, sizeof(why)), -1),
+		    "%s", ours[i]);
+		cr_assert(eq(str, why, want));
+	}
+	cr_assert(eq(ptr, t.env, NULL), "nothing added");
+	task_free(&t);
+}
+
+Test(task, env_takes_other_lockrun_names)
+{
+	struct lr_task t;
+	char why[200];
+
+	task_init(&t);
+	cr_assert(eq(int, task_add_env(&t, "LOCKRUN_KEYS", "a", why, sizeof(why)), 0));
+	cr_assert(eq(int, task_add_env(&t, "LOCKRUN_CONFIG", "b", why, sizeof(why)), 0));
+	cr_assert(eq(int, task_add_env(&t, "lockrun_token", "c", why, sizeof(why)), 0));
+	cr_assert(eq(str, t.env[2], "lockrun_token=c"));
 	task_free(&t);
 }
 
