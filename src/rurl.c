@@ -53,32 +53,36 @@ parse_num(const char *s, size_t len, long lo, long hi, int *out)
 	return 0;
 }
 
+/* unix:///path[?db=N]. Messages never show the URL: user:password@ or
+ * a ?password= may be in it. */
 static int
-parse_unix(const char *url, const char *rest, struct lr_url *u, struct lr_err *e)
+parse_unix(const char *rest, struct lr_url *u, struct lr_err *e)
 {
 	const char *q = strchr(rest, '?');
 	size_t plen = q ? (size_t)(q - rest) : strlen(rest);
 
 	u->is_unix = 1;
+	if (rest[0] != '/' && rest[strcspn(rest, "@/?")] == '@')
+		return lr_errf(e, EX_USAGE, "redis URL: a unix:// URL takes no user or "
+		    "password (use a password file or LOCKRUN_REDIS_PASSWORD)");
 	if (plen == 0 || rest[0] != '/')
-		return lr_errf(e, EX_USAGE, "redis URL \"%s\": expected unix:///path/to/socket", url);
+		return lr_errf(e, EX_USAGE, "redis URL: expected unix:///path/to/socket");
 	if (plen >= sizeof(u->path))
-		return lr_errf(e, EX_USAGE, "redis URL \"%s\": socket path is longer than %zu bytes",
-		    url, sizeof(u->path) - 1);
+		return lr_errf(e, EX_USAGE, "redis URL: socket path is longer than %zu bytes",
+		    sizeof(u->path) - 1);
 	memcpy(u->path, rest, plen);
 	u->path[plen] = '\0';
 	if (q == NULL)
 		return 0;
 	if (strncmp(q + 1, "db=", 3) != 0 ||
 	    parse_num(q + 4, strlen(q + 4), 0, 1000000, &u->db) != 0)
-		return lr_errf(e, EX_USAGE, "redis URL \"%s\": expected ?db=N after the socket path", url);
+		return lr_errf(e, EX_USAGE, "redis URL: expected ?db=N after the socket path");
 	return 0;
 }
 
 /* userinfo is [user[:password]]; it is never echoed in messages. */
 static int
-parse_userinfo(const char *url, const char *s, size_t len, struct lr_url *u,
-    struct lr_err *e)
+parse_userinfo(const char *s, size_t len, struct lr_url *u, struct lr_err *e)
 {
 	const char *colon = memchr(s, ':', len);
 	size_t ulen = colon ? (size_t)(colon - s) : len;
@@ -86,14 +90,14 @@ parse_userinfo(const char *url, const char *s, size_t len, struct lr_url *u,
 	if (pct_decode(s, ulen, u->user, sizeof(u->user)) != 0 ||
 	    (colon && pct_decode(colon + 1, len - ulen - 1, u->password,
 	    sizeof(u->password)) != 0))
-		return lr_errf(e, EX_USAGE, "redis URL for %.*s: bad user or password "
-		    "(too long, or a malformed %%XX escape)",
-		    (int)strcspn(url, ":"), url);
+		return lr_errf(e, EX_USAGE, "redis URL: bad user or password "
+		    "(too long, or a malformed %%XX escape)");
 	return 0;
 }
 
+/* redis://[user[:password]@]host[:port][/db]; no message shows the URL. */
 static int
-parse_tcp(const char *url, const char *rest, struct lr_url *u, struct lr_err *e)
+parse_tcp(const char *rest, struct lr_url *u, struct lr_err *e)
 {
 	const char *at = NULL, *hp, *slash, *portp = NULL, *hend;
 	size_t hostlen;
@@ -102,7 +106,7 @@ parse_tcp(const char *url, const char *rest, struct lr_url *u, struct lr_err *e)
 	for (const char *p = rest; p < slash; p++)	/* last '@' before the path */
 		if (*p == '@')
 			at = p;
-	if (at && parse_userinfo(url, rest, (size_t)(at - rest), u, e) != 0)
+	if (at && parse_userinfo(rest, (size_t)(at - rest), u, e) != 0)
 		return -1;
 	hp = at ? at + 1 : rest;
 	if (*hp == '[') {			/* [v6addr]:port */
@@ -135,20 +139,35 @@ parse_tcp(const char *url, const char *rest, struct lr_url *u, struct lr_err *e)
 	return 0;
 }
 
+/* Not a scheme we know. Show the scheme when there is one ("http://"),
+ * and nothing else: the text may be the password, given where the URL
+ * goes, or "host:password@...". */
+static int
+bad_scheme(const char *url, struct lr_err *e)
+{
+	size_t n = strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789+.-");
+
+	if (n > 0 && strncmp(url + n, "://", 3) == 0)
+		return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db] or "
+		    "unix:///path[?db=N], got \"%.*s...\"", (int)n, url);
+	return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db] or "
+	    "unix:///path[?db=N]");
+}
+
 int
 rurl_parse(const char *url, struct lr_url *u, struct lr_err *e)
 {
 	memset(u, 0, sizeof(*u));
 	u->port = 6379;
 	if (strncmp(url, "redis://", 8) == 0)
-		return parse_tcp(url, url + 8, u, e);
+		return parse_tcp(url + 8, u, e);
 	if (strncmp(url, "unix://", 7) == 0)
-		return parse_unix(url, url + 7, u, e);
+		return parse_unix(url + 7, u, e);
 	if (strncmp(url, "rediss://", 9) == 0)
 		return lr_errf(e, EX_USAGE, "redis URL: rediss:// (TLS) needs hiredis_ssl, "
 		    "which this build does not have");
-	return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db] or "
-	    "unix:///path[?db=N], got \"%.*s...\"", (int)strcspn(url, ":@"), url);
+	return bad_scheme(url, e);
 }
 
 char *

@@ -18,7 +18,8 @@ struct lr_url {
 };
 
 /* Parse url into u. Returns 0, or -1 with e->status EX_USAGE and a
- * message that never repeats the password. */
+ * message that never repeats the password: it shows no part of url but
+ * its scheme. */
 int	rurl_parse(const char *url, struct lr_url *u, struct lr_err *e);
 
 /* Where u points, for messages: "127.0.0.1:6379", "[::1]:6380",

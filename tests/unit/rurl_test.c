@@ -100,10 +100,8 @@ Test(rurl, rejects_malformed_urls)
 	parse_bad("redis://h:x1", "redis URL: port must be a number from 1 to 65535");
 	parse_bad("redis://h/db1", "redis URL: database after '/' must be a number");
 	parse_bad("redis://[::1", "redis URL: missing ']' after IPv6 address");
-	parse_bad("unix://relative.sock", "redis URL \"unix://relative.sock\": "
-	    "expected unix:///path/to/socket");
-	parse_bad("unix:///s?database=1", "redis URL \"unix:///s?database=1\": "
-	    "expected ?db=N after the socket path");
+	parse_bad("unix://relative.sock", "redis URL: expected unix:///path/to/socket");
+	parse_bad("unix:///s?database=1", "redis URL: expected ?db=N after the socket path");
 	parse_bad("rediss://h", "redis URL: rediss:// (TLS) needs hiredis_ssl, "
 	    "which this build does not have");
 }
@@ -115,4 +113,85 @@ Test(rurl, bad_escape_does_not_echo_the_password)
 
 	cr_assert(eq(int, rurl_parse("redis://u:hunter2%G@h", &u, &e), -1));
 	cr_assert(eq(ptr, strstr(e.msg, "hunter2"), NULL), "%s", e.msg);
+}
+
+/* url carries the password s3cr3t: the message must name the problem,
+ * exactly msg, and never repeat the password. */
+static void
+bad_secret(const char *url, const char *msg)
+{
+	struct lr_url u;
+	struct lr_err e = { 0, "" };
+
+	cr_assert(eq(int, rurl_parse(url, &u, &e), -1), "%s", url);
+	cr_assert(eq(ptr, strstr(e.msg, "s3cr3t"), NULL), "%s: %s", url, e.msg);
+	cr_assert(eq(int, e.status, 64));
+	cr_assert(eq(str, e.msg, (char *)msg), "%s", url);
+}
+
+/* head, then n copies of c, then tail, in buf. */
+static const char *
+long_url(char *buf, size_t size, const char *head, char c, size_t n, const char *tail)
+{
+	size_t h = strlen(head);
+
+	cr_assert(h + n + strlen(tail) < size);
+	memcpy(buf, head, h);
+	memset(buf + h, c, n);
+	strcpy(buf + h + n, tail);
+	return buf;
+}
+
+Test(rurl, unix_errors_do_not_echo_the_password)
+{
+	char buf[512];
+
+	bad_secret("unix://user:s3cr3t@/x?db=abc", "redis URL: a unix:// URL takes no "
+	    "user or password (use a password file or LOCKRUN_REDIS_PASSWORD)");
+	bad_secret("unix://:s3cr3t@/run/redis.sock", "redis URL: a unix:// URL takes no "
+	    "user or password (use a password file or LOCKRUN_REDIS_PASSWORD)");
+	bad_secret("unix://:s3/cr3t@/run/redis.sock",
+	    "redis URL: expected unix:///path/to/socket");
+	bad_secret("unix:///x?db=abc&password=s3cr3t",
+	    "redis URL: expected ?db=N after the socket path");
+	bad_secret("unix:///x?password=s3cr3t",
+	    "redis URL: expected ?db=N after the socket path");
+	bad_secret(long_url(buf, sizeof(buf), "unix:///", 'p', 120, "?db=0&password=s3cr3t"),
+	    "redis URL: socket path is longer than 107 bytes");
+}
+
+Test(rurl, tcp_errors_do_not_echo_the_password)
+{
+	char buf[512];
+
+	bad_secret("redis://u:s3cr3t%zz@h", "redis URL: bad user or password "
+	    "(too long, or a malformed %XX escape)");
+	bad_secret(long_url(buf, sizeof(buf), "redis://u:s3cr3t", 'x', 300, "@h"),
+	    "redis URL: bad user or password (too long, or a malformed %XX escape)");
+	bad_secret("redis://:s3cr3t@[::1", "redis URL: missing ']' after IPv6 address");
+	bad_secret("redis://:s3cr3t@[::1]x", "redis URL: expected ':port' after ']'");
+	bad_secret("redis://:s3cr3t@", "redis URL: no host (expected "
+	    "redis://host[:port][/db])");
+	bad_secret("redis://:s3cr3t@:6379/0", "redis URL: no host (expected "
+	    "redis://host[:port][/db])");
+	bad_secret(long_url(buf, sizeof(buf), "redis://:s3cr3t@", 'h', 300, ""),
+	    "redis URL: host name is too long");
+	bad_secret("redis://:s3cr3t@h:0", "redis URL: port must be a number from 1 to 65535");
+	bad_secret("redis://u:s3/cr3t@h", "redis URL: port must be a number from 1 to 65535");
+	bad_secret("redis://:s3cr3t@h/x", "redis URL: database after '/' must be a number");
+}
+
+Test(rurl, scheme_errors_do_not_echo_the_password)
+{
+	bad_secret("rediss://:s3cr3t@h", "redis URL: rediss:// (TLS) needs hiredis_ssl, "
+	    "which this build does not have");
+	bad_secret("http://u:s3cr3t@h", "redis URL: expected redis://host[:port][/db] or "
+	    "unix:///path[?db=N], got \"http...\"");
+	/* no scheme: perhaps the password itself, given where the URL goes */
+	bad_secret("s3cr3t", "redis URL: expected redis://host[:port][/db] or "
+	    "unix:///path[?db=N]");
+	bad_secret(":s3cr3t@h", "redis URL: expected redis://host[:port][/db] or "
+	    "unix:///path[?db=N]");
+	bad_secret("redis:/u:s3cr3t@h", "redis URL: expected redis://host[:port][/db] or "
+	    "unix:///path[?db=N]");
 }
