@@ -121,7 +121,7 @@ static void
 bad_secret(const char *url, const char *msg)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "" };
+	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, rurl_parse(url, &u, &e), -1), "%s", url);
 	cr_assert(eq(ptr, strstr(e.msg, "s3cr3t"), NULL), "%s: %s", url, e.msg);
