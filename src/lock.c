@@ -14,6 +14,7 @@
 
 #include "lease.h"
 #include "lock.h"
+#include "log.h"
 #include "rerr.h"
 #include "scripts.h"
 
@@ -100,6 +101,7 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 	long long give_up = now_ms() + rc->command_timeout_ms;
 	redisReply *r;
 	char why[400];
+	int said = 0;
 
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = args[i];
@@ -116,6 +118,9 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 			argv[1] = body;
 			break;
 		case RERR_RETRY:
+			if (!said++)
+				lr_info("redis %s: %s: %s; asking again for up to %lldms",
+				    rc->where, what, why, rc->command_timeout_ms);
 			if (now_ms() < give_up) {
 				long long pause = backoff_delay(n, 0.5);
 				struct timespec ts = { pause / 1000, (pause % 1000) * 1000000 };

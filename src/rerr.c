@@ -42,6 +42,19 @@ static const struct {
 	{ "MISCONF",	RERR_REFUSED,	"Redis refuses writes: it cannot save to disk" },
 };
 
+/* Refusals that come as a plain ERR, recognised by their text. */
+static const struct {
+	const char	*text;
+	const char	*explain;
+} err_texts[] = {
+	/* NOPERM raised by redis.call() inside a script (Redis 7) */
+	{ "can't run this command", "the Redis user lacks a permission lockrun needs "
+	    "(see lockrun(1), REDIS PERMISSIONS)" },
+	/* a client that sent more than ten arguments before AUTH */
+	{ "unauthenticated", "Redis wants a password (password_file or "
+	    "LOCKRUN_REDIS_PASSWORD)" },
+};
+
 /* Redis's text without the tail it appends to errors inside scripts. */
 static int
 text_len(const char *msg)
@@ -62,6 +75,13 @@ rerr_classify(const char *msg, char *why, size_t n)
 			continue;
 		snprintf(why, n, "%s (%.*s)", codes[i].explain, text_len(msg), msg);
 		return codes[i].cls;
+	}
+	for (size_t i = 0; i < sizeof(err_texts) / sizeof(err_texts[0]); i++) {
+		const char *hit = strstr(msg, err_texts[i].text);
+		if (hit && hit - msg < text_len(msg)) {
+			snprintf(why, n, "%s (%.*s)", err_texts[i].explain, text_len(msg), msg);
+			return RERR_REFUSED;
+		}
 	}
 	snprintf(why, n, "refused: %.*s", text_len(msg), msg);
 	return RERR_REFUSED;

@@ -124,3 +124,30 @@ Test(auth, unreadable_password_file_is_78)
 	cr_assert(eq(str, r.err, "lockrun: password_file /nonexistent/pass: "
 	    "No such file or directory\n"));
 }
+
+/* The password is lockrun's: the command's environment does not carry it,
+ * whether it came in LOCKRUN_REDIS_PASSWORD or in LOCKRUN_REDIS_URL. The
+ * command prints every variable that holds it (but the suite's own), then
+ * "end". */
+#define ENV_WITH_SECRETS "env | grep s3cret | grep -v ^TEST_REDIS_PASSWORD=; echo end"
+Test(auth, the_password_is_not_passed_to_the_command)
+{
+	struct result r;
+
+	setenv("LOCKRUN_REDIS_PASSWORD", "s3cret", 1);
+	LR(&r, "--redis", fx.url, "--", "sh", "-c", ENV_WITH_SECRETS);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "end\n"), "the command's environment has it: %s", r.out);
+}
+
+Test(auth, a_url_with_the_password_is_not_passed_to_the_command)
+{
+	struct result r;
+	char url[160];
+
+	snprintf(url, sizeof(url), "redis://:s3cret@127.0.0.1:%d", fx.port);
+	setenv("LOCKRUN_REDIS_URL", url, 1);
+	LR(&r, "--", "sh", "-c", ENV_WITH_SECRETS);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "end\n"), "the command's environment has it: %s", r.out);
+}

@@ -1,0 +1,419 @@
+/* fault_test.c -- Redis answers that are not "yes" or "no": refusals of
+ * every class, a busy server, a Redis gone while waiting, a lost counter,
+ * a key retaken after a foreign run; and lockrun started with stderr
+ * closed or told to stop before its command began. Real binary, real
+ * redis-server (two, for the replica). */
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(fault, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
+
+static void
+tick(void)		/* the pace of a bounded poll, never a synchronisation */
+{
+	struct timespec ts = { 0, 5 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int
+matches(const char *s, const char *re)
+{
+	regex_t rx;
+	int ok;
+
+	cr_assert(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0, "bad regex %s", re);
+	ok = regexec(&rx, s, 0, NULL, 0) == 0;
+	regfree(&rx);
+	return ok;
+}
+
+static long long
+integer(const char *fmt, const char *arg)
+{
+	redisReply *r = rcmd(fmt, arg);
+	long long v = r->type == REDIS_REPLY_INTEGER ? r->integer : -999;
+
+	freeReplyObject(r);
+	return v;
+}
+
+static void
+ok(const char *fmt, const char *arg)
+{
+	redisReply *r = rcmd(fmt, arg);
+
+	cr_assert(r->type != REDIS_REPLY_ERROR, "%s: %s", fmt, r->str);
+	freeReplyObject(r);
+}
+
+/* How many error replies of this code Redis has sent (INFO errorstats). */
+static long
+errors_sent(const char *code)
+{
+	redisReply *r = rcmd("INFO %s", "errorstats");
+	char field[64];
+	const char *p;
+	long n = 0;
+
+	snprintf(field, sizeof(field), "errorstat_%s:count=", code);
+	if ((p = strstr(r->str, field)) != NULL)
+		n = strtol(p + strlen(field), NULL, 10);
+	freeReplyObject(r);
+	return n;
+}
+
+/* Run `echo ran > MARK` under lockrun with on_redis_error: run at url, and
+ * check it was refused with 69 and the line that names why, and that the
+ * command never ran: a refusal is an answer, not an unreachable Redis. */
+static void
+refused(const char *url, const char *key, const char *why)
+{
+	const char *mark = scratch("mark");
+	char script[256];
+	struct result r;
+
+	unlink(mark);
+	snprintf(script, sizeof(script), "echo ran > %s", mark);
+	LR(&r, "--redis", url, "-k", key, "--on-redis-error", "run", "--",
+	    "sh", "-c", script);
+	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
+	cr_assert(eq(int, access(mark, F_OK), -1), "the command ran without the lock");
+	cr_assert(matches(r.err, "^lockrun: redis [^ ]+: acquire: [^\n]+\n$"),
+	    "one line: %s", r.err);
+	cr_assert(strstr(r.err, why) != NULL, "stderr: %s", r.err);
+	cr_assert(eq(ptr, strstr(r.err, "running without a lock"), NULL), "%s", r.err);
+}
+
+Test(fault, a_key_of_another_type_is_refused_by_name)
+{
+	ok("RPUSH lockrun:{wt} %s", "x");
+	refused(fx.url, "wt", "a key lockrun uses holds another type of value (does "
+	    "something else write under the prefix?) (WRONGTYPE Operation against a key "
+	    "holding the wrong kind of value)");
+}
+
+Test(fault, a_corrupt_fencing_counter_is_refused_by_name)
+{
+	ok("SET lockrun:{cf}:fence %s", "not-a-number");
+	refused(fx.url, "cf", "the fencing counter is corrupt (does something else "
+	    "write under the prefix?) (BADFENCE lockrun:{cf}:fence does not hold a number)");
+}
+
+Test(fault, out_of_memory_is_refused_by_name)
+{
+	ok("CONFIG SET maxmemory %s", "1");
+	refused(fx.url, "oom", "Redis is out of memory (maxmemory) and refuses writes");
+}
+
+Test(fault, too_few_replicas_is_refused_by_name)
+{
+	ok("CONFIG SET min-replicas-to-write %s", "1");
+	refused(fx.url, "norep", "Redis refuses writes: too few replicas "
+	    "(min-replicas-to-write) (NOREPLICAS");
+}
+
+Test(fault, a_user_without_permission_is_refused_by_name)
+{
+	char url[160];
+
+	ok("ACL SETUSER %s on >pw ~lockrun:* +evalsha +eval +get", "lim");
+	snprintf(url, sizeof(url), "redis://lim:pw@127.0.0.1:%d", fx.port);
+	refused(url, "perm", "the Redis user lacks a permission lockrun needs");
+}
+
+Test(fault, a_replica_is_refused_by_name)
+{
+	struct redis_fixture rep;
+	char port[16];
+	const char *extra[] = { "--replicaof", "127.0.0.1", port, NULL };
+
+	snprintf(port, sizeof(port), "%d", fx.port);
+	cr_assert(redis_start(&rep, extra) == 0);
+	refused(rep.url, "ro", "this server is a read-only replica; point lockrun at the "
+	    "master (READONLY");
+	redis_stop(&rep);
+}
+
+Test(fault, a_cluster_node_without_the_slot_is_refused_by_name)
+{
+	struct redis_fixture node;
+	const char *extra[] = { "--cluster-enabled", "yes", "--cluster-config-file",
+	    "nodes.conf", NULL };
+
+	cr_assert(redis_start(&node, extra) == 0);
+	refused(node.url, "cl", "the Redis Cluster is down (CLUSTERDOWN");
+	redis_stop(&node);
+}
+
+/* BUSY (a script running past busy-reply-threshold) is asked again on the
+ * same connection until the command timeout, not treated as a failure. */
+Test(fault, a_busy_server_is_asked_again)
+{
+	redisContext *busy = redis_client(&fx), *c;
+	redisReply *r;
+	char err[2048];
+	int done = 0, is_busy = 0;
+	pid_t lr;
+
+	ok("CONFIG SET lua-time-limit %s", "50");
+	redisAppendCommand(busy, "EVAL %s 0", "while true do end");
+	while (!done)
+		cr_assert(redisBufferWrite(busy, &done) == REDIS_OK);
+	for (int i = 0; i < 6000 && !is_busy; i++) {	/* bounded poll */
+		c = redis_client(&fx);
+		r = redisCommand(c, "PING");
+		is_busy = r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "BUSY", 4) == 0;
+		freeReplyObject(r);
+		redisFree(c);
+	}
+	cr_assert(is_busy, "the server never became busy");
+	lr = LR_START("--redis", fx.url, "-v", "--command-timeout", "30s", "-k", "busy",
+	    "--", "echo", "ran");
+	for (int i = 0; i < 6000 && !strstr(lr_stderr_of(lr, err, sizeof(err)),
+	    "asking again"); i++)
+		tick();		/* bounded poll on its log: it was answered BUSY */
+	cr_assert(strstr(err, "acquire: Redis is busy running a script (BUSY") != NULL,
+	    "stderr: %s", err);
+	c = redis_client(&fx);
+	freeReplyObject(redisCommand(c, "SCRIPT KILL"));
+	redisFree(c);
+	redisFree(busy);
+	cr_assert(eq(int, lr_wait(lr), 0), "it ran once the script was killed: %s",
+	    lr_stderr_of(lr, err, sizeof(err)));
+}
+
+/* Issue case 4: a waiter that has seen the lock held must not run without
+ * it when a later retry cannot reach Redis. */
+Test(fault, a_waiter_that_saw_the_lock_held_never_runs_without_it)
+{
+	const char *ready = fifo("ready"), *go = fifo("go"), *mark = scratch("mark");
+	char script[256], hold[256], err[2048];
+	pid_t holder, waiter;
+	int st;
+
+	snprintf(hold, sizeof(hold), "echo $$ > %s; read x < %s", ready, go);
+	holder = LR_START("--redis", fx.url, "-k", "wr", "--", "sh", "-c", hold);
+	cr_assert(fifo_read_long(ready) > 0);
+	snprintf(script, sizeof(script), "echo ran > %s", mark);
+	waiter = LR_START("--redis", fx.url, "-k", "wr", "--wait", "60s", "-v",
+	    "--on-redis-error", "run", "--command-timeout", "300ms", "--",
+	    "sh", "-c", script);
+	for (int i = 0; i < 6000 && !strstr(lr_stderr_of(waiter, err, sizeof(err)),
+	    "waiting up to"); i++)
+		tick();		/* bounded poll on its log: it saw the lock held */
+	kill(fx.pid, SIGSTOP);	/* its next try gets no answer */
+	st = lr_wait(waiter);
+	kill(fx.pid, SIGCONT);
+	cr_assert(eq(int, st, 69), "stderr: %s", lr_stderr_of(waiter, err, sizeof(err)));
+	cr_assert(eq(int, access(mark, F_OK), -1), "the waiter ran without the lock");
+	cr_assert(strstr(lr_stderr_of(waiter, err, sizeof(err)), "no answer within 300ms; "
+	    "not running without a lock (on_redis_error: run), as this run saw it held "
+	    "by another\n") != NULL, "stderr: %s", err);
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(holder), 0));
+}
+
+/* Issue case 6: started with 2>&-, lockrun's messages must not land in
+ * the Redis connection (which would take descriptor 2). */
+Test(fault, started_with_stderr_closed)
+{
+	const char *bin = getenv("LOCKRUN_BIN"), *out = scratch("out");
+	char buf[64] = "";
+	pid_t pid;
+	FILE *fp;
+
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (o < 0 || dup2(o, 1) < 0)
+			_exit(120);
+		close(o);
+		close(2);
+		execl(bin, bin, "--redis", fx.url, "-v", "-k", "cs", "--", "sh", "-c",
+		    "echo out; echo err >&2", (char *)NULL);
+		_exit(121);
+	}
+	cr_assert(eq(int, lr_wait(pid), 0));
+	cr_assert(eq(int, integer("EXISTS %s", "lockrun:{cs}"), 0), "released");
+	cr_assert(eq(long, errors_sent("ERR"), 0), "Redis was sent text it did not understand");
+	fp = fopen(out, "r");
+	cr_assert(fp != NULL && fgets(buf, sizeof(buf), fp) != NULL);
+	fclose(fp);
+	cr_assert(eq(str, buf, "out\n"));
+}
+
+/* Is signal sig in the mask called field ("SigBlk", "ShdPnd") of pid? */
+static int
+sigmask_has(pid_t pid, const char *field, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	size_t len = strlen(field);
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (strncmp(line, field, len) == 0 && line[len] == ':')
+			mask = strtoull(line + len + 1, NULL, 16);
+	fclose(fp);
+	return (mask >> (sig - 1)) & 1;
+}
+
+/* Issue case 7: SIGTERM arrives while the acquire is on its way; the lock
+ * is taken, the command never starts, and --min-hold still applies. */
+Test(fault, min_hold_applies_when_a_signal_beats_the_command)
+{
+	const char *mark = scratch("mark");
+	char script[256];
+	long long t;
+	pid_t lr;
+
+	snprintf(script, sizeof(script), "echo ran > %s", mark);
+	kill(fx.pid, SIGSTOP);	/* the acquire waits for its answer */
+	lr = LR_START("--redis", fx.url, "-k", "mh", "--min-hold", "30s",
+	    "--command-timeout", "30s", "--", "sh", "-c", script);
+	for (int i = 0; i < 6000 && !sigmask_has(lr, "SigBlk", SIGTERM); i++)
+		tick();		/* bounded poll: lockrun reads signals from a signalfd */
+	kill(lr, SIGTERM);
+	for (int i = 0; i < 6000 && !sigmask_has(lr, "ShdPnd", SIGTERM); i++)
+		tick();		/* bounded poll: the signal waits, pending */
+	kill(fx.pid, SIGCONT);
+	cr_assert(eq(int, lr_wait(lr), 128 + SIGTERM));
+	cr_assert(eq(int, access(mark, F_OK), -1), "the command never started");
+	t = integer("PTTL %s", "lockrun:{mh}");
+	cr_assert(t > 0 && t <= 30000, "held for the rest of --min-hold: pttl %lld", t);
+}
+
+static long long
+token_of_a_run(const char *key)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "-k", key, "--", "sh", "-c", "printf %s \"$LOCKRUN_TOKEN\"");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	return strtoll(r.out, NULL, 10);
+}
+
+/* Issue case 8: the token rises even when Redis lost the counter, and the
+ * counter expires instead of living forever. */
+Test(fault, the_fencing_token_rises_across_flushall)
+{
+	long long first = token_of_a_run("tk"), second, ttl;
+
+	ok("FLUSHALL %s", "SYNC");
+	second = token_of_a_run("tk");
+	cr_assert(second > first, "token %lld after %lld", second, first);
+	ttl = integer("PTTL %s", "lockrun:{tk}:fence");
+	cr_assert(ttl > 0 && ttl <= 86400000, "the counter expires: pttl %lld", ttl);
+}
+
+/* Read MONITOR until a command containing needle is seen. */
+static void
+monitor_until(redisContext *mon, const char *needle)
+{
+	for (;;) {
+		redisReply *line;
+		int seen;
+		cr_assert(redisGetReply(mon, (void **)&line) == REDIS_OK, "monitor lost");
+		seen = strstr(line->str, needle) != NULL;
+		freeReplyObject(line);
+		if (seen)
+			return;
+	}
+}
+
+/* Issue case 9: the key vanished, another run took the lock and let it
+ * go; the first run's renewal must not take it back. */
+Test(fault, a_vanished_key_is_not_retaken_after_a_later_run)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[256], err[2048];
+	redisContext *mon;
+	struct result b;
+	pid_t a;
+	int ended = 0;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	a = LR_START("--redis", fx.url, "-k", "rt", "--ttl", "6s", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	mon = monitor_start();
+	monitor_until(mon, "\"2\" \"lockrun:{rt}\"");	/* a renewal: 2s to the next */
+	redisFree(mon);
+	ok("DEL %s", "lockrun:{rt}");
+	LR(&b, "--redis", fx.url, "-k", "rt", "--", "true");
+	cr_assert(eq(int, b.status, 0), "another run took the lock and let it go");
+	for (int i = 0; i < 6000 && !(ended = !alive(a)); i++)
+		tick();		/* bounded poll: the next renewal finds the loss */
+	if (!ended)
+		fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(a), 128 + SIGTERM), "stderr: %s",
+	    lr_stderr_of(a, err, sizeof(err)));
+	cr_assert(strstr(lr_stderr_of(a, err, sizeof(err)), "LOST LOCK lockrun:{rt}: it "
+	    "vanished and another run has taken it since; stopping the command") != NULL,
+	    "stderr: %s", err);
+}
+
+/* lockrun's own connection: the id of the client whose last command was
+ * eval or evalsha, from CLIENT LIST. */
+static long
+lockrun_client_id(void)
+{
+	redisReply *r = rcmd("CLIENT %s", "LIST");
+	const char *line = r->str;
+	long id = -1;
+
+	for (; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *end = strchr(line, '\n');
+		const char *cmd = strstr(line, " cmd=eval");
+		if (cmd && (end == NULL || cmd < end))
+			id = strtol(line + 3, NULL, 10);	/* "id=N ..." */
+	}
+	freeReplyObject(r);
+	return id;
+}
+
+/* Issue case 5, renewal side: an error reply to a renewal leaves the
+ * connection as it is (it answered), and the lease recovers on it. */
+Test(fault, a_refused_renewal_keeps_its_connection)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[256], err[2048];
+	long before, after;
+	pid_t lr;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	lr = LR_START("--redis", fx.url, "-k", "rc", "--ttl", "9s", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	before = lockrun_client_id();
+	cr_assert(before > 0);
+	ok("CONFIG SET min-replicas-to-write %s", "1");
+	for (int i = 0; i < 6000 && errors_sent("NOREPLICAS") == 0; i++)
+		tick();		/* bounded poll: a renewal was refused */
+	ok("CONFIG SET min-replicas-to-write %s", "0");
+	cr_assert(errors_sent("NOREPLICAS") > 0);
+	for (int i = 0; i < 6000 && integer("PTTL %s", "lockrun:{rc}") < 8000; i++)
+		tick();		/* bounded poll: a renewal went through again */
+	after = lockrun_client_id();
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(lr), 0));
+	cr_assert(eq(long, after, before), "lockrun reconnected after an error reply");
+	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),
+	    "stderr: %s", err);
+}

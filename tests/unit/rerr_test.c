@@ -1,0 +1,68 @@
+/* rerr_test.c -- every error class, and the text shown for it. */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <criterion/parameterized.h>
+
+#include "rerr.h"
+
+/* Arrays, not pointers: Criterion runs each case in a new process. */
+struct case_ {
+	char		reply[128];
+	enum rerr_class	cls;
+	char		why[256];
+};
+
+ParameterizedTestParameters(rerr, classifies)
+{
+	static struct case_ cases[] = {
+		{ "NOSCRIPT No matching script. Please use EVAL.", RERR_NOSCRIPT,
+		    "the script cache is empty (NOSCRIPT No matching script. Please use EVAL.)" },
+		{ "BUSY Redis is busy running a script.", RERR_RETRY,
+		    "Redis is busy running a script (BUSY Redis is busy running a script.)" },
+		{ "LOADING Redis is loading the dataset in memory", RERR_RETRY,
+		    "Redis is loading its dataset (LOADING Redis is loading the dataset in memory)" },
+		{ "TRYAGAIN Multiple keys request during rehashing of slot", RERR_RETRY,
+		    "the cluster asks to try again (TRYAGAIN Multiple keys request during "
+		    "rehashing of slot)" },
+		{ "READONLY You can't write against a read only replica. script: 4f1b, "
+		    "on @user_script:30.", RERR_REFUSED,
+		    "this server is a read-only replica; point lockrun at the master (READONLY "
+		    "You can't write against a read only replica.)" },
+		{ "MOVED 3999 10.0.0.7:6381", RERR_REFUSED, "this is a Redis Cluster node and "
+		    "the key lives on another node (MOVED 3999 10.0.0.7:6381)" },
+		{ "ASK 3999 10.0.0.7:6381", RERR_REFUSED, "this is a Redis Cluster node and "
+		    "the key is being moved to another node (ASK 3999 10.0.0.7:6381)" },
+		{ "WRONGTYPE Operation against a key holding the wrong kind of value",
+		    RERR_REFUSED, "a key lockrun uses holds another type of value (does "
+		    "something else write under the prefix?) (WRONGTYPE Operation against a "
+		    "key holding the wrong kind of value)" },
+		{ "ERR The user executing the script can't run this command or subcommand "
+		    "script: 9d, on @user_script:1.", RERR_REFUSED, "the Redis user lacks a "
+		    "permission lockrun needs (see lockrun(1), REDIS PERMISSIONS) (ERR The user "
+		    "executing the script can't run this command or subcommand)" },
+		{ "ERR unknown command 'EVALSHA'", RERR_REFUSED,
+		    "refused: ERR unknown command 'EVALSHA'" },
+		/* a code is a whole word: "BUSYGROUP" is not "BUSY" */
+		{ "BUSYGROUP Consumer Group name already exists", RERR_REFUSED,
+		    "refused: BUSYGROUP Consumer Group name already exists" },
+	};
+
+	return cr_make_param_array(struct case_, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct case_ *c, rerr, classifies)
+{
+	char why[400];
+
+	cr_assert(eq(int, (int)rerr_classify(c->reply, why, sizeof(why)), (int)c->cls),
+	    "%s", c->reply);
+	cr_assert(eq(str, why, c->why));
+}
+
+Test(rerr, a_short_buffer_is_cut_not_overrun)
+{
+	char why[8];
+
+	rerr_classify("LOADING Redis is loading the dataset in memory", why, sizeof(why));
+	cr_assert(eq(str, why, "Redis i"));
+}
