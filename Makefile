@@ -57,8 +57,10 @@ PURE = err duration keys rurl cron schedule task lease rerr
 CORE = $(PURE) yamltree config cli log rconn lock child guard supervise check
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
-INTEG_SRCS = $(wildcard tests/integ/*.c)
+# shim.c is not linked into the tests: it is preloaded into lockrun.
+INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
 FIXTURE_OBJ = $(B)/tests/redis_fixture.o
+SHIM = $(B)/tests/shim.so
 
 .PHONY: all check unit integ deps demo bench install uninstall clean lint
 
@@ -95,6 +97,13 @@ $(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ)
 $(B)/demo: $(B)/tests/bench/demo.o $(FIXTURE_OBJ)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 
+# The fault shim the integration tests LD_PRELOAD into lockrun. Never with
+# $(SAN): a preloaded library must not bring a second sanitizer runtime.
+$(SHIM): tests/integ/shim.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -MMD -MP -fPIC -shared $(CFLAGS) $(LDFLAGS) \
+		-o $@ $< -ldl
+
 $(FIXTURE_OBJ): tests/integ/redis_fixture.c
 	@mkdir -p $(@D)
 	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
@@ -106,8 +115,9 @@ check: deps
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
 
-integ: $(BIN) $(B)/integ_tests
-	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) $(B)/integ_tests
+integ: $(BIN) $(B)/integ_tests $(SHIM)
+	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
+		LOCKRUN_SHIM=$(abspath $(SHIM)) $(B)/integ_tests
 
 demo: deps
 	$(MAKE) --no-print-directory $(BIN) $(B)/demo

@@ -76,16 +76,6 @@ status_of(int st)
 
 static pid_t
 spawn_env(const char *const env[], const char *const args[], const char *out,
-    const char *err);
-
-static pid_t
-spawn(const char *const args[], const char *out, const char *err)
-{
-	return spawn_env(NULL, args, out, err);
-}
-
-static pid_t
-spawn_env(const char *const env[], const char *const args[], const char *out,
     const char *err)
 {
 	const char *bin = getenv("LOCKRUN_BIN");
@@ -151,6 +141,12 @@ lr_run_env(struct result *res, const char *const env[], const char *const args[]
 pid_t
 lr_start(const char *const args[])
 {
+	return lr_start_env(NULL, args);
+}
+
+pid_t
+lr_start_env(const char *const env[], const char *const args[])
+{
 	char out[256], err[256];
 	static int seq;
 	char name[64];
@@ -161,7 +157,7 @@ lr_start(const char *const args[])
 	redis_path(&fx, name, out, sizeof(out));
 	snprintf(name, sizeof(name), "bg%d.err", seq++);
 	redis_path(&fx, name, err, sizeof(err));
-	pid = spawn(args, out, err);
+	pid = spawn_env(env, args, out, err);
 	snprintf(name, sizeof(name), "pid%d.err", (int)pid);
 	if (symlink(err, redis_path(&fx, name, out, sizeof(out))) != 0)
 		cr_assert_fail("symlink: %s", strerror(errno));
@@ -334,4 +330,28 @@ faketime_env(const char *env[5], char buf[3][128], double unix_time)
 	env[2] = buf[2];
 	env[3] = "FAKETIME_DONT_FAKE_MONOTONIC=1";
 	env[4] = NULL;
+}
+
+void
+shim_env(const char *env[6], char buf[3][256], const char *gai_fail_file,
+    const char *getrandom_log)
+{
+	const char *shim = getenv("LOCKRUN_SHIM");
+	size_t n = 0;
+
+	cr_assert(shim != NULL && access(shim, R_OK) == 0,
+	    "LOCKRUN_SHIM names no shim.so (make integ sets it): %s", shim ? shim : "unset");
+	snprintf(buf[0], 256, "LD_PRELOAD=%s", shim);
+	env[n++] = buf[0];
+	if (gai_fail_file) {
+		snprintf(buf[1], 256, "LOCKRUN_SHIM_GAI_FAIL=%s", gai_fail_file);
+		env[n++] = buf[1];
+	}
+	if (getrandom_log) {
+		snprintf(buf[2], 256, "LOCKRUN_SHIM_GETRANDOM_EMPTY=%s", getrandom_log);
+		env[n++] = buf[2];
+	}
+	/* ASan wants to be first in the library list; the shim is harmless */
+	env[n++] = "ASAN_OPTIONS=verify_asan_link_order=0";
+	env[n] = NULL;
 }

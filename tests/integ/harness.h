@@ -33,10 +33,33 @@ void	lr_run_env(struct result *res, const char *const env[], const char *const a
  * clock stays real. Fills env[5], NULL-terminated; buf holds the strings. */
 void	faketime_env(const char *env[5], char buf[3][128], double unix_time);
 
+/* Environment that LD_PRELOADs the fault shim ($LOCKRUN_SHIM, built from
+ * shim.c) into lockrun, for lr_run_env() or lr_start_env():
+ *   gai_fail_file	while this file exists, getaddrinfo() fails with
+ *			EAI_AGAIN (create and remove it to start and end a
+ *			DNS outage in a running lockrun)
+ *   getrandom_log	getrandom() behaves as before the entropy pool is
+ *			ready: without GRND_NONBLOCK it fails with ENOSYS and
+ *			appends "blocking getrandom" to this file; with
+ *			GRND_NONBLOCK it fails with EAGAIN
+ * Either may be NULL (that fault is off). Fills env with LD_PRELOAD, the
+ * variables given, and ASAN_OPTIONS=verify_asan_link_order=0 (the shim is
+ * not sanitized), then NULL: at most env[0..4], so env[5] is spare for
+ * the caller, who finds the NULL and may put one more "NAME=value" there.
+ * buf holds the strings. Not combinable with faketime_env() as is: both
+ * set LD_PRELOAD. */
+void	shim_env(const char *env[6], char buf[3][256], const char *gai_fail_file,
+	    const char *getrandom_log);
+
 /* Start lockrun in the background (stdout and stderr to files named by
- * its pid in fx.dir); lr_wait() reaps it and returns the exit status. */
+ * its pid in fx.dir); lr_wait() reaps it and returns the exit status.
+ * lr_start_env() adds "NAME=value" strings (NULL-terminated, or env
+ * NULL) to its environment, as lr_run_env() does. */
 pid_t	lr_start(const char *const args[]);
+pid_t	lr_start_env(const char *const env[], const char *const args[]);
 #define LR_START(...) lr_start((const char *const[]){ __VA_ARGS__, NULL })
+#define LR_START_ENV(env, ...) \
+	lr_start_env((env), (const char *const[]){ __VA_ARGS__, NULL })
 int	lr_wait(pid_t pid);
 const char *lr_stderr_of(pid_t pid, char *buf, size_t n);
 
