@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +256,22 @@ monitor_start(void)
 	return c;
 }
 
+/* The command in a MONITOR line, from its name on ("\"SET\" ..."), or NULL
+ * for a command run inside a script or the harness's own AUTH. */
+static const char *
+client_command(const char *line)
+{
+	const char *cmd = strchr(line, ']');
+
+	if (cmd == NULL || strstr(line, " lua]") != NULL)
+		return NULL;
+	cmd += 2;
+	if (strncmp(cmd, "\"AUTH\" \"s3cret", 14) == 0 ||
+	    strncmp(cmd, "\"auth\" \"s3cret", 14) == 0)
+		return NULL;
+	return cmd;
+}
+
 long
 monitor_count(redisContext *mon, char *seen, size_t n)
 {
@@ -273,19 +291,65 @@ monitor_count(redisContext *mon, char *seen, size_t n)
 			break;
 		}
 		/* skip commands run inside scripts, and the harness's AUTH */
-		cmd = strchr(line->str, ']');
-		if (strstr(line->str, " lua]") == NULL && cmd &&
-		    strncmp(cmd, "] \"AUTH\" \"s3cret", 16) != 0 &&
-		    strncmp(cmd, "] \"auth\" \"s3cret", 16) != 0) {
+		if ((cmd = client_command(line->str)) != NULL) {
 			count++;
-			if (seen && cmd)
+			if (seen)
 				snprintf(seen + strlen(seen), n - strlen(seen), "%.*s\n",
-				    (int)strcspn(cmd + 2, " "), cmd + 2);
+				    (int)strcspn(cmd, " "), cmd);
 		}
 		freeReplyObject(line);
 	}
 	redisFree(mon);
 	return count;
+}
+
+long
+monitor_until(redisContext *mon, const char *re, long n, char *last, size_t len)
+{
+	long long guard = fixture_ms() + 30000;
+	long seen = 0;
+	regex_t rx;
+
+	cr_assert(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0, "bad regex %s", re);
+	while (seen < n) {
+		redisReply *line = NULL;
+		const char *cmd;
+
+		cr_assert(redisGetReplyFromReader(mon, (void **)&line) == REDIS_OK,
+		    "monitor lost: %s", mon->errstr);
+		if (line == NULL) {	/* none buffered: wait for more, bounded */
+			struct pollfd pfd = { .fd = mon->fd, .events = POLLIN };
+			long long left = guard - fixture_ms();
+			if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+				break;
+			cr_assert(redisBufferRead(mon) == REDIS_OK, "monitor lost: %s",
+			    mon->errstr);
+			continue;
+		}
+		cmd = line->type == REDIS_REPLY_STATUS ? client_command(line->str) : NULL;
+		if (cmd && regexec(&rx, cmd, 0, NULL, 0) == 0) {
+			seen++;
+			if (last)
+				snprintf(last, len, "%s", cmd);
+		}
+		freeReplyObject(line);
+	}
+	regfree(&rx);
+	return seen;
+}
+
+int
+poll_tick(long long *guard)
+{
+	struct timespec tick = { 0, 5 * 1000000 };
+	long long now = fixture_ms();
+
+	if (*guard == 0)
+		*guard = now + 30000;
+	else if (now >= *guard)
+		return 0;
+	nanosleep(&tick, NULL);
+	return 1;
 }
 
 int
@@ -354,4 +418,25 @@ shim_env(const char *env[6], char buf[3][256], const char *gai_fail_file,
 	/* ASan wants to be first in the library list; the shim is harmless */
 	env[n++] = "ASAN_OPTIONS=verify_asan_link_order=0";
 	env[n] = NULL;
+}
+
+void
+faketime_frozen_env(const char *env[6], char buf[3][128], double unix_time)
+{
+	const char *moving[5];
+	time_t secs = (time_t)unix_time;
+	struct tm tm;
+
+	faketime_env(moving, buf, unix_time);	/* finds the library */
+	gmtime_r(&secs, &tm);
+	/* an absolute date: libfaketime stops the clock there */
+	snprintf(buf[1], 128, "FAKETIME=%04d-%02d-%02d %02d:%02d:%02d.%03d",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	    (int)((unix_time - (double)secs) * 1000 + 0.5));
+	env[0] = buf[0];
+	env[1] = buf[1];
+	env[2] = buf[2];
+	env[3] = "FAKETIME_DONT_FAKE_MONOTONIC=1";
+	env[4] = "TZ=UTC";		/* how libfaketime reads the date above */
+	env[5] = NULL;
 }

@@ -33,6 +33,13 @@ void	lr_run_env(struct result *res, const char *const env[], const char *const a
  * clock stays real. Fills env[5], NULL-terminated; buf holds the strings. */
 void	faketime_env(const char *env[5], char buf[3][128], double unix_time);
 
+/* The same, but lockrun's wall clock stands still at unix_time (to the
+ * millisecond), so what it computes from the clock (a slot, a slot key's
+ * TTL) is exact however long it takes to start. libfaketime reads that
+ * instant as local time, so this also sets TZ=UTC for lockrun. Fills
+ * env[6], NULL-terminated; buf holds the strings. */
+void	faketime_frozen_env(const char *env[6], char buf[3][128], double unix_time);
+
 /* Environment that LD_PRELOADs the fault shim ($LOCKRUN_SHIM, built from
  * shim.c) into lockrun, for lr_run_env() or lr_start_env():
  *   gai_fail_file	while this file exists, getaddrinfo() fails with
@@ -84,6 +91,30 @@ redisReply *rcmd(const char *fmt, ...);
  * their names, one a line, in seen when seen is not NULL. */
 redisContext *monitor_start(void);
 long	monitor_count(redisContext *mon, char *seen, size_t n);
+
+/* Read the watch until n more commands (by the same clients, not inside
+ * scripts) match the extended regex re, which is applied to MONITOR's
+ * line from the command's name on: '"EVALSHA" "<sha>" "1" "key" ...'.
+ * Copies the last matching line there when last is not NULL. Returns how
+ * many matched: n, or fewer if 30 s passed first (a guard against a hang,
+ * never a measure). The watch stays open: redisFree() or monitor_count()
+ * ends it. */
+long	monitor_until(redisContext *mon, const char *re, long n, char *last, size_t len);
+
+/* A bounded poll, for what only time brings about (a process gone, a key
+ * expired, a line logged):
+ *	POLL_UNTIL(!alive(pid));
+ *	cr_assert(eq(int, alive(pid), 0));
+ * re-evaluates cond every 5 ms until it holds or 30 s have passed; then
+ * assert it. The 30 s only guard against a hang: no test depends on how
+ * long the wait takes. poll_tick() is its step: 0 once the guard, set by
+ * its first call, has passed. */
+#define POLL_UNTIL(cond) do {						\
+	long long poll_guard_ = 0;					\
+	while (!(cond) && poll_tick(&poll_guard_))			\
+		;							\
+} while (0)
+int	poll_tick(long long *guard);
 
 /* Is pid still a live (not zombie) process? */
 int	alive(pid_t pid);
