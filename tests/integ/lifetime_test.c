@@ -12,6 +12,7 @@
 #include <criterion/new/assert.h>
 
 #include "harness.h"
+#include "proxy.h"
 
 TestSuite(lifetime, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
@@ -35,41 +36,44 @@ exists(const char *key)
 	return v;
 }
 
-static void
-msleep(long ms)		/* pacing of probes and the length of a Redis stall */
-{
-	usleep((useconds_t)ms * 1000);
-}
+/* One renewal of lockrun:{KEY} as MONITOR shows it: each starts with one
+ * EVALSHA of the one-key renew script (an EVAL follows it only when Redis
+ * answered NOSCRIPT); the acquire has three keys and the release comes
+ * after the command. */
+#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"1\" \"lockrun:\\{" key "\\}\" "
 
-/* A 4s job with a 1s TTL: probes every 200ms never run, and the key's TTL
- * never exceeds 1s: renewal, not a long TTL, keeps the lock. */
+/* A job with a 1s TTL, held until the test lets it go: Redis sees four
+ * renewals a third of the TTL apart (so the job has outlived its TTL),
+ * the key's TTL never exceeds 1s, and a probe meanwhile skips. Renewal,
+ * not a long TTL, keeps the lock. */
 Test(lifetime, renewal_keeps_a_long_job_locked_with_a_short_ttl)
 {
-	const char *ready = fifo("ready");
-	char script[256];
-	int probes = 0, ran = 0, st;
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char script[256], err[2048];
+	redisContext *mon = monitor_start();
+	struct result r;
 	pid_t job;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 4", ready);
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
 	job = LR_START("--redis", fx.url, "-k", "long", "--ttl", "1s", "-E", "75", "--",
 	    "sh", "-c", script);
 	cr_assert(fifo_read_long(ready) > 0);		/* the job holds the lock */
-
-	while (waitpid(job, &st, WNOHANG) == 0) {
-		struct result r;
-		long long t = pttl("lockrun:{long}");
-		LR(&r, "--redis", fx.url, "-k", "long", "-E", "75", "--", "true");
-		if (waitpid(job, &st, WNOHANG) == job)	/* ended during the probe */
-			break;
-		probes++;
-		ran += r.status != 75;
-		cr_assert(t <= 1000, "pttl %lld exceeds the 1s TTL", t);
-		cr_assert(t > 0 || t == -2, "pttl %lld", t);
-		msleep(200);
+	for (int i = 1; i <= 4; i++) {
+		long long t;
+		cr_assert(eq(long, monitor_until(mon, RENEWAL("long"), 1, NULL, 0), 1),
+		    "renewal %d never came", i);
+		t = pttl("lockrun:{long}");
+		cr_assert(t > 0 && t <= 1000, "after renewal %d: pttl %lld, not within "
+		    "the 1s TTL", i, t);
 	}
-	cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0));
-	cr_assert(probes >= 10, "only %d probes in 4s", probes);
-	cr_assert(eq(int, ran, 0), "a probe ran while the job held the lock");
+	redisFree(mon);
+	LR(&r, "--redis", fx.url, "-k", "long", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75), "a probe ran while the job held the lock");
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(job), 0));
+	lr_stderr_of(job, err, sizeof(err));
+	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
+	cr_assert(eq(ptr, strstr(err, "vanished"), NULL), "the key expired: %s", err);
 }
 
 /* kill -9 of lockrun: the parent-death signal takes its command down, and
@@ -82,7 +86,6 @@ Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
 	long child;
 	long long ttl;
 	pid_t lr;
-	int tries = 0;
 
 	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
 	lr = LR_START("--redis", fx.url, "-k", "k9", "--ttl", "2s", "--", "sh", "-c", script);
@@ -91,14 +94,14 @@ Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
 	kill(lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
 	ttl = pttl("lockrun:{k9}");
-	cr_assert(ttl > 0 && ttl <= 2000, "expires within one TTL: pttl %lld", ttl);
-	for (int i = 0; i < 500 && alive((pid_t)child); i++)
-		msleep(10);	/* bounded poll: /proc tells when it is gone */
+	cr_assert(ttl == -2 || (ttl > 0 && ttl <= 2000), "expires within one TTL: "
+	    "pttl %lld", ttl);
+	POLL_UNTIL(!alive((pid_t)child));	/* /proc tells when it is gone */
 	cr_assert(eq(int, alive((pid_t)child), 0), "the child died with lockrun");
-	do {			/* bounded: TTL 2s plus a margin, in 100ms steps */
-		LR(&r, "--redis", fx.url, "-k", "k9", "-E", "75", "--", "true");
-	} while (r.status == 75 && ++tries < 30 && (msleep(100), 1));
-	cr_assert(eq(int, r.status, 0), "a new run got the lock after the TTL");
+	POLL_UNTIL(!exists("lockrun:{k9}"));	/* nothing renews it: it expires */
+	cr_assert(eq(int, exists("lockrun:{k9}"), 0), "the key never expired");
+	LR(&r, "--redis", fx.url, "-k", "k9", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 0), "a new run got the lock");
 }
 
 Test(lifetime, a_deleted_key_is_taken_back_and_the_job_finishes)
@@ -112,8 +115,7 @@ Test(lifetime, a_deleted_key_is_taken_back_and_the_job_finishes)
 	lr = LR_START("--redis", fx.url, "-k", "del", "--ttl", "1s", "--", "sh", "-c", script);
 	snprintf(token, sizeof(token), " %ld ", fifo_read_long(ready));
 	freeReplyObject(rcmd("DEL lockrun:{del}"));
-	for (int i = 0; i < 300 && !exists("lockrun:{del}"); i++)
-		msleep(10);	/* bounded poll: the next renewal puts it back */
+	POLL_UNTIL(exists("lockrun:{del}"));	/* the next renewal puts it back */
 	v = rcmd("GET lockrun:{del}");
 	cr_assert(eq(int, v->type, REDIS_REPLY_STRING), "the key is back");
 	cr_assert(strstr(v->str, token) != NULL, "with this run's token%s: %s", token, v->str);
@@ -159,75 +161,87 @@ Test(lifetime, on_lost_ignore_logs_and_lets_the_child_run)
 	    "--", "sh", "-c", script);
 	cr_assert(fifo_read_long(ready) > 0);
 	freeReplyObject(rcmd("SET lockrun:{ign} %s", "ffffffffffffffffffffffffffffffff 9 x 1 t"));
-	for (int i = 0; i < 300 && !strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"); i++)
-		msleep(10);	/* bounded poll on the log file */
+	POLL_UNTIL(strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"));	/* its log */
+	cr_assert(strstr(err, "LOST") != NULL, "nothing logged: %s", err);
 	fifo_write(go, "\n");
 	cr_assert(eq(int, lr_wait(lr), 0), "the child ran to its end");
 	cr_assert(strstr(err, "the command goes on unprotected (on_lost: ignore)") != NULL,
 	    "stderr: %s", err);
 }
 
-/* Redis frozen for longer than the TTL: lockrun cannot prove it holds the
- * lock, so its child is gone before the lease can end. The proof: a
- * second lockrun, which gets the lock right after the key expires, finds
- * no child of the first still alive. */
+/* The network to Redis frozen for longer than the TTL: lockrun cannot
+ * prove it holds the lock, so its child must be gone before the lease can
+ * end. Only the proxy between them is frozen: Redis runs on, expires the
+ * key on its own clock, and answers the test on its socket. The moment
+ * the key is seen gone, the child must already be dead: the order of
+ * the two events, observed, with no clock. */
 Test(lifetime, redis_stalled_past_the_ttl_child_is_dead_before_the_lease_ends)
 {
 	const char *ready = fifo("ready");
-	char script[256], check[128], err[2048];
+	char script[256], err[2048];
+	struct proxy px;
 	struct result r;
 	long child;
-	long long stopped, died;
 	pid_t lr;
-	int tries = 0;
+	int key, child_alive;
 
+	cr_assert(eq(int, proxy_start(&px, fx.port), 0));
 	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
-	lr = LR_START("--redis", fx.url, "-k", "stall", "--ttl", "2s", "--", "sh", "-c", script);
+	lr = LR_START("--redis", px.url, "-k", "stall", "--ttl", "2s", "--", "sh", "-c", script);
 	child = fifo_read_long(ready);
-	stopped = fixture_ms();
-	kill(fx.pid, SIGSTOP);	/* the last renewal was sent before this */
-	while (alive((pid_t)child) && fixture_ms() - stopped < 2500)
-		msleep(5);	/* bounded poll on /proc while Redis is frozen */
-	died = fixture_ms() - stopped;
-	while (fixture_ms() - stopped < 2500)
-		msleep(50);	/* the stall itself: longer than the TTL */
-	kill(fx.pid, SIGCONT);
-	cr_assert(died < 2000, "the child was seen alive %lldms into a stall, past "
-	    "the 2s lease", died);
-	snprintf(check, sizeof(check), "kill -0 %ld 2>/dev/null && echo alive || echo gone",
-	    child);
-	do {
-		LR(&r, "--redis", fx.url, "-k", "stall", "-E", "75", "--", "sh", "-c", check);
-	} while (r.status == 75 && ++tries < 200 && (msleep(10), 1));
-	cr_assert(eq(int, r.status, 0), "the second run got the lock");
-	cr_assert(eq(str, r.out, "gone\n"), "the first run's child was still alive");
+	proxy_freeze(&px);	/* from here on, no renewal reaches Redis */
+	POLL_UNTIL(!exists("lockrun:{stall}"));	/* Redis ends the lease */
+	child_alive = alive((pid_t)child);
+	key = exists("lockrun:{stall}");
+	proxy_cut(&px);		/* lockrun's release fails now, not after a timeout */
+	cr_assert(eq(int, key, 0), "the key outlived a frozen network");
+	cr_assert(eq(int, child_alive, 0), "the child was alive when the lease ended");
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGTERM));
 	cr_assert(strstr(lr_stderr_of(lr, err, sizeof(err)),
 	    "LOST LOCK lockrun:{stall}: Redis has not confirmed the lease") != NULL,
 	    "stderr: %s", err);
+	LR(&r, "--redis", fx.url, "-k", "stall", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 0), "a second run gets the lock");
 }
 
+/* A stall far shorter than the TTL: the network freezes, lockrun's next
+ * renewal is held in the frozen proxy, and the network comes back at once.
+ * The stall is bounded by events (freeze, a renewal held, thaw), not by a
+ * sleep. The held renewal reaches Redis and renews the key, the next one
+ * follows, and the job runs to its end without a word about a lost lock. */
 Test(lifetime, a_short_redis_stall_changes_nothing)
 {
 	const char *ready = fifo("ready"), *go = fifo("go");
 	char script[256], err[2048];
+	redisContext *mon;
+	struct proxy px;
+	long long before, after = 0;
+	long held;
 	pid_t lr;
 
-	long long before, after = 0;
-
+	cr_assert(eq(int, proxy_start(&px, fx.port), 0));
 	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	lr = LR_START("--redis", fx.url, "-k", "hiccup", "--ttl", "3s", "--",
+	lr = LR_START("--redis", px.url, "-k", "hiccup", "--ttl", "3s", "--",
 	    "sh", "-c", script);
 	cr_assert(fifo_read_long(ready) > 0);
-	kill(fx.pid, SIGSTOP);
-	msleep(300);		/* the stall: a tenth of the TTL */
-	kill(fx.pid, SIGCONT);
+	proxy_freeze(&px);
+	POLL_UNTIL(proxy_pending(&px) > 0);	/* the next renewal, held */
+	held = proxy_pending(&px);
 	before = pttl("lockrun:{hiccup}");
-	for (int i = 0; i < 400 && (after = pttl("lockrun:{hiccup}")) <= before; i++)
-		msleep(10);	/* bounded poll: a renewal after the stall raises the TTL */
+	mon = monitor_start();	/* nothing of lockrun's reached Redis since the freeze */
+	proxy_thaw(&px);
+	cr_assert(held > 0, "no renewal came while the network was frozen");
+	cr_assert(eq(long, monitor_until(mon, RENEWAL("hiccup"), 1, NULL, 0), 1),
+	    "the held renewal never reached Redis");
+	/* a poll: after a NOSCRIPT the body follows the EVALSHA seen */
+	POLL_UNTIL((after = pttl("lockrun:{hiccup}")) > before);
 	cr_assert(after > before, "renewed after the stall (pttl %lld -> %lld)", before, after);
+	cr_assert(eq(long, monitor_until(mon, RENEWAL("hiccup"), 1, NULL, 0), 1),
+	    "renewal did not go on after the stall");
+	redisFree(mon);
 	fifo_write(go, "\n");
 	cr_assert(eq(int, lr_wait(lr), 0));
+	proxy_cut(&px);
 	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),
 	    "stderr: %s", err);
 }
@@ -247,9 +261,8 @@ Test(lifetime, wait_runs_after_the_holder_and_short_wait_gives_up)
 	cr_assert(eq(int, r.status, 75), "a short wait gives up with the conflict exit");
 	second = LR_START("--redis", fx.url, "-k", "w", "--wait", "20s", "-E", "75", "-v",
 	    "--", "echo", "second ran");
-	for (int i = 0; i < 500 && !strstr(lr_stderr_of(second, err, sizeof(err)),
-	    "waiting up to"); i++)
-		msleep(10);	/* bounded poll on its log: it found the lock held */
+	/* a poll on its log: it found the lock held */
+	POLL_UNTIL(strstr(lr_stderr_of(second, err, sizeof(err)), "waiting up to"));
 	cr_assert(strstr(err, "lockrun:{w} is held; waiting up to") != NULL, "%s", err);
 	fifo_write(go, "\n");
 	cr_assert(eq(int, lr_wait(first), 0));
@@ -261,14 +274,21 @@ Test(lifetime, wait_runs_after_the_holder_and_short_wait_gives_up)
 	cr_assert(eq(str, out, "second ran\n"));
 }
 
+/* Both runs at mid-day by a faked clock, so that they share the day's
+ * slot whenever the suite runs. */
 Test(lifetime, wait_does_not_wait_for_a_slot_that_already_ran)
 {
+	const char *env[5];
+	char buf[3][128];
 	struct result r;
 
-	LR(&r, "--redis", fx.url, "-k", "ws", "--one-server", "--every", "1d", "--", "true");
-	cr_assert(eq(int, r.status, 0));
-	LR(&r, "--redis", fx.url, "-k", "ws", "--one-server", "--every", "1d",
-	    "--wait", "30s", "-E", "75", "-v", "--", "true");
+	faketime_env(env, buf, 1781524800.0);	/* 2026-06-15T12:00:00Z */
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "-k", "ws",
+	    "--one-server", "--every", "1d", "--", "true", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "-k", "ws",
+	    "--one-server", "--every", "1d", "--wait", "30s", "-E", "75", "-v", "--", "true",
+	    NULL });
 	cr_assert(eq(int, r.status, 75));
 	cr_assert(eq(ptr, strstr(r.err, "waiting"), NULL), "it waited: %s", r.err);
 	cr_assert(strstr(r.err, "skipped: slot") != NULL, "%s", r.err);
@@ -300,15 +320,16 @@ Test(lifetime, timeout_escalates_to_sigkill_after_kill_after)
 	cr_assert(eq(int, exists("lockrun:{tk}"), 0));
 }
 
+/* An hour, so that the probe need not come within any short time. */
 Test(lifetime, min_hold_keeps_the_key_for_the_rest_of_it)
 {
 	struct result r;
 	long long t;
 
-	LR(&r, "--redis", fx.url, "-k", "mh", "--min-hold", "5s", "--", "true");
+	LR(&r, "--redis", fx.url, "-k", "mh", "--min-hold", "1h", "--", "true");
 	cr_assert(eq(int, r.status, 0));
 	t = pttl("lockrun:{mh}");
-	cr_assert(t > 0 && t <= 5000, "pttl %lld", t);
+	cr_assert(t > 0 && t <= 3600000, "pttl %lld", t);
 	LR(&r, "--redis", fx.url, "-k", "mh", "-E", "75", "--", "true");
 	cr_assert(eq(int, r.status, 75), "still held after the quick job");
 }
@@ -342,8 +363,7 @@ Test(lifetime, timeout_kills_group_members_that_outlive_the_leader)
 	fp = fopen(pidf, "r");
 	cr_assert(fp != NULL && fscanf(fp, "%ld", &member) == 1);
 	fclose(fp);
-	for (int i = 0; i < 200 && alive((pid_t)member); i++)
-		msleep(5);	/* bounded poll: it is not our child */
+	POLL_UNTIL(!alive((pid_t)member));	/* it is not our child */
 	cr_assert(eq(int, alive((pid_t)member), 0), "the member ignoring TERM is gone");
 	cr_assert(eq(int, exists("lockrun:{grp}"), 0));
 }
