@@ -79,6 +79,20 @@ expect_pong(redisContext *c)
 	freeReplyObject(r);
 }
 
+/* Is a client of that name connected to Redis? */
+static int
+named_client(const char *name)
+{
+	redisReply *list = rcmd("CLIENT LIST");
+	char want[64];
+	int found;
+
+	snprintf(want, sizeof(want), "name=%s ", name);
+	found = strstr(list->str, want) != NULL;
+	freeReplyObject(list);
+	return found;
+}
+
 Test(proxy, relays_commands_and_large_values_both_ways)
 {
 	redisContext *c = through();
@@ -157,20 +171,14 @@ Test(proxy, a_cut_breaks_connections_and_refuses_new_ones)
 Test(proxy, a_close_on_one_side_closes_the_other)
 {
 	redisContext *c = through();
-	redisReply *r = redisCommand(c, "CLIENT SETNAME viaproxy"), *list;
+	redisReply *r = redisCommand(c, "CLIENT SETNAME viaproxy");
 	long long id;
-	int gone = 0;
 
 	freeReplyObject(r);
 	redisFree(c);			/* the client goes... */
-	for (int i = 0; i < 6000 && !gone; i++) {	/* bounded poll, 30 s */
-		list = rcmd("CLIENT LIST");
-		gone = strstr(list->str, "name=viaproxy") == NULL;
-		freeReplyObject(list);
-		if (!gone)
-			usleep(5000);
-	}
-	cr_assert(gone, "Redis still has the proxied connection");
+	POLL_UNTIL(!named_client("viaproxy"));
+	cr_assert(eq(int, named_client("viaproxy"), 0), "Redis still has the proxied "
+	    "connection");
 
 	c = through();			/* ...and Redis drops one */
 	r = redisCommand(c, "CLIENT ID");
@@ -203,8 +211,7 @@ Test(proxy, dies_with_the_process_that_started_it)
 	cr_assert(eq(int, (int)read(fds[0], &relay, sizeof(relay)), (int)sizeof(relay)));
 	close(fds[0]);
 	cr_assert(eq(int, lr_wait(starter), 0));
-	for (int i = 0; i < 6000 && alive(relay); i++)	/* bounded poll, 30 s */
-		usleep(5000);
+	POLL_UNTIL(!alive(relay));
 	cr_assert(eq(int, alive(relay), 0), "the relay outlived its parent");
 }
 

@@ -15,6 +15,8 @@
 
 TestSuite(run, .init = suite_setup, .fini = suite_teardown, .timeout = 30);
 
+#define T_MIDDAY 1781524800.0	/* 2026-06-15T12:00:00Z: far from any day's or hour's end */
+
 static int
 matches(const char *s, const char *re)
 {
@@ -162,21 +164,28 @@ Test(run, skip_says_who_holds_it_with_verbose)
 	    "since 2026-11-21T17:45:02.123Z (token 41)\n"));
 }
 
-/* --every 1d: both runs fall in one slot unless they straddle midnight UTC */
+/* --every 1d, both runs at mid-day by a faked clock: one slot, whenever
+ * the suite runs (on the real clock they could straddle midnight UTC). */
 Test(run, one_server_second_run_in_slot_skips_after_first_ended)
 {
-	const char *out = scratch("ran");
-	char script[256];
+	const char *out = scratch("ran"), *env[5];
+	char script[256], buf[3][128], slot[64];
 	struct result r;
+	FILE *fp;
 
-	snprintf(script, sizeof(script), "echo ran >> %s", out);
-	LR(&r, "--redis", fx.url, "--one-server", "--every", "1d", "-k", "daily",
-	    "--", "sh", "-c", script);
-	cr_assert(eq(int, r.status, 0));
-	LR(&r, "--redis", fx.url, "--one-server", "--every", "1d", "-k", "daily",
-	    "-E", "75", "--", "sh", "-c", script);
+	faketime_env(env, buf, T_MIDDAY);
+	snprintf(script, sizeof(script), "echo \"$LOCKRUN_SLOT\" >> %s", out);
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--every", "1d", "-k", "daily", "--", "sh", "-c", script, NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--every", "1d", "-k", "daily", "-E", "75", "--", "sh", "-c", script, NULL });
 	cr_assert(eq(int, r.status, 75));
 	cr_assert(eq(int, file_lines(out), 1));
+	fp = fopen(out, "r");
+	cr_assert(fp != NULL && fgets(slot, sizeof(slot), fp) != NULL);
+	fclose(fp);
+	cr_assert(eq(str, slot, "2026-06-15T00:00:00Z\n"), "the faked day's slot");
 }
 
 Test(run, one_server_only_leaves_no_stable_key)
@@ -406,9 +415,8 @@ Test(run, signals_reach_the_whole_pipeline)
 	/* SIGTERM, not SIGINT: sh starts background jobs with SIGINT ignored */
 	kill(lr, SIGTERM);
 	lr_wait(lr);
-	/* the sleeps are not our children; wait for them to be gone */
-	for (int i = 0; i < 1000 && (alive((pid_t)a) || alive((pid_t)b)); i++)
-		usleep(2000);	/* bounded poll on /proc: exit of a non-child */
+	/* the sleeps are not our children: a poll on /proc for them to be gone */
+	POLL_UNTIL(!alive((pid_t)a) && !alive((pid_t)b));
 	cr_assert(alive((pid_t)a) + alive((pid_t)b) == 0, "both members got SIGTERM");
 }
 
@@ -424,8 +432,8 @@ Test(run, hup_and_usr1_are_forwarded)
 	lr = LR_START("--redis", fx.url, "-k", "hup", "--", "sh", "-c", script);
 	cr_assert(fifo_read_long(ready) > 0);
 	kill(lr, SIGUSR1);
-	for (int i = 0; i < 1000 && file_lines(got) < 1; i++)
-		usleep(2000);	/* bounded poll on the file the trap writes */
+	POLL_UNTIL(file_lines(got) >= 1);	/* a poll on the file the trap writes */
+	cr_assert(eq(int, file_lines(got), 1), "SIGUSR1 never reached the command");
 	kill(lr, SIGHUP);
 	cr_assert(eq(int, lr_wait(lr), 7));
 	cr_assert(eq(int, file_lines(got), 2));
