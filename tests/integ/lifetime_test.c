@@ -1,12 +1,9 @@
 /* lifetime_test.c -- the lease: renewal, lost locks, parent death, Redis
  * stalls, --wait, --timeout, --min-hold. Real binary, real redis-server. */
-#include <sys/wait.h>
-
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
