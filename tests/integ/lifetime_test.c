@@ -34,10 +34,11 @@ exists(const char *key)
 }
 
 /* One renewal of lockrun:{KEY} as MONITOR shows it: each starts with one
- * EVALSHA of the one-key renew script (an EVAL follows it only when Redis
- * answered NOSCRIPT); the acquire has three keys and the release comes
- * after the command. */
-#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"1\" \"lockrun:\\{" key "\\}\" "
+ * EVALSHA of the renew script, whose two keys are the stable key and the
+ * fencing counter (an EVAL follows it only when Redis answered NOSCRIPT);
+ * the acquire has three keys, and the release (one key) comes after the
+ * command. */
+#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"2\" \"lockrun:\\{" key "\\}\" "
 
 /* A job with a 1s TTL, held until the test lets it go: Redis sees four
  * renewals a third of the TTL apart (so the job has outlived its TTL),
