@@ -403,3 +403,52 @@ Test(fault, a_refused_renewal_keeps_its_connection)
 	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),
 	    "stderr: %s", err);
 }
+
+/* Issue case 10: the host is resolved once, at start. A reconnect while
+ * the lock is held goes to the same address, so a name service that has
+ * stopped answering cannot hold it up. */
+Test(fault, a_reconnect_does_not_resolve_the_host_again)
+{
+	const char *ready = fifo("ready"), *go = fifo("go"), *down = scratch("dns-down");
+	const char *env[6];
+	char buf[3][256], url[64], script[256], kill_id[32], err[2048];
+	long before, after = -1;
+	pid_t lr;
+	FILE *fp;
+
+	shim_env(env, buf, down, NULL);
+	snprintf(url, sizeof(url), "redis://localhost:%d", fx.port);
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	lr = LR_START_ENV(env, "--redis", url, "-k", "dns", "--ttl", "3s", "--",
+	    "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	fp = fopen(down, "w");		/* from now on, no name resolves */
+	cr_assert(fp != NULL);
+	fclose(fp);
+	before = lockrun_client_id();
+	snprintf(kill_id, sizeof(kill_id), "%ld", before);
+	ok("CLIENT KILL ID %s", kill_id);
+	POLL_UNTIL((after = lockrun_client_id()) > 0 && after != before);
+	fifo_write(go, "\n");
+	cr_assert(eq(int, lr_wait(lr), 0), "stderr: %s", lr_stderr_of(lr, err, sizeof(err)));
+	cr_assert(after > 0 && after != before, "lockrun connected again");
+	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),
+	    "stderr: %s", err);
+}
+
+/* Issue case 10: at early boot getrandom(2) may block until the entropy
+ * pool is ready, outside every timeout; lockrun never asks it to block. */
+Test(fault, the_owner_id_never_waits_for_entropy)
+{
+	const char *calls = scratch("blocking-getrandom");
+	const char *env[6];
+	char buf[3][256];
+	struct result r;
+
+	shim_env(env, buf, NULL, calls);
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "-k", "ent", "--",
+	    "echo", "ran", NULL });
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran\n"));
+	cr_assert(eq(int, file_lines(calls), 0), "a blocking getrandom() was made");
+}
