@@ -27,7 +27,7 @@ static const struct {
 	{ "CROSSSLOT",	RERR_REFUSED,	"this is a Redis Cluster node and the keys are "
 					"on different slots" },
 	{ "NOPERM",	RERR_REFUSED,	"the Redis user lacks a permission lockrun needs "
-					"(see lockrun(1), REDIS PERMISSIONS)" },
+					"(see lockrun(1), Redis permissions)" },
 	{ "NOAUTH",	RERR_REFUSED,	"Redis wants a password (password_file or "
 					"LOCKRUN_REDIS_PASSWORD)" },
 	{ "WRONGPASS",	RERR_REFUSED,	"authentication refused" },
@@ -49,7 +49,7 @@ static const struct {
 } err_texts[] = {
 	/* NOPERM raised by redis.call() inside a script (Redis 7) */
 	{ "can't run this command", "the Redis user lacks a permission lockrun needs "
-	    "(see lockrun(1), REDIS PERMISSIONS)" },
+	    "(see lockrun(1), Redis permissions)" },
 	/* a client that sent more than ten arguments before AUTH */
 	{ "unauthenticated", "Redis wants a password (password_file or "
 	    "LOCKRUN_REDIS_PASSWORD)" },
