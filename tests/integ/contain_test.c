@@ -21,24 +21,6 @@
 
 TestSuite(contain, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
-static void
-tick(void)		/* the pace of a bounded poll, never a synchronisation */
-{
-	struct timespec ts = { 0, 5 * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-static int
-exists(const char *key)
-{
-	redisReply *r = rcmd("EXISTS %s", key);
-	int v = (int)r->integer;
-
-	freeReplyObject(r);
-	return v;
-}
-
 static long
 read_pid(const char *path)
 {
@@ -81,9 +63,9 @@ Test(contain, sigkill_of_lockrun_leaves_no_process_past_the_lease)
 	cr_assert(eq(int, flock_free(lockf), 0), "the job holds its file lock");
 	kill(lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
-	for (int i = 0; i < 6000 && exists("lockrun:{k9}"); i++)
-		tick();		/* bounded poll: until the lease has ended in Redis */
-	cr_assert(eq(int, exists("lockrun:{k9}"), 0), "the key expired");
+	/* bounded poll: until the lease has ended in Redis */
+	POLL_UNTIL(!key_exists("lockrun:{k9}"));
+	cr_assert(eq(int, key_exists("lockrun:{k9}"), 0), "the key expired");
 	cr_assert(eq(int, alive((pid_t)sleeper), 0),
 	    "the command's child outlived the lease of a SIGKILLed lockrun");
 	cr_assert(eq(int, flock_free(lockf), 1), "the job's file lock is free");
@@ -111,7 +93,7 @@ Test(contain, the_lock_is_held_until_the_last_process_of_the_tree_is_gone)
 	fifo_write(go, "\n");
 	cr_assert(eq(int, lr_wait(lr), 3), "the main process's status");
 	cr_assert(eq(int, alive((pid_t)left), 0));
-	cr_assert(eq(int, exists("lockrun:{left}"), 0), "released after the last one");
+	cr_assert(eq(int, key_exists("lockrun:{left}"), 0), "released after the last one");
 }
 
 /* The same, with a child that does not ignore SIGTERM: it is stopped as
@@ -126,7 +108,7 @@ Test(contain, children_left_by_the_main_process_are_stopped)
 	LR(&r, "--redis", fx.url, "-k", "kids", "--", "sh", "-c", script);
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(eq(int, alive((pid_t)read_pid(pidf)), 0), "reaped before lockrun exited");
-	cr_assert(eq(int, exists("lockrun:{kids}"), 0));
+	cr_assert(eq(int, key_exists("lockrun:{kids}"), 0));
 }
 
 /* Issue case 3: a daemon (double fork and setsid: a new session, outside
@@ -145,7 +127,7 @@ Test(contain, a_daemonizing_descendant_is_stopped)
 	daemon = read_pid(pidf);
 	cr_assert(daemon > 0);
 	cr_assert(eq(int, alive((pid_t)daemon), 0), "the daemon was stopped");
-	cr_assert(eq(int, exists("lockrun:{daemon}"), 0));
+	cr_assert(eq(int, key_exists("lockrun:{daemon}"), 0));
 }
 
 /* --timeout stops the whole tree, daemon included. */
@@ -178,7 +160,7 @@ Test(contain, kill_mode_process_leaves_descendants_alone)
 	cr_assert(eq(int, r.status, 0));
 	child = read_pid(pidf);
 	cr_assert(eq(int, alive((pid_t)child), 1), "left running");
-	cr_assert(eq(int, exists("lockrun:{pm}"), 0), "released with the main process");
+	cr_assert(eq(int, key_exists("lockrun:{pm}"), 0), "released with the main process");
 	kill((pid_t)child, SIGKILL);
 }
 
@@ -227,7 +209,7 @@ Test(contain, a_killed_guard_is_reported_and_the_tree_still_goes)
 	cr_assert(eq(str, (char *)lr_stderr_of(lr, err, sizeof(err)),
 	    "lockrun: the guard process was killed by signal 9; killed what was left "
 	    "of the command\n"));
-	cr_assert(eq(int, exists("lockrun:{gd}"), 0));
+	cr_assert(eq(int, key_exists("lockrun:{gd}"), 0));
 }
 
 /* Issue item 11: a stopped command (SIGSTOP, SIGTTIN) gets SIGCONT after a
@@ -255,7 +237,7 @@ Test(contain, a_stopped_command_is_continued_to_take_sigterm)
 		kill((pid_t)child, SIGCONT);	/* let the failing case end */
 	cr_assert(ended, "the stopped command never acted on SIGTERM");
 	cr_assert(eq(int, lr_wait(lr), 7), "the trap ran: the command's status");
-	cr_assert(eq(int, exists("lockrun:{stp}"), 0));
+	cr_assert(eq(int, key_exists("lockrun:{stp}"), 0));
 }
 
 /* Start lockrun with SIGINT and SIGQUIT ignored, as sh does for a job
@@ -293,8 +275,8 @@ Test(contain, sigint_inherited_as_ignored_still_reaches_the_command)
 	    "--", "sh", "-c", script, NULL });
 	cr_assert(fifo_read_long(ready) > 0);
 	kill(lr, SIGINT);
-	for (int i = 0; i < 6000 && !(ended = waitpid(lr, &st, WNOHANG) == lr); i++)
-		tick();		/* bounded: with SIGINT ignored it would never end */
+	/* bounded: with SIGINT ignored it would never end */
+	POLL_UNTIL((ended = waitpid(lr, &st, WNOHANG) == lr));
 	if (!ended) {
 		kill(lr, SIGKILL);
 		waitpid(lr, &st, 0);

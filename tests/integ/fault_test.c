@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,26 +20,6 @@
 #include "harness.h"
 
 TestSuite(fault, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
-
-static void
-tick(void)		/* the pace of a bounded poll, never a synchronisation */
-{
-	struct timespec ts = { 0, 5 * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-static int
-matches(const char *s, const char *re)
-{
-	regex_t rx;
-	int ok;
-
-	cr_assert(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0, "bad regex %s", re);
-	ok = regexec(&rx, s, 0, NULL, 0) == 0;
-	regfree(&rx);
-	return ok;
-}
 
 static long long
 integer(const char *fmt, const char *arg)
@@ -174,7 +153,7 @@ Test(fault, a_busy_server_is_asked_again)
 	redisAppendCommand(busy, "EVAL %s 0", "while true do end");
 	while (!done)
 		cr_assert(redisBufferWrite(busy, &done) == REDIS_OK);
-	for (int i = 0; i < 6000 && !is_busy; i++) {	/* bounded poll */
+	for (long long guard = 0; !is_busy && poll_tick(&guard); ) {	/* bounded poll */
 		c = redis_client(&fx);
 		r = redisCommand(c, "PING");
 		is_busy = r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "BUSY", 4) == 0;
@@ -184,9 +163,8 @@ Test(fault, a_busy_server_is_asked_again)
 	cr_assert(is_busy, "the server never became busy");
 	lr = LR_START("--redis", fx.url, "-v", "--command-timeout", "30s", "-k", "busy",
 	    "--", "echo", "ran");
-	for (int i = 0; i < 6000 && !strstr(lr_stderr_of(lr, err, sizeof(err)),
-	    "asking again"); i++)
-		tick();		/* bounded poll on its log: it was answered BUSY */
+	/* bounded poll on its log: it was answered BUSY */
+	POLL_UNTIL(strstr(lr_stderr_of(lr, err, sizeof(err)), "asking again"));
 	cr_assert(strstr(err, "acquire: Redis is busy running a script (BUSY") != NULL,
 	    "stderr: %s", err);
 	c = redis_client(&fx);
@@ -213,9 +191,8 @@ Test(fault, a_waiter_that_saw_the_lock_held_never_runs_without_it)
 	waiter = LR_START("--redis", fx.url, "-k", "wr", "--wait", "60s", "-v",
 	    "--on-redis-error", "run", "--command-timeout", "300ms", "--",
 	    "sh", "-c", script);
-	for (int i = 0; i < 6000 && !strstr(lr_stderr_of(waiter, err, sizeof(err)),
-	    "waiting up to"); i++)
-		tick();		/* bounded poll on its log: it saw the lock held */
+	/* bounded poll on its log: it saw the lock held */
+	POLL_UNTIL(strstr(lr_stderr_of(waiter, err, sizeof(err)), "waiting up to"));
 	kill(fx.pid, SIGSTOP);	/* its next try gets no answer */
 	st = lr_wait(waiter);
 	kill(fx.pid, SIGCONT);
@@ -289,11 +266,11 @@ Test(fault, min_hold_applies_when_a_signal_beats_the_command)
 	kill(fx.pid, SIGSTOP);	/* the acquire waits for its answer */
 	lr = LR_START("--redis", fx.url, "-k", "mh", "--min-hold", "30s",
 	    "--command-timeout", "30s", "--", "sh", "-c", script);
-	for (int i = 0; i < 6000 && !sigmask_has(lr, "SigBlk", SIGTERM); i++)
-		tick();		/* bounded poll: lockrun reads signals from a signalfd */
+	/* bounded poll: lockrun reads signals from a signalfd */
+	POLL_UNTIL(sigmask_has(lr, "SigBlk", SIGTERM));
 	kill(lr, SIGTERM);
-	for (int i = 0; i < 6000 && !sigmask_has(lr, "ShdPnd", SIGTERM); i++)
-		tick();		/* bounded poll: the signal waits, pending */
+	/* bounded poll: the signal waits, pending */
+	POLL_UNTIL(sigmask_has(lr, "ShdPnd", SIGTERM));
 	kill(fx.pid, SIGCONT);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGTERM));
 	cr_assert(eq(int, access(mark, F_OK), -1), "the command never started");
@@ -345,8 +322,8 @@ Test(fault, a_vanished_key_is_not_retaken_after_a_later_run)
 	ok("DEL %s", "lockrun:{rt}");
 	LR(&b, "--redis", fx.url, "-k", "rt", "--", "true");
 	cr_assert(eq(int, b.status, 0), "another run took the lock and let it go");
-	for (int i = 0; i < 6000 && !(ended = !alive(a)); i++)
-		tick();		/* bounded poll: the next renewal finds the loss */
+	/* bounded poll: the next renewal finds the loss */
+	POLL_UNTIL((ended = !alive(a)));
 	if (!ended)
 		fifo_write(go, "\n");
 	cr_assert(eq(int, lr_wait(a), 128 + SIGTERM), "stderr: %s",
@@ -390,12 +367,12 @@ Test(fault, a_refused_renewal_keeps_its_connection)
 	before = lockrun_client_id();
 	cr_assert(before > 0);
 	ok("CONFIG SET min-replicas-to-write %s", "1");
-	for (int i = 0; i < 6000 && errors_sent("NOREPLICAS") == 0; i++)
-		tick();		/* bounded poll: a renewal was refused */
+	/* bounded poll: a renewal was refused */
+	POLL_UNTIL(errors_sent("NOREPLICAS") > 0);
 	ok("CONFIG SET min-replicas-to-write %s", "0");
 	cr_assert(errors_sent("NOREPLICAS") > 0);
-	for (int i = 0; i < 6000 && integer("PTTL %s", "lockrun:{rc}") < 8000; i++)
-		tick();		/* bounded poll: a renewal went through again */
+	/* bounded poll: a renewal went through again */
+	POLL_UNTIL(key_pttl("lockrun:{rc}") >= 8000);
 	after = lockrun_client_id();
 	fifo_write(go, "\n");
 	cr_assert(eq(int, lr_wait(lr), 0));

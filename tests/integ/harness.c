@@ -353,6 +353,38 @@ poll_tick(long long *guard)
 }
 
 int
+key_exists(const char *key)
+{
+	redisReply *r = rcmd("EXISTS %s", key);
+	int v = (int)r->integer;
+
+	freeReplyObject(r);
+	return v;
+}
+
+long long
+key_pttl(const char *key)
+{
+	redisReply *r = rcmd("PTTL %s", key);
+	long long v = r->integer;
+
+	freeReplyObject(r);
+	return v;
+}
+
+int
+matches(const char *s, const char *re)
+{
+	regex_t rx;
+	int ok;
+
+	cr_assert(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0, "bad regex %s", re);
+	ok = regexec(&rx, s, 0, NULL, 0) == 0;
+	regfree(&rx);
+	return ok;
+}
+
+int
 alive(pid_t pid)
 {
 	char path[64], state = '?';

@@ -116,6 +116,13 @@ long	monitor_until(redisContext *mon, const char *re, long n, char *last, size_t
 } while (0)
 int	poll_tick(long long *guard);
 
+/* EXISTS key: 1 or 0; PTTL key in ms (-2 when gone, -1 with no expiry). */
+int	key_exists(const char *key);
+long long key_pttl(const char *key);
+
+/* Does s match the extended regular expression re? */
+int	matches(const char *s, const char *re);
+
 /* Is pid still a live (not zombie) process? */
 int	alive(pid_t pid);
 

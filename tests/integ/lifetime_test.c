@@ -13,26 +13,6 @@
 
 TestSuite(lifetime, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
-static long long
-pttl(const char *key)
-{
-	redisReply *r = rcmd("PTTL %s", key);
-	long long v = r->integer;
-
-	freeReplyObject(r);
-	return v;
-}
-
-static int
-exists(const char *key)
-{
-	redisReply *r = rcmd("EXISTS %s", key);
-	int v = (int)r->integer;
-
-	freeReplyObject(r);
-	return v;
-}
-
 /* One renewal of lockrun:{KEY} as MONITOR shows it: each starts with one
  * EVALSHA of the renew script, whose two keys are the stable key and the
  * fencing counter (an EVAL follows it only when Redis answered NOSCRIPT);
@@ -60,7 +40,7 @@ Test(lifetime, renewal_keeps_a_long_job_locked_with_a_short_ttl)
 		long long t;
 		cr_assert(eq(long, monitor_until(mon, RENEWAL("long"), 1, NULL, 0), 1),
 		    "renewal %d never came", i);
-		t = pttl("lockrun:{long}");
+		t = key_pttl("lockrun:{long}");
 		cr_assert(t > 0 && t <= 1000, "after renewal %d: pttl %lld, not within "
 		    "the 1s TTL", i, t);
 	}
@@ -91,13 +71,13 @@ Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
 	cr_assert(alive((pid_t)child));
 	kill(lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
-	ttl = pttl("lockrun:{k9}");
+	ttl = key_pttl("lockrun:{k9}");
 	cr_assert(ttl == -2 || (ttl > 0 && ttl <= 2000), "expires within one TTL: "
 	    "pttl %lld", ttl);
 	POLL_UNTIL(!alive((pid_t)child));	/* /proc tells when it is gone */
 	cr_assert(eq(int, alive((pid_t)child), 0), "the child died with lockrun");
-	POLL_UNTIL(!exists("lockrun:{k9}"));	/* nothing renews it: it expires */
-	cr_assert(eq(int, exists("lockrun:{k9}"), 0), "the key never expired");
+	POLL_UNTIL(!key_exists("lockrun:{k9}"));	/* nothing renews it: it expires */
+	cr_assert(eq(int, key_exists("lockrun:{k9}"), 0), "the key never expired");
 	LR(&r, "--redis", fx.url, "-k", "k9", "-E", "75", "--", "true");
 	cr_assert(eq(int, r.status, 0), "a new run got the lock");
 }
@@ -113,7 +93,7 @@ Test(lifetime, a_deleted_key_is_taken_back_and_the_job_finishes)
 	lr = LR_START("--redis", fx.url, "-k", "del", "--ttl", "1s", "--", "sh", "-c", script);
 	snprintf(token, sizeof(token), " %ld ", fifo_read_long(ready));
 	freeReplyObject(rcmd("DEL lockrun:{del}"));
-	POLL_UNTIL(exists("lockrun:{del}"));	/* the next renewal puts it back */
+	POLL_UNTIL(key_exists("lockrun:{del}"));	/* the next renewal puts it back */
 	v = rcmd("GET lockrun:{del}");
 	cr_assert(eq(int, v->type, REDIS_REPLY_STRING), "the key is back");
 	cr_assert(strstr(v->str, token) != NULL, "with this run's token%s: %s", token, v->str);
@@ -122,7 +102,7 @@ Test(lifetime, a_deleted_key_is_taken_back_and_the_job_finishes)
 	cr_assert(eq(int, lr_wait(lr), 0));
 	cr_assert(strstr(lr_stderr_of(lr, err, sizeof(err)), "had vanished") != NULL,
 	    "stderr: %s", err);
-	cr_assert(eq(int, exists("lockrun:{del}"), 0), "released at the end");
+	cr_assert(eq(int, key_exists("lockrun:{del}"), 0), "released at the end");
 }
 
 Test(lifetime, a_key_taken_by_another_owner_stops_the_child)
@@ -188,9 +168,9 @@ Test(lifetime, redis_stalled_past_the_ttl_child_is_dead_before_the_lease_ends)
 	lr = LR_START("--redis", px.url, "-k", "stall", "--ttl", "2s", "--", "sh", "-c", script);
 	child = fifo_read_long(ready);
 	proxy_freeze(&px);	/* from here on, no renewal reaches Redis */
-	POLL_UNTIL(!exists("lockrun:{stall}"));	/* Redis ends the lease */
+	POLL_UNTIL(!key_exists("lockrun:{stall}"));	/* Redis ends the lease */
 	child_alive = alive((pid_t)child);
-	key = exists("lockrun:{stall}");
+	key = key_exists("lockrun:{stall}");
 	proxy_cut(&px);		/* lockrun's release fails now, not after a timeout */
 	cr_assert(eq(int, key, 0), "the key outlived a frozen network");
 	cr_assert(eq(int, child_alive, 0), "the child was alive when the lease ended");
@@ -225,14 +205,14 @@ Test(lifetime, a_short_redis_stall_changes_nothing)
 	proxy_freeze(&px);
 	POLL_UNTIL(proxy_pending(&px) > 0);	/* the next renewal, held */
 	held = proxy_pending(&px);
-	before = pttl("lockrun:{hiccup}");
+	before = key_pttl("lockrun:{hiccup}");
 	mon = monitor_start();	/* nothing of lockrun's reached Redis since the freeze */
 	proxy_thaw(&px);
 	cr_assert(held > 0, "no renewal came while the network was frozen");
 	cr_assert(eq(long, monitor_until(mon, RENEWAL("hiccup"), 1, NULL, 0), 1),
 	    "the held renewal never reached Redis");
 	/* a poll: after a NOSCRIPT the body follows the EVALSHA seen */
-	POLL_UNTIL((after = pttl("lockrun:{hiccup}")) > before);
+	POLL_UNTIL((after = key_pttl("lockrun:{hiccup}")) > before);
 	cr_assert(after > before, "renewed after the stall (pttl %lld -> %lld)", before, after);
 	cr_assert(eq(long, monitor_until(mon, RENEWAL("hiccup"), 1, NULL, 0), 1),
 	    "renewal did not go on after the stall");
@@ -305,7 +285,7 @@ Test(lifetime, timeout_stops_the_child_exits_124_and_releases)
 	child = fifo_read_long(ready);
 	cr_assert(eq(int, lr_wait(lr), 124));
 	cr_assert(eq(int, alive((pid_t)child), 0), "the child is gone");
-	cr_assert(eq(int, exists("lockrun:{to}"), 0), "the lock is released");
+	cr_assert(eq(int, key_exists("lockrun:{to}"), 0), "the lock is released");
 }
 
 Test(lifetime, timeout_escalates_to_sigkill_after_kill_after)
@@ -315,7 +295,7 @@ Test(lifetime, timeout_escalates_to_sigkill_after_kill_after)
 	LR(&r, "--redis", fx.url, "-k", "tk", "--timeout", "200ms", "--kill-after", "300ms",
 	    "--", "sh", "-c", "trap '' TERM; sleep 60 & wait; while :; do wait; done");
 	cr_assert(eq(int, r.status, 124));
-	cr_assert(eq(int, exists("lockrun:{tk}"), 0));
+	cr_assert(eq(int, key_exists("lockrun:{tk}"), 0));
 }
 
 /* An hour, so that the probe need not come within any short time. */
@@ -326,7 +306,7 @@ Test(lifetime, min_hold_keeps_the_key_for_the_rest_of_it)
 
 	LR(&r, "--redis", fx.url, "-k", "mh", "--min-hold", "1h", "--", "true");
 	cr_assert(eq(int, r.status, 0));
-	t = pttl("lockrun:{mh}");
+	t = key_pttl("lockrun:{mh}");
 	cr_assert(t > 0 && t <= 3600000, "pttl %lld", t);
 	LR(&r, "--redis", fx.url, "-k", "mh", "-E", "75", "--", "true");
 	cr_assert(eq(int, r.status, 75), "still held after the quick job");
@@ -363,7 +343,7 @@ Test(lifetime, timeout_kills_group_members_that_outlive_the_leader)
 	fclose(fp);
 	POLL_UNTIL(!alive((pid_t)member));	/* it is not our child */
 	cr_assert(eq(int, alive((pid_t)member), 0), "the member ignoring TERM is gone");
-	cr_assert(eq(int, exists("lockrun:{grp}"), 0));
+	cr_assert(eq(int, key_exists("lockrun:{grp}"), 0));
 }
 
 Test(lifetime, timeout_is_reported_even_with_quiet)

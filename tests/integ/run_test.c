@@ -17,18 +17,6 @@ TestSuite(run, .init = suite_setup, .fini = suite_teardown, .timeout = 30);
 
 #define T_MIDDAY 1781524800.0	/* 2026-06-15T12:00:00Z: far from any day's or hour's end */
 
-static int
-matches(const char *s, const char *re)
-{
-	regex_t rx;
-	int ok;
-
-	cr_assert(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0, "bad regex %s", re);
-	ok = regexec(&rx, s, 0, NULL, 0) == 0;
-	regfree(&rx);
-	return ok;
-}
-
 /* --- exit status --------------------------------------------------- */
 
 Test(run, passes_exit_status_zero)

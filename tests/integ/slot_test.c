@@ -69,16 +69,6 @@ asked_slot_ttl(redisContext *mon)
 	return strtoll(strrchr(line, ' ') + 2, NULL, 10);
 }
 
-static long long
-pttl(const char *key)
-{
-	redisReply *r = rcmd("PTTL %s", key);
-	long long v = r->integer;
-
-	freeReplyObject(r);
-	return v;
-}
-
 static int
 slot_exists(const char *stamp)
 {
@@ -160,7 +150,7 @@ Test(slot, a_monthly_schedule_maps_a_start_2h_late_to_its_day)
 	/* until 2027-01-01T04:00:05Z: 31 days less the 2h since the fire time */
 	asked = asked_slot_ttl(mon);
 	cr_assert(eq(i64, asked, (31LL * 86400 - 2 * 3600 + 5) * 1000));
-	t = pttl("lockrun:{job}:slot:20261201T0400Z");
+	t = key_pttl("lockrun:{job}:slot:20261201T0400Z");
 	cr_assert(t > 0 && t <= asked, "pttl %lld", t);
 	run_at(&b, T_DEC1_0400 + 20 * 3600, "0 4 1 * *", "5s", out);	/* 20h late */
 	cr_assert(eq(int, b.status, 75), "the same day's slot");
@@ -178,7 +168,7 @@ Test(slot, slot_key_lives_until_the_next_fire_time_plus_tolerance)
 	cr_assert(eq(int, a.status, 0), "%s", a.err);
 	/* next fire 18:00:00, plus 5s, less 17:45:10: 14m55s */
 	cr_assert(eq(i64, asked_slot_ttl(mon), 895000));
-	t = pttl("lockrun:{job}:slot:20261121T1745Z");
+	t = key_pttl("lockrun:{job}:slot:20261121T1745Z");
 	cr_assert(t > 0 && t <= 895000, "pttl %lld", t);
 }
 
