@@ -2,6 +2,7 @@
  * reap, and map the wait status to lockrun's exit status. */
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -117,15 +118,57 @@ child_sleep(long long ms)
 	return sig > 0 ? sig : 0;
 }
 
-void
-child_exec(const struct lr_child_spec *spec, pid_t parent)
+static int
+reserved(const char *var)
+{
+	static const char *const names[] = {
+		"LOCKRUN_KEY=", "LOCKRUN_TOKEN=", "LOCKRUN_TASK=", "LOCKRUN_SLOT=",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(var, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+char **
+child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
+{
+	extern char **environ;
+	const char *mine[] = { vars->key, vars->token, vars->task, vars->slot };
+	char *const *add = spec->env;
+	size_t n = 0, m = 0, k = 0;
+	char **envp;
+
+	while (environ[n])
+		n++;
+	while (add && add[m])
+		m++;
+	if ((envp = calloc(n + m + 5, sizeof(*envp))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strcspn(environ[i], "=");
+		int replaced = reserved(environ[i]);
+		for (size_t j = 0; j < m && !replaced; j++)
+			replaced = strncmp(add[j], environ[i], len + 1) == 0;
+		if (!replaced)
+			envp[k++] = environ[i];
+	}
+	for (size_t j = 0; j < m; j++)
+		envp[k++] = add[j];
+	for (size_t j = 0; j < 4; j++)
+		if (mine[j][0] != '\0')
+			envp[k++] = (char *)mine[j];
+	return envp;
+}
+
+/* In the vfork(2) child, which shares the parent's memory until it execs:
+ * only system calls on its own state, then exec. Never returns. */
+static void __attribute__((noreturn))
+spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent)
 {
 	int err;
 
-	/* (0) the task's environment: here, so it never changes lockrun's own
-	 * settings (TZ would move the schedule); the strings outlive exec */
-	for (size_t i = 0; spec->env && spec->env[i]; i++)
-		putenv(spec->env[i]);
 	/* (1) give the command the signal state lockrun was started with */
 	sigaction(SIGPIPE, &spec->saved->pipe, NULL);
 	sigprocmask(SIG_SETMASK, &spec->saved->mask, NULL);
@@ -139,24 +182,38 @@ child_exec(const struct lr_child_spec *spec, pid_t parent)
 	 * line, getppid() has already changed. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
 		_exit(128 + SIGTERM);
-	/* (4) the Redis socket, the signalfds and the control pipe are
-	 * close-on-exec */
-	execvp(spec->argv[0], spec->argv);
+	/* (4) the Redis socket, the signalfds and the control socket are
+	 * close-on-exec; the task's environment is in envp, so a task TZ
+	 * never moves lockrun's own schedule */
+	execvpe(spec->argv[0], spec->argv, envp);
 	err = errno;
 	dprintf(STDERR_FILENO, "lockrun: cannot run %s: %s\n", spec->argv[0], strerror(err));
 	_exit(err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
 }
 
-/* Fork the guard, which forks the command (guard.c). lockrun becomes a
+pid_t
+child_spawn(const struct lr_child_spec *spec, char *const envp[])
+{
+	pid_t parent = getpid(), pid;
+
+	/* vfork: on a virtual machine fork(2) of even a small process costs a
+	 * millisecond copying page tables, paid before every job */
+	if ((pid = vfork()) == 0)
+		spawned(spec, envp, parent);
+	return pid;
+}
+
+/* Fork the guard, which starts the command (guard.c). lockrun becomes a
  * subreaper too, so that if the guard itself is killed, what is left of
  * the tree comes to lockrun, which can then kill it. */
 static int
-start_guard(struct lr_child *ch, struct lr_err *e)
+start_guard(struct lr_child *ch, const struct lr_vars *vars, long long deadline,
+    struct lr_err *e)
 {
 	int ctl[2];
 
-	if (pipe2(ctl, O_CLOEXEC) != 0)
-		return lr_errf(e, EX_OSERR, "pipe: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) != 0)
+		return lr_errf(e, EX_OSERR, "socketpair: %s", strerror(errno));
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if ((ch->pid = fork()) == -1) {
 		close(ctl[0]);
@@ -169,43 +226,42 @@ start_guard(struct lr_child *ch, struct lr_err *e)
 		close(ch->sfd);
 		if (ch->spec->close_fd >= 0)
 			close(ch->spec->close_fd);
-		guard_run(ch->spec, ctl[0]);
+		guard_run(ch->spec, vars, deadline, ctl[0]);
 	}
 	close(ctl[0]);
 	ch->ctl = ctl[1];
 	return 0;
 }
 
+void
+child_init(struct lr_child *ch)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->pid = -1;
+	ch->sfd = ch->ctl = -1;
+	ch->status = -1;
+}
+
 int
-child_start(struct lr_child *ch, const struct lr_child_spec *spec, struct lr_err *e)
+child_start(struct lr_child *ch, const struct lr_child_spec *spec,
+    const struct lr_vars *vars, long long deadline, struct lr_err *e)
 {
 	sigset_t set;
-	pid_t parent = getpid();
 
 	forwarded_set(&set);
 	sigaddset(&set, SIGCHLD);
 	ch->spec = spec;
-	ch->status = -1;
-	ch->ctl = -1;
-	ch->guard_died = 0;
 	if ((ch->sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1)
 		return lr_errf(e, EX_OSERR, "signalfd: %s", strerror(errno));
 	fflush(NULL);
-	if (spec->kill_mode == KILL_MODE_TREE) {
-		if (start_guard(ch, e) != 0) {
-			child_close(ch);
-			return -1;
-		}
-		return 0;
-	}
-	if ((ch->pid = fork()) == -1) {
-		child_close(ch);
-		return lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
-	}
-	if (ch->pid == 0)
-		child_exec(spec, parent);
-	if (!spec->foreground)
-		setpgid(ch->pid, ch->pid);	/* also here: no signal may beat the child's own call */
+	if (spec->kill_mode == KILL_MODE_TREE)
+		return start_guard(ch, vars, deadline, e);
+	if ((ch->envp = child_envp(spec, vars)) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	/* the child has set its own group before vfork returns: no signal
+	 * can beat it */
+	if ((ch->pid = child_spawn(spec, ch->envp)) == -1)
+		return lr_errf(e, EX_OSERR, "vfork: %s", strerror(errno));
 	return 0;
 }
 
@@ -270,17 +326,37 @@ child_event(struct lr_child *ch)
 			forward(ch, (int)si.ssi_signo);
 		return 0;
 	}
+	if (ch->ctl >= 0)
+		return 0;		/* the guard reports on ctl */
 	while ((w = waitpid(ch->pid, &st, WNOHANG)) == -1 && errno == EINTR)
 		;
 	if (w != ch->pid)
 		return 0;		/* stopped, or another child's SIGCHLD */
 	ch->status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-	if (ch->ctl >= 0 && WIFSIGNALED(st)) {
-		/* the guard itself was killed: its orphans came to lockrun */
-		ch->guard_died = WTERMSIG(st);
-		ch->status = EX_OSERR;
-		tree_kill_all();
+	ch->pid = -1;
+	return 1;
+}
+
+int
+child_guard_event(struct lr_child *ch)
+{
+	int status, st;
+	ssize_t n = read(ch->ctl, &status, sizeof(status));
+
+	if (n == (ssize_t)sizeof(status)) {
+		ch->status = status;	/* the tree is gone; the guard exits now */
+		return 1;
 	}
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	/* end-of-file: the guard died without a word; its orphans, if any,
+	 * came to lockrun */
+	while (waitpid(ch->pid, &st, 0) == -1 && errno == EINTR)
+		;
+	ch->pid = -1;
+	ch->guard_died = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	ch->status = WIFSIGNALED(st) ? EX_OSERR : WEXITSTATUS(st);
+	tree_kill_all();
 	return 1;
 }
 
@@ -292,4 +368,6 @@ child_close(struct lr_child *ch)
 	if (ch->ctl >= 0)
 		close(ch->ctl);
 	ch->sfd = ch->ctl = -1;
+	free(ch->envp);
+	ch->envp = NULL;
 }

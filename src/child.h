@@ -25,12 +25,24 @@ struct lr_child_spec {
 	int			  close_fd;	/* lockrun's Redis socket, or -1 */
 };
 
+/* The variables lockrun sets for the command, each "NAME=value", or ""
+ * to leave it out. Any of the four lockrun's own environment has is
+ * dropped, so a nested lockrun does not pass on its parent run's values. */
+struct lr_vars {
+	char	key[448];	/* LOCKRUN_KEY= */
+	char	token[40];	/* LOCKRUN_TOKEN= */
+	char	task[300];	/* LOCKRUN_TASK= */
+	char	slot[80];	/* LOCKRUN_SLOT= */
+};
+
 struct lr_child {
 	const struct lr_child_spec *spec;
+	char	**envp;		/* the command's whole environment, built before
+				 * vfork(2) so that the child only execs */
 	pid_t	pid;		/* what lockrun waits for: the guard (kill_mode
 				 * tree) or the command itself (process) */
 	int	sfd;		/* signalfd: SIGCHLD and the forwarded signals */
-	int	ctl;		/* the guard's control pipe, or -1 */
+	int	ctl;		/* the guard's control socket, or -1 */
 	int	status;		/* once ended: exit status, or 128+N */
 	int	guard_died;	/* the guard was killed by this signal */
 };
@@ -55,22 +67,37 @@ int	child_sleep(long long ms);
  * executable). */
 int	child_find(const char *argv0, const char *path, struct lr_err *e);
 
-/* Start the command of spec (which must outlive ch): through a guard
- * process with kill_mode tree (guard.h), else directly. The command leads
- * its own process group unless foreground. Returns 0, or -1 with
- * e = EX_OSERR. */
-int	child_start(struct lr_child *ch, const struct lr_child_spec *spec,
-	    struct lr_err *e);
+/* Make ch safe to pass to child_close(). */
+void	child_init(struct lr_child *ch);
 
-/* In a forked child: set up and exec the command of spec; parent is the
- * pid of the process that forked it. Never returns. */
-void	child_exec(const struct lr_child_spec *spec, pid_t parent)
-	    __attribute__((noreturn));
+/* Start the command of spec (which must outlive ch), with vars added to
+ * its environment: with kill_mode tree through a guard process (guard.h),
+ * told that the tree must be gone by deadline (monotonic ms) should
+ * lockrun die; else directly. The command leads its own process group
+ * unless foreground. Returns 0, or -1 with e = EX_OSERR. */
+int	child_start(struct lr_child *ch, const struct lr_child_spec *spec,
+	    const struct lr_vars *vars, long long deadline, struct lr_err *e);
+
+/* The command's whole environment: lockrun's, less the four LOCKRUN_
+ * variables, with spec->env replacing variables of the same name, then
+ * vars. The strings are borrowed: free only the array. NULL when out of
+ * memory. */
+char	**child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars);
+
+/* Start the command of spec with vfork(2) (no copy of the caller's memory:
+ * the child only sets up its signals, group and parent-death signal, and
+ * execs with envp). Returns its pid, or -1 with errno. */
+pid_t	child_spawn(const struct lr_child_spec *spec, char *const envp[]);
 
 /* Handle what the signalfd has (call when it is readable): forward a
- * signal, or reap. Returns 1 once the command has ended (with kill_mode
- * tree: once its whole tree has), else 0. */
+ * signal, or reap the command (kill_mode process). Returns 1 once the
+ * command has ended, else 0. */
 int	child_event(struct lr_child *ch);
+
+/* kill_mode tree: handle what the guard sent on ch->ctl (call when it is
+ * readable): the status of the command once its whole tree is gone, or
+ * end-of-file if the guard died. Returns 1 once ended, else 0. */
+int	child_guard_event(struct lr_child *ch);
 
 /* Stop the command with sig: the whole tree (kill_mode tree) or the main
  * process (process), with SIGCONT after it unless it is SIGKILL. */
@@ -80,7 +107,9 @@ void	child_stop(const struct lr_child *ch, int sig);
  * the monotonic clock, ms) -- the end of the lease as lockrun knows it. */
 void	child_deadline(const struct lr_child *ch, long long at);
 
-/* Close the signalfd and the control pipe. */
+/* Close the signalfd and the control socket (the guard, which waits for
+ * that, exits), free envp. Call last: the guard's exit then overlaps
+ * lockrun's own. */
 void	child_close(struct lr_child *ch);
 
 #endif

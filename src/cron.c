@@ -416,6 +416,24 @@ civil_from_days(long long z, long long *y, int *m, int *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
+void
+cron_utc(time_t t, struct tm *tm)
+{
+	long long days = floor_div((long long)t, 86400), secs = (long long)t - days * 86400;
+	long long y;
+	int m, d;
+
+	civil_from_days(days, &y, &m, &d);
+	memset(tm, 0, sizeof(*tm));
+	tm->tm_year = (int)(y - 1900);
+	tm->tm_mon = m - 1;
+	tm->tm_mday = d;
+	tm->tm_hour = (int)(secs / 3600);
+	tm->tm_min = (int)(secs / 60 % 60);
+	tm->tm_sec = (int)(secs % 60);
+	tm->tm_wday = (int)((days % 7 + 11) % 7);	/* 1970-01-01 was a Thursday */
+}
+
 /* The lowest bit from..top set in mask, or -1. */
 static int
 bit_up(uint64_t mask, int from, int top)

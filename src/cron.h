@@ -50,4 +50,9 @@ time_t	cron_prev(const struct lr_cron *c, time_t t);
  * cron_prev() for DST and TZ. */
 time_t	cron_next(const struct lr_cron *c, time_t t);
 
+/* Break t down as UTC into tm, as gmtime_r(3) does, but without touching
+ * the time zone: glibc's gmtime_r reads /etc/localtime on first use, a
+ * file opened and parsed on every run for nothing. */
+void	cron_utc(time_t t, struct tm *tm);
+
 #endif

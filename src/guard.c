@@ -9,12 +9,12 @@
  *  - passes on the signals lockrun forwards, and stops the tree when told;
  *  - when the main process ends, stops what is left of the tree (SIGTERM,
  *    then SIGKILL after kill_after);
- *  - when lockrun dies, SIGKILL included (its control pipe reads EOF),
+ *  - when lockrun dies, SIGKILL included (its control socket reads EOF),
  *    stops the tree the same way, with SIGKILL no later than the deadline
  *    lockrun last sent: before the lease can end;
- *  - exits once no process of the tree is left, with the main process's
- *    status, which lockrun takes as the command's and only then releases
- *    the lock. */
+ *  - once no process of the tree is left, sends lockrun the main
+ *    process's status, which lockrun takes as the command's, and only then
+ *    releases the lock; and exits. */
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -253,6 +253,21 @@ orphaned(struct guard *g)
 	stop_tree(g, at < g->deadline ? at : g->deadline);
 }
 
+/* The tree is gone: tell lockrun the main process's status, so it can
+ * release the lock; then wait for lockrun to close ctl, so that this
+ * process's exit overlaps lockrun's own instead of the release. */
+static void __attribute__((noreturn))
+finish(struct guard *g)
+{
+	int status = g->status >= 0 ? g->status : EX_SOFTWARE;
+	char byte;
+
+	if (g->ctl >= 0 && write(g->ctl, &status, sizeof(status)) == (ssize_t)sizeof(status))
+		while (read(g->ctl, &byte, 1) == -1 && errno == EINTR)
+			;
+	_exit(status);
+}
+
 static void __attribute__((noreturn))
 serve(struct guard *g)
 {
@@ -276,7 +291,7 @@ serve(struct guard *g)
 			while (read(g->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 				;
 			if (reap(g))
-				_exit(g->status >= 0 ? g->status : EX_SOFTWARE);
+				finish(g);
 		}
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
 			if ((n = read(g->ctl, &m, sizeof(m))) == (ssize_t)sizeof(m))
@@ -288,29 +303,29 @@ serve(struct guard *g)
 }
 
 void
-guard_run(const struct lr_child_spec *spec, int ctl)
+guard_run(const struct lr_child_spec *spec, const struct lr_vars *vars,
+    long long deadline, int ctl)
 {
 	struct guard g = { .spec = spec, .self = getpid(), .status = -1, .ctl = ctl,
-	    .kill_at = NEVER, .deadline = NEVER };
+	    .kill_at = NEVER, .deadline = deadline };
+	char **envp;
 	sigset_t chld;
 
 	/* (1) orphans of the tree come here, not to init (nor to lockrun) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	/* (2) SIGCHLD (blocked since lockrun's start) is read from a signalfd;
+	/* (2) the command's environment, from this copy of lockrun's */
+	if ((envp = child_envp(spec, vars)) == NULL)
+		_exit(EX_OSERR);
+	/* (3) SIGCHLD (blocked since lockrun's start) is read from a signalfd;
 	 * the forwarded signals stay blocked: lockrun forwards them */
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	if ((g.sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) == -1)
 		_exit(EX_OSERR);
-	if ((g.main = fork()) == -1) {
-		dprintf(STDERR_FILENO, "lockrun: fork: %s\n", strerror(errno));
+	if ((g.main = child_spawn(spec, envp)) == -1) {
+		dprintf(STDERR_FILENO, "lockrun: vfork: %s\n", strerror(errno));
 		_exit(EX_OSERR);
 	}
-	if (g.main == 0)
-		child_exec(spec, g.self);
-	if (!spec->foreground)
-		setpgid(g.main, g.main);	/* also here: no signal may beat its own call */
-	/* (3) if lockrun died before now, ctl reads EOF at once: the command
-	 * is stopped before it can do much */
+	/* (4) if lockrun dies from now on, ctl reads EOF: the tree is stopped */
 	serve(&g);
 }

@@ -5,8 +5,10 @@
 
 #include <sys/types.h>
 
-/* What lockrun tells the guard through its control pipe: one message per
- * write, smaller than PIPE_BUF, so it arrives whole. */
+/* What lockrun tells the guard through their control socket (a
+ * SOCK_SEQPACKET pair: one message per write, arriving whole). The guard
+ * answers once, with the command's status as an int, when the tree is
+ * gone; end-of-file on either side means the other has died. */
 enum guard_op {
 	GUARD_FORWARD,		/* pass sig on to the command (its group) */
 	GUARD_STOP,		/* send sig to every process of the tree */
@@ -21,11 +23,14 @@ struct guard_msg {
 
 struct lr_child_spec;
 
-/* In the forked guard: become a child subreaper, start the command (see
- * child_exec()), then serve ctl and reap until no process of the tree is
- * left, and exit with the main process's status (its exit code, or 128+N
- * when signal N ended it). Never returns. */
-void	guard_run(const struct lr_child_spec *spec, int ctl)
+/* In the forked guard: become a child subreaper, start the command of
+ * spec with vars (see child_spawn()), then serve ctl and reap until no
+ * process of the tree is left; send lockrun the main process's status (its
+ * exit code, or 128+N when signal N ended it), and exit once lockrun closes
+ * ctl. Should lockrun die first, the tree is gone by deadline. Never
+ * returns. */
+void	guard_run(const struct lr_child_spec *spec, const struct lr_vars *vars,
+	    long long deadline, int ctl)
 	    __attribute__((noreturn));
 
 /* Send sig to every process below root, found by walking /proc: a process

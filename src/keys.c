@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cron.h"
 #include "keys.h"
 
 static const char *
@@ -77,9 +78,9 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	k->slot[0] = k->slot_iso[0] = '\0';
 	if (slot_start == (time_t)-1)
 		return;
-	/* by hand, not strftime(3): that would load and parse the local
-	 * time zone on every run, for a UTC stamp */
-	gmtime_r(&slot_start, &tm);
+	/* by hand, not strftime(3) nor gmtime_r(3): those load and parse the
+	 * local time zone on every run, for a UTC stamp */
+	cron_utc(slot_start, &tm);
 	if (every_ms % 60000 == 0)
 		snprintf(stamp, sizeof(stamp), "%04d%02d%02dT%02d%02dZ", tm.tm_year + 1900,
 		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min);

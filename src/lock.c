@@ -12,6 +12,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "cron.h"
 #include "lease.h"
 #include "lock.h"
 #include "log.h"
@@ -60,7 +61,7 @@ lock_init(struct lr_lock *l, struct lr_err *e)
 	if (uname(&un) != 0)
 		snprintf(un.nodename, sizeof(un.nodename), "unknown");
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);	/* UTC by hand: strftime would load the zone */
+	cron_utc(ts.tv_sec, &tm);	/* gmtime_r would load the zone */
 	snprintf(l->owner, sizeof(l->owner), "%s %ld %04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
 	    un.nodename, (long)getpid(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 	    tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);

@@ -51,6 +51,9 @@ struct run {
 	struct lr_schedule	 sched;		/* the one-server slots */
 	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
 	int			 seen_held;	/* an acquire found the lock held by another */
+	struct lr_child_spec	 spec;		/* the command, as child.c runs it */
+	struct lr_child		 child;		/* the command, or its guard */
+	struct lr_vars		 vars;		/* LOCKRUN_KEY and the others */
 };
 
 /* Descriptors 0, 1 and 2 open, to /dev/null if they were closed (cron and
@@ -83,6 +86,7 @@ run_free(struct run *r)
 	config_free(&r->cfg);
 	cli_free(&r->cli);
 	explicit_bzero(r->password, sizeof(r->password));
+	child_close(&r->child);		/* last: the guard exits with lockrun */
 }
 
 /* Print e as lockrun's one line and exit with its status. Only called
@@ -298,24 +302,32 @@ acquire(struct run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 	}
 }
 
+/* The LOCKRUN_ variables for the command; no token without the lock. */
 static void
 export_env(struct run *r, int locked)
 {
 	const struct lr_lock *l = &r->lock;
-	char token[24];
+	struct lr_vars *v = &r->vars;
 
-	/* a nested lockrun must not pass on its parent run's values */
-	setenv("LOCKRUN_KEY", r->t.no_overlap ? l->keys.stable : l->keys.slot, 1);
-	setenv("LOCKRUN_TASK", r->cli.task ? r->cli.task : r->name, 1);
+	snprintf(v->key, sizeof(v->key), "LOCKRUN_KEY=%s",
+	    r->t.no_overlap ? l->keys.stable : l->keys.slot);
+	snprintf(v->task, sizeof(v->task), "LOCKRUN_TASK=%s",
+	    r->cli.task ? r->cli.task : r->name);
+	v->slot[0] = v->token[0] = '\0';
 	if (r->t.one_server)
-		setenv("LOCKRUN_SLOT", l->keys.slot_iso, 1);
-	else
-		unsetenv("LOCKRUN_SLOT");
-	snprintf(token, sizeof(token), "%lld", l->token);
+		snprintf(v->slot, sizeof(v->slot), "LOCKRUN_SLOT=%s", l->keys.slot_iso);
 	if (locked)
-		setenv("LOCKRUN_TOKEN", token, 1);
-	else
-		unsetenv("LOCKRUN_TOKEN");
+		snprintf(v->token, sizeof(v->token), "LOCKRUN_TOKEN=%lld", l->token);
+}
+
+/* The command, as child.c runs it. */
+static void
+command_spec(struct run *r)
+{
+	r->spec = (struct lr_child_spec){ .argv = r->exec_argv, .env = r->t.env,
+	    .foreground = r->cli.foreground, .kill_mode = r->t.kill_mode,
+	    .kill_after_ms = r->t.kill_after_ms, .saved = &r->sig,
+	    .close_fd = rconn_fd(&r->conn) };
 }
 
 /* Release, reconnecting once if the connection went away while the
@@ -349,15 +361,16 @@ static int
 run_command(struct run *r, struct lr_conn *conn, struct lr_err *e)
 {
 	struct lr_supervise s = {
-		.run = { .argv = r->exec_argv, .env = r->t.env, .foreground = r->cli.foreground,
-		    .kill_mode = r->t.kill_mode, .kill_after_ms = r->t.kill_after_ms,
-		    .saved = &r->sig, .close_fd = -1 },
+		.child = &r->child, .spec = &r->spec, .vars = &r->vars,
+		.kill_after_ms = r->t.kill_after_ms,
 		.conn = conn && r->t.renew ? conn : NULL, .lock = &r->lock,
 		.acquired_at = r->acquired_at,
 		.timeout_ms = r->t.timeout_ms, .on_lost = r->t.on_lost,
 	};
-	int status = supervise(&s, e);
+	int status;
 
+	command_spec(r);
+	status = supervise(&s, e);
 	if (conn && !s.lost)
 		release(r);
 	return status;
@@ -444,6 +457,7 @@ main(int argc, char *argv[])
 	std_fds_open();
 	memset(&r, 0, sizeof(r));
 	task_init(&r.t);
+	child_init(&r.child);
 	config_init(&r.cfg);
 	int checking = argc > 1 && strcmp(argv[1], "check") == 0;
 

@@ -38,7 +38,7 @@ real_ms(void)
 
 struct loop {
 	struct lr_supervise	*s;
-	struct lr_child		 ch;
+	struct lr_child		*ch;
 	struct lr_lease		 lease;
 	int			 renewing;	/* a stable key to keep alive */
 	long long		 next_renew;	/* when to send (or retry) */
@@ -67,7 +67,7 @@ stop(struct loop *l, long long kill_at)
 	}
 	l->stopping = 1;
 	l->kill_at = kill_at;
-	child_stop(&l->ch, SIGTERM);
+	child_stop(l->ch, SIGTERM);
 }
 
 static void
@@ -130,7 +130,7 @@ renew_recv(struct loop *l, long long now)
 		    "stopping the command (on_lost: term)" :
 		    "the command goes on unprotected (on_lost: ignore)");
 		if (s->on_lost == ON_LOST_TERM)
-			stop(l, now + s->run.kill_after_ms);
+			stop(l, now + s->kill_after_ms);
 		return;
 	}
 	if (out == RENEW_RETAKEN)
@@ -143,7 +143,7 @@ renew_recv(struct loop *l, long long now)
 	l->lease.confirmed = l->in_flight;
 	l->in_flight = -1;
 	l->next_renew = lease_renew_at(&l->lease);
-	child_deadline(&l->ch, lease_kill_at(&l->lease));
+	child_deadline(l->ch, lease_kill_at(&l->lease));
 }
 
 /* Redis has not confirmed the lease in time to be sure the command can
@@ -194,12 +194,12 @@ due(struct loop *l, long long now)
 	if (now >= l->timeout_at && !l->s->timed_out) {
 		l->s->timed_out = 1;
 		fprintf(stderr, "lockrun: --timeout reached; stopping the command\n");
-		stop(l, now + l->s->run.kill_after_ms);
+		stop(l, now + l->s->kill_after_ms);
 	}
 	if (!l->s->timed_out)
 		next = min2(next, l->timeout_at);
 	if (l->stopping && now >= l->kill_at) {
-		child_stop(&l->ch, SIGKILL);
+		child_stop(l->ch, SIGKILL);
 		l->kill_at = NEVER;
 	}
 	return l->stopping ? min2(next, l->kill_at) : next;
@@ -231,37 +231,38 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 
 	l.renewing = s->conn != NULL && s->lock != NULL && s->lock->ttl_ms > 0;
 	l.lease.ttl = s->lock ? s->lock->ttl_ms : 0;
-	l.lease.kill_after = s->run.kill_after_ms;
+	l.lease.kill_after = s->kill_after_ms;
 	l.lease.confirmed = s->acquired_at;
 	l.next_renew = lease_renew_at(&l.lease);
-	s->run.close_fd = s->conn ? rconn_fd(s->conn) : -1;
-	if (child_start(&l.ch, &s->run, e) != 0)
+	l.ch = s->child;
+	if (child_start(l.ch, s->spec, s->vars, l.renewing ? lease_kill_at(&l.lease) : NEVER,
+	    e) != 0)
 		return -1;
-	if (l.renewing)
-		child_deadline(&l.ch, lease_kill_at(&l.lease));
 	if (s->timeout_ms > 0)
 		l.timeout_at = mono_ms() + s->timeout_ms;
 	while (!ended) {
 		long long next = due(&l, mono_ms()), now = mono_ms();	/* due() may block */
-		struct pollfd pfd[2] = {
-			{ .fd = l.ch.sfd, .events = POLLIN },
+		struct pollfd pfd[3] = {
+			{ .fd = l.ch->sfd, .events = POLLIN },
 			{ .fd = l.in_flight >= 0 ? rconn_fd(s->conn) : -1, .events = POLLIN },
+			{ .fd = l.ch->ctl, .events = POLLIN },
 		};
 		int wait = next == NEVER ? -1 : (int)(next > now ? min2(next - now, 1 << 30) : 0);
 
-		if (poll(pfd, 2, wait) == -1 && errno != EINTR)
+		if (poll(pfd, 3, wait) == -1 && errno != EINTR)
 			break;		/* cannot happen with valid fds */
 		if (pfd[1].revents & (POLLIN | POLLERR | POLLHUP))
 			renew_recv(&l, mono_ms());
 		if (pfd[0].revents & POLLIN)
-			ended = child_event(&l.ch);
+			ended = child_event(l.ch);
+		if (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))
+			ended |= child_guard_event(l.ch);
 	}
-	child_close(&l.ch);
-	if (l.ch.guard_died)
+	if (l.ch->guard_died)
 		fprintf(stderr, "lockrun: the guard process was killed by signal %d; "
-		    "killed what was left of the command\n", l.ch.guard_died);
+		    "killed what was left of the command\n", l.ch->guard_died);
 	finish_renewal(&l);
 	if (!ended)
 		return lr_errf(e, EX_OSERR, "poll: %s", "failed");
-	return s->timed_out ? LR_EXIT_TIMEOUT : l.ch.status;
+	return s->timed_out ? LR_EXIT_TIMEOUT : l.ch->status;
 }

@@ -9,7 +9,10 @@
 
 struct lr_supervise {
 	/* in */
-	struct lr_child_spec	  run;		/* the command; run.close_fd is set here */
+	struct lr_child		 *child;	/* child_init()ed; closed by the caller */
+	const struct lr_child_spec *spec;	/* the command */
+	const struct lr_vars	 *vars;		/* the LOCKRUN_ variables */
+	long long		  kill_after_ms;
 	struct lr_conn		 *conn;		/* NULL: nothing to renew */
 	struct lr_lock		 *lock;
 	long long		  acquired_at;	/* mono_ms() when the acquire was sent */

@@ -437,3 +437,19 @@ Test(cron, yearly_search_is_fast)
 	/* 1000 searches of two years each: well under a millisecond apiece */
 	cr_assert(lt(dbl, (double)(clock() - start) / CLOCKS_PER_SEC, 1.0));
 }
+
+/* cron_utc() agrees with gmtime_r() over four centuries, leap days and
+ * negative times included. */
+Test(cron, utc_breakdown_matches_gmtime)
+{
+	for (long long t = -2208988800LL; t < 10413792000LL; t += 86400LL * 97 + 3607) {
+		struct tm a, b;
+		time_t tt = (time_t)t;
+
+		gmtime_r(&tt, &a);
+		cron_utc(tt, &b);
+		cr_assert(a.tm_year == b.tm_year && a.tm_mon == b.tm_mon &&
+		    a.tm_mday == b.tm_mday && a.tm_hour == b.tm_hour && a.tm_min == b.tm_min &&
+		    a.tm_sec == b.tm_sec && a.tm_wday == b.tm_wday, "t=%lld", t);
+	}
+}
