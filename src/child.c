@@ -74,13 +74,13 @@ runnable(const char *path)
 }
 
 int
-child_find(const char *argv0, const char *path, struct lr_err *e)
+child_find(const char *argv0, const char *path, char *found, size_t n, struct lr_err *e)
 {
 	const char *p;
-	char buf[PATH_MAX];
 	int err, seen = ENOENT;
 
 	if (strchr(argv0, '/') != NULL) {
+		snprintf(found, n, "%s", argv0);
 		if ((err = runnable(argv0)) == 0)
 			return 0;
 		return lr_errf(e, err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC,
@@ -90,8 +90,8 @@ child_find(const char *argv0, const char *path, struct lr_err *e)
 		path = "/bin:/usr/bin";		/* execvp(3)'s default */
 	for (p = path; ; p += strcspn(p, ":") + 1) {
 		int len = (int)strcspn(p, ":");
-		snprintf(buf, sizeof(buf), "%.*s%s%s", len, p, len ? "/" : "", argv0);
-		if ((err = runnable(buf)) == 0)
+		snprintf(found, n, "%.*s%s%s", len, p, len ? "/" : "", argv0);
+		if ((err = runnable(found)) == 0)
 			return 0;
 		if (err == EACCES)
 			seen = EACCES;
@@ -184,8 +184,12 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent)
 		_exit(128 + SIGTERM);
 	/* (4) the Redis socket, the signalfds and the control socket are
 	 * close-on-exec; the task's environment is in envp, so a task TZ
-	 * never moves lockrun's own schedule */
-	execvpe(spec->argv[0], spec->argv, envp);
+	 * never moves lockrun's own schedule. The path was found before
+	 * (child_find()): no search of $PATH again, one failed execve(2) per
+	 * directory; a script without #! still goes to the shell. */
+	execve(spec->path, spec->argv, envp);
+	if (errno == ENOEXEC)
+		execvpe(spec->argv[0], spec->argv, envp);
 	err = errno;
 	dprintf(STDERR_FILENO, "lockrun: cannot run %s: %s\n", spec->argv[0], strerror(err));
 	_exit(err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
@@ -207,8 +211,7 @@ child_spawn(const struct lr_child_spec *spec, char *const envp[])
  * subreaper too, so that if the guard itself is killed, what is left of
  * the tree comes to lockrun, which can then kill it. */
 static int
-start_guard(struct lr_child *ch, const struct lr_vars *vars, long long deadline,
-    struct lr_err *e)
+start_guard(struct lr_child *ch, long long deadline, struct lr_err *e)
 {
 	int ctl[2];
 
@@ -226,7 +229,7 @@ start_guard(struct lr_child *ch, const struct lr_vars *vars, long long deadline,
 		close(ch->sfd);
 		if (ch->spec->close_fd >= 0)
 			close(ch->spec->close_fd);
-		guard_run(ch->spec, vars, deadline, ctl[0]);
+		guard_run(ch->spec, ch->envp, deadline, ctl[0]);
 	}
 	close(ctl[0]);
 	ch->ctl = ctl[1];
@@ -253,11 +256,13 @@ child_start(struct lr_child *ch, const struct lr_child_spec *spec,
 	ch->spec = spec;
 	if ((ch->sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1)
 		return lr_errf(e, EX_OSERR, "signalfd: %s", strerror(errno));
-	fflush(NULL);
-	if (spec->kill_mode == KILL_MODE_TREE)
-		return start_guard(ch, vars, deadline, e);
+	/* built here, before any fork: the guard then allocates nothing (no
+	 * copy-on-write faults), and the vfork child only execs */
 	if ((ch->envp = child_envp(spec, vars)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
+	fflush(NULL);
+	if (spec->kill_mode == KILL_MODE_TREE)
+		return start_guard(ch, deadline, e);
 	/* the child has set its own group before vfork returns: no signal
 	 * can beat it */
 	if ((ch->pid = child_spawn(spec, ch->envp)) == -1)

@@ -16,6 +16,7 @@ struct lr_sigstate {
 
 /* What to run, and how. */
 struct lr_child_spec {
+	const char		 *path;		/* argv[0] as found: child_find() */
 	char *const		 *argv;
 	char *const		 *env;		/* "NAME=value" added, may be NULL */
 	int			  foreground;	/* stay in lockrun's process group */
@@ -63,9 +64,10 @@ int	child_signal_pending(void);
 int	child_sleep(long long ms);
 
 /* Find argv0 as execvp(3) would with path as $PATH (NULL: execvp's
- * default). Returns 0, or -1 with e = 127 (not found) or 126 (not
- * executable). */
-int	child_find(const char *argv0, const char *path, struct lr_err *e);
+ * default), and write where to found[n]. Returns 0, or -1 with e = 127
+ * (not found) or 126 (not executable). */
+int	child_find(const char *argv0, const char *path, char *found, size_t n,
+	    struct lr_err *e);
 
 /* Make ch safe to pass to child_close(). */
 void	child_init(struct lr_child *ch);

@@ -303,29 +303,27 @@ serve(struct guard *g)
 }
 
 void
-guard_run(const struct lr_child_spec *spec, const struct lr_vars *vars,
-    long long deadline, int ctl)
+guard_run(const struct lr_child_spec *spec, char *const envp[], long long deadline,
+    int ctl)
 {
 	struct guard g = { .spec = spec, .self = getpid(), .status = -1, .ctl = ctl,
 	    .kill_at = NEVER, .deadline = deadline };
-	char **envp;
 	sigset_t chld;
 
 	/* (1) orphans of the tree come here, not to init (nor to lockrun) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	/* (2) the command's environment, from this copy of lockrun's */
-	if ((envp = child_envp(spec, vars)) == NULL)
-		_exit(EX_OSERR);
-	/* (3) SIGCHLD (blocked since lockrun's start) is read from a signalfd;
-	 * the forwarded signals stay blocked: lockrun forwards them */
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	if ((g.sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) == -1)
-		_exit(EX_OSERR);
+	/* (2) the command first: nothing else is on its way to starting */
 	if ((g.main = child_spawn(spec, envp)) == -1) {
 		dprintf(STDERR_FILENO, "lockrun: vfork: %s\n", strerror(errno));
 		_exit(EX_OSERR);
 	}
+	/* (3) SIGCHLD, blocked since lockrun's start, is read from a signalfd
+	 * (one that arrived already is reported too); the forwarded signals
+	 * stay blocked: lockrun forwards them */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if ((g.sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) == -1)
+		_exit(EX_OSERR);
 	/* (4) if lockrun dies from now on, ctl reads EOF: the tree is stopped */
 	serve(&g);
 }

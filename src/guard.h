@@ -24,12 +24,12 @@ struct guard_msg {
 struct lr_child_spec;
 
 /* In the forked guard: become a child subreaper, start the command of
- * spec with vars (see child_spawn()), then serve ctl and reap until no
+ * spec with envp (see child_spawn()), then serve ctl and reap until no
  * process of the tree is left; send lockrun the main process's status (its
  * exit code, or 128+N when signal N ended it), and exit once lockrun closes
  * ctl. Should lockrun die first, the tree is gone by deadline. Never
  * returns. */
-void	guard_run(const struct lr_child_spec *spec, const struct lr_vars *vars,
+void	guard_run(const struct lr_child_spec *spec, char *const envp[],
 	    long long deadline, int ctl)
 	    __attribute__((noreturn));
 

@@ -6,6 +6,7 @@
  * more), exit with the command's status. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ struct run {
 	const char		*prefix;
 	char			 name[KEY_NAME_MAX + 1];
 	char			**exec_argv;	/* argv for execvp, borrows t.argv */
+	char			 exec_path[PATH_MAX];	/* exec_argv[0], found */
 	struct lr_sigstate	 sig;
 	struct lr_url		 url;
 	char			 password[512];
@@ -241,7 +243,7 @@ prepare_command(struct run *r, struct lr_err *e)
 	for (size_t i = 0; t->env && t->env[i]; i++)
 		if (strncmp(t->env[i], "PATH=", 5) == 0)
 			path = t->env[i] + 5;
-	return child_find(r->exec_argv[0], path, e);
+	return child_find(r->exec_argv[0], path, r->exec_path, sizeof(r->exec_path), e);
 }
 
 /* Connect and try once: one round trip. */
@@ -324,7 +326,8 @@ export_env(struct run *r, int locked)
 static void
 command_spec(struct run *r)
 {
-	r->spec = (struct lr_child_spec){ .argv = r->exec_argv, .env = r->t.env,
+	r->spec = (struct lr_child_spec){ .path = r->exec_path, .argv = r->exec_argv,
+	    .env = r->t.env,
 	    .foreground = r->cli.foreground, .kill_mode = r->t.kill_mode,
 	    .kill_after_ms = r->t.kill_after_ms, .saved = &r->sig,
 	    .close_fd = rconn_fd(&r->conn) };

@@ -1,4 +1,5 @@
 /* run_test.c -- the real lockrun binary against a real redis-server. */
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <regex.h>
@@ -542,4 +543,21 @@ Test(run, bad_redis_url_is_64)
 	LR(&r, "--redis", "http://x", "--", "true");
 	cr_assert(eq(int, r.status, 64));
 	cr_assert(matches(r.err, "^lockrun: redis URL: expected redis://"), "%s", r.err);
+}
+
+/* A script without #! runs with /bin/sh, as execvp(3) and the shells do:
+ * lockrun execs the path it found, and falls back to that rule. */
+Test(run, a_script_without_a_shebang_runs_with_sh)
+{
+	const char *path = scratch("noshebang");
+	struct result r;
+	FILE *fp = fopen(path, "w");
+
+	cr_assert(fp != NULL);
+	fputs("echo \"ran with $# args: $*\"\n", fp);
+	fclose(fp);
+	cr_assert(chmod(path, 0755) == 0);
+	LR(&r, "--redis", fx.url, "-k", "nsb", "--", path, "a", "b");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran with 2 args: a b\n"));
 }
