@@ -41,9 +41,12 @@ child_signals_block(struct lr_sigstate *saved, struct lr_err *e)
 	if (sigprocmask(SIG_BLOCK, &set, &saved->mask) != 0 ||
 	    sigaction(SIGPIPE, &ign, &saved->pipe) != 0)
 		return lr_errf(e, EX_OSERR, "cannot set up signals: %s", strerror(errno));
-	/* as timeout(1) does: lockrun and the command act on them again */
+	/* as timeout(1) does: lockrun and the command act on them again; and
+	 * SIGCHLD inherited ignored would be discarded, never reaching the
+	 * signalfd, and would have the kernel reap children unasked */
 	for (size_t i = 0; i < NFORWARDED; i++)
 		sigaction(forwarded[i], &dfl, NULL);
+	sigaction(SIGCHLD, &dfl, NULL);
 	return 0;
 }
 

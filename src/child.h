@@ -48,9 +48,9 @@ struct lr_child {
 	int	guard_died;	/* the guard was killed by this signal */
 };
 
-/* Reset the forwarded signals to their default action (a job started with
- * `&` inherits SIGINT and SIGQUIT ignored, and an ignored signal would
- * never reach the signalfd) and block them with SIGCHLD, so they are read
+/* Reset the forwarded signals and SIGCHLD to their default action (a job
+ * started with `&` inherits SIGINT and SIGQUIT ignored, and an ignored
+ * signal would never reach the signalfd) and block them with SIGCHLD, so they are read
  * from a signalfd and none can kill lockrun while it holds the lock;
  * ignore SIGPIPE (a closed Redis socket is an error, not a death). Call
  * first thing. */

@@ -240,10 +240,10 @@ Test(contain, a_stopped_command_is_continued_to_take_sigterm)
 	cr_assert(eq(int, key_exists("lockrun:{stp}"), 0));
 }
 
-/* Start lockrun with SIGINT and SIGQUIT ignored, as sh does for a job
- * started with & in a script. */
+/* Start lockrun with sig ignored (SIGINT and SIGQUIT: as sh does for a job
+ * started with & in a script). */
 static pid_t
-start_with_ignored_int(const char *const args[])
+start_ignoring(int sig, const char *const args[])
 {
 	const char *bin = getenv("LOCKRUN_BIN");
 	const char *argv[32] = { bin ? bin : "./lockrun" };
@@ -255,8 +255,9 @@ start_with_ignored_int(const char *const args[])
 	argv[n] = NULL;
 	fflush(NULL);
 	if ((pid = fork()) == 0) {
-		signal(SIGINT, SIG_IGN);
-		signal(SIGQUIT, SIG_IGN);
+		signal(sig, SIG_IGN);
+		if (sig == SIGINT)
+			signal(SIGQUIT, SIG_IGN);
 		execv(argv[0], (char *const *)argv);
 		_exit(121);
 	}
@@ -271,7 +272,7 @@ Test(contain, sigint_inherited_as_ignored_still_reaches_the_command)
 	int st = 0, ended = 0;
 
 	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
-	lr = start_with_ignored_int((const char *const[]){ "--redis", fx.url, "-k", "ign",
+	lr = start_ignoring(SIGINT, (const char *const[]){ "--redis", fx.url, "-k", "ign",
 	    "--", "sh", "-c", script, NULL });
 	cr_assert(fifo_read_long(ready) > 0);
 	kill(lr, SIGINT);
@@ -283,4 +284,25 @@ Test(contain, sigint_inherited_as_ignored_still_reaches_the_command)
 	}
 	cr_assert(ended, "lockrun did not act on SIGINT");
 	cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 128 + SIGINT));
+}
+
+/* SIGCHLD inherited ignored (a parent that set SIG_IGN to reap its children
+ * automatically) would never reach lockrun's signalfd: it would wait for
+ * its command forever. */
+Test(contain, sigchld_inherited_as_ignored_does_not_hang)
+{
+	int st = 0, ended = 0;
+	pid_t lr;
+
+	lr = start_ignoring(SIGCHLD, (const char *const[]){ "--redis", fx.url, "-k", "chld",
+	    "--", "sh", "-c", "exit 5", NULL });
+	/* bounded: it would wait forever */
+	POLL_UNTIL((ended = waitpid(lr, &st, WNOHANG) == lr));
+	if (!ended) {
+		kill(lr, SIGKILL);
+		waitpid(lr, &st, 0);
+	}
+	cr_assert(ended, "lockrun never saw its command end");
+	cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 5));
+	cr_assert(eq(int, key_exists("lockrun:{chld}"), 0));
 }
