@@ -165,6 +165,14 @@ child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 	return envp;
 }
 
+static void
+say(int fd, const char *s)
+{
+	ssize_t n = write(fd, s, strlen(s));
+
+	(void)n;	/* nothing to do if the error line cannot be written */
+}
+
 /* In the vfork(2) child, which shares the parent's memory until it execs:
  * only system calls on its own state, then exec. Never returns. */
 static void __attribute__((noreturn))
@@ -178,8 +186,7 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent)
 	/* (2) lead a process group, so a forwarded signal reaches a whole
 	 * pipeline (timeout(1) does the same); --foreground keeps the
 	 * terminal's group so the command can read the terminal */
-	if (!spec->foreground)
-		setpgid(0, 0);
+	setpgid(0, spec->foreground ? spec->pgid : 0);
 	/* (3) die with the parent (lockrun, or the guard): nothing would
 	 * renew the lock or contain the command. If it died before this
 	 * line, getppid() has already changed. */
@@ -191,10 +198,15 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent)
 	 * (child_find()): no search of $PATH again, one failed execve(2) per
 	 * directory; a script without #! still goes to the shell. */
 	execve(spec->path, spec->argv, envp);
-	if (errno == ENOEXEC)
-		execvpe(spec->argv[0], spec->argv, envp);
+	if (errno == ENOEXEC)	/* a path with a slash: glibc runs /bin/sh path */
+		execvpe(spec->path, spec->argv, envp);
 	err = errno;
-	dprintf(STDERR_FILENO, "lockrun: cannot run %s: %s\n", spec->argv[0], strerror(err));
+	/* write(2) only: stdio would allocate in the parent's memory */
+	say(STDERR_FILENO, "lockrun: cannot run ");
+	say(STDERR_FILENO, spec->argv[0]);
+	say(STDERR_FILENO, ": ");
+	say(STDERR_FILENO, strerrordesc_np(err) ? strerrordesc_np(err) : "exec failed");
+	say(STDERR_FILENO, "\n");
 	_exit(err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
 }
 
@@ -278,10 +290,12 @@ tell_guard(const struct lr_child *ch, int op, int sig, long long at)
 {
 	struct guard_msg m = { .op = op, .sig = sig, .at = at };
 
-	/* one write under PIPE_BUF arrives whole; if the guard has already
-	 * exited there is nobody to tell (EPIPE: SIGPIPE is ignored) */
-	if (write(ch->ctl, &m, sizeof(m)) != (ssize_t)sizeof(m))
-		return;
+	/* never block on the guard: a stopped guard must not stop lockrun
+	 * from renewing or stopping the command. If the message cannot go,
+	 * lockrun, an ancestor of the whole tree, signals it itself. */
+	if (send(ch->ctl, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(m) &&
+	    op != GUARD_DEADLINE)
+		tree_signal(getpid(), sig);
 }
 
 /* A signal lockrun received, passed on as timeout(1) does: to the

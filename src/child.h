@@ -20,6 +20,7 @@ struct lr_child_spec {
 	char *const		 *argv;
 	char *const		 *env;		/* "NAME=value" added, may be NULL */
 	int			  foreground;	/* stay in lockrun's process group */
+	pid_t			  pgid;		/* lockrun's process group */
 	int			  kill_mode;	/* enum lr_kill_mode */
 	long long		  kill_after_ms;
 	const struct lr_sigstate *saved;

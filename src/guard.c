@@ -117,8 +117,9 @@ below(struct proc *v, size_t n, size_t i, pid_t root)
 			answer = 1;
 			break;
 		}
-		if (v[i].ppid <= 1 || len == sizeof(chain) / sizeof(chain[0]) ||
-		    (up = bsearch(&key, v, n, sizeof(*v), by_pid)) == NULL)
+		if (len == sizeof(chain) / sizeof(chain[0]))
+			return 0;	/* too deep to tell: do not remember a guess */
+		if (v[i].ppid <= 1 || (up = bsearch(&key, v, n, sizeof(*v), by_pid)) == NULL)
 			break;
 		chain[len++] = i;
 		i = (size_t)(up - v);
@@ -224,9 +225,12 @@ obey(struct guard *g, const struct guard_msg *m)
 
 	switch (m->op) {
 	case GUARD_FORWARD:
-		/* the group outlives its leader, but a reaped pid may be reused */
-		if (g->status >= 0 && g->spec->foreground)
+		/* once the main process is reaped its pid, and so its group's
+		 * number, may be reused: reach what is left through the tree */
+		if (g->status >= 0) {
+			tree_signal(g->self, m->sig);
 			break;
+		}
 		kill(to, m->sig);
 		if (ends_a_job(m->sig))
 			kill(to, SIGCONT);	/* a stopped command would never act */
@@ -284,7 +288,8 @@ serve(struct guard *g)
 			tree_signal(g->self, SIGKILL);
 			g->kill_at = now + KILL_ROUND_MS;
 		}
-		if (poll(pfd, 2, g->kill_at == NEVER ? -1 : (int)(g->kill_at - now)) == -1 &&
+		if (poll(pfd, 2, g->kill_at == NEVER ? -1 :
+		    (int)(g->kill_at - now < (1 << 30) ? g->kill_at - now : 1 << 30)) == -1 &&
 		    errno != EINTR)
 			_exit(EX_OSERR);
 		if (pfd[0].revents & POLLIN) {
@@ -310,8 +315,11 @@ guard_run(const struct lr_child_spec *spec, char *const envp[], long long deadli
 	    .kill_at = NEVER, .deadline = deadline };
 	sigset_t chld;
 
-	/* (1) orphans of the tree come here, not to init (nor to lockrun) */
+	/* (1) orphans of the tree come here, not to init (nor to lockrun);
+	 * and a process group of its own: a SIGKILL sent to lockrun's group
+	 * (timeout -s KILL, kill -9 -PGID) must not take the guard with it */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	setpgid(0, 0);
 	/* (2) the command first: nothing else is on its way to starting */
 	if ((g.main = child_spawn(spec, envp)) == -1) {
 		dprintf(STDERR_FILENO, "lockrun: vfork: %s\n", strerror(errno));

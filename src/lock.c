@@ -123,7 +123,9 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 				lr_info("redis %s: %s: %s; asking again for up to %lldms",
 				    rc->where, what, why, rc->command_timeout_ms);
 			if (now_ms() < give_up) {
-				long long pause = backoff_delay(n, 0.5);
+				long long pause = backoff_delay(n, 0.5), left = give_up - now_ms();
+				if (pause > left)
+					pause = left > 0 ? left : 0;
 				struct timespec ts = { pause / 1000, (pause % 1000) * 1000000 };
 				nanosleep(&ts, NULL);
 				break;

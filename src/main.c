@@ -330,7 +330,7 @@ command_spec(struct run *r)
 	    .env = r->t.env,
 	    .foreground = r->cli.foreground, .kill_mode = r->t.kill_mode,
 	    .kill_after_ms = r->t.kill_after_ms, .saved = &r->sig,
-	    .close_fd = rconn_fd(&r->conn) };
+	    .close_fd = rconn_fd(&r->conn), .pgid = getpgrp() };
 }
 
 /* Release, reconnecting once if the connection went away while the

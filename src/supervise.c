@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "duration.h"
+#include "guard.h"
 #include "lease.h"
 #include "log.h"
 #include "supervise.h"
@@ -249,8 +250,12 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 		};
 		int wait = next == NEVER ? -1 : (int)(next > now ? min2(next - now, 1 << 30) : 0);
 
-		if (poll(pfd, 3, wait) == -1 && errno != EINTR)
-			break;		/* cannot happen with valid fds */
+		if (poll(pfd, 3, wait) == -1 && errno != EINTR) {
+			/* out of memory, say: the lock cannot be kept, so nothing
+			 * of the command may outlive this loop */
+			tree_kill_all();
+			break;
+		}
 		if (pfd[1].revents & (POLLIN | POLLERR | POLLHUP))
 			renew_recv(&l, mono_ms());
 		if (pfd[0].revents & POLLIN)

@@ -31,9 +31,10 @@ end
 local last = redis.call('GET', KEYS[1])
 local n = 0
 if last then
-  n = tonumber(last)
-  if not n then
-    return redis.error_reply('BADFENCE ' .. KEYS[1] .. ' does not hold a number')
+  -- digits only, and exact in a double: not "inf", "1e300", hex or 2^53+
+  n = string.match(last, '^%d+$') and #last <= 16 and tonumber(last)
+  if not n or n >= 9007199254740992 then
+    return redis.error_reply('BADFENCE ' .. KEYS[1] .. ' does not hold a token')
   end
 end
 local t = redis.call('TIME')

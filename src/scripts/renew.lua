@@ -15,9 +15,10 @@ if value == ARGV[1] then
 end
 if value then return 0 end
 local mine = tonumber(ARGV[3])
-local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-if not last then
-  return redis.error_reply('BADFENCE ' .. KEYS[2] .. ' does not hold a number')
+local text = redis.call('GET', KEYS[2]) or '0'
+local last = string.match(text, '^%d+$') and #text <= 16 and tonumber(text)
+if not last or last >= 9007199254740992 then
+  return redis.error_reply('BADFENCE ' .. KEYS[2] .. ' does not hold a token')
 end
 if last > mine then return 3 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])

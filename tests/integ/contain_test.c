@@ -76,18 +76,22 @@ Test(contain, sigkill_of_lockrun_leaves_no_process_past_the_lease)
 Test(contain, the_lock_is_held_until_the_last_process_of_the_tree_is_gone)
 {
 	const char *ready = fifo("ready"), *go = fifo("go"), *armed = fifo("armed");
+	const char *mainf = scratch("main");
 	char script[512];
 	struct result probe;
 	pid_t lr;
-	long left;
+	long left, main_pid;
 
 	/* the main process exits only once its child ignores SIGTERM */
-	snprintf(script, sizeof(script), "sh -c 'trap \"\" TERM; echo > %s; echo $$ > %s; "
-	    "read x < %s' & read x < %s; exit 3", armed, ready, go, armed);
+	snprintf(script, sizeof(script), "echo $$ > %s; sh -c 'trap \"\" TERM; echo > %s; "
+	    "echo $$ > %s; read x < %s' & read x < %s; exit 3", mainf, armed, ready, go, armed);
 	lr = LR_START("--redis", fx.url, "-k", "left", "--ttl", "60s", "--kill-after", "20s",
 	    "--", "sh", "-c", script);
 	left = fifo_read_long(ready);
 	cr_assert(left > 0);
+	main_pid = read_pid(mainf);
+	POLL_UNTIL(!alive((pid_t)main_pid));	/* bounded: the main process has exited */
+	cr_assert(eq(int, alive((pid_t)main_pid), 0));
 	LR(&probe, "--redis", fx.url, "-k", "left", "-E", "75", "--", "true");
 	cr_assert(eq(int, probe.status, 75), "held while a process of the tree lives");
 	fifo_write(go, "\n");
@@ -305,4 +309,33 @@ Test(contain, sigchld_inherited_as_ignored_does_not_hang)
 	cr_assert(ended, "lockrun never saw its command end");
 	cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 5));
 	cr_assert(eq(int, key_exists("lockrun:{chld}"), 0));
+}
+
+/* SIGKILL sent to lockrun's whole process group (timeout -s KILL, kill -9
+ * -PGID, a shell's kill %job) must not take the guard with it: the tree is
+ * still gone before the lease can end. */
+Test(contain, sigkill_of_lockruns_process_group_leaves_no_process_past_the_lease)
+{
+	const char *ready = fifo("ready"), *bin = getenv("LOCKRUN_BIN");
+	char script[512];
+	pid_t lr;
+	long sleeper;
+
+	snprintf(script, sizeof(script), "trap '' TERM; sleep 60 & echo $! > %s; wait", ready);
+	fflush(NULL);
+	if ((lr = fork()) == 0) {
+		setpgid(0, 0);		/* a group of its own, as a shell job has */
+		execl(bin, bin, "--redis", fx.url, "-k", "pg9", "--ttl", "3s", "--", "sh", "-c",
+		    script, (char *)NULL);
+		_exit(121);
+	}
+	sleeper = fifo_read_long(ready);
+	cr_assert(sleeper > 0 && alive((pid_t)sleeper));
+	kill(-lr, SIGKILL);
+	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
+	/* bounded poll: until the lease has ended in Redis */
+	POLL_UNTIL(!key_exists("lockrun:{pg9}"));
+	cr_assert(eq(int, key_exists("lockrun:{pg9}"), 0), "the key expired");
+	cr_assert(eq(int, alive((pid_t)sleeper), 0),
+	    "the command's child outlived the lease of a SIGKILLed process group");
 }

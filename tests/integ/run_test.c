@@ -561,3 +561,21 @@ Test(run, a_script_without_a_shebang_runs_with_sh)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "ran with 2 args: a b\n"));
 }
+
+/* The same, found through the task's PATH, not lockrun's. */
+Test(run, a_script_without_a_shebang_is_found_in_the_tasks_path)
+{
+	const char *path = scratch("noshebang-job");
+	char envpath[512];
+	struct result r;
+	FILE *fp = fopen(path, "w");
+
+	cr_assert(fp != NULL);
+	fputs("echo \"ran from the task's PATH\"\n", fp);
+	fclose(fp);
+	cr_assert(chmod(path, 0755) == 0);
+	snprintf(envpath, sizeof(envpath), "PATH=%s:/usr/bin:/bin", fx.dir);
+	LR(&r, "--redis", fx.url, "-k", "nsb2", "-e", envpath, "--", "noshebang-job");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran from the task's PATH\n"));
+}
