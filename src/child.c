@@ -285,6 +285,12 @@ child_start(struct lr_child *ch, const struct lr_child_spec *spec,
 	return 0;
 }
 
+int
+child_ends_a_job(int sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGHUP;
+}
+
 static void
 tell_guard(const struct lr_child *ch, int op, int sig, long long at)
 {
@@ -309,7 +315,7 @@ forward(const struct lr_child *ch, int sig)
 		return;
 	}
 	kill(ch->pid, sig);
-	if (sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGHUP)
+	if (child_ends_a_job(sig))
 		kill(ch->pid, SIGCONT);
 }
 
@@ -366,7 +372,7 @@ child_guard_event(struct lr_child *ch)
 	ssize_t n = read(ch->ctl, &status, sizeof(status));
 
 	if (n == (ssize_t)sizeof(status)) {
-		ch->status = status;	/* the tree is gone; the guard exits now */
+		ch->status = status;	/* the tree is gone; the guard exits with lockrun */
 		return 1;
 	}
 	if (n == -1 && (errno == EINTR || errno == EAGAIN))

@@ -87,6 +87,10 @@ int	child_start(struct lr_child *ch, const struct lr_child_spec *spec,
  * memory. */
 char	**child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars);
 
+/* Does sig ask a job to end (TERM, INT, QUIT, HUP)? Such a signal is
+ * followed by SIGCONT, so that a stopped command acts on it. */
+int	child_ends_a_job(int sig);
+
 /* Start the command of spec with vfork(2) (no copy of the caller's memory:
  * the child only sets up its signals, group and parent-death signal, and
  * execs with envp). Returns its pid, or -1 with errno. */

@@ -173,7 +173,7 @@ struct guard {
 	pid_t		main;		/* the command's main process */
 	int		status;		/* its status once reaped, else -1 */
 	int		sfd;		/* signalfd: SIGCHLD */
-	int		ctl;		/* lockrun's control pipe; -1 once it is gone */
+	int		ctl;		/* lockrun's control socket; -1 once it is gone */
 	int		stopping;	/* the tree was sent SIGTERM */
 	long long	kill_at;	/* next SIGKILL round, or NEVER */
 	long long	deadline;	/* lockrun's: the tree is gone by then */
@@ -212,12 +212,6 @@ reap(struct guard *g)
 	}
 }
 
-static int
-ends_a_job(int sig)
-{
-	return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGHUP;
-}
-
 static void
 obey(struct guard *g, const struct guard_msg *m)
 {
@@ -232,7 +226,7 @@ obey(struct guard *g, const struct guard_msg *m)
 			break;
 		}
 		kill(to, m->sig);
-		if (ends_a_job(m->sig))
+		if (child_ends_a_job(m->sig))
 			kill(to, SIGCONT);	/* a stopped command would never act */
 		break;
 	case GUARD_STOP:

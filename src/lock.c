@@ -46,15 +46,14 @@ owner_bytes(unsigned char raw[16])
 	memcpy(raw + 8, &b, 8);
 }
 
-int
-lock_init(struct lr_lock *l, struct lr_err *e)
+void
+lock_init(struct lr_lock *l)
 {
 	unsigned char raw[16];
 	struct utsname un;
 	struct timespec ts;
 	struct tm tm;
 
-	(void)e;
 	owner_bytes(raw);
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(l->id + 2 * i, 3, "%02x", raw[i]);
@@ -65,7 +64,6 @@ lock_init(struct lr_lock *l, struct lr_err *e)
 	snprintf(l->owner, sizeof(l->owner), "%s %ld %04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
 	    un.nodename, (long)getpid(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 	    tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
-	return 0;
 }
 
 /* An error reply to what: one line, never flagged as a transport failure,

@@ -34,8 +34,8 @@ struct lr_lock {
 };
 
 /* Draw the owner id (getrandom(2) without blocking, else /dev/urandom,
- * else the clocks and pid) and describe this process. Returns 0. */
-int	lock_init(struct lr_lock *l, struct lr_err *e);
+ * else the clocks and pid) and describe this process. */
+void	lock_init(struct lr_lock *l);
 
 /* Decide in one round trip: check the stable key, check the slot key,
  * take what is asked for and draw a fencing token (acquire.lua). A busy
