@@ -244,10 +244,12 @@ Test(contain, a_stopped_command_is_continued_to_take_sigterm)
 	cr_assert(eq(int, key_exists("lockrun:{stp}"), 0));
 }
 
-/* Start lockrun with sig ignored (SIGINT and SIGQUIT: as sh does for a job
- * started with & in a script). */
+/* Start lockrun by hand, not through the harness: with sig ignored, as
+ * its parent left it (0: none; SIGINT also ignores SIGQUIT, as sh does for
+ * a job started with & in a script), and in a process group of its own if
+ * own_group, as a shell job is. */
 static pid_t
-start_ignoring(int sig, const char *const args[])
+start_raw(int sig, int own_group, const char *const args[])
 {
 	const char *bin = getenv("LOCKRUN_BIN");
 	const char *argv[32] = { bin ? bin : "./lockrun" };
@@ -259,13 +261,31 @@ start_ignoring(int sig, const char *const args[])
 	argv[n] = NULL;
 	fflush(NULL);
 	if ((pid = fork()) == 0) {
-		signal(sig, SIG_IGN);
+		if (sig != 0)
+			signal(sig, SIG_IGN);
 		if (sig == SIGINT)
 			signal(SIGQUIT, SIG_IGN);
+		if (own_group)
+			setpgid(0, 0);
 		execv(argv[0], (char *const *)argv);
 		_exit(121);
 	}
 	return pid;
+}
+
+/* Reap pid if it ends within the poll bound; else SIGKILL and reap it.
+ * Returns whether it ended by itself, its wait status in *st. */
+static int
+reaped_in_time(pid_t pid, int *st)
+{
+	int ended = 0;
+
+	POLL_UNTIL((ended = waitpid(pid, st, WNOHANG) == pid));
+	if (!ended) {
+		kill(pid, SIGKILL);
+		waitpid(pid, st, 0);
+	}
+	return ended;
 }
 
 Test(contain, sigint_inherited_as_ignored_still_reaches_the_command)
@@ -273,20 +293,15 @@ Test(contain, sigint_inherited_as_ignored_still_reaches_the_command)
 	const char *ready = fifo("ready");
 	char script[256];
 	pid_t lr;
-	int st = 0, ended = 0;
+	int st = 0;
 
 	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
-	lr = start_ignoring(SIGINT, (const char *const[]){ "--redis", fx.url, "-k", "ign",
+	lr = start_raw(SIGINT, 0, (const char *const[]){ "--redis", fx.url, "-k", "ign",
 	    "--", "sh", "-c", script, NULL });
 	cr_assert(fifo_read_long(ready) > 0);
 	kill(lr, SIGINT);
 	/* bounded: with SIGINT ignored it would never end */
-	POLL_UNTIL((ended = waitpid(lr, &st, WNOHANG) == lr));
-	if (!ended) {
-		kill(lr, SIGKILL);
-		waitpid(lr, &st, 0);
-	}
-	cr_assert(ended, "lockrun did not act on SIGINT");
+	cr_assert(reaped_in_time(lr, &st), "lockrun did not act on SIGINT");
 	cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 128 + SIGINT));
 }
 
@@ -295,18 +310,13 @@ Test(contain, sigint_inherited_as_ignored_still_reaches_the_command)
  * its command forever. */
 Test(contain, sigchld_inherited_as_ignored_does_not_hang)
 {
-	int st = 0, ended = 0;
+	int st = 0;
 	pid_t lr;
 
-	lr = start_ignoring(SIGCHLD, (const char *const[]){ "--redis", fx.url, "-k", "chld",
+	lr = start_raw(SIGCHLD, 0, (const char *const[]){ "--redis", fx.url, "-k", "chld",
 	    "--", "sh", "-c", "exit 5", NULL });
 	/* bounded: it would wait forever */
-	POLL_UNTIL((ended = waitpid(lr, &st, WNOHANG) == lr));
-	if (!ended) {
-		kill(lr, SIGKILL);
-		waitpid(lr, &st, 0);
-	}
-	cr_assert(ended, "lockrun never saw its command end");
+	cr_assert(reaped_in_time(lr, &st), "lockrun never saw its command end");
 	cr_assert(eq(int, WIFEXITED(st) ? WEXITSTATUS(st) : -1, 5));
 	cr_assert(eq(int, key_exists("lockrun:{chld}"), 0));
 }
@@ -316,19 +326,14 @@ Test(contain, sigchld_inherited_as_ignored_does_not_hang)
  * still gone before the lease can end. */
 Test(contain, sigkill_of_lockruns_process_group_leaves_no_process_past_the_lease)
 {
-	const char *ready = fifo("ready"), *bin = getenv("LOCKRUN_BIN");
+	const char *ready = fifo("ready");
 	char script[512];
 	pid_t lr;
 	long sleeper;
 
 	snprintf(script, sizeof(script), "trap '' TERM; sleep 60 & echo $! > %s; wait", ready);
-	fflush(NULL);
-	if ((lr = fork()) == 0) {
-		setpgid(0, 0);		/* a group of its own, as a shell job has */
-		execl(bin, bin, "--redis", fx.url, "-k", "pg9", "--ttl", "3s", "--", "sh", "-c",
-		    script, (char *)NULL);
-		_exit(121);
-	}
+	lr = start_raw(0, 1, (const char *const[]){ "--redis", fx.url, "-k", "pg9",
+	    "--ttl", "3s", "--", "sh", "-c", script, NULL });
 	sleeper = fifo_read_long(ready);
 	cr_assert(sleeper > 0 && alive((pid_t)sleeper));
 	kill(-lr, SIGKILL);

@@ -545,18 +545,26 @@ Test(run, bad_redis_url_is_64)
 	cr_assert(matches(r.err, "^lockrun: redis URL: expected redis://"), "%s", r.err);
 }
 
+/* An executable file at path holding text (no #! line). */
+static void
+write_script(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	cr_assert(fp != NULL);
+	fputs(text, fp);
+	fclose(fp);
+	cr_assert(chmod(path, 0755) == 0);
+}
+
 /* A script without #! runs with /bin/sh, as execvp(3) and the shells do:
  * lockrun execs the path it found, and falls back to that rule. */
 Test(run, a_script_without_a_shebang_runs_with_sh)
 {
 	const char *path = scratch("noshebang");
 	struct result r;
-	FILE *fp = fopen(path, "w");
 
-	cr_assert(fp != NULL);
-	fputs("echo \"ran with $# args: $*\"\n", fp);
-	fclose(fp);
-	cr_assert(chmod(path, 0755) == 0);
+	write_script(path, "echo \"ran with $# args: $*\"\n");
 	LR(&r, "--redis", fx.url, "-k", "nsb", "--", path, "a", "b");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "ran with 2 args: a b\n"));
@@ -565,15 +573,10 @@ Test(run, a_script_without_a_shebang_runs_with_sh)
 /* The same, found through the task's PATH, not lockrun's. */
 Test(run, a_script_without_a_shebang_is_found_in_the_tasks_path)
 {
-	const char *path = scratch("noshebang-job");
 	char envpath[512];
 	struct result r;
-	FILE *fp = fopen(path, "w");
 
-	cr_assert(fp != NULL);
-	fputs("echo \"ran from the task's PATH\"\n", fp);
-	fclose(fp);
-	cr_assert(chmod(path, 0755) == 0);
+	write_script(scratch("noshebang-job"), "echo \"ran from the task's PATH\"\n");
 	snprintf(envpath, sizeof(envpath), "PATH=%s:/usr/bin:/bin", fx.dir);
 	LR(&r, "--redis", fx.url, "-k", "nsb2", "-e", envpath, "--", "noshebang-job");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
