@@ -54,7 +54,8 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
 PURE = err duration keys rurl cron schedule task lease rerr
-CORE = $(PURE) yamltree config cli log rconn lock child guard supervise check
+CORE = $(PURE) yamltree config cli log rconn lock child guard supervise check \
+	ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
@@ -66,8 +67,8 @@ SHIM = $(B)/tests/shim.so
 
 all: $(BIN)
 
-$(B)/scripts.h: src/scripts/embed.sh src/scripts/acquire.lua src/scripts/renew.lua \
-		src/scripts/release.lua
+$(B)/scripts.h: src/scripts/embed.sh src/scripts/history.lua src/scripts/acquire.lua \
+		src/scripts/renew.lua src/scripts/release.lua src/scripts/unlock.lua
 	@mkdir -p $(B)
 	sh src/scripts/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 

@@ -4,6 +4,8 @@
 #include <time.h>
 
 #include "check.h"
+#include "ctx.h"
+#include "supervise.h"
 #include "duration.h"
 #include "keys.h"
 
@@ -74,4 +76,56 @@ check_print(FILE *fp, const struct lr_check *c, long long now_ms)
 	fprintf(fp, "fencing     %s\n", k.fence);
 	if (c->t->one_server)
 		print_slots(fp, c, now_ms);
+}
+
+/* `lockrun check` alone: the config is valid (or absent); list its tasks'
+ * keys; reach Redis. */
+static int
+check_config(struct lr_ctx *x)
+{
+	struct lr_err e;
+	struct lr_keys k;
+
+	if (ctx_redis(x, &e) != 0)
+		ctx_die(x, &e);
+	if (x->cfg.path == NULL)
+		printf("config      none (command-line options only)\n");
+	else
+		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.ntasks,
+		    x->cfg.ntasks == 1 ? "" : "s");
+	for (size_t i = 0; i < x->cfg.ntasks; i++) {
+		keys_build(&k, x->prefix, x->cfg.tasks[i].name, (time_t)-1, 60000);
+		printf("task        %-24s %s\n", x->cfg.tasks[i].name, k.stable);
+	}
+	fflush(stdout);
+	if (ctx_connect(x, &e) != 0 || rconn_ping(&x->conn, &e) != 0)
+		ctx_die(x, &e);
+	printf("redis       %s: reachable\n", x->conn.where);
+	return 0;
+}
+
+int
+verb_check(struct lr_ctx *x)
+{
+	struct lr_err e;
+	struct lr_check c = { .t = &x->t, .task = x->cli.task, .name = x->name,
+	    .sched = &x->sched };
+
+	if (x->cli.task == NULL && x->cli.cmd == NULL)
+		return check_config(x);
+	if (ctx_merge(x, NULL, &e) != 0 || ctx_redis(x, &e) != 0 || run_prepare(x, &e) != 0)
+		ctx_die(x, &e);
+	c.prefix = x->prefix;
+	c.argv = x->exec_argv;
+	if (x->cfg.path)
+		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.ntasks,
+		    x->cfg.ntasks == 1 ? "" : "s");
+	else
+		printf("config      none (command-line options only)\n");
+	check_print(stdout, &c, real_ms());
+	fflush(stdout);
+	if (ctx_connect(x, &e) != 0 || rconn_ping(&x->conn, &e) != 0)
+		ctx_die(x, &e);
+	printf("redis       %s: reachable\n", x->conn.where);
+	return 0;
 }

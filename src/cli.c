@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -31,62 +32,185 @@ enum {				/* long-only options */
 	OPT_SCHEDULE,
 	OPT_TIMEZONE,
 	OPT_SLOT_TOLERANCE,
+	OPT_HISTORY,
+	OPT_HISTORY_TTL,
+	OPT_HOST,
+	OPT_LOG,
+	OPT_JSON,
+	OPT_FORMAT,
+	OPT_STALE_AFTER,
+	OPT_YES,
 };
 
-static const struct option longopts[] = {
-	{ "help",		no_argument,		NULL, 'h' },
-	{ "version",		no_argument,		NULL, 'V' },
-	{ "config",		required_argument,	NULL, 'c' },
-	{ "task",		required_argument,	NULL, 't' },
-	{ "key",		required_argument,	NULL, 'k' },
-	{ "one-server",		no_argument,		NULL, OPT_ONE_SERVER },
-	{ "no-overlap",		no_argument,		NULL, OPT_NO_OVERLAP },
-	{ "ttl",		required_argument,	NULL, OPT_TTL },
-	{ "every",		required_argument,	NULL, OPT_EVERY },
-	{ "conflict-exit",	required_argument,	NULL, 'E' },
-	{ "redis",		required_argument,	NULL, OPT_REDIS },
-	{ "password-file",	required_argument,	NULL, OPT_PASSWORD_FILE },
-	{ "connect-timeout",	required_argument,	NULL, OPT_CONNECT_TIMEOUT },
-	{ "command-timeout",	required_argument,	NULL, OPT_COMMAND_TIMEOUT },
-	{ "prefix",		required_argument,	NULL, OPT_PREFIX },
-	{ "on-redis-error",	required_argument,	NULL, OPT_ON_REDIS_ERROR },
-	{ "cwd",		required_argument,	NULL, 'C' },
-	{ "env",		required_argument,	NULL, 'e' },
-	{ "shell",		no_argument,		NULL, OPT_SHELL },
-	{ "foreground",		no_argument,		NULL, OPT_FOREGROUND },
-	{ "no-renew",		no_argument,		NULL, OPT_NO_RENEW },
-	{ "on-lost",		required_argument,	NULL, OPT_ON_LOST },
-	{ "kill-mode",		required_argument,	NULL, OPT_KILL_MODE },
-	{ "kill-after",		required_argument,	NULL, OPT_KILL_AFTER },
-	{ "wait",		required_argument,	NULL, OPT_WAIT },
-	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
-	{ "min-hold",		required_argument,	NULL, OPT_MIN_HOLD },
-	{ "schedule",		required_argument,	NULL, OPT_SCHEDULE },
-	{ "timezone",		required_argument,	NULL, OPT_TIMEZONE },
-	{ "slot-tolerance",	required_argument,	NULL, OPT_SLOT_TOLERANCE },
-	{ "verbose",		no_argument,		NULL, 'v' },
-	{ "quiet",		no_argument,		NULL, 'q' },
-	{ NULL,			0,			NULL, 0 },
+/* Which verbs take an option. */
+#define V(verb)		(1u << (verb))
+#define ALL		(V(VERB_RUN) | V(VERB_CHECK) | V(VERB_STATUS) | V(VERB_HISTORY) | \
+			    V(VERB_UNLOCK))
+#define RUN		(V(VERB_RUN) | V(VERB_CHECK))	/* check validates a run */
+
+/* The options, and the verbs each applies to (in the same order). */
+static const struct {
+	struct option	o;
+	unsigned	verbs;
+} opts[] = {
+	{ { "help",		no_argument,		NULL, 'h' }, ALL },
+	{ { "version",		no_argument,		NULL, 'V' }, ALL },
+	{ { "config",		required_argument,	NULL, 'c' }, ALL },
+	{ { "task",		required_argument,	NULL, 't' }, RUN },
+	{ { "key",		required_argument,	NULL, 'k' }, RUN },
+	{ { "one-server",	no_argument,		NULL, OPT_ONE_SERVER }, RUN },
+	{ { "no-overlap",	no_argument,		NULL, OPT_NO_OVERLAP }, RUN },
+	{ { "ttl",		required_argument,	NULL, OPT_TTL }, RUN },
+	{ { "every",		required_argument,	NULL, OPT_EVERY }, RUN },
+	{ { "conflict-exit",	required_argument,	NULL, 'E' }, RUN },
+	{ { "redis",		required_argument,	NULL, OPT_REDIS }, ALL },
+	{ { "password-file",	required_argument,	NULL, OPT_PASSWORD_FILE }, ALL },
+	{ { "connect-timeout",	required_argument,	NULL, OPT_CONNECT_TIMEOUT }, ALL },
+	{ { "command-timeout",	required_argument,	NULL, OPT_COMMAND_TIMEOUT }, ALL },
+	{ { "prefix",		required_argument,	NULL, OPT_PREFIX }, ALL },
+	{ { "on-redis-error",	required_argument,	NULL, OPT_ON_REDIS_ERROR }, RUN },
+	{ { "cwd",		required_argument,	NULL, 'C' }, RUN },
+	{ { "env",		required_argument,	NULL, 'e' }, RUN },
+	{ { "shell",		no_argument,		NULL, OPT_SHELL }, RUN },
+	{ { "foreground",	no_argument,		NULL, OPT_FOREGROUND }, RUN },
+	{ { "no-renew",		no_argument,		NULL, OPT_NO_RENEW }, RUN },
+	{ { "on-lost",		required_argument,	NULL, OPT_ON_LOST }, RUN },
+	{ { "kill-mode",	required_argument,	NULL, OPT_KILL_MODE }, RUN },
+	{ { "kill-after",	required_argument,	NULL, OPT_KILL_AFTER }, RUN },
+	{ { "wait",		required_argument,	NULL, OPT_WAIT }, RUN },
+	{ { "timeout",		required_argument,	NULL, OPT_TIMEOUT }, RUN },
+	{ { "min-hold",		required_argument,	NULL, OPT_MIN_HOLD }, RUN },
+	{ { "schedule",		required_argument,	NULL, OPT_SCHEDULE }, RUN },
+	{ { "timezone",		required_argument,	NULL, OPT_TIMEZONE }, RUN },
+	{ { "slot-tolerance",	required_argument,	NULL, OPT_SLOT_TOLERANCE }, RUN },
+	{ { "history",		required_argument,	NULL, OPT_HISTORY }, RUN | V(VERB_UNLOCK) },
+	{ { "history-ttl",	required_argument,	NULL, OPT_HISTORY_TTL },
+	    RUN | V(VERB_UNLOCK) },
+	{ { "host",		required_argument,	NULL, OPT_HOST }, ALL },
+	{ { "log",		required_argument,	NULL, OPT_LOG }, ALL },
+	{ { "json",		no_argument,		NULL, OPT_JSON },
+	    V(VERB_STATUS) | V(VERB_HISTORY) },
+	{ { "format",		required_argument,	NULL, OPT_FORMAT }, V(VERB_STATUS) },
+	{ { "stale-after",	required_argument,	NULL, OPT_STALE_AFTER }, V(VERB_STATUS) },
+	{ { "count",		required_argument,	NULL, 'n' }, V(VERB_HISTORY) },
+	{ { "yes",		no_argument,		NULL, OPT_YES }, V(VERB_UNLOCK) },
+	{ { "verbose",		no_argument,		NULL, 'v' }, ALL },
+	{ { "quiet",		no_argument,		NULL, 'q' }, ALL },
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+static const char *const verb_names[NVERBS] = {
+	[VERB_RUN] = "run", [VERB_CHECK] = "check", [VERB_STATUS] = "status",
+	[VERB_HISTORY] = "history", [VERB_UNLOCK] = "unlock",
 };
 
-void
-cli_usage(FILE *fp)
+const char *
+cli_verb_name(enum lr_verb v)
+{
+	return verb_names[v];
+}
+
+/* Options every verb takes. */
+static const char common_usage[] =
+"  -c, --config FILE        config file (default: $LOCKRUN_CONFIG, else\n"
+"                           /etc/lockrun/lockrun.yaml if it exists)\n"
+"      --redis URL          redis://[user[:password]@]host[:port][/db] or\n"
+"                           unix:///path[?db=N] (default $LOCKRUN_REDIS_URL,\n"
+"                           the config, redis://127.0.0.1:6379/0)\n"
+"      --password-file FILE read the Redis password from FILE\n"
+"      --connect-timeout DURATION, --command-timeout DURATION  (default 2s)\n"
+"      --prefix STR         key prefix (default \"lockrun:\")\n"
+"      --host NAME          the name recorded for this host (default: the\n"
+"                           node name, uname -n)\n"
+"      --log stderr|syslog|json[:FILE]  where lockrun's messages go\n"
+"                           (default stderr)\n"
+"  -v, --verbose            say what was decided, also when skipping\n"
+"  -q, --quiet              no warnings, only errors\n"
+"  -h, --help               show this help\n"
+"  -V, --version            show the version\n";
+
+static void
+usage_status(FILE *fp)
 {
 	fputs(
-"usage: lockrun [options] -t task [-- command [arg ...]]\n"
-"       lockrun [options] [-k key] [--] command [arg ...]\n"
+"usage: lockrun status [options] [task ...]\n"
+"\n"
+"For each task of the config (or each task named, or with no config each\n"
+"lock under the prefix): held or free, the holder (host, pid, since, TTL\n"
+"left, token), the last run and how it ended.\n"
+"\n"
+"      --json               one JSON object per task, one per line\n"
+"      --format text|json|prometheus  prometheus: the text exposition\n"
+"                           format, for node_exporter's textfile collector\n"
+"      --stale-after DURATION  exit 1 when a lock has been held this long\n"
+"\n", fp);
+	fputs(common_usage, fp);
+	fputs("\nExit: 0 all listed locks free or healthy; 1 a lock held longer than\n"
+"--stale-after; 64 usage; 69 Redis unavailable; 78 bad config.\n", fp);
+}
+
+static void
+usage_history(FILE *fp)
+{
+	fputs(
+"usage: lockrun history [options] task\n"
+"\n"
+"The task's last decisions across all servers, newest first: time, host,\n"
+"pid, event (ran, skipped-held, skipped-slot, lost, stopped-timeout,\n"
+"released, unlocked), slot, token, exit status, duration.\n"
+"\n"
+"  -n, --count N            show the last N (default 20)\n"
+"      --json               one JSON object per entry, one per line\n"
+"\n", fp);
+	fputs(common_usage, fp);
+	fputs("\nExit: 0 shown (also when empty); 64 usage; 69 Redis unavailable;\n"
+"78 bad config.\n", fp);
+}
+
+static void
+usage_unlock(FILE *fp)
+{
+	fputs(
+"usage: lockrun unlock [options] task|key\n"
+"\n"
+"Show who holds the task's lock (or the key given in full), then free it.\n"
+"The holder finds its lock lost at its next renewal and stops its command.\n"
+"Recorded in the task's history.\n"
+"\n"
+"      --yes                free it without asking (needed without a terminal)\n"
+"\n", fp);
+	fputs(common_usage, fp);
+	fputs("\nExit: 0 freed, or it was free; 1 not confirmed; 64 usage; 69 Redis\n"
+"unavailable; 78 bad config.\n", fp);
+}
+
+void
+cli_usage(FILE *fp, enum lr_verb v)
+{
+	switch (v) {
+	case VERB_STATUS: usage_status(fp); return;
+	case VERB_HISTORY: usage_history(fp); return;
+	case VERB_UNLOCK: usage_unlock(fp); return;
+	case VERB_RUN: case VERB_CHECK: case NVERBS: break;
+	}
+	fputs(
+"usage: lockrun [run] [options] -t task [-- command [arg ...]]\n"
+"       lockrun [run] [options] [-k key] [--] command [arg ...]\n"
 "       lockrun check [options] [-t task | -- command [arg ...]]\n"
+"       lockrun status [options] [task ...]\n"
+"       lockrun history [options] task\n"
+"       lockrun unlock [options] task|key\n"
 "\n"
 "Run a command at most once at a time (--no-overlap, the default) and/or once\n"
 "per scheduled slot (--one-server) across all servers sharing one Redis.\n"
 "`lockrun check` validates, prints the keys, slot and fire times a run would\n"
-"use, and reaches Redis, without taking a lock.\n"
+"use, and reaches Redis, without taking a lock. `lockrun VERB --help` shows\n"
+"the options of status, history and unlock. To run a program called like a\n"
+"verb: lockrun -- status, or lockrun run status.\n"
 "\n"
 "  -t, --task NAME          run task NAME from the config file\n"
 "  -k, --key NAME           lock name (default: the task name, else derived\n"
 "                           from the command line)\n"
-"  -c, --config FILE        config file (default: $LOCKRUN_CONFIG, else\n"
-"                           /etc/lockrun/lockrun.yaml if it exists)\n"
 "      --no-overlap         skip if a copy is still running anywhere\n"
 "      --one-server         skip if this slot already ran anywhere\n"
 "      --schedule 'EXPR'    the cron schedule that starts this run: its fire\n"
@@ -110,23 +234,19 @@ cli_usage(FILE *fp)
 "      --timeout DURATION   stop the command after this long; exit 124\n"
 "      --min-hold DURATION  keep the lock at least this long after taking it\n"
 "  -E, --conflict-exit N    exit status when skipped (default 0)\n"
-"      --redis URL          redis://[user[:password]@]host[:port][/db] or\n"
-"                           unix:///path[?db=N] (default $LOCKRUN_REDIS_URL,\n"
-"                           the config, redis://127.0.0.1:6379/0)\n"
-"      --password-file FILE read the Redis password from FILE\n"
-"      --connect-timeout DURATION, --command-timeout DURATION  (default 2s)\n"
 "      --on-redis-error fail|run  when Redis cannot be reached (default fail)\n"
-"      --prefix STR         key prefix (default \"lockrun:\")\n"
+"      --history N          keep the task's last N decisions in Redis\n"
+"                           (default 100; 0: no history)\n"
+"      --history-ttl DURATION  drop the history this long after its last\n"
+"                           write (default 35d)\n"
 "  -C, --cwd DIR            run the command in DIR\n"
 "  -e, --env NAME=VALUE     add to the command's environment (repeatable)\n"
 "      --shell              run the command string with /bin/sh -c\n"
 "      --foreground         keep the command in lockrun's process group, so\n"
 "                           it can read the terminal and gets its signals\n"
-"  -v, --verbose            say what was decided, also when skipping\n"
-"  -q, --quiet              no warnings, only errors\n"
-"  -h, --help               show this help\n"
-"  -V, --version            show the version\n"
-"\n"
+"\n", fp);
+	fputs(common_usage, fp);
+	fputs("\n"
 "Durations: 500ms, 90s, 10m, 1h30m, or plain seconds.\n"
 "Exit: the command's status (128+N if killed by signal N); the conflict\n"
 "status when skipped; 124 --timeout; 64 usage, 69 Redis unavailable,\n"
@@ -221,6 +341,37 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 		return set_timeout("--connect-timeout", arg, &c->redis.connect_timeout_ms, e);
 	case OPT_COMMAND_TIMEOUT:
 		return set_timeout("--command-timeout", arg, &c->redis.command_timeout_ms, e);
+	case OPT_HISTORY: return set_opt(c, "--history", "history", arg, e);
+	case OPT_HISTORY_TTL: return set_opt(c, "--history-ttl", "history_ttl", arg, e);
+	case OPT_HOST:
+		if (*arg == '\0' || strlen(arg) > HOST_MAX || strpbrk(arg, " \t\r\n") ||
+		    strpbrk(arg, "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
+		    "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f"))
+			return lr_errf(e, EX_USAGE, "--host: \"%s\" is not a host name (1 to %d "
+			    "bytes, no spaces or control characters)", arg, HOST_MAX);
+		c->host = arg;
+		return 0;
+	case OPT_LOG: c->log = arg; return 0;
+	case OPT_JSON: c->json = 1; return 0;
+	case OPT_FORMAT:
+		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0 &&
+		    strcmp(arg, "prometheus") != 0)
+			return lr_errf(e, EX_USAGE, "--format: expected text, json or "
+			    "prometheus, got \"%s\"", arg);
+		c->format = arg;
+		return 0;
+	case OPT_STALE_AFTER:
+		return set_timeout("--stale-after", arg, &c->stale_after_ms, e);
+	case 'n': {
+		char *end;
+		long v = strtol(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end != '\0' || v < 1 || v > 100000)
+			return lr_errf(e, EX_USAGE, "--count: expected a number from 1 to "
+			    "100000, got \"%s\"", arg);
+		c->count = v;
+		return 0;
+	}
+	case OPT_YES: c->yes = 1; return 0;
 	case OPT_PREFIX:
 		if ((why = key_prefix_problem(arg)) != NULL)
 			return lr_errf(e, EX_USAGE, "--prefix: \"%s\" %s", arg, why);
@@ -230,17 +381,23 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	return lr_errf(e, EX_SOFTWARE, "option %d has no handler", ch);
 }
 
-int
-cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
+/* getopt_long over argv[0..argc), stopping at the first word that is not
+ * an option; apply each option when c is not NULL, else only skip them. On
+ * return *stop is that word's index (argc if none) and *dashdash tells
+ * whether "--" came just before it. */
+static int
+scan(int argc, char *argv[], struct lr_cli *c, int *stop, int *dashdash,
+    struct lr_err *e)
 {
-	int ch;
+	static struct option longopts[NOPTS + 1];
+	const char *last_arg = NULL;
+	int ch, idx;
 
-	memset(c, 0, sizeof(*c));
-	task_init(&c->o);
-	c->redis.connect_timeout_ms = c->redis.command_timeout_ms = LR_UNSET;
+	for (size_t i = 0; i < NOPTS; i++)
+		longopts[i] = opts[i].o;
 	opterr = 0;
-	optind = 0;		/* full reset, so tests may parse twice */
-	while ((ch = getopt_long(argc, argv, "+:hVc:t:k:E:C:e:vq", longopts, NULL)) != -1) {
+	optind = 0;		/* full reset: scanned twice, and tests parse again */
+	while ((ch = getopt_long(argc, argv, "+:hVc:t:k:E:C:e:vqn:", longopts, &idx)) != -1) {
 		if (ch == '?') {
 			if (optopt)
 				return lr_errf(e, EX_USAGE, "unknown option '-%c'", optopt);
@@ -252,11 +409,62 @@ cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
 			return lr_errf(e, EX_USAGE, "option '%s' needs an argument",
 			    argv[optind - 1]);
 		}
+		last_arg = optarg;
+		if (c == NULL)
+			continue;
+		for (size_t i = 0; i < NOPTS; i++) {
+			if (opts[i].o.val != ch)
+				continue;
+			if (!(opts[i].verbs & V(c->verb)))
+				return lr_errf(e, EX_USAGE, "option '--%s' does not apply to "
+				    "`lockrun %s`", opts[i].o.name, verb_names[c->verb]);
+			break;
+		}
 		if (apply(c, ch, optarg, e) != 0)
 			return -1;
 	}
-	if (optind < argc)
-		c->cmd = argv + optind;
+	*stop = optind;
+	*dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0 &&
+	    argv[optind - 1] != last_arg;
+	return 0;
+}
+
+int
+cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
+{
+	char **words = NULL;
+	int stop, dashdash, n = 0;
+
+	memset(c, 0, sizeof(*c));
+	task_init(&c->o);
+	c->redis.connect_timeout_ms = c->redis.command_timeout_ms = LR_UNSET;
+	c->stale_after_ms = c->count = LR_UNSET;
+	/* (1) find the verb: the first word after the options, unless "--"
+	 * said it is a command */
+	if (scan(argc, argv, NULL, &stop, &dashdash, e) != 0)
+		return -1;
+	c->verb = VERB_RUN;
+	for (int v = 0; stop < argc && !dashdash && v < NVERBS; v++) {
+		if (strcmp(argv[stop], verb_names[v]) == 0) {
+			c->verb = (enum lr_verb)v;
+			break;
+		}
+	}
+	/* (2) parse again without the verb word, checking each option applies */
+	if (stop < argc && !dashdash && strcmp(argv[stop], verb_names[c->verb]) == 0) {
+		if ((words = calloc((size_t)argc + 1, sizeof(*words))) == NULL)
+			return lr_errf(e, EX_OSERR, "out of memory");
+		for (int i = 0; i < argc; i++)
+			if (i != stop)
+				words[n++] = argv[i];
+		c->argv_ = words;
+		argc = n;
+		argv = words;
+	}
+	if (scan(argc, argv, c, &stop, &dashdash, e) != 0)
+		return -1;
+	if (stop < argc)
+		c->cmd = argv + stop;
 	return 0;
 }
 
@@ -264,4 +472,6 @@ void
 cli_free(struct lr_cli *c)
 {
 	task_free(&c->o);
+	free(c->argv_);
+	c->argv_ = NULL;
 }

@@ -75,6 +75,8 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 
 	snprintf(k->stable, sizeof(k->stable), "%s{%s}", prefix, name);
 	snprintf(k->fence, sizeof(k->fence), "%s{%s}:fence", prefix, name);
+	snprintf(k->hist, sizeof(k->hist), "%s{%s}:history", prefix, name);
+	snprintf(k->last, sizeof(k->last), "%s{%s}:last", prefix, name);
 	k->slot[0] = k->slot_iso[0] = '\0';
 	if (slot_start == (time_t)-1)
 		return;

@@ -1,4 +1,5 @@
-/* keys.h -- Redis key names for a task: {prefix}{name}, :slot:<stamp>, :fence. */
+/* keys.h -- Redis key names for a task: {prefix}{name}, :slot:<stamp>,
+ * :fence, :history, :last. */
 #ifndef LR_KEYS_H
 #define LR_KEYS_H
 
@@ -13,6 +14,8 @@ struct lr_keys {
 	char	stable[KEY_MAX];	/* prefix{name}: no-overlap lock */
 	char	slot[KEY_MAX];		/* prefix{name}:slot:20261121T1745Z */
 	char	fence[KEY_MAX];		/* prefix{name}:fence: token counter */
+	char	hist[KEY_MAX];		/* prefix{name}:history: stream of decisions */
+	char	last[KEY_MAX];		/* prefix{name}:last: hash, the last run */
 	char	slot_iso[64];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
 };
 

@@ -47,7 +47,7 @@ owner_bytes(unsigned char raw[16])
 }
 
 void
-lock_init(struct lr_lock *l)
+lock_init(struct lr_lock *l, const char *host)
 {
 	unsigned char raw[16];
 	struct utsname un;
@@ -57,7 +57,9 @@ lock_init(struct lr_lock *l)
 	owner_bytes(raw);
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(l->id + 2 * i, 3, "%02x", raw[i]);
-	if (uname(&un) != 0)
+	if (host)
+		snprintf(un.nodename, sizeof(un.nodename), "%s", host);
+	else if (uname(&un) != 0)
 		snprintf(un.nodename, sizeof(un.nodename), "unknown");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	cron_utc(ts.tv_sec, &tm);	/* gmtime_r would load the zone */
@@ -75,6 +77,13 @@ refused(const struct lr_conn *rc, const char *what, const char *reply, struct lr
 
 	rerr_classify(reply, why, sizeof(why));
 	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->where, what, why);
+}
+
+/* The slot as the scripts record it: ISO 8601, or "-" for none. */
+static const char *
+slot_word(const struct lr_lock *l)
+{
+	return l->slot_ttl_ms && l->keys.slot_iso[0] ? l->keys.slot_iso : "-";
 }
 
 static long long
@@ -142,16 +151,16 @@ int
 lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
     struct lr_err *e)
 {
-	char ttl[24], slot_ttl[24];
+	char how[200];
 	const char *slot = l->slot_ttl_ms ? l->keys.slot : l->keys.stable;
-	const char *args[] = { l->keys.fence, l->keys.stable, slot,
-	    l->id, l->owner, ttl, slot_ttl };
+	const char *args[] = { l->keys.fence, l->keys.stable, slot, l->keys.hist,
+	    l->keys.last, how, l->owner };
 	redisReply *r;
 	long long code;
 
-	snprintf(ttl, sizeof(ttl), "%lld", l->ttl_ms);
-	snprintf(slot_ttl, sizeof(slot_ttl), "%lld", l->slot_ttl_ms);
-	r = script_call(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "3",
+	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s", l->id, l->ttl_ms,
+	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l));
+	r = script_call(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "5",
 	    args, 7, e);
 	if (r == NULL)
 		return -1;
@@ -179,14 +188,15 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 static int
 renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 {
-	char ttl[24];
+	char how[160];
 	const char *argv[] = { eval ? "EVAL" : "EVALSHA",
-	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "2", l->keys.stable, l->keys.fence,
-	    l->value, ttl, l->token_s };
+	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "4", l->keys.stable, l->keys.fence,
+	    l->keys.hist, l->keys.last, l->value, how };
 	int done = 0;
 
-	snprintf(ttl, sizeof(ttl), "%lld", l->ttl_ms);
-	if (redisAppendCommandArgv(rc->c, 8, argv, NULL) != REDIS_OK)
+	snprintf(how, sizeof(how), "%lld %lld %lld %s", l->ttl_ms, l->hist_cap,
+	    l->hist_ttl_ms, slot_word(l));
+	if (redisAppendCommandArgv(rc->c, 9, argv, NULL) != REDIS_OK)
 		return rconn_fail(rc, "renew", e);
 	while (!done)
 		if (redisBufferWrite(rc->c, &done) != REDIS_OK)
@@ -234,22 +244,45 @@ lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 }
 
 int
-lock_release(struct lr_conn *rc, const struct lr_lock *l, long long keep_ms,
+lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending *end,
     struct lr_err *e)
 {
-	char keep[24];
-	const char *args[] = { l->keys.stable, l->id, keep };
+	char how[200];
+	const char *args[] = { l->keys.stable, l->keys.hist, l->keys.last, l->value, how };
 	redisReply *r;
 	int released;
 
-	if (l->ttl_ms == 0)
+	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
-	snprintf(keep, sizeof(keep), "%lld", keep_ms > 0 ? keep_ms : 0);
-	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "1",
-	    args, 3, e);
+	snprintf(how, sizeof(how), "%lld %d %lld %s %lld %lld %s",
+	    l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0, end->status,
+	    end->duration_ms > 0 ? end->duration_ms : 0, end->event, l->hist_cap,
+	    l->hist_ttl_ms, slot_word(l));
+	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "3",
+	    args, 5, e);
 	if (r == NULL)
 		return -1;
 	released = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
 	freeReplyObject(r);
 	return released;
+}
+
+int
+lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
+    const char *who, long long hist_cap, long long hist_ttl_ms,
+    char *holder, size_t n, struct lr_err *e)
+{
+	char how[64];
+	const char *args[] = { key, k->fence, k->hist, k->last, who, how };
+	redisReply *r;
+	int freed;
+
+	snprintf(how, sizeof(how), "%lld %lld", hist_cap, hist_ttl_ms);
+	r = script_call(rc, "unlock", SCRIPT_UNLOCK_SHA, SCRIPT_UNLOCK, "4", args, 6, e);
+	if (r == NULL)
+		return -1;
+	freed = r->type == REDIS_REPLY_STRING;
+	snprintf(holder, n, "%s", freed ? r->str : "");
+	freeReplyObject(r);
+	return freed;
 }

@@ -24,6 +24,8 @@ struct lr_lock {
 	struct lr_keys	keys;
 	long long	ttl_ms;		/* stable key TTL; 0: no-overlap off */
 	long long	slot_ttl_ms;	/* slot key TTL; 0: one-server off */
+	long long	hist_cap;	/* history entries kept; 0: no history */
+	long long	hist_ttl_ms;	/* the history's life after its last write */
 	char		id[33];		/* 128 random bits, hex: the owner check */
 	char		owner[300];	/* "host pid start", stored after id and token */
 	long long	token;		/* fencing token, once acquired */
@@ -34,8 +36,9 @@ struct lr_lock {
 };
 
 /* Draw the owner id (getrandom(2) without blocking, else /dev/urandom,
- * else the clocks and pid) and describe this process. */
-void	lock_init(struct lr_lock *l);
+ * else the clocks and pid) and describe this process: "host pid start",
+ * host being the given name, or the node name when NULL. */
+void	lock_init(struct lr_lock *l, const char *host);
 
 /* Decide in one round trip: check the stable key, check the slot key,
  * take what is asked for and draw a fencing token (acquire.lua). A busy
@@ -57,11 +60,29 @@ int	lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
 int	lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 	    struct lr_err *e);
 
-/* Free the stable key if it is still ours (release.lua): delete it, or with
- * keep_ms > 0 (--min-hold) let it expire after keep_ms. A slot key is never
- * released. Returns 1 released, 0 not ours or nothing to release, -1 with
- * e = EX_UNAVAILABLE. */
-int	lock_release(struct lr_conn *rc, const struct lr_lock *l, long long keep_ms,
-	    struct lr_err *e);
+/* How a run ended, for the history. */
+struct lr_ending {
+	long long	keep_ms;	/* the key must live this long yet (--min-hold) */
+	int		status;		/* lockrun's exit status */
+	long long	duration_ms;	/* since the lock was taken */
+	const char	*event;		/* "released" or "stopped-timeout" */
+};
+
+/* Record the ending in the history and free the stable key if it is still
+ * ours (release.lua): delete it, or with keep_ms > 0 let it expire after
+ * keep_ms. A slot key is never released; with neither a stable key nor a
+ * history there is nothing to send. Returns 1 released, 0 not ours or
+ * nothing to release, -1 with e = EX_UNAVAILABLE. */
+int	lock_release(struct lr_conn *rc, const struct lr_lock *l,
+	    const struct lr_ending *end, struct lr_err *e);
+
+/* `lockrun unlock`: free key (k's stable key or one of its slot keys) and
+ * move the fencing counter past the holder's token, so the holder finds
+ * its lock lost at its next renewal; record who did it ("host pid") in
+ * the history. Returns 1 with the freed value in holder[n], 0 when the key
+ * was free, -1 with e. */
+int	lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
+	    const char *who, long long hist_cap, long long hist_ttl_ms,
+	    char *holder, size_t n, struct lr_err *e);
 
 #endif

@@ -24,6 +24,16 @@ vsay(const char *fmt, va_list ap)
 }
 
 void
+lr_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+void
 lr_warn(const char *fmt, ...)
 {
 	va_list ap;

@@ -7,6 +7,9 @@ void	log_setup(int verbose, int quiet);
 /* "lockrun: ..." unless -q: something the operator should know. */
 void	lr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "lockrun: ..." always: why lockrun stops with a non-zero status. */
+void	lr_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* "lockrun: ..." only with -v: what was decided. */
 void	lr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -8,7 +8,9 @@
 #include "schedule.h"
 #include "task.h"
 
-enum kind { K_BOOL, K_DURATION, K_EXIT, K_STRING, K_CHOICE };
+enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_STRING, K_CHOICE };
+
+#define HISTORY_MAX 100000	/* entries; a stream this long is ~10 MB */
 
 /* The words of a K_CHOICE option, in the order of its enum's values. */
 static const char *const on_redis_error_words[] = { "fail", "run", NULL };
@@ -44,6 +46,8 @@ static const struct option_def {
 	{ "schedule",		K_STRING,	offsetof(struct lr_task, schedule), 0, 0, NULL },
 	{ "timezone",		K_STRING,	offsetof(struct lr_task, timezone), 0, 0, NULL },
 	{ "slot_tolerance",	K_DURATION,	offsetof(struct lr_task, slot_tolerance_ms), 0, 0, NULL },
+	{ "history",		K_COUNT,	offsetof(struct lr_task, history), 0, 0, NULL },
+	{ "history_ttl",	K_DURATION,	offsetof(struct lr_task, history_ttl_ms), 1000, 0, NULL },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -56,6 +60,8 @@ const struct lr_task task_builtin = {
 	.kill_after_ms = LR_UNSET,
 	.wait_ms = 0, .timeout_ms = 0, .min_hold_ms = 0,
 	.slot_tolerance_ms = LR_UNSET,	/* depends on the schedule: schedule.c */
+	/* longer than the longest month: a monthly job keeps its history */
+	.history = 100, .history_ttl_ms = 35LL * 24 * 3600 * 1000,
 };
 
 void
@@ -68,6 +74,8 @@ task_init(struct lr_task *t)
 	t->renew = t->on_lost = t->kill_mode = LR_UNSET;
 	t->kill_after_ms = t->wait_ms = t->timeout_ms = t->min_hold_ms = LR_UNSET;
 	t->slot_tolerance_ms = LR_UNSET;
+	t->history = LR_UNSET;
+	t->history_ttl_ms = LR_UNSET;
 }
 
 void
@@ -216,6 +224,20 @@ set_exit(int *dst, const char *text, char *why, size_t n)
 	return 1;
 }
 
+static int
+set_count(int *dst, const char *text, char *why, size_t n)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (*text < '0' || *text > '9' || *end != '\0' || v > HISTORY_MAX) {
+		snprintf(why, n, "expected a count from 0 to %d, got \"%s\"", HISTORY_MAX, text);
+		return -1;
+	}
+	*dst = (int)v;
+	return 1;
+}
+
 /* One of words: its index into dst. */
 static int
 set_choice(const char *const *words, int *dst, const char *text, char *why, size_t n)
@@ -255,6 +277,8 @@ task_set(struct lr_task *t, const char *name, const char *text, char *why, size_
 		return set_duration(o, (long long *)dst, text, why, n);
 	case K_EXIT:
 		return set_exit((int *)dst, text, why, n);
+	case K_COUNT:
+		return set_count((int *)dst, text, why, n);
 	case K_STRING:
 		if (*text == '\0') {
 			snprintf(why, n, "is empty");

@@ -37,6 +37,9 @@ struct lr_task {
 	char		 *schedule;	/* cron expression: slots are its fire times */
 	char		 *timezone;	/* zone the schedule is read in; NULL: local */
 	long long	  slot_tolerance_ms;	/* a start this early still gets the slot */
+	int		  history;	/* entries kept in the task's history; 0: none */
+	long long	  history_ttl_ms;	/* history and last-run keys live this
+					 * long after their last write */
 };
 
 /* Where and how to reach Redis; unset like a task's fields. The strings

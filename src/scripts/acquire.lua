@@ -1,32 +1,47 @@
 -- acquire.lua -- the whole run decision in one round trip.
--- KEYS[1] fencing counter, KEYS[2] stable key, KEYS[3] slot key
--- ARGV[1] owner id (32 hex digits), ARGV[2] "host pid start",
--- ARGV[3] stable key TTL in ms (0: no-overlap is off),
--- ARGV[4] slot key TTL in ms (0: one-server is off).
+-- KEYS[1] fencing counter, KEYS[2] stable key, KEYS[3] slot key (the
+-- stable key again when one-server is off), KEYS[4] history, KEYS[5] last
+-- run. ARGV[1] "<owner id> <stable ttl ms> <slot ttl ms> <history cap>
+-- <history ttl ms> <slot, ISO 8601, or ->": a stable ttl of 0 means
+-- no-overlap is off, a slot ttl of 0 one-server. ARGV[2] "host pid start".
+-- The settings share one argument because Redis refuses more than ten
+-- arguments from a client that has not authenticated, which would turn a
+-- clear NOAUTH into a protocol error.
 -- Returns {1, token}  acquired; token is the new fencing token,
 --         {0, holder} a copy is still running (the stable key's value),
 --         {2, holder} this slot already ran (the slot key's value);
 -- an error BADFENCE when the counter holds something other than a number.
 -- "Still running" is checked first: it is the more useful thing to report.
+-- Every outcome is appended to the history (history.lua).
 --
 -- The token is the larger of (last token + 1) and the server's clock in
 -- microseconds, so it goes up even when the counter was lost (FLUSHALL, a
 -- restart without persistence, a failover that dropped it) and the
 -- counter may expire when a task is no longer run: it lives a day after the
--- last acquire (a constant here, not an argument: Redis refuses more than
--- ten arguments from a client that has not authenticated, which would turn
--- a clear NOAUTH into a protocol error).
+-- last acquire.
 local fence_ttl = 86400000
 if redis.replicate_commands then redis.replicate_commands() end
-local stable_ttl = tonumber(ARGV[3])
-local slot_ttl = tonumber(ARGV[4])
+local id, stable_ttl, slot_ttl, cap, hist_ttl, slot =
+  string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) (%S+)$')
+if not id then return redis.error_reply('ERR acquire: bad arguments') end
+stable_ttl, slot_ttl = tonumber(stable_ttl), tonumber(slot_ttl)
+cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
+if slot == '-' then slot = '' end
+local host, pid = string.match(ARGV[2], '^(%S+) (%S+)')
+
+local function skipped(event, value)
+  local token, by = holder_of(value)
+  record(KEYS[4], cap, hist_ttl, {'event', event, 'host', host, 'pid', pid,
+    'slot', slot, 'token', token, 'holder', by})
+end
+
 if stable_ttl > 0 then
   local holder = redis.call('GET', KEYS[2])
-  if holder then return {0, holder} end
+  if holder then skipped('skipped-held', holder) return {0, holder} end
 end
 if slot_ttl > 0 then
   local holder = redis.call('GET', KEYS[3])
-  if holder then return {2, holder} end
+  if holder then skipped('skipped-slot', holder) return {2, holder} end
 end
 local last = redis.call('GET', KEYS[1])
 local n = 0
@@ -38,10 +53,19 @@ if last then
   end
 end
 local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local token = math.max(n + 1, tonumber(t[1]) * 1000000 + tonumber(t[2]))
 local digits = string.format('%.0f', token)	-- tostring() would say 1.7e+15
 redis.call('SET', KEYS[1], digits, 'PX', fence_ttl)
-local value = ARGV[1] .. ' ' .. digits .. ' ' .. ARGV[2]
+local value = id .. ' ' .. digits .. ' ' .. ARGV[2]
 if stable_ttl > 0 then redis.call('SET', KEYS[2], value, 'PX', stable_ttl) end
 if slot_ttl > 0 then redis.call('SET', KEYS[3], value, 'PX', slot_ttl) end
+record(KEYS[4], cap, hist_ttl, {'event', 'ran', 'host', host, 'pid', pid,
+  'slot', slot, 'token', digits})
+if cap > 0 then
+  redis.call('DEL', KEYS[5])
+  redis.call('HSET', KEYS[5], 'event', 'running', 'host', host, 'pid', pid,
+    'slot', slot, 'token', digits, 'start_ms', string.format('%.0f', now))
+  redis.call('PEXPIRE', KEYS[5], hist_ttl)
+end
 return {1, token}

@@ -1,14 +1,33 @@
--- release.lua -- free the stable key only if this run still owns it.
--- KEYS[1] stable key; ARGV[1] owner id (32 hex digits);
--- ARGV[2] ms the key must still live (--min-hold), 0 to delete it now.
--- Returns 1 released (deleted, or left to expire after ARGV[2] ms),
--- 0 not ours (it expired, or another run holds it).
+-- release.lua -- record how the run ended; free the stable key if this
+-- run still owns it.
+-- KEYS[1] stable key, KEYS[2] history, KEYS[3] last run.
+-- ARGV[1] the value this run stored ("<owner id> <token> <host> <pid>
+-- <start>"); ARGV[2] "<keep ms> <exit status> <duration ms> <event>
+-- <history cap> <history ttl ms> <slot or ->": keep is how long the key
+-- must still live (--min-hold), 0 to delete it now, -1 when the run held
+-- no stable key (one-server only); event is released or stopped-timeout.
+-- Returns 1 released (deleted, or left to expire after keep ms),
+-- 0 not ours (it expired, or another run holds it) or no stable key.
+local keep, status, duration, event, cap, hist_ttl, slot = string.match(ARGV[2],
+  '^(%-?%d+) (%d+) (%d+) (%S+) (%d+) (%d+) (%S+)$')
+if not keep then return redis.error_reply('ERR release: bad arguments') end
+keep, cap, hist_ttl = tonumber(keep), tonumber(cap), tonumber(hist_ttl)
+if slot == '-' then slot = '' end
+local token, me = holder_of(ARGV[1])
+local host, pid = string.match(me, '^(%S+) (%S+)$')
+local id = string.match(ARGV[1], '^%S+')
+
+record(KEYS[2], cap, hist_ttl, {'event', event, 'host', host, 'pid', pid,
+  'slot', slot, 'token', token, 'status', status, 'duration_ms', duration})
+note_last(KEYS[3], cap, hist_ttl, token, {'event', event, 'status', status,
+  'duration_ms', duration, 'end_ms', string.format('%.0f', server_ms())})
+if keep < 0 then return 0 end
 local value = redis.call('GET', KEYS[1])
-if not value or string.sub(value, 1, #ARGV[1] + 1) ~= ARGV[1] .. ' ' then
+if not value or string.sub(value, 1, #id + 1) ~= id .. ' ' then
   return 0
 end
-if tonumber(ARGV[2]) > 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if keep > 0 then
+  redis.call('PEXPIRE', KEYS[1], keep)
 else
   redis.call('DEL', KEYS[1])
 end

@@ -1,28 +1,47 @@
 -- renew.lua -- extend the stable key while this run's command lives.
--- KEYS[1] stable key, KEYS[2] fencing counter;
--- ARGV[1] the value this run stored ("<owner id> <token> <host> <pid>
--- <start>"); ARGV[2] TTL in ms; ARGV[3] this run's token.
+-- KEYS[1] stable key, KEYS[2] fencing counter, KEYS[3] history, KEYS[4]
+-- last run. ARGV[1] the value this run stored ("<owner id> <token> <host>
+-- <pid> <start>"); ARGV[2] "<ttl ms> <history cap> <history ttl ms>
+-- <slot or ->".
 -- Returns 1 renewed;
 --         2 the key was gone (Redis restarted without persistence, or it
 --           was deleted) and no token was drawn since ours: ours again;
 --         0 another run holds the key: the lock is lost;
 --         3 the key was gone and a later token was drawn (another run
---           took the lock and let it go since): the lock is lost.
+--           took the lock and let it go since, or `lockrun unlock` freed
+--           it): the lock is lost.
+-- A lost lock is appended to the history.
+local ttl, cap, hist_ttl, slot = string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+)$')
+if not ttl then return redis.error_reply('ERR renew: bad arguments') end
+cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
+if slot == '-' then slot = '' end
+local token, me = holder_of(ARGV[1])
+local host, pid = string.match(me, '^(%S+) (%S+)$')
+
+local function lost(code, value)
+  local _, by = holder_of(value)
+  record(KEYS[3], cap, hist_ttl, {'event', 'lost', 'host', host, 'pid', pid,
+    'slot', slot, 'token', token, 'holder', by})
+  note_last(KEYS[4], cap, hist_ttl, token, {'event', 'lost',
+    'end_ms', string.format('%.0f', server_ms())})
+  return code
+end
+
 local value = redis.call('GET', KEYS[1])
 if value == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ttl)
   return 1
 end
-if value then return 0 end
-local mine = tonumber(ARGV[3])
+if value then return lost(0, value) end
+local mine = tonumber(token)
 local text = redis.call('GET', KEYS[2]) or '0'
 local last = string.match(text, '^%d+$') and #text <= 16 and tonumber(text)
 if not last or last >= 9007199254740992 then
   return redis.error_reply('BADFENCE ' .. KEYS[2] .. ' does not hold a token')
 end
-if last > mine then return 3 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if last > mine then return lost(3, nil) end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
 -- the counter too, if it was lost with the key: a later token must be larger
 -- (it lives a day, as acquire.lua sets it)
-if last < mine then redis.call('SET', KEYS[2], ARGV[3], 'PX', 86400000) end
+if last < mine then redis.call('SET', KEYS[2], token, 'PX', 86400000) end
 return 2

@@ -55,18 +55,25 @@ slot_keys(void)
 	return n;
 }
 
-/* The slot key TTL lockrun asked for, in ms: the last argument of its
- * acquire (EVALSHA of the three-key script) as MONITOR saw it. Ends the
- * watch. */
+/* The slot key TTL lockrun asked for, in ms, from its acquire (EVALSHA
+ * of the five-key script) as MONITOR saw it: the third word of the first
+ * argument after the keys, "<owner id> <stable ttl> <slot ttl> ...". Ends
+ * the watch. */
 static long long
 asked_slot_ttl(redisContext *mon)
 {
 	char line[2048];
+	const char *p;
+	long long ttl = -1;
 
-	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"3\" ", 1,
+	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"5\" ", 1,
 	    line, sizeof(line)), 1), "no acquire seen");
 	redisFree(mon);
-	return strtoll(strrchr(line, ' ') + 2, NULL, 10);
+	p = line;
+	for (int quotes = 0; *p && quotes < 16; p++)	/* 8 quoted words */
+		quotes += *p == '"';
+	cr_assert(eq(int, sscanf(p, " \"%*s %*d %lld", &ttl), 1), "in %s", line);
+	return ttl;
 }
 
 static int

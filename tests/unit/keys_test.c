@@ -19,6 +19,8 @@ Test(keys, stable_key_wraps_the_name_in_a_hash_tag)
 	keys_build(&k, "lockrun:", "import", (time_t)-1, 60000);
 	cr_assert(eq(str, k.stable, "lockrun:{import}"));
 	cr_assert(eq(str, k.fence, "lockrun:{import}:fence"));
+	cr_assert(eq(str, k.hist, "lockrun:{import}:history"));
+	cr_assert(eq(str, k.last, "lockrun:{import}:last"));
 	cr_assert(eq(str, k.slot, ""), "no slot key without one-server");
 }
 

@@ -1,0 +1,153 @@
+/* ctx.c -- the settings every verb shares, merged in one order: command
+ * line, environment, task, the config's defaults, built-in values. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctx.h"
+#include "log.h"
+
+void
+ctx_init(struct lr_ctx *x)
+{
+	memset(x, 0, sizeof(*x));
+	task_init(&x->t);
+	child_init(&x->child);
+	config_init(&x->cfg);
+}
+
+void
+ctx_free(struct lr_ctx *x)
+{
+	rconn_close(&x->conn);
+	free(x->exec_argv);
+	x->exec_argv = NULL;
+	task_free(&x->t);
+	config_free(&x->cfg);
+	cli_free(&x->cli);
+	explicit_bzero(x->password, sizeof(x->password));
+	child_close(&x->child);		/* last: the guard exits with lockrun */
+}
+
+void
+ctx_die(struct lr_ctx *x, const struct lr_err *e)
+{
+	lr_error("%s", e->msg);
+	if (e->status == EX_USAGE)
+		fprintf(stderr, "Try 'lockrun %s--help' for more information.\n",
+		    x->cli.verb == VERB_RUN ? "" : x->cli.verb == VERB_CHECK ? "" :
+		    x->cli.verb == VERB_STATUS ? "status " :
+		    x->cli.verb == VERB_HISTORY ? "history " : "unlock ");
+	ctx_free(x);
+	exit(e->status);
+}
+
+int
+ctx_load_config(struct lr_ctx *x, struct lr_err *e)
+{
+	const char *path = x->cli.config;
+
+	if (path == NULL)
+		path = getenv("LOCKRUN_CONFIG");
+	if (path == NULL || *path == '\0') {
+		if (access(CONFIG_DEFAULT_PATH, F_OK) != 0)
+			return 0;
+		path = CONFIG_DEFAULT_PATH;
+	}
+	return config_load(path, &x->cfg, e);
+}
+
+/* The task's own settings, or NULL when there is no task. */
+static int
+find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
+    struct lr_err *e)
+{
+	const char *opt = x->cli.verb == VERB_RUN || x->cli.verb == VERB_CHECK ? "-t " : "";
+
+	*task = NULL;
+	if (name == NULL)
+		return 0;
+	if (x->cfg.path == NULL)
+		return lr_errf(e, EX_USAGE, "%s%s: no config file (give -c FILE, set "
+		    "LOCKRUN_CONFIG, or create " CONFIG_DEFAULT_PATH ")", opt, name);
+	if ((*task = config_task(&x->cfg, name)) == NULL)
+		return lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name,
+		    x->cfg.path);
+	return 0;
+}
+
+int
+ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
+{
+	const struct lr_task *task;
+	struct lr_task *t = &x->t;
+	int runs = x->cli.verb == VERB_RUN || x->cli.verb == VERB_CHECK;
+	char why[300];
+
+	if (find_task(x, name ? name : x->cli.task, &task, e) != 0)
+		return -1;
+	task_free(t);
+	if (task_inherit(t, &x->cli.o) != 0)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (runs && x->cli.cmd) {	/* a command after -- replaces the task's, shell and all */
+		if ((t->argv = strv_dup(x->cli.cmd)) == NULL)
+			return lr_errf(e, EX_OSERR, "out of memory");
+		if (t->shell == LR_UNSET)
+			t->shell = 0;
+	}
+	if ((task && task_inherit(t, task) != 0) ||
+	    task_inherit(t, &x->cfg.defaults) != 0)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	/* the config's own combinations were checked when it was loaded */
+	if (task_finish(t, &x->sched, why, sizeof(why)) != 0)
+		return lr_errf(e, EX_USAGE, "%s", why);
+	return 0;
+}
+
+/* Where Redis is and the password, read before the task's cwd and env
+ * apply: they are the command's, not lockrun's. */
+int
+ctx_redis(struct lr_ctx *x, struct lr_err *e)
+{
+	const char *env_url = getenv("LOCKRUN_REDIS_URL");
+	struct lr_url u;
+
+	x->redis = x->cli.redis;
+	if (x->redis.url == NULL && env_url && *env_url != '\0')
+		x->redis.url = env_url;
+	if (x->redis.url == NULL)
+		x->redis.url = x->cfg.redis.url ? x->cfg.redis.url : DEFAULT_URL;
+	if (x->redis.connect_timeout_ms == LR_UNSET)
+		x->redis.connect_timeout_ms = x->cfg.redis.connect_timeout_ms;
+	if (x->redis.connect_timeout_ms == LR_UNSET)
+		x->redis.connect_timeout_ms = DEFAULT_TIMEOUT_MS;
+	if (x->redis.command_timeout_ms == LR_UNSET)
+		x->redis.command_timeout_ms = x->cfg.redis.command_timeout_ms;
+	if (x->redis.command_timeout_ms == LR_UNSET)
+		x->redis.command_timeout_ms = DEFAULT_TIMEOUT_MS;
+	x->prefix = x->cli.prefix ? x->cli.prefix :
+	    x->cfg.prefix ? x->cfg.prefix : DEFAULT_PREFIX;
+
+	if (rurl_parse(x->redis.url, &x->url, e) != 0 ||
+	    rconn_password(x->cli.redis.password_file, x->cfg.redis.password_file,
+	    &x->url, x->password, sizeof(x->password), e) != 0)
+		return -1;
+	/* the password is lockrun's, not the command's: keep it out of the
+	 * environment the command inherits (x->redis.url may point into it,
+	 * but it was parsed above) */
+	unsetenv("LOCKRUN_REDIS_PASSWORD");
+	if (env_url && rurl_parse(env_url, &u, NULL) == 0 && u.password[0] != '\0')
+		unsetenv("LOCKRUN_REDIS_URL");
+	explicit_bzero(&u, sizeof(u));
+	return 0;
+}
+
+int
+ctx_connect(struct lr_ctx *x, struct lr_err *e)
+{
+	if (x->conn.c != NULL)
+		return 0;
+	return rconn_open(&x->conn, &x->url, x->password, x->redis.connect_timeout_ms,
+	    x->redis.command_timeout_ms, e);
+}

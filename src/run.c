@@ -1,0 +1,264 @@
+/* run.c -- `lockrun run`: check the command can run, connect, acquire
+ * (one round trip), run the command under the lease, release (one more),
+ * exit with the command's status. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctx.h"
+#include "lease.h"
+#include "log.h"
+#include "supervise.h"
+
+int
+run_prepare(struct lr_ctx *x, struct lr_err *e)
+{
+	struct lr_task *t = &x->t;
+	size_t n = strv_len(t->argv), k = 0;
+	const char *path = getenv("PATH");
+
+	if (n == 0)
+		return lr_errf(e, EX_USAGE, "no command (expected -t TASK or -- COMMAND [ARG...])");
+	if (x->cli.key)
+		snprintf(x->name, sizeof(x->name), "%s", x->cli.key);
+	else if (x->cli.task)
+		snprintf(x->name, sizeof(x->name), "%s", x->cli.task);
+	else
+		key_derive(t->argv, x->name, sizeof(x->name));
+
+	if ((x->exec_argv = calloc(n + 3, sizeof(char *))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (t->shell) {
+		static char sh[] = "/bin/sh", dash_c[] = "-c";	/* execvp wants char * */
+		x->exec_argv[k++] = sh;
+		x->exec_argv[k++] = dash_c;
+	}
+	for (size_t i = 0; i < n; i++)
+		x->exec_argv[k++] = t->argv[i];
+
+	if (t->cwd && chdir(t->cwd) != 0)
+		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
+	/* the task's env is applied in the child; its PATH is the one exec uses */
+	for (size_t i = 0; t->env && t->env[i]; i++)
+		if (strncmp(t->env[i], "PATH=", 5) == 0)
+			path = t->env[i] + 5;
+	return child_find(x->exec_argv[0], path, x->exec_path, sizeof(x->exec_path), e);
+}
+
+/* Connect and try once: one round trip. */
+static int
+acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
+{
+	long long sent = mono_ms();
+
+	if (x->conn.c == NULL && rconn_open(&x->conn, &x->url, x->password,
+	    x->redis.connect_timeout_ms, x->redis.command_timeout_ms, e) != 0)
+		return -1;
+	if (lock_acquire(&x->conn, &x->lock, out, e) != 0)
+		return -1;
+	x->acquired_at = sent;
+	return 0;
+}
+
+/* Take the lock; with --wait, retry a held lock with jittered backoff
+ * until the deadline. A slot that already ran is final: waiting would not
+ * un-run it. Returns 0 with *out set (and *sig set if a signal cut the
+ * wait short), or -1 with e. */
+static int
+acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
+{
+	struct lr_lock *l = &x->lock;
+	time_t slot = (time_t)-1;
+	long long deadline;
+	unsigned long long seed;
+
+	*sig = 0;
+	lock_init(l, x->cli.host);
+	l->hist_cap = x->t.history;
+	l->hist_ttl_ms = x->t.history_ttl_ms;
+	if (x->t.one_server) {
+		long long now = real_ms();
+		if ((slot = schedule_slot(&x->sched, now)) == (time_t)-1)
+			return lr_errf(e, EX_CONFIG, "schedule \"%s\" has no fire time in reach",
+			    x->t.schedule);
+		l->slot_ttl_ms = schedule_slot_ttl_ms(&x->sched, now, slot);
+	}
+	l->ttl_ms = x->t.no_overlap ? x->t.ttl_ms : 0;
+	keys_build(&l->keys, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
+	deadline = mono_ms() + x->t.wait_ms;
+	seed = strtoull(l->id + 16, NULL, 16) | 1;	/* 64 random bits of the owner id */
+	for (int n = 0; ; n++) {
+		long long left, pause;
+
+		if (acquire_once(x, out, e) != 0)
+			return -1;
+		x->seen_held |= *out == LOCK_HELD;
+		if (*out != LOCK_HELD || (left = deadline - mono_ms()) <= 0)
+			return 0;
+		if (n == 0)
+			lr_info("%s is held; waiting up to %lldms for it", l->keys.stable, left);
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;	/* xorshift64 */
+		pause = backoff_delay(n, (double)(seed >> 11) / (double)(1ULL << 53));
+		if ((*sig = child_sleep(pause < left ? pause : left)) != 0)
+			return 0;
+	}
+}
+
+/* The LOCKRUN_ variables for the command; no token without the lock. */
+static void
+export_env(struct lr_ctx *x, int locked)
+{
+	const struct lr_lock *l = &x->lock;
+	struct lr_vars *v = &x->vars;
+
+	snprintf(v->key, sizeof(v->key), "LOCKRUN_KEY=%s",
+	    x->t.no_overlap ? l->keys.stable : l->keys.slot);
+	snprintf(v->task, sizeof(v->task), "LOCKRUN_TASK=%s",
+	    x->cli.task ? x->cli.task : x->name);
+	v->slot[0] = v->token[0] = '\0';
+	if (x->t.one_server)
+		snprintf(v->slot, sizeof(v->slot), "LOCKRUN_SLOT=%s", l->keys.slot_iso);
+	if (locked)
+		snprintf(v->token, sizeof(v->token), "LOCKRUN_TOKEN=%lld", l->token);
+}
+
+/* The command, as child.c runs it. */
+static void
+command_spec(struct lr_ctx *x)
+{
+	x->spec = (struct lr_child_spec){ .path = x->exec_path, .argv = x->exec_argv,
+	    .env = x->t.env,
+	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
+	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
+	    .close_fd = rconn_fd(&x->conn), .pgid = getpgrp() };
+}
+
+/* Record how the run ended and release, reconnecting once if the
+ * connection went away while the command ran; with --min-hold, leave the
+ * key for the rest of it, whether the command ran or a signal stopped the
+ * run before it started. A failure is a warning: the key expires by itself
+ * within the TTL. */
+static void
+release(struct lr_ctx *x, int status, const char *event)
+{
+	struct lr_err e;
+	struct lr_ending end = { .status = status, .event = event,
+	    .duration_ms = mono_ms() - x->acquired_at };
+	int rc = -1;
+
+	end.keep_ms = x->t.min_hold_ms - end.duration_ms;
+	for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
+		if (rconn_fd(&x->conn) < 0 &&
+		    rconn_reopen(&x->conn, x->redis.connect_timeout_ms, &e) != 0)
+			continue;
+		if ((rc = lock_release(&x->conn, &x->lock, &end, &e)) < 0)
+			rconn_close(&x->conn);
+	}
+	if (rc < 0 && x->lock.ttl_ms)
+		lr_warn("cannot release %s (it expires by itself within %lldms): %s",
+		    x->lock.keys.stable, x->lock.ttl_ms, e.msg);
+	else if (rc < 0)
+		lr_warn("cannot record the end of the run in %s: %s", x->lock.keys.hist,
+		    e.msg);
+	else if (rc == 0 && x->lock.ttl_ms)
+		lr_warn("%s was no longer ours at release: it expired or was taken "
+		    "while the command ran", x->lock.keys.stable);
+}
+
+/* Run the command under the lease (or with no lock: conn NULL). */
+static int
+run_command(struct lr_ctx *x, struct lr_conn *conn, struct lr_err *e)
+{
+	struct lr_supervise s = {
+		.child = &x->child, .spec = &x->spec, .vars = &x->vars,
+		.kill_after_ms = x->t.kill_after_ms,
+		.conn = conn && x->t.renew ? conn : NULL, .lock = &x->lock,
+		.acquired_at = x->acquired_at,
+		.timeout_ms = x->t.timeout_ms, .on_lost = x->t.on_lost,
+	};
+	int status;
+
+	command_spec(x);
+	status = supervise(&s, e);
+	if (conn && !s.lost)	/* also when it could not start: no lock is left */
+		release(x, status >= 0 ? status : e->status,
+		    s.timed_out ? "stopped-timeout" : "released");
+	return status;
+}
+
+/* Say who holds what, for -v: the value is "id token host pid start". */
+static void
+report_skip(const struct lr_ctx *x, enum lock_outcome out)
+{
+	const struct lr_lock *l = &x->lock;
+	char host[256] = "?", start[64] = "?";
+	long long token = 0, pid = 0;
+
+	sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start);
+	if (out == LOCK_HELD)
+		lr_info("skipped: %s is held by %s pid %lld since %s (token %lld)",
+		    l->keys.stable, host, pid, start, token);
+	else
+		lr_info("skipped: slot %s already ran on %s pid %lld at %s (token %lld)",
+		    l->keys.slot_iso, host, pid, start, token);
+}
+
+
+/* Redis could not be reached: with on_redis_error: run, run without a
+ * lock -- unless this run saw the lock held by another. */
+static int
+run_unlocked(struct lr_ctx *x, struct lr_err *e)
+{
+	int status;
+
+	/* only when Redis cannot be reached at all: a refusal is an answer,
+	 * and a run that saw the lock held knows someone else runs */
+	if (!e->transport || x->t.on_redis_error != ON_REDIS_ERROR_RUN)
+		ctx_die(x, e);
+	if (x->seen_held) {
+		size_t len = strlen(e->msg);
+		snprintf(e->msg + len, sizeof(e->msg) - len, "; not running without "
+		    "a lock (on_redis_error: run), as this run saw it held by another");
+		ctx_die(x, e);
+	}
+	lr_warn("%s; running without a lock (on_redis_error: run)", e->msg);
+	rconn_close(&x->conn);
+	export_env(x, 0);
+	if ((status = run_command(x, NULL, e)) < 0)
+		ctx_die(x, e);
+	return status;
+}
+
+int
+verb_run(struct lr_ctx *x)
+{
+	struct lr_err e = { 0, "", 0 };
+	enum lock_outcome out;
+	int status, sig;
+
+	if (ctx_merge(x, NULL, &e) != 0 || ctx_redis(x, &e) != 0 ||
+	    run_prepare(x, &e) != 0)
+		ctx_die(x, &e);
+	if (acquire(x, &out, &sig, &e) != 0)
+		return run_unlocked(x, &e);
+	if (sig == 0)
+		sig = child_signal_pending();
+	if (out != LOCK_ACQUIRED) {
+		report_skip(x, out);
+		return sig ? 128 + sig : x->t.conflict_exit;
+	}
+	lr_info("acquired %s (token %lld)", x->t.no_overlap ? x->lock.keys.stable :
+	    x->lock.keys.slot, x->lock.token);
+	if (sig != 0) {		/* told to stop before the command started */
+		release(x, 128 + sig, "released");
+		return 128 + sig;
+	}
+	export_env(x, 1);
+	if ((status = run_command(x, &x->conn, &e)) < 0)
+		ctx_die(x, &e);
+	lr_info("%s exited with status %d", x->exec_argv[0], status);
+	return status;
+}

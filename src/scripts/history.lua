@@ -1,0 +1,40 @@
+-- history.lua -- put before each script that records a decision.
+-- The history is a stream of at most `cap` entries, newest last; `last` is
+-- a hash describing the task's latest run. Each write sets them to expire
+-- `ttl` ms later, so a task nobody runs any more leaves nothing behind.
+-- cap 0 turns both off. Fields with an empty value are left out.
+local function record(hist, cap, ttl, fields)
+  if cap <= 0 then return end
+  local cmd = {'XADD', hist, 'MAXLEN', cap, '*'}
+  for i = 1, #fields, 2 do
+    if fields[i + 1] ~= '' then
+      cmd[#cmd + 1] = fields[i]
+      cmd[#cmd + 1] = fields[i + 1]
+    end
+  end
+  redis.call(unpack(cmd))
+  redis.call('PEXPIRE', hist, ttl)
+end
+
+-- Record how the run holding `token` ended in the last-run hash, once, and
+-- only while the hash still describes that run: a late word from an old
+-- run must not overwrite a newer one's.
+local function note_last(last, cap, ttl, token, fields)
+  if cap <= 0 then return end
+  local h = redis.call('HMGET', last, 'token', 'event')
+  if h[1] ~= token or h[2] ~= 'running' then return end
+  redis.call('HSET', last, unpack(fields))
+  redis.call('PEXPIRE', last, ttl)
+end
+
+-- The server's clock in ms: one clock for every host's entries.
+local function server_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- "id token host pid start" -> token, "host pid"
+local function holder_of(value)
+  local token, host, pid = string.match(value or '', '^%S+ (%S+) (%S+) (%S+)')
+  return token or '', host and (host .. ' ' .. pid) or ''
+end

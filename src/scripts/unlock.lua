@@ -1,0 +1,32 @@
+-- unlock.lua -- `lockrun unlock`: free a lock by hand, and make its holder
+-- notice at its next renewal instead of taking the key back.
+-- KEYS[1] the key to free (the stable key, or a slot key), KEYS[2]
+-- fencing counter, KEYS[3] history, KEYS[4] last run.
+-- ARGV[1] "<host> <pid>" of whoever unlocks; ARGV[2] "<history cap>
+-- <history ttl ms>".
+-- Returns the value that was freed, or false when the key was free.
+-- The counter moves past the holder's token, so renew.lua sees a later
+-- token and reports the lock lost (3) rather than ours again (2).
+if redis.replicate_commands then redis.replicate_commands() end
+local cap, hist_ttl = string.match(ARGV[2], '^(%d+) (%d+)$')
+if not cap then return redis.error_reply('ERR unlock: bad arguments') end
+cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
+local host, pid = string.match(ARGV[1], '^(%S+) (%S+)$')
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+redis.call('DEL', KEYS[1])
+local text = redis.call('GET', KEYS[2]) or '0'
+local n = string.match(text, '^%d+$') and #text <= 16 and tonumber(text)
+if not n or n >= 9007199254740992 then
+  return redis.error_reply('BADFENCE ' .. KEYS[2] .. ' does not hold a token')
+end
+local t = redis.call('TIME')
+local next = math.max(n + 1, tonumber(t[1]) * 1000000 + tonumber(t[2]))
+redis.call('SET', KEYS[2], string.format('%.0f', next), 'PX', 86400000)
+local token, by = holder_of(value)
+local slot = string.match(KEYS[1], ':slot:(%S+)$') or ''
+record(KEYS[3], cap, hist_ttl, {'event', 'unlocked', 'host', host, 'pid', pid,
+  'slot', slot, 'token', token, 'holder', by})
+note_last(KEYS[4], cap, hist_ttl, token, {'event', 'unlocked',
+  'end_ms', string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))})
+return value
