@@ -68,7 +68,8 @@ SHIM = $(B)/tests/shim.so
 all: $(BIN)
 
 $(B)/scripts.h: src/scripts/embed.sh src/scripts/history.lua src/scripts/acquire.lua \
-		src/scripts/renew.lua src/scripts/release.lua src/scripts/unlock.lua
+		src/scripts/renew.lua src/scripts/release.lua src/scripts/unlock.lua \
+		src/scripts/check.lua
 	@mkdir -p $(B)
 	sh src/scripts/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "ctx.h"
+#include "log.h"
 #include "supervise.h"
 #include "duration.h"
 #include "keys.h"
@@ -104,6 +105,33 @@ check_config(struct lr_ctx *x)
 	return 0;
 }
 
+/* Would a run work against this server and these keys? A replica, a key
+ * of the wrong type or a missing permission each get a line; any of them
+ * is EX_UNAVAILABLE, as the run itself would be refused. */
+static int
+probe(struct lr_ctx *x)
+{
+	struct lr_err e;
+	struct lr_keys k;
+	time_t slot = (time_t)-1;
+	char problems[2048];
+	int n;
+
+	if (x->t.one_server)
+		slot = schedule_slot(&x->sched, real_ms());
+	keys_build(&k, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
+	if ((n = lock_probe(&x->conn, &k, x->t.one_server == 1 && slot != (time_t)-1,
+	    problems, sizeof(problems), &e)) < 0)
+		ctx_die(x, &e);
+	if (n == 0) {
+		printf("keys        %s: types and permissions ok\n", k.stable);
+		return 0;
+	}
+	for (char *line = strtok(problems, "\n"); line; line = strtok(NULL, "\n"))
+		lr_error("redis %s: %s", x->conn.where, line);
+	return EX_UNAVAILABLE;
+}
+
 int
 verb_check(struct lr_ctx *x)
 {
@@ -127,5 +155,6 @@ verb_check(struct lr_ctx *x)
 	if (ctx_connect(x, &e) != 0 || rconn_ping(&x->conn, &e) != 0)
 		ctx_die(x, &e);
 	printf("redis       %s: reachable\n", x->conn.where);
-	return 0;
+	fflush(stdout);
+	return probe(x);
 }

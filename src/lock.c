@@ -286,3 +286,47 @@ lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 	freeReplyObject(r);
 	return freed;
 }
+
+/* Append one problem line to buf. */
+static void
+problem(char *buf, size_t n, int *count, const char *fmt, const char *a, const char *b)
+{
+	size_t len = strlen(buf);
+
+	if (len < n)
+		snprintf(buf + len, n - len, fmt, a, b);
+	(*count)++;
+}
+
+int
+lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
+    char *buf, size_t n, struct lr_err *e)
+{
+	const char *args[] = { k->stable, one_server ? k->slot : k->stable, k->fence,
+	    k->hist, k->last };
+	redisReply *r;
+	int count = 0;
+
+	buf[0] = '\0';
+	if ((r = redisCommand(rc->c, "ROLE")) == NULL)
+		return rconn_fail(rc, "ROLE", e);
+	if (r->type == REDIS_REPLY_ARRAY && r->elements >= 3 &&
+	    r->element[0]->type == REDIS_REPLY_STRING &&
+	    strcmp(r->element[0]->str, "slave") == 0 &&
+	    r->element[1]->type == REDIS_REPLY_STRING) {
+		char port[24];
+		snprintf(port, sizeof(port), "%lld", r->element[2]->type ==
+		    REDIS_REPLY_INTEGER ? r->element[2]->integer : 0);
+		problem(buf, n, &count, "this server is a read-only replica of %s:%s; "
+		    "point lockrun at the master\n", r->element[1]->str, port);
+	}
+	freeReplyObject(r);
+	if ((r = script_call(rc, "check", SCRIPT_CHECK_SHA, SCRIPT_CHECK, "5", args, 5,
+	    e)) == NULL)
+		return -1;
+	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+		if (r->element[i]->type == REDIS_REPLY_STRING)
+			problem(buf, n, &count, "%s%s\n", r->element[i]->str, "");
+	freeReplyObject(r);
+	return count;
+}

@@ -85,4 +85,11 @@ int	lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 	    const char *who, long long hist_cap, long long hist_ttl_ms,
 	    char *holder, size_t n, struct lr_err *e);
 
+/* `lockrun check`: ask Redis whether a run could use k's keys -- their
+ * types and, on Redis 7, the user's permissions (check.lua, read-only) --
+ * and whether this server takes writes (ROLE). Writes the problems found
+ * to buf[n], one per line. Returns their number, or -1 with e. */
+int	lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
+	    char *buf, size_t n, struct lr_err *e);
+
 #endif

@@ -1,0 +1,99 @@
+/* check_test.c -- `lockrun check` asks the server, not only PING: a key
+ * of the wrong type, a user without a permission the run needs, a replica
+ * and a cluster node are each named, with status 69; a healthy setup says
+ * so. Real binary, real redis-server (a second one for the replica). */
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(check, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
+
+static void
+ok(const char *fmt, const char *arg)
+{
+	redisReply *r = rcmd(fmt, arg);
+
+	cr_assert(r->type != REDIS_REPLY_ERROR, "%s: %s", fmt, r->str);
+	freeReplyObject(r);
+}
+
+Test(check, a_healthy_server_and_keys_pass)
+{
+	struct result res;
+
+	LR(&res, "check", "--redis", fx.url, "-k", "fine", "--", "true");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(strstr(res.out, "keys        lockrun:{fine}: types and permissions ok\n") != NULL,
+	    "%s", res.out);
+}
+
+Test(check, a_key_of_the_wrong_type_is_named)
+{
+	struct result res;
+
+	ok("SET %s x", "lockrun:{typed}:history");
+	ok("RPUSH %s x", "lockrun:{typed}:last");
+	LR(&res, "check", "--redis", fx.url, "-k", "typed", "--", "true");
+	cr_assert(eq(int, res.status, 69));
+	cr_assert(strstr(res.err, "lockrun:{typed}:history holds a string, not a stream\n") != NULL,
+	    "%s", res.err);
+	cr_assert(strstr(res.err, "lockrun:{typed}:last holds a list, not a hash\n") != NULL,
+	    "%s", res.err);
+	cr_assert(strstr(res.out, "types and permissions ok") == NULL);
+}
+
+/* The user may run the scripts but not write the history: a run would be
+ * refused at its first acquire; check says which command, on which key. */
+Test(check, a_missing_permission_is_named)
+{
+	struct result res;
+	char url[160];
+
+	ok("ACL SETUSER %s on >pw ~lockrun:* +@all -xadd", "noxadd");
+	snprintf(url, sizeof(url), "redis://noxadd:pw@127.0.0.1:%d", fx.port);
+	LR(&res, "check", "--redis", url, "-k", "perm", "--", "true");
+	cr_assert(eq(int, res.status, 69));
+	cr_assert(strstr(res.err, "the Redis user may not run XADD on lockrun:{perm}:history\n") != NULL,
+	    "%s", res.err);
+	cr_assert(strstr(res.err, "may not run GET") == NULL, "%s", res.err);
+	/* and the run is indeed refused */
+	LR(&res, "--redis", url, "-k", "perm", "--", "true");
+	cr_assert(eq(int, res.status, 69), "%s", res.err);
+}
+
+Test(check, a_replica_is_named)
+{
+	struct redis_fixture rep;
+	struct result res;
+	char port[16], want[128];
+	const char *extra[] = { "--replicaof", "127.0.0.1", port, NULL };
+
+	snprintf(port, sizeof(port), "%d", fx.port);
+	cr_assert(redis_start(&rep, extra) == 0);
+	LR(&res, "check", "--redis", rep.url, "-k", "rep", "--", "true");
+	redis_stop(&rep);
+	cr_assert(eq(int, res.status, 69));
+	snprintf(want, sizeof(want), "this server is a read-only replica of 127.0.0.1:%d; "
+	    "point lockrun at the master\n", fx.port);
+	cr_assert(strstr(res.err, want) != NULL, "%s", res.err);
+}
+
+/* A cluster node that does not own the task's slot answers the script
+ * with an error: check passes it on, named, with 69. */
+Test(check, a_cluster_node_without_the_slot_is_named)
+{
+	struct redis_fixture node;
+	struct result res;
+	const char *extra[] = { "--cluster-enabled", "yes", "--cluster-config-file",
+	    "nodes.conf", NULL };
+
+	cr_assert(redis_start(&node, extra) == 0);
+	LR(&res, "check", "--redis", node.url, "-k", "cl", "--", "true");
+	redis_stop(&node);
+	cr_assert(eq(int, res.status, 69));
+	cr_assert(strstr(res.err, "the Redis Cluster is down (CLUSTERDOWN") != NULL, "%s", res.err);
+}
