@@ -96,3 +96,97 @@ Test(cli, collects_env_in_order)
 	cr_assert(eq(str, c.o.env[1], "B=x=y"));
 	cli_free(&c);
 }
+
+/* Parse v, expecting success. */
+static int
+words(char **v)
+{
+	int n = 0;
+
+	while (v[n])
+		n++;
+	return n;
+}
+
+static void
+parse_ok(char **v, struct lr_cli *c)
+{
+	struct lr_err e = { 0, "", 0 };
+
+	cr_assert(eq(int, cli_parse(words(v), v, c, &e), 0), "%s", e.msg);
+}
+
+Test(cli, the_first_word_names_the_verb)
+{
+	struct lr_cli c;
+
+	parse_ok(ARGV("status", "--json", "import"), &c);
+	cr_assert(eq(int, c.verb, VERB_STATUS));
+	cr_assert(eq(int, c.json, 1));
+	cr_assert(eq(str, c.cmd[0], "import"));
+	cli_free(&c);
+	/* options may come before the verb too */
+	parse_ok(ARGV("-v", "history", "-n", "5"), &c);
+	cr_assert(eq(int, c.verb, VERB_HISTORY));
+	cr_assert(eq(int, c.verbose, 1));
+	cr_assert(eq(i64, c.count, 5));
+	cr_assert(eq(ptr, c.cmd, NULL));
+	cli_free(&c);
+	parse_ok(ARGV("-v", "check", "-k", "x"), &c);
+	cr_assert(eq(int, c.verb, VERB_CHECK));
+	cr_assert(eq(str, (char *)c.key, "x"));
+	cli_free(&c);
+}
+
+Test(cli, a_program_called_like_a_verb_runs_after_dashes_or_run)
+{
+	struct lr_cli c;
+
+	parse_ok(ARGV("--", "status", "-x"), &c);
+	cr_assert(eq(int, c.verb, VERB_RUN));
+	cr_assert(eq(str, c.cmd[0], "status"));
+	cr_assert(eq(str, c.cmd[1], "-x"));
+	cli_free(&c);
+	parse_ok(ARGV("run", "status", "now"), &c);
+	cr_assert(eq(int, c.verb, VERB_RUN));
+	cr_assert(eq(str, c.cmd[0], "status"));
+	cli_free(&c);
+	parse_ok(ARGV("run", "-k", "a", "unlock"), &c);
+	cr_assert(eq(int, c.verb, VERB_RUN));
+	cr_assert(eq(str, c.cmd[0], "unlock"));
+	cli_free(&c);
+	/* "--" as an option's argument is not the end of the options */
+	parse_ok(ARGV("-k", "k", "-C", "--"), &c);
+	cr_assert(eq(int, c.verb, VERB_RUN));
+	cr_assert(eq(str, c.o.cwd, "--"));
+	cr_assert(eq(ptr, c.cmd, NULL));
+	cli_free(&c);
+}
+
+/* usage_error() for a NULL-terminated argv. */
+static void
+refused(char **v, const char *msg)
+{
+	usage_error(words(v), v, msg);
+}
+
+Test(cli, an_option_of_another_verb_is_refused)
+{
+	refused(ARGV("status", "--ttl", "5s"),
+	    "option '--ttl' does not apply to `lockrun status`");
+	refused(ARGV("--yes", "history", "x"),
+	    "option '--yes' does not apply to `lockrun history`");
+	refused(ARGV("--json", "--", "true"),
+	    "option '--json' does not apply to `lockrun run`");
+	refused(ARGV("unlock", "-t", "x"),
+	    "option '--task' does not apply to `lockrun unlock`");
+	refused(ARGV("status", "--format", "xml", "a"),
+	    "--format: expected text, json or prometheus, got \"xml\"");
+	refused(ARGV("history", "-n", "0", "a"),
+	    "--count: expected a number from 1 to 100000, got \"0\"");
+	refused(ARGV("--host", "web 1", "true"),
+	    "--host: \"web 1\" is not a host name (1 to 64 bytes, no spaces or control "
+	    "characters)");
+	refused(ARGV("--history", "-1", "true"),
+	    "--history: expected a count from 0 to 100000, got \"-1\"");
+}
