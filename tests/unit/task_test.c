@@ -237,3 +237,28 @@ Test(task, schedule_and_timezone_are_checked_without_one_server)
 	cr_assert(eq(int, strncmp(why, "timezone: unknown time zone", 27), 0), "%s", why);
 	task_free(&t);
 }
+
+Test(task, history_is_a_bounded_count_with_a_lifetime)
+{
+	struct lr_task t;
+	char why[300];
+
+	task_init(&t);
+	cr_assert(eq(int, task_set(&t, "history", "0", why, sizeof(why)), 1));
+	cr_assert(eq(int, t.history, 0));
+	cr_assert(eq(int, task_set(&t, "history", "100000", why, sizeof(why)), 1));
+	cr_assert(eq(int, task_set(&t, "history", "100001", why, sizeof(why)), -1));
+	cr_assert(eq(str, why, "expected a count from 0 to 100000, got \"100001\""));
+	cr_assert(eq(int, task_set(&t, "history", "1e3", why, sizeof(why)), -1));
+	cr_assert(eq(int, task_set(&t, "history_ttl", "500ms", why, sizeof(why)), -1));
+	cr_assert(eq(int, task_set(&t, "history_ttl", "7d", why, sizeof(why)), 1));
+	cr_assert(eq(i64, t.history_ttl_ms, 7LL * 86400 * 1000));
+	task_free(&t);
+	/* unset, they take the built-in values */
+	task_init(&t);
+	t.no_overlap = 1;
+	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), 0), "%s", why);
+	cr_assert(eq(int, t.history, 100));
+	cr_assert(eq(i64, t.history_ttl_ms, 35LL * 86400 * 1000));
+	task_free(&t);
+}
