@@ -1,11 +1,390 @@
-/* history.c -- `lockrun history`: not built yet (issue 8). */
+/* history.c -- `lockrun history TASK`: the task's last decisions across
+ * all servers, newest first, read from its history stream in one round
+ * trip and shown as a table or as JSON lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <hiredis/hiredis.h>
+
+#include "cron.h"
 #include "ctx.h"
+#include "duration.h"
 #include "log.h"
+#include "rerr.h"
+
+#define HISTORY_COUNT	20	/* entries shown without -n */
+
+/* The fields the scripts write (history.lua), in the table's order. */
+enum hist_field { F_HOST, F_PID, F_EVENT, F_SLOT, F_TOKEN, F_STATUS, F_DURATION,
+	F_HOLDER, NFIELDS };
+static const char *const field_names[NFIELDS] = {
+	"host", "pid", "event", "slot", "token", "status", "duration_ms", "holder",
+};
+
+/* One entry: the time of its ID (Redis's clock, the same for every host)
+ * and its fields, borrowed from the reply; NULL where the entry has none. */
+struct hist_entry {
+	long long		 ms;
+	const redisReply	*f[NFIELDS];
+};
+
+/* The task named on the command line: exactly one, a valid name. */
+static int
+task_word(const struct lr_ctx *x, const char **name, struct lr_err *e)
+{
+	char *const *w = x->cli.cmd;
+	const char *why;
+
+	if (w == NULL || w[0] == NULL)
+		return lr_errf(e, EX_USAGE, "history: no task named");
+	if (w[1] != NULL && w[1][0] == '-')
+		return lr_errf(e, EX_USAGE, "history: \"%s\" after the task: options go "
+		    "before it", w[1]);
+	if (w[1] != NULL)
+		return lr_errf(e, EX_USAGE, "history: one task at a time, got \"%s\" and "
+		    "\"%s\"", w[0], w[1]);
+	if ((why = key_name_problem(w[0])) != NULL)
+		return lr_errf(e, EX_USAGE, "history: task \"%s\" %s", w[0], why);
+	*name = w[0];
+	return 0;
+}
+
+/* Fill h from one XREVRANGE element: [ "<ms>-<seq>", [field, value, ...] ].
+ * Unknown fields are skipped, so a later lockrun may add some. Returns 0,
+ * or -1 when the element is not shaped like a stream entry. */
+static int
+entry_parse(const redisReply *r, struct hist_entry *h)
+{
+	const redisReply *id, *kv;
+	char *end;
+
+	memset(h, 0, sizeof(*h));
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2)
+		return -1;
+	id = r->element[0];
+	kv = r->element[1];
+	if (id->type != REDIS_REPLY_STRING || kv->type != REDIS_REPLY_ARRAY ||
+	    kv->elements % 2 != 0)
+		return -1;
+	h->ms = strtoll(id->str, &end, 10);
+	if (end == id->str || *end != '-')
+		return -1;
+	for (size_t i = 0; i < kv->elements; i += 2) {
+		const redisReply *k = kv->element[i], *v = kv->element[i + 1];
+		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+			return -1;
+		for (int f = 0; f < NFIELDS; f++)
+			if (strcmp(k->str, field_names[f]) == 0)
+				h->f[f] = v;
+	}
+	return 0;
+}
+
+/* XREVRANGE history + - COUNT n: the newest n entries, newest first.
+ * Returns the reply (an array; the caller frees it), or NULL with e. */
+static redisReply *
+history_read(struct lr_conn *rc, const char *key, long long n, struct lr_err *e)
+{
+	char count[24];
+	const char *argv[] = { "XREVRANGE", key, "+", "-", "COUNT", count };
+	redisReply *r;
+	char why[400];
+
+	snprintf(count, sizeof(count), "%lld", n);
+	if ((r = redisCommandArgv(rc->c, 6, argv, NULL)) == NULL) {
+		rconn_fail(rc, "history", e);
+		return NULL;
+	}
+	if (r->type == REDIS_REPLY_ERROR) {
+		rerr_classify(r->str, why, sizeof(why));
+		lr_errf(e, EX_UNAVAILABLE, "redis %s: history %s: %s", rc->where, key, why);
+		freeReplyObject(r);
+		return NULL;
+	}
+	if (r->type != REDIS_REPLY_ARRAY) {
+		lr_errf(e, EX_SOFTWARE, "redis %s: history %s: unexpected reply", rc->where,
+		    key);
+		freeReplyObject(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* ms since the epoch as ISO 8601 UTC with milliseconds. */
+static char *
+iso_ms(long long ms, char *buf, size_t n)
+{
+	struct tm tm;
+
+	cron_utc((time_t)(ms / 1000), &tm);	/* gmtime_r would load the zone */
+	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+	return buf;
+}
+
+/* A field that is a plain decimal number, as the scripts write them
+ * (pid, status, duration_ms): 1 with *v set, else 0. */
+static int
+field_number(const redisReply *r, long long *v)
+{
+	char *end;
+
+	if (r == NULL || r->len == 0 || r->len > 18 || r->str[0] < '0' || r->str[0] > '9')
+		return 0;
+	*v = strtoll(r->str, &end, 10);
+	return end == r->str + r->len;
+}
+
+/* The length of the valid UTF-8 sequence at p (left bytes available), or
+ * 0 when p does not begin one: overlong forms, surrogates and code points
+ * above U+10FFFF are invalid (RFC 3629). */
+static size_t
+utf8_len(const unsigned char *p, size_t left)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3;
+		lo = p[0] == 0xe0 ? 0xa0 : lo;
+		hi = p[0] == 0xed ? 0x9f : hi;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		lo = p[0] == 0xf0 ? 0x90 : lo;
+		hi = p[0] == 0xf4 ? 0x8f : hi;
+	} else
+		return 0;
+	if (left < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Write the len bytes at s as a JSON string: quote, backslash and control
+ * characters escaped, and each byte that does not begin valid UTF-8 as
+ * U+FFFD, so that the line is valid JSON whatever the stream holds. */
+static void
+json_string(FILE *fp, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	putc('"', fp);
+	while (p < end) {
+		size_t n = utf8_len(p, (size_t)(end - p));
+
+		if (n == 0)
+			fputs("\\ufffd", fp);
+		else if (n > 1)
+			fwrite(p, 1, n, fp);
+		else if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", fp);
+		else if (*p == '\t')
+			fputs("\\t", fp);
+		else if (*p < 0x20)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			putc(*p, fp);
+		p += n ? n : 1;
+	}
+	putc('"', fp);
+}
+
+/* "key":"value" or "key":null. */
+static void
+json_field_str(FILE *fp, const char *key, const redisReply *v)
+{
+	fprintf(fp, ",\"%s\":", key);
+	if (v == NULL)
+		fputs("null", fp);
+	else
+		json_string(fp, v->str, v->len);
+}
+
+/* "key":number or "key":null (absent, or not a number). */
+static void
+json_field_num(FILE *fp, const char *key, const redisReply *v)
+{
+	long long n;
+
+	if (field_number(v, &n))
+		fprintf(fp, ",\"%s\":%lld", key, n);
+	else
+		fprintf(fp, ",\"%s\":null", key);
+}
+
+/* One entry as one line of JSON. The token is a string: it is up to 16
+ * digits, more than a double (JavaScript's only number) holds exactly. */
+static void
+json_entry(FILE *fp, const struct hist_entry *h)
+{
+	char t[64];
+
+	fprintf(fp, "{\"time\":\"%s\",\"time_ms\":%lld", iso_ms(h->ms, t, sizeof(t)), h->ms);
+	json_field_str(fp, "host", h->f[F_HOST]);
+	json_field_num(fp, "pid", h->f[F_PID]);
+	json_field_str(fp, "event", h->f[F_EVENT]);
+	json_field_str(fp, "slot", h->f[F_SLOT]);
+	json_field_str(fp, "token", h->f[F_TOKEN]);
+	json_field_num(fp, "status", h->f[F_STATUS]);
+	json_field_num(fp, "duration_ms", h->f[F_DURATION]);
+	json_field_str(fp, "holder", h->f[F_HOLDER]);
+	fputs("}\n", fp);
+}
+
+/* The table's columns: the entry's time, then its fields, the duration
+ * written for people. */
+#define NCOLS	(1 + NFIELDS)
+static const char *const col_names[NCOLS] = {
+	"TIME", "HOST", "PID", "EVENT", "SLOT", "TOKEN", "STATUS", "DURATION", "HOLDER",
+};
+
+/* One row of the table: its cells, each "-" when empty. */
+struct row {
+	char		 time[64];
+	char		 dur[40];
+	const char	*cell[NCOLS];
+	int		 len[NCOLS];
+};
+
+/* A duration for people: 850ms, 12.345s, then whole seconds (1m30s). */
+static char *
+dur_text(long long ms, char *buf, size_t n)
+{
+	if (ms < 1000)
+		snprintf(buf, n, "%lldms", ms);
+	else if (ms < 60000)
+		snprintf(buf, n, "%lld.%03llds", ms / 1000, ms % 1000);
+	else
+		duration_format(ms / 1000 * 1000, buf, n);
+	return buf;
+}
+
+static void
+row_fill(struct row *w, const struct hist_entry *h)
+{
+	long long d;
+
+	w->cell[0] = iso_ms(h->ms, w->time, sizeof(w->time));
+	w->len[0] = (int)strlen(w->time);
+	for (int f = 0; f < NFIELDS; f++) {
+		const redisReply *v = h->f[f];
+		w->cell[1 + f] = v && v->len ? v->str : "-";
+		w->len[1 + f] = v && v->len ? (int)v->len : 1;
+	}
+	if (field_number(h->f[F_DURATION], &d)) {
+		w->cell[1 + F_DURATION] = dur_text(d, w->dur, sizeof(w->dur));
+		w->len[1 + F_DURATION] = (int)strlen(w->dur);
+	}
+}
+
+/* Write a cell padded to width, control bytes as '?' so that a value
+ * written by hand into the stream cannot drive the terminal. */
+static void
+cell_print(FILE *fp, const char *s, int len, int width)
+{
+	for (int i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		putc(c < 0x20 || c == 0x7f ? '?' : c, fp);
+	}
+	for (int i = len; i < width; i++)
+		putc(' ', fp);
+}
+
+/* The table: a header, then one line per row, columns two spaces apart,
+ * each as wide as its widest cell; no padding after the last. */
+static void
+table_print(FILE *fp, const struct row *rows, size_t n)
+{
+	int width[NCOLS];
+
+	for (int c = 0; c < NCOLS; c++) {
+		width[c] = (int)strlen(col_names[c]);
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].len[c] > width[c])
+				width[c] = rows[i].len[c];
+	}
+	for (int c = 0; c < NCOLS; c++) {
+		cell_print(fp, col_names[c], (int)strlen(col_names[c]),
+		    c == NCOLS - 1 ? 0 : width[c]);
+		fputs(c == NCOLS - 1 ? "\n" : "  ", fp);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < NCOLS; c++) {
+			cell_print(fp, rows[i].cell[c], rows[i].len[c],
+			    c == NCOLS - 1 ? 0 : width[c]);
+			fputs(c == NCOLS - 1 ? "\n" : "  ", fp);
+		}
+}
+
+/* Print the reply's entries as JSON lines or as a table. Returns 0, or -1
+ * with e. */
+static int
+history_print(const struct lr_ctx *x, const redisReply *r, struct lr_err *e)
+{
+	struct hist_entry *h;
+	struct row *rows = NULL;
+
+	if ((h = calloc(r->elements + 1, sizeof(*h))) == NULL ||
+	    (!x->cli.json && (rows = calloc(r->elements + 1, sizeof(*rows))) == NULL)) {
+		free(h);
+		return lr_errf(e, EX_OSERR, "out of memory");
+	}
+	for (size_t i = 0; i < r->elements; i++) {
+		if (entry_parse(r->element[i], &h[i]) != 0) {
+			free(h);
+			free(rows);
+			return lr_errf(e, EX_SOFTWARE, "redis %s: history: unexpected reply",
+			    x->conn.where);
+		}
+		if (rows)
+			row_fill(&rows[i], &h[i]);
+	}
+	for (size_t i = 0; x->cli.json && i < r->elements; i++)
+		json_entry(stdout, &h[i]);
+	if (rows)
+		table_print(stdout, rows, r->elements);
+	free(h);
+	free(rows);
+	return 0;
+}
 
 int
 verb_history(struct lr_ctx *x)
 {
-	(void)x;
-	lr_error("history: not built yet");
-	return EX_SOFTWARE;
+	struct lr_err e = { 0, "", 0 };
+	struct lr_keys k;
+	const char *name = NULL;
+	redisReply *r;
+	int rc;
+
+	if (task_word(x, &name, &e) != 0 || ctx_redis(x, &e) != 0)
+		ctx_die(x, &e);
+	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
+	if (ctx_connect(x, &e) != 0)
+		ctx_die(x, &e);
+	r = history_read(&x->conn, k.hist,
+	    x->cli.count != LR_UNSET ? x->cli.count : HISTORY_COUNT, &e);
+	if (r == NULL)
+		ctx_die(x, &e);
+	if (r->elements == 0)
+		lr_info("no history for %s (%s is empty or gone)", name, k.hist);
+	rc = history_print(x, r, &e);
+	freeReplyObject(r);
+	if (rc != 0)
+		ctx_die(x, &e);
+	if (fflush(stdout) != 0) {
+		lr_errf(&e, EX_IOERR, "standard output: write failed");
+		ctx_die(x, &e);
+	}
+	return 0;
 }
