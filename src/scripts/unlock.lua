@@ -24,7 +24,15 @@ local t = redis.call('TIME')
 local next = math.max(n + 1, tonumber(t[1]) * 1000000 + tonumber(t[2]))
 redis.call('SET', KEYS[2], string.format('%.0f', next), 'PX', 86400000)
 local token, by = holder_of(value)
-local slot = string.match(KEYS[1], ':slot:(%S+)$') or ''
+-- the slot as the other scripts record it, ISO 8601: 20261121T1745Z and
+-- 20261121T174502Z are 2026-11-21T17:45:00Z and 2026-11-21T17:45:02Z
+local slot = ''
+local y, mo, d, h, mi, s = string.match(KEYS[1],
+  ':slot:(%d%d%d%d)(%d%d)(%d%d)T(%d%d)(%d%d)(%d*)Z$')
+if y then
+  if s == '' then s = '00' end
+  slot = y .. '-' .. mo .. '-' .. d .. 'T' .. h .. ':' .. mi .. ':' .. s .. 'Z'
+end
 record(KEYS[3], cap, hist_ttl, {'event', 'unlocked', 'host', host, 'pid', pid,
   'slot', slot, 'token', token, 'holder', by})
 note_last(KEYS[4], cap, hist_ttl, token, {'event', 'unlocked',
