@@ -1,11 +1,275 @@
-/* unlock.c -- `lockrun unlock`: not built yet (issue 8). */
+/* unlock.c -- `lockrun unlock TASK|KEY`: show who holds a lock, then free
+ * it so that its holder finds it lost at its next renewal (unlock.lua). */
+#include <sys/utsname.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
 #include "ctx.h"
+#include "duration.h"
 #include "log.h"
+#include "rerr.h"
+
+/* What to free: the task's keys, and which of them. */
+struct target {
+	char		name[KEY_NAME_MAX + 1];
+	struct lr_keys	k;
+	const char	*key;		/* k.stable, or k.slot holding the key given */
+};
+
+/* A slot stamp as keys_build() writes it: 20261121T1745Z or
+ * 20261121T174502Z. */
+static int
+stamp_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n != 14 && n != 16)
+		return 0;
+	for (size_t i = 0; i < n - 1; i++)
+		if (i == 8 ? s[i] != 'T' : s[i] < '0' || s[i] > '9')
+			return 0;
+	return s[n - 1] == 'Z';
+}
+
+/* A key given in full: prefix{name} or prefix{name}:slot:<stamp>, under
+ * this prefix, as a run would have made it. Returns 0, or -1 with e. */
+static int
+target_key(const char *prefix, const char *word, struct target *t, struct lr_err *e)
+{
+	size_t plen = strlen(prefix), nlen;
+	const char *name = word + plen + 1, *close, *rest;
+
+	if (strncmp(word, prefix, plen) != 0 || word[plen] != '{' ||
+	    (close = strchr(name, '}')) == NULL)
+		goto bad;
+	nlen = (size_t)(close - name);
+	rest = close + 1;
+	if (nlen == 0 || nlen >= sizeof(t->name))
+		goto bad;
+	memcpy(t->name, name, nlen);
+	t->name[nlen] = '\0';
+	if (key_name_problem(t->name) != NULL)
+		goto bad;
+	keys_build(&t->k, prefix, t->name, (time_t)-1, 60000);
+	if (*rest == '\0') {
+		t->key = t->k.stable;
+		return 0;
+	}
+	if (strncmp(rest, ":slot:", 6) != 0 || !stamp_ok(rest + 6))
+		goto bad;
+	snprintf(t->k.slot, sizeof(t->k.slot), "%s", word);
+	t->key = t->k.slot;
+	return 0;
+bad:
+	return lr_errf(e, EX_USAGE, "unlock: \"%s\" is not a lock key under the prefix "
+	    "\"%s\" (expected %s{NAME} or %s{NAME}:slot:STAMP)", word, prefix, prefix,
+	    prefix);
+}
+
+/* The one word: a task name, or a key given in full (it has a brace). */
+static int
+target_parse(const struct lr_ctx *x, struct target *t, struct lr_err *e)
+{
+	char *const *w = x->cli.cmd;
+	const char *why;
+
+	memset(t, 0, sizeof(*t));
+	if (w == NULL || w[0] == NULL)
+		return lr_errf(e, EX_USAGE, "unlock: no task or key named");
+	if (w[1] != NULL && w[1][0] == '-')
+		return lr_errf(e, EX_USAGE, "unlock: \"%s\" after the task: options go "
+		    "before it", w[1]);
+	if (w[1] != NULL)
+		return lr_errf(e, EX_USAGE, "unlock: one lock at a time, got \"%s\" and "
+		    "\"%s\"", w[0], w[1]);
+	if (strchr(w[0], '{') != NULL)
+		return target_key(x->prefix, w[0], t, e);
+	if ((why = key_name_problem(w[0])) != NULL)
+		return lr_errf(e, EX_USAGE, "unlock: task \"%s\" %s", w[0], why);
+	snprintf(t->name, sizeof(t->name), "%s", w[0]);
+	keys_build(&t->k, x->prefix, t->name, (time_t)-1, 60000);
+	t->key = t->k.stable;
+	return 0;
+}
+
+/* The key's value and what is left of its TTL, in one round trip (GET and
+ * PTTL, pipelined). Returns 1 held (value in buf[n], *pttl in ms, -1 when
+ * it never expires), 0 free, -1 with e. */
+static int
+holder_read(struct lr_conn *rc, const char *key, char *buf, size_t n,
+    long long *pttl, struct lr_err *e)
+{
+	const char *get[] = { "GET", key }, *ttl[] = { "PTTL", key };
+	redisReply *r[2] = { NULL, NULL };
+	char why[400];
+	int held = -1;
+
+	if (redisAppendCommandArgv(rc->c, 2, get, NULL) != REDIS_OK ||
+	    redisAppendCommandArgv(rc->c, 2, ttl, NULL) != REDIS_OK ||
+	    redisGetReply(rc->c, (void **)&r[0]) != REDIS_OK ||
+	    redisGetReply(rc->c, (void **)&r[1]) != REDIS_OK) {
+		rconn_fail(rc, "unlock", e);
+		goto out;
+	}
+	for (int i = 0; i < 2; i++)
+		if (r[i]->type == REDIS_REPLY_ERROR) {
+			rerr_classify(r[i]->str, why, sizeof(why));
+			lr_errf(e, EX_UNAVAILABLE, "redis %s: unlock %s: %s", rc->where, key, why);
+			goto out;
+		}
+	if (r[0]->type == REDIS_REPLY_NIL) {
+		held = 0;
+		goto out;
+	}
+	if (r[0]->type != REDIS_REPLY_STRING || r[1]->type != REDIS_REPLY_INTEGER) {
+		lr_errf(e, EX_SOFTWARE, "redis %s: unlock %s: unexpected reply", rc->where, key);
+		goto out;
+	}
+	snprintf(buf, n, "%s", r[0]->str);
+	*pttl = r[1]->integer;
+	held = 1;
+out:
+	freeReplyObject(r[0]);
+	freeReplyObject(r[1]);
+	return held;
+}
+
+/* s with control bytes as '?': a value set by hand cannot drive the
+ * terminal. */
+static void
+print_visible(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		putchar(*p < 0x20 || *p == 0x7f ? '?' : *p);
+}
+
+/* Say who holds key: "<owner id> <token> <host> <pid> <start>" as the
+ * scripts write it, or the raw value when it is not shaped so. */
+static void
+holder_print(const char *key, const char *value)
+{
+	char host[256], pid[32], since[64], token[32];
+
+	printf("key     %s\n", key);
+	if (sscanf(value, "%*s %31s %255s %31s %63s", token, host, pid, since) != 4) {
+		fputs("value   ", stdout);
+		print_visible(value);
+		putchar('\n');
+	} else {
+		fputs("holder  ", stdout);
+		print_visible(host);
+		printf(" pid ");
+		print_visible(pid);
+		fputs("\nsince   ", stdout);
+		print_visible(since);
+		fputs("\ntoken   ", stdout);
+		print_visible(token);
+		putchar('\n');
+	}
+}
+
+/* What is left of the key's TTL (PTTL: -1 when it never expires). */
+static void
+ttl_print(long long pttl)
+{
+	char d[32];
+
+	if (pttl >= 0)
+		printf("ttl     %s left (%lldms)\n", duration_format(pttl / 1000 * 1000, d,
+		    sizeof(d)), pttl);
+	else
+		printf("ttl     none: it never expires\n");
+}
+
+/* Ask on the terminal. Returns 1 when the answer is yes. */
+static int
+confirm(void)
+{
+	char line[64];
+
+	fflush(stdout);
+	fputs("free it? [y/N] ", stderr);
+	fflush(stderr);
+	if (fgets(line, sizeof(line), stdin) == NULL)
+		return 0;
+	line[strcspn(line, "\r\n")] = '\0';
+	return strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0;
+}
+
+/* The history settings: the task's when the config has one by that name,
+ * else the command line's over the config's defaults over built-in ones. */
+static int
+settings(struct lr_ctx *x, const char *name, struct lr_err *e)
+{
+	int known = x->cfg.path != NULL && config_task(&x->cfg, name) != NULL;
+
+	return ctx_merge(x, known ? name : NULL, e);
+}
+
+/* Free the key, recording who did it. Returns lockrun's exit status. */
+static int
+unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
+{
+	struct lr_err e = { 0, "", 0 };
+	struct utsname un;
+	char who[HOST_MAX + sizeof(un.nodename) + 32], freed[512];
+	int rc;
+
+	if (x->cli.host == NULL && uname(&un) != 0)
+		snprintf(un.nodename, sizeof(un.nodename), "unknown");
+	snprintf(who, sizeof(who), "%s %ld", x->cli.host ? x->cli.host : un.nodename,
+	    (long)getpid());
+	rc = lock_unlock(&x->conn, &t->k, t->key, who, x->t.history, x->t.history_ttl_ms,
+	    freed, sizeof(freed), &e);
+	if (rc < 0)
+		ctx_die(x, &e);
+	if (rc == 0) {
+		printf("%s is free: it expired or was released meanwhile\n", t->key);
+		return 0;
+	}
+	if (strcmp(freed, shown) != 0) {
+		printf("the lock changed hands before it was freed; freed instead:\n");
+		holder_print(t->key, freed);
+	}
+	printf("freed   %s\n", t->key);
+	return 0;
+}
 
 int
 verb_unlock(struct lr_ctx *x)
 {
-	(void)x;
-	lr_error("unlock: not built yet");
-	return EX_SOFTWARE;
+	struct lr_err e = { 0, "", 0 };
+	struct target t;
+	char value[512];
+	long long pttl = -1;
+	int held;
+
+	if (ctx_redis(x, &e) != 0 || target_parse(x, &t, &e) != 0 ||
+	    settings(x, t.name, &e) != 0 || ctx_connect(x, &e) != 0)
+		ctx_die(x, &e);
+	if ((held = holder_read(&x->conn, t.key, value, sizeof(value), &pttl, &e)) < 0)
+		ctx_die(x, &e);
+	if (held == 0) {
+		printf("%s is free: nothing to unlock\n", t.key);
+		return 0;
+	}
+	holder_print(t.key, value);
+	ttl_print(pttl);
+	if (!x->cli.yes && !isatty(STDIN_FILENO)) {
+		fflush(stdout);
+		lr_error("unlock: %s not freed: no terminal to confirm on; give --yes "
+		    "to free it without asking", t.key);
+		return 1;
+	}
+	if (!x->cli.yes && !confirm()) {
+		fflush(stdout);
+		lr_error("unlock: %s not freed", t.key);
+		return 1;
+	}
+	return unlock_now(x, &t, value);
 }
