@@ -269,6 +269,7 @@ dur_text(long long ms, char *buf, size_t n)
 	return buf;
 }
 
+/* The cells of h's row: its time, its fields, "-" for the empty ones. */
 static void
 row_fill(struct row *w, const struct hist_entry *h)
 {
