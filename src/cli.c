@@ -397,7 +397,12 @@ scan(int argc, char *argv[], struct lr_cli *c, int *stop, int *dashdash,
 		longopts[i] = opts[i].o;
 	opterr = 0;
 	optind = 0;		/* full reset: scanned twice, and tests parse again */
-	while ((ch = getopt_long(argc, argv, "+:hVc:t:k:E:C:e:vqn:", longopts, &idx)) != -1) {
+	/* a run's options end at its command; the other verbs' words are
+	 * names, so options may follow them too (getopt moves them first) */
+	const char *optstring = c && c->verb != VERB_RUN && c->verb != VERB_CHECK ?
+	    ":hVc:t:k:E:C:e:vqn:" : "+:hVc:t:k:E:C:e:vqn:";
+
+	while ((ch = getopt_long(argc, argv, optstring, longopts, &idx)) != -1) {
 		if (ch == '?') {
 			if (optopt)
 				return lr_errf(e, EX_USAGE, "unknown option '-%c'", optopt);

@@ -39,9 +39,6 @@ task_word(const struct lr_ctx *x, const char **name, struct lr_err *e)
 
 	if (w == NULL || w[0] == NULL)
 		return lr_errf(e, EX_USAGE, "history: no task named");
-	if (w[1] != NULL && w[1][0] == '-')
-		return lr_errf(e, EX_USAGE, "history: \"%s\" after the task: options go "
-		    "before it", w[1]);
 	if (w[1] != NULL)
 		return lr_errf(e, EX_USAGE, "history: one task at a time, got \"%s\" and "
 		    "\"%s\"", w[0], w[1]);

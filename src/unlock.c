@@ -81,9 +81,6 @@ target_parse(const struct lr_ctx *x, struct target *t, struct lr_err *e)
 	memset(t, 0, sizeof(*t));
 	if (w == NULL || w[0] == NULL)
 		return lr_errf(e, EX_USAGE, "unlock: no task or key named");
-	if (w[1] != NULL && w[1][0] == '-')
-		return lr_errf(e, EX_USAGE, "unlock: \"%s\" after the task: options go "
-		    "before it", w[1]);
 	if (w[1] != NULL)
 		return lr_errf(e, EX_USAGE, "unlock: one lock at a time, got \"%s\" and "
 		    "\"%s\"", w[0], w[1]);

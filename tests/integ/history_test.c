@@ -554,14 +554,20 @@ Test(history, bad_task_name_is_64)
 	    "or '\\}'"), "stderr: %s", r.err);
 }
 
-Test(history, option_after_the_task_is_64)
+/* The verbs other than run take options after their words too. */
+Test(history, options_may_follow_the_task)
 {
 	struct result r;
 
-	LR(&r, "history", "--redis", fx.url, "job", "--json");
-	cr_assert(eq(int, r.status, 64));
-	cr_assert(matches(r.err, "^lockrun: history: \"--json\" after the task: options go "
-	    "before it\n"), "stderr: %s", r.err);
+	LR(&r, "--redis", fx.url, "-k", "after", "--", "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	LR(&r, "history", "after", "--redis", fx.url, "--json", "-n", "1");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, r.out[0], '{'), "not JSON: %s", r.out);
+	cr_assert(eq(ptr, strchr(r.out, '\n'), r.out + strlen(r.out) - 1), "one line: %s", r.out);
+	/* "--" still ends the options: a task called "-x" */
+	LR(&r, "history", "--redis", fx.url, "--", "-x");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 }
 
 Test(history, redis_down_is_69)

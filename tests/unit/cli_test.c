@@ -190,3 +190,25 @@ Test(cli, an_option_of_another_verb_is_refused)
 	refused(ARGV("--history", "-1", "true"),
 	    "--history: expected a count from 0 to 100000, got \"-1\"");
 }
+
+Test(cli, options_may_follow_the_words_of_status_history_and_unlock)
+{
+	struct lr_cli c;
+
+	parse_ok(ARGV("status", "a", "--json", "b", "--stale-after", "1h"), &c);
+	cr_assert(eq(int, c.json, 1));
+	cr_assert(eq(i64, c.stale_after_ms, 3600000));
+	cr_assert(eq(str, c.cmd[0], "a"));
+	cr_assert(eq(str, c.cmd[1], "b"));
+	cr_assert(eq(ptr, c.cmd[2], NULL));
+	cli_free(&c);
+	parse_ok(ARGV("unlock", "job", "--yes"), &c);
+	cr_assert(eq(int, c.yes, 1));
+	cr_assert(eq(str, c.cmd[0], "job"));
+	cli_free(&c);
+	/* but a run's options end at its command */
+	parse_ok(ARGV("run", "sh", "--json"), &c);
+	cr_assert(eq(int, c.json, 0));
+	cr_assert(eq(str, c.cmd[1], "--json"));
+	cli_free(&c);
+}
