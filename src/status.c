@@ -1,11 +1,875 @@
-/* status.c -- `lockrun status`: not built yet (issue 8). */
+/* status.c -- `lockrun status`: which locks are held, by whom and since
+ * when, and how each task's last run ended, as a table, JSON lines or
+ * Prometheus metrics. Every task is read in one pipelined round trip. */
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hiredis/hiredis.h>
+
+#include "cron.h"
 #include "ctx.h"
+#include "duration.h"
 #include "log.h"
+#include "rerr.h"
+
+#define ABSENT		LLONG_MIN	/* a number Redis did not give */
+#define EXIT_STALE	1		/* a lock held longer than --stale-after */
+
+enum status_format { FMT_TEXT, FMT_JSON, FMT_PROM };
+
+/* One task's lock and last run, as read from Redis. Strings borrow from
+ * the replies, which live as long as the struct status. */
+struct row {
+	const char	*name;
+	int		 held;
+	int		 stale;
+	char		 host[256];	/* the holder's, from the stable key's value */
+	long long	 pid;
+	long long	 token;
+	long long	 since_ms;	/* when the holder started */
+	long long	 held_ms;	/* for how long, by the server's clock */
+	long long	 ttl_ms;	/* PTTL; ABSENT when the key never expires */
+	int		 has_last;	/* the last-run hash exists */
+	const char	*l_event, *l_host, *l_slot;
+	long long	 l_pid, l_token, l_start, l_end, l_status, l_duration;
+	long long	 success_ms;	/* the last run that ended with status 0 */
+	long long	 runs, skips;	/* in the history kept (prometheus only) */
+};
+
+struct status {
+	struct lr_ctx		 *x;
+	enum status_format	  fmt;
+	const char		**names;
+	size_t			  n;
+	char			**owned;	/* names found with SCAN */
+	size_t			  nowned;
+	struct row		 *rows;
+	redisReply		**replies;
+	size_t			  nreplies;
+	long long		  now_ms;	/* the server's clock */
+};
+
+/* Commands sent per task: GET, PTTL, HGETALL; the history count in
+ * prometheus format. */
+#define PER_TASK(s)	((s)->fmt == FMT_PROM ? 4 : 3)
+
+/* KEYS[1] a task's history stream. Returns {runs, skips}: how many of the
+ * entries kept record a run started (ran) and a run skipped (skipped-held,
+ * skipped-slot). Reads only. record() in history.lua writes the event
+ * first. */
+static const char count_lua[] =
+"local r, s = 0, 0\n"
+"for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do\n"
+"  local f = e[2]\n"
+"  if f[1] == 'event' then\n"
+"    if f[2] == 'ran' then r = r + 1\n"
+"    elseif f[2] == 'skipped-held' or f[2] == 'skipped-slot' then s = s + 1 end\n"
+"  end\n"
+"end\n"
+"return {r, s}\n";
+
+static void
+status_free(struct status *s)
+{
+	for (size_t i = 0; i < s->nreplies; i++)
+		if (s->replies[i] != NULL)
+			freeReplyObject(s->replies[i]);
+	free(s->replies);
+	for (size_t i = 0; i < s->nowned; i++)
+		free(s->owned[i]);
+	free(s->owned);
+	free(s->names);
+	free(s->rows);
+}
+
+/* Days since 1970-01-01 of a date in the proleptic Gregorian calendar. */
+static long long
+days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* The number in s[0..n), all digits; -1 if not. */
+static int
+digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* "2026-06-15T12:00:00.123Z" (the fraction optional, as lock.c writes
+ * the start into the stable key's value) as ms since the epoch; ABSENT if
+ * s is not that. */
+static long long
+iso_ms(const char *s)
+{
+	int y, mo, d, h, mi, sec, frac = 0;
+
+	if (strlen(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+	    s[13] != ':' || s[16] != ':')
+		return ABSENT;
+	y = digits(s, 4), mo = digits(s + 5, 2), d = digits(s + 8, 2);
+	h = digits(s + 11, 2), mi = digits(s + 14, 2), sec = digits(s + 17, 2);
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 ||
+	    mi < 0 || mi > 59 || sec < 0 || sec > 60)
+		return ABSENT;
+	s += 19;
+	if (*s == '.') {
+		if ((frac = digits(s + 1, 3)) < 0)
+			return ABSENT;
+		s += 4;
+	}
+	if (strcmp(s, "Z") != 0)
+		return ABSENT;
+	return ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000LL +
+	    sec * 1000LL + frac;
+}
+
+/* ms since the epoch as ISO 8601 UTC, to the second or (ms set) to the
+ * millisecond. Returns buf. */
+static char *
+ms_iso(long long t, int ms, char *buf, size_t n)
+{
+	long long sec = t >= 0 ? t / 1000 : -((999 - t) / 1000);
+	struct tm tm;
+
+	cron_utc((time_t)sec, &tm);
+	if (ms)
+		snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		    t - sec * 1000);
+	else
+		snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	return buf;
+}
+
+/* A decimal integer, all of s; ABSENT otherwise. */
+static long long
+number(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (s == NULL || (*s != '-' && (*s < '0' || *s > '9')))
+		return ABSENT;
+	v = strtoll(s, &end, 10);
+	return *end == '\0' && v != LLONG_MIN && v != LLONG_MAX ? v : ABSENT;
+}
+
+/* --- which tasks ---------------------------------------------------- */
+
+/* --json and --format agree; set s->fmt. */
+static int
+choose_format(struct status *s, struct lr_err *e)
+{
+	const char *f = s->x->cli.format;
+
+	if (s->x->cli.json && f != NULL && strcmp(f, "json") != 0)
+		return lr_errf(e, EX_USAGE, "--json and --format %s disagree", f);
+	if (s->x->cli.json || (f != NULL && strcmp(f, "json") == 0))
+		s->fmt = FMT_JSON;
+	else if (f != NULL && strcmp(f, "prometheus") == 0)
+		s->fmt = FMT_PROM;
+	else
+		s->fmt = FMT_TEXT;
+	return 0;
+}
+
+/* Is name already listed? (Each task once: Prometheus refuses a series
+ * twice.) */
+static int
+listed(const struct status *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The tasks named on the command line, else the config's, in order; with
+ * neither, none yet (they are found with SCAN). */
+static int
+list_tasks(struct status *s, struct lr_err *e)
+{
+	const struct lr_config *cfg = &s->x->cfg;
+	char **words = s->x->cli.cmd;
+	size_t max = cfg->ntasks;
+
+	for (size_t i = 0; words && words[i]; i++)
+		max++;
+	if ((s->names = calloc(max + 1, sizeof(*s->names))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	for (size_t i = 0; words && words[i]; i++) {
+		const char *why;
+
+		if (cfg->path != NULL && config_task(cfg, words[i]) == NULL)
+			return lr_errf(e, EX_USAGE, "%s: no such task in %s", words[i],
+			    cfg->path);
+		if ((why = key_name_problem(words[i])) != NULL)
+			return lr_errf(e, EX_USAGE, "\"%s\" %s", words[i], why);
+		if (!listed(s, words[i]))
+			s->names[s->n++] = words[i];
+	}
+	if (words && words[0])
+		return 0;
+	for (size_t i = 0; i < cfg->ntasks; i++)
+		if (!listed(s, cfg->tasks[i].name))
+			s->names[s->n++] = cfg->tasks[i].name;
+	return 0;
+}
+
+/* Add a copy of name[0..len) to the names found with SCAN. */
+static int
+add_found(struct status *s, const char *name, size_t len, size_t *cap)
+{
+	char *copy;
+
+	if (s->nowned == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		char **grown = realloc(s->owned, ncap * sizeof(*grown));
+		if (grown == NULL)
+			return -1;
+		s->owned = grown;
+		*cap = ncap;
+	}
+	if ((copy = strndup(name, len)) == NULL)
+		return -1;
+	s->owned[s->nowned++] = copy;
+	return 0;
+}
+
+/* If key is prefix{name} (a lock) or prefix{name}:last (a task that ran),
+ * add name. Slot, fence and history keys belong to a task that shows
+ * through its stable or last-run key, if it has one. */
+static int
+add_key(struct status *s, const char *key, size_t *cap)
+{
+	size_t plen = strlen(s->x->prefix);
+	const char *name, *close;
+
+	if (strncmp(key, s->x->prefix, plen) != 0 || key[plen] != '{')
+		return 0;
+	name = key + plen + 1;
+	if ((close = strchr(name, '}')) == NULL || close == name ||
+	    (close[1] != '\0' && strcmp(close + 1, ":last") != 0))
+		return 0;
+	return add_found(s, name, (size_t)(close - name), cap);
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every task under the prefix: SCAN for prefix*, with the prefix's glob
+ * characters escaped; sorted by name, each once. */
+static int
+scan_tasks(struct status *s, struct lr_err *e)
+{
+	struct lr_conn *rc = &s->x->conn;
+	char pattern[2 * KEY_PREFIX_MAX + 2], cursor[32] = "0", *p = pattern;
+	size_t cap = 0;
+	const char **names;
+
+	for (const char *q = s->x->prefix; *q; q++) {
+		if (strchr("*?[]\\", *q))
+			*p++ = '\\';
+		*p++ = *q;
+	}
+	*p++ = '*';
+	*p = '\0';
+	do {
+		const char *argv[] = { "SCAN", cursor, "MATCH", pattern, "COUNT", "1000" };
+		redisReply *r = redisCommandArgv(rc->c, 6, argv, NULL);
+
+		if (r == NULL)
+			return rconn_fail(rc, "SCAN", e);
+		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+		    r->element[0]->type != REDIS_REPLY_STRING ||
+		    r->element[1]->type != REDIS_REPLY_ARRAY) {
+			char why[400];
+			rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply",
+			    why, sizeof(why));
+			freeReplyObject(r);
+			return lr_errf(e, EX_UNAVAILABLE, "redis %s: SCAN: %s", rc->where, why);
+		}
+		snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
+		for (size_t i = 0; i < r->element[1]->elements; i++) {
+			redisReply *k = r->element[1]->element[i];
+			if (k->type == REDIS_REPLY_STRING && add_key(s, k->str, &cap) != 0) {
+				freeReplyObject(r);
+				return lr_errf(e, EX_OSERR, "out of memory");
+			}
+		}
+		freeReplyObject(r);
+	} while (strcmp(cursor, "0") != 0);
+
+	qsort(s->owned, s->nowned, sizeof(*s->owned), cmp_names);
+	if ((names = realloc(s->names, (s->nowned + 1) * sizeof(*names))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	s->names = names;
+	for (size_t i = 0; i < s->nowned; i++)
+		if (s->n == 0 || strcmp(s->names[s->n - 1], s->owned[i]) != 0)
+			s->names[s->n++] = s->owned[i];
+	return 0;
+}
+
+/* --- one round trip ------------------------------------------------- */
+
+/* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
+ * of its last-run hash, and (prometheus) the history count. */
+static void
+send_all(struct status *s)
+{
+	redisContext *c = s->x->conn.c;
+	const char *tv[] = { "TIME" };
+
+	redisAppendCommandArgv(c, 1, tv, NULL);
+	for (size_t i = 0; i < s->n; i++) {
+		struct lr_keys k;
+
+		keys_build(&k, s->x->prefix, s->names[i], (time_t)-1, 0);
+		const char *get[] = { "GET", k.stable }, *pttl[] = { "PTTL", k.stable },
+		    *hall[] = { "HGETALL", k.last },
+		    *count[] = { "EVAL", count_lua, "1", k.hist };
+		redisAppendCommandArgv(c, 2, get, NULL);
+		redisAppendCommandArgv(c, 2, pttl, NULL);
+		redisAppendCommandArgv(c, 2, hall, NULL);
+		if (s->fmt == FMT_PROM)
+			redisAppendCommandArgv(c, 4, count, NULL);
+	}
+}
+
+/* Send everything queued and read every reply into s->replies. Returns 0,
+ * or -1 with e: Redis unreachable, or it refused a command. */
+static int
+fetch(struct status *s, struct lr_err *e)
+{
+	struct lr_conn *rc = &s->x->conn;
+	size_t want = 1 + s->n * PER_TASK(s);
+
+	if ((s->replies = calloc(want, sizeof(*s->replies))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	send_all(s);
+	for (size_t i = 0; i < want; i++) {
+		void *r;
+
+		if (redisGetReply(rc->c, &r) != REDIS_OK || r == NULL)
+			return rconn_fail(rc, "status", e);
+		s->replies[s->nreplies++] = r;
+		if (((redisReply *)r)->type == REDIS_REPLY_ERROR) {
+			char why[400];
+			size_t task = (i - 1) / PER_TASK(s);
+			rerr_classify(((redisReply *)r)->str, why, sizeof(why));
+			return lr_errf(e, EX_UNAVAILABLE, "redis %s: status%s%s: %s", rc->where,
+			    i ? " " : "", i ? s->names[task] : "", why);
+		}
+	}
+	return 0;
+}
+
+/* The server's clock from TIME's reply, in ms. */
+static int
+server_time(struct status *s, struct lr_err *e)
+{
+	redisReply *r = s->replies[0];
+	long long sec, usec;
+
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[0]->type != REDIS_REPLY_STRING ||
+	    r->element[1]->type != REDIS_REPLY_STRING ||
+	    (sec = number(r->element[0]->str)) == ABSENT ||
+	    (usec = number(r->element[1]->str)) == ABSENT)
+		return lr_errf(e, EX_UNAVAILABLE, "redis %s: TIME: unexpected reply",
+		    s->x->conn.where);
+	s->now_ms = sec * 1000 + usec / 1000;
+	return 0;
+}
+
+/* --- reading the replies -------------------------------------------- */
+
+/* The stable key's value: "<owner id> <token> <host> <pid> <start>". A
+ * value of another shape leaves what it does not say unknown. */
+static void
+read_holder(struct row *w, const char *value)
+{
+	char token[32] = "", start[64] = "";
+
+	w->host[0] = '\0';
+	sscanf(value, "%*s %31s %255s %lld %63s", token, w->host, &w->pid, start);
+	w->token = number(token);
+	w->since_ms = iso_ms(start);
+}
+
+/* The last-run hash, field by field. */
+static void
+read_last(struct row *w, const redisReply *h)
+{
+	static const struct { const char *f; size_t off; } nums[] = {
+		{ "pid", offsetof(struct row, l_pid) },
+		{ "token", offsetof(struct row, l_token) },
+		{ "start_ms", offsetof(struct row, l_start) },
+		{ "end_ms", offsetof(struct row, l_end) },
+		{ "status", offsetof(struct row, l_status) },
+		{ "duration_ms", offsetof(struct row, l_duration) },
+		{ "success_ms", offsetof(struct row, success_ms) },
+	};
+
+	w->has_last = h->elements > 0;
+	for (size_t i = 0; i + 1 < h->elements; i += 2) {
+		const char *f = h->element[i]->str, *v = h->element[i + 1]->str;
+
+		/* the scripts write an empty slot (and nothing else empty)
+		 * when there is none: the same as no field */
+		if (h->element[i]->type != REDIS_REPLY_STRING ||
+		    h->element[i + 1]->type != REDIS_REPLY_STRING || *v == '\0')
+			continue;
+		if (strcmp(f, "event") == 0)
+			w->l_event = v;
+		else if (strcmp(f, "host") == 0)
+			w->l_host = v;
+		else if (strcmp(f, "slot") == 0)
+			w->l_slot = v;
+		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++)
+			if (strcmp(f, nums[j].f) == 0)
+				*(long long *)((char *)w + nums[j].off) = number(v);
+	}
+}
+
+/* Fill row i from its replies. The hold started at the last run's start
+ * (the server's clock) when that run is the holder, else at the start
+ * the holder wrote in the value (its own clock). */
+static void
+read_row(struct status *s, size_t i)
+{
+	redisReply **r = s->replies + 1 + i * PER_TASK(s);
+	struct row *w = &s->rows[i];
+	long long stale = s->x->cli.stale_after_ms;
+
+	*w = (struct row){ .name = s->names[i], .pid = ABSENT, .token = ABSENT,
+	    .since_ms = ABSENT, .held_ms = ABSENT, .ttl_ms = ABSENT, .l_pid = ABSENT,
+	    .l_token = ABSENT, .l_start = ABSENT, .l_end = ABSENT, .l_status = ABSENT,
+	    .l_duration = ABSENT, .success_ms = ABSENT, .runs = ABSENT, .skips = ABSENT };
+	if (r[2]->type == REDIS_REPLY_ARRAY)
+		read_last(w, r[2]);
+	if (r[0]->type == REDIS_REPLY_STRING) {
+		w->held = 1;
+		read_holder(w, r[0]->str);
+		if (r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= 0)
+			w->ttl_ms = r[1]->integer;
+		if (w->has_last && w->token != ABSENT && w->l_token == w->token &&
+		    w->l_start != ABSENT)
+			w->since_ms = w->l_start;
+		if (w->since_ms != ABSENT)
+			w->held_ms = s->now_ms > w->since_ms ? s->now_ms - w->since_ms : 0;
+		w->stale = stale != LR_UNSET && w->held_ms != ABSENT && w->held_ms > stale;
+	}
+	if (s->fmt == FMT_PROM && r[3]->type == REDIS_REPLY_ARRAY && r[3]->elements == 2 &&
+	    r[3]->element[0]->type == REDIS_REPLY_INTEGER &&
+	    r[3]->element[1]->type == REDIS_REPLY_INTEGER) {
+		w->runs = r[3]->element[0]->integer;
+		w->skips = r[3]->element[1]->integer;
+	}
+}
+
+/* --- text ------------------------------------------------------------ */
+
+enum { C_TASK, C_STATE, C_HOLDER, C_SINCE, C_HELD, C_TTL, C_TOKEN, C_LAST, C_BY,
+	C_SLOT, C_STARTED, C_EXIT, C_TOOK, NCOLS };
+
+static const char *const col_names[NCOLS] = {
+	"TASK", "STATE", "HOLDER", "SINCE", "HELD", "TTL", "TOKEN", "LAST", "BY",
+	"SLOT", "STARTED", "EXIT", "TOOK",
+};
+
+/* A duration for people: whole seconds from 1s up ("2h3m4s"), else ms. */
+static char *
+human_ms(long long ms, char *buf, size_t n)
+{
+	return duration_format(ms >= 1000 ? ms / 1000 * 1000 : ms, buf, n);
+}
+
+/* "host:pid", or "-" when neither is known. */
+static void
+host_pid(const char *host, long long pid, char *buf, size_t n)
+{
+	if ((host == NULL || *host == '\0') && pid == ABSENT)
+		snprintf(buf, n, "-");
+	else if (pid == ABSENT)
+		snprintf(buf, n, "%s", host);
+	else
+		snprintf(buf, n, "%s:%lld", host && *host ? host : "?", pid);
+}
+
+/* Row w's cells, each in its own buffer. */
+static void
+text_cells(const struct row *w, char cell[NCOLS][300])
+{
+	for (int c = 0; c < NCOLS; c++)
+		snprintf(cell[c], 300, "-");
+	snprintf(cell[C_TASK], 300, "%s", w->name);
+	snprintf(cell[C_STATE], 300, "%s", w->stale ? "stale" : w->held ? "held" : "free");
+	if (w->held) {
+		host_pid(w->host, w->pid, cell[C_HOLDER], 300);
+		if (w->since_ms != ABSENT)
+			ms_iso(w->since_ms, 0, cell[C_SINCE], 300);
+		if (w->held_ms != ABSENT)
+			human_ms(w->held_ms, cell[C_HELD], 300);
+		if (w->ttl_ms != ABSENT)
+			human_ms(w->ttl_ms, cell[C_TTL], 300);
+		else
+			snprintf(cell[C_TTL], 300, "never");
+		if (w->token != ABSENT)
+			snprintf(cell[C_TOKEN], 300, "%lld", w->token);
+	}
+	if (!w->has_last)
+		return;
+	if (w->l_event)
+		snprintf(cell[C_LAST], 300, "%s", w->l_event);
+	host_pid(w->l_host, w->l_pid, cell[C_BY], 300);
+	if (w->l_slot)
+		snprintf(cell[C_SLOT], 300, "%s", w->l_slot);
+	if (w->l_start != ABSENT)
+		ms_iso(w->l_start, 0, cell[C_STARTED], 300);
+	if (w->l_status != ABSENT)
+		snprintf(cell[C_EXIT], 300, "%lld", w->l_status);
+	if (w->l_duration != ABSENT)
+		human_ms(w->l_duration, cell[C_TOOK], 300);
+}
+
+/* One line of cells, each padded to its column's width. */
+static void
+text_line(FILE *fp, char cell[NCOLS][300], const size_t width[NCOLS])
+{
+	for (int c = 0; c < NCOLS - 1; c++)
+		fprintf(fp, "%-*s  ", (int)width[c], cell[c]);
+	fprintf(fp, "%s\n", cell[NCOLS - 1]);
+}
+
+/* An aligned table, a line per task under a header. Each row's cells are
+ * made twice, to measure and to print, rather than kept for 1,000 tasks. */
+static void
+print_text(const struct status *s, FILE *fp)
+{
+	size_t width[NCOLS];
+	char cell[NCOLS][300];
+
+	for (int c = 0; c < NCOLS; c++) {
+		snprintf(cell[c], sizeof(cell[c]), "%s", col_names[c]);
+		width[c] = strlen(col_names[c]);
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		char row[NCOLS][300];
+
+		text_cells(&s->rows[i], row);
+		for (int c = 0; c < NCOLS; c++)
+			if (strlen(row[c]) > width[c])
+				width[c] = strlen(row[c]);
+	}
+	text_line(fp, cell, width);
+	for (size_t i = 0; i < s->n; i++) {
+		text_cells(&s->rows[i], cell);
+		text_line(fp, cell, width);
+	}
+}
+
+/* --- escaping --------------------------------------------------------- */
+
+/* The length of the valid UTF-8 sequence at p, or 0. */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	size_t len;
+	unsigned long cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		len = 2, cp = p[0] & 0x1F;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		len = 3, cp = p[0] & 0x0F;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3F);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+		return 0;
+	return len;
+}
+
+/* Write s quoted: as a JSON string (json set) or a Prometheus label value.
+ * Bytes that are not UTF-8 become U+FFFD, so the output stays valid. */
+static void
+put_quoted(FILE *fp, const char *s, int json)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', fp);
+	while (*p) {
+		size_t len = utf8_len(p);
+
+		if (len == 0) {
+			fputs("\xef\xbf\xbd", fp);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			fprintf(fp, "\\%c", *p++);
+		} else if (*p == '\n') {
+			fputs("\\n", fp);
+			p++;
+		} else if (*p < 0x20 && json) {
+			fprintf(fp, "\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, len, fp);
+			p += len;
+		}
+	}
+	fputc('"', fp);
+}
+
+/* --- JSON lines ------------------------------------------------------- */
+
+/* ,"key":value for a JSON string (null when absent). */
+static void
+put_json_str(FILE *fp, const char *key, const char *v)
+{
+	fprintf(fp, ",\"%s\":", key);
+	if (v == NULL)
+		fputs("null", fp);
+	else
+		put_quoted(fp, v, 1);
+}
+
+static void
+put_json_int(FILE *fp, const char *key, long long v)
+{
+	if (v == ABSENT)
+		fprintf(fp, ",\"%s\":null", key);
+	else
+		fprintf(fp, ",\"%s\":%lld", key, v);
+}
+
+/* ,"key":"<ISO 8601>","key_ms":<ms>, both null when absent. */
+static void
+put_json_time(FILE *fp, const char *key, long long ms)
+{
+	char iso[64];
+
+	put_json_str(fp, key, ms == ABSENT ? NULL : ms_iso(ms, 1, iso, sizeof(iso)));
+	fprintf(fp, ",\"%s_ms\":", key);
+	if (ms == ABSENT)
+		fputs("null", fp);
+	else
+		fprintf(fp, "%lld", ms);
+}
+
+/* One object per task, one per line; the fields are listed in lockrun(1). */
+static void
+print_json_row(const struct status *s, const struct row *w, FILE *fp)
+{
+	char key[KEY_MAX];
+
+	snprintf(key, sizeof(key), "%s{%s}", s->x->prefix, w->name);
+	fputs("{\"task\":", fp);
+	put_quoted(fp, w->name, 1);
+	put_json_str(fp, "key", key);
+	fprintf(fp, ",\"held\":%s,\"stale\":%s", w->held ? "true" : "false",
+	    w->stale ? "true" : "false");
+	if (w->held) {
+		fputs(",\"holder\":{\"host\":", fp);
+		if (w->host[0])
+			put_quoted(fp, w->host, 1);
+		else
+			fputs("null", fp);
+		put_json_int(fp, "pid", w->pid);
+		put_json_int(fp, "token", w->token);
+		put_json_time(fp, "since", w->since_ms);
+		put_json_int(fp, "held_ms", w->held_ms);
+		put_json_int(fp, "ttl_ms", w->ttl_ms);
+		fputc('}', fp);
+	} else {
+		fputs(",\"holder\":null", fp);
+	}
+	if (w->has_last) {
+		fputs(",\"last_run\":{\"event\":", fp);
+		if (w->l_event)
+			put_quoted(fp, w->l_event, 1);
+		else
+			fputs("null", fp);
+		put_json_str(fp, "host", w->l_host);
+		put_json_int(fp, "pid", w->l_pid);
+		put_json_str(fp, "slot", w->l_slot);
+		put_json_int(fp, "token", w->l_token);
+		put_json_time(fp, "start", w->l_start);
+		put_json_time(fp, "end", w->l_end);
+		put_json_int(fp, "status", w->l_status);
+		put_json_int(fp, "duration_ms", w->l_duration);
+		fputc('}', fp);
+	} else {
+		fputs(",\"last_run\":null", fp);
+	}
+	put_json_time(fp, "last_success", w->success_ms);
+	fputs("}\n", fp);
+}
+
+/* --- Prometheus --------------------------------------------------------- */
+
+static const struct family {
+	const char	*name;
+	const char	*help;
+} families[] = {
+	{ "lockrun_lock_held", "Whether the task's lock is held (1) or free (0)." },
+	{ "lockrun_lock_held_seconds", "How long the lock has been held, by the "
+	  "Redis server's clock." },
+	{ "lockrun_last_run_start_timestamp_seconds", "When the task's last run "
+	  "took the lock (Unix time, Redis server clock)." },
+	{ "lockrun_last_run_end_timestamp_seconds", "When the task's last run ended "
+	  "(Unix time, Redis server clock)." },
+	{ "lockrun_last_success_timestamp_seconds", "When a run of the task last "
+	  "ended with exit status 0 (Unix time, Redis server clock)." },
+	{ "lockrun_last_exit_status", "The exit status of the task's last run that "
+	  "ended." },
+	{ "lockrun_last_duration_seconds", "How long the task's last run that ended "
+	  "held the lock." },
+	{ "lockrun_history_runs", "Runs started among the entries of the task's "
+	  "history kept in Redis." },
+	{ "lockrun_history_skips", "Runs skipped (lock held, or slot already run) "
+	  "among the entries of the task's history kept in Redis." },
+};
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+/* Family f's value for row w as a number of ms (secs set) or a plain
+ * integer; ABSENT to leave the sample out. */
+static long long
+sample(size_t f, const struct row *w, int *secs)
+{
+	int ended = w->has_last && w->l_event && strcmp(w->l_event, "running") != 0;
+
+	*secs = 1;
+	switch (f) {
+	case 0: *secs = 0; return w->held;
+	case 1: return w->held ? w->held_ms : ABSENT;
+	case 2: return w->l_start;
+	case 3: return ended ? w->l_end : ABSENT;
+	case 4: return w->success_ms;
+	case 5: *secs = 0; return ended ? w->l_status : ABSENT;
+	case 6: return ended ? w->l_duration : ABSENT;
+	case 7: *secs = 0; return w->runs;
+	case 8: *secs = 0; return w->skips;
+	}
+	return ABSENT;
+}
+
+/* Each family's HELP and TYPE once, then its samples, one per task that
+ * has a value. ms are written as seconds with three decimals. */
+static void
+print_prom(const struct status *s, FILE *fp)
+{
+	for (size_t f = 0; f < NFAMILIES; f++) {
+		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", families[f].name,
+		    families[f].help, families[f].name);
+		for (size_t i = 0; i < s->n; i++) {
+			int secs;
+			long long v = sample(f, &s->rows[i], &secs);
+
+			if (v == ABSENT)
+				continue;
+			fprintf(fp, "%s{task=", families[f].name);
+			put_quoted(fp, s->rows[i].name, 0);
+			if (secs)
+				fprintf(fp, "} %s%lld.%03lld\n", v < 0 ? "-" : "",
+				    llabs(v) / 1000, llabs(v) % 1000);
+			else
+				fprintf(fp, "} %lld\n", v);
+		}
+	}
+}
+
+/* --- the verb ----------------------------------------------------------- */
+
+/* Name each lock held longer than --stale-after; return how many. */
+static int
+report_stale(const struct status *s)
+{
+	char held[32], limit[32];
+	int n = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct row *w = &s->rows[i];
+		char who[300];
+
+		if (!w->stale)
+			continue;
+		n++;
+		host_pid(w->host, w->pid, who, sizeof(who));
+		lr_warn("%s: held by %s for %s, longer than --stale-after %s", w->name, who,
+		    human_ms(w->held_ms, held, sizeof(held)),
+		    duration_format(s->x->cli.stale_after_ms, limit, sizeof(limit)));
+	}
+	return n;
+}
+
+/* Read every listed task in one round trip and print them. Returns 0 or
+ * EXIT_STALE, or -1 with e. */
+static int
+status_run(struct status *s, struct lr_err *e)
+{
+	struct lr_ctx *x = s->x;
+
+	if (choose_format(s, e) != 0 || list_tasks(s, e) != 0 ||
+	    ctx_redis(x, e) != 0 || ctx_connect(x, e) != 0)
+		return -1;
+	if (x->cfg.path == NULL && s->n == 0 && scan_tasks(s, e) != 0)
+		return -1;
+	if ((s->rows = calloc(s->n + 1, sizeof(*s->rows))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (fetch(s, e) != 0 || server_time(s, e) != 0)
+		return -1;
+	for (size_t i = 0; i < s->n; i++)
+		read_row(s, i);
+	if (s->fmt == FMT_TEXT)
+		print_text(s, stdout);
+	else if (s->fmt == FMT_PROM)
+		print_prom(s, stdout);
+	else
+		for (size_t i = 0; i < s->n; i++)
+			print_json_row(s, &s->rows[i], stdout);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return lr_errf(e, EX_IOERR, "standard output: write error");
+	return report_stale(s) > 0 ? EXIT_STALE : 0;
+}
 
 int
 verb_status(struct lr_ctx *x)
 {
-	(void)x;
-	lr_error("status: not built yet");
-	return EX_SOFTWARE;
+	struct status s = { .x = x };
+	struct lr_err e = { 0, "", 0 };
+	int rc = status_run(&s, &e);
+
+	status_free(&s);
+	if (rc < 0)
+		ctx_die(x, &e);
+	return rc;
 }

@@ -63,9 +63,14 @@ if slot_ttl > 0 then redis.call('SET', KEYS[3], value, 'PX', slot_ttl) end
 record(KEYS[4], cap, hist_ttl, {'event', 'ran', 'host', host, 'pid', pid,
   'slot', slot, 'token', digits})
 if cap > 0 then
+  -- a new run, but the last success (release.lua) is kept until the next
+  local success = redis.pcall('HGET', KEYS[5], 'success_ms')
   redis.call('DEL', KEYS[5])
   redis.call('HSET', KEYS[5], 'event', 'running', 'host', host, 'pid', pid,
     'slot', slot, 'token', digits, 'start_ms', string.format('%.0f', now))
+  if type(success) == 'string' then
+    redis.call('HSET', KEYS[5], 'success_ms', success)
+  end
   redis.call('PEXPIRE', KEYS[5], hist_ttl)
 end
 return {1, token}

@@ -19,8 +19,15 @@ local id = string.match(ARGV[1], '^%S+')
 
 record(KEYS[2], cap, hist_ttl, {'event', event, 'host', host, 'pid', pid,
   'slot', slot, 'token', token, 'status', status, 'duration_ms', duration})
-note_last(KEYS[3], cap, hist_ttl, token, {'event', event, 'status', status,
-  'duration_ms', duration, 'end_ms', string.format('%.0f', server_ms())})
+local now = string.format('%.0f', server_ms())
+local ending = {'event', event, 'status', status, 'duration_ms', duration,
+  'end_ms', now}
+-- the last success outlives later failures: acquire.lua carries it over
+if event == 'released' and tonumber(status) == 0 then
+  ending[#ending + 1] = 'success_ms'
+  ending[#ending + 1] = now
+end
+note_last(KEYS[3], cap, hist_ttl, token, ending)
 if keep < 0 then return 0 end
 local value = redis.call('GET', KEYS[1])
 if not value or string.sub(value, 1, #id + 1) ~= id .. ' ' then
