@@ -1,6 +1,7 @@
 /* bench.c -- what lockrun costs in front of a job: median wall time of
  * N runs of true, flock -n FILE true, lockrun (uncontended) and lockrun
- * (skip), interleaved, against a local redis-server; peak RSS of each. */
+ * (skip), interleaved, against a local redis-server; peak RSS of each.
+ * Then `lockrun status` over a config of 1,000 tasks. */
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -16,6 +17,8 @@
 
 #define N	200
 #define WARMUP	10
+#define TASKS	1000	/* in the status bench's config */
+#define NSTATUS	21	/* status runs of each format */
 
 enum { B_TRUE, B_FLOCK, B_LOCKRUN, B_SKIP, NB };
 
@@ -108,6 +111,106 @@ renewal_cost(const char *lockrun, const char *url, redisContext *c)
 	return st != 0;
 }
 
+/* A config of TASKS tasks, t0000..t0999, in dir; returns its path. */
+static const char *
+status_config(const struct redis_fixture *fx)
+{
+	static char path[256];
+	FILE *fp;
+
+	redis_path(fx, "status.yaml", path, sizeof(path));
+	if ((fp = fopen(path, "w")) == NULL) {
+		perror(path);
+		exit(1);
+	}
+	fprintf(fp, "redis:\n  url: %s\ntasks:\n", fx->url);
+	for (int i = 0; i < TASKS; i++)
+		fprintf(fp, "  t%04d:\n    command: [true]\n", i);
+	fclose(fp);
+	return path;
+}
+
+/* Give every other task what a task run many times leaves: a full history
+ * (100 entries, the default cap: ran, released and skipped-held in turn)
+ * and a last-run hash; and hold every tenth task's lock. Written directly,
+ * pipelined. */
+static void
+status_keys(redisContext *c)
+{
+	const char *v = "0123456789abcdef0123456789abcdef 1795000000000000 web1 4242 "
+	    "2026-11-20T10:00:00.000Z";
+	long n = 0;
+	redisReply *r;
+
+	for (int i = 0; i < TASKS; i += 2) {
+		for (int h = 0; h < 100; h++) {
+			const char *ev = h % 3 == 0 ? "ran" : h % 3 == 1 ? "released" :
+			    "skipped-held";
+			redisAppendCommand(c, "XADD lockrun:{t%04d}:history MAXLEN 100 * "
+			    "event %s host web%d pid %d token %d", i, ev, h % 4, 1000 + h, h);
+			n++;
+		}
+		redisAppendCommand(c, "HSET lockrun:{t%04d}:last event released host web1 "
+		    "pid 4242 token 1795000000000000 start_ms 1795000000000 end_ms "
+		    "1795000001000 status 0 duration_ms 1000 success_ms 1795000001000", i);
+		n++;
+	}
+	for (int i = 0; i < TASKS; i += 10, n++)
+		redisAppendCommand(c, "SET lockrun:{t%04d} %s PX 600000", i, v);
+	while (n-- > 0) {
+		if (redisGetReply(c, (void **)&r) != REDIS_OK) {
+			fprintf(stderr, "bench: redis: %s\n", c->errstr);
+			exit(1);
+		}
+		freeReplyObject(r);
+	}
+}
+
+/* Median wall time of `lockrun status` over TASKS tasks in each format. */
+static int
+status_cost(const char *lockrun, const struct redis_fixture *fx, redisContext *c)
+{
+	static const char *const fmts[] = { "text", "json", "prometheus" };
+	static double t[3][NSTATUS];
+	const char *cfg = status_config(fx);
+	int bad = 0;
+
+	status_keys(c);
+	for (int i = 0; i < NSTATUS; i++) {
+		for (int f = 0; f < 3; f++) {
+			char *cmd[] = { (char *)lockrun, "status", "-c", (char *)cfg, "--format",
+			    (char *)fmts[f], NULL };
+			long rss;
+			int st;
+
+			t[f][i] = run_once(cmd, &rss, &st);
+			if (st != 0 && bad++ < 3)
+				fprintf(stderr, "bench: lockrun status --format %s exited %d\n",
+				    fmts[f], st);
+		}
+	}
+	printf("\nstatus: %d tasks in the config (every other one with a full history of "
+	    "100 entries and a last run, every tenth held), %d runs each:\n", TASKS, NSTATUS);
+	for (int f = 0; f < 3; f++) {
+		qsort(t[f], NSTATUS, sizeof(double), cmp);
+		printf("  lockrun status --format %-11s median %7.1f ms   (max %.1f ms)\n",
+		    fmts[f], t[f][NSTATUS / 2] / 1e3, t[f][NSTATUS - 1] / 1e3);
+	}
+	return bad;
+}
+
+/* How many entries the uncontended runs left in their history. */
+static void
+history_note(redisContext *c)
+{
+	redisReply *r = redisCommand(c, "XLEN lockrun:{bench}:history");
+
+	printf("history: on (the default, 100 entries a task); the uncontended runs' "
+	    "history holds %lld entries\n", r && r->type == REDIS_REPLY_INTEGER ?
+	    r->integer : -1LL);
+	freeReplyObject(r);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -173,7 +276,9 @@ main(int argc, char *argv[])
 		    (double)calls / N);
 	}
 	freeReplyObject(r);
+	history_note(c);
 	bad += renewal_cost(argv[1], url, c);
+	bad += status_cost(argv[1], &fx, c);
 	redisFree(c);
 	redis_stop(&fx);
 	return bad ? 1 : 0;
