@@ -334,27 +334,27 @@ scan_tasks(struct status *s, struct lr_err *e)
 /* --- one round trip ------------------------------------------------- */
 
 /* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
- * of its last-run hash, and (prometheus) the history count. */
-static void
+ * of its last-run hash, and (prometheus) the history count. Returns 0, or
+ * -1 when hiredis runs out of memory. */
+static int
 send_all(struct status *s)
 {
 	redisContext *c = s->x->conn.c;
-	const char *tv[] = { "TIME" };
+	struct lr_keys k;
+	const char *tv[] = { "TIME" }, *get[] = { "GET", k.stable },
+	    *pttl[] = { "PTTL", k.stable }, *hall[] = { "HGETALL", k.last },
+	    *count[] = { "EVAL", count_lua, "1", k.hist };
+	int rc = redisAppendCommandArgv(c, 1, tv, NULL);
 
-	redisAppendCommandArgv(c, 1, tv, NULL);
-	for (size_t i = 0; i < s->n; i++) {
-		struct lr_keys k;
-
+	for (size_t i = 0; i < s->n && rc == REDIS_OK; i++) {
 		keys_build(&k, s->x->prefix, s->names[i], (time_t)-1, 0);
-		const char *get[] = { "GET", k.stable }, *pttl[] = { "PTTL", k.stable },
-		    *hall[] = { "HGETALL", k.last },
-		    *count[] = { "EVAL", count_lua, "1", k.hist };
-		redisAppendCommandArgv(c, 2, get, NULL);
-		redisAppendCommandArgv(c, 2, pttl, NULL);
-		redisAppendCommandArgv(c, 2, hall, NULL);
-		if (s->fmt == FMT_PROM)
-			redisAppendCommandArgv(c, 4, count, NULL);
+		if (redisAppendCommandArgv(c, 2, get, NULL) != REDIS_OK ||
+		    redisAppendCommandArgv(c, 2, pttl, NULL) != REDIS_OK ||
+		    redisAppendCommandArgv(c, 2, hall, NULL) != REDIS_OK ||
+		    (s->fmt == FMT_PROM && redisAppendCommandArgv(c, 4, count, NULL) != REDIS_OK))
+			rc = REDIS_ERR;
 	}
+	return rc == REDIS_OK ? 0 : -1;
 }
 
 /* Send everything queued and read every reply into s->replies. Returns 0,
@@ -367,7 +367,8 @@ fetch(struct status *s, struct lr_err *e)
 
 	if ((s->replies = calloc(want, sizeof(*s->replies))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	send_all(s);
+	if (send_all(s) != 0)
+		return lr_errf(e, EX_OSERR, "out of memory");
 	for (size_t i = 0; i < want; i++) {
 		void *r;
 

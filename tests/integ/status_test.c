@@ -850,3 +850,15 @@ Test(status, bad_config_is_78)
 	cr_assert(eq(int, r.status, 78));
 	cr_assert(matches(r.err, "^lockrun: [^\n]+\n$"), "%s", r.err);
 }
+
+Test(status, refused_command_is_69_naming_the_task)
+{
+	struct result r;
+
+	freeReplyObject(rcmd("SET lockrun:{odd}:last not-a-hash"));
+	LR(&r, "status", "--redis", fx.url, "fine", "odd");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(matches(r.err, "^lockrun: redis [^ ]+: status odd: [^\n]*WRONGTYPE[^\n]*\n$"),
+	    "%s", r.err);
+	cr_assert(eq(str, r.out, ""), "nothing printed when a task could not be read");
+}
