@@ -17,6 +17,7 @@
 
 #include "child.h"
 #include "guard.h"
+#include "log.h"
 #include "task.h"
 
 static const int forwarded[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2 };
@@ -165,18 +166,14 @@ child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 	return envp;
 }
 
-static void
-say(int fd, const char *s)
-{
-	ssize_t n = write(fd, s, strlen(s));
-
-	(void)n;	/* nothing to do if the error line cannot be written */
-}
-
 /* In the vfork(2) child, which shares the parent's memory until it execs:
- * only system calls on its own state, then exec. Never returns. */
+ * only system calls on its own state, then exec. If exec fails, leave its
+ * errno in *failed, which is the parent's to read (and to log: no line is
+ * written from here, where stdio or syslog(3) would change the parent's
+ * state), and exit. Never returns. */
 static void __attribute__((noreturn))
-spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent)
+spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
+    volatile int *failed)
 {
 	int err;
 
@@ -201,12 +198,7 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent)
 	if (errno == ENOEXEC)	/* a path with a slash: glibc runs /bin/sh path */
 		execvpe(spec->path, spec->argv, envp);
 	err = errno;
-	/* write(2) only: stdio would allocate in the parent's memory */
-	say(STDERR_FILENO, "lockrun: cannot run ");
-	say(STDERR_FILENO, spec->argv[0]);
-	say(STDERR_FILENO, ": ");
-	say(STDERR_FILENO, strerrordesc_np(err) ? strerrordesc_np(err) : "exec failed");
-	say(STDERR_FILENO, "\n");
+	*failed = err ? err : ENOEXEC;
 	_exit(err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
 }
 
@@ -214,11 +206,21 @@ pid_t
 child_spawn(const struct lr_child_spec *spec, char *const envp[])
 {
 	pid_t parent = getpid(), pid;
+	volatile int failed = 0;
+	struct log_fields f;
 
 	/* vfork: on a virtual machine fork(2) of even a small process costs a
-	 * millisecond copying page tables, paid before every job */
+	 * millisecond copying page tables, paid before every job. The parent
+	 * resumes once the child has exec'd or exited, so failed is set by
+	 * then if exec failed. */
 	if ((pid = vfork()) == 0)
-		spawned(spec, envp, parent);
+		spawned(spec, envp, parent, &failed);
+	if (pid > 0 && failed != 0) {
+		log_fields_init(&f);
+		f.status = failed == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC;
+		lr_event(LOG_ERR, "exec-failed", &f, "cannot run %s: %s", spec->argv[0],
+		    strerrordesc_np(failed) ? strerrordesc_np(failed) : "exec failed");
+	}
 	return pid;
 }
 

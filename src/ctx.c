@@ -30,11 +30,28 @@ ctx_free(struct lr_ctx *x)
 	child_close(&x->child);		/* last: the guard exits with lockrun */
 }
 
+/* The event of an error that ends lockrun, from its exit status. */
+static const char *
+die_event(int status)
+{
+	switch (status) {
+	case EX_USAGE: return "usage-error";
+	case EX_CONFIG: return "config-error";
+	case EX_UNAVAILABLE: return "redis-error";
+	case LR_EXIT_NOEXEC: case LR_EXIT_NOTFOUND: return "exec-failed";
+	default: return "error";
+	}
+}
+
 void
 ctx_die(struct lr_ctx *x, const struct lr_err *e)
 {
-	lr_error("%s", e->msg);
-	if (e->status == EX_USAGE)
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = e->status;
+	lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
+	if (e->status == EX_USAGE && log_human_stderr())
 		fprintf(stderr, "Try 'lockrun %s--help' for more information.\n",
 		    x->cli.verb == VERB_RUN ? "" : x->cli.verb == VERB_CHECK ? "" :
 		    x->cli.verb == VERB_STATUS ? "status " :

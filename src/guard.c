@@ -32,6 +32,7 @@
 #include "child.h"
 #include "err.h"
 #include "guard.h"
+#include "log.h"
 #include "supervise.h"
 
 #define NEVER		(1LL << 62)
@@ -316,7 +317,7 @@ guard_run(const struct lr_child_spec *spec, char *const envp[], long long deadli
 	setpgid(0, 0);
 	/* (2) the command first: nothing else is on its way to starting */
 	if ((g.main = child_spawn(spec, envp)) == -1) {
-		dprintf(STDERR_FILENO, "lockrun: vfork: %s\n", strerror(errno));
+		lr_error("vfork: %s", strerror(errno));
 		_exit(EX_OSERR);
 	}
 	/* (3) SIGCHLD, blocked since lockrun's start, is read from a signalfd

@@ -127,8 +127,9 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 			break;
 		case RERR_RETRY:
 			if (!said++)
-				lr_info("redis %s: %s: %s; asking again for up to %lldms",
-				    rc->where, what, why, rc->command_timeout_ms);
+				lr_event(LOG_INFO, "redis-busy", NULL, "redis %s: %s: %s; "
+				    "asking again for up to %lldms", rc->where, what, why,
+				    rc->command_timeout_ms);
 			if (now_ms() < give_up) {
 				long long pause = backoff_delay(n, 0.5), left = give_up - now_ms();
 				if (pause > left)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "duration.h"
 #include "lease.h"
 #include "log.h"
 #include "supervise.h"
@@ -46,6 +47,18 @@ run_prepare(struct lr_ctx *x, struct lr_err *e)
 		if (strncmp(t->env[i], "PATH=", 5) == 0)
 			path = t->env[i] + 5;
 	return child_find(x->exec_argv[0], path, x->exec_path, sizeof(x->exec_path), e);
+}
+
+/* Tell the log what this run is, as the command's LOCKRUN_ variables say:
+ * the task (or lock name), the key, the fencing token, the slot. */
+static void
+run_log_context(const struct lr_ctx *x, long long token)
+{
+	const struct lr_lock *l = &x->lock;
+
+	log_context(x->cli.task ? x->cli.task : x->name,
+	    x->t.no_overlap ? l->keys.stable : l->keys.slot, token,
+	    x->t.one_server ? l->keys.slot_iso : NULL);
 }
 
 /* Connect and try once: one round trip. */
@@ -88,6 +101,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	}
 	l->ttl_ms = x->t.no_overlap ? x->t.ttl_ms : 0;
 	keys_build(&l->keys, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
+	run_log_context(x, 0);
 	deadline = mono_ms() + x->t.wait_ms;
 	seed = strtoull(l->id + 16, NULL, 16) | 1;	/* 64 random bits of the owner id */
 	for (int n = 0; ; n++) {
@@ -99,7 +113,8 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 		if (*out != LOCK_HELD || (left = deadline - mono_ms()) <= 0)
 			return 0;
 		if (n == 0)
-			lr_info("%s is held; waiting up to %lldms for it", l->keys.stable, left);
+			lr_event(LOG_INFO, "waiting", NULL, "%s is held; waiting up to "
+			    "%lldms for it", l->keys.stable, left);
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;	/* xorshift64 */
 		pause = backoff_delay(n, (double)(seed >> 11) / (double)(1ULL << 53));
 		if ((*sig = child_sleep(pause < left ? pause : left)) != 0)
@@ -136,6 +151,36 @@ command_spec(struct lr_ctx *x)
 	    .close_fd = rconn_fd(&x->conn), .pgid = getpgrp() };
 }
 
+/* Say how the release went: end's status and duration go with it. */
+static void
+report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
+    const struct lr_err *e)
+{
+	const struct lr_lock *l = &x->lock;
+	struct log_fields f;
+	char took[32];
+
+	log_fields_init(&f);
+	f.status = end->status;
+	f.duration_ms = end->duration_ms;
+	duration_format(end->duration_ms, took, sizeof(took));
+	if (rc < 0 && l->ttl_ms)
+		lr_event(LOG_WARNING, "release-failed", &f, "cannot release %s (it expires "
+		    "by itself within %lldms): %s", l->keys.stable, l->ttl_ms, e->msg);
+	else if (rc < 0)
+		lr_event(LOG_WARNING, "release-failed", &f, "cannot record the end of the "
+		    "run in %s: %s", l->keys.hist, e->msg);
+	else if (rc == 0 && l->ttl_ms)
+		lr_event(LOG_WARNING, "lost-at-release", &f, "%s was no longer ours at "
+		    "release: it expired or was taken while the command ran", l->keys.stable);
+	else if (l->ttl_ms)
+		lr_event(LOG_INFO, "released", &f, "released %s after %s (status %d)",
+		    l->keys.stable, took, end->status);
+	else
+		lr_event(LOG_INFO, "released", &f, "done with slot %s after %s (status %d); "
+		    "its key stays until it expires", l->keys.slot_iso, took, end->status);
+}
+
 /* Record how the run ended and release, reconnecting once if the
  * connection went away while the command ran; with --min-hold, leave the
  * key for the rest of it, whether the command ran or a signal stopped the
@@ -144,7 +189,7 @@ command_spec(struct lr_ctx *x)
 static void
 release(struct lr_ctx *x, int status, const char *event)
 {
-	struct lr_err e;
+	struct lr_err e = { 0, "", 0 };
 	struct lr_ending end = { .status = status, .event = event,
 	    .duration_ms = mono_ms() - x->acquired_at };
 	int rc = -1;
@@ -157,15 +202,7 @@ release(struct lr_ctx *x, int status, const char *event)
 		if ((rc = lock_release(&x->conn, &x->lock, &end, &e)) < 0)
 			rconn_close(&x->conn);
 	}
-	if (rc < 0 && x->lock.ttl_ms)
-		lr_warn("cannot release %s (it expires by itself within %lldms): %s",
-		    x->lock.keys.stable, x->lock.ttl_ms, e.msg);
-	else if (rc < 0)
-		lr_warn("cannot record the end of the run in %s: %s", x->lock.keys.hist,
-		    e.msg);
-	else if (rc == 0 && x->lock.ttl_ms)
-		lr_warn("%s was no longer ours at release: it expired or was taken "
-		    "while the command ran", x->lock.keys.stable);
+	report_release(x, &end, rc, &e);
 }
 
 /* Run the command under the lease (or with no lock: conn NULL). */
@@ -189,21 +226,43 @@ run_command(struct lr_ctx *x, struct lr_conn *conn, struct lr_err *e)
 	return status;
 }
 
-/* Say who holds what, for -v: the value is "id token host pid start". */
+/* Say who holds what (on stderr with -v): the value is "id token host pid
+ * start". The line carries the holder's token, as the history does, and
+ * status, lockrun's exit status. */
 static void
-report_skip(const struct lr_ctx *x, enum lock_outcome out)
+report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 {
 	const struct lr_lock *l = &x->lock;
-	char host[256] = "?", start[64] = "?";
+	char host[256] = "?", start[64] = "?", holder[300];
 	long long token = 0, pid = 0;
+	struct log_fields f;
 
 	sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start);
+	snprintf(holder, sizeof(holder), "%s %lld", host, pid);
+	log_fields_init(&f);
+	f.status = status;
+	f.token = token;
+	f.holder = holder;
 	if (out == LOCK_HELD)
-		lr_info("skipped: %s is held by %s pid %lld since %s (token %lld)",
-		    l->keys.stable, host, pid, start, token);
+		lr_event(LOG_INFO, "skipped-held", &f, "skipped: %s is held by %s pid %lld "
+		    "since %s (token %lld)", l->keys.stable, host, pid, start, token);
 	else
-		lr_info("skipped: slot %s already ran on %s pid %lld at %s (token %lld)",
-		    l->keys.slot_iso, host, pid, start, token);
+		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
+		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
+}
+
+/* Say how the command ended (on stderr with -v); started is when it was
+ * started, on the monotonic clock. */
+static void
+report_exit(const struct lr_ctx *x, int status, long long started)
+{
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = status;
+	f.duration_ms = mono_ms() - started;
+	lr_event(LOG_INFO, "exited", &f, "%s exited with status %d", x->exec_argv[0],
+	    status);
 }
 
 
@@ -212,6 +271,7 @@ report_skip(const struct lr_ctx *x, enum lock_outcome out)
 static int
 run_unlocked(struct lr_ctx *x, struct lr_err *e)
 {
+	long long started;
 	int status;
 
 	/* only when Redis cannot be reached at all: a refusal is an answer,
@@ -224,11 +284,14 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 		    "a lock (on_redis_error: run), as this run saw it held by another");
 		ctx_die(x, e);
 	}
-	lr_warn("%s; running without a lock (on_redis_error: run)", e->msg);
+	lr_event(LOG_WARNING, "run-without-lock", NULL, "%s; running without a lock "
+	    "(on_redis_error: run)", e->msg);
 	rconn_close(&x->conn);
 	export_env(x, 0);
+	started = mono_ms();
 	if ((status = run_command(x, NULL, e)) < 0)
 		ctx_die(x, e);
+	report_exit(x, status, started);
 	return status;
 }
 
@@ -237,8 +300,10 @@ verb_run(struct lr_ctx *x)
 {
 	struct lr_err e = { 0, "", 0 };
 	enum lock_outcome out;
+	long long started;
 	int status, sig;
 
+	log_context(x->cli.task, NULL, 0, NULL);
 	if (ctx_merge(x, NULL, &e) != 0 || ctx_redis(x, &e) != 0 ||
 	    run_prepare(x, &e) != 0)
 		ctx_die(x, &e);
@@ -247,18 +312,21 @@ verb_run(struct lr_ctx *x)
 	if (sig == 0)
 		sig = child_signal_pending();
 	if (out != LOCK_ACQUIRED) {
-		report_skip(x, out);
-		return sig ? 128 + sig : x->t.conflict_exit;
+		status = sig ? 128 + sig : x->t.conflict_exit;
+		report_skip(x, out, status);
+		return status;
 	}
-	lr_info("acquired %s (token %lld)", x->t.no_overlap ? x->lock.keys.stable :
-	    x->lock.keys.slot, x->lock.token);
+	run_log_context(x, x->lock.token);
+	lr_event(LOG_INFO, "acquired", NULL, "acquired %s (token %lld)", x->t.no_overlap ?
+	    x->lock.keys.stable : x->lock.keys.slot, x->lock.token);
 	if (sig != 0) {		/* told to stop before the command started */
 		release(x, 128 + sig, "released");
 		return 128 + sig;
 	}
 	export_env(x, 1);
+	started = mono_ms();
 	if ((status = run_command(x, &x->conn, &e)) < 0)
 		ctx_die(x, &e);
-	lr_info("%s exited with status %d", x->exec_argv[0], status);
+	report_exit(x, status, started);
 	return status;
 }

@@ -124,7 +124,7 @@ renew_recv(struct loop *l, long long now)
 		/* someone else runs now: stop at once, not at the lease's end */
 		l->renewing = 0;
 		s->lost = 1;
-		fprintf(stderr, "lockrun: LOST LOCK %s: %s; %s\n", s->lock->keys.stable,
+		lr_event(LOG_ERR, "lost", NULL, "LOST LOCK %s: %s; %s", s->lock->keys.stable,
 		    out == RENEW_LOST ? "another run holds it now" :
 		    "it vanished and another run has taken it since",
 		    s->on_lost == ON_LOST_TERM ?
@@ -135,10 +135,11 @@ renew_recv(struct loop *l, long long now)
 		return;
 	}
 	if (out == RENEW_RETAKEN)
-		lr_warn("%s had vanished from Redis (restart without persistence, or "
-		    "deleted); took it back", s->lock->keys.stable);
+		lr_event(LOG_WARNING, "retaken", NULL, "%s had vanished from Redis (restart "
+		    "without persistence, or deleted); took it back", s->lock->keys.stable);
 	if (l->doubt_said)
-		lr_warn("%s: Redis answers again; lease renewed%s", s->lock->keys.stable,
+		lr_event(LOG_WARNING, "redis-back", NULL, "%s: Redis answers again; lease "
+		    "renewed%s", s->lock->keys.stable,
 		    l->stopping ? ", but the command is already being stopped" : "");
 	l->doubt_said = 0;
 	l->lease.confirmed = l->in_flight;
@@ -160,14 +161,16 @@ lease_in_doubt(struct loop *l, long long now)
 	l->doubt_said = 1;
 	duration_format(lease_deadline(&l->lease) - now, left, sizeof(left));
 	if (s->on_lost == ON_LOST_TERM) {
-		fprintf(stderr, "lockrun: LOST LOCK %s: Redis has not confirmed the lease "
-		    "(%s); stopping the command before it ends in %s (on_lost: term)\n",
-		    s->lock->keys.stable, l->last_err[0] ? l->last_err : "no answer", left);
+		lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: Redis has not "
+		    "confirmed the lease (%s); stopping the command before it ends in %s "
+		    "(on_lost: term)", s->lock->keys.stable,
+		    l->last_err[0] ? l->last_err : "no answer", left);
 		stop(l, lease_kill_at(&l->lease));
 	} else
-		fprintf(stderr, "lockrun: LOST LOCK %s: Redis has not confirmed the lease "
-		    "(%s); it ends in %s, the command goes on (on_lost: ignore)\n",
-		    s->lock->keys.stable, l->last_err[0] ? l->last_err : "no answer", left);
+		lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: Redis has not "
+		    "confirmed the lease (%s); it ends in %s, the command goes on "
+		    "(on_lost: ignore)", s->lock->keys.stable,
+		    l->last_err[0] ? l->last_err : "no answer", left);
 }
 
 /* Act on whatever is due at now; return when the next thing is due. */
@@ -194,7 +197,8 @@ due(struct loop *l, long long now)
 	}
 	if (now >= l->timeout_at && !l->s->timed_out) {
 		l->s->timed_out = 1;
-		fprintf(stderr, "lockrun: --timeout reached; stopping the command\n");
+		lr_event(LOG_ERR, "stopped-timeout", NULL, "--timeout reached; stopping "
+		    "the command");
 		stop(l, now + l->s->kill_after_ms);
 	}
 	if (!l->s->timed_out)
@@ -264,8 +268,8 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 			ended |= child_guard_event(l.ch);
 	}
 	if (l.ch->guard_died)
-		fprintf(stderr, "lockrun: the guard process was killed by signal %d; "
-		    "killed what was left of the command\n", l.ch->guard_died);
+		lr_event(LOG_ERR, "guard-killed", NULL, "the guard process was killed by "
+		    "signal %d; killed what was left of the command", l.ch->guard_died);
 	finish_renewal(&l);
 	if (!ended)
 		return lr_errf(e, EX_OSERR, "poll: %s", "failed");
