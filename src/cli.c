@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "duration.h"
 #include "keys.h"
+#include "log.h"
 
 enum {				/* long-only options */
 	OPT_ONE_SERVER = CHAR_MAX + 1,
@@ -351,7 +352,11 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 			    "bytes, no spaces or control characters)", arg, HOST_MAX);
 		c->host = arg;
 		return 0;
-	case OPT_LOG: c->log = arg; return 0;
+	case OPT_LOG:
+		if ((why = log_spec_problem(arg)) != NULL)
+			return lr_errf(e, EX_USAGE, "--log: \"%s\" %s", arg, why);
+		c->log = arg;
+		return 0;
 	case OPT_JSON: c->json = 1; return 0;
 	case OPT_FORMAT:
 		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0 &&

@@ -9,6 +9,7 @@
 #include "cron.h"
 #include "duration.h"
 #include "keys.h"
+#include "log.h"
 #include "rurl.h"
 #include "yamltree.h"
 
@@ -309,13 +310,17 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 			if ((rc = set_string(w, v, "prefix", &cfg->prefix)) == 0 &&
 			    (why = key_prefix_problem(cfg->prefix)) != NULL)
 				rc = bad(w, v, "prefix: \"%s\" %s", cfg->prefix, why);
+		} else if (strcmp(k->value, "log") == 0) {
+			if ((rc = set_string(w, v, "log", &cfg->log)) == 0 &&
+			    (why = log_spec_problem(cfg->log)) != NULL)
+				rc = bad(w, v, "log: \"%s\" %s", cfg->log, why);
 		} else if (strcmp(k->value, "defaults") == 0)
 			rc = parse_options(w, v, "defaults", 0, &cfg->defaults);
 		else if (strcmp(k->value, "tasks") == 0)
 			tasks = v, rc = parse_tasks(w, v, cfg);
 		else
 			rc = bad(w, k, "unknown key \"%s\" at the top level "
-			    "(expected redis, prefix, defaults or tasks)", k->value);
+			    "(expected redis, prefix, log, defaults or tasks)", k->value);
 		if (rc != 0)
 			return -1;
 	}
@@ -359,6 +364,7 @@ config_free(struct lr_config *cfg)
 	free((char *)cfg->redis.url);		/* ours: set_string() made them */
 	free((char *)cfg->redis.password_file);
 	free(cfg->prefix);
+	free(cfg->log);
 	free(cfg->path);
 	config_init(cfg);
 }

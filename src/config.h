@@ -13,6 +13,7 @@ struct lr_config {
 	char			*path;
 	struct lr_redis_opts	 redis;
 	char			*prefix;	/* NULL: not given */
+	char			*log;		/* log: stderr|syslog|json[:FILE]; NULL */
 	struct lr_task		 defaults;
 	struct lr_task		*tasks;
 	size_t			 ntasks;
