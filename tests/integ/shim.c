@@ -13,18 +13,34 @@
  *                                (instead of blocking) and appends the line
  *                                "blocking getrandom" to LOG; one with
  *                                GRND_NONBLOCK fails with EAGAIN
+ *   LOCKRUN_SHIM_SYSLOG=SOCKET   syslog(3) sends its datagrams to the
+ *                                AF_UNIX socket SOCKET instead of /dev/log,
+ *                                formatted as glibc does: "<PRI>Mmm dd
+ *                                hh:mm:ss TAG[PID]: message", with PRI the
+ *                                priority or'ed with openlog's facility and
+ *                                [PID] only with LOG_PID. glibc connects to
+ *                                /dev/log through internal calls that no
+ *                                preloaded connect() can reach, so the shim
+ *                                takes over openlog() and syslog() instead:
+ *                                what the tests check is what lockrun asks
+ *                                of syslog(3). No %m.
  *
  * Unset, each function is the real one (dlsym(RTLD_NEXT)). */
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef int (*gai_fn)(const char *, const char *, const struct addrinfo *,
@@ -82,4 +98,101 @@ getrandom(void *buf, size_t len, unsigned int flags)
 		return -1;
 	}
 	return real(buf, len, flags);
+}
+
+/* What openlog() was told, for syslog() when LOCKRUN_SHIM_SYSLOG is set. */
+static struct {
+	char	ident[64];
+	int	option;
+	int	facility;
+	int	opened;
+} slog;
+
+typedef void (*openlog_fn)(const char *, int, int);
+typedef void (*vsyslog_fn)(int, const char *, va_list);
+
+void
+openlog(const char *ident, int option, int facility)
+{
+	static openlog_fn real;
+
+	snprintf(slog.ident, sizeof(slog.ident), "%s", ident ? ident : "");
+	slog.option = option;
+	slog.facility = facility;
+	slog.opened = 1;
+	if (getenv("LOCKRUN_SHIM_SYSLOG") != NULL)
+		return;
+	if (real == NULL && (real = (openlog_fn)dlsym(RTLD_NEXT, "openlog")) == NULL)
+		return;
+	real(ident, option, facility);
+}
+
+/* One datagram to path, as glibc's syslog() would send it to /dev/log. */
+static void
+send_syslog(const char *path, int pri, const char *fmt, va_list ap)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char line[4096], stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int saved = errno, fd, n;
+
+	if ((pri & LOG_FACMASK) == 0)
+		pri |= slog.opened ? slog.facility : LOG_USER;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%h %e %T", &tm);
+	n = snprintf(line, sizeof(line), "<%d>%s %s", pri, stamp,
+	    slog.opened && slog.ident[0] ? slog.ident : program_invocation_short_name);
+	if (slog.option & LOG_PID)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "[%d]", (int)getpid());
+	n += snprintf(line + n, sizeof(line) - (size_t)n, ": ");
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0) {
+		/* a lost datagram shows as a missing line to the test */
+		ssize_t sent = sendto(fd, line, strlen(line), 0, (struct sockaddr *)&sa,
+		    sizeof(sa));
+		(void)sent;
+		close(fd);
+	}
+	errno = saved;
+}
+
+void
+vsyslog(int pri, const char *fmt, va_list ap)
+{
+	static vsyslog_fn real;
+	const char *path = getenv("LOCKRUN_SHIM_SYSLOG");
+
+	if (path != NULL) {
+		send_syslog(path, pri, fmt, ap);
+		return;
+	}
+	if (real == NULL && (real = (vsyslog_fn)dlsym(RTLD_NEXT, "vsyslog")) == NULL)
+		return;
+	real(pri, fmt, ap);
+}
+
+void
+syslog(int pri, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsyslog(pri, fmt, ap);
+	va_end(ap);
+}
+
+/* What syslog() becomes with _FORTIFY_SOURCE. */
+void	__syslog_chk(int pri, int flag, const char *fmt, ...);
+
+void
+__syslog_chk(int pri, int flag, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)flag;
+	va_start(ap, fmt);
+	vsyslog(pri, fmt, ap);
+	va_end(ap);
 }
