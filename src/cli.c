@@ -124,7 +124,8 @@ static const char common_usage[] =
 "      --host NAME          the name recorded for this host (default: the\n"
 "                           node name, uname -n)\n"
 "      --log stderr|syslog|json[:FILE]  where lockrun's messages go\n"
-"                           (default stderr)\n"
+"                           (default stderr; syslog and json get every\n"
+"                           line, -v and -q apply to stderr's)\n"
 "  -v, --verbose            say what was decided, also when skipping\n"
 "  -q, --quiet              no warnings, only errors\n"
 "  -h, --help               show this help\n"
@@ -251,8 +252,8 @@ cli_usage(FILE *fp, enum lr_verb v)
 "Durations: 500ms, 90s, 10m, 1h30m, or plain seconds.\n"
 "Exit: the command's status (128+N if killed by signal N); the conflict\n"
 "status when skipped; 124 --timeout; 64 usage, 69 Redis unavailable,\n"
-"70 internal error, 71 fork/exec failed, 78 bad config, 126/127 command\n"
-"not executable/found.\n",
+"70 internal error, 71 fork/exec failed, 73 log file cannot be opened,\n"
+"78 bad config, 126/127 command not executable/found.\n",
 	    fp);
 }
 
