@@ -134,6 +134,8 @@ struct jline {
 
 #define JSON_TAIL	2
 
+/* Append len bytes of s, all or nothing. Returns 0, or -1 if they do not
+ * fit. */
 static int
 jput(struct jline *j, const char *s, size_t len)
 {
@@ -234,6 +236,7 @@ iso_now(char *buf, size_t n)
 	    ts.tv_nsec / 1000000);
 }
 
+/* The JSON name of a syslog level. */
 static const char *
 level_name(int level)
 {
@@ -277,6 +280,7 @@ json_line(int level, const char *event, const struct log_fields *f, const char *
 
 /* --- one path for every line ---------------------------------------- */
 
+/* Is a line of this level shown on stderr, given -v and -q? */
 static int
 human_shown(int level)
 {
@@ -287,6 +291,7 @@ human_shown(int level)
 	return lg.verbose && !lg.quiet;
 }
 
+/* Format the message once, and give it to each destination. */
 static void
 vevent(int level, const char *event, const struct log_fields *f, const char *fmt,
     va_list ap)

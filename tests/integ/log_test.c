@@ -25,6 +25,7 @@ TestSuite(log, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 #define T_MIDDAY	1781524800.0	/* 2026-06-15T12:00:00Z */
 #define BAD_SPEC	"is not a log destination (expected stderr, syslog, json or " \
 			"json:FILE)"
+#define FFFD		"\xef\xbf\xbd"	/* U+FFFD in UTF-8 */
 #define HOLDER		"0123456789abcdef0123456789abcdef 41 web7 4242 " \
 			"2026-11-21T17:45:02.123Z"
 
@@ -282,19 +283,24 @@ Test(log, json_file_takes_the_lines_of_two_lockruns)
 	jlog_free(&l);
 }
 
+/* A control byte, a byte that is no UTF-8, a quote, a backslash; valid
+ * two- and four-byte characters, which pass; an overlong form and an
+ * encoded surrogate, each of whose bytes becomes U+FFFD. */
 Test(log, json_escapes_control_characters_and_bytes_that_are_not_utf8)
 {
 	struct result r;
 	struct jlog l;
 
-	LR(&r, "--redis", fx.url, "--log", "json", "--", "no-such\x01\xff\"\\cmd");
+	LR(&r, "--redis", fx.url, "--log", "json", "--",
+	    "no-such\x01\xff\"\\cmd-\xc3\xa9\xf0\x9f\x94\x92-\xc0\xaf-\xed\xa0\x80");
 	cr_assert(eq(int, r.status, 127));
 	jlog_parse(&l, r.err);
 	cr_assert(eq(sz, l.n, 1), "only the JSON line: %s", r.err);
 	check_common(l.v[0], "error", "exec-failed", NULL, 0);
 	cr_assert(eq(dbl, num_of(l.v[0], "status"), 127));
 	cr_assert(eq(str, (char *)str_of(l.v[0], "message"),
-	    "cannot run no-such\x01\xef\xbf\xbd\"\\cmd: command not found in PATH"));
+	    "cannot run no-such\x01" FFFD "\"\\cmd-\xc3\xa9\xf0\x9f\x94\x92-" FFFD FFFD "-"
+	    FFFD FFFD FFFD ": command not found in PATH"));
 	jlog_free(&l);
 }
 
