@@ -126,7 +126,8 @@ renew_recv(struct loop *l, long long now)
 		s->lost = 1;
 		lr_event(LOG_ERR, "lost", NULL, "LOST LOCK %s: %s; %s", s->lock->keys.stable,
 		    out == RENEW_LOST ? "another run holds it now" :
-		    "it vanished and another run has taken it since",
+		    "it was freed and a later token drawn since (another run took it, "
+		    "or lockrun unlock freed it)",
 		    s->on_lost == ON_LOST_TERM ?
 		    "stopping the command (on_lost: term)" :
 		    "the command goes on unprotected (on_lost: ignore)");

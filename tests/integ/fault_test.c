@@ -337,7 +337,8 @@ Test(fault, a_vanished_key_is_not_retaken_after_a_later_run)
 	cr_assert(eq(int, lr_wait(a), 128 + SIGTERM), "stderr: %s",
 	    lr_stderr_of(a, err, sizeof(err)));
 	cr_assert(strstr(lr_stderr_of(a, err, sizeof(err)), "LOST LOCK lockrun:{rt}: it "
-	    "vanished and another run has taken it since; stopping the command") != NULL,
+	    "was freed and a later token drawn since (another run took it, or lockrun "
+	    "unlock freed it); stopping the command") != NULL,
 	    "stderr: %s", err);
 }
 
