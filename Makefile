@@ -84,8 +84,11 @@ $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LR_CFLAGS) $(TEST_CFLAGS) -Wno-discarded-qualifiers $(CFLAGS) -c -o $@ $<
 
+# -z now binds every libc symbol at start (full RELRO): the guard forked
+# later then never writes the GOT, and each such write would copy a page
+# (perf stat counts about a dozen fewer page faults a run).
 $(BIN): $(CORE_OBJS) $(B)/main.o
-	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(LR_LIBS)
+	$(CC) $(SAN) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(LR_LIBS)
 
 $(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
