@@ -1,0 +1,42 @@
+/* text.h -- text that other programs read: JSON strings, made valid
+ * whatever bytes they hold, and ISO 8601 UTC times; pure, libc only. */
+#ifndef LR_TEXT_H
+#define LR_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define TEXT_ISO_MAX	32	/* room for any text_iso() result and its NUL */
+
+/* How finely text_iso() writes an instant. */
+enum text_iso_unit {
+	TEXT_ISO_S,		/* 2026-06-15T12:00:00Z */
+	TEXT_ISO_MS,		/* 2026-06-15T12:00:00.123Z */
+};
+
+/* The length (1 to 4) of the valid UTF-8 sequence at s, which has left
+ * bytes (left > 0), or 0 when s does not begin one: a stray continuation
+ * byte, an overlong form, an encoded surrogate, a code point above
+ * U+10FFFF, or a sequence cut short (RFC 3629). */
+size_t	text_utf8_len(const char *s, size_t left);
+
+/* Write the len bytes at s as a JSON string, quotes included, into
+ * buf[0..n): a quotation mark or backslash is escaped with a backslash, a
+ * control character (U+0000 to U+001F, and U+007F) is written as \u00XX,
+ * and each byte that is not part of valid UTF-8 as \ufffd, so the result
+ * parses whatever s holds. When buf is too small the string is cut short
+ * at a character (never inside an escape or a UTF-8 sequence) and still
+ * closed. No NUL is added. Returns the bytes written: 0 if n < 2. */
+size_t	text_json(char *buf, size_t n, const char *s, size_t len);
+
+/* The same, written whole to fp. */
+void	text_json_fput(FILE *fp, const char *s, size_t len);
+
+/* Write ms, milliseconds since the epoch (negative before it), as ISO
+ * 8601 UTC to the second or the millisecond (unit) into buf[0..n); the
+ * part below the unit is dropped, toward the past. Like cron_utc(), it
+ * never reads the time zone. TEXT_ISO_MAX bytes always suffice. Returns
+ * buf. */
+char	*text_iso(long long ms, enum text_iso_unit unit, char *buf, size_t n);
+
+#endif

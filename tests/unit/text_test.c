@@ -1,0 +1,222 @@
+/* text_test.c -- JSON strings and ISO 8601 times. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "text.h"
+
+#define FFFD	"\\ufffd"	/* what a byte that is not UTF-8 becomes */
+
+/* text_json() of the len bytes at s into a buffer of n bytes, returned as
+ * a string (static: one at a time). Checks that nothing is written past
+ * n and that the length returned is what was written. */
+static char *
+json_n(const char *s, size_t len, size_t n)
+{
+	static char out[1024];
+	size_t w;
+
+	cr_assert(n < sizeof(out));
+	memset(out, '#', sizeof(out));
+	w = text_json(out, n, s, len);
+	cr_assert(w <= n, "wrote %zu into %zu", w, n);
+	cr_assert(eq(chr, out[n], '#'), "nothing past the buffer");
+	out[w] = '\0';
+	return out;
+}
+
+/* The string literal s (its NULs too), with room to spare. */
+#define JSON(s)		json_n((s), sizeof(s) - 1, 512)
+
+Test(text, json_escapes_quote_and_backslash)
+{
+	cr_assert(eq(str, JSON("say \"hi\" \\o/"), "\"say \\\"hi\\\" \\\\o/\""));
+}
+
+Test(text, json_writes_control_bytes_as_u00xx)
+{
+	cr_assert(eq(str, JSON("a\nb\tc\rd\x01\x1f"),
+	    "\"a\\u000ab\\u0009c\\u000dd\\u0001\\u001f\""));
+}
+
+Test(text, json_writes_a_nul_byte_and_goes_on)
+{
+	cr_assert(eq(str, JSON("a\0b"), "\"a\\u0000b\""));
+}
+
+Test(text, json_escapes_del)
+{
+	cr_assert(eq(str, JSON("x\x7fy"), "\"x\\u007fy\""));
+}
+
+Test(text, json_keeps_printable_ascii)
+{
+	cr_assert(eq(str, JSON(" ~/{}[]:,'"), "\" ~/{}[]:,'\""));
+	cr_assert(eq(str, JSON(""), "\"\""));
+}
+
+Test(text, json_keeps_valid_multibyte_utf8)
+{
+	/* U+00E9, U+0800, U+20AC, U+D7FF, U+E000, U+FFFF, U+1F512, U+10FFFF */
+	static const char s[] = "\xc3\xa9 \xe0\xa0\x80 \xe2\x82\xac \xed\x9f\xbf "
+	    "\xee\x80\x80 \xef\xbf\xbf \xf0\x9f\x94\x92 \xf4\x8f\xbf\xbf";
+
+	cr_assert(eq(str, JSON(s), "\"" "\xc3\xa9 \xe0\xa0\x80 \xe2\x82\xac "
+	    "\xed\x9f\xbf \xee\x80\x80 \xef\xbf\xbf \xf0\x9f\x94\x92 \xf4\x8f\xbf\xbf" "\""));
+}
+
+Test(text, json_replaces_each_stray_byte)
+{
+	/* continuation bytes alone, and lead bytes no UTF-8 has */
+	cr_assert(eq(str, JSON("a\x80" "b\xbf" "c\xff\xfe\xf5"),
+	    "\"a" FFFD "b" FFFD "c" FFFD FFFD FFFD "\""));
+}
+
+Test(text, json_replaces_each_byte_of_an_overlong_form)
+{
+	cr_assert(eq(str, JSON("\xc0\xaf"), "\"" FFFD FFFD "\""), "/ in two bytes");
+	cr_assert(eq(str, JSON("\xc1\xbf"), "\"" FFFD FFFD "\""));
+	cr_assert(eq(str, JSON("\xe0\x80\xaf"), "\"" FFFD FFFD FFFD "\""), "/ in three");
+	cr_assert(eq(str, JSON("\xe0\x9f\xbf"), "\"" FFFD FFFD FFFD "\""), "U+07FF in three");
+	cr_assert(eq(str, JSON("\xf0\x8f\xbf\xbf"), "\"" FFFD FFFD FFFD FFFD "\""),
+	    "U+FFFF in four");
+}
+
+Test(text, json_replaces_each_byte_of_an_encoded_surrogate)
+{
+	cr_assert(eq(str, JSON("\xed\xa0\x80"), "\"" FFFD FFFD FFFD "\""), "U+D800");
+	cr_assert(eq(str, JSON("\xed\xbf\xbf"), "\"" FFFD FFFD FFFD "\""), "U+DFFF");
+}
+
+Test(text, json_replaces_what_lies_past_u10ffff)
+{
+	cr_assert(eq(str, JSON("\xf4\x90\x80\x80"), "\"" FFFD FFFD FFFD FFFD "\""));
+}
+
+Test(text, json_replaces_a_sequence_cut_short)
+{
+	/* the euro sign missing its last byte: before another character,
+	 * before a quote, and at the end */
+	cr_assert(eq(str, JSON("\xe2\x82" "a"), "\"" FFFD FFFD "a\""));
+	cr_assert(eq(str, JSON("\xe2\x82\""), "\"" FFFD FFFD "\\\"\""));
+	cr_assert(eq(str, JSON("\xe2\x82"), "\"" FFFD FFFD "\""));
+	cr_assert(eq(str, json_n("\xf0\x9f\x94\x92", 3, 512), "\"" FFFD FFFD FFFD "\""),
+	    "the length given is the end");
+}
+
+Test(text, json_cuts_at_a_character_and_closes_the_string)
+{
+	/* "ab" then U+1F512 (4 bytes), then \u0001 (6 bytes of JSON) */
+	static const char s[] = "ab\xf0\x9f\x94\x92\x01";
+
+	cr_assert(eq(str, json_n(s, sizeof(s) - 1, 4), "\"ab\""));
+	cr_assert(eq(str, json_n(s, sizeof(s) - 1, 7), "\"ab\""), "not half a character");
+	cr_assert(eq(str, json_n(s, sizeof(s) - 1, 8), "\"ab\xf0\x9f\x94\x92\""));
+	cr_assert(eq(str, json_n(s, sizeof(s) - 1, 13), "\"ab\xf0\x9f\x94\x92\""),
+	    "not half an escape");
+	cr_assert(eq(str, json_n(s, sizeof(s) - 1, 14), "\"ab\xf0\x9f\x94\x92\\u0001\""));
+	cr_assert(eq(str, json_n("\"", 1, 3), "\"\""), "nor half of \\\"");
+	cr_assert(eq(str, json_n("\xff", 1, 7), "\"\""), "nor half of \\ufffd");
+}
+
+Test(text, json_needs_room_for_the_quotes)
+{
+	cr_assert(eq(str, json_n("abc", 3, 2), "\"\""));
+	cr_assert(eq(str, json_n("abc", 3, 1), ""));
+	cr_assert(eq(sz, text_json(NULL, 0, "abc", 3), 0));
+}
+
+Test(text, json_fput_writes_the_same_whole)
+{
+	static const char s[] = "q\"b\\s\x01\n\x7f\xff\xc3\xa9\xed\xa0\x80\0z";
+	char *mem = NULL, *want;
+	size_t len = 0;
+	FILE *fp = open_memstream(&mem, &len);
+
+	cr_assert(fp != NULL);
+	text_json_fput(fp, s, sizeof(s) - 1);
+	cr_assert(eq(int, fclose(fp), 0));
+	want = JSON(s);
+	cr_assert(eq(sz, len, strlen(want)));
+	cr_assert(eq(str, mem, want));
+	free(mem);
+}
+
+Test(text, utf8_len_measures_one_character)
+{
+	cr_assert(eq(sz, text_utf8_len("a", 1), 1));
+	cr_assert(eq(sz, text_utf8_len("\xc3\xa9", 2), 2));
+	cr_assert(eq(sz, text_utf8_len("\xe2\x82\xac", 3), 3));
+	cr_assert(eq(sz, text_utf8_len("\xf0\x9f\x94\x92", 4), 4));
+	cr_assert(eq(sz, text_utf8_len("\xf0\x9f\x94\x92", 3), 0), "cut short");
+	cr_assert(eq(sz, text_utf8_len("\xe2\x82" "a", 3), 0), "not a continuation");
+	cr_assert(eq(sz, text_utf8_len("\x80", 1), 0));
+}
+
+/* --- ISO 8601 --------------------------------------------------------- */
+
+/* text_iso() of ms to unit, as a string (static: one at a time). */
+static char *
+iso(long long ms, enum text_iso_unit unit)
+{
+	static char buf[TEXT_ISO_MAX];
+
+	return text_iso(ms, unit, buf, sizeof(buf));
+}
+
+Test(text, iso_writes_the_epoch)
+{
+	cr_assert(eq(str, iso(0, TEXT_ISO_MS), "1970-01-01T00:00:00.000Z"));
+	cr_assert(eq(str, iso(0, TEXT_ISO_S), "1970-01-01T00:00:00Z"));
+}
+
+Test(text, iso_writes_an_instant_to_the_millisecond)
+{
+	cr_assert(eq(str, iso(1781524800123LL, TEXT_ISO_MS), "2026-06-15T12:00:00.123Z"));
+	cr_assert(eq(str, iso(1781524800007LL, TEXT_ISO_MS), "2026-06-15T12:00:00.007Z"));
+}
+
+Test(text, iso_writes_leap_days)
+{
+	cr_assert(eq(str, iso(1709251199999LL, TEXT_ISO_MS), "2024-02-29T23:59:59.999Z"));
+	cr_assert(eq(str, iso(951827696789LL, TEXT_ISO_MS), "2000-02-29T12:34:56.789Z"),
+	    "2000 is a leap year");
+	cr_assert(eq(str, iso(-2203891200000LL, TEXT_ISO_S), "1900-03-01T00:00:00Z"),
+	    "1900 is not");
+}
+
+Test(text, iso_drops_the_milliseconds_never_rounding_up)
+{
+	cr_assert(eq(str, iso(1999, TEXT_ISO_S), "1970-01-01T00:00:01Z"));
+	cr_assert(eq(str, iso(1999, TEXT_ISO_MS), "1970-01-01T00:00:01.999Z"));
+	cr_assert(eq(str, iso(1709251199999LL, TEXT_ISO_S), "2024-02-29T23:59:59Z"),
+	    "not March");
+}
+
+Test(text, iso_rounds_down_before_the_epoch)
+{
+	cr_assert(eq(str, iso(-1, TEXT_ISO_MS), "1969-12-31T23:59:59.999Z"));
+	cr_assert(eq(str, iso(-1, TEXT_ISO_S), "1969-12-31T23:59:59Z"));
+	cr_assert(eq(str, iso(-1000, TEXT_ISO_MS), "1969-12-31T23:59:59.000Z"));
+	cr_assert(eq(str, iso(-1001, TEXT_ISO_MS), "1969-12-31T23:59:58.999Z"));
+}
+
+Test(text, iso_writes_the_last_millisecond_of_9999)
+{
+	cr_assert(eq(str, iso(253402300799999LL, TEXT_ISO_MS), "9999-12-31T23:59:59.999Z"));
+}
+
+Test(text, iso_fits_in_text_iso_max_at_the_extremes)
+{
+	char buf[TEXT_ISO_MAX + 8];
+
+	memset(buf, '#', sizeof(buf));
+	text_iso(LLONG_MAX, TEXT_ISO_MS, buf, sizeof(buf));
+	cr_assert(strlen(buf) < TEXT_ISO_MAX, "%s", buf);
+	text_iso(LLONG_MIN, TEXT_ISO_MS, buf, sizeof(buf));
+	cr_assert(strlen(buf) < TEXT_ISO_MAX, "%s", buf);
+}
