@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cron.h"
 #include "keys.h"
 #include "log.h"
+#include "text.h"
 
 #define MSG_MAX		1024	/* bytes of a message, as it always was */
 #define JSON_MAX	8192	/* bytes of a JSON line: fits every field escaped */
@@ -146,59 +146,12 @@ jput(struct jline *j, const char *s, size_t len)
 	return 0;
 }
 
-/* The length of the valid UTF-8 sequence at s (shortest form, no
- * surrogates, at most U+10FFFF), or 0 if s does not start one. */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, lo = s[0] == 0xe0 ? 0xa0 : 0x80, hi = s[0] == 0xed ? 0x9f : 0xbf;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, lo = s[0] == 0xf0 ? 0x90 : 0x80, hi = s[0] == 0xf4 ? 0x8f : 0xbf;
-	else
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-/* s as a JSON string: quote and backslash escaped, control characters
- * (and DEL) as \u00XX, each byte that is not part of valid UTF-8 as
- * \ufffd. Cut short, at a character, if the line is full. */
+/* s as a JSON string (text_json()), cut short at a character if the
+ * line is full. */
 static void
 jstr(struct jline *j, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	char esc[8];
-
-	jput(j, "\"", 1);
-	while (*p != '\0') {
-		size_t len = utf8_len(p), room = sizeof(j->b) - JSON_TAIL - 1 - j->n;
-		const char *out = (const char *)p;
-		size_t outlen = len;
-
-		if (len == 0)
-			out = "\\ufffd", outlen = 6, len = 1;
-		else if (*p == '"' || *p == '\\')
-			snprintf(esc, sizeof(esc), "\\%c", *p), out = esc, outlen = 2;
-		else if (*p < 0x20 || *p == 0x7f)
-			snprintf(esc, sizeof(esc), "\\u%04x", *p), out = esc, outlen = 6;
-		if (outlen > room)
-			break;
-		jput(j, out, outlen);
-		p += len;
-	}
-	jput(j, "\"", 1);
+	j->n += text_json(j->b + j->n, sizeof(j->b) - JSON_TAIL - j->n, s, strlen(s));
 }
 
 /* ,"name": then the value: a string, or a number when s is NULL. Left out
@@ -227,13 +180,9 @@ static void
 iso_now(char *buf, size_t n)
 {
 	struct timespec ts;
-	struct tm tm;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	cron_utc(ts.tv_sec, &tm);	/* gmtime_r would load the zone */
-	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-	    ts.tv_nsec / 1000000);
+	text_iso(ts.tv_sec * 1000LL + ts.tv_nsec / 1000000, TEXT_ISO_MS, buf, n);
 }
 
 /* The JSON name of a syslog level. */
