@@ -8,11 +8,11 @@
 
 #include <hiredis/hiredis.h>
 
-#include "cron.h"
 #include "ctx.h"
 #include "duration.h"
 #include "log.h"
 #include "rerr.h"
+#include "text.h"
 
 #define HISTORY_COUNT	20	/* entries shown without -n */
 
@@ -109,18 +109,6 @@ history_read(struct lr_conn *rc, const char *key, long long n, struct lr_err *e)
 	return r;
 }
 
-/* ms since the epoch as ISO 8601 UTC with milliseconds. */
-static char *
-iso_ms(long long ms, char *buf, size_t n)
-{
-	struct tm tm;
-
-	cron_utc((time_t)(ms / 1000), &tm);	/* gmtime_r would load the zone */
-	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ", tm.tm_year + 1900,
-	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
-	return buf;
-}
-
 /* A field that is a plain decimal number, as the scripts write them
  * (pid, status, duration_ms): 1 with *v set, else 0. */
 static int
@@ -134,68 +122,6 @@ field_number(const redisReply *r, long long *v)
 	return end == r->str + r->len;
 }
 
-/* The length of the valid UTF-8 sequence at p (left bytes available), or
- * 0 when p does not begin one: overlong forms, surrogates and code points
- * above U+10FFFF are invalid (RFC 3629). */
-static size_t
-utf8_len(const unsigned char *p, size_t left)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		n = 3;
-		lo = p[0] == 0xe0 ? 0xa0 : lo;
-		hi = p[0] == 0xed ? 0x9f : hi;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		n = 4;
-		lo = p[0] == 0xf0 ? 0x90 : lo;
-		hi = p[0] == 0xf4 ? 0x8f : hi;
-	} else
-		return 0;
-	if (left < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* Write the len bytes at s as a JSON string: quote, backslash and control
- * characters escaped, and each byte that does not begin valid UTF-8 as
- * U+FFFD, so that the line is valid JSON whatever the stream holds. */
-static void
-json_string(FILE *fp, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-
-	putc('"', fp);
-	while (p < end) {
-		size_t n = utf8_len(p, (size_t)(end - p));
-
-		if (n == 0)
-			fputs("\\ufffd", fp);
-		else if (n > 1)
-			fwrite(p, 1, n, fp);
-		else if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", fp);
-		else if (*p == '\t')
-			fputs("\\t", fp);
-		else if (*p < 0x20)
-			fprintf(fp, "\\u%04x", *p);
-		else
-			putc(*p, fp);
-		p += n ? n : 1;
-	}
-	putc('"', fp);
-}
-
 /* "key":"value" or "key":null. */
 static void
 json_field_str(FILE *fp, const char *key, const redisReply *v)
@@ -204,7 +130,7 @@ json_field_str(FILE *fp, const char *key, const redisReply *v)
 	if (v == NULL)
 		fputs("null", fp);
 	else
-		json_string(fp, v->str, v->len);
+		text_json_fput(fp, v->str, v->len);
 }
 
 /* "key":number or "key":null (absent, or not a number). */
@@ -224,9 +150,10 @@ json_field_num(FILE *fp, const char *key, const redisReply *v)
 static void
 json_entry(FILE *fp, const struct hist_entry *h)
 {
-	char t[64];
+	char t[TEXT_ISO_MAX];
 
-	fprintf(fp, "{\"time\":\"%s\",\"time_ms\":%lld", iso_ms(h->ms, t, sizeof(t)), h->ms);
+	fprintf(fp, "{\"time\":\"%s\",\"time_ms\":%lld",
+	    text_iso(h->ms, TEXT_ISO_MS, t, sizeof(t)), h->ms);
 	json_field_str(fp, "host", h->f[F_HOST]);
 	json_field_num(fp, "pid", h->f[F_PID]);
 	json_field_str(fp, "event", h->f[F_EVENT]);
@@ -247,7 +174,7 @@ static const char *const col_names[NCOLS] = {
 
 /* One row of the table: its cells, each "-" when empty. */
 struct row {
-	char		 time[64];
+	char		 time[TEXT_ISO_MAX];
 	char		 dur[40];
 	const char	*cell[NCOLS];
 	int		 len[NCOLS];
@@ -272,7 +199,7 @@ row_fill(struct row *w, const struct hist_entry *h)
 {
 	long long d;
 
-	w->cell[0] = iso_ms(h->ms, w->time, sizeof(w->time));
+	w->cell[0] = text_iso(h->ms, TEXT_ISO_MS, w->time, sizeof(w->time));
 	w->len[0] = (int)strlen(w->time);
 	for (int f = 0; f < NFIELDS; f++) {
 		const redisReply *v = h->f[f];
