@@ -9,11 +9,11 @@
 
 #include <hiredis/hiredis.h>
 
-#include "cron.h"
 #include "ctx.h"
 #include "duration.h"
 #include "log.h"
 #include "rerr.h"
+#include "text.h"
 
 #define ABSENT		LLONG_MIN	/* a number Redis did not give */
 #define EXIT_STALE	1		/* a lock held longer than --stale-after */
@@ -138,25 +138,6 @@ iso_ms(const char *s)
 		return ABSENT;
 	return ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000LL +
 	    sec * 1000LL + frac;
-}
-
-/* ms since the epoch as ISO 8601 UTC, to the second or (ms set) to the
- * millisecond. Returns buf. */
-static char *
-ms_iso(long long t, int ms, char *buf, size_t n)
-{
-	long long sec = t >= 0 ? t / 1000 : -((999 - t) / 1000);
-	struct tm tm;
-
-	cron_utc((time_t)sec, &tm);
-	if (ms)
-		snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ", tm.tm_year + 1900,
-		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		    t - sec * 1000);
-	else
-		snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
-		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-	return buf;
 }
 
 /* A decimal integer, all of s; ABSENT otherwise. */
@@ -530,7 +511,7 @@ text_cells(const struct row *w, char cell[NCOLS][300])
 	if (w->held) {
 		host_pid(w->host, w->pid, cell[C_HOLDER], 300);
 		if (w->since_ms != ABSENT)
-			ms_iso(w->since_ms, 0, cell[C_SINCE], 300);
+			text_iso(w->since_ms, TEXT_ISO_S, cell[C_SINCE], 300);
 		if (w->held_ms != ABSENT)
 			human_ms(w->held_ms, cell[C_HELD], 300);
 		if (w->ttl_ms != ABSENT)
@@ -548,7 +529,7 @@ text_cells(const struct row *w, char cell[NCOLS][300])
 	if (w->l_slot)
 		snprintf(cell[C_SLOT], 300, "%s", w->l_slot);
 	if (w->l_start != ABSENT)
-		ms_iso(w->l_start, 0, cell[C_STARTED], 300);
+		text_iso(w->l_start, TEXT_ISO_S, cell[C_STARTED], 300);
 	if (w->l_status != ABSENT)
 		snprintf(cell[C_EXIT], 300, "%lld", w->l_status);
 	if (w->l_duration != ABSENT)
@@ -593,59 +574,32 @@ print_text(const struct status *s, FILE *fp)
 
 /* --- escaping --------------------------------------------------------- */
 
-/* The length of the valid UTF-8 sequence at p, or 0. */
-static size_t
-utf8_len(const unsigned char *p)
+/* s as a JSON string (text_json_fput()). */
+static void
+put_json(FILE *fp, const char *s)
 {
-	size_t len;
-	unsigned long cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xC2 && p[0] <= 0xDF)
-		len = 2, cp = p[0] & 0x1F;
-	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-		len = 3, cp = p[0] & 0x0F;
-	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3F);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-		return 0;
-	return len;
+	text_json_fput(fp, s, strlen(s));
 }
 
-/* Write s quoted: as a JSON string (json set) or a Prometheus label value.
- * Bytes that are not UTF-8 become U+FFFD, so the output stays valid. */
+/* s as a Prometheus label value, quoted. The text format escapes only a
+ * backslash, a quotation mark and a newline; each byte that is not part
+ * of valid UTF-8 is written as U+FFFD, so the output stays valid. */
 static void
-put_quoted(FILE *fp, const char *s, int json)
+put_label(FILE *fp, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), len;
 
 	fputc('"', fp);
-	while (*p) {
-		size_t len = utf8_len(p);
-
-		if (len == 0) {
+	for (; left > 0; s += len, left -= len) {
+		if ((len = text_utf8_len(s, left)) == 0) {
 			fputs("\xef\xbf\xbd", fp);
-			p++;
-		} else if (*p == '"' || *p == '\\') {
-			fprintf(fp, "\\%c", *p++);
-		} else if (*p == '\n') {
+			len = 1;
+		} else if (*s == '"' || *s == '\\')
+			fprintf(fp, "\\%c", *s);
+		else if (*s == '\n')
 			fputs("\\n", fp);
-			p++;
-		} else if (*p < 0x20 && json) {
-			fprintf(fp, "\\u%04x", *p++);
-		} else {
-			fwrite(p, 1, len, fp);
-			p += len;
-		}
+		else
+			fwrite(s, 1, len, fp);
 	}
 	fputc('"', fp);
 }
@@ -660,7 +614,7 @@ put_json_str(FILE *fp, const char *key, const char *v)
 	if (v == NULL)
 		fputs("null", fp);
 	else
-		put_quoted(fp, v, 1);
+		put_json(fp, v);
 }
 
 static void
@@ -676,9 +630,10 @@ put_json_int(FILE *fp, const char *key, long long v)
 static void
 put_json_time(FILE *fp, const char *key, long long ms)
 {
-	char iso[64];
+	char iso[TEXT_ISO_MAX];
 
-	put_json_str(fp, key, ms == ABSENT ? NULL : ms_iso(ms, 1, iso, sizeof(iso)));
+	put_json_str(fp, key, ms == ABSENT ? NULL : text_iso(ms, TEXT_ISO_MS, iso,
+	    sizeof(iso)));
 	fprintf(fp, ",\"%s_ms\":", key);
 	if (ms == ABSENT)
 		fputs("null", fp);
@@ -694,14 +649,14 @@ print_json_row(const struct status *s, const struct row *w, FILE *fp)
 
 	snprintf(key, sizeof(key), "%s{%s}", s->x->prefix, w->name);
 	fputs("{\"task\":", fp);
-	put_quoted(fp, w->name, 1);
+	put_json(fp, w->name);
 	put_json_str(fp, "key", key);
 	fprintf(fp, ",\"held\":%s,\"stale\":%s", w->held ? "true" : "false",
 	    w->stale ? "true" : "false");
 	if (w->held) {
 		fputs(",\"holder\":{\"host\":", fp);
 		if (w->host[0])
-			put_quoted(fp, w->host, 1);
+			put_json(fp, w->host);
 		else
 			fputs("null", fp);
 		put_json_int(fp, "pid", w->pid);
@@ -716,7 +671,7 @@ print_json_row(const struct status *s, const struct row *w, FILE *fp)
 	if (w->has_last) {
 		fputs(",\"last_run\":{\"event\":", fp);
 		if (w->l_event)
-			put_quoted(fp, w->l_event, 1);
+			put_json(fp, w->l_event);
 		else
 			fputs("null", fp);
 		put_json_str(fp, "host", w->l_host);
@@ -798,7 +753,7 @@ print_prom(const struct status *s, FILE *fp)
 			if (v == ABSENT)
 				continue;
 			fprintf(fp, "%s{task=", families[f].name);
-			put_quoted(fp, s->rows[i].name, 0);
+			put_label(fp, s->rows[i].name);
 			if (secs)
 				fprintf(fp, "} %s%lld.%03lld\n", v < 0 ? "-" : "",
 				    llabs(v) / 1000, llabs(v) % 1000);
