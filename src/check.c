@@ -9,16 +9,13 @@
 #include "supervise.h"
 #include "duration.h"
 #include "keys.h"
+#include "text.h"
 
+/* t as ISO 8601 UTC, to the second, into buf[0..n). */
 static char *
 iso(time_t t, char *buf, size_t n)
 {
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
-	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-	return buf;
+	return text_iso((long long)t * 1000, TEXT_ISO_S, buf, n);
 }
 
 static void

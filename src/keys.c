@@ -6,6 +6,7 @@
 
 #include "cron.h"
 #include "keys.h"
+#include "text.h"
 
 static const char *
 name_bytes_problem(const char *s)
@@ -90,7 +91,7 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 		snprintf(stamp, sizeof(stamp), "%04d%02d%02dT%02d%02d%02dZ",
 		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 		    tm.tm_sec);
-	snprintf(k->slot_iso, sizeof(k->slot_iso), "%04d-%02d-%02dT%02d:%02d:%02dZ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	text_iso((long long)slot_start * 1000, TEXT_ISO_S, k->slot_iso,
+	    sizeof(k->slot_iso));
 	snprintf(k->slot, sizeof(k->slot), "%s{%s}:slot:%s", prefix, name, stamp);
 }

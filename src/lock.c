@@ -12,12 +12,12 @@
 
 #include <hiredis/hiredis.h>
 
-#include "cron.h"
 #include "lease.h"
 #include "lock.h"
 #include "log.h"
 #include "rerr.h"
 #include "scripts.h"
+#include "text.h"
 
 /* 16 random bytes that never block: getrandom(2) may block at early boot
  * until the pool is ready, outside every timeout, so ask it not to; then
@@ -52,7 +52,7 @@ lock_init(struct lr_lock *l, const char *host)
 	unsigned char raw[16];
 	struct utsname un;
 	struct timespec ts;
-	struct tm tm;
+	char start[TEXT_ISO_MAX];
 
 	owner_bytes(raw);
 	for (size_t i = 0; i < sizeof(raw); i++)
@@ -62,10 +62,10 @@ lock_init(struct lr_lock *l, const char *host)
 	else if (uname(&un) != 0)
 		snprintf(un.nodename, sizeof(un.nodename), "unknown");
 	clock_gettime(CLOCK_REALTIME, &ts);
-	cron_utc(ts.tv_sec, &tm);	/* gmtime_r would load the zone */
-	snprintf(l->owner, sizeof(l->owner), "%s %ld %04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-	    un.nodename, (long)getpid(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-	    tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	text_iso(ts.tv_sec * 1000LL + ts.tv_nsec / 1000000, TEXT_ISO_MS, start,
+	    sizeof(start));
+	snprintf(l->owner, sizeof(l->owner), "%s %ld %s", un.nodename, (long)getpid(),
+	    start);
 }
 
 /* An error reply to what: one line, never flagged as a transport failure,
