@@ -259,6 +259,8 @@ parse_tasks(struct walk *w, const struct yt_node *map, struct lr_config *cfg)
 			return bad(w, k, "task name \"%s\" %s", k->value, why);
 		if ((t->name = strdup(k->value)) == NULL)
 			return lr_errf(w->e, EX_OSERR, "out of memory");
+		if (v->kind == YT_SKIPPED)	/* not asked for: its name only */
+			continue;
 		snprintf(section, sizeof(section), "tasks.%s", k->value);
 		if (parse_options(w, v, section, 1, t) != 0)
 			return -1;
@@ -279,6 +281,8 @@ check_tasks(struct walk *w, const struct yt_node *tasks, struct lr_config *cfg)
 		char why[300];
 		int rc;
 
+		if (!config_task_read(&cfg->tasks[i]))
+			continue;
 		task_init(&t);
 		rc = task_inherit(&t, &cfg->tasks[i]) != 0 ||
 		    task_inherit(&t, &cfg->defaults) != 0 ? -2 :
@@ -336,7 +340,13 @@ config_init(struct lr_config *cfg)
 }
 
 int
-config_load(const char *path, struct lr_config *cfg, struct lr_err *e)
+config_task_read(const struct lr_task *t)
+{
+	return t->argv != NULL;		/* a task read in full has a command */
+}
+
+int
+config_load(const char *path, const char *only, struct lr_config *cfg, struct lr_err *e)
 {
 	struct walk w = { .path = path, .e = e };
 	struct yt_node *root;
@@ -345,7 +355,7 @@ config_load(const char *path, struct lr_config *cfg, struct lr_err *e)
 	config_init(cfg);
 	if ((cfg->path = strdup(path)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	if (yt_load(path, &root, e) != 0)
+	if (yt_load(path, only, &root, e) != 0)
 		return -1;
 	rc = root ? parse_root(&w, root, cfg) : 0;
 	yt_free(root);

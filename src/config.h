@@ -22,10 +22,18 @@ struct lr_config {
 /* An empty config: no file, nothing set. */
 void	config_init(struct lr_config *cfg);
 
-/* Read and validate path into cfg. Returns 0, or -1 with e = EX_CONFIG
- * "path:line:col: message" (or "path: reason" when it cannot be read).
- * cfg is always left safe to pass to config_free(). */
-int	config_load(const char *path, struct lr_config *cfg, struct lr_err *e);
+/* Read and validate path into cfg. With only NULL, every task is read
+ * and checked; otherwise only the task called only (none for ""): the
+ * others are listed by name, unread (config_task_read() says which), so a
+ * mistake inside one of them does not stop the run of another. The file
+ * must be valid YAML throughout either way. Returns 0, or -1 with e =
+ * EX_CONFIG "path:line:col: message" (or "path: reason" when it cannot be
+ * read). cfg is always left safe to pass to config_free(). */
+int	config_load(const char *path, const char *only, struct lr_config *cfg,
+	    struct lr_err *e);
+
+/* Was t read in full (not only its name)? */
+int	config_task_read(const struct lr_task *t);
 
 void	config_free(struct lr_config *cfg);
 

@@ -60,6 +60,26 @@ ctx_die(struct lr_ctx *x, const struct lr_err *e)
 	exit(e->status);
 }
 
+/* Which task a verb reads in full from the config (config_load's only):
+ * all of them to check it; the one run, or unlocked; none to list them. */
+static const char *
+config_part(const struct lr_ctx *x)
+{
+	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL;
+
+	switch (x->cli.verb) {
+	case VERB_CHECK:
+		return NULL;
+	case VERB_RUN:
+		return x->cli.task ? x->cli.task : "";
+	case VERB_UNLOCK:
+		return word && strchr(word, '{') == NULL ? word : "";
+	case VERB_STATUS: case VERB_HISTORY: case NVERBS:
+		break;
+	}
+	return "";
+}
+
 int
 ctx_load_config(struct lr_ctx *x, struct lr_err *e)
 {
@@ -72,7 +92,7 @@ ctx_load_config(struct lr_ctx *x, struct lr_err *e)
 			return 0;
 		path = CONFIG_DEFAULT_PATH;
 	}
-	return config_load(path, &x->cfg, e);
+	return config_load(path, config_part(x), &x->cfg, e);
 }
 
 /* The task's own settings, or NULL when there is no task. */
@@ -91,6 +111,9 @@ find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
 	if ((*task = config_task(&x->cfg, name)) == NULL)
 		return lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name,
 		    x->cfg.path);
+	if (!config_task_read(*task))	/* config_part() chose another */
+		return lr_errf(e, EX_SOFTWARE, "%s: task %s was not read", x->cfg.path,
+		    name);
 	return 0;
 }
 

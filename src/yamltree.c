@@ -9,14 +9,16 @@
 
 #include "yamltree.h"
 
-#define YT_MAX_DEPTH	32
-#define YT_MAX_NODES	100000
-
 struct ytp {
 	yaml_parser_t	 parser;
 	const char	*path;
 	struct lr_err	*e;
-	size_t		 nodes;
+	FILE		*fp;
+	size_t		 bytes;		/* read from fp so far */
+	const char	*only;		/* the one task kept, or NULL: all */
+	struct yt_node	*root;		/* the top-level node */
+	struct yt_node	*tasks;		/* the top level's "tasks" mapping */
+	int		 tasks_next;	/* the next node is that mapping */
 };
 
 static int
@@ -29,6 +31,18 @@ fail_at(struct ytp *p, yaml_mark_t m, const char *fmt, const char *arg)
 	    m.line + 1, m.column + 1, what);
 }
 
+/* libyaml's input: the file, cut off past YT_MAX_BYTES (a device or a
+ * pipe has no size to check beforehand). */
+static int
+read_bounded(void *arg, unsigned char *buf, size_t size, size_t *got)
+{
+	struct ytp *p = arg;
+
+	*got = fread(buf, 1, size, p->fp);
+	p->bytes += *got;
+	return !ferror(p->fp) && p->bytes <= YT_MAX_BYTES;
+}
+
 /* Next event into ev; on a libyaml error, report it at its problem mark. */
 static int
 next_event(struct ytp *p, yaml_event_t *ev)
@@ -38,6 +52,11 @@ next_event(struct ytp *p, yaml_event_t *ev)
 
 	if (yaml_parser_parse(&p->parser, ev))
 		return 0;
+	if (p->bytes > YT_MAX_BYTES)
+		return lr_errf(p->e, EX_CONFIG, "%s: larger than %d MiB, the most a lockrun "
+		    "config may be", p->path, YT_MAX_BYTES >> 20);
+	if (yp->error == YAML_READER_ERROR && ferror(p->fp))
+		return lr_errf(p->e, EX_CONFIG, "%s: %s", p->path, strerror(errno));
 	if (yp->context)	/* e.g. where the unclosed quote began */
 		snprintf(what, sizeof(what), "%s (%s at %zu:%zu)", yp->problem,
 		    yp->context, yp->context_mark.line + 1, yp->context_mark.column + 1);
@@ -211,6 +230,59 @@ check_key(struct ytp *p, const struct yt_node *map, struct keyset *ks, yaml_mark
 static int parse_node(struct ytp *p, yaml_event_t *ev, struct yt_node *parent,
     int depth);
 
+/* Read the node that starts with ev and all it contains without keeping
+ * it: a YT_SKIPPED node in parent. What is refused everywhere is refused
+ * here too (aliases, anchors, tags, nesting too deep); the rest, such as
+ * duplicate keys, is for whoever reads that part in full. */
+static int
+skip_node(struct ytp *p, yaml_event_t *ev, struct yt_node *parent, int depth)
+{
+	yaml_event_t in;
+	int open = 0;
+
+	if (node_add(parent, YT_SKIPPED, ev->start_mark) == NULL)
+		return lr_errf(p->e, EX_OSERR, "out of memory reading %s", p->path);
+	for (yaml_event_t *at = ev; ; at = &in) {
+		int rc = 0;
+
+		int starts = at->type == YAML_SEQUENCE_START_EVENT ||
+		    at->type == YAML_MAPPING_START_EVENT;
+
+		if (at->type == YAML_ALIAS_EVENT)
+			rc = fail_at(p, at->start_mark, "aliases (*%s) are not allowed in a "
+			    "lockrun config", (const char *)at->data.alias.anchor);
+		else if (check_props(p, at) != 0)
+			rc = -1;
+		else if ((starts || at->type == YAML_SCALAR_EVENT) &&
+		    depth + open > YT_MAX_DEPTH)
+			rc = fail_at(p, at->start_mark, "nesting deeper than %s levels", "32");
+		else if (starts)
+			open++;
+		else if (at->type == YAML_SEQUENCE_END_EVENT ||
+		    at->type == YAML_MAPPING_END_EVENT)
+			open--;
+		if (at != ev)
+			yaml_event_delete(at);
+		if (rc != 0)
+			return -1;
+		if (open == 0)
+			return 0;
+		if (next_event(p, &in) != 0)
+			return -1;
+	}
+}
+
+/* Is the value about to be read in map one to skip: a task other than
+ * the one asked for? */
+static int
+skipping(const struct ytp *p, const struct yt_node *map)
+{
+	return p->only != NULL && map == p->tasks && map->kind == YT_MAP &&
+	    map->nkids % 2 == 1 &&
+	    map->kids[map->nkids - 1]->kind == YT_SCALAR &&
+	    strcmp(map->kids[map->nkids - 1]->value, p->only) != 0;
+}
+
 /* Parse the items of a sequence or mapping until its end event. */
 static int
 parse_items(struct ytp *p, struct yt_node *n, struct keyset *ks, int depth)
@@ -230,12 +302,20 @@ parse_items(struct ytp *p, struct yt_node *n, struct keyset *ks, int depth)
 			return 0;
 		}
 		m = ev.start_mark;
-		rc = parse_node(p, &ev, n, depth + 1);
+		if (skipping(p, n))
+			rc = skip_node(p, &ev, n, depth + 1);
+		else
+			rc = parse_node(p, &ev, n, depth + 1);
 		yaml_event_delete(&ev);
 		if (rc != 0)
 			return -1;
 		if (n->kind == YT_MAP && n->nkids % 2 == 1 && check_key(p, n, ks, m) != 0)
 			return -1;
+		/* the top level's "tasks": the value that follows is the mapping
+		 * whose values only selects among */
+		p->tasks_next = n == p->root && n->kind == YT_MAP && n->nkids % 2 == 1 &&
+		    n->kids[n->nkids - 1]->kind == YT_SCALAR &&
+		    strcmp(n->kids[n->nkids - 1]->value, "tasks") == 0;
 	}
 }
 
@@ -266,8 +346,6 @@ parse_node(struct ytp *p, yaml_event_t *ev, struct yt_node *parent, int depth)
 		return -1;
 	if (depth > YT_MAX_DEPTH)
 		return fail_at(p, ev->start_mark, "nesting deeper than %s levels", "32");
-	if (++p->nodes > YT_MAX_NODES)
-		return fail_at(p, ev->start_mark, "more than %s nodes", "100000");
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:		kind = YT_SCALAR; break;
 	case YAML_SEQUENCE_START_EVENT:	kind = YT_SEQ; break;
@@ -277,6 +355,12 @@ parse_node(struct ytp *p, yaml_event_t *ev, struct yt_node *parent, int depth)
 	}
 	if ((n = node_add(parent, kind, ev->start_mark)) == NULL)
 		return lr_errf(p->e, EX_OSERR, "out of memory reading %s", p->path);
+	if (depth == 0)
+		p->root = n;
+	if (p->tasks_next) {
+		p->tasks_next = 0;
+		p->tasks = n;
+	}
 	if (kind != YT_SCALAR)
 		return parse_children(p, n, depth);
 	n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
@@ -334,24 +418,23 @@ parse_stream(struct ytp *p, struct yt_node *holder)
 }
 
 int
-yt_load(const char *path, struct yt_node **root, struct lr_err *e)
+yt_load(const char *path, const char *only, struct yt_node **root, struct lr_err *e)
 {
-	struct ytp p = { .path = path, .e = e };
+	struct ytp p = { .path = path, .e = e, .only = only };
 	struct yt_node holder = { .kind = YT_SEQ };
-	FILE *fp;
 	int rc;
 
 	*root = NULL;
-	if ((fp = fopen(path, "rb")) == NULL)
+	if ((p.fp = fopen(path, "rb")) == NULL)
 		return lr_errf(e, EX_CONFIG, "%s: %s", path, strerror(errno));
 	if (!yaml_parser_initialize(&p.parser)) {
-		fclose(fp);
+		fclose(p.fp);
 		return lr_errf(e, EX_SOFTWARE, "libyaml: cannot create a parser");
 	}
-	yaml_parser_set_input_file(&p.parser, fp);
+	yaml_parser_set_input(&p.parser, read_bounded, &p);
 	rc = parse_stream(&p, &holder);		/* all YAML logic lives here */
 	yaml_parser_delete(&p.parser);
-	fclose(fp);
+	fclose(p.fp);
 	if (rc == 0 && holder.nkids == 1)
 		*root = holder.kids[0];
 	else
@@ -380,5 +463,7 @@ yt_kind_name(const struct yt_node *n)
 		return "a mapping";
 	if (n->kind == YT_SEQ)
 		return "a list";
+	if (n->kind == YT_SKIPPED)
+		return "something not read";
 	return n->quoted || n->value[0] != '\0' ? "a string" : "nothing";
 }

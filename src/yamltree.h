@@ -6,7 +6,9 @@
 
 #include "err.h"
 
-enum yt_kind { YT_SCALAR, YT_SEQ, YT_MAP };
+/* YT_SKIPPED: a value read but not kept (yt_load's `only`); its position
+ * is known, its content is not. */
+enum yt_kind { YT_SCALAR, YT_SEQ, YT_MAP, YT_SKIPPED };
 
 struct yt_node {
 	enum yt_kind	  kind;
@@ -18,13 +20,22 @@ struct yt_node {
 	size_t		  cap;
 };
 
+#define YT_MAX_BYTES	(16 << 20)	/* the largest file read: 16 MiB */
+#define YT_MAX_DEPTH	32		/* the deepest nesting */
+
 /* Read path into *root (NULL for a file with no document). Refuses what a
  * lockrun config never needs and libyaml would accept: aliases and
  * anchors (and so alias bombs), tags, merge keys, non-scalar keys,
- * duplicate keys, several documents, nesting deeper than 32.
+ * duplicate keys, several documents, nesting deeper than YT_MAX_DEPTH,
+ * files larger than YT_MAX_BYTES.
+ * With only not NULL, the values of the top-level "tasks" mapping are
+ * kept only for the key equal to only (none when only is ""): the others
+ * are read, so the whole file must still be valid YAML without aliases,
+ * anchors or tags, but become YT_SKIPPED nodes; their keys are kept.
  * Returns 0, or -1 with e = EX_CONFIG "path:line:col: message". The
  * caller owns *root and frees it with yt_free(). */
-int	yt_load(const char *path, struct yt_node **root, struct lr_err *e);
+int	yt_load(const char *path, const char *only, struct yt_node **root,
+	    struct lr_err *e);
 
 void	yt_free(struct yt_node *n);
 

@@ -1,8 +1,10 @@
 /* config_test.c -- the config file: good files load, and every broken one
  * is refused with one exact "file:line:col: message" and EX_CONFIG. The
  * tests run in tests/data, so paths in messages are relative. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -15,7 +17,7 @@
 	{								\
 		struct lr_config c;					\
 		struct lr_err e = { 0, "", 0 };				\
-		int rc = config_load("bad/" #name ".yaml", &c, &e);	\
+		int rc = config_load("bad/" #name ".yaml", NULL, &c, &e);	\
 		config_free(&c);					\
 		cr_assert(eq(int, rc, -1));				\
 		cr_assert(eq(int, e.status, 78));			\
@@ -130,7 +132,7 @@ Test(config, missing_file_names_it)
 	struct lr_config c;
 	struct lr_err e = { 0, "", 0 };
 
-	cr_assert(eq(int, config_load("no-such.yaml", &c, &e), -1));
+	cr_assert(eq(int, config_load("no-such.yaml", NULL, &c, &e), -1));
 	cr_assert(eq(int, e.status, 78));
 	cr_assert(eq(str, e.msg, "no-such.yaml: No such file or directory"));
 	config_free(&c);
@@ -141,7 +143,7 @@ Test(config, empty_file_is_an_empty_config)
 	struct lr_config c;
 	struct lr_err e = { 0, "", 0 };
 
-	cr_assert(eq(int, config_load("good/empty.yaml", &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(int, config_load("good/empty.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(sz, c.ntasks, 0));
 	cr_assert(eq(ptr, (void *)c.redis.url, NULL));
 	config_free(&c);
@@ -153,7 +155,7 @@ Test(config, full_file_loads_every_field)
 	struct lr_err e = { 0, "", 0 };
 	const struct lr_task *t, *s;
 
-	cr_assert(eq(int, config_load("good/full.yaml", &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(int, config_load("good/full.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, (char *)c.redis.url, "redis://cron:pw@10.0.0.5:6380/2"));
 	cr_assert(eq(str, (char *)c.redis.password_file, "/etc/lockrun/redis.pass"));
 	cr_assert(eq(i64, c.redis.connect_timeout_ms, 1500));
@@ -195,7 +197,7 @@ Test(config, explicit_shell_false_runs_a_string_directly)
 	struct lr_config c;
 	struct lr_err e = { 0, "", 0 };
 
-	cr_assert(eq(int, config_load("good/shell_false.yaml", &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(int, config_load("good/shell_false.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(int, c.tasks[0].shell, 0));
 	cr_assert(eq(int, c.tasks[1].shell, 1));
 	config_free(&c);
@@ -206,8 +208,95 @@ Test(config, example_config_loads)
 	struct lr_config c;
 	struct lr_err e = { 0, "", 0 };
 
-	cr_assert(eq(int, config_load("../../config.example.yaml", &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(int, config_load("../../config.example.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(c.ntasks >= 2, "the example shows several tasks");
 	cr_assert(config_task(&c, "import-products") != NULL);
 	config_free(&c);
+}
+
+/* Load path reading only the task called only; expect rc, and msg when
+ * it fails. */
+static void
+load_only(const char *path, const char *only, int rc, const char *msg)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "", 0 };
+
+	cr_assert(eq(int, config_load(path, only, &c, &e), rc), "%s", e.msg);
+	if (rc != 0) {
+		cr_assert(eq(int, e.status, 78));
+		cr_assert(eq(str, e.msg, (char *)msg));
+	}
+	config_free(&c);
+}
+
+/* A mistake inside one task does not stop the runs of the others; it stops
+ * its own run and lockrun check (only NULL), at its place. */
+Test(config, a_broken_task_stops_only_itself)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "", 0 };
+	const struct lr_task *t;
+
+	cr_assert(eq(int, config_load("good/one_broken_task.yaml", "also-fine", &c, &e), 0),
+	    "%s", e.msg);
+	cr_assert(eq(sz, c.ntasks, 3), "every task is listed by name");
+	cr_assert(not(eq(ptr, (void *)(t = config_task(&c, "also-fine")), NULL)));
+	cr_assert(eq(int, config_task_read(t), 1));
+	cr_assert(eq(str, t->argv[1], "hi"));
+	cr_assert(eq(i64, t->ttl_ms, 60000));
+	cr_assert(not(eq(ptr, (void *)(t = config_task(&c, "broken")), NULL)));
+	cr_assert(eq(int, config_task_read(t), 0), "listed, not read");
+	cr_assert(eq(i64, c.defaults.ttl_ms, 30000), "the defaults are read");
+	config_free(&c);
+	load_only("good/one_broken_task.yaml", "", 0, NULL);
+	load_only("good/one_broken_task.yaml", "broken", -1,
+	    "good/one_broken_task.yaml:10:10: tasks.broken.ttl: \"-3s\" is not a "
+	    "positive duration (e.g. 500ms, 90s, 10m, 1h30m)");
+	load_only("good/one_broken_task.yaml", NULL, -1,
+	    "good/one_broken_task.yaml:10:10: tasks.broken.ttl: \"-3s\" is not a "
+	    "positive duration (e.g. 500ms, 90s, 10m, 1h30m)");
+}
+
+/* What guards against hostile input holds in the tasks not read, too. */
+Test(config, the_whole_file_must_still_be_yaml_without_aliases)
+{
+	load_only("bad/syntax_in_another_task.yaml", "fine", -1,
+	    "bad/syntax_in_another_task.yaml:6:8: YAML syntax error: did not find "
+	    "expected ',' or ']' (while parsing a flow sequence at 5:14)");
+	load_only("bad/alias_in_another_task.yaml", "fine", -1,
+	    "bad/alias_in_another_task.yaml:5:14: anchors (&c) are not allowed in a "
+	    "lockrun config");
+	load_only("bad/deep_in_another_task.yaml", "fine", -1,
+	    "bad/deep_in_another_task.yaml:35:65: nesting deeper than 32 levels");
+	load_only("bad/deep_in_another_task.yaml", NULL, -1,
+	    "bad/deep_in_another_task.yaml:35:65: nesting deeper than 32 levels");
+	load_only("bad/duplicate_task.yaml", "x", -1,
+	    "bad/duplicate_task.yaml:4:3: duplicate key \"t\" (first at 2:3)");
+}
+
+/* A file past 16 MiB is refused by name, however it is made up; one just
+ * under is read. */
+Test(config, a_file_past_16_mib_is_refused)
+{
+	char path[] = "/tmp/lockrun-big-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	char want[128];
+	long size = 0;
+
+	cr_assert(not(eq(ptr, fp, NULL)));
+	fputs("tasks:\n  t:\n    command: [/bin/true]\n", fp);
+	while (size < (16L << 20) - 100)	/* comments: valid YAML, nothing kept */
+		size += fprintf(fp, "# %0*d\n", 77, 0);
+	fflush(fp);
+	load_only(path, "t", 0, NULL);
+	while (size < (17L << 20))
+		size += fprintf(fp, "# %0*d\n", 77, 0);
+	fclose(fp);
+	snprintf(want, sizeof(want), "%s: larger than 16 MiB, the most a lockrun config "
+	    "may be", path);
+	load_only(path, "t", -1, want);
+	load_only(path, NULL, -1, want);
+	unlink(path);
 }

@@ -51,7 +51,7 @@ Test(yamltree, many_distinct_keys_load)
 	struct big b;
 
 	big_write(&b, -1);
-	cr_assert(eq(int, yt_load(b.path, &root, &e), 0), "%s", e.msg);
+	cr_assert(eq(int, yt_load(b.path, NULL, &root, &e), 0), "%s", e.msg);
 	big_remove(&b);
 	cr_assert(eq(int, root->kind, YT_MAP));
 	cr_assert(eq(sz, root->nkids, 2 * BIG_KEYS));
@@ -69,7 +69,7 @@ Test(yamltree, duplicate_last_of_many_keys_is_refused)
 	big_write(&b, 31337);
 	snprintf(want, sizeof(want), "%s:%d:1: duplicate key \"K31337\" (first at "
 	    "%d:1)", b.path, BIG_KEYS, 31337 + 1);
-	cr_assert(eq(int, yt_load(b.path, &root, &e), -1));
+	cr_assert(eq(int, yt_load(b.path, NULL, &root, &e), -1));
 	big_remove(&b);
 	cr_assert(eq(ptr, root, NULL));
 	cr_assert(eq(int, e.status, 78));
