@@ -89,11 +89,11 @@ check_config(struct lr_ctx *x)
 	if (x->cfg.path == NULL)
 		printf("config      none (command-line options only)\n");
 	else
-		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.ntasks,
-		    x->cfg.ntasks == 1 ? "" : "s");
-	for (size_t i = 0; i < x->cfg.ntasks; i++) {
-		keys_build(&k, x->prefix, x->cfg.tasks[i].name, (time_t)-1, 60000);
-		printf("task        %-24s %s\n", x->cfg.tasks[i].name, k.stable);
+		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
+		    x->cfg.nnames == 1 ? "" : "s");
+	for (size_t i = 0; i < x->cfg.nnames; i++) {
+		keys_build(&k, x->prefix, x->cfg.names[i], (time_t)-1, 60000);
+		printf("task        %-24s %s\n", x->cfg.names[i], k.stable);
 	}
 	fflush(stdout);
 	if (ctx_connect(x, &e) != 0 || rconn_ping(&x->conn, &e) != 0)
@@ -143,8 +143,8 @@ verb_check(struct lr_ctx *x)
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
 	if (x->cfg.path)
-		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.ntasks,
-		    x->cfg.ntasks == 1 ? "" : "s");
+		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
+		    x->cfg.nnames == 1 ? "" : "s");
 	else
 		printf("config      none (command-line options only)\n");
 	check_print(stdout, &c, real_ms());

@@ -241,26 +241,40 @@ parse_options(struct walk *w, const struct yt_node *map, const char *section,
 	return 0;
 }
 
+/* The names of map's tasks into cfg->names, taken from the tree (its
+ * keys are the file's names, checked for duplicates already); the tasks
+ * whose value was read, into cfg->tasks. */
 static int
 parse_tasks(struct walk *w, const struct yt_node *map, struct lr_config *cfg)
 {
+	size_t nread = 0;
+
 	if (want_map(w, map, "tasks") != 0)
 		return -1;
-	if ((cfg->tasks = calloc(map->nkids / 2 + 1, sizeof(*cfg->tasks))) == NULL)
+	for (size_t i = 1; i < map->nkids; i += 2)
+		nread += map->kids[i]->kind != YT_SKIPPED;
+	if ((cfg->names = calloc(map->nkids / 2 + 1, sizeof(*cfg->names))) == NULL ||
+	    (cfg->tasks = calloc(nread + 1, sizeof(*cfg->tasks))) == NULL)
 		return lr_errf(w->e, EX_OSERR, "out of memory");
 	for (size_t i = 0; i < map->nkids; i += 2) {
-		const struct yt_node *k = map->kids[i], *v = map->kids[i + 1];
-		struct lr_task *t = &cfg->tasks[cfg->ntasks++];
+		struct yt_node *k = map->kids[i];
+		const struct yt_node *v = map->kids[i + 1];
 		char section[300];
+		struct lr_task *t;
 		const char *why;
 
-		task_init(t);
 		if ((why = key_name_problem(k->value)) != NULL)
 			return bad(w, k, "task name \"%s\" %s", k->value, why);
-		if ((t->name = strdup(k->value)) == NULL)
-			return lr_errf(w->e, EX_OSERR, "out of memory");
-		if (v->kind == YT_SKIPPED)	/* not asked for: its name only */
+		if (v->kind == YT_SKIPPED) {	/* not asked for: its name only */
+			cfg->names[cfg->nnames++] = k->value;
+			k->value = NULL;	/* ours now; yt_free() skips NULL */
 			continue;
+		}
+		t = &cfg->tasks[cfg->ntasks++];
+		task_init(t);
+		if ((t->name = strdup(k->value)) == NULL ||
+		    (cfg->names[cfg->nnames++] = strdup(k->value)) == NULL)
+			return lr_errf(w->e, EX_OSERR, "out of memory");
 		snprintf(section, sizeof(section), "tasks.%s", k->value);
 		if (parse_options(w, v, section, 1, t) != 0)
 			return -1;
@@ -271,27 +285,30 @@ parse_tasks(struct walk *w, const struct yt_node *map, struct lr_config *cfg)
 	return 0;
 }
 
-/* Each task as it will run, over the defaults: refuse what cannot work
- * (kill_after too long for the ttl, ...), at the task's name. */
+/* Each task read, as it will run, over the defaults: refuse what cannot
+ * work (kill_after too long for the ttl, ...), at the task's name. */
 static int
 check_tasks(struct walk *w, const struct yt_node *tasks, struct lr_config *cfg)
 {
-	for (size_t i = 0; i < cfg->ntasks; i++) {
+	size_t j = 0;
+
+	for (size_t i = 0; i < tasks->nkids; i += 2) {
 		struct lr_task t;
 		char why[300];
 		int rc;
 
-		if (!config_task_read(&cfg->tasks[i]))
+		if (tasks->kids[i + 1]->kind == YT_SKIPPED)
 			continue;
 		task_init(&t);
-		rc = task_inherit(&t, &cfg->tasks[i]) != 0 ||
+		rc = task_inherit(&t, &cfg->tasks[j]) != 0 ||
 		    task_inherit(&t, &cfg->defaults) != 0 ? -2 :
 		    task_finish(&t, NULL, why, sizeof(why));
 		task_free(&t);
 		if (rc == -2)
 			return lr_errf(w->e, EX_OSERR, "out of memory");
 		if (rc != 0)
-			return bad(w, tasks->kids[2 * i], "tasks.%s: %s", cfg->tasks[i].name, why);
+			return bad(w, tasks->kids[i], "tasks.%s: %s", cfg->tasks[j].name, why);
+		j++;
 	}
 	return 0;
 }
@@ -340,12 +357,6 @@ config_init(struct lr_config *cfg)
 }
 
 int
-config_task_read(const struct lr_task *t)
-{
-	return t->argv != NULL;		/* a task read in full has a command */
-}
-
-int
 config_load(const char *path, const char *only, struct lr_config *cfg, struct lr_err *e)
 {
 	struct walk w = { .path = path, .e = e };
@@ -370,6 +381,9 @@ config_free(struct lr_config *cfg)
 	for (size_t i = 0; i < cfg->ntasks; i++)
 		task_free(&cfg->tasks[i]);
 	free(cfg->tasks);
+	for (size_t i = 0; i < cfg->nnames; i++)
+		free(cfg->names[i]);
+	free(cfg->names);
 	task_free(&cfg->defaults);
 	free((char *)cfg->redis.url);		/* ours: set_string() made them */
 	free((char *)cfg->redis.password_file);
@@ -377,6 +391,15 @@ config_free(struct lr_config *cfg)
 	free(cfg->log);
 	free(cfg->path);
 	config_init(cfg);
+}
+
+int
+config_has(const struct lr_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nnames; i++)
+		if (strcmp(cfg->names[i], name) == 0)
+			return 1;
+	return 0;
 }
 
 const struct lr_task *

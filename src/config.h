@@ -15,7 +15,9 @@ struct lr_config {
 	char			*prefix;	/* NULL: not given */
 	char			*log;		/* log: stderr|syslog|json[:FILE]; NULL */
 	struct lr_task		 defaults;
-	struct lr_task		*tasks;
+	char			**names;	/* every task's name, in file order */
+	size_t			 nnames;
+	struct lr_task		*tasks;		/* the tasks read (config_load's only) */
 	size_t			 ntasks;
 };
 
@@ -24,20 +26,20 @@ void	config_init(struct lr_config *cfg);
 
 /* Read and validate path into cfg. With only NULL, every task is read
  * and checked; otherwise only the task called only (none for ""): the
- * others are listed by name, unread (config_task_read() says which), so a
- * mistake inside one of them does not stop the run of another. The file
- * must be valid YAML throughout either way. Returns 0, or -1 with e =
- * EX_CONFIG "path:line:col: message" (or "path: reason" when it cannot be
- * read). cfg is always left safe to pass to config_free(). */
+ * others are listed in names only, unread, so that a mistake inside one of
+ * them does not stop the run of another. The file must be valid YAML
+ * throughout either way. Returns 0, or -1 with e = EX_CONFIG
+ * "path:line:col: message" (or "path: reason" when it cannot be read).
+ * cfg is always left safe to pass to config_free(). */
 int	config_load(const char *path, const char *only, struct lr_config *cfg,
 	    struct lr_err *e);
 
-/* Was t read in full (not only its name)? */
-int	config_task_read(const struct lr_task *t);
+/* Is there a task called name (read or not)? */
+int	config_has(const struct lr_config *cfg, const char *name);
 
 void	config_free(struct lr_config *cfg);
 
-/* The task called name, or NULL. */
+/* The task called name, if it was read; else NULL. */
 const struct lr_task *config_task(const struct lr_config *cfg, const char *name);
 
 #endif

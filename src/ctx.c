@@ -108,13 +108,12 @@ find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
 	if (x->cfg.path == NULL)
 		return lr_errf(e, EX_USAGE, "%s%s: no config file (give -c FILE, set "
 		    "LOCKRUN_CONFIG, or create " CONFIG_DEFAULT_PATH ")", opt, name);
-	if ((*task = config_task(&x->cfg, name)) == NULL)
-		return lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name,
-		    x->cfg.path);
-	if (!config_task_read(*task))	/* config_part() chose another */
+	if ((*task = config_task(&x->cfg, name)) != NULL)
+		return 0;
+	if (config_has(&x->cfg, name))	/* config_part() chose another */
 		return lr_errf(e, EX_SOFTWARE, "%s: task %s was not read", x->cfg.path,
 		    name);
-	return 0;
+	return lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name, x->cfg.path);
 }
 
 int

@@ -190,7 +190,7 @@ list_tasks(struct status *s, struct lr_err *e)
 {
 	const struct lr_config *cfg = &s->x->cfg;
 	char **words = s->x->cli.cmd;
-	size_t max = cfg->ntasks;
+	size_t max = cfg->nnames;
 
 	for (size_t i = 0; words && words[i]; i++)
 		max++;
@@ -199,7 +199,7 @@ list_tasks(struct status *s, struct lr_err *e)
 	for (size_t i = 0; words && words[i]; i++) {
 		const char *why;
 
-		if (cfg->path != NULL && config_task(cfg, words[i]) == NULL)
+		if (cfg->path != NULL && !config_has(cfg, words[i]))
 			return lr_errf(e, EX_USAGE, "%s: no such task in %s", words[i],
 			    cfg->path);
 		if ((why = key_name_problem(words[i])) != NULL)
@@ -209,9 +209,8 @@ list_tasks(struct status *s, struct lr_err *e)
 	}
 	if (words && words[0])
 		return 0;
-	for (size_t i = 0; i < cfg->ntasks; i++)
-		if (!listed(s, cfg->tasks[i].name))
-			s->names[s->n++] = cfg->tasks[i].name;
+	for (size_t i = 0; i < cfg->nnames; i++)	/* distinct: the file's keys */
+		s->names[s->n++] = cfg->names[i];
 	return 0;
 }
 

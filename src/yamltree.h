@@ -6,8 +6,8 @@
 
 #include "err.h"
 
-/* YT_SKIPPED: a value read but not kept (yt_load's `only`); its position
- * is known, its content is not. */
+/* YT_SKIPPED: a value read but not kept (yt_load's `only`): one shared
+ * node, with no position and no content. */
 enum yt_kind { YT_SCALAR, YT_SEQ, YT_MAP, YT_SKIPPED };
 
 struct yt_node {

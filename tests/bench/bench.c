@@ -1,7 +1,8 @@
 /* bench.c -- what lockrun costs in front of a job: median wall time of
  * N runs of true, flock -n FILE true, lockrun (uncontended) and lockrun
  * (skip), interleaved, against a local redis-server; peak RSS of each.
- * Then `lockrun status` over a config of 1,000 tasks. */
+ * Then `lockrun status` over a config of 1,000 tasks, and a run from
+ * configs of 1, 1,000 and 10,000 tasks. */
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -199,6 +200,73 @@ status_cost(const char *lockrun, const struct redis_fixture *fx, redisContext *c
 	return bad;
 }
 
+#define NCFG	60	/* runs of each config size */
+
+/* A config of n tasks of the shape an operator writes, the task `job`
+ * last; returns its path (static per size). */
+static const char *
+sized_config(const struct redis_fixture *fx, int n)
+{
+	static char paths[3][256];
+	static int next;
+	char *path = paths[next++ % 3], name[64];
+	FILE *fp;
+
+	snprintf(name, sizeof(name), "config-%d.yaml", n);
+	redis_path(fx, name, path, sizeof(paths[0]));
+	if ((fp = fopen(path, "w")) == NULL) {
+		perror(path);
+		exit(1);
+	}
+	fprintf(fp, "redis:\n  url: %s\ndefaults:\n  ttl: 30s\ntasks:\n", fx->url);
+	for (int i = 0; i < n - 1; i++)
+		fprintf(fp, "  task-%05d:\n    command: [/usr/local/bin/job-%d, --all]\n"
+		    "    one_server: true\n    schedule: \"*/5 * * * *\"\n    timeout: 50m\n"
+		    "    env:\n      JOB: \"%d\"\n", i, i, i);
+	fprintf(fp, "  job:\n    command: [true]\n");
+	fclose(fp);
+	return path;
+}
+
+/* A run of the same task from configs of 1, 1,000 and 10,000 tasks,
+ * interleaved: median wall time and peak RSS of each. */
+static int
+config_cost(const char *lockrun, const struct redis_fixture *fx)
+{
+	static const int sizes[3] = { 1, 1000, 10000 };
+	static double t[3][NCFG];
+	long peak[3] = { 0 };
+	const char *cfg[3];
+	int bad = 0;
+
+	for (int s = 0; s < 3; s++)
+		cfg[s] = sized_config(fx, sizes[s]);
+	for (int i = -WARMUP / 2; i < NCFG; i++) {
+		for (int s = 0; s < 3; s++) {
+			char *cmd[] = { (char *)lockrun, "-c", (char *)cfg[s], "-t", "job", NULL };
+			long rss;
+			int st;
+			double us = run_once(cmd, &rss, &st);
+
+			if (st != 0 && bad++ < 3)
+				fprintf(stderr, "bench: a run from %d tasks exited %d\n", sizes[s], st);
+			if (i < 0)
+				continue;
+			t[s][i] = us;
+			if (rss > peak[s])
+				peak[s] = rss;
+		}
+	}
+	printf("\nconfig size: a run of one task from a config of n tasks, %d runs each, "
+	    "interleaved:\n", NCFG);
+	for (int s = 0; s < 3; s++) {
+		qsort(t[s], NCFG, sizeof(double), cmp);
+		printf("  %5d tasks  median %7.0f us  peak RSS %5ld KiB  ratio to 1 task %.2f\n",
+		    sizes[s], t[s][NCFG / 2], peak[s], t[s][NCFG / 2] / t[0][NCFG / 2]);
+	}
+	return bad;
+}
+
 /* How many entries the uncontended runs left in their history. */
 static void
 history_note(redisContext *c)
@@ -279,6 +347,7 @@ main(int argc, char *argv[])
 	history_note(c);
 	bad += renewal_cost(argv[1], url, c);
 	bad += status_cost(argv[1], &fx, c);
+	bad += config_cost(argv[1], &fx);
 	redisFree(c);
 	redis_stop(&fx);
 	return bad ? 1 : 0;

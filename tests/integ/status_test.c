@@ -841,14 +841,21 @@ Test(status, redis_down_is_69_in_one_line)
 	cr_assert(eq(str, r.out, ""));
 }
 
+/* What status reads -- the top level, and the file as YAML -- must be
+ * right; a mistake inside a task's settings does not blind it (the task is
+ * listed; lockrun check reports the mistake). */
 Test(status, bad_config_is_78)
 {
 	struct result r;
-	const char *cfg = write_config("tasks:\n  a:\n    bogus: 1\n");
+	const char *cfg = write_config("tasks:\n  a:\n    command: [true]\nbogus: 1\n");
 
 	LR(&r, "status", "-c", cfg);
 	cr_assert(eq(int, r.status, 78));
 	cr_assert(matches(r.err, "^lockrun: [^\n]+\n$"), "%s", r.err);
+	cfg = write_config("tasks:\n  a:\n    bogus: 1\n");
+	LR(&r, "status", "-c", cfg, "--json");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(matches(r.out, "^\\{\"task\":\"a\""), "%s", r.out);
 }
 
 Test(status, refused_command_is_69_naming_the_task)

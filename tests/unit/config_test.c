@@ -240,13 +240,16 @@ Test(config, a_broken_task_stops_only_itself)
 
 	cr_assert(eq(int, config_load("good/one_broken_task.yaml", "also-fine", &c, &e), 0),
 	    "%s", e.msg);
-	cr_assert(eq(sz, c.ntasks, 3), "every task is listed by name");
+	cr_assert(eq(sz, c.nnames, 3), "every task is listed by name");
+	cr_assert(eq(str, c.names[0], "fine"));
+	cr_assert(eq(str, c.names[2], "also-fine"));
+	cr_assert(eq(sz, c.ntasks, 1), "one is read");
 	cr_assert(not(eq(ptr, (void *)(t = config_task(&c, "also-fine")), NULL)));
-	cr_assert(eq(int, config_task_read(t), 1));
 	cr_assert(eq(str, t->argv[1], "hi"));
 	cr_assert(eq(i64, t->ttl_ms, 60000));
-	cr_assert(not(eq(ptr, (void *)(t = config_task(&c, "broken")), NULL)));
-	cr_assert(eq(int, config_task_read(t), 0), "listed, not read");
+	cr_assert(eq(ptr, (void *)config_task(&c, "broken"), NULL), "listed, not read");
+	cr_assert(eq(int, config_has(&c, "broken"), 1));
+	cr_assert(eq(int, config_has(&c, "nope"), 0));
 	cr_assert(eq(i64, c.defaults.ttl_ms, 30000), "the defaults are read");
 	config_free(&c);
 	load_only("good/one_broken_task.yaml", "", 0, NULL);
