@@ -10,19 +10,6 @@
 
 TestSuite(config_run, .init = suite_setup, .fini = suite_teardown, .timeout = 30);
 
-/* Write a config pointing at the suite's Redis; returns its path. */
-static const char *
-write_config(const char *body)
-{
-	const char *path = scratch("lockrun.yaml");
-	FILE *fp = fopen(path, "w");
-
-	cr_assert(fp != NULL);
-	fprintf(fp, "redis:\n  url: %s\n%s", fx.url, body);
-	fclose(fp);
-	return path;
-}
-
 Test(config_run, runs_a_task_with_its_env_and_cwd)
 {
 	struct result r;

@@ -485,3 +485,15 @@ faketime_frozen_env(const char *env[6], char buf[3][128], double unix_time)
 	env[4] = "TZ=UTC";		/* how libfaketime reads the date above */
 	env[5] = NULL;
 }
+
+const char *
+write_config(const char *body)
+{
+	const char *path = scratch("lockrun.yaml");
+	FILE *fp = fopen(path, "w");
+
+	cr_assert(fp != NULL);
+	fprintf(fp, "redis:\n  url: %s\n%s", fx.url, body);
+	fclose(fp);
+	return path;
+}

@@ -70,6 +70,10 @@ pid_t	lr_start_env(const char *const env[], const char *const args[]);
 int	lr_wait(pid_t pid);
 const char *lr_stderr_of(pid_t pid, char *buf, size_t n);
 
+/* Write scratch file lockrun.yaml: a redis: url pointing at the suite's
+ * redis-server, then body; returns its path. */
+const char *write_config(const char *body);
+
 /* A path in fx.dir; a FIFO made there. */
 const char *scratch(const char *name);
 const char *fifo(const char *name);

@@ -132,18 +132,6 @@ number_in(const char *path)
 	return strtoll(buf, NULL, 10);
 }
 
-static const char *
-write_config(const char *body)
-{
-	const char *path = scratch("lockrun.yaml");
-	FILE *fp = fopen(path, "w");
-
-	cr_assert(fp != NULL);
-	fprintf(fp, "redis:\n  url: %s\n%s", fx.url, body);
-	fclose(fp);
-	return path;
-}
-
 /* --- JSON lines ------------------------------------------------------ */
 
 Test(log, json_lines_for_a_run_that_acquired_and_released)

@@ -21,18 +21,6 @@ TestSuite(status, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
 /* --- helpers ---------------------------------------------------------- */
 
-static const char *
-write_config(const char *body)
-{
-	const char *path = scratch("lockrun.yaml");
-	FILE *fp = fopen(path, "w");
-
-	cr_assert(fp != NULL);
-	fprintf(fp, "redis:\n  url: %s\n%s", fx.url, body);
-	fclose(fp);
-	return path;
-}
-
 /* The whole of what the last LR() wrote on stdout (r.out holds 4 KiB at
  * most); the caller frees it. */
 static char *
