@@ -116,7 +116,7 @@ static const char common_usage[] =
 "  -c, --config FILE        config file (default: $LOCKRUN_CONFIG, else\n"
 "                           /etc/lockrun/lockrun.yaml if it exists)\n"
 "      --redis URL          redis://[user[:password]@]host[:port][/db] or\n"
-"                           unix:///path[?db=N] (default $LOCKRUN_REDIS_URL,\n"
+"                           unix://[user@]/path[?db=N] (default $LOCKRUN_REDIS_URL,\n"
 "                           the config, redis://127.0.0.1:6379/0)\n"
 "      --password-file FILE read the Redis password from FILE\n"
 "      --connect-timeout DURATION, --command-timeout DURATION  (default 2s)\n"

@@ -107,7 +107,9 @@ rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e)
 	return unreachable(e);
 }
 
-/* Send AUTH and/or SELECT as one pipeline and check both replies. */
+/* Send AUTH and/or SELECT as one pipeline and check both replies. A user
+ * named without a password still authenticates, with an empty password
+ * (enough for a "nopass" ACL user), rather than going on as "default". */
 static int
 handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
     struct lr_err *e)
@@ -115,7 +117,7 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	char db[16];
 	const char *auth[3] = { "AUTH", u->user, password };
 	const char *sel[2] = { "SELECT", db };
-	int nauth = *password ? (*u->user ? 3 : 2) : 0, n = 0, rc_ = 0;
+	int nauth = *u->user ? 3 : *password ? 2 : 0, n = 0, rc_ = 0;
 
 	if (nauth == 2)
 		auth[1] = password;
@@ -134,8 +136,9 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 			char why[400];
 			rerr_classify(r->str, why, sizeof(why));
 			rc_ = is_auth ?
-			    lr_errf(e, EX_UNAVAILABLE, "redis %s: authentication refused: %s",
-				rc->where, why) :
+			    lr_errf(e, EX_UNAVAILABLE, "redis %s: authentication refused%s%s%s: %s",
+				rc->where, *password ? "" : " (user ", *password ? "" : u->user,
+				*password ? "" : " given without a password)", why) :
 			    lr_errf(e, EX_CONFIG, "redis %s: SELECT %d refused: %s",
 				rc->where, u->db, why);
 		}

@@ -53,18 +53,26 @@ parse_num(const char *s, size_t len, long lo, long hi, int *out)
 	return 0;
 }
 
-/* unix:///path[?db=N]. Messages never show the URL: user:password@ or
- * a ?password= may be in it. */
+static int parse_userinfo(const char *s, size_t len, struct lr_url *u,
+    struct lr_err *e);
+
+/* unix://[user[:password]@]/path[?db=N]. Messages never show the URL:
+ * user:password@ or a ?password= may be in it. */
 static int
 parse_unix(const char *rest, struct lr_url *u, struct lr_err *e)
 {
-	const char *q = strchr(rest, '?');
-	size_t plen = q ? (size_t)(q - rest) : strlen(rest);
+	const char *q, *at = NULL;
+	size_t plen;
 
 	u->is_unix = 1;
-	if (rest[0] != '/' && rest[strcspn(rest, "@/?")] == '@')
-		return lr_errf(e, EX_USAGE, "redis URL: a unix:// URL takes no user or "
-		    "password (use a password file or LOCKRUN_REDIS_PASSWORD)");
+	if (rest[0] != '/' && rest[strcspn(rest, "@/?")] == '@') {
+		at = rest + strcspn(rest, "@");
+		if (parse_userinfo(rest, (size_t)(at - rest), u, e) != 0)
+			return -1;
+		rest = at + 1;
+	}
+	q = strchr(rest, '?');
+	plen = q ? (size_t)(q - rest) : strlen(rest);
 	if (plen == 0 || rest[0] != '/')
 		return lr_errf(e, EX_USAGE, "redis URL: expected unix:///path/to/socket");
 	if (plen >= sizeof(u->path))

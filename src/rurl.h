@@ -1,5 +1,5 @@
 /* rurl.h -- Redis URLs: redis://[user[:password]@]host[:port][/db] and
- * unix:///path[?db=N]. */
+ * unix://[user[:password]@]/path[?db=N]. */
 #ifndef LR_RURL_H
 #define LR_RURL_H
 

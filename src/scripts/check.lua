@@ -21,7 +21,8 @@ if redis.acl_check_cmd then
     {'GET', KEYS[3]}, {'SET', KEYS[3], 'v'},
     {'XADD', KEYS[4], '*', 'f', 'v'}, {'PEXPIRE', KEYS[4], '1'},
     {'XREVRANGE', KEYS[4], '+', '-'},
-    {'HSET', KEYS[5], 'f', 'v'}, {'HMGET', KEYS[5], 'f'}, {'HGETALL', KEYS[5]},
+    {'HSET', KEYS[5], 'f', 'v'}, {'HMGET', KEYS[5], 'f'}, {'HGET', KEYS[5], 'f'},
+    {'HGETALL', KEYS[5]},
     {'DEL', KEYS[5]}, {'PEXPIRE', KEYS[5], '1'}, {'TIME'},
   }
   local said = {}

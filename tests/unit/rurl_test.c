@@ -69,6 +69,24 @@ Test(rurl, ipv6_in_brackets)
 	cr_assert(eq(str, rurl_where(&u, where, sizeof(where)), "[::1]:6390"));
 }
 
+Test(rurl, unix_socket_with_a_user)
+{
+	struct lr_url u = parse_ok("unix://cron@/run/redis/redis.sock?db=2");
+	struct lr_url v = parse_ok("unix://cron:p%40ss@/tmp/r.sock");
+	char where[160];
+
+	cr_assert(eq(int, u.is_unix, 1));
+	cr_assert(eq(str, u.user, "cron"));
+	cr_assert(eq(str, u.password, ""));
+	cr_assert(eq(str, u.path, "/run/redis/redis.sock"));
+	cr_assert(eq(int, u.db, 2));
+	cr_assert(eq(str, v.user, "cron"));
+	cr_assert(eq(str, v.password, "p@ss"));
+	cr_assert(eq(str, v.path, "/tmp/r.sock"));
+	cr_assert(eq(str, rurl_where(&v, where, sizeof(where)), "unix:/tmp/r.sock"),
+	    "no credentials in messages");
+}
+
 Test(rurl, unix_socket_with_db)
 {
 	struct lr_url u = parse_ok("unix:///run/redis/redis.sock?db=4");
@@ -146,10 +164,10 @@ Test(rurl, unix_errors_do_not_echo_the_password)
 {
 	char buf[512];
 
-	bad_secret("unix://user:s3cr3t@/x?db=abc", "redis URL: a unix:// URL takes no "
-	    "user or password (use a password file or LOCKRUN_REDIS_PASSWORD)");
-	bad_secret("unix://:s3cr3t@/run/redis.sock", "redis URL: a unix:// URL takes no "
-	    "user or password (use a password file or LOCKRUN_REDIS_PASSWORD)");
+	bad_secret("unix://user:s3cr3t@/x?db=abc",
+	    "redis URL: expected ?db=N after the socket path");
+	bad_secret("unix://:s3cr3t@run/redis.sock",
+	    "redis URL: expected unix:///path/to/socket");
 	bad_secret("unix://:s3/cr3t@/run/redis.sock",
 	    "redis URL: expected unix:///path/to/socket");
 	bad_secret("unix:///x?db=abc&password=s3cr3t",

@@ -1,0 +1,120 @@
+/* acl_test.c -- Redis ACL users: a user named in the URL is the user
+ * lockrun authenticates as, with or without a password, over TCP or a
+ * unix socket; and a user with exactly the permissions lockrun(1)
+ * documents can run, skip, check, and read status and history. */
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(acl, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
+
+/* ACL SETUSER, split into words as redis-cli would. */
+static void
+setuser(const char *words)
+{
+	redisContext *c = redis_client(&fx);
+	char buf[512], *argv[64], *save = NULL;
+	redisReply *r;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "ACL SETUSER %s", words);
+	for (char *w = strtok_r(buf, " ", &save); w && argc < 64; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	r = redisCommandArgv(c, argc, (const char **)argv, NULL);
+	cr_assert(r != NULL && r->type != REDIS_REPLY_ERROR, "%s: %s", words,
+	    r ? r->str : c->errstr);
+	freeReplyObject(r);
+	redisFree(c);
+}
+
+/* A user named without a password authenticates as that user (a nopass
+ * user here), not silently as "default": this user may touch other:* keys
+ * only, so lockrun's own keys are refused. */
+Test(acl, a_user_without_a_password_is_that_user)
+{
+	struct result r;
+	char url[200];
+
+	setuser("elsewhere on nopass ~other:* +@all");
+	snprintf(url, sizeof(url), "redis://elsewhere@127.0.0.1:%d", fx.port);
+	LR(&r, "--redis", url, "-k", "acl1", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, ""));
+	cr_assert(strstr(r.err, "lacks a permission") != NULL, "stderr: %s", r.err);
+	setuser("mine on nopass ~lockrun:* +@all");
+	snprintf(url, sizeof(url), "redis://mine@127.0.0.1:%d", fx.port);
+	LR(&r, "--redis", url, "-k", "acl1", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran\n"));
+}
+
+Test(acl, a_user_who_needs_a_password_and_has_none_is_told_so)
+{
+	struct result r;
+	char url[200];
+
+	setuser("cron on >pw ~lockrun:* +@all");
+	snprintf(url, sizeof(url), "redis://cron@127.0.0.1:%d", fx.port);
+	LR(&r, "--redis", url, "-k", "acl2", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(eq(str, r.out, ""));
+	cr_assert(strstr(r.err, "authentication refused (user cron given without a "
+	    "password)") != NULL, "stderr: %s", r.err);
+}
+
+Test(acl, a_unix_socket_url_takes_a_user)
+{
+	struct result r;
+	char url[300];
+
+	setuser("sock on >pw ~lockrun:* +@all");
+	snprintf(url, sizeof(url), "unix://sock:pw@%s?db=0", fx.sock);
+	LR(&r, "--redis", url, "-k", "acl3", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran\n"));
+	snprintf(url, sizeof(url), "unix://sock:bad@%s", fx.sock);
+	LR(&r, "--redis", url, "-k", "acl3", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(strstr(r.err, "bad") == NULL, "never print a password: %s", r.err);
+}
+
+/* Exactly the permissions of lockrun(1), "Redis permissions": a run, a
+ * skip, check, status and history all work; one fewer and a run fails. */
+#define RUN_PERMS "+evalsha +eval +get +set +pexpire +del +time +xadd +hset +hmget +hget"
+
+Test(acl, the_documented_permissions_are_enough)
+{
+	struct result r;
+	char url[200], flat[300];
+
+	setuser("least on >pw ~lockrun:* " RUN_PERMS " +ping +role +type +pttl +hgetall "
+	    "+xrevrange");
+	snprintf(url, sizeof(url), "redis://least:pw@127.0.0.1:%d", fx.port);
+	LR(&r, "--redis", url, "-k", "least", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	freeReplyObject(rcmd("SET lockrun:{held} x PX 60000"));
+	LR(&r, "--redis", url, "-k", "held", "-E", "75", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 75), "a skip: %s", r.err);
+	LR(&r, "check", "--redis", url, "-k", "least", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "types and permissions ok") != NULL, "%s", r.out);
+	LR(&r, "status", "--redis", url, "least");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	LR(&r, "history", "--redis", url, "least");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, " released ") != NULL, "%s", r.out);
+	/* without the history's XADD a run is refused, and check says why */
+	snprintf(flat, sizeof(flat), "least resetpass >pw -xadd");
+	setuser(flat);
+	LR(&r, "--redis", url, "-k", "least", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, ""));
+	LR(&r, "check", "--redis", url, "-k", "least", "--", "true");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(strstr(r.err, "may not run XADD on lockrun:{least}:history") != NULL,
+	    "%s", r.err);
+}
