@@ -151,3 +151,47 @@ Test(auth, a_url_with_the_password_is_not_passed_to_the_command)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "end\n"), "the command's environment has it: %s", r.out);
 }
+
+/* A field of INFO, read on c. */
+static long
+info_field(redisContext *c, const char *section, const char *field)
+{
+	redisReply *r = redisCommand(c, "INFO %s", section);
+	const char *p;
+	long n = -1;
+
+	cr_assert(r != NULL && r->type == REDIS_REPLY_STRING, "INFO %s", section);
+	if ((p = strstr(r->str, field)) != NULL)
+		n = strtol(p + strlen(field), NULL, 10);
+	freeReplyObject(r);
+	cr_assert(n >= 0, "no %s in INFO %s", field, section);
+	return n;
+}
+
+/* AUTH goes out in the same write as the acquire: with a password an
+ * uncontended run costs Redis three reads (acquire, release, and the
+ * connection's end), as a run without one does. Read events are counted
+ * with INFO stats total_reads_processed on one connection of the test's,
+ * whose own INFO commands are one read each. */
+Test(auth, a_password_costs_no_round_trip_of_its_own)
+{
+	redisContext *c = redis_client(&fx);
+	struct result r;
+	long before, after, infos = 0;
+
+	freeReplyObject(redisCommand(c, "AUTH s3cret"));
+	setenv("LOCKRUN_REDIS_PASSWORD", "s3cret", 1);
+	/* a first run, so that Redis knows the scripts (no NOSCRIPT below) */
+	LR(&r, "--redis", fx.url, "-k", "rt", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	POLL_UNTIL(info_field(c, "clients", "connected_clients:") == 1);
+	before = info_field(c, "stats", "total_reads_processed:");
+	LR(&r, "--redis", fx.url, "-k", "rt", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	/* until Redis has seen lockrun's connection end */
+	POLL_UNTIL((infos++, info_field(c, "clients", "connected_clients:") == 1));
+	after = info_field(c, "stats", "total_reads_processed:");
+	redisFree(c);
+	cr_assert(eq(long, after - before - infos - 1, 3), "lockrun's reads: %ld",
+	    after - before - infos - 1);
+}
