@@ -95,32 +95,6 @@ now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* Send one command and read its reply, reading first the reply of an AUTH
- * queued ahead of it (rconn_settle): the command leaves in the same write
- * as the AUTH, so a password costs no round trip of its own. Returns the
- * reply, or NULL with e. */
-static redisReply *
-command(struct lr_conn *rc, const char *what, int argc, const char **argv,
-    struct lr_err *e)
-{
-	redisReply *r = NULL;
-
-	if (redisAppendCommandArgv(rc->c, argc, argv, NULL) != REDIS_OK) {
-		rconn_fail(rc, what, e);
-		return NULL;
-	}
-	if (rconn_settle(rc, e) != 0) {
-		if (rconn_fd(rc) >= 0 && redisGetReply(rc->c, (void **)&r) == REDIS_OK)
-			freeReplyObject(r);	/* NOAUTH: nothing ran */
-		return NULL;
-	}
-	if (redisGetReply(rc->c, (void **)&r) != REDIS_OK) {
-		rconn_fail(rc, what, e);
-		return NULL;
-	}
-	return r;
-}
-
 /* Run a script: EVALSHA sha nkeys args..., and if Redis answers NOSCRIPT
  * (restarted, or SCRIPT FLUSH), EVAL body. A busy server is asked again
  * on the same connection, with backoff, until the command timeout has
@@ -140,8 +114,10 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = args[i];
 	for (int n = 0; ; n++) {
-		if ((r = command(rc, what, 3 + nargs, argv, e)) == NULL)
+		if ((r = redisCommandArgv(rc->c, 3 + nargs, argv, NULL)) == NULL) {
+			rconn_fail(rc, what, e);
 			return NULL;
+		}
 		if (r->type != REDIS_REPLY_ERROR)
 			return r;
 		switch (rerr_classify(r->str, why, sizeof(why))) {

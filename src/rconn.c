@@ -107,42 +107,9 @@ rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e)
 	return unreachable(e);
 }
 
-/* AUTH refused: the line that says so. Returns -1. */
-static int
-auth_refused(const struct lr_conn *rc, const char *reply, struct lr_err *e)
-{
-	const char *user = rc->url->user;
-	char why[400];
-
-	rerr_classify(reply, why, sizeof(why));
-	return lr_errf(e, EX_UNAVAILABLE, "redis %s: authentication refused%s%s%s: %s",
-	    rc->where, *rc->password ? "" : " (user ", *rc->password ? "" : user,
-	    *rc->password ? "" : " given without a password)", why);
-}
-
-int
-rconn_settle(struct lr_conn *rc, struct lr_err *e)
-{
-	redisReply *r = NULL;
-	int rc_ = 0;
-
-	if (!rc->auth_queued)
-		return 0;
-	rc->auth_queued = 0;
-	if (redisGetReply(rc->c, (void **)&r) != REDIS_OK)
-		return rconn_fail(rc, "AUTH", e);
-	if (r->type == REDIS_REPLY_ERROR)
-		rc_ = auth_refused(rc, r->str, e);
-	freeReplyObject(r);
-	return rc_;
-}
-
-/* Send AUTH and/or SELECT as one pipeline and check both replies; with
- * rc->defer_auth and db 0, only queue AUTH (rconn_settle() reads it). A
- * user named without a password still authenticates, with an empty
- * password (enough for a "nopass" ACL user), rather than going on as
- * "default". SELECT is never deferred: were it refused, the first command
- * would run on database 0. */
+/* Send AUTH and/or SELECT as one pipeline and check both replies. A user
+ * named without a password still authenticates, with an empty password
+ * (enough for a "nopass" ACL user), rather than going on as "default". */
 static int
 handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
     struct lr_err *e)
@@ -155,12 +122,6 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	if (nauth == 2)
 		auth[1] = password;
 	snprintf(db, sizeof(db), "%d", u->db);
-	if (nauth && rc->defer_auth && u->db == 0) {
-		if (redisAppendCommandArgv(rc->c, nauth, auth, NULL) != REDIS_OK)
-			return rconn_fail(rc, "AUTH", e);
-		rc->auth_queued = 1;
-		return 0;
-	}
 	if (nauth && redisAppendCommandArgv(rc->c, nauth, auth, NULL) == REDIS_OK)
 		n++;
 	if (u->db != 0 && redisAppendCommandArgv(rc->c, 2, sel, NULL) == REDIS_OK)
@@ -174,7 +135,10 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 		if (r->type == REDIS_REPLY_ERROR && rc_ == 0) {
 			char why[400];
 			rerr_classify(r->str, why, sizeof(why));
-			rc_ = is_auth ? auth_refused(rc, r->str, e) :
+			rc_ = is_auth ?
+			    lr_errf(e, EX_UNAVAILABLE, "redis %s: authentication refused%s%s%s: %s",
+				rc->where, *password ? "" : " (user ", *password ? "" : u->user,
+				*password ? "" : " given without a password)", why) :
 			    lr_errf(e, EX_CONFIG, "redis %s: SELECT %d refused: %s",
 				rc->where, u->db, why);
 		}
@@ -294,7 +258,6 @@ rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e)
 	int rc_;
 
 	rconn_close(rc);
-	rc->defer_auth = 0;	/* renewals read their replies as they come */
 	cap_ms /= 2;		/* connect, then AUTH/SELECT: both within the cap */
 	if (cap_ms < 1)
 		cap_ms = 1;
@@ -340,5 +303,4 @@ rconn_close(struct lr_conn *rc)
 	if (rc->c)
 		redisFree(rc->c);
 	rc->c = NULL;
-	rc->auth_queued = 0;
 }

@@ -21,10 +21,6 @@ struct lr_conn {
 	long long		 command_timeout_ms;
 	struct sockaddr_storage	 addr;		/* resolved once, at the first open */
 	socklen_t		 addrlen;	/* 0 until then */
-	int			 defer_auth;	/* set by the caller: rconn_open() only
-						 * queues AUTH, to go out with the
-						 * first command (db 0 only) */
-	int			 auth_queued;	/* AUTH's reply is still to be read */
 };
 
 /* The password to use, first found of: the file given on the command line
@@ -45,16 +41,8 @@ int	rconn_password(const char *cli_file, const char *cfg_file, const struct lr_u
 int	rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	    long long connect_ms, long long command_ms, struct lr_err *e);
 
-/* With rc->defer_auth, AUTH was only queued by rconn_open(): after the
- * first command has been queued behind it, read AUTH's reply. Returns 0
- * (also when nothing was queued), or -1 with e as rconn_open() would have
- * failed; the command's own reply (NOAUTH) must then be read and dropped.
- * Redis runs nothing for a client whose AUTH failed, so no command goes
- * through unauthenticated. */
-int	rconn_settle(struct lr_conn *rc, struct lr_err *e);
-
 /* Close and connect again as rconn_open() did, but give up after cap_ms
- * if that is sooner than the connect timeout; AUTH is never deferred. */
+ * if that is sooner than the connect timeout. */
 int	rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e);
 
 /* PING: one round trip. Returns 0, or -1 with e = EX_UNAVAILABLE. */

@@ -61,14 +61,12 @@ run_log_context(const struct lr_ctx *x, long long token)
 	    x->t.one_server ? l->keys.slot_iso : NULL);
 }
 
-/* Connect and try once: one round trip, AUTH included (it goes out with
- * the acquire). */
+/* Connect and try once: one round trip. */
 static int
 acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 {
 	long long sent = mono_ms();
 
-	x->conn.defer_auth = 1;
 	if (x->conn.c == NULL && rconn_open(&x->conn, &x->url, x->password,
 	    x->redis.connect_timeout_ms, x->redis.command_timeout_ms, e) != 0)
 		return -1;
