@@ -404,11 +404,19 @@ scan(int argc, char *argv[], struct lr_cli *c, int *stop, int *dashdash,
 	opterr = 0;
 	optind = 0;		/* full reset: scanned twice, and tests parse again */
 	/* a run's options end at its command; the other verbs' words are
-	 * names, so options may follow them too (getopt moves them first) */
-	const char *optstring = c && c->verb != VERB_RUN && c->verb != VERB_CHECK ?
-	    ":hVc:t:k:E:C:e:vqn:" : "+:hVc:t:k:E:C:e:vqn:";
+	 * names, so options may follow them too: getopt hands each word over
+	 * in order ("-"), whatever POSIXLY_CORRECT says */
+	int names = c && c->verb != VERB_RUN && c->verb != VERB_CHECK;
+	size_t nw = 0;
 
-	while ((ch = getopt_long(argc, argv, optstring, longopts, &idx)) != -1) {
+	if (names && (c->words_ = calloc((size_t)argc + 1, sizeof(char *))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	while ((ch = getopt_long(argc, argv, names ? "-:hVc:t:k:E:C:e:vqn:" :
+	    "+:hVc:t:k:E:C:e:vqn:", longopts, &idx)) != -1) {
+		if (ch == 1) {		/* a word, with names */
+			c->words_[nw++] = optarg;
+			continue;
+		}
 		if (ch == '?') {
 			if (optopt)
 				return lr_errf(e, EX_USAGE, "unknown option '-%c'", optopt);
@@ -437,6 +445,13 @@ scan(int argc, char *argv[], struct lr_cli *c, int *stop, int *dashdash,
 	*stop = optind;
 	*dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0 &&
 	    argv[optind - 1] != last_arg;
+	if (names) {		/* and the words after "--" */
+		while (optind < argc)
+			c->words_[nw++] = argv[optind++];
+		*stop = argc;
+		if (nw > 0)
+			c->cmd = c->words_;
+	}
 	return 0;
 }
 
@@ -484,5 +499,6 @@ cli_free(struct lr_cli *c)
 {
 	task_free(&c->o);
 	free(c->argv_);
-	c->argv_ = NULL;
+	free(c->words_);
+	c->argv_ = c->words_ = NULL;
 }

@@ -34,6 +34,7 @@ struct lr_cli {
 						 * the command (run, check) or the verb's
 						 * arguments */
 	char			**argv_;	/* argv without the verb word, owned */
+	char			**words_;	/* status, history, unlock: their words */
 };
 
 #define HOST_MAX	64	/* bytes in a --host name, as HOST_NAME_MAX */

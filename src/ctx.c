@@ -63,17 +63,25 @@ ctx_die(struct lr_ctx *x, const struct lr_err *e)
 /* Which task a verb reads in full from the config (config_load's only):
  * all of them to check it; the one run, or unlocked; none to list them. */
 static const char *
-config_part(const struct lr_ctx *x)
+config_part(struct lr_ctx *x)
 {
-	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL;
+	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL, *open, *close;
 
 	switch (x->cli.verb) {
 	case VERB_CHECK:
 		return NULL;
 	case VERB_RUN:
 		return x->cli.task ? x->cli.task : "";
-	case VERB_UNLOCK:
-		return word && strchr(word, '{') == NULL ? word : "";
+	case VERB_UNLOCK:	/* a task, or a key: prefix{task}[:slot:...] */
+		if (word == NULL)
+			return "";
+		if ((open = strchr(word, '{')) == NULL)
+			return word;
+		if ((close = strchr(open, '}')) == NULL ||
+		    (size_t)(close - open - 1) >= sizeof(x->part))
+			return "";
+		snprintf(x->part, sizeof(x->part), "%.*s", (int)(close - open - 1), open + 1);
+		return x->part;
 	case VERB_STATUS: case VERB_HISTORY: case NVERBS:
 		break;
 	}

@@ -31,6 +31,7 @@ struct lr_ctx {
 	char			 password[512];
 	struct lr_conn		 conn;
 	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
+	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */
 	char			**exec_argv;	/* argv for execvp, borrows t.argv */
 	char			 exec_path[PATH_MAX];	/* exec_argv[0], found */
 	struct lr_sigstate	 sig;

@@ -159,8 +159,8 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	redisReply *r;
 	long long code;
 
-	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s", l->id, l->ttl_ms,
-	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l));
+	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d", l->id, l->ttl_ms,
+	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l), !l->quiet_held);
 	r = script_call(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "5",
 	    args, 7, e);
 	if (r == NULL)
@@ -270,22 +270,29 @@ lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending
 
 int
 lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
-    const char *who, long long hist_cap, long long hist_ttl_ms,
+    const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
     char *holder, size_t n, struct lr_err *e)
 {
 	char how[64];
-	const char *args[] = { key, k->fence, k->hist, k->last, who, how };
+	const char *args[] = { key, k->fence, k->hist, k->last, who, how, expect };
 	redisReply *r;
-	int freed;
+	long long code = -1;
 
 	snprintf(how, sizeof(how), "%lld %lld", hist_cap, hist_ttl_ms);
-	r = script_call(rc, "unlock", SCRIPT_UNLOCK_SHA, SCRIPT_UNLOCK, "4", args, 6, e);
+	r = script_call(rc, "unlock", SCRIPT_UNLOCK_SHA, SCRIPT_UNLOCK, "4", args, 7, e);
 	if (r == NULL)
 		return -1;
-	freed = r->type == REDIS_REPLY_STRING;
-	snprintf(holder, n, "%s", freed ? r->str : "");
+	holder[0] = '\0';
+	if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 &&
+	    r->element[0]->type == REDIS_REPLY_INTEGER)
+		code = r->element[0]->integer;
+	if ((code == 1 || code == 2) && r->elements == 2 &&
+	    r->element[1]->type == REDIS_REPLY_STRING)
+		snprintf(holder, n, "%s", r->element[1]->str);
+	else if (code != 0)
+		code = lr_errf(e, EX_SOFTWARE, "redis %s: unlock: unexpected reply", rc->where);
 	freeReplyObject(r);
-	return freed;
+	return (int)code;
 }
 
 /* Append one problem line to buf. */

@@ -26,6 +26,8 @@ struct lr_lock {
 	long long	slot_ttl_ms;	/* slot key TTL; 0: one-server off */
 	long long	hist_cap;	/* history entries kept; 0: no history */
 	long long	hist_ttl_ms;	/* the history's life after its last write */
+	int		quiet_held;	/* this acquire will be retried if the lock is
+					 * held (--wait): do not record the skip */
 	char		id[33];		/* 128 random bits, hex: the owner check */
 	char		owner[300];	/* "host pid start", stored after id and token */
 	long long	token;		/* fencing token, once acquired */
@@ -76,14 +78,15 @@ struct lr_ending {
 int	lock_release(struct lr_conn *rc, const struct lr_lock *l,
 	    const struct lr_ending *end, struct lr_err *e);
 
-/* `lockrun unlock`: free key (k's stable key or one of its slot keys) and
- * move the fencing counter past the holder's token, so the holder finds
- * its lock lost at its next renewal; record who did it ("host pid") in
- * the history. Returns 1 with the freed value in holder[n], 0 when the key
- * was free, -1 with e. */
+/* `lockrun unlock`: free key (k's stable key or one of its slot keys) if
+ * it still holds the value expect, and move the fencing counter past the
+ * holder's token, so the holder finds its lock lost at its next renewal;
+ * record who did it ("host pid") in the history. Returns 1 freed, 2 not
+ * freed as it holds another value now, each with the key's value in
+ * holder[n]; 0 when the key was free; -1 with e. */
 int	lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
-	    const char *who, long long hist_cap, long long hist_ttl_ms,
-	    char *holder, size_t n, struct lr_err *e);
+	    const char *expect, const char *who, long long hist_cap,
+	    long long hist_ttl_ms, char *holder, size_t n, struct lr_err *e);
 
 /* `lockrun check`: ask Redis whether a run could use k's keys -- their
  * types and, on Redis 7, the user's permissions (check.lua, read-only) --

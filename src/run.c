@@ -107,6 +107,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	for (int n = 0; ; n++) {
 		long long left, pause;
 
+		l->quiet_held = n > 0;	/* a wait is one skipped-held, its first */
 		if (acquire_once(x, out, e) != 0)
 			return -1;
 		x->seen_held |= *out == LOCK_HELD;

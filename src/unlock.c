@@ -221,17 +221,20 @@ unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
 		snprintf(un.nodename, sizeof(un.nodename), "unknown");
 	snprintf(who, sizeof(who), "%s %ld", x->cli.host ? x->cli.host : un.nodename,
 	    (long)getpid());
-	rc = lock_unlock(&x->conn, &t->k, t->key, who, x->t.history, x->t.history_ttl_ms,
-	    freed, sizeof(freed), &e);
+	rc = lock_unlock(&x->conn, &t->k, t->key, shown, who, x->t.history,
+	    x->t.history_ttl_ms, freed, sizeof(freed), &e);
 	if (rc < 0)
 		ctx_die(x, &e);
 	if (rc == 0) {
 		printf("%s is free: it expired or was released meanwhile\n", t->key);
 		return 0;
 	}
-	if (strcmp(freed, shown) != 0) {
-		printf("the lock changed hands before it was freed; freed instead:\n");
+	if (rc == 2) {	/* only what the operator saw and agreed to is freed */
+		printf("the lock changed hands since it was shown; it holds now:\n");
 		holder_print(t->key, freed);
+		lr_error("unlock: %s not freed: its holder changed (run unlock again to "
+		    "free the new one)", t->key);
+		return 1;
 	}
 	printf("freed   %s\n", t->key);
 	return 0;

@@ -2,8 +2,11 @@
 -- KEYS[1] fencing counter, KEYS[2] stable key, KEYS[3] slot key (the
 -- stable key again when one-server is off), KEYS[4] history, KEYS[5] last
 -- run. ARGV[1] "<owner id> <stable ttl ms> <slot ttl ms> <history cap>
--- <history ttl ms> <slot, ISO 8601, or ->": a stable ttl of 0 means
--- no-overlap is off, a slot ttl of 0 one-server. ARGV[2] "host pid start".
+-- <history ttl ms> <slot, ISO 8601, or -> <1: record a held lock, 0: not>":
+-- a stable ttl of 0 means no-overlap is off, a slot ttl of 0 one-server;
+-- the last field is 0 for the attempts of --wait after the first, so that
+-- a wait leaves one skipped-held entry, not one per attempt. ARGV[2]
+-- "host pid start".
 -- The settings share one argument because Redis refuses more than ten
 -- arguments from a client that has not authenticated, which would turn a
 -- clear NOAUTH into a protocol error.
@@ -21,8 +24,8 @@
 -- last acquire.
 local fence_ttl = 86400000
 if redis.replicate_commands then redis.replicate_commands() end
-local id, stable_ttl, slot_ttl, cap, hist_ttl, slot =
-  string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) (%S+)$')
+local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held =
+  string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) (%S+) ([01])$')
 if not id then return redis.error_reply('ERR acquire: bad arguments') end
 stable_ttl, slot_ttl = tonumber(stable_ttl), tonumber(slot_ttl)
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
@@ -37,7 +40,10 @@ end
 
 if stable_ttl > 0 then
   local holder = redis.call('GET', KEYS[2])
-  if holder then skipped('skipped-held', holder) return {0, holder} end
+  if holder then
+    if say_held == '1' then skipped('skipped-held', holder) end
+    return {0, holder}
+  end
 end
 if slot_ttl > 0 then
   local holder = redis.call('GET', KEYS[3])
@@ -65,12 +71,12 @@ record(KEYS[4], cap, hist_ttl, {'event', 'ran', 'host', host, 'pid', pid,
 if cap > 0 then
   -- a new run, but the last success (release.lua) is kept until the next
   local success = redis.pcall('HGET', KEYS[5], 'success_ms')
-  redis.call('DEL', KEYS[5])
-  redis.call('HSET', KEYS[5], 'event', 'running', 'host', host, 'pid', pid,
+  redis.pcall('DEL', KEYS[5])
+  redis.pcall('HSET', KEYS[5], 'event', 'running', 'host', host, 'pid', pid,
     'slot', slot, 'token', digits, 'start_ms', string.format('%.0f', now))
   if type(success) == 'string' then
-    redis.call('HSET', KEYS[5], 'success_ms', success)
+    redis.pcall('HSET', KEYS[5], 'success_ms', success)
   end
-  redis.call('PEXPIRE', KEYS[5], hist_ttl)
+  redis.pcall('PEXPIRE', KEYS[5], hist_ttl)
 end
 return {1, token}

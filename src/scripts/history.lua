@@ -3,6 +3,10 @@
 -- a hash describing the task's latest run. Each write sets them to expire
 -- `ttl` ms later, so a task nobody runs any more leaves nothing behind.
 -- cap 0 turns both off. Fields with an empty value are left out.
+-- Every write here goes through redis.pcall: the history is bookkeeping,
+-- and a refusal (a user without +xadd, a key of the wrong type) must never
+-- fail the script that takes or frees the lock, which Redis would not roll
+-- back. `lockrun check` names such a refusal.
 local function record(hist, cap, ttl, fields)
   if cap <= 0 then return end
   local cmd = {'XADD', hist, 'MAXLEN', cap, '*'}
@@ -12,8 +16,8 @@ local function record(hist, cap, ttl, fields)
       cmd[#cmd + 1] = fields[i + 1]
     end
   end
-  redis.call(unpack(cmd))
-  redis.call('PEXPIRE', hist, ttl)
+  redis.pcall(unpack(cmd))
+  redis.pcall('PEXPIRE', hist, ttl)
 end
 
 -- Record how the run holding `token` ended in the last-run hash, once, and
@@ -21,10 +25,10 @@ end
 -- run must not overwrite a newer one's.
 local function note_last(last, cap, ttl, token, fields)
   if cap <= 0 then return end
-  local h = redis.call('HMGET', last, 'token', 'event')
+  local h = redis.pcall('HMGET', last, 'token', 'event')
   if h[1] ~= token or h[2] ~= 'running' then return end
-  redis.call('HSET', last, unpack(fields))
-  redis.call('PEXPIRE', last, ttl)
+  redis.pcall('HSET', last, unpack(fields))
+  redis.pcall('PEXPIRE', last, ttl)
 end
 
 -- The server's clock in ms: one clock for every host's entries.

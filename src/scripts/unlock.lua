@@ -3,8 +3,11 @@
 -- KEYS[1] the key to free (the stable key, or a slot key), KEYS[2]
 -- fencing counter, KEYS[3] history, KEYS[4] last run.
 -- ARGV[1] "<host> <pid>" of whoever unlocks; ARGV[2] "<history cap>
--- <history ttl ms>".
--- Returns the value that was freed, or false when the key was free.
+-- <history ttl ms>"; ARGV[3] the value the operator was shown and agreed
+-- to free.
+-- Returns {1, value} freed; {0} the key was free; {2, value} it holds
+-- another value now (the lock changed hands since it was shown): nothing
+-- is freed.
 -- The counter moves past the holder's token, so renew.lua sees a later
 -- token and reports the lock lost (3) rather than ours again (2).
 if redis.replicate_commands then redis.replicate_commands() end
@@ -13,7 +16,8 @@ if not cap then return redis.error_reply('ERR unlock: bad arguments') end
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
 local host, pid = string.match(ARGV[1], '^(%S+) (%S+)$')
 local value = redis.call('GET', KEYS[1])
-if not value then return false end
+if not value then return {0} end
+if value ~= ARGV[3] then return {2, value} end
 redis.call('DEL', KEYS[1])
 local text = redis.call('GET', KEYS[2]) or '0'
 local n = string.match(text, '^%d+$') and #text <= 16 and tonumber(text)
@@ -35,6 +39,10 @@ if y then
 end
 record(KEYS[3], cap, hist_ttl, {'event', 'unlocked', 'host', host, 'pid', pid,
   'slot', slot, 'token', token, 'holder', by})
-note_last(KEYS[4], cap, hist_ttl, token, {'event', 'unlocked',
-  'end_ms', string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))})
-return value
+-- the run ends with its stable key; freeing a slot key does not end it,
+-- and its release must still record how it ended
+if slot == '' then
+  note_last(KEYS[4], cap, hist_ttl, token, {'event', 'unlocked', 'end_ms',
+    string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))})
+end
+return {1, value}

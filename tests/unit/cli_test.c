@@ -1,4 +1,6 @@
 /* cli_test.c -- the command line. */
+#include <stdlib.h>
+
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
@@ -205,6 +207,14 @@ Test(cli, options_may_follow_the_words_of_status_history_and_unlock)
 	parse_ok(ARGV("unlock", "job", "--yes"), &c);
 	cr_assert(eq(int, c.yes, 1));
 	cr_assert(eq(str, c.cmd[0], "job"));
+	cli_free(&c);
+	/* whatever POSIXLY_CORRECT says */
+	setenv("POSIXLY_CORRECT", "1", 1);
+	parse_ok(ARGV("history", "job", "-n", "3"), &c);
+	unsetenv("POSIXLY_CORRECT");
+	cr_assert(eq(i64, c.count, 3));
+	cr_assert(eq(str, c.cmd[0], "job"));
+	cr_assert(eq(ptr, c.cmd[1], NULL));
 	cli_free(&c);
 	/* but a run's options end at its command */
 	parse_ok(ARGV("run", "sh", "--json"), &c);
