@@ -76,6 +76,30 @@ check_print(FILE *fp, const struct lr_check *c, long long now_ms)
 		print_slots(fp, c, now_ms);
 }
 
+/* The config file and its tasks, or that there is none. */
+static void
+config_line(const struct lr_ctx *x)
+{
+	if (x->cfg.path == NULL)
+		printf("config      none (command-line options only)\n");
+	else
+		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
+		    x->cfg.nnames == 1 ? "" : "s");
+}
+
+/* Connect and PING, after what was printed so far is out; or die. */
+static void
+reach(struct lr_ctx *x)
+{
+	struct lr_err e;
+
+	fflush(stdout);
+	if (ctx_connect(x, &e) != 0 || rconn_ping(&x->conn, &e) != 0)
+		ctx_die(x, &e);
+	printf("redis       %s: reachable\n", x->conn.where);
+	fflush(stdout);
+}
+
 /* `lockrun check` alone: the config is valid (or absent); list its tasks'
  * keys; reach Redis. */
 static int
@@ -86,25 +110,18 @@ check_config(struct lr_ctx *x)
 
 	if (ctx_redis(x, &e) != 0)
 		ctx_die(x, &e);
-	if (x->cfg.path == NULL)
-		printf("config      none (command-line options only)\n");
-	else
-		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
-		    x->cfg.nnames == 1 ? "" : "s");
+	config_line(x);
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
 		keys_build(&k, x->prefix, x->cfg.names[i], (time_t)-1, 60000);
 		printf("task        %-24s %s\n", x->cfg.names[i], k.stable);
 	}
-	fflush(stdout);
-	if (ctx_connect(x, &e) != 0 || rconn_ping(&x->conn, &e) != 0)
-		ctx_die(x, &e);
-	printf("redis       %s: reachable\n", x->conn.where);
+	reach(x);
 	return 0;
 }
 
 /* Would a run work against this server and these keys? A replica, a key
  * of the wrong type or a missing permission each get a line; any of them
- * is EX_UNAVAILABLE, as the run itself would be refused. */
+ * is EX_UNAVAILABLE: the run would be refused, or would record nothing. */
 static int
 probe(struct lr_ctx *x)
 {
@@ -142,16 +159,8 @@ verb_check(struct lr_ctx *x)
 		ctx_die(x, &e);
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
-	if (x->cfg.path)
-		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
-		    x->cfg.nnames == 1 ? "" : "s");
-	else
-		printf("config      none (command-line options only)\n");
+	config_line(x);
 	check_print(stdout, &c, real_ms());
-	fflush(stdout);
-	if (ctx_connect(x, &e) != 0 || rconn_ping(&x->conn, &e) != 0)
-		ctx_die(x, &e);
-	printf("redis       %s: reachable\n", x->conn.where);
-	fflush(stdout);
+	reach(x);
 	return probe(x);
 }

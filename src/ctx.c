@@ -1,5 +1,7 @@
 /* ctx.c -- the settings every verb shares, merged in one order: command
  * line, environment, task, the config's defaults, built-in values. */
+#include <sys/utsname.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +54,9 @@ ctx_die(struct lr_ctx *x, const struct lr_err *e)
 	f.status = e->status;
 	lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
 	if (e->status == EX_USAGE && log_human_stderr())
-		fprintf(stderr, "Try 'lockrun %s--help' for more information.\n",
-		    x->cli.verb == VERB_RUN ? "" : x->cli.verb == VERB_CHECK ? "" :
-		    x->cli.verb == VERB_STATUS ? "status " :
-		    x->cli.verb == VERB_HISTORY ? "history " : "unlock ");
+		fprintf(stderr, "Try 'lockrun %s%s--help' for more information.\n",
+		    x->cli.verb > VERB_CHECK ? cli_verb_name(x->cli.verb) : "",
+		    x->cli.verb > VERB_CHECK ? " " : "");	/* check: a run's options */
 	ctx_free(x);
 	exit(e->status);
 }
@@ -188,6 +189,17 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 		unsetenv("LOCKRUN_REDIS_URL");
 	explicit_bzero(&u, sizeof(u));
 	return 0;
+}
+
+const char *
+ctx_host(struct lr_ctx *x)
+{
+	struct utsname un;
+
+	if (x->host[0] == '\0')
+		snprintf(x->host, sizeof(x->host), "%s", x->cli.host ? x->cli.host :
+		    uname(&un) == 0 ? un.nodename : "unknown");
+	return x->host;
 }
 
 int

@@ -32,6 +32,7 @@ struct lr_ctx {
 	struct lr_conn		 conn;
 	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
 	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */
+	char			 host[HOST_MAX + 1];	/* ctx_host(), once known */
 	char			**exec_argv;	/* argv for execvp, borrows t.argv */
 	char			 exec_path[PATH_MAX];	/* exec_argv[0], found */
 	struct lr_sigstate	 sig;
@@ -64,6 +65,10 @@ int	ctx_merge(struct lr_ctx *x, const char *task, struct lr_err *e);
  * built-in; then parse the URL and read the password, and keep both out
  * of the environment the command inherits. Returns 0, or -1 with e. */
 int	ctx_redis(struct lr_ctx *x, struct lr_err *e);
+
+/* The name recorded for this host: --host, else the node name (uname -n),
+ * else "unknown". */
+const char *ctx_host(struct lr_ctx *x);
 
 /* Connect to Redis as configured. Returns 0, or -1 with e. */
 int	ctx_connect(struct lr_ctx *x, struct lr_err *e);

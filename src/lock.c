@@ -1,7 +1,6 @@
 /* lock.c -- acquire and release the lock with Lua scripts sent by
  * EVALSHA, falling back to EVAL once when Redis does not know them. */
 #include <sys/random.h>
-#include <sys/utsname.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,22 +49,16 @@ void
 lock_init(struct lr_lock *l, const char *host)
 {
 	unsigned char raw[16];
-	struct utsname un;
 	struct timespec ts;
 	char start[TEXT_ISO_MAX];
 
 	owner_bytes(raw);
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(l->id + 2 * i, 3, "%02x", raw[i]);
-	if (host)
-		snprintf(un.nodename, sizeof(un.nodename), "%s", host);
-	else if (uname(&un) != 0)
-		snprintf(un.nodename, sizeof(un.nodename), "unknown");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	text_iso(ts.tv_sec * 1000LL + ts.tv_nsec / 1000000, TEXT_ISO_MS, start,
 	    sizeof(start));
-	snprintf(l->owner, sizeof(l->owner), "%s %ld %s", un.nodename, (long)getpid(),
-	    start);
+	snprintf(l->owner, sizeof(l->owner), "%s %ld %s", host, (long)getpid(), start);
 }
 
 /* An error reply to what: one line, never flagged as a transport failure,

@@ -38,8 +38,7 @@ struct lr_lock {
 };
 
 /* Draw the owner id (getrandom(2) without blocking, else /dev/urandom,
- * else the clocks and pid) and describe this process: "host pid start",
- * host being the given name, or the node name when NULL. */
+ * else the clocks and pid) and describe this process: "host pid start". */
 void	lock_init(struct lr_lock *l, const char *host);
 
 /* Decide in one round trip: check the stable key, check the slot key,

@@ -1,7 +1,6 @@
 /* log.c -- every message lockrun gives goes through lr_event(): a human
  * line on stderr (quiet by default, so cron mails nothing), and with
  * --log or log: the same line to syslog(3), or a JSON object per line. */
-#include <sys/utsname.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,14 +63,11 @@ log_setup(int verbose, int quiet)
 int
 log_open(const char *spec, const char *host, struct lr_err *e)
 {
-	struct utsname un;
 	const char *why;
 	int fd;
 
 	if ((why = log_spec_problem(spec)) != NULL)
 		return lr_errf(e, EX_USAGE, "log: \"%s\" %s", spec, why);
-	if (host == NULL)
-		host = uname(&un) == 0 ? un.nodename : "unknown";
 	snprintf(lg.host, sizeof(lg.host), "%s", host);
 	if (strcmp(spec, "syslog") == 0) {
 		/* connect now, before any fork: the guard shares the socket */

@@ -30,7 +30,7 @@ void	log_setup(int verbose, int quiet);
 
 /* Send every line where spec says as well (syslog, json:FILE), or JSON
  * lines on stderr instead of human ones (json); host names this machine
- * in JSON lines (NULL: the node name). Returns 0, or -1 with e =
+ * in JSON lines. Returns 0, or -1 with e =
  * EX_USAGE (a bad spec: checked before) or EX_CANTCREAT (the file). */
 int	log_open(const char *spec, const char *host, struct lr_err *e);
 

@@ -69,11 +69,11 @@ main(int argc, char *argv[])
 		return 0;
 	}
 	/* --log first, so that a bad config is reported there too */
-	if (x.cli.log && log_open(x.cli.log, x.cli.host, &e) != 0)
+	if (x.cli.log && log_open(x.cli.log, ctx_host(&x), &e) != 0)
 		ctx_die(&x, &e);
 	if (ctx_load_config(&x, &e) != 0)
 		ctx_die(&x, &e);
-	if (!x.cli.log && x.cfg.log && log_open(x.cfg.log, x.cli.host, &e) != 0)
+	if (!x.cli.log && x.cfg.log && log_open(x.cfg.log, ctx_host(&x), &e) != 0)
 		ctx_die(&x, &e);
 	status = verbs[x.cli.verb](&x);
 #ifndef __SANITIZE_ADDRESS__

@@ -89,7 +89,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	unsigned long long seed;
 
 	*sig = 0;
-	lock_init(l, x->cli.host);
+	lock_init(l, ctx_host(x));
 	l->hist_cap = x->t.history;
 	l->hist_ttl_ms = x->t.history_ttl_ms;
 	if (x->t.one_server) {

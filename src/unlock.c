@@ -1,6 +1,5 @@
 /* unlock.c -- `lockrun unlock TASK|KEY`: show who holds a lock, then free
  * it so that its holder finds it lost at its next renewal (unlock.lua). */
-#include <sys/utsname.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -213,14 +212,10 @@ static int
 unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
 {
 	struct lr_err e = { 0, "", 0 };
-	struct utsname un;
-	char who[HOST_MAX + sizeof(un.nodename) + 32], freed[512];
+	char who[HOST_MAX + 32], freed[512];
 	int rc;
 
-	if (x->cli.host == NULL && uname(&un) != 0)
-		snprintf(un.nodename, sizeof(un.nodename), "unknown");
-	snprintf(who, sizeof(who), "%s %ld", x->cli.host ? x->cli.host : un.nodename,
-	    (long)getpid());
+	snprintf(who, sizeof(who), "%s %ld", ctx_host(x), (long)getpid());
 	rc = lock_unlock(&x->conn, &t->k, t->key, shown, who, x->t.history,
 	    x->t.history_ttl_ms, freed, sizeof(freed), &e);
 	if (rc < 0)
