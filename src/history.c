@@ -126,11 +126,7 @@ field_number(const redisReply *r, long long *v)
 static void
 json_field_str(FILE *fp, const char *key, const redisReply *v)
 {
-	fprintf(fp, ",\"%s\":", key);
-	if (v == NULL)
-		fputs("null", fp);
-	else
-		text_json_fput(fp, v->str, v->len);
+	text_json_member(fp, key, v ? v->str : NULL, v ? v->len : 0);
 }
 
 /* "key":number or "key":null (absent, or not a number). */

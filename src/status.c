@@ -609,11 +609,7 @@ put_label(FILE *fp, const char *s)
 static void
 put_json_str(FILE *fp, const char *key, const char *v)
 {
-	fprintf(fp, ",\"%s\":", key);
-	if (v == NULL)
-		fputs("null", fp);
-	else
-		put_json(fp, v);
+	text_json_member(fp, key, v, v ? strlen(v) : 0);
 }
 
 static void
