@@ -17,11 +17,11 @@ PKG_CONFIG ?= pkg-config
 
 # Debian packages the build, the tests and the demo need.
 DEB_PKGS = build-essential pkg-config libhiredis-dev libyaml-dev libcriterion-dev \
-	redis-server util-linux faketime tzdata
+	redis-server util-linux faketime tzdata libssl-dev
 # What `make deps` checks for, as commands and pkg-config modules.
 DEP_CMDS = cc make pkg-config redis-server flock faketime
 DEP_FILES = /usr/share/zoneinfo/America/New_York
-DEP_MODS = hiredis yaml-0.1 criterion
+DEP_MODS = hiredis yaml-0.1 criterion openssl
 
 ifeq ($(SANITIZE),1)
 B = build/asan
@@ -36,38 +36,51 @@ endif
 
 WARN = -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Wshadow \
 	$(if $(filter true,$(CI)),-Werror)
+# TLS (rediss://) when OpenSSL is there (libssl-dev; `make deps` installs
+# it): without it, lockrun builds and refuses rediss:// URLs with a message.
 # Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
+TLS_MOD = $(shell $(PKG_CONFIG) --exists openssl 2>/dev/null && echo openssl)
+LIB_MODS = hiredis yaml-0.1 $(TLS_MOD)
 LR_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(SAN) -MMD -MP -I$(B) -Isrc \
-	-DLOCKRUN_VERSION='"$(VERSION)"' $(shell $(PKG_CONFIG) --cflags hiredis yaml-0.1)
-# lockrun is linked statically by default (static PIE, so still placed at
-# a random address), libc included: no ld.so work
-# and no shared libc mapped on every cron start (make bench: about 1 ms and
-# 700 KiB of peak RSS less a run; README, "Dependencies"). The linker warns
-# that getaddrinfo in a static binary would load the NSS modules of the
-# same glibc at run time; glibc 2.36 has "files" and "dns" built in, so
-# only hosts sources beyond those (mdns, resolve) depend on it, and a
-# failure there falls through to dns. LINK=libs links only hiredis and
-# libyaml statically; LINK=dynamic links everything as shared libraries.
+	-DLOCKRUN_VERSION='"$(VERSION)"' $(if $(TLS_MOD),-DLR_TLS) \
+	$(shell $(PKG_CONFIG) --cflags $(LIB_MODS))
+# lockrun is linked statically by default, libc and OpenSSL included: no
+# ld.so work and no shared libraries mapped on every cron start (make
+# bench: about 1 ms and 700 KiB of peak RSS less a run; README,
+# "Dependencies"). It is not a PIE: a static PIE relocates itself at each
+# start, and OpenSSL brings 20,000 relocations, which cost about 110 page
+# faults and 2 ms a run (perf stat, 200 runs) -- a third more than the whole
+# uncontended run. The stack, heap and mmap areas are still randomized;
+# LINK=static-pie randomizes the image too, at that cost. The linker warns
+# that getaddrinfo (and OpenSSL's dlopen, which lockrun never reaches) in a
+# static binary would load parts of the same glibc at run time; glibc 2.36
+# has the "files" and "dns" hosts sources built in, so only sources beyond
+# those (mdns, resolve) depend on it, and a failure there falls through to
+# dns. LINK=libs links only hiredis, libyaml and OpenSSL statically;
+# LINK=dynamic links everything as shared libraries.
 # Under SANITIZE=1 the binary is dynamic, as the sanitizers need.
 LINK ?= static
 ifeq ($(SANITIZE),1)
 LINK = dynamic
 endif
-LIBS_STATIC = -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs hiredis yaml-0.1) -Wl,-Bdynamic
+LIBS_STATIC = -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs $(LIB_MODS)) -Wl,-Bdynamic \
+	$(if $(TLS_MOD),-ldl -pthread)
 ifeq ($(LINK),static)
-LR_LIBS = -static-pie $(shell $(PKG_CONFIG) --libs hiredis yaml-0.1)
+LR_LIBS = -no-pie -static $(shell $(PKG_CONFIG) --libs --static $(LIB_MODS))
+else ifeq ($(LINK),static-pie)
+LR_LIBS = -static-pie $(shell $(PKG_CONFIG) --libs --static $(LIB_MODS))
 else ifeq ($(LINK),libs)
 LR_LIBS = $(LIBS_STATIC)
 else
-LR_LIBS = $(shell $(PKG_CONFIG) --libs hiredis yaml-0.1)
+LR_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_MODS))
 endif
-TEST_DYN_LIBS = $(shell $(PKG_CONFIG) --libs hiredis yaml-0.1)
+TEST_DYN_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_MODS))
 TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
 PURE = err duration keys rurl cron schedule task lease rerr text
-CORE = $(PURE) yamltree config cli log rconn lock child guard supervise check \
+CORE = $(PURE) yamltree config cli log tls rconn lock child guard supervise check \
 	ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)

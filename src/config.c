@@ -93,6 +93,41 @@ set_timeout(struct walk *w, const struct yt_node *n, const char *what, long long
 	return 0;
 }
 
+/* redis: tls: {ca_file, cert_file, key_file, server_name, insecure} */
+static int
+parse_tls(struct walk *w, const struct yt_node *map, struct lr_tls_opts *t)
+{
+	static const char *const files[] = { "ca_file", "cert_file", "key_file",
+	    "server_name" };
+	char **dst[] = { (char **)&t->ca_file, (char **)&t->cert_file,
+	    (char **)&t->key_file, (char **)&t->server_name };
+
+	if (want_map(w, map, "redis.tls") != 0)
+		return -1;
+	for (size_t i = 0; i < map->nkids; i += 2) {
+		const struct yt_node *k = map->kids[i], *v = map->kids[i + 1];
+		char what[40];
+		size_t f = 0;
+
+		snprintf(what, sizeof(what), "redis.tls.%s", k->value);
+		while (f < 4 && strcmp(k->value, files[f]) != 0)
+			f++;
+		if (f < 4) {
+			if (set_string(w, v, what, dst[f]) != 0)
+				return -1;
+		} else if (strcmp(k->value, "insecure") == 0) {
+			if (v->kind != YT_SCALAR || v->quoted ||
+			    (strcmp(v->value, "true") != 0 && strcmp(v->value, "false") != 0))
+				return bad(w, v, "%s: expected true or false", what);
+			t->insecure = strcmp(v->value, "true") == 0;
+		} else
+			return bad(w, k, "unknown key \"%s\" in redis.tls", k->value);
+	}
+	if (t->key_file && !t->cert_file)
+		return bad(w, map, "redis.tls: key_file without cert_file");
+	return 0;
+}
+
 static int
 parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 {
@@ -120,6 +155,8 @@ parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 			rc = set_timeout(w, v, "redis.connect_timeout", &r->connect_timeout_ms);
 		else if (strcmp(k->value, "command_timeout") == 0)
 			rc = set_timeout(w, v, "redis.command_timeout", &r->command_timeout_ms);
+		else if (strcmp(k->value, "tls") == 0)
+			rc = parse_tls(w, v, &r->tls);
 		else
 			rc = bad(w, k, "unknown key \"%s\" in redis", k->value);
 		if (rc != 0)
@@ -387,6 +424,10 @@ config_free(struct lr_config *cfg)
 	task_free(&cfg->defaults);
 	free((char *)cfg->redis.url);		/* ours: set_string() made them */
 	free((char *)cfg->redis.password_file);
+	free((char *)cfg->redis.tls.ca_file);
+	free((char *)cfg->redis.tls.cert_file);
+	free((char *)cfg->redis.tls.key_file);
+	free((char *)cfg->redis.tls.server_name);
 	free(cfg->prefix);
 	free(cfg->log);
 	free(cfg->path);

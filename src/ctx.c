@@ -14,6 +14,7 @@ void
 ctx_init(struct lr_ctx *x)
 {
 	memset(x, 0, sizeof(*x));
+	rconn_init(&x->conn);
 	task_init(&x->t);
 	child_init(&x->child);
 	config_init(&x->cfg);
@@ -22,7 +23,7 @@ ctx_init(struct lr_ctx *x)
 void
 ctx_free(struct lr_ctx *x)
 {
-	rconn_close(&x->conn);
+	rconn_free(&x->conn);
 	free(x->exec_argv);
 	x->exec_argv = NULL;
 	task_free(&x->t);
@@ -166,6 +167,7 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 		x->redis.url = env_url;
 	if (x->redis.url == NULL)
 		x->redis.url = x->cfg.redis.url ? x->cfg.redis.url : DEFAULT_URL;
+	x->redis.tls = x->cfg.redis.tls;
 	if (x->redis.connect_timeout_ms == LR_UNSET)
 		x->redis.connect_timeout_ms = x->cfg.redis.connect_timeout_ms;
 	if (x->redis.connect_timeout_ms == LR_UNSET)
@@ -205,8 +207,9 @@ ctx_host(struct lr_ctx *x)
 int
 ctx_connect(struct lr_ctx *x, struct lr_err *e)
 {
-	if (x->conn.c != NULL)
+	if (rconn_is_open(&x->conn))
 		return 0;
+	x->conn.tls_opts = &x->redis.tls;
 	return rconn_open(&x->conn, &x->url, x->password, x->redis.connect_timeout_ms,
 	    x->redis.command_timeout_ms, e);
 }

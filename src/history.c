@@ -90,10 +90,8 @@ history_read(struct lr_conn *rc, const char *key, long long n, struct lr_err *e)
 	char why[400];
 
 	snprintf(count, sizeof(count), "%lld", n);
-	if ((r = redisCommandArgv(rc->c, 6, argv, NULL)) == NULL) {
-		rconn_fail(rc, "history", e);
+	if ((r = rconn_command(rc, "history", 6, argv, e)) == NULL)
 		return NULL;
-	}
 	if (r->type == REDIS_REPLY_ERROR) {
 		rerr_classify(r->str, why, sizeof(why));
 		lr_errf(e, EX_UNAVAILABLE, "redis %s: history %s: %s", rc->where, key, why);

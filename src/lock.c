@@ -107,10 +107,8 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = args[i];
 	for (int n = 0; ; n++) {
-		if ((r = redisCommandArgv(rc->c, 3 + nargs, argv, NULL)) == NULL) {
-			rconn_fail(rc, what, e);
+		if ((r = rconn_command(rc, what, 3 + nargs, argv, e)) == NULL)
 			return NULL;
-		}
 		if (r->type != REDIS_REPLY_ERROR)
 			return r;
 		switch (rerr_classify(r->str, why, sizeof(why))) {
@@ -186,15 +184,13 @@ renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 	const char *argv[] = { eval ? "EVAL" : "EVALSHA",
 	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "4", l->keys.stable, l->keys.fence,
 	    l->keys.hist, l->keys.last, l->value, how };
-	int done = 0;
 
 	snprintf(how, sizeof(how), "%lld %lld %lld %s", l->ttl_ms, l->hist_cap,
 	    l->hist_ttl_ms, slot_word(l));
-	if (redisAppendCommandArgv(rc->c, 9, argv, NULL) != REDIS_OK)
+	if (rconn_append(rc, 9, argv) != 0)
 		return rconn_fail(rc, "renew", e);
-	while (!done)
-		if (redisBufferWrite(rc->c, &done) != REDIS_OK)
-			return rconn_fail(rc, "renew", e);
+	if (rconn_flush(rc, "renew", e) != 0)
+		return -1;
 	l->renew_eval = eval;
 	return 0;
 }
@@ -215,11 +211,8 @@ lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 	redisReply *r = NULL;
 	int rc_;
 
-	if (redisBufferRead(rc->c) != REDIS_OK ||
-	    redisGetReplyFromReader(rc->c, (void **)&r) != REDIS_OK)
-		return rconn_fail(rc, "renew", e);
-	if (r == NULL)
-		return 0;			/* not all of it yet */
+	if ((rc_ = rconn_read(rc, &r, "renew", e)) <= 0)
+		return rc_;			/* broken, or not all of it yet */
 	if (r->type == REDIS_REPLY_ERROR && !l->renew_eval &&
 	    strncmp(r->str, "NOSCRIPT", 8) == 0) {
 		freeReplyObject(r);		/* Redis restarted: send the body */
@@ -305,12 +298,13 @@ lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
 {
 	const char *args[] = { k->stable, one_server ? k->slot : k->stable, k->fence,
 	    k->hist, k->last };
+	const char *role[] = { "ROLE" };
 	redisReply *r;
 	int count = 0;
 
 	buf[0] = '\0';
-	if ((r = redisCommand(rc->c, "ROLE")) == NULL)
-		return rconn_fail(rc, "ROLE", e);
+	if ((r = rconn_command(rc, "ROLE", 1, role, e)) == NULL)
+		return -1;
 	if (r->type == REDIS_REPLY_ARRAY && r->elements >= 3 &&
 	    r->element[0]->type == REDIS_REPLY_STRING &&
 	    strcmp(r->element[0]->str, "slave") == 0 &&

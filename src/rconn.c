@@ -9,11 +9,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hiredis/hiredis.h>
@@ -21,6 +23,7 @@
 #include "duration.h"
 #include "rconn.h"
 #include "rerr.h"
+#include "tls.h"
 
 /* The first line of path into buf. */
 static int
@@ -73,14 +76,6 @@ rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *
 	return 0;
 }
 
-static struct timeval
-tv_of(long long ms)
-{
-	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
-
-	return tv;
-}
-
 /* e, marked as a failure to reach Redis. Returns -1. */
 static int
 unreachable(struct lr_err *e)
@@ -90,21 +85,238 @@ unreachable(struct lr_err *e)
 	return -1;
 }
 
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Note why the connection broke, close it, and return -1. */
+static int
+broken(struct lr_conn *rc, const char *why)
+{
+	if (why != rc->why)
+		snprintf(rc->why, sizeof(rc->why), "%s", why);
+	rconn_close(rc);
+	return -1;
+}
+
 int
 rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e)
 {
-	char d[32];
-	const char *why = rc->c ? rc->c->errstr : "cannot allocate a context";
-
-	/* hiredis reports a read that hit SO_RCVTIMEO as EAGAIN's text */
-	if (rc->c && rc->c->err == REDIS_ERR_IO &&
-	    strstr(why, "temporarily unavailable") != NULL)
-		lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: no answer within %s",
-		    rc->where, doing, duration_format(rc->command_timeout_ms, d, sizeof(d)));
-	else
-		lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->where, doing,
-		    why[0] ? why : "connection lost");
+	lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->where, doing,
+	    rc->why[0] ? rc->why : "connection lost");
 	return unreachable(e);
+}
+
+/* Wait until fd is ready for events or deadline (monotonic ms) passes.
+ * Returns 1 ready, 0 timed out, -1 on error. */
+static int
+wait_fd(int fd, short events, long long deadline)
+{
+	for (;;) {
+		long long left = deadline - mono_ms();
+		struct pollfd pfd = { .fd = fd, .events = events };
+		int n;
+
+		if (left <= 0)
+			return 0;
+		n = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (n >= 0)
+			return n;
+		if (errno != EINTR)
+			return -1;
+	}
+}
+
+/* One read or write on the transport, without blocking. Returns the bytes
+ * moved (0 only for end of file on a read), or -1 with *want set to the
+ * poll event to wait for (errno EAGAIN), or -1 with rc->why set. */
+static ssize_t
+io_read(struct lr_conn *rc, char *buf, size_t n, short *want)
+{
+	ssize_t got;
+
+	if (rc->tls)
+		return tls_read(rc->tls, buf, n, want, rc->why, sizeof(rc->why));
+	while ((got = recv(rc->fd, buf, n, 0)) < 0 && errno == EINTR)
+		;
+	if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		*want = POLLIN;
+	else if (got < 0)
+		snprintf(rc->why, sizeof(rc->why), "%s", strerror(errno));
+	return got;
+}
+
+static ssize_t
+io_write(struct lr_conn *rc, const char *buf, size_t n, short *want)
+{
+	ssize_t put;
+
+	if (rc->tls)
+		return tls_write(rc->tls, buf, n, want, rc->why, sizeof(rc->why));
+	while ((put = send(rc->fd, buf, n, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	if (put < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		*want = POLLOUT;
+	else if (put < 0)
+		snprintf(rc->why, sizeof(rc->why), "%s", strerror(errno));
+	return put;
+}
+
+int
+rconn_append(struct lr_conn *rc, int argc, const char **argv)
+{
+	char *cmd = NULL;
+	int len;
+
+	if (rc->fd < 0)
+		return -1;
+	if ((len = redisFormatCommandArgv(&cmd, argc, argv, NULL)) < 0)
+		return broken(rc, "out of memory");
+	if (rc->outlen + (size_t)len > rc->outcap) {
+		size_t cap = (rc->outlen + (size_t)len) * 2;
+		char *p = realloc(rc->out, cap);
+		if (p == NULL) {
+			redisFreeCommand(cmd);
+			return broken(rc, "out of memory");
+		}
+		rc->out = p;
+		rc->outcap = cap;
+	}
+	memcpy(rc->out + rc->outlen, cmd, (size_t)len);
+	rc->outlen += (size_t)len;
+	redisFreeCommand(cmd);
+	return 0;
+}
+
+/* Write what is queued, by deadline. Returns 0, or -1 with the
+ * connection closed and rc->why set. */
+static int
+flush_by(struct lr_conn *rc, long long deadline)
+{
+	size_t done = 0;
+
+	while (done < rc->outlen) {
+		short want = 0;
+		ssize_t put = io_write(rc, rc->out + done, rc->outlen - done, &want);
+		int ready;
+
+		if (put > 0) {
+			done += (size_t)put;
+			continue;
+		}
+		if (want == 0)
+			return broken(rc, rc->why[0] ? rc->why : "connection lost");
+		if ((ready = wait_fd(rc->fd, want, deadline)) <= 0)
+			return broken(rc, ready == 0 ? rc->timeout_why : strerror(errno));
+	}
+	rc->outlen = 0;
+	return 0;
+}
+
+int
+rconn_flush(struct lr_conn *rc, const char *doing, struct lr_err *e)
+{
+	if (rc->fd < 0 || flush_by(rc, mono_ms() + rc->command_timeout_ms) != 0)
+		return rconn_fail(rc, doing, e);
+	return 0;
+}
+
+/* Feed the reader whatever can be read now. Returns 1 when something was
+ * read, 0 when nothing is there yet (*want says what to wait for), -1
+ * with the connection closed. */
+static int
+read_some(struct lr_conn *rc, short *want)
+{
+	char buf[16384];
+	int any = 0;
+
+	for (;;) {
+		ssize_t got = io_read(rc, buf, sizeof(buf), want);
+
+		if (got <= 0 && (any || *want))	/* parse what came first */
+			return any;
+		if (got == 0)
+			return broken(rc, "connection closed by the server");
+		if (got < 0)
+			return broken(rc, rc->why);
+		if (redisReaderFeed(rc->reader, buf, (size_t)got) != REDIS_OK)
+			return broken(rc, "out of memory");
+		any = 1;
+		if ((size_t)got < sizeof(buf) && !rc->tls)
+			return 1;	/* drained (TLS reads on until it would block) */
+	}
+}
+
+/* A complete reply from the reader: 1 with *r set, 0 when there is none
+ * yet, -1 (connection closed) when the stream is not RESP. */
+static int
+take_reply(struct lr_conn *rc, redisReply **r)
+{
+	void *reply = NULL;
+
+	if (rc->reader == NULL)
+		return -1;
+	if (redisReaderGetReply(rc->reader, &reply) != REDIS_OK)
+		return broken(rc, "protocol error in the reply");
+	*r = reply;
+	return reply != NULL;
+}
+
+redisReply *
+rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e)
+{
+	long long deadline = mono_ms() + rc->command_timeout_ms;
+	redisReply *r = NULL;
+	int got = -1;
+
+	if (rc->fd >= 0 && flush_by(rc, deadline) == 0)
+		while ((got = take_reply(rc, &r)) == 0) {
+			short want = 0;
+			int n = read_some(rc, &want), ready;
+
+			if (n < 0) {
+				got = -1;
+				break;
+			}
+			if (n > 0)
+				continue;
+			if ((ready = wait_fd(rc->fd, want, deadline)) <= 0) {
+				broken(rc, ready == 0 ? rc->timeout_why : strerror(errno));
+				got = -1;
+				break;
+			}
+		}
+	if (got > 0)
+		return r;
+	rconn_fail(rc, doing, e);
+	return NULL;
+}
+
+redisReply *
+rconn_command(struct lr_conn *rc, const char *doing, int argc, const char **argv,
+    struct lr_err *e)
+{
+	if (rconn_append(rc, argc, argv) != 0) {
+		rconn_fail(rc, doing, e);
+		return NULL;
+	}
+	return rconn_reply(rc, doing, e);
+}
+
+int
+rconn_read(struct lr_conn *rc, redisReply **r, const char *doing, struct lr_err *e)
+{
+	short want = 0;
+	int got = -1;
+
+	if (rc->fd >= 0 && (got = take_reply(rc, r)) == 0)
+		got = read_some(rc, &want) < 0 ? -1 : take_reply(rc, r);
+	return got < 0 ? rconn_fail(rc, doing, e) : got;
 }
 
 /* Send AUTH and/or SELECT as one pipeline and check both replies. A user
@@ -122,16 +334,16 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	if (nauth == 2)
 		auth[1] = password;
 	snprintf(db, sizeof(db), "%d", u->db);
-	if (nauth && redisAppendCommandArgv(rc->c, nauth, auth, NULL) == REDIS_OK)
+	if (nauth && rconn_append(rc, nauth, auth) == 0)
 		n++;
-	if (u->db != 0 && redisAppendCommandArgv(rc->c, 2, sel, NULL) == REDIS_OK)
+	if (u->db != 0 && rconn_append(rc, 2, sel) == 0)
 		n++;
 	for (int i = 0; i < n; i++) {
-		redisReply *r = NULL;
 		int is_auth = nauth && i == 0;
+		redisReply *r = rconn_reply(rc, is_auth ? "AUTH" : "SELECT", e);
 
-		if (redisGetReply(rc->c, (void **)&r) != REDIS_OK)
-			return rconn_fail(rc, is_auth ? "AUTH" : "SELECT", e);
+		if (r == NULL)
+			return -1;
 		if (r->type == REDIS_REPLY_ERROR && rc_ == 0) {
 			char why[400];
 			rerr_classify(r->str, why, sizeof(why));
@@ -146,7 +358,6 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	}
 	return rc_;
 }
-
 /* Fill rc->addr from the URL: a unix socket path, or the host's first
  * IPv4 address, else its first IPv6 one (hiredis's order). */
 static int
@@ -180,7 +391,7 @@ resolve(struct lr_conn *rc, struct lr_err *e)
 	return 0;
 }
 
-/* A connected, blocking, close-on-exec socket to rc->addr within ms. */
+/* A connected, non-blocking, close-on-exec socket to rc->addr within ms. */
 static int
 dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 {
@@ -200,8 +411,6 @@ dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ? errno : err;
 		}
 	}
-	if (err == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1)
-		err = errno;
 	if (err != 0) {
 		if (fd >= 0)
 			close(fd);
@@ -218,11 +427,30 @@ dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 	return fd;
 }
 
+/* The TLS handshake on the new socket, within ms. A bad certificate or
+ * a refused handshake is Redis being unavailable (69); a setting lockrun
+ * cannot use (an unreadable CA file, a key that does not match) is 78. */
+static int
+start_tls(struct lr_conn *rc, long long ms, struct lr_err *e)
+{
+	static const struct lr_tls_opts none;
+	char why[300];
+	int config;
+
+	rc->tls = tls_open(rc->fd, rc->url->host, rc->tls_opts ? rc->tls_opts : &none,
+	    mono_ms() + ms, why, sizeof(why), &config);
+	if (rc->tls != NULL)
+		return 0;
+	rconn_close(rc);
+	lr_errf(e, config ? EX_CONFIG : EX_UNAVAILABLE, "redis %s: %s", rc->where, why);
+	return config ? -1 : unreachable(e);
+}
+
 int
 rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
     long long connect_ms, long long command_ms, struct lr_err *e)
 {
-	int fd;
+	char d[32];
 
 	rurl_where(u, rc->where, sizeof(rc->where));
 	if (rc->url != u)
@@ -231,18 +459,19 @@ rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	rc->password = password;
 	rc->connect_timeout_ms = connect_ms;
 	rc->command_timeout_ms = command_ms;
+	rc->why[0] = '\0';
+	snprintf(rc->timeout_why, sizeof(rc->timeout_why), "no answer within %s",
+	    duration_format(command_ms, d, sizeof(d)));
 	if (rc->addrlen == 0 && resolve(rc, e) != 0)
 		return -1;
-	if ((fd = dial(rc, connect_ms, e)) < 0)
+	if ((rc->fd = dial(rc, connect_ms, e)) < 0)
 		return -1;
-	if ((rc->c = redisConnectFd(fd)) == NULL) {
-		close(fd);
-		return rconn_fail(rc, "cannot connect", e);
-	}
-	if (redisSetTimeout(rc->c, tv_of(command_ms)) != REDIS_OK) {
-		rconn_fail(rc, "cannot set timeouts", e);
-		rconn_close(rc);
+	if (u->tls && start_tls(rc, connect_ms, e) != 0)
 		return -1;
+	rc->outlen = 0;
+	if ((rc->reader = redisReaderCreate()) == NULL) {
+		broken(rc, "out of memory");
+		return rconn_fail(rc, "connect", e);
 	}
 	if (handshake(rc, u, password, e) != 0) {
 		rconn_close(rc);
@@ -255,6 +484,7 @@ int
 rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e)
 {
 	long long connect_ms = rc->connect_timeout_ms, command_ms = rc->command_timeout_ms;
+	char d[32];
 	int rc_;
 
 	rconn_close(rc);
@@ -266,22 +496,20 @@ rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e)
 	/* the capped timeouts were for this handshake only */
 	rc->connect_timeout_ms = connect_ms;
 	rc->command_timeout_ms = command_ms;
-	if (rc_ == 0 && redisSetTimeout(rc->c, tv_of(command_ms)) != REDIS_OK) {
-		rconn_fail(rc, "cannot set timeouts", e);
-		rconn_close(rc);
-		return -1;
-	}
+	snprintf(rc->timeout_why, sizeof(rc->timeout_why), "no answer within %s",
+	    duration_format(command_ms, d, sizeof(d)));
 	return rc_;
 }
 
 int
 rconn_ping(struct lr_conn *rc, struct lr_err *e)
 {
-	redisReply *r = redisCommand(rc->c, "PING");
+	const char *argv[] = { "PING" };
+	redisReply *r = rconn_command(rc, "PING", 1, argv, e);
 	int rc_ = 0;
 
 	if (r == NULL)
-		return rconn_fail(rc, "PING", e);
+		return -1;
 	if (r->type == REDIS_REPLY_ERROR) {
 		char why[400];
 		rerr_classify(r->str, why, sizeof(why));
@@ -291,16 +519,45 @@ rconn_ping(struct lr_conn *rc, struct lr_err *e)
 	return rc_;
 }
 
+void
+rconn_init(struct lr_conn *rc)
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->fd = -1;
+}
+
 int
 rconn_fd(const struct lr_conn *rc)
 {
-	return rc->c ? rc->c->fd : -1;
+	return rc->fd;
+}
+
+int
+rconn_is_open(const struct lr_conn *rc)
+{
+	return rc->fd >= 0;
 }
 
 void
 rconn_close(struct lr_conn *rc)
 {
-	if (rc->c)
-		redisFree(rc->c);
-	rc->c = NULL;
+	if (rc->tls)
+		tls_free(rc->tls);
+	rc->tls = NULL;
+	if (rc->fd >= 0)
+		close(rc->fd);
+	rc->fd = -1;
+	if (rc->reader)
+		redisReaderFree(rc->reader);
+	rc->reader = NULL;
+	rc->outlen = 0;
+}
+
+void
+rconn_free(struct lr_conn *rc)
+{
+	rconn_close(rc);
+	free(rc->out);
+	rc->out = NULL;
+	rc->outcap = 0;
 }

@@ -1,4 +1,6 @@
-/* rconn.h -- a connection to Redis: URL, password, AUTH/SELECT, timeouts. */
+/* rconn.h -- a connection to Redis: URL, password, AUTH/SELECT, timeouts.
+ * lockrun owns the socket (and its TLS session): hiredis only formats
+ * commands and parses replies, so every transport is one pollable fd. */
 #ifndef LR_RCONN_H
 #define LR_RCONN_H
 
@@ -7,16 +9,25 @@
 #include "err.h"
 #include "rurl.h"
 #include "task.h"
+#include "tls.h"
 
-struct redisContext;
+struct redisReader;
+struct redisReply;
 
 /* A connection, and what it takes to make it again. url and password are
  * borrowed and must outlive the connection. */
 struct lr_conn {
-	struct redisContext	*c;		/* NULL when closed */
+	int			 fd;		/* non-blocking; -1 when closed */
+	struct lr_tls		*tls;		/* the TLS session, or NULL */
+	struct redisReader	*reader;	/* replies parsed from what was read */
+	char			*out;		/* commands formatted, not yet sent */
+	size_t			 outlen, outcap;
+	char			 why[200];	/* why the connection last broke */
+	char			 timeout_why[48]; /* "no answer within 2s" */
 	char			 where[300];	/* "127.0.0.1:6379", for messages */
 	const struct lr_url	*url;
 	const char		*password;
+	const struct lr_tls_opts *tls_opts;	/* for rediss://; NULL: defaults */
 	long long		 connect_timeout_ms;
 	long long		 command_timeout_ms;
 	struct sockaddr_storage	 addr;		/* resolved once, at the first open */
@@ -45,15 +56,42 @@ int	rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
  * if that is sooner than the connect timeout. */
 int	rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e);
 
+void	rconn_init(struct lr_conn *rc);	/* closed, nothing allocated */
+
+/* Queue a command (argv: C strings). Returns 0, or -1 when closed. */
+int	rconn_append(struct lr_conn *rc, int argc, const char **argv);
+
+/* Write out what is queued, within the command timeout. Returns 0, or -1
+ * with e = EX_UNAVAILABLE, transport set (the connection is closed). */
+int	rconn_flush(struct lr_conn *rc, const char *doing, struct lr_err *e);
+
+/* Write out what is queued, then wait for the next reply, within the
+ * command timeout. Returns it (the caller frees it with freeReplyObject)
+ * or NULL with e as rconn_flush() sets it. doing names the command in
+ * messages. */
+struct redisReply *rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e);
+
+/* rconn_append() then rconn_reply(). */
+struct redisReply *rconn_command(struct lr_conn *rc, const char *doing, int argc,
+	    const char **argv, struct lr_err *e);
+
+/* Without blocking, read what has arrived (call when the socket is
+ * readable). Returns 1 with *r set, 0 when no reply is complete yet, -1
+ * with e as above. */
+int	rconn_read(struct lr_conn *rc, struct redisReply **r, const char *doing,
+	    struct lr_err *e);
+
 /* PING: one round trip. Returns 0, or -1 with e = EX_UNAVAILABLE. */
 int	rconn_ping(struct lr_conn *rc, struct lr_err *e);
 
 /* The socket, for poll(2); -1 when closed. */
 int	rconn_fd(const struct lr_conn *rc);
+int	rconn_is_open(const struct lr_conn *rc);
 
-void	rconn_close(struct lr_conn *rc);
+void	rconn_close(struct lr_conn *rc);	/* may be opened again */
+void	rconn_free(struct lr_conn *rc);		/* closed, buffers freed */
 
-/* Report the connection's last error while doing what, as EX_UNAVAILABLE
+/* Report why the connection broke while doing what, as EX_UNAVAILABLE
  * with e->transport set: "redis HOST: DOING: no answer within 2s".
  * Returns -1. */
 int	rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e);

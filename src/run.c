@@ -67,8 +67,7 @@ acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 {
 	long long sent = mono_ms();
 
-	if (x->conn.c == NULL && rconn_open(&x->conn, &x->url, x->password,
-	    x->redis.connect_timeout_ms, x->redis.command_timeout_ms, e) != 0)
+	if (ctx_connect(x, e) != 0)
 		return -1;
 	if (lock_acquire(&x->conn, &x->lock, out, e) != 0)
 		return -1;

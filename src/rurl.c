@@ -157,10 +157,10 @@ bad_scheme(const char *url, struct lr_err *e)
 	    "0123456789+.-");
 
 	if (n > 0 && strncmp(url + n, "://", 3) == 0)
-		return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db] or "
-		    "unix:///path[?db=N], got \"%.*s...\"", (int)n, url);
-	return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db] or "
-	    "unix:///path[?db=N]");
+		return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db], "
+		    "rediss://... or unix:///path[?db=N], got \"%.*s...\"", (int)n, url);
+	return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db], "
+	    "rediss://... or unix:///path[?db=N]");
 }
 
 int
@@ -172,9 +172,10 @@ rurl_parse(const char *url, struct lr_url *u, struct lr_err *e)
 		return parse_tcp(url + 8, u, e);
 	if (strncmp(url, "unix://", 7) == 0)
 		return parse_unix(url + 7, u, e);
-	if (strncmp(url, "rediss://", 9) == 0)
-		return lr_errf(e, EX_USAGE, "redis URL: rediss:// (TLS) needs hiredis_ssl, "
-		    "which this build does not have");
+	if (strncmp(url, "rediss://", 9) == 0) {
+		u->tls = 1;
+		return parse_tcp(url + 9, u, e);
+	}
 	return bad_scheme(url, e);
 }
 

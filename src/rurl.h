@@ -1,5 +1,5 @@
-/* rurl.h -- Redis URLs: redis://[user[:password]@]host[:port][/db] and
- * unix://[user[:password]@]/path[?db=N]. */
+/* rurl.h -- Redis URLs: redis://[user[:password]@]host[:port][/db],
+ * rediss://... (the same over TLS) and unix://[user[:password]@]/path[?db=N]. */
 #ifndef LR_RURL_H
 #define LR_RURL_H
 
@@ -9,6 +9,7 @@
 
 struct lr_url {
 	int	is_unix;
+	int	tls;		/* rediss:// */
 	char	host[256];	/* TCP host, brackets stripped from [v6] */
 	int	port;
 	char	path[108];	/* unix socket path (sun_path size) */

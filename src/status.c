@@ -277,10 +277,10 @@ scan_tasks(struct status *s, struct lr_err *e)
 	*p = '\0';
 	do {
 		const char *argv[] = { "SCAN", cursor, "MATCH", pattern, "COUNT", "1000" };
-		redisReply *r = redisCommandArgv(rc->c, 6, argv, NULL);
+		redisReply *r = rconn_command(rc, "SCAN", 6, argv, e);
 
 		if (r == NULL)
-			return rconn_fail(rc, "SCAN", e);
+			return -1;
 		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 		    r->element[0]->type != REDIS_REPLY_STRING ||
 		    r->element[1]->type != REDIS_REPLY_ARRAY) {
@@ -315,26 +315,25 @@ scan_tasks(struct status *s, struct lr_err *e)
 
 /* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
  * of its last-run hash, and (prometheus) the history count. Returns 0, or
- * -1 when hiredis runs out of memory. */
+ * -1 when the connection broke. */
 static int
 send_all(struct status *s)
 {
-	redisContext *c = s->x->conn.c;
+	struct lr_conn *c = &s->x->conn;
 	struct lr_keys k;
 	const char *tv[] = { "TIME" }, *get[] = { "GET", k.stable },
 	    *pttl[] = { "PTTL", k.stable }, *hall[] = { "HGETALL", k.last },
 	    *count[] = { "EVAL", count_lua, "1", k.hist };
-	int rc = redisAppendCommandArgv(c, 1, tv, NULL);
+	int rc = rconn_append(c, 1, tv);
 
-	for (size_t i = 0; i < s->n && rc == REDIS_OK; i++) {
+	for (size_t i = 0; i < s->n && rc == 0; i++) {
 		keys_build(&k, s->x->prefix, s->names[i], (time_t)-1, 0);
-		if (redisAppendCommandArgv(c, 2, get, NULL) != REDIS_OK ||
-		    redisAppendCommandArgv(c, 2, pttl, NULL) != REDIS_OK ||
-		    redisAppendCommandArgv(c, 2, hall, NULL) != REDIS_OK ||
-		    (s->fmt == FMT_PROM && redisAppendCommandArgv(c, 4, count, NULL) != REDIS_OK))
-			rc = REDIS_ERR;
+		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
+		    rconn_append(c, 2, hall) != 0 ||
+		    (s->fmt == FMT_PROM && rconn_append(c, 4, count) != 0))
+			rc = -1;
 	}
-	return rc == REDIS_OK ? 0 : -1;
+	return rc;
 }
 
 /* Send everything queued and read every reply into s->replies. Returns 0,
@@ -348,12 +347,12 @@ fetch(struct status *s, struct lr_err *e)
 	if ((s->replies = calloc(want, sizeof(*s->replies))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	if (send_all(s) != 0)
-		return lr_errf(e, EX_OSERR, "out of memory");
+		return rconn_fail(rc, "status", e);
 	for (size_t i = 0; i < want; i++) {
 		void *r;
 
-		if (redisGetReply(rc->c, &r) != REDIS_OK || r == NULL)
-			return rconn_fail(rc, "status", e);
+		if ((r = rconn_reply(rc, "status", e)) == NULL)
+			return -1;
 		s->replies[s->nreplies++] = r;
 		if (((redisReply *)r)->type == REDIS_REPLY_ERROR) {
 			char why[400];

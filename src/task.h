@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "tls.h"
+
 #define LR_UNSET (-1)
 
 enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
@@ -47,6 +49,7 @@ struct lr_task {
 struct lr_redis_opts {
 	const char	*url;
 	const char	*password_file;
+	struct lr_tls_opts tls;		/* for rediss:// URLs */
 	long long	 connect_timeout_ms;
 	long long	 command_timeout_ms;
 };

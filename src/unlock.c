@@ -105,13 +105,13 @@ holder_read(struct lr_conn *rc, const char *key, char *buf, size_t n,
 	char why[400];
 	int held = -1;
 
-	if (redisAppendCommandArgv(rc->c, 2, get, NULL) != REDIS_OK ||
-	    redisAppendCommandArgv(rc->c, 2, ttl, NULL) != REDIS_OK ||
-	    redisGetReply(rc->c, (void **)&r[0]) != REDIS_OK ||
-	    redisGetReply(rc->c, (void **)&r[1]) != REDIS_OK) {
+	if (rconn_append(rc, 2, get) != 0 || rconn_append(rc, 2, ttl) != 0) {
 		rconn_fail(rc, "unlock", e);
 		goto out;
 	}
+	if ((r[0] = rconn_reply(rc, "unlock", e)) == NULL ||
+	    (r[1] = rconn_reply(rc, "unlock", e)) == NULL)
+		goto out;
 	for (int i = 0; i < 2; i++)
 		if (r[i]->type == REDIS_REPLY_ERROR) {
 			rerr_classify(r[i]->str, why, sizeof(why));

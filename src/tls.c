@@ -1,0 +1,278 @@
+/* tls.c -- TLS on lockrun's own socket, with OpenSSL. */
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tls.h"
+
+#ifdef LR_TLS
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+struct lr_tls {
+	SSL	*ssl;
+};
+
+int
+tls_available(void)
+{
+	return 1;
+}
+
+/* OpenSSL's first queued error, or what the system said, into why. */
+static void
+ssl_why(char *why, size_t n, const char *doing)
+{
+	unsigned long err = ERR_peek_last_error();
+	char buf[256];
+
+	if (err != 0) {
+		const char *reason = ERR_reason_error_string(err);
+		if (reason == NULL) {
+			ERR_error_string_n(err, buf, sizeof(buf));
+			reason = buf;
+		}
+		snprintf(why, n, "%s%s%s", doing, *doing ? ": " : "", reason);
+	} else
+		snprintf(why, n, "%s%s%s", doing, *doing ? ": " : "",
+		    errno ? strerror(errno) : "connection closed by the server");
+	ERR_clear_error();
+}
+
+/* Load the settings into a new context. Returns it, or NULL with why. */
+static SSL_CTX *
+context(const struct lr_tls_opts *o, char *why, size_t n)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	const char *key = o->key_file ? o->key_file : o->cert_file;
+
+	if (ctx == NULL) {
+		ssl_why(why, n, "cannot set up TLS");
+		return NULL;
+	}
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	if (!o->insecure) {
+		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+		if (o->ca_file ? SSL_CTX_load_verify_locations(ctx, o->ca_file, NULL) != 1 :
+		    SSL_CTX_set_default_verify_paths(ctx) != 1) {
+			errno = 0;
+			ssl_why(why, n, o->ca_file ? "tls.ca_file" : "the system CA store");
+			goto fail;
+		}
+	}
+	if (o->cert_file && SSL_CTX_use_certificate_chain_file(ctx, o->cert_file) != 1) {
+		ssl_why(why, n, "tls.cert_file");
+		goto fail;
+	}
+	if (o->cert_file && (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_check_private_key(ctx) != 1)) {
+		ssl_why(why, n, o->key_file ? "tls.key_file" : "tls.cert_file (its key)");
+		goto fail;
+	}
+	return ctx;
+fail:
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
+/* Name the server must present: SNI for a host name, and the name or
+ * address its certificate must be for. Returns 0 or -1. */
+static int
+expect_name(SSL *ssl, const char *name, int verify)
+{
+	unsigned char addr[16];
+	int is_ip = inet_pton(AF_INET, name, addr) == 1 || inet_pton(AF_INET6, name, addr) == 1;
+
+	if (!is_ip && SSL_set_tlsext_host_name(ssl, name) != 1)
+		return -1;
+	if (!verify)
+		return 0;
+	if (is_ip)
+		return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 ? 0 : -1;
+	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+	return SSL_set1_host(ssl, name) == 1 ? 0 : -1;
+}
+
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* SSL_connect until done or deadline. Returns 0, or -1 with why. */
+static int
+handshake(SSL *ssl, int fd, long long deadline, char *why, size_t n)
+{
+	for (;;) {
+		int rv, err;
+		long left;
+		struct pollfd pfd = { .fd = fd };
+
+		ERR_clear_error();
+		errno = 0;
+		if ((rv = SSL_connect(ssl)) == 1)
+			return 0;
+		err = SSL_get_error(ssl, rv);
+		if (err == SSL_ERROR_WANT_READ)
+			pfd.events = POLLIN;
+		else if (err == SSL_ERROR_WANT_WRITE)
+			pfd.events = POLLOUT;
+		else if (SSL_get_verify_result(ssl) != X509_V_OK) {
+			snprintf(why, n, "TLS handshake: certificate verify failed: %s",
+			    X509_verify_cert_error_string(SSL_get_verify_result(ssl)));
+			ERR_clear_error();
+			return -1;
+		} else {
+			ssl_why(why, n, "TLS handshake");
+			return -1;
+		}
+		if ((left = (long)(deadline - mono_ms())) <= 0 ||
+		    poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) == 0) {
+			snprintf(why, n, "TLS handshake: no answer in time");
+			return -1;
+		}
+	}
+}
+
+struct lr_tls *
+tls_open(int fd, const char *host, const struct lr_tls_opts *o, long long deadline,
+    char *why, size_t n, int *config)
+{
+	struct lr_tls *t;
+	SSL_CTX *ctx;
+	SSL *ssl;
+
+	*config = 1;
+	if ((ctx = context(o, why, n)) == NULL)
+		return NULL;
+	*config = 0;
+	ssl = SSL_new(ctx);
+	SSL_CTX_free(ctx);		/* ssl holds it now */
+	if (ssl == NULL || SSL_set_fd(ssl, fd) != 1 ||
+	    expect_name(ssl, o->server_name ? o->server_name : host, !o->insecure) != 0) {
+		ssl_why(why, n, "cannot set up TLS");
+		SSL_free(ssl);
+		return NULL;
+	}
+	if (handshake(ssl, fd, deadline, why, n) != 0) {
+		SSL_free(ssl);
+		return NULL;
+	}
+	if ((t = malloc(sizeof(*t))) == NULL) {
+		snprintf(why, n, "out of memory");
+		SSL_free(ssl);
+		return NULL;
+	}
+	t->ssl = ssl;
+	return t;
+}
+
+/* After a failed SSL_read or SSL_write: what to wait for, or why. */
+static ssize_t
+failed(struct lr_tls *t, int rv, short *want, char *why, size_t n)
+{
+	switch (SSL_get_error(t->ssl, rv)) {
+	case SSL_ERROR_WANT_READ:
+		*want = POLLIN;
+		errno = EAGAIN;
+		return -1;
+	case SSL_ERROR_WANT_WRITE:
+		*want = POLLOUT;
+		errno = EAGAIN;
+		return -1;
+	case SSL_ERROR_ZERO_RETURN:
+		return 0;
+	default:
+		ssl_why(why, n, "TLS");
+		return -1;
+	}
+}
+
+ssize_t
+tls_read(struct lr_tls *t, char *buf, size_t len, short *want, char *why, size_t n)
+{
+	int rv;
+
+	ERR_clear_error();
+	errno = 0;
+	if ((rv = SSL_read(t->ssl, buf, len > INT_MAX ? INT_MAX : (int)len)) > 0)
+		return rv;
+	return failed(t, rv, want, why, n);
+}
+
+ssize_t
+tls_write(struct lr_tls *t, const char *buf, size_t len, short *want, char *why,
+    size_t n)
+{
+	int rv;
+
+	ERR_clear_error();
+	errno = 0;
+	if ((rv = SSL_write(t->ssl, buf, len > INT_MAX ? INT_MAX : (int)len)) > 0)
+		return rv;
+	return failed(t, rv, want, why, n);
+}
+
+void
+tls_free(struct lr_tls *t)
+{
+	SSL_free(t->ssl);
+	free(t);
+}
+
+#else /* !LR_TLS */
+
+struct lr_tls {
+	int	unused;
+};
+
+int
+tls_available(void)
+{
+	return 0;
+}
+
+struct lr_tls *
+tls_open(int fd, const char *host, const struct lr_tls_opts *o, long long deadline,
+    char *why, size_t n, int *config)
+{
+	(void)fd, (void)host, (void)o, (void)deadline;
+	*config = 1;
+	snprintf(why, n, "this lockrun was built without TLS (OpenSSL); rebuild it "
+	    "with libssl-dev installed");
+	return NULL;
+}
+
+ssize_t
+tls_read(struct lr_tls *t, char *buf, size_t len, short *want, char *why, size_t n)
+{
+	(void)t, (void)buf, (void)len, (void)want;
+	snprintf(why, n, "no TLS");
+	return -1;
+}
+
+ssize_t
+tls_write(struct lr_tls *t, const char *buf, size_t len, short *want, char *why,
+    size_t n)
+{
+	return tls_read(t, (char *)buf, len, want, why, n);
+}
+
+void
+tls_free(struct lr_tls *t)
+{
+	(void)t;
+}
+
+#endif
