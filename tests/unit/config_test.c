@@ -100,6 +100,14 @@ BAD(ttl_words,
     "bad/ttl_words.yaml:4:10: tasks.t.ttl: \"5 minutes\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)")
 BAD(two_documents,
     "bad/two_documents.yaml:2:1: only one YAML document is allowed in a lockrun config")
+BAD(tls_unknown_key,
+    "bad/tls_unknown_key.yaml:3:5: unknown key \"cafile\" in redis.tls")
+BAD(tls_insecure_yes,
+    "bad/tls_insecure_yes.yaml:3:15: redis.tls.insecure: expected true or false")
+BAD(tls_key_without_cert,
+    "bad/tls_key_without_cert.yaml:3:5: redis.tls: key_file without cert_file")
+BAD(tls_not_a_map,
+    "bad/tls_not_a_map.yaml:2:8: redis.tls: expected a mapping, got a string")
 BAD(unknown_redis_key,
     "bad/unknown_redis_key.yaml:2:3: unknown key \"host\" in redis")
 BAD(unknown_task_key,
@@ -109,7 +117,7 @@ BAD(unknown_top_key,
 BAD(url_bad_port,
     "bad/url_bad_port.yaml:2:8: redis.url: port must be a number from 1 to 65535")
 BAD(url_wrong_scheme,
-    "bad/url_wrong_scheme.yaml:2:8: redis.url: expected redis://host[:port][/db] or unix:///path[?db=N], got \"http...\"")
+    "bad/url_wrong_scheme.yaml:2:8: redis.url: expected redis://host[:port][/db], rediss://... or unix:///path[?db=N], got \"http...\"")
 BAD(kill_after_too_long,
     "bad/kill_after_too_long.yaml:4:3: tasks.t: kill_after 2s must be at most a third of ttl 3s (a lost lock must be stopped before the lease ends)")
 BAD(defaults_with_shell,
@@ -189,6 +197,20 @@ Test(config, full_file_loads_every_field)
 	cr_assert(eq(int, s->conflict_exit, 0));
 	cr_assert(eq(int, s->one_server, LR_UNSET));
 	cr_assert(eq(ptr, (void *)config_task(&c, "nope"), NULL));
+	config_free(&c);
+}
+
+Test(config, tls_settings_load)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "", 0 };
+
+	cr_assert(eq(int, config_load("good/tls.yaml", NULL, &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(str, (char *)c.redis.tls.ca_file, "/etc/lockrun/ca.crt"));
+	cr_assert(eq(str, (char *)c.redis.tls.cert_file, "/etc/lockrun/client.crt"));
+	cr_assert(eq(str, (char *)c.redis.tls.key_file, "/etc/lockrun/client.key"));
+	cr_assert(eq(str, (char *)c.redis.tls.server_name, "redis.internal"));
+	cr_assert(eq(int, c.redis.tls.insecure, 0));
 	config_free(&c);
 }
 

@@ -47,6 +47,20 @@ Test(rurl, host_port_db)
 	cr_assert(eq(int, u.db, 7));
 }
 
+Test(rurl, rediss_is_the_same_url_over_tls)
+{
+	struct lr_url u = parse_ok("rediss://cron:pw@cache.internal:6380/2");
+	struct lr_url v = parse_ok("redis://cache.internal");
+
+	cr_assert(eq(int, u.tls, 1));
+	cr_assert(eq(int, v.tls, 0));
+	cr_assert(eq(str, u.host, "cache.internal"));
+	cr_assert(eq(int, u.port, 6380));
+	cr_assert(eq(int, u.db, 2));
+	cr_assert(eq(str, u.user, "cron"));
+	cr_assert(eq(str, u.password, "pw"));
+}
+
 Test(rurl, password_only_and_user_password)
 {
 	struct lr_url u = parse_ok("redis://:s3cret@h:1/0");
@@ -110,8 +124,8 @@ Test(rurl, where_never_shows_credentials)
 
 Test(rurl, rejects_malformed_urls)
 {
-	parse_bad("http://h", "redis URL: expected redis://host[:port][/db] or "
-	    "unix:///path[?db=N], got \"http...\"");
+	parse_bad("http://h", "redis URL: expected redis://host[:port][/db], "
+	    "rediss://... or unix:///path[?db=N], got \"http...\"");
 	parse_bad("redis://", "redis URL: no host (expected redis://host[:port][/db])");
 	parse_bad("redis://h:0", "redis URL: port must be a number from 1 to 65535");
 	parse_bad("redis://h:65536", "redis URL: port must be a number from 1 to 65535");
@@ -120,8 +134,7 @@ Test(rurl, rejects_malformed_urls)
 	parse_bad("redis://[::1", "redis URL: missing ']' after IPv6 address");
 	parse_bad("unix://relative.sock", "redis URL: expected unix:///path/to/socket");
 	parse_bad("unix:///s?database=1", "redis URL: expected ?db=N after the socket path");
-	parse_bad("rediss://h", "redis URL: rediss:// (TLS) needs hiredis_ssl, "
-	    "which this build does not have");
+	parse_bad("rediss://", "redis URL: no host (expected redis://host[:port][/db])");
 }
 
 Test(rurl, bad_escape_does_not_echo_the_password)
@@ -201,15 +214,14 @@ Test(rurl, tcp_errors_do_not_echo_the_password)
 
 Test(rurl, scheme_errors_do_not_echo_the_password)
 {
-	bad_secret("rediss://:s3cr3t@h", "redis URL: rediss:// (TLS) needs hiredis_ssl, "
-	    "which this build does not have");
-	bad_secret("http://u:s3cr3t@h", "redis URL: expected redis://host[:port][/db] or "
-	    "unix:///path[?db=N], got \"http...\"");
+	bad_secret("rediss://:s3cr3t@h:0", "redis URL: port must be a number from 1 to 65535");
+	bad_secret("http://u:s3cr3t@h", "redis URL: expected redis://host[:port][/db], "
+	    "rediss://... or unix:///path[?db=N], got \"http...\"");
 	/* no scheme: perhaps the password itself, given where the URL goes */
-	bad_secret("s3cr3t", "redis URL: expected redis://host[:port][/db] or "
-	    "unix:///path[?db=N]");
-	bad_secret(":s3cr3t@h", "redis URL: expected redis://host[:port][/db] or "
-	    "unix:///path[?db=N]");
-	bad_secret("redis:/u:s3cr3t@h", "redis URL: expected redis://host[:port][/db] or "
-	    "unix:///path[?db=N]");
+	bad_secret("s3cr3t", "redis URL: expected redis://host[:port][/db], "
+	    "rediss://... or unix:///path[?db=N]");
+	bad_secret(":s3cr3t@h", "redis URL: expected redis://host[:port][/db], "
+	    "rediss://... or unix:///path[?db=N]");
+	bad_secret("redis:/u:s3cr3t@h", "redis URL: expected redis://host[:port][/db], "
+	    "rediss://... or unix:///path[?db=N]");
 }
