@@ -2,11 +2,15 @@
  * dir, wait until it answers, stop it by PID. */
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +20,36 @@
 
 #include "redis_fixture.h"
 
+#define TMP_PREFIX	"/tmp/lockrun-test."
+#define START_MS	10000	/* bound on a server's start */
+#define STOP_MS		5000	/* SIGTERM's grace before SIGKILL */
+#define RUN_MS		30000	/* bound on a command fixture_run() runs */
+
+/* An argv under construction: words are borrowed, not copied. */
+struct words {
+	const char *w[64];
+	size_t	n;
+	int	full;		/* a word did not fit: do not run this */
+};
+
+/* Append list (NULL-terminated, or NULL) to a, keeping a->w NULL-terminated. */
+static void
+words_add(struct words *a, const char *const list[])
+{
+	for (size_t i = 0; list && list[i]; i++) {
+		if (a->n + 1 >= sizeof(a->w) / sizeof(a->w[0])) {
+			a->full = 1;
+			break;
+		}
+		a->w[a->n++] = list[i];
+	}
+	a->w[a->n] = NULL;
+}
+#define WORDS(a, ...) words_add((a), (const char *const[]){ __VA_ARGS__, NULL })
+
 /* A port the kernel just handed out on 127.0.0.1; free again once closed.
- * Another process may take it before redis-server binds it: redis_start
- * then sees the server exit and tries another. */
+ * Another process may take it before redis-server binds it: the server
+ * then exits, and start_server() tries another. */
 static int
 free_port(void)
 {
@@ -35,32 +66,6 @@ free_port(void)
 	return port;
 }
 
-static pid_t
-spawn_server(const struct redis_fixture *f, const char *const extra[])
-{
-	char port[16], log[160];
-	const char *argv[40] = {
-		"redis-server", "--port", port, "--bind", "127.0.0.1",
-		"--unixsocket", f->sock, "--save", "", "--appendonly", "no",
-		"--dir", f->dir, "--logfile", log, "--daemonize", "no",
-	};
-	size_t n = 17;
-	pid_t pid;
-
-	snprintf(port, sizeof(port), "%d", f->port);
-	snprintf(log, sizeof(log), "%s/redis.log", f->dir);
-	for (size_t i = 0; extra && extra[i] && n < 39; i++)
-		argv[n++] = extra[i];
-	argv[n] = NULL;
-	if ((pid = fork()) != 0)
-		return pid;
-	/* never outlive the test process, even if it crashes */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	execvp(argv[0], (char *const *)argv);
-	fprintf(stderr, "redis_fixture: cannot run redis-server: %s\n", strerror(errno));
-	_exit(127);
-}
-
 long long
 fixture_ms(void)
 {
@@ -70,87 +75,327 @@ fixture_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* Poll until the server answers PING (0), exits (-1), or 10 s pass (-1). */
-static int
-wait_ready(const struct redis_fixture *f)
+/* One step of a bounded poll loop. */
+static void
+tick(void)
 {
-	long long deadline = fixture_ms() + 10000;
-	struct timespec tick = { 0, 5 * 1000000 };
+	struct timespec ts = { 0, 10 * 1000000 };
 
-	while (fixture_ms() < deadline) {
-		redisContext *c;
-		int st;
+	nanosleep(&ts, NULL);
+}
 
-		if (waitpid(f->pid, &st, WNOHANG) == f->pid)
-			return -1;		/* exited: port taken, most likely */
-		c = redisConnect("127.0.0.1", f->port);
-		if (c && !c->err) {
-			redisReply *r = redisCommand(c, "PING");
-			int ok = r && r->type != REDIS_REPLY_ERROR;
-			/* PONG, or NOAUTH when a password is required: both mean up */
-			if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "NOAUTH", 6) == 0)
-				ok = 1;
-			freeReplyObject(r);
-			redisFree(c);
-			if (ok)
-				return 0;
-		} else if (c)
-			redisFree(c);
-		nanosleep(&tick, NULL);
+/* Call ready(arg) every tick until it returns 1 (then 0), returns -1 (a
+ * lost cause: -1), or timeout_ms pass (-1). */
+static int
+poll_ready(int (*ready)(void *), void *arg, long timeout_ms)
+{
+	long long deadline = fixture_ms() + timeout_ms;
+	int r;
+
+	while ((r = ready(arg)) == 0 && fixture_ms() < deadline)
+		tick();
+	return r == 1 ? 0 : -1;
+}
+
+/* The child's side of spawn(): never returns. */
+static void
+child_exec(const char *const argv[], pid_t parent, int out)
+{
+	sigset_t none;
+	int null = open("/dev/null", O_RDWR);
+
+	/* (1) a clean slate: whatever the test runner blocked or ignored */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	/* (2) never outlive the test process, even if it crashes; it may have
+	 * died before prctl() ran */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	/* (3) nothing to read; output to out, if given */
+	if (null >= 0)
+		dup2(null, 0);
+	if (out >= 0) {
+		dup2(out, 1);
+		dup2(out, 2);
 	}
-	return -1;
+	execvp(argv[0], (char *const *)argv);
+	fprintf(stderr, "redis_fixture: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Fork and exec argv (PATH search) with stdin from /dev/null and, when out
+ * is not -1, stdout and stderr on out. Returns the child's pid, or -1. */
+static pid_t
+spawn(const char *const argv[], int out)
+{
+	pid_t parent = getpid(), pid;
+
+	fflush(NULL);		/* or the child's exit would flush our buffers again */
+	if ((pid = fork()) == 0)
+		child_exec(argv, parent, out);
+	if (pid < 0)
+		fprintf(stderr, "redis_fixture: fork: %s\n", strerror(errno));
+	return pid;
+}
+
+/* Read fd until EOF or the deadline into out (n bytes, NUL-terminated;
+ * what does not fit is read and dropped). Returns 0, or -1 on timeout. */
+static int
+drain(int fd, char *out, size_t n, long long deadline)
+{
+	size_t len = 0;
+	char spill[512];
+	int rc = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = deadline - fixture_ms();
+		ssize_t got;
+
+		if (left <= 0) {
+			rc = -1;
+			break;
+		}
+		if (poll(&p, 1, (int)left) <= 0)
+			continue;	/* EINTR, or the deadline: seen above */
+		if (len + 1 < n)
+			got = read(fd, out + len, n - 1 - len);
+		else
+			got = read(fd, spill, sizeof(spill));
+		if (got == 0 || (got < 0 && errno != EINTR))
+			break;
+		if (got > 0 && len + 1 < n)
+			len += (size_t)got;
+	}
+	if (n > 0)
+		out[len] = '\0';
+	return rc;
+}
+
+/* SIGTERM each live pid in the n fixtures, then reap them all; any still
+ * there after STOP_MS gets SIGKILL. Pids become 0. */
+static void
+halt_all(struct redis_fixture f[], size_t n)
+{
+	long long deadline = fixture_ms() + STOP_MS;
+
+	for (size_t i = 0; i < n; i++)
+		if (f[i].pid > 0) {
+			kill(f[i].pid, SIGCONT);	/* in case a test stopped it */
+			kill(f[i].pid, SIGTERM);
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].pid <= 0)
+			continue;
+		/* 0: still running; -1: not ours to reap (ECHILD) */
+		while (waitpid(f[i].pid, NULL, WNOHANG) == 0) {
+			if (fixture_ms() >= deadline) {
+				kill(f[i].pid, SIGKILL);
+				while (waitpid(f[i].pid, NULL, 0) == -1 && errno == EINTR)
+					;
+				break;
+			}
+			tick();
+		}
+		f[i].pid = 0;
+	}
 }
 
 int
-redis_start(struct redis_fixture *f, const char *const extra[])
+fixture_run(const char *const argv[], char *out, size_t n)
+{
+	long long deadline = fixture_ms() + RUN_MS;
+	int fd[2], st, timed_out;
+	pid_t pid;
+
+	if (pipe2(fd, O_CLOEXEC) != 0) {
+		perror("redis_fixture: pipe");
+		return -1;
+	}
+	pid = spawn(argv, fd[1]);
+	close(fd[1]);
+	if (pid < 0) {
+		close(fd[0]);
+		return -1;
+	}
+	timed_out = drain(fd[0], out, n, deadline) != 0;
+	close(fd[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	if (timed_out) {
+		fprintf(stderr, "redis_fixture: %s ran for %d s; killed\n", argv[0],
+		    RUN_MS / 1000);
+		return -1;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int
+remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb, (void)type, (void)ftw;
+	if (remove(path) != 0 && errno != ENOENT)
+		fprintf(stderr, "redis_fixture: remove %s: %s\n", path, strerror(errno));
+	return 0;
+}
+
+/* rm -rf dir, only if it is one of ours (a mkdtemp of TMP_PREFIX). */
+static void
+remove_dir(const char *dir)
+{
+	if (strncmp(dir, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
+	    strchr(dir + strlen(TMP_PREFIX), '/') != NULL)
+		return;
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Zero f and give it a new temp dir (and a socket path in it). */
+static int
+make_dir(struct redis_fixture *f)
 {
 	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/lockrun-test.XXXXXX");
+	snprintf(f->dir, sizeof(f->dir), "%sXXXXXX", TMP_PREFIX);
 	if (mkdtemp(f->dir) == NULL) {
 		perror("redis_fixture: mkdtemp");
+		f->dir[0] = '\0';
 		return -1;
 	}
 	snprintf(f->sock, sizeof(f->sock), "%s/r.sock", f->dir);
+	return 0;
+}
+
+/* A connection to f: its unix socket, or its TCP port when it has none
+ * (a sentinel). Connect and commands time out after a second. NULL if it
+ * does not answer. */
+static redisContext *
+connect_to(const struct redis_fixture *f)
+{
+	struct timeval tv = { 1, 0 };
+	redisContext *c = f->sock[0] ? redisConnectUnixWithTimeout(f->sock, tv) :
+	    redisConnectWithTimeout("127.0.0.1", f->port, tv);
+
+	if (c && !c->err && redisSetTimeout(c, tv) == REDIS_OK)
+		return c;
+	redisFree(c);
+	return NULL;
+}
+
+/* One command (argv NULL-terminated, sent as is) on a fresh connection to
+ * f; the reply (the caller frees it), or NULL when f does not answer. */
+static redisReply *
+ask(const struct redis_fixture *f, const char *const argv[])
+{
+	redisContext *c = connect_to(f);
+	redisReply *r;
+	int argc = 0;
+
+	if (c == NULL)
+		return NULL;
+	while (argv[argc])
+		argc++;
+	r = redisCommandArgv(c, argc, (const char **)argv, NULL);
+	redisFree(c);
+	return r;
+}
+#define ASK(f, ...) ask((f), (const char *const[]){ __VA_ARGS__, NULL })
+
+/* 1 when f answers PING (PONG, or NOAUTH when it wants a password), 0 not
+ * yet, -1 when its process is gone (a port taken, most likely). */
+static int
+server_up(void *arg)
+{
+	struct redis_fixture *f = arg;
+	redisReply *r;
+	int up;
+
+	if (waitpid(f->pid, NULL, WNOHANG) == f->pid) {
+		f->pid = 0;
+		return -1;
+	}
+	if ((r = ASK(f, "PING")) == NULL)
+		return 0;
+	up = r->type != REDIS_REPLY_ERROR || strncmp(r->str, "NOAUTH", 6) == 0;
+	freeReplyObject(r);
+	return up;
+}
+
+/* The command line of one redis-server: the listener part (plain or TLS)
+ * is words the fixture fills per attempt, as the port changes. */
+struct server_cmd {
+	struct words a;
+	char	port[16], log[160];
+};
+
+/* Build c->a: redis-server on f->port with f's socket, dir and log, no
+ * persistence, then the listener words, then extra. */
+static void
+server_cmd(struct server_cmd *c, const struct redis_fixture *f,
+    const char *const listen[], const char *const extra[])
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->port, sizeof(c->port), "%d", f->port);
+	snprintf(c->log, sizeof(c->log), "%s/redis.log", f->dir);
+	WORDS(&c->a, "redis-server", "--bind", "127.0.0.1", "--unixsocket", f->sock,
+	    "--save", "", "--appendonly", "no", "--dir", f->dir, "--logfile", c->log,
+	    "--daemonize", "no");
+	if (listen)
+		words_add(&c->a, listen);
+	else
+		WORDS(&c->a, "--port", c->port);
+	words_add(&c->a, extra);
+}
+
+/* Start redis-server in f's dir on a fresh free port until one start
+ * succeeds (0) or five attempts fail (-1, and prints why). */
+static int
+start_server(struct redis_fixture *f, const char *const extra[])
+{
 	for (int attempt = 0; attempt < 5; attempt++) {
+		struct server_cmd c;
+
 		if ((f->port = free_port()) < 0)
 			continue;
 		snprintf(f->url, sizeof(f->url), "redis://127.0.0.1:%d", f->port);
-		if ((f->pid = spawn_server(f, extra)) < 0)
+		server_cmd(&c, f, NULL, extra);
+		if (c.a.full) {
+			fprintf(stderr, "redis_fixture: too many words for redis-server\n");
+			return -1;
+		}
+		if ((f->pid = spawn(c.a.w, -1)) < 0)
 			break;
-		if (wait_ready(f) == 0)
+		/* the unix socket listens only once the TCP port does */
+		if (poll_ready(server_up, f, START_MS) == 0)
 			return 0;
-		kill(f->pid, SIGKILL);
-		waitpid(f->pid, NULL, 0);
-		f->pid = 0;
+		halt_all(f, 1);
 	}
 	fprintf(stderr, "redis_fixture: redis-server did not start (see %s/redis.log)\n",
 	    f->dir);
 	return -1;
 }
 
+int
+redis_start(struct redis_fixture *f, const char *const extra[])
+{
+	if (make_dir(f) != 0)
+		return -1;
+	return start_server(f, extra);
+}
+
 void
 redis_halt(struct redis_fixture *f)
 {
-	if (f->pid > 0) {
-		kill(f->pid, SIGCONT);		/* in case a test stopped it */
-		kill(f->pid, SIGTERM);
-		while (waitpid(f->pid, NULL, 0) == -1 && errno == EINTR)
-			;
-		f->pid = 0;
-	}
+	halt_all(f, 1);
 }
 
 void
 redis_stop(struct redis_fixture *f)
 {
-	char cmd[128];
-
 	redis_halt(f);
-	if (f->dir[0] && strncmp(f->dir, "/tmp/lockrun-test.", 18) == 0) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "redis_fixture: could not remove %s\n", f->dir);
-	}
+	remove_dir(f->dir);
 }
 
 redisContext *
@@ -170,4 +415,41 @@ redis_path(const struct redis_fixture *f, const char *name, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s/%s", f->dir, name);
 	return buf;
+}
+
+/* Copy the value of the "key:value" line of text (the format of INFO and
+ * CLUSTER INFO) to buf. Returns 0, or -1 when there is no such line. */
+static int
+text_field(const char *text, const char *key, char *buf, size_t n)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p != NULL; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, key, klen) == 0 && p[klen] == ':') {
+			p += klen + 1;
+			snprintf(buf, n, "%.*s", (int)strcspn(p, "\r\n"), p);
+			return 0;
+		}
+	return -1;
+}
+
+/* text_field() of the text f answers to argv (INFO or CLUSTER INFO). */
+static int
+reply_field(const struct redis_fixture *f, const char *const argv[], const char *key,
+    char *buf, size_t n)
+{
+	redisReply *r = ask(f, argv);
+	int rc = -1;
+
+	if (r && r->type == REDIS_REPLY_STRING)
+		rc = text_field(r->str, key, buf, n);
+	freeReplyObject(r);
+	return rc;
+}
+
+int
+redis_info_field(const struct redis_fixture *f, const char *section, const char *key,
+    char *buf, size_t n)
+{
+	return reply_field(f, (const char *const[]){ "INFO", section, NULL }, key, buf, n);
 }

@@ -20,10 +20,11 @@ struct redis_fixture {
  * (and prints why). */
 int	redis_start(struct redis_fixture *f, const char *const extra[]);
 
-/* SIGTERM the server by PID and reap it; the temp dir stays. */
+/* SIGTERM the server by PID and reap it (SIGKILL if it is still there
+ * after 5 s); the temp dir stays. */
 void	redis_halt(struct redis_fixture *f);
 
-/* redis_halt(), then remove the temp dir. */
+/* redis_halt(), then remove the temp dir and all in it. */
 void	redis_stop(struct redis_fixture *f);
 
 /* A client on the unix socket (exits the process on failure). */
@@ -35,5 +36,18 @@ long long fixture_ms(void);
 /* A path inside f->dir. */
 const char *redis_path(const struct redis_fixture *f, const char *name, char *buf,
 	    size_t n);
+
+/* Copy the value of INFO section's "key:value" line to buf (f's unix
+ * socket; no AUTH). Returns 0, or -1 when f does not answer or has no
+ * such key. */
+int	redis_info_field(const struct redis_fixture *f, const char *section,
+	    const char *key, char *buf, size_t n);
+
+/* Run argv (NULL-terminated; argv[0] searched in PATH) with stdin from
+ * /dev/null, its stdout and stderr together into out (n bytes, always
+ * NUL-terminated; the rest is dropped). Returns its exit status (128+N if
+ * killed by signal N), or -1 when it could not run or ran for 30 s (then
+ * it is killed). */
+int	fixture_run(const char *const argv[], char *out, size_t n);
 
 #endif
