@@ -243,14 +243,24 @@ remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 	return 0;
 }
 
-/* rm -rf dir, only if it is one of ours (a mkdtemp of TMP_PREFIX). */
-static void
-remove_dir(const char *dir)
+void
+fixture_rmdir(const char *dir)
 {
 	if (strncmp(dir, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 ||
 	    strchr(dir + strlen(TMP_PREFIX), '/') != NULL)
-		return;
+		return;		/* not one of ours */
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+fixture_tempdir(char *buf, size_t n)
+{
+	if (snprintf(buf, n, "%sXXXXXX", TMP_PREFIX) >= (int)n || mkdtemp(buf) == NULL) {
+		perror("redis_fixture: mkdtemp");
+		buf[0] = '\0';
+		return -1;
+	}
+	return 0;
 }
 
 /* Zero f and give it a new temp dir (and a socket path in it). */
@@ -258,12 +268,8 @@ static int
 make_dir(struct redis_fixture *f)
 {
 	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "%sXXXXXX", TMP_PREFIX);
-	if (mkdtemp(f->dir) == NULL) {
-		perror("redis_fixture: mkdtemp");
-		f->dir[0] = '\0';
+	if (fixture_tempdir(f->dir, sizeof(f->dir)) != 0)
 		return -1;
-	}
 	snprintf(f->sock, sizeof(f->sock), "%s/r.sock", f->dir);
 	return 0;
 }
@@ -323,18 +329,38 @@ server_up(void *arg)
 	return up;
 }
 
-/* The command line of one redis-server: the listener part (plain or TLS)
- * is words the fixture fills per attempt, as the port changes. */
-struct server_cmd {
-	struct words a;
-	char	port[16], log[160];
+/* What kind of redis-server to start. */
+struct server_opts {
+	const char *certdir;	/* TLS with tls_make_certs()'s files there, or NULL */
+	int	auth_clients;	/* with TLS: clients must show a certificate */
+	const char *const *own;	/* the fixture's words, NULL-terminated, or NULL */
+	const char *const *extra;	/* then the caller's, likewise */
 };
 
+/* The command line of one redis-server and the strings it borrows. */
+struct server_cmd {
+	struct words a;
+	char	port[16], log[160], cert[256], key[256], ca[256];
+};
+
+/* Listen with TLS only on f->port, with o's certificates; the unix socket
+ * stays plain, for the fixture and the tests. */
+static void
+tls_words(struct server_cmd *c, const struct server_opts *o)
+{
+	snprintf(c->cert, sizeof(c->cert), "%s/server.crt", o->certdir);
+	snprintf(c->key, sizeof(c->key), "%s/server.key", o->certdir);
+	snprintf(c->ca, sizeof(c->ca), "%s/ca.crt", o->certdir);
+	WORDS(&c->a, "--port", "0", "--tls-port", c->port, "--tls-cert-file", c->cert,
+	    "--tls-key-file", c->key, "--tls-ca-cert-file", c->ca,
+	    "--tls-auth-clients", o->auth_clients ? "yes" : "no");
+}
+
 /* Build c->a: redis-server on f->port with f's socket, dir and log, no
- * persistence, then the listener words, then extra. */
+ * persistence, then o's listener and words. */
 static void
 server_cmd(struct server_cmd *c, const struct redis_fixture *f,
-    const char *const listen[], const char *const extra[])
+    const struct server_opts *o)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->port, sizeof(c->port), "%d", f->port);
@@ -342,25 +368,29 @@ server_cmd(struct server_cmd *c, const struct redis_fixture *f,
 	WORDS(&c->a, "redis-server", "--bind", "127.0.0.1", "--unixsocket", f->sock,
 	    "--save", "", "--appendonly", "no", "--dir", f->dir, "--logfile", c->log,
 	    "--daemonize", "no");
-	if (listen)
-		words_add(&c->a, listen);
+	if (o->certdir)
+		tls_words(c, o);
 	else
 		WORDS(&c->a, "--port", c->port);
-	words_add(&c->a, extra);
+	words_add(&c->a, o->own);
+	words_add(&c->a, o->extra);
 }
 
-/* Start redis-server in f's dir on a fresh free port until one start
- * succeeds (0) or five attempts fail (-1, and prints why). */
+/* Give f a new temp dir and start redis-server there on a fresh free port
+ * until one start succeeds (0) or five attempts fail (-1, and prints why). */
 static int
-start_server(struct redis_fixture *f, const char *const extra[])
+start_server(struct redis_fixture *f, const struct server_opts *o)
 {
+	if (make_dir(f) != 0)
+		return -1;
 	for (int attempt = 0; attempt < 5; attempt++) {
 		struct server_cmd c;
 
 		if ((f->port = free_port()) < 0)
 			continue;
-		snprintf(f->url, sizeof(f->url), "redis://127.0.0.1:%d", f->port);
-		server_cmd(&c, f, NULL, extra);
+		snprintf(f->url, sizeof(f->url), "%s://127.0.0.1:%d",
+		    o->certdir ? "rediss" : "redis", f->port);
+		server_cmd(&c, f, o);
 		if (c.a.full) {
 			fprintf(stderr, "redis_fixture: too many words for redis-server\n");
 			return -1;
@@ -380,9 +410,19 @@ start_server(struct redis_fixture *f, const char *const extra[])
 int
 redis_start(struct redis_fixture *f, const char *const extra[])
 {
-	if (make_dir(f) != 0)
-		return -1;
-	return start_server(f, extra);
+	const struct server_opts o = { .extra = extra };
+
+	return start_server(f, &o);
+}
+
+int
+redis_start_tls(struct redis_fixture *f, const char *certdir, int require_client_cert,
+    const char *const extra[])
+{
+	const struct server_opts o = { .certdir = certdir,
+	    .auth_clients = require_client_cert, .extra = extra };
+
+	return start_server(f, &o);
 }
 
 void
@@ -395,7 +435,7 @@ void
 redis_stop(struct redis_fixture *f)
 {
 	redis_halt(f);
-	remove_dir(f->dir);
+	fixture_rmdir(f->dir);
 }
 
 redisContext *
@@ -452,4 +492,98 @@ redis_info_field(const struct redis_fixture *f, const char *section, const char 
     char *buf, size_t n)
 {
 	return reply_field(f, (const char *const[]){ "INFO", section, NULL }, key, buf, n);
+}
+
+/* The extensions of tls_make_certs()'s certificates, a section each. */
+static const char cert_cnf[] =
+	"[req]\n"
+	"distinguished_name = dn\n"
+	"[dn]\n"
+	"[ca]\n"
+	"basicConstraints = critical, CA:TRUE\n"
+	"keyUsage = critical, keyCertSign, cRLSign\n"
+	"subjectKeyIdentifier = hash\n"
+	"[server]\n"
+	"basicConstraints = critical, CA:FALSE\n"
+	"keyUsage = critical, digitalSignature\n"
+	"extendedKeyUsage = serverAuth\n"
+	"subjectAltName = DNS:localhost, IP:127.0.0.1\n"
+	"[client]\n"
+	"basicConstraints = critical, CA:FALSE\n"
+	"keyUsage = critical, digitalSignature\n"
+	"extendedKeyUsage = clientAuth\n"
+	"[wrong_host]\n"
+	"basicConstraints = critical, CA:FALSE\n"
+	"keyUsage = critical, digitalSignature\n"
+	"extendedKeyUsage = serverAuth\n"
+	"subjectAltName = DNS:elsewhere.invalid\n";
+
+/* One certificate: NAME.crt and NAME.key, self-signed when signer is NULL,
+ * else signed by SIGNER.crt/.key; extensions from section of cert_cnf. */
+struct cert_spec {
+	const char *name, *section, *subject, *signer;
+};
+
+static const struct cert_spec cert_specs[] = {	/* signers first */
+	{ "ca", "ca", "/CN=lockrun test CA", NULL },
+	{ "other-ca", "ca", "/CN=lockrun unrelated CA", NULL },
+	{ "server", "server", "/CN=localhost", "ca" },
+	{ "client", "client", "/CN=lockrun test client", "ca" },
+	{ "wrong-host", "wrong_host", "/CN=elsewhere.invalid", "ca" },
+};
+
+static int
+write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	int bad = fp == NULL;
+
+	if (fp) {
+		bad = fputs(text, fp) == EOF;
+		bad |= fclose(fp) != 0;
+	}
+	if (bad)
+		fprintf(stderr, "redis_fixture: cannot write %s: %s\n", path, strerror(errno));
+	return bad ? -1 : 0;
+}
+
+/* Make one certificate and its key with a single openssl req (an EC
+ * P-256 key, valid for a day; -CA needs OpenSSL 3.0). */
+static int
+make_cert(const char *dir, const char *cnf, const struct cert_spec *s)
+{
+	char crt[256], key[256], ca_crt[256], ca_key[256], out[4096];
+	struct words a = { .n = 0 };
+	int st;
+
+	snprintf(crt, sizeof(crt), "%s/%s.crt", dir, s->name);
+	snprintf(key, sizeof(key), "%s/%s.key", dir, s->name);
+	WORDS(&a, "openssl", "req", "-x509", "-new", "-config", cnf, "-extensions",
+	    s->section, "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+	    "-noenc", "-days", "1", "-subj", s->subject, "-keyout", key, "-out", crt);
+	if (s->signer) {
+		snprintf(ca_crt, sizeof(ca_crt), "%s/%s.crt", dir, s->signer);
+		snprintf(ca_key, sizeof(ca_key), "%s/%s.key", dir, s->signer);
+		WORDS(&a, "-CA", ca_crt, "-CAkey", ca_key);
+	}
+	if ((st = fixture_run(a.w, out, sizeof(out))) != 0) {
+		fprintf(stderr, "redis_fixture: openssl req for %s failed (%d):\n%s", crt, st,
+		    out);
+		return -1;
+	}
+	return 0;
+}
+
+int
+tls_make_certs(const char *dir)
+{
+	char cnf[256];
+
+	snprintf(cnf, sizeof(cnf), "%s/certs.cnf", dir);
+	if (write_file(cnf, cert_cnf) != 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(cert_specs) / sizeof(cert_specs[0]); i++)
+		if (make_cert(dir, cnf, &cert_specs[i]) != 0)
+			return -1;
+	return 0;
 }

@@ -11,7 +11,7 @@ struct redis_fixture {
 	int	port;
 	char	dir[64];	/* mkdtemp: socket, log, and the tests' scratch files */
 	char	sock[128];
-	char	url[160];	/* redis://127.0.0.1:PORT */
+	char	url[160];	/* redis://127.0.0.1:PORT (rediss:// with TLS) */
 };
 
 /* Start redis-server on a free loopback port (and a unix socket) in a new
@@ -19,6 +19,26 @@ struct redis_fixture {
  * words, NULL-terminated. Waits for PING with a deadline. Returns 0 or -1
  * (and prints why). */
 int	redis_start(struct redis_fixture *f, const char *const extra[]);
+
+/* Make a test PKI in dir (which exists) with the openssl command: EC P-256
+ * keys, valid for a day.
+ *   ca.crt, ca.key			the test CA
+ *   server.crt, server.key		signed by it, for DNS:localhost and
+ *					IP:127.0.0.1
+ *   client.crt, client.key		signed by it, for client auth
+ *   wrong-host.crt, wrong-host.key	signed by it, for DNS:elsewhere.invalid
+ *					only
+ *   other-ca.crt, other-ca.key		an unrelated CA, which verifies none
+ *					of them
+ * Returns 0 or -1 (and prints why). */
+int	tls_make_certs(const char *dir);
+
+/* redis_start(), but the TCP port f->port speaks only TLS, with the
+ * server certificate of tls_make_certs(certdir) and its CA; clients must
+ * show a certificate of that CA when require_client_cert. The unix socket
+ * (redis_client()) stays plain. f->url is rediss://127.0.0.1:PORT. */
+int	redis_start_tls(struct redis_fixture *f, const char *certdir,
+	    int require_client_cert, const char *const extra[]);
 
 /* SIGTERM the server by PID and reap it (SIGKILL if it is still there
  * after 5 s); the temp dir stays. */
@@ -42,6 +62,13 @@ const char *redis_path(const struct redis_fixture *f, const char *name, char *bu
  * such key. */
 int	redis_info_field(const struct redis_fixture *f, const char *section,
 	    const char *key, char *buf, size_t n);
+
+/* A new temp dir, /tmp/lockrun-test.XXXXXX, in buf (n >= 64). Returns 0
+ * or -1 (and prints why). */
+int	fixture_tempdir(char *buf, size_t n);
+
+/* rm -rf dir, if it is a fixture_tempdir() (as every fixture's dir is). */
+void	fixture_rmdir(const char *dir);
 
 /* Run argv (NULL-terminated; argv[0] searched in PATH) with stdin from
  * /dev/null, its stdout and stderr together into out (n bytes, always

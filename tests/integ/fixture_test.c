@@ -1,0 +1,98 @@
+/* fixture_test.c -- the fixtures themselves: the test PKI, a TLS server,
+ * a replica, a sentinel group and a cluster each start and answer. */
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "redis_fixture.h"
+
+static char certdir[64];
+static struct redis_fixture srv;
+
+/* Run a command; its exit status, its output in out (shared, 4 KiB). */
+static char out[4096];
+#define RUN(...) fixture_run((const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out))
+
+/* A path in certdir; each call's buffer lives for the next seven calls. */
+static const char *
+cert(const char *name)
+{
+	static char bufs[8][128];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", certdir, name);
+	return b;
+}
+
+static void
+certs_setup(void)
+{
+	cr_assert(eq(int, fixture_tempdir(certdir, sizeof(certdir)), 0));
+	cr_assert(eq(int, tls_make_certs(certdir), 0));
+}
+
+static void
+certs_teardown(void)
+{
+	redis_stop(&srv);
+	fixture_rmdir(certdir);
+}
+
+TestSuite(fixture, .timeout = 60);
+
+/* The chain and names are what the TLS tests will rely on. */
+Test(fixture, certs_verify_as_intended, .init = certs_setup, .fini = certs_teardown)
+{
+	cr_assert(eq(int, RUN("openssl", "verify", "-CAfile", cert("ca.crt"),
+	    "-verify_hostname", "localhost", cert("server.crt")), 0), "%s", out);
+	cr_assert(eq(int, RUN("openssl", "verify", "-CAfile", cert("ca.crt"),
+	    "-verify_ip", "127.0.0.1", cert("server.crt")), 0), "%s", out);
+	cr_assert(eq(int, RUN("openssl", "verify", "-CAfile", cert("ca.crt"),
+	    "-purpose", "sslclient", cert("client.crt")), 0), "%s", out);
+	cr_assert(RUN("openssl", "verify", "-CAfile", cert("other-ca.crt"),
+	    cert("server.crt")) != 0, "%s", out);
+	cr_assert(RUN("openssl", "verify", "-CAfile", cert("ca.crt"),
+	    "-verify_hostname", "localhost", cert("wrong-host.crt")) != 0, "%s", out);
+}
+
+/* redis-cli -p PORT --tls PING with these more words (cacert and so on). */
+#define TLS_PING(...) RUN("redis-cli", "-h", "127.0.0.1", "-p", port, "--tls", \
+	__VA_ARGS__, "PING")
+
+Test(fixture, tls_server_answers_over_tls, .init = certs_setup, .fini = certs_teardown)
+{
+	char port[16];
+	redisContext *c;
+	redisReply *r;
+
+	cr_assert(eq(int, redis_start_tls(&srv, certdir, 0, NULL), 0));
+	snprintf(port, sizeof(port), "%d", srv.port);
+	cr_assert(eq(int, TLS_PING("--cacert", cert("ca.crt")), 0), "%s", out);
+	cr_assert(eq(str, out, "PONG\n"));
+	/* another CA's client refuses the server's certificate */
+	TLS_PING("--cacert", cert("other-ca.crt"));
+	cr_assert(strstr(out, "PONG") == NULL, "%s", out);
+	/* the unix socket stays plain */
+	c = redis_client(&srv);
+	r = redisCommand(c, "PING");
+	cr_assert(r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "PONG") == 0);
+	freeReplyObject(r);
+	redisFree(c);
+}
+
+Test(fixture, tls_server_can_require_a_client_certificate, .init = certs_setup,
+    .fini = certs_teardown)
+{
+	char port[16];
+
+	cr_assert(eq(int, redis_start_tls(&srv, certdir, 1, NULL), 0));
+	snprintf(port, sizeof(port), "%d", srv.port);
+	TLS_PING("--cacert", cert("ca.crt"));
+	cr_assert(strstr(out, "PONG") == NULL, "%s", out);
+	cr_assert(eq(int, TLS_PING("--cacert", cert("ca.crt"), "--cert", cert("client.crt"),
+	    "--key", cert("client.key")), 0), "%s", out);
+	cr_assert(eq(str, out, "PONG\n"));
+}
