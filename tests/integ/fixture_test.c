@@ -1,5 +1,6 @@
 /* fixture_test.c -- the fixtures themselves: the test PKI, a TLS server,
  * a replica, a sentinel group and a cluster each start and answer. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,4 +96,55 @@ Test(fixture, tls_server_can_require_a_client_certificate, .init = certs_setup,
 	cr_assert(eq(int, TLS_PING("--cacert", cert("ca.crt"), "--cert", cert("client.crt"),
 	    "--key", cert("client.key")), 0), "%s", out);
 	cr_assert(eq(str, out, "PONG\n"));
+}
+
+static struct redis_fixture rep;
+
+static void
+replica_teardown(void)
+{
+	redis_stop(&rep);
+	redis_stop(&srv);
+}
+
+/* One command on f's unix socket, formatted as by redisCommand(); the
+ * caller frees the reply. */
+static redisReply *
+on(const struct redis_fixture *f, const char *fmt, ...)
+{
+	redisContext *c = redis_client(f);
+	redisReply *r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	cr_assert(r != NULL, "%s: %s", f->sock, c->errstr);
+	redisFree(c);
+	return r;
+}
+
+/* on(), expecting a string or status reply of s. */
+#define ON_STR(f, s, ...) do {						\
+	redisReply *r_ = on((f), __VA_ARGS__);				\
+	cr_assert(r_->str != NULL && strcmp(r_->str, (s)) == 0,		\
+	    "%s: %s", #__VA_ARGS__, r_->str ? r_->str : "(not a string)");	\
+	freeReplyObject(r_);						\
+} while (0)
+
+Test(fixture, replica_follows_its_master, .fini = replica_teardown)
+{
+	char role[16];
+	redisReply *r;
+
+	cr_assert(eq(int, redis_start(&srv, NULL), 0));
+	cr_assert(eq(int, redis_start_replica(&rep, &srv, NULL), 0));
+	cr_assert(eq(int, redis_info_field(&rep, "replication", "role", role, sizeof(role)),
+	    0));
+	cr_assert(eq(str, role, "slave"));
+	ON_STR(&srv, "OK", "SET k v");
+	r = on(&srv, "WAIT 1 10000");
+	cr_assert(eq(i64, r->integer, 1));
+	freeReplyObject(r);
+	ON_STR(&rep, "v", "GET k");
 }

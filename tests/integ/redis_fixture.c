@@ -309,6 +309,16 @@ ask(const struct redis_fixture *f, const char *const argv[])
 }
 #define ASK(f, ...) ask((f), (const char *const[]){ __VA_ARGS__, NULL })
 
+/* Has f's process exited? Then it is reaped and f->pid is 0. */
+static int
+exited(struct redis_fixture *f)
+{
+	if (f->pid <= 0 || waitpid(f->pid, NULL, WNOHANG) != f->pid)
+		return 0;
+	f->pid = 0;
+	return 1;
+}
+
 /* 1 when f answers PING (PONG, or NOAUTH when it wants a password), 0 not
  * yet, -1 when its process is gone (a port taken, most likely). */
 static int
@@ -318,10 +328,8 @@ server_up(void *arg)
 	redisReply *r;
 	int up;
 
-	if (waitpid(f->pid, NULL, WNOHANG) == f->pid) {
-		f->pid = 0;
+	if (exited(f))
 		return -1;
-	}
 	if ((r = ASK(f, "PING")) == NULL)
 		return 0;
 	up = r->type != REDIS_REPLY_ERROR || strncmp(r->str, "NOAUTH", 6) == 0;
@@ -367,7 +375,10 @@ server_cmd(struct server_cmd *c, const struct redis_fixture *f,
 	snprintf(c->log, sizeof(c->log), "%s/redis.log", f->dir);
 	WORDS(&c->a, "redis-server", "--bind", "127.0.0.1", "--unixsocket", f->sock,
 	    "--save", "", "--appendonly", "no", "--dir", f->dir, "--logfile", c->log,
-	    "--daemonize", "no");
+	    "--daemonize", "no",
+	    /* a master feeds a new replica at once, not after 5 s of waiting
+	     * for others to join the same transfer */
+	    "--repl-diskless-sync-delay", "0");
 	if (o->certdir)
 		tls_words(c, o);
 	else
@@ -423,6 +434,39 @@ redis_start_tls(struct redis_fixture *f, const char *certdir, int require_client
 	    .auth_clients = require_client_cert, .extra = extra };
 
 	return start_server(f, &o);
+}
+
+/* 1 once replica r says its link to the master is up, 0 before, -1 when r
+ * exited. */
+static int
+link_up(void *arg)
+{
+	struct redis_fixture *r = arg;
+	char v[16];
+
+	if (exited(r))
+		return -1;
+	return redis_info_field(r, "replication", "master_link_status", v, sizeof(v)) == 0 &&
+	    strcmp(v, "up") == 0;
+}
+
+int
+redis_start_replica(struct redis_fixture *r, const struct redis_fixture *master,
+    const char *const extra[])
+{
+	char port[16];
+	const char *const own[] = { "--replicaof", "127.0.0.1", port, NULL };
+	const struct server_opts o = { .own = own, .extra = extra };
+
+	snprintf(port, sizeof(port), "%d", master->port);
+	if (start_server(r, &o) != 0)
+		return -1;
+	if (poll_ready(link_up, r, START_MS) == 0)
+		return 0;
+	fprintf(stderr, "redis_fixture: the replica in %s did not sync with 127.0.0.1:%d "
+	    "in %d s (see its redis.log)\n", r->dir, master->port, START_MS / 1000);
+	redis_halt(r);
+	return -1;
 }
 
 void

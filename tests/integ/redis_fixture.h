@@ -40,6 +40,13 @@ int	tls_make_certs(const char *dir);
 int	redis_start_tls(struct redis_fixture *f, const char *certdir,
 	    int require_client_cert, const char *const extra[]);
 
+/* redis_start() a replica of master (a plain server, no password unless
+ * extra gives --masterauth) and wait, at most 10 s, until the replica's
+ * INFO says master_link_status:up. Returns 0, or -1 (prints why; the
+ * replica is halted, its dir stays for its log). */
+int	redis_start_replica(struct redis_fixture *r, const struct redis_fixture *master,
+	    const char *const extra[]);
+
 /* SIGTERM the server by PID and reap it (SIGKILL if it is still there
  * after 5 s); the temp dir stays. */
 void	redis_halt(struct redis_fixture *f);
