@@ -148,3 +148,51 @@ Test(fixture, replica_follows_its_master, .fini = replica_teardown)
 	freeReplyObject(r);
 	ON_STR(&rep, "v", "GET k");
 }
+
+static struct sentinel_group sg;
+
+/* A master, a replica, and three sentinels watching them as "mymaster". */
+static void
+sentinel_setup(void)
+{
+	cr_assert(eq(int, redis_start(&srv, NULL), 0));
+	cr_assert(eq(int, redis_start_replica(&rep, &srv, NULL), 0));
+	cr_assert(eq(int, sentinel_start(&sg, "mymaster", &srv, 2), 0));
+}
+
+static void
+sentinel_teardown(void)
+{
+	sentinel_stop(&sg);
+	replica_teardown();
+}
+
+Test(fixture, sentinels_report_the_master, .init = sentinel_setup,
+    .fini = sentinel_teardown)
+{
+	char url[256], want[256];
+
+	cr_assert(eq(int, sentinel_master_port(&sg, "mymaster"), srv.port));
+	snprintf(want, sizeof(want),
+	    "redis+sentinel://127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d/mymaster",
+	    sg.node[0].port, sg.node[1].port, sg.node[2].port);
+	cr_assert(eq(str, (char *)sentinel_url(&sg, "mymaster", url, sizeof(url)), want));
+}
+
+Test(fixture, sentinels_report_a_failover, .init = sentinel_setup,
+    .fini = sentinel_teardown)
+{
+	redisContext *c = redisConnect("127.0.0.1", sg.node[0].port);
+	redisReply *r;
+	char role[16];
+
+	cr_assert(c && !c->err);
+	r = redisCommand(c, "SENTINEL FAILOVER mymaster");
+	cr_assert(r && r->type == REDIS_REPLY_STATUS, "%s", r ? r->str : c->errstr);
+	freeReplyObject(r);
+	redisFree(c);
+	cr_assert(eq(int, sentinel_wait_master(&sg, "mymaster", rep.port, 20000), 0));
+	cr_assert(eq(int, redis_info_field(&rep, "replication", "role", role, sizeof(role)),
+	    0));
+	cr_assert(eq(str, role, "master"));
+}

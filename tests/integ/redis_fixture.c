@@ -345,16 +345,20 @@ struct server_opts {
 	const char *const *extra;	/* then the caller's, likewise */
 };
 
-/* The command line of one redis-server and the strings it borrows. */
-struct server_cmd {
+/* The command line of one process and the strings it borrows. */
+struct cmdline {
 	struct words a;
-	char	port[16], log[160], cert[256], key[256], ca[256];
+	char	port[16], log[160], cert[256], key[256], ca[256], conf[160];
 };
+
+/* Fill c for f, whose port has just been chosen (c->port says it too);
+ * f->url may be changed from redis://127.0.0.1:PORT. Returns 0 or -1. */
+typedef int build_fn(struct cmdline *c, struct redis_fixture *f, const void *arg);
 
 /* Listen with TLS only on f->port, with o's certificates; the unix socket
  * stays plain, for the fixture and the tests. */
 static void
-tls_words(struct server_cmd *c, const struct server_opts *o)
+tls_words(struct cmdline *c, const struct server_opts *o)
 {
 	snprintf(c->cert, sizeof(c->cert), "%s/server.crt", o->certdir);
 	snprintf(c->key, sizeof(c->key), "%s/server.key", o->certdir);
@@ -364,14 +368,13 @@ tls_words(struct server_cmd *c, const struct server_opts *o)
 	    "--tls-auth-clients", o->auth_clients ? "yes" : "no");
 }
 
-/* Build c->a: redis-server on f->port with f's socket, dir and log, no
- * persistence, then o's listener and words. */
-static void
-server_cmd(struct server_cmd *c, const struct redis_fixture *f,
-    const struct server_opts *o)
+/* redis-server on f->port with f's socket, dir and log, no persistence,
+ * then the listener and words of o (a struct server_opts). */
+static int
+server_cmd(struct cmdline *c, struct redis_fixture *f, const void *arg)
 {
-	memset(c, 0, sizeof(*c));
-	snprintf(c->port, sizeof(c->port), "%d", f->port);
+	const struct server_opts *o = arg;
+
 	snprintf(c->log, sizeof(c->log), "%s/redis.log", f->dir);
 	WORDS(&c->a, "redis-server", "--bind", "127.0.0.1", "--unixsocket", f->sock,
 	    "--save", "", "--appendonly", "no", "--dir", f->dir, "--logfile", c->log,
@@ -379,43 +382,54 @@ server_cmd(struct server_cmd *c, const struct redis_fixture *f,
 	    /* a master feeds a new replica at once, not after 5 s of waiting
 	     * for others to join the same transfer */
 	    "--repl-diskless-sync-delay", "0");
-	if (o->certdir)
+	if (o->certdir) {
 		tls_words(c, o);
-	else
+		snprintf(f->url, sizeof(f->url), "rediss://127.0.0.1:%d", f->port);
+	} else
 		WORDS(&c->a, "--port", c->port);
 	words_add(&c->a, o->own);
 	words_add(&c->a, o->extra);
+	return 0;
 }
 
-/* Give f a new temp dir and start redis-server there on a fresh free port
- * until one start succeeds (0) or five attempts fail (-1, and prints why). */
+/* Start f's process on a fresh free port until one start answers PING (0)
+ * or five attempts fail (-1, and prints why); build() gives its command
+ * line. A port taken meanwhile by another process makes it exit. */
+static int
+start_on_free_port(struct redis_fixture *f, build_fn *build, const void *arg)
+{
+	for (int attempt = 0; attempt < 5; attempt++) {
+		struct cmdline c = { .a = { .n = 0 } };
+
+		if ((f->port = free_port()) < 0)
+			continue;
+		snprintf(c.port, sizeof(c.port), "%d", f->port);
+		snprintf(f->url, sizeof(f->url), "redis://127.0.0.1:%d", f->port);
+		if (build(&c, f, arg) != 0)
+			return -1;
+		if (c.a.full) {
+			fprintf(stderr, "redis_fixture: too many words for %s\n", c.a.w[0]);
+			return -1;
+		}
+		if ((f->pid = spawn(c.a.w, -1)) < 0)
+			break;
+		/* a server's unix socket listens only once its TCP port does */
+		if (poll_ready(server_up, f, START_MS) == 0)
+			return 0;
+		halt_all(f, 1);
+	}
+	fprintf(stderr, "redis_fixture: the server in %s did not start (see its log)\n",
+	    f->dir);
+	return -1;
+}
+
+/* Give f a new temp dir and start redis-server there. */
 static int
 start_server(struct redis_fixture *f, const struct server_opts *o)
 {
 	if (make_dir(f) != 0)
 		return -1;
-	for (int attempt = 0; attempt < 5; attempt++) {
-		struct server_cmd c;
-
-		if ((f->port = free_port()) < 0)
-			continue;
-		snprintf(f->url, sizeof(f->url), "%s://127.0.0.1:%d",
-		    o->certdir ? "rediss" : "redis", f->port);
-		server_cmd(&c, f, o);
-		if (c.a.full) {
-			fprintf(stderr, "redis_fixture: too many words for redis-server\n");
-			return -1;
-		}
-		if ((f->pid = spawn(c.a.w, -1)) < 0)
-			break;
-		/* the unix socket listens only once the TCP port does */
-		if (poll_ready(server_up, f, START_MS) == 0)
-			return 0;
-		halt_all(f, 1);
-	}
-	fprintf(stderr, "redis_fixture: redis-server did not start (see %s/redis.log)\n",
-	    f->dir);
-	return -1;
+	return start_on_free_port(f, server_cmd, o);
 }
 
 int
@@ -630,4 +644,221 @@ tls_make_certs(const char *dir)
 		if (make_cert(dir, cnf, &cert_specs[i]) != 0)
 			return -1;
 	return 0;
+}
+
+/* Sentinels: three redis-server --sentinel, each in a temp dir of its own
+ * with the sentinel.conf it rewrites as it learns. */
+
+#define TOPOLOGY_MS	20000	/* bound on sentinels or a cluster settling */
+
+/* What a sentinel watches. */
+struct watch {
+	const char *name;	/* the master's name for the sentinels */
+	int	port;		/* its port on 127.0.0.1 */
+	int	quorum;
+	int	replicas;	/* how many replicas it has */
+};
+
+/* Write f's sentinel.conf (c->conf) and run it: redis-server CONF
+ * --sentinel, w (a struct watch) being the master to watch. */
+static int
+sentinel_cmd(struct cmdline *c, struct redis_fixture *f, const void *arg)
+{
+	const struct watch *w = arg;
+	char text[1024];
+
+	snprintf(c->conf, sizeof(c->conf), "%s/sentinel.conf", f->dir);
+	snprintf(text, sizeof(text),
+	    "port %d\n"
+	    "bind 127.0.0.1\n"
+	    "dir %s\n"
+	    "logfile %s/sentinel.log\n"
+	    "sentinel monitor %s 127.0.0.1 %d %d\n"
+	    "sentinel down-after-milliseconds %s 1000\n"
+	    "sentinel failover-timeout %s 5000\n"
+	    "sentinel parallel-syncs %s 1\n",
+	    f->port, f->dir, f->dir, w->name, w->port, w->quorum, w->name, w->name, w->name);
+	WORDS(&c->a, "redis-server", c->conf, "--sentinel");
+	return write_file(c->conf, text);
+}
+
+/* The port a sentinel gives for master name (get-master-addr-by-name), or
+ * -1 when it does not answer or knows no such master. */
+static int
+sentinel_says(const struct redis_fixture *s, const char *name)
+{
+	redisReply *r = ASK(s, "SENTINEL", "get-master-addr-by-name", name);
+	long port = -1;
+	char *end;
+
+	if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+	    r->element[1]->type == REDIS_REPLY_STRING) {
+		port = strtol(r->element[1]->str, &end, 10);
+		if (*end != '\0' || port <= 0 || port > 65535)
+			port = -1;
+	}
+	freeReplyObject(r);
+	return (int)port;
+}
+
+/* The value of key in a flat array of names and values (an entry of
+ * SENTINEL REPLICAS), or "". */
+static const char *
+pair_value(const redisReply *r, const char *key)
+{
+	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2)
+		if (r->element[i]->str && strcmp(r->element[i]->str, key) == 0 &&
+		    r->element[i + 1]->str)
+			return r->element[i + 1]->str;
+	return "";
+}
+
+/* How many of the peers SENTINEL what name lists (REPLICAS, SENTINELS) are
+ * seen well: their flags are exactly flags ("slave", "sentinel"). -1 when
+ * the sentinel does not answer. */
+static int
+peers_up(const struct redis_fixture *s, const char *what, const char *name,
+    const char *flags)
+{
+	redisReply *r = ASK(s, "SENTINEL", what, name);
+	int n = -1;
+
+	if (r && r->type == REDIS_REPLY_ARRAY) {
+		n = 0;
+		for (size_t i = 0; i < r->elements; i++)
+			n += strcmp(pair_value(r->element[i], "flags"), flags) == 0;
+	}
+	freeReplyObject(r);
+	return n;
+}
+
+/* 1 when every sentinel of g reports the watched master and sees its
+ * replicas and the other sentinels; 0 not yet; -1 if one exited. */
+static int
+group_ready(struct sentinel_group *g, const struct watch *w)
+{
+	for (int i = 0; i < SENTINELS; i++) {
+		const struct redis_fixture *s = &g->node[i];
+
+		if (exited(&g->node[i]))
+			return -1;
+		if (sentinel_says(s, w->name) != w->port ||
+		    peers_up(s, "REPLICAS", w->name, "slave") != w->replicas ||
+		    peers_up(s, "SENTINELS", w->name, "sentinel") != SENTINELS - 1)
+			return 0;
+	}
+	return 1;
+}
+
+struct group_watch {
+	struct sentinel_group *g;
+	const struct watch *w;
+};
+
+static int
+group_ready_cb(void *arg)
+{
+	struct group_watch *gw = arg;
+
+	return group_ready(gw->g, gw->w);
+}
+
+/* Fill w for master, checking its name is one word for sentinel.conf. */
+static int
+watch_of(struct watch *w, const char *name, const struct redis_fixture *master,
+    int quorum)
+{
+	char n[16];
+
+	if (name[0] == '\0' || strlen(name) > 64 || name[strcspn(name, " \t\r\n\"'")]) {
+		fprintf(stderr, "redis_fixture: bad master name for sentinels: \"%s\"\n", name);
+		return -1;
+	}
+	if (redis_info_field(master, "replication", "connected_slaves", n, sizeof(n)) != 0) {
+		fprintf(stderr, "redis_fixture: the master in %s does not answer INFO\n",
+		    master->dir);
+		return -1;
+	}
+	*w = (struct watch){ .name = name, .port = master->port, .quorum = quorum,
+	    .replicas = (int)strtol(n, NULL, 10) };
+	return 0;
+}
+
+int
+sentinel_start(struct sentinel_group *g, const char *master_name,
+    const struct redis_fixture *master, int quorum)
+{
+	struct watch w;
+	struct group_watch gw = { g, &w };
+
+	memset(g, 0, sizeof(*g));
+	if (watch_of(&w, master_name, master, quorum) != 0)
+		return -1;
+	for (int i = 0; i < SENTINELS; i++) {
+		if (make_dir(&g->node[i]) != 0)
+			return -1;
+		g->node[i].sock[0] = '\0';	/* a sentinel: TCP only */
+		if (start_on_free_port(&g->node[i], sentinel_cmd, &w) != 0) {
+			halt_all(g->node, SENTINELS);
+			return -1;
+		}
+	}
+	if (poll_ready(group_ready_cb, &gw, TOPOLOGY_MS) == 0)
+		return 0;
+	fprintf(stderr, "redis_fixture: the sentinels in %s, %s and %s did not all see %s, "
+	    "its %d replicas and each other in %d s (see their sentinel.log)\n",
+	    g->node[0].dir, g->node[1].dir, g->node[2].dir, master_name, w.replicas,
+	    TOPOLOGY_MS / 1000);
+	halt_all(g->node, SENTINELS);
+	return -1;
+}
+
+void
+sentinel_stop(struct sentinel_group *g)
+{
+	halt_all(g->node, SENTINELS);
+	for (int i = 0; i < SENTINELS; i++)
+		fixture_rmdir(g->node[i].dir);
+}
+
+const char *
+sentinel_url(const struct sentinel_group *g, const char *name, char *buf, size_t n)
+{
+	snprintf(buf, n, "redis+sentinel://127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d/%s",
+	    g->node[0].port, g->node[1].port, g->node[2].port, name);
+	return buf;
+}
+
+int
+sentinel_master_port(const struct sentinel_group *g, const char *name)
+{
+	int port = -1;
+
+	for (int i = 0; i < SENTINELS && port < 0; i++)
+		if (g->node[i].pid > 0)
+			port = sentinel_says(&g->node[i], name);
+	return port;
+}
+
+/* 1 when every running sentinel of gw->g gives gw->w's port for its name. */
+static int
+all_say(void *arg)
+{
+	struct group_watch *gw = arg;
+
+	for (int i = 0; i < SENTINELS; i++)
+		if (gw->g->node[i].pid > 0 &&
+		    sentinel_says(&gw->g->node[i], gw->w->name) != gw->w->port)
+			return 0;
+	return 1;
+}
+
+int
+sentinel_wait_master(struct sentinel_group *g, const char *name, int port,
+    long timeout_ms)
+{
+	struct watch w = { .name = name, .port = port };
+	struct group_watch gw = { g, &w };
+
+	return poll_ready(all_say, &gw, timeout_ms);
 }

@@ -14,6 +14,15 @@ struct redis_fixture {
 	char	url[160];	/* redis://127.0.0.1:PORT (rediss:// with TLS) */
 };
 
+#define SENTINELS	3
+
+/* Three sentinels watching one master: node[i].port is a sentinel's port
+ * (plain TCP on 127.0.0.1; no unix socket), node[i].dir holds its
+ * sentinel.conf and sentinel.log. */
+struct sentinel_group {
+	struct redis_fixture node[SENTINELS];
+};
+
 /* Start redis-server on a free loopback port (and a unix socket) in a new
  * temp dir, without persistence; extra is NULL or "--requirepass x" style
  * words, NULL-terminated. Waits for PING with a deadline. Returns 0 or -1
@@ -46,6 +55,33 @@ int	redis_start_tls(struct redis_fixture *f, const char *certdir,
  * replica is halted, its dir stays for its log). */
 int	redis_start_replica(struct redis_fixture *r, const struct redis_fixture *master,
 	    const char *const extra[]);
+
+/* Start three sentinels (redis-server sentinel.conf --sentinel) on free
+ * ports, each in a temp dir, monitoring master (plain, no password) as
+ * master_name with quorum; down-after-milliseconds 1000,
+ * failover-timeout 5000, parallel-syncs 1. Start master's replicas
+ * first: this waits, at most 20 s, until every sentinel gives master's
+ * port for master_name, sees each of its connected replicas and the two
+ * other sentinels (SENTINEL REPLICAS, SENTINEL SENTINELS). Returns 0, or
+ * -1 (prints why; the sentinels are halted, their dirs stay). */
+int	sentinel_start(struct sentinel_group *g, const char *master_name,
+	    const struct redis_fixture *master, int quorum);
+
+/* Halt the sentinels still running, remove their dirs. */
+void	sentinel_stop(struct sentinel_group *g);
+
+/* redis+sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/NAME in buf. */
+const char *sentinel_url(const struct sentinel_group *g, const char *name, char *buf,
+	    size_t n);
+
+/* The master's port as the first running sentinel that answers gives it
+ * (SENTINEL get-master-addr-by-name), or -1. */
+int	sentinel_master_port(const struct sentinel_group *g, const char *name);
+
+/* Wait, at most timeout_ms, until every running sentinel gives port for
+ * name (after a failover). Returns 0, or -1 on timeout. */
+int	sentinel_wait_master(struct sentinel_group *g, const char *name, int port,
+	    long timeout_ms);
 
 /* SIGTERM the server by PID and reap it (SIGKILL if it is still there
  * after 5 s); the temp dir stays. */
