@@ -196,3 +196,49 @@ Test(fixture, sentinels_report_a_failover, .init = sentinel_setup,
 	    0));
 	cr_assert(eq(str, role, "master"));
 }
+
+static struct cluster_fixture cl;
+
+static void
+cluster_setup(void)
+{
+	cr_assert(eq(int, cluster_start(&cl), 0));
+}
+
+static void
+cluster_teardown(void)
+{
+	cluster_stop(&cl);
+}
+
+/* redis-cli -c follows the cluster's redirections from any node. */
+Test(fixture, cluster_takes_a_key_through_redis_cli, .init = cluster_setup,
+    .fini = cluster_teardown)
+{
+	char p0[16], p5[16];
+
+	snprintf(p0, sizeof(p0), "%d", cl.node[0].port);
+	snprintf(p5, sizeof(p5), "%d", cl.node[5].port);
+	cr_assert(eq(int, RUN("redis-cli", "-c", "-p", p0, "SET", "{b}k", "v"), 0), "%s", out);
+	cr_assert(eq(str, out, "OK\n"));
+	cr_assert(eq(int, RUN("redis-cli", "-c", "-p", p5, "GET", "{b}k"), 0), "%s", out);
+	cr_assert(eq(str, out, "v\n"));
+}
+
+/* {a}, {b} and {c} hash to slots 15495, 3300 and 7365: one on each third
+ * of the slots, so each on a master of its own; each of those masters
+ * takes its key itself (no MOVED). */
+Test(fixture, cluster_node_for_key_finds_the_master, .init = cluster_setup,
+    .fini = cluster_teardown)
+{
+	static const char *const keys[] = { "{a}k", "{b}k", "{c}k" };
+	int node[3];
+
+	for (int i = 0; i < 3; i++) {
+		node[i] = cluster_node_for_key(&cl, keys[i]);
+		cr_assert(node[i] >= 0 && node[i] < CLUSTER_NODES, "%s: %d", keys[i], node[i]);
+		ON_STR(&cl.node[node[i]], "OK", "SET %s v", keys[i]);
+	}
+	cr_assert(node[0] != node[1] && node[1] != node[2] && node[0] != node[2],
+	    "%d %d %d", node[0], node[1], node[2]);
+}

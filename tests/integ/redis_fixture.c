@@ -341,6 +341,7 @@ server_up(void *arg)
 struct server_opts {
 	const char *certdir;	/* TLS with tls_make_certs()'s files there, or NULL */
 	int	auth_clients;	/* with TLS: clients must show a certificate */
+	int	cluster_bus;	/* a cluster node: its bus on a free port too */
 	const char *const *own;	/* the fixture's words, NULL-terminated, or NULL */
 	const char *const *extra;	/* then the caller's, likewise */
 };
@@ -348,7 +349,7 @@ struct server_opts {
 /* The command line of one process and the strings it borrows. */
 struct cmdline {
 	struct words a;
-	char	port[16], log[160], cert[256], key[256], ca[256], conf[160];
+	char	port[16], bus[16], log[160], cert[256], key[256], ca[256], conf[160];
 };
 
 /* Fill c for f, whose port has just been chosen (c->port says it too);
@@ -366,6 +367,24 @@ tls_words(struct cmdline *c, const struct server_opts *o)
 	WORDS(&c->a, "--port", "0", "--tls-port", c->port, "--tls-cert-file", c->cert,
 	    "--tls-key-file", c->key, "--tls-ca-cert-file", c->ca,
 	    "--tls-auth-clients", o->auth_clients ? "yes" : "no");
+}
+
+/* A cluster node's bus on a free port of its own: by default it would be
+ * the port + 10000, which may be taken, or past 65535. */
+static int
+bus_words(struct cmdline *c, const struct redis_fixture *f)
+{
+	int bus = free_port();
+
+	while (bus == f->port)
+		bus = free_port();
+	if (bus < 0) {
+		fprintf(stderr, "redis_fixture: no free port for a cluster bus\n");
+		return -1;
+	}
+	snprintf(c->bus, sizeof(c->bus), "%d", bus);
+	WORDS(&c->a, "--cluster-port", c->bus);
+	return 0;
 }
 
 /* redis-server on f->port with f's socket, dir and log, no persistence,
@@ -387,6 +406,8 @@ server_cmd(struct cmdline *c, struct redis_fixture *f, const void *arg)
 		snprintf(f->url, sizeof(f->url), "rediss://127.0.0.1:%d", f->port);
 	} else
 		WORDS(&c->a, "--port", c->port);
+	if (o->cluster_bus && bus_words(c, f) != 0)
+		return -1;
 	words_add(&c->a, o->own);
 	words_add(&c->a, o->extra);
 	return 0;
@@ -861,4 +882,147 @@ sentinel_wait_master(struct sentinel_group *g, const char *name, int port,
 	struct group_watch gw = { g, &w };
 
 	return poll_ready(all_say, &gw, timeout_ms);
+}
+
+/* A cluster: six cluster-enabled servers joined by redis-cli --cluster
+ * create into three masters with a replica each. */
+
+/* The hash slot of key, as node f computes it, or -1. */
+static int
+key_slot(const struct redis_fixture *f, const char *key)
+{
+	redisReply *r = ASK(f, "CLUSTER", "KEYSLOT", key);
+	int slot = r && r->type == REDIS_REPLY_INTEGER ? (int)r->integer : -1;
+
+	freeReplyObject(r);
+	return slot;
+}
+
+/* The port of the master serving slot as node f sees it (CLUSTER SLOTS:
+ * start, end, then the master's ip, port, id), or -1. */
+static int
+slot_master(const struct redis_fixture *f, int slot)
+{
+	redisReply *r = ASK(f, "CLUSTER", "SLOTS");
+	int port = -1;
+
+	for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+		const redisReply *e = r->element[i];
+
+		if (e->type == REDIS_REPLY_ARRAY && e->elements >= 3 &&
+		    e->element[0]->integer <= slot && slot <= e->element[1]->integer &&
+		    e->element[2]->type == REDIS_REPLY_ARRAY && e->element[2]->elements >= 2) {
+			port = (int)e->element[2]->element[1]->integer;
+			break;
+		}
+	}
+	freeReplyObject(r);
+	return port;
+}
+
+/* 1 when node f says cluster_state:ok, knows all the nodes, and as a
+ * replica has its link to its master up; 0 not yet; -1 if f exited. */
+static int
+node_ready(struct redis_fixture *f)
+{
+	static const char *const cluster_info[] = { "CLUSTER", "INFO", NULL };
+	char state[16], known[16], role[16], link[16];
+
+	if (exited(f))
+		return -1;
+	if (reply_field(f, cluster_info, "cluster_state", state, sizeof(state)) != 0 ||
+	    reply_field(f, cluster_info, "cluster_known_nodes", known, sizeof(known)) != 0 ||
+	    redis_info_field(f, "replication", "role", role, sizeof(role)) != 0)
+		return 0;
+	if (strcmp(state, "ok") != 0 || strtol(known, NULL, 10) != CLUSTER_NODES)
+		return 0;
+	return strcmp(role, "master") == 0 ||
+	    (redis_info_field(f, "replication", "master_link_status", link, sizeof(link)) == 0 &&
+	    strcmp(link, "up") == 0);
+}
+
+static int
+cluster_ready(void *arg)
+{
+	struct cluster_fixture *c = arg;
+
+	for (int i = 0; i < CLUSTER_NODES; i++) {
+		int r = node_ready(&c->node[i]);
+
+		if (r != 1)
+			return r;
+	}
+	return 1;
+}
+
+/* redis-cli --cluster create over c's nodes, a replica a master. */
+static int
+cluster_create(const struct cluster_fixture *c)
+{
+	char addr[CLUSTER_NODES][32], out[16384];
+	struct words a = { .n = 0 };
+	int st;
+
+	WORDS(&a, "redis-cli", "--cluster", "create");
+	for (int i = 0; i < CLUSTER_NODES; i++) {
+		snprintf(addr[i], sizeof(addr[i]), "127.0.0.1:%d", c->node[i].port);
+		WORDS(&a, addr[i]);
+	}
+	WORDS(&a, "--cluster-replicas", "1", "--cluster-yes");
+	if ((st = fixture_run(a.w, out, sizeof(out))) == 0)
+		return 0;
+	fprintf(stderr, "redis_fixture: redis-cli --cluster create failed (%d):\n%s", st, out);
+	return -1;
+}
+
+int
+cluster_start(struct cluster_fixture *c)
+{
+	static const char *const own[] = { "--cluster-enabled", "yes",
+	    "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000", NULL };
+	const struct server_opts o = { .cluster_bus = 1, .own = own };
+
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < CLUSTER_NODES; i++)
+		if (start_server(&c->node[i], &o) != 0)
+			goto fail;
+	if (cluster_create(c) != 0)
+		goto fail;
+	if (poll_ready(cluster_ready, c, TOPOLOGY_MS) == 0)
+		return 0;
+	fprintf(stderr, "redis_fixture: the cluster in %s... did not settle in %d s\n",
+	    c->node[0].dir, TOPOLOGY_MS / 1000);
+fail:
+	halt_all(c->node, CLUSTER_NODES);
+	return -1;
+}
+
+void
+cluster_stop(struct cluster_fixture *c)
+{
+	halt_all(c->node, CLUSTER_NODES);
+	for (int i = 0; i < CLUSTER_NODES; i++)
+		fixture_rmdir(c->node[i].dir);
+}
+
+const char *
+cluster_url(const struct cluster_fixture *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "redis+cluster://127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d",
+	    c->node[0].port, c->node[1].port, c->node[2].port);
+	return buf;
+}
+
+int
+cluster_node_for_key(const struct cluster_fixture *c, const char *key)
+{
+	int slot = -1, port = -1;
+
+	for (int i = 0; i < CLUSTER_NODES && port < 0; i++)
+		if (c->node[i].pid > 0 && (slot = key_slot(&c->node[i], key)) >= 0)
+			port = slot_master(&c->node[i], slot);
+	for (int i = 0; i < CLUSTER_NODES && port > 0; i++)
+		if (c->node[i].port == port)
+			return i;
+	return -1;
 }

@@ -23,6 +23,14 @@ struct sentinel_group {
 	struct redis_fixture node[SENTINELS];
 };
 
+#define CLUSTER_NODES	6
+
+/* A Redis Cluster of three masters with a replica each; which node is
+ * which is up to redis-cli (and to failovers): ask INFO replication. */
+struct cluster_fixture {
+	struct redis_fixture node[CLUSTER_NODES];
+};
+
 /* Start redis-server on a free loopback port (and a unix socket) in a new
  * temp dir, without persistence; extra is NULL or "--requirepass x" style
  * words, NULL-terminated. Waits for PING with a deadline. Returns 0 or -1
@@ -82,6 +90,25 @@ int	sentinel_master_port(const struct sentinel_group *g, const char *name);
  * name (after a failover). Returns 0, or -1 on timeout. */
 int	sentinel_wait_master(struct sentinel_group *g, const char *name, int port,
 	    long timeout_ms);
+
+/* Start six cluster-enabled servers (as redis_start(), each in its own
+ * dir, cluster-node-timeout 2000, the bus on a free port of its own),
+ * join them with redis-cli --cluster create --cluster-replicas 1, and
+ * wait, at most 20 s, until every node says cluster_state:ok and knows
+ * the six, and every replica's master link is up. Returns 0, or -1
+ * (prints why; the nodes are halted, their dirs stay). */
+int	cluster_start(struct cluster_fixture *c);
+
+/* Halt the nodes still running, remove their dirs. */
+void	cluster_stop(struct cluster_fixture *c);
+
+/* redis+cluster://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3 (nodes 0-2) in buf. */
+const char *cluster_url(const struct cluster_fixture *c, char *buf, size_t n);
+
+/* The index in c->node of the master serving key's slot now, as the first
+ * running node that answers sees it (CLUSTER KEYSLOT, CLUSTER SLOTS), or
+ * -1. */
+int	cluster_node_for_key(const struct cluster_fixture *c, const char *key);
 
 /* SIGTERM the server by PID and reap it (SIGKILL if it is still there
  * after 5 s); the temp dir stays. */
