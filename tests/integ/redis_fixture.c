@@ -1,5 +1,9 @@
-/* redis_fixture.c -- start a real redis-server on a free port in a temp
- * dir, wait until it answers, stop it by PID. */
+/* redis_fixture.c -- real redis-servers for tests: one on a free port in
+ * a temp dir (plain or TLS, a replica), a test PKI, three sentinels, a
+ * six-node cluster; each waits until it answers and stops by PID.
+ *
+ * In order: building argv, processes (spawn, run, halt), temp dirs,
+ * asking a server, one server, certificates, sentinels, cluster. */
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -113,13 +117,15 @@ child_exec(const char *const argv[], pid_t parent, int out)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
-	/* (3) nothing to read; output to out, if given */
+	/* (3) nothing to read; output to out, if given; none of the test's
+	 * descriptors (its Redis connections, the runner's pipes) */
 	if (null >= 0)
 		dup2(null, 0);
 	if (out >= 0) {
 		dup2(out, 1);
 		dup2(out, 2);
 	}
+	close_range(3, ~0U, 0);
 	execvp(argv[0], (char *const *)argv);
 	fprintf(stderr, "redis_fixture: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
@@ -153,12 +159,17 @@ drain(int fd, char *out, size_t n, long long deadline)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		long long left = deadline - fixture_ms();
 		ssize_t got;
+		int ready;
 
 		if (left <= 0) {
 			rc = -1;
 			break;
 		}
-		if (poll(&p, 1, (int)left) <= 0)
+		ready = poll(&p, 1, (int)left);
+
+		if (ready < 0 && errno != EINTR)
+			break;
+		if (ready <= 0)
 			continue;	/* EINTR, or the deadline: seen above */
 		if (len + 1 < n)
 			got = read(fd, out + len, n - 1 - len);
@@ -308,6 +319,47 @@ ask(const struct redis_fixture *f, const char *const argv[])
 	return r;
 }
 #define ASK(f, ...) ask((f), (const char *const[]){ __VA_ARGS__, NULL })
+
+/* Copy the value of the "key:value" line of text (the format of INFO and
+ * CLUSTER INFO) to buf. Returns 0, or -1 when there is no such line. */
+static int
+text_field(const char *text, const char *key, char *buf, size_t n)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (p != NULL) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == ':') {
+			p += klen + 1;
+			snprintf(buf, n, "%.*s", (int)strcspn(p, "\r\n"), p);
+			return 0;
+		}
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return -1;
+}
+
+/* text_field() of the text f answers to argv (INFO or CLUSTER INFO). */
+static int
+reply_field(const struct redis_fixture *f, const char *const argv[], const char *key,
+    char *buf, size_t n)
+{
+	redisReply *r = ask(f, argv);
+	int rc = -1;
+
+	if (r && r->type == REDIS_REPLY_STRING)
+		rc = text_field(r->str, key, buf, n);
+	freeReplyObject(r);
+	return rc;
+}
+
+int
+redis_info_field(const struct redis_fixture *f, const char *section, const char *key,
+    char *buf, size_t n)
+{
+	return reply_field(f, (const char *const[]){ "INFO", section, NULL }, key, buf, n);
+}
 
 /* Has f's process exited? Then it is reaped and f->pid is 0. */
 static int
@@ -536,42 +588,7 @@ redis_path(const struct redis_fixture *f, const char *name, char *buf, size_t n)
 	return buf;
 }
 
-/* Copy the value of the "key:value" line of text (the format of INFO and
- * CLUSTER INFO) to buf. Returns 0, or -1 when there is no such line. */
-static int
-text_field(const char *text, const char *key, char *buf, size_t n)
-{
-	size_t klen = strlen(key);
-
-	for (const char *p = text; p != NULL; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (strncmp(p, key, klen) == 0 && p[klen] == ':') {
-			p += klen + 1;
-			snprintf(buf, n, "%.*s", (int)strcspn(p, "\r\n"), p);
-			return 0;
-		}
-	return -1;
-}
-
-/* text_field() of the text f answers to argv (INFO or CLUSTER INFO). */
-static int
-reply_field(const struct redis_fixture *f, const char *const argv[], const char *key,
-    char *buf, size_t n)
-{
-	redisReply *r = ask(f, argv);
-	int rc = -1;
-
-	if (r && r->type == REDIS_REPLY_STRING)
-		rc = text_field(r->str, key, buf, n);
-	freeReplyObject(r);
-	return rc;
-}
-
-int
-redis_info_field(const struct redis_fixture *f, const char *section, const char *key,
-    char *buf, size_t n)
-{
-	return reply_field(f, (const char *const[]){ "INFO", section, NULL }, key, buf, n);
-}
+/* A test PKI, made with the openssl command. */
 
 /* The extensions of tls_make_certs()'s certificates, a section each. */
 static const char cert_cnf[] =
