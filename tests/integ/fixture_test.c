@@ -230,20 +230,23 @@ Test(fixture, cluster_takes_a_key_through_redis_cli, .init = cluster_setup,
 
 	snprintf(p0, sizeof(p0), "%d", cl.node[0].port);
 	snprintf(p5, sizeof(p5), "%d", cl.node[5].port);
-	cr_assert(eq(int, RUN("redis-cli", "-c", "-p", p0, "SET", "{b}k", "v"), 0), "%s", out);
+	/* {a} is in the last third of the slots: not node 0's, as redis-cli
+	 * hands them out; node 5 is a replica */
+	cr_assert(eq(int, RUN("redis-cli", "-c", "-p", p0, "SET", "{a}k", "v"), 0), "%s", out);
 	cr_assert(eq(str, out, "OK\n"));
-	cr_assert(eq(int, RUN("redis-cli", "-c", "-p", p5, "GET", "{b}k"), 0), "%s", out);
+	cr_assert(eq(int, RUN("redis-cli", "-c", "-p", p5, "GET", "{a}k"), 0), "%s", out);
 	cr_assert(eq(str, out, "v\n"));
 }
 
 /* {a}, {b} and {c} hash to slots 15495, 3300 and 7365: one on each third
  * of the slots, so each on a master of its own; each of those masters
- * takes its key itself (no MOVED). */
+ * takes its key itself (no MOVED). The other three nodes are replicas. */
 Test(fixture, cluster_node_for_key_finds_the_master, .init = cluster_setup,
     .fini = cluster_teardown)
 {
 	static const char *const keys[] = { "{a}k", "{b}k", "{c}k" };
-	int node[3];
+	int node[3], replicas = 0;
+	char role[16];
 
 	for (int i = 0; i < 3; i++) {
 		node[i] = cluster_node_for_key(&cl, keys[i]);
@@ -253,4 +256,10 @@ Test(fixture, cluster_node_for_key_finds_the_master, .init = cluster_setup,
 	}
 	cr_assert(node[0] != node[1] && node[1] != node[2] && node[0] != node[2],
 	    "%d %d %d", node[0], node[1], node[2]);
+	for (int i = 0; i < CLUSTER_NODES; i++) {
+		cr_assert(eq(int, redis_info_field(&cl.node[i], "replication", "role", role,
+		    sizeof(role)), 0));
+		replicas += strcmp(role, "slave") == 0;
+	}
+	cr_assert(eq(int, replicas, 3));
 }
