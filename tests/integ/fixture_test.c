@@ -28,8 +28,11 @@ cert(const char *name)
 	return b;
 }
 
+/* Each test starts its fixtures itself, not from .init: Criterion runs
+ * .fini only after an .init that passed, and a failed start leaves its
+ * dirs (for the logs) for .fini to remove. */
 static void
-certs_setup(void)
+start_certs(void)
 {
 	cr_assert(eq(int, fixture_tempdir(certdir, sizeof(certdir)), 0));
 	cr_assert(eq(int, tls_make_certs(certdir), 0));
@@ -45,8 +48,9 @@ certs_teardown(void)
 TestSuite(fixture, .timeout = 60);
 
 /* The chain and names are what the TLS tests will rely on. */
-Test(fixture, certs_verify_as_intended, .init = certs_setup, .fini = certs_teardown)
+Test(fixture, certs_verify_as_intended, .fini = certs_teardown)
 {
+	start_certs();
 	cr_assert(eq(int, RUN("openssl", "verify", "-CAfile", cert("ca.crt"),
 	    "-verify_hostname", "localhost", cert("server.crt")), 0), "%s", out);
 	cr_assert(eq(int, RUN("openssl", "verify", "-CAfile", cert("ca.crt"),
@@ -63,12 +67,13 @@ Test(fixture, certs_verify_as_intended, .init = certs_setup, .fini = certs_teard
 #define TLS_PING(...) RUN("redis-cli", "-h", "127.0.0.1", "-p", port, "--tls", \
 	__VA_ARGS__, "PING")
 
-Test(fixture, tls_server_answers_over_tls, .init = certs_setup, .fini = certs_teardown)
+Test(fixture, tls_server_answers_over_tls, .fini = certs_teardown)
 {
 	char port[16];
 	redisContext *c;
 	redisReply *r;
 
+	start_certs();
 	cr_assert(eq(int, redis_start_tls(&srv, certdir, 0, NULL), 0));
 	snprintf(port, sizeof(port), "%d", srv.port);
 	cr_assert(eq(int, TLS_PING("--cacert", cert("ca.crt")), 0), "%s", out);
@@ -84,11 +89,11 @@ Test(fixture, tls_server_answers_over_tls, .init = certs_setup, .fini = certs_te
 	redisFree(c);
 }
 
-Test(fixture, tls_server_can_require_a_client_certificate, .init = certs_setup,
-    .fini = certs_teardown)
+Test(fixture, tls_server_can_require_a_client_certificate, .fini = certs_teardown)
 {
 	char port[16];
 
+	start_certs();
 	cr_assert(eq(int, redis_start_tls(&srv, certdir, 1, NULL), 0));
 	snprintf(port, sizeof(port), "%d", srv.port);
 	TLS_PING("--cacert", cert("ca.crt"));
@@ -164,7 +169,7 @@ static struct sentinel_group sg;
 
 /* A master, a replica, and three sentinels watching them as "mymaster". */
 static void
-sentinel_setup(void)
+start_sentinels(void)
 {
 	cr_assert(eq(int, redis_start(&srv, NULL), 0));
 	cr_assert(eq(int, redis_start_replica(&rep, &srv, NULL), 0));
@@ -178,11 +183,11 @@ sentinel_teardown(void)
 	replica_teardown();
 }
 
-Test(fixture, sentinels_report_the_master, .init = sentinel_setup,
-    .fini = sentinel_teardown)
+Test(fixture, sentinels_report_the_master, .fini = sentinel_teardown)
 {
 	char url[256], want[256];
 
+	start_sentinels();
 	cr_assert(eq(int, sentinel_master_port(&sg, "mymaster"), srv.port));
 	snprintf(want, sizeof(want),
 	    "redis+sentinel://127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d/mymaster",
@@ -190,13 +195,14 @@ Test(fixture, sentinels_report_the_master, .init = sentinel_setup,
 	cr_assert(eq(str, (char *)sentinel_url(&sg, "mymaster", url, sizeof(url)), want));
 }
 
-Test(fixture, sentinels_report_a_failover, .init = sentinel_setup,
-    .fini = sentinel_teardown)
+Test(fixture, sentinels_report_a_failover, .fini = sentinel_teardown)
 {
-	redisContext *c = redisConnect("127.0.0.1", sg.node[0].port);
+	redisContext *c;
 	redisReply *r;
 	char role[16];
 
+	start_sentinels();
+	c = redisConnect("127.0.0.1", sg.node[0].port);
 	cr_assert(c && !c->err);
 	r = redisCommand(c, "SENTINEL FAILOVER mymaster");
 	cr_assert(r && r->type == REDIS_REPLY_STATUS, "%s", r ? r->str : c->errstr);
@@ -211,7 +217,7 @@ Test(fixture, sentinels_report_a_failover, .init = sentinel_setup,
 static struct cluster_fixture cl;
 
 static void
-cluster_setup(void)
+start_cluster(void)
 {
 	cr_assert(eq(int, cluster_start(&cl), 0));
 }
@@ -223,11 +229,11 @@ cluster_teardown(void)
 }
 
 /* redis-cli -c follows the cluster's redirections from any node. */
-Test(fixture, cluster_takes_a_key_through_redis_cli, .init = cluster_setup,
-    .fini = cluster_teardown)
+Test(fixture, cluster_takes_a_key_through_redis_cli, .fini = cluster_teardown)
 {
 	char p0[16], p5[16];
 
+	start_cluster();
 	snprintf(p0, sizeof(p0), "%d", cl.node[0].port);
 	snprintf(p5, sizeof(p5), "%d", cl.node[5].port);
 	/* {a} is in the last third of the slots: not node 0's, as redis-cli
@@ -241,13 +247,13 @@ Test(fixture, cluster_takes_a_key_through_redis_cli, .init = cluster_setup,
 /* {a}, {b} and {c} hash to slots 15495, 3300 and 7365: one on each third
  * of the slots, so each on a master of its own; each of those masters
  * takes its key itself (no MOVED). The other three nodes are replicas. */
-Test(fixture, cluster_node_for_key_finds_the_master, .init = cluster_setup,
-    .fini = cluster_teardown)
+Test(fixture, cluster_node_for_key_finds_the_master, .fini = cluster_teardown)
 {
 	static const char *const keys[] = { "{a}k", "{b}k", "{c}k" };
 	int node[3], replicas = 0;
 	char role[16];
 
+	start_cluster();
 	for (int i = 0; i < 3; i++) {
 		node[i] = cluster_node_for_key(&cl, keys[i]);
 		cr_assert(node[i] >= 0 && node[i] < CLUSTER_NODES, "%s: %d", keys[i], node[i]);
