@@ -15,11 +15,15 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
-# Debian packages the build, the tests and the demo need.
+# Debian packages the build, the tests and the demo need. lockrun links
+# OpenSSL (libssl-dev) for rediss://. The test fixtures run sentinels as
+# `redis-server CONF --sentinel` (so no redis-sentinel package), build
+# clusters and speak TLS with redis-cli (redis-tools), and make their
+# certificates with openssl.
 DEB_PKGS = build-essential pkg-config libhiredis-dev libyaml-dev libcriterion-dev \
-	redis-server util-linux faketime tzdata libssl-dev
+	redis-server redis-tools openssl libssl-dev util-linux faketime tzdata
 # What `make deps` checks for, as commands and pkg-config modules.
-DEP_CMDS = cc make pkg-config redis-server flock faketime
+DEP_CMDS = cc make pkg-config redis-server redis-cli openssl flock faketime
 DEP_FILES = /usr/share/zoneinfo/America/New_York
 DEP_MODS = hiredis yaml-0.1 criterion openssl
 
