@@ -1,9 +1,11 @@
 /* bench.c -- what lockrun costs in front of a job: median wall time of
  * N runs of true, flock -n FILE true, lockrun (uncontended) and lockrun
  * (skip), interleaved, against a local redis-server; peak RSS of each.
- * Then `lockrun status` over a config of 1,000 tasks, and a run from
- * configs of 1, 1,000 and 10,000 tasks. */
+ * Then `lockrun status` over a config of 1,000 tasks, a run from
+ * configs of 1, 1,000 and 10,000 tasks, and a run and a skip over a
+ * password-protected database 3 and over TLS. */
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -20,6 +22,7 @@
 #define WARMUP	10
 #define TASKS	1000	/* in the status bench's config */
 #define NSTATUS	21	/* status runs of each format */
+#define NCONN	100	/* runs of each kind per connection kind */
 
 enum { B_TRUE, B_FLOCK, B_LOCKRUN, B_SKIP, NB };
 
@@ -267,6 +270,129 @@ config_cost(const char *lockrun, const struct redis_fixture *fx)
 	return bad;
 }
 
+/* The calls=N of cmdstat_NAME in INFO commandstats, or 0. */
+static long
+calls_of(redisContext *c, const char *name)
+{
+	redisReply *r = redisCommand(c, "INFO commandstats");
+	char field[64];
+	const char *p;
+	long n = 0;
+
+	snprintf(field, sizeof(field), "cmdstat_%s:calls=", name);
+	if (r && r->type == REDIS_REPLY_STRING && (p = strstr(r->str, field)) != NULL)
+		n = strtol(p + strlen(field), NULL, 10);
+	freeReplyObject(r);
+	return n;
+}
+
+/* flock, a run and a skip through config cfg (task "job", and "held",
+ * which is taken beforehand), interleaved: medians, the ratios to flock,
+ * and the commands each run and skip sent, from the server's counts. */
+static int
+connection_cost(const char *lockrun, const char *what, const struct redis_fixture *fx,
+    const char *cfg, const char *flock_file)
+{
+	static double t[3][NCONN];
+	static const char *const cmd_names[] = { "auth", "select", "evalsha", "eval" };
+	char *cmds[3][8] = {
+		{ (char *)which("flock"), "-n", (char *)flock_file, (char *)which("true"), NULL },
+		{ (char *)lockrun, "-c", (char *)cfg, "-t", "job", NULL },
+		{ (char *)lockrun, "-c", (char *)cfg, "-t", "held", NULL },
+	};
+	const int want[3] = { 0, 0, 75 };
+	redisContext *c = redis_client(fx);
+	long calls[4];
+	int bad = 0;
+
+	if (getenv("BENCH_AUTH"))
+		freeReplyObject(redisCommand(c, "AUTH %s", getenv("BENCH_AUTH")));
+	freeReplyObject(redisCommand(c, "SELECT 3"));
+	freeReplyObject(redisCommand(c, "SET lockrun:{held} %s",
+	    "0123456789abcdef0123456789abcdef 1 elsewhere 1 2026-01-01T00:00:00.000Z"));
+	for (int i = -WARMUP; i < NCONN; i++) {
+		if (i == 0)
+			freeReplyObject(redisCommand(c, "CONFIG RESETSTAT"));
+		for (int b = 0; b < 3; b++) {
+			long rss;
+			int st;
+			double us = run_once(cmds[b], &rss, &st);
+
+			if (st != want[b] && bad++ < 3)
+				fprintf(stderr, "bench: %s: %s exited %d\n", what, cmds[b][0], st);
+			if (i >= 0)
+				t[b][i] = us;
+		}
+	}
+	for (int k = 0; k < 4; k++)
+		calls[k] = calls_of(c, cmd_names[k]);
+	for (int b = 0; b < 3; b++)
+		qsort(t[b], NCONN, sizeof(double), cmp);
+	printf("  %-22s flock %6.0f us  run %6.0f us (%.2f)  skip %6.0f us (%.2f)  "
+	    "per run+skip: AUTH %.2f SELECT %.2f EVALSHA %.2f EVAL %.2f\n", what,
+	    t[0][NCONN / 2], t[1][NCONN / 2], t[1][NCONN / 2] / t[0][NCONN / 2],
+	    t[2][NCONN / 2], t[2][NCONN / 2] / t[0][NCONN / 2], (double)calls[0] / NCONN,
+	    (double)calls[1] / NCONN, (double)calls[2] / NCONN, (double)calls[3] / NCONN);
+	redisFree(c);
+	return bad;
+}
+
+/* A config for url with task job and task held, redis.tls as tls_body. */
+static const char *
+conn_config(const char *dir, const char *name, const char *url, const char *tls_body)
+{
+	static char path[3][256];
+	static int k;
+	char *p = path[k++ % 3];
+	FILE *fp;
+
+	snprintf(p, sizeof(path[0]), "%s/%s", dir, name);
+	if ((fp = fopen(p, "w")) == NULL)
+		return p;
+	fprintf(fp, "redis:\n  url: %s\n%s"
+	    "tasks:\n  job:\n    command: [true]\n  held:\n    command: [true]\n"
+	    "    conflict_exit: 75\n", url, tls_body);
+	fclose(fp);
+	return p;
+}
+
+/* The same run and skip over a plain connection to database 0, over a
+ * password-protected database 3, and over TLS (certificates made here). */
+static int
+connections_cost(const char *lockrun)
+{
+	static const char *const pw[] = { "--requirepass", "s3cret", NULL };
+	struct redis_fixture plain, auth, tls;
+	char url[300], body[600], certs[128], flock_file[160];
+	int bad = 0;
+
+	if (redis_start(&plain, NULL) != 0 || redis_start(&auth, pw) != 0)
+		return 1;
+	snprintf(certs, sizeof(certs), "%s/certs", plain.dir);
+	snprintf(flock_file, sizeof(flock_file), "%s/flock", plain.dir);
+	if (mkdir(certs, 0700) != 0 || tls_make_certs(certs) != 0 ||
+	    redis_start_tls(&tls, certs, 0, NULL) != 0)
+		return 1;
+	printf("\nconnections: flock, a run and a skip (from a config), %d runs each, "
+	    "interleaved; (ratio to flock):\n", NCONN);
+	snprintf(url, sizeof(url), "%s/3", plain.url);
+	bad += connection_cost(lockrun, "plain, db 3", &plain,
+	    conn_config(plain.dir, "plain.yaml", url, ""), flock_file);
+	snprintf(url, sizeof(url), "redis://:s3cret@127.0.0.1:%d/3", auth.port);
+	setenv("BENCH_AUTH", "s3cret", 1);
+	bad += connection_cost(lockrun, "password, db 3", &auth,
+	    conn_config(plain.dir, "auth.yaml", url, ""), flock_file);
+	unsetenv("BENCH_AUTH");
+	snprintf(url, sizeof(url), "rediss://127.0.0.1:%d/3", tls.port);
+	snprintf(body, sizeof(body), "  tls:\n    ca_file: %s/ca.crt\n", certs);
+	bad += connection_cost(lockrun, "TLS, db 3", &tls,
+	    conn_config(plain.dir, "tls.yaml", url, body), flock_file);
+	redis_stop(&tls);
+	redis_stop(&auth);
+	redis_stop(&plain);
+	return bad;
+}
+
 /* How many entries the uncontended runs left in their history. */
 static void
 history_note(redisContext *c)
@@ -348,6 +474,7 @@ main(int argc, char *argv[])
 	bad += renewal_cost(argv[1], url, c);
 	bad += status_cost(argv[1], &fx, c);
 	bad += config_cost(argv[1], &fx);
+	bad += connections_cost(argv[1]);
 	redisFree(c);
 	redis_stop(&fx);
 	return bad ? 1 : 0;
