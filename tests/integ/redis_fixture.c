@@ -861,16 +861,15 @@ sentinel_start(struct sentinel_group *g, const char *master_name,
 		return -1;
 	for (int i = 0; i < SENTINELS; i++) {
 		if (make_dir(&g->node[i]) != 0)
-			return -1;
+			goto fail;
 		g->node[i].sock[0] = '\0';	/* a sentinel: TCP only */
-		if (start_on_free_port(&g->node[i], sentinel_cmd, &w) != 0) {
-			halt_all(g->node, SENTINELS);
-			return -1;
-		}
+		if (start_on_free_port(&g->node[i], sentinel_cmd, &w) != 0)
+			goto fail;
 	}
 	if (poll_ready(group_ready_cb, &gw, TOPOLOGY_MS) == 0)
 		return 0;
 	group_report(g, &w);
+fail:
 	halt_all(g->node, SENTINELS);
 	return -1;
 }
