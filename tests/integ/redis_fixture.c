@@ -695,6 +695,7 @@ struct watch {
 	int	port;		/* its port on 127.0.0.1 */
 	int	quorum;
 	int	replicas;	/* how many replicas it has */
+	int	sentinels;	/* how many other sentinels watch it */
 };
 
 /* Write f's sentinel.conf (c->conf) and run it: redis-server CONF
@@ -770,22 +771,48 @@ peers_up(const struct redis_fixture *s, const char *what, const char *name,
 	return n;
 }
 
+/* What one sentinel knows of the master w names, counted as w counts. */
+static struct watch
+sentinel_view(const struct redis_fixture *s, const struct watch *w)
+{
+	return (struct watch){ .name = w->name, .port = sentinel_says(s, w->name),
+	    .quorum = w->quorum,
+	    .replicas = peers_up(s, "REPLICAS", w->name, "slave"),
+	    .sentinels = peers_up(s, "SENTINELS", w->name, "sentinel") };
+}
+
 /* 1 when every sentinel of g reports the watched master and sees its
  * replicas and the other sentinels; 0 not yet; -1 if one exited. */
 static int
 group_ready(struct sentinel_group *g, const struct watch *w)
 {
 	for (int i = 0; i < SENTINELS; i++) {
-		const struct redis_fixture *s = &g->node[i];
+		struct watch v;
 
 		if (exited(&g->node[i]))
 			return -1;
-		if (sentinel_says(s, w->name) != w->port ||
-		    peers_up(s, "REPLICAS", w->name, "slave") != w->replicas ||
-		    peers_up(s, "SENTINELS", w->name, "sentinel") != SENTINELS - 1)
+		v = sentinel_view(&g->node[i], w);
+		if (v.port != w->port || v.replicas != w->replicas ||
+		    v.sentinels != w->sentinels)
 			return 0;
 	}
 	return 1;
+}
+
+/* Say what each sentinel of g sees, for a group that did not settle. */
+static void
+group_report(const struct sentinel_group *g, const struct watch *w)
+{
+	fprintf(stderr, "redis_fixture: the sentinels did not all see %s at port %d, its "
+	    "%d replicas and %d other sentinels in %d s:\n", w->name, w->port,
+	    w->replicas, w->sentinels, TOPOLOGY_MS / 1000);
+	for (int i = 0; i < SENTINELS; i++) {
+		struct watch v = sentinel_view(&g->node[i], w);
+
+		fprintf(stderr, "  %s (pid %d, port %d): port %d, %d replicas, %d sentinels\n",
+		    g->node[i].dir, (int)g->node[i].pid, g->node[i].port, v.port, v.replicas,
+		    v.sentinels);
+	}
 }
 
 struct group_watch {
@@ -818,7 +845,7 @@ watch_of(struct watch *w, const char *name, const struct redis_fixture *master,
 		return -1;
 	}
 	*w = (struct watch){ .name = name, .port = master->port, .quorum = quorum,
-	    .replicas = (int)strtol(n, NULL, 10) };
+	    .replicas = (int)strtol(n, NULL, 10), .sentinels = SENTINELS - 1 };
 	return 0;
 }
 
@@ -834,19 +861,15 @@ sentinel_start(struct sentinel_group *g, const char *master_name,
 		return -1;
 	for (int i = 0; i < SENTINELS; i++) {
 		if (make_dir(&g->node[i]) != 0)
-			return -1;
+			goto fail;
 		g->node[i].sock[0] = '\0';	/* a sentinel: TCP only */
-		if (start_on_free_port(&g->node[i], sentinel_cmd, &w) != 0) {
-			halt_all(g->node, SENTINELS);
-			return -1;
-		}
+		if (start_on_free_port(&g->node[i], sentinel_cmd, &w) != 0)
+			goto fail;
 	}
 	if (poll_ready(group_ready_cb, &gw, TOPOLOGY_MS) == 0)
 		return 0;
-	fprintf(stderr, "redis_fixture: the sentinels in %s, %s and %s did not all see %s, "
-	    "its %d replicas and each other in %d s (see their sentinel.log)\n",
-	    g->node[0].dir, g->node[1].dir, g->node[2].dir, master_name, w.replicas,
-	    TOPOLOGY_MS / 1000);
+	group_report(g, &w);
+fail:
 	halt_all(g->node, SENTINELS);
 	return -1;
 }
@@ -937,25 +960,59 @@ slot_master(const struct redis_fixture *f, int slot)
 	return port;
 }
 
+/* What a cluster node says of itself: "?" where it did not answer, and
+ * link "-" for a master. */
+struct node_view {
+	char	state[16];	/* cluster_state */
+	char	known[16];	/* cluster_known_nodes */
+	char	role[16];	/* master or slave */
+	char	link[16];	/* a replica's master_link_status */
+};
+
+static struct node_view
+node_view(const struct redis_fixture *f)
+{
+	static const char *const cluster_info[] = { "CLUSTER", "INFO", NULL };
+	struct node_view v = { "?", "?", "?", "-" };
+
+	reply_field(f, cluster_info, "cluster_state", v.state, sizeof(v.state));
+	reply_field(f, cluster_info, "cluster_known_nodes", v.known, sizeof(v.known));
+	redis_info_field(f, "replication", "role", v.role, sizeof(v.role));
+	if (strcmp(v.role, "slave") == 0 && redis_info_field(f, "replication",
+	    "master_link_status", v.link, sizeof(v.link)) != 0)
+		snprintf(v.link, sizeof(v.link), "?");
+	return v;
+}
+
 /* 1 when node f says cluster_state:ok, knows all the nodes, and as a
  * replica has its link to its master up; 0 not yet; -1 if f exited. */
 static int
 node_ready(struct redis_fixture *f)
 {
-	static const char *const cluster_info[] = { "CLUSTER", "INFO", NULL };
-	char state[16], known[16], role[16], link[16];
+	struct node_view v;
+	char all[16];
 
 	if (exited(f))
 		return -1;
-	if (reply_field(f, cluster_info, "cluster_state", state, sizeof(state)) != 0 ||
-	    reply_field(f, cluster_info, "cluster_known_nodes", known, sizeof(known)) != 0 ||
-	    redis_info_field(f, "replication", "role", role, sizeof(role)) != 0)
-		return 0;
-	if (strcmp(state, "ok") != 0 || strtol(known, NULL, 10) != CLUSTER_NODES)
-		return 0;
-	return strcmp(role, "master") == 0 ||
-	    (redis_info_field(f, "replication", "master_link_status", link, sizeof(link)) == 0 &&
-	    strcmp(link, "up") == 0);
+	v = node_view(f);
+	snprintf(all, sizeof(all), "%d", CLUSTER_NODES);
+	return strcmp(v.state, "ok") == 0 && strcmp(v.known, all) == 0 &&
+	    (strcmp(v.role, "master") == 0 || strcmp(v.link, "up") == 0);
+}
+
+/* Say what each node of c says, for a cluster that did not settle. */
+static void
+cluster_report(const struct cluster_fixture *c)
+{
+	fprintf(stderr, "redis_fixture: the cluster did not settle in %d s:\n",
+	    TOPOLOGY_MS / 1000);
+	for (int i = 0; i < CLUSTER_NODES; i++) {
+		struct node_view v = node_view(&c->node[i]);
+
+		fprintf(stderr, "  %s (pid %d, port %d): cluster_state:%s, %s nodes known, "
+		    "%s, master link %s\n", c->node[i].dir, (int)c->node[i].pid,
+		    c->node[i].port, v.state, v.known, v.role, v.link);
+	}
 }
 
 static int
@@ -1007,8 +1064,7 @@ cluster_start(struct cluster_fixture *c)
 		goto fail;
 	if (poll_ready(cluster_ready, c, TOPOLOGY_MS) == 0)
 		return 0;
-	fprintf(stderr, "redis_fixture: the cluster in %s... did not settle in %d s\n",
-	    c->node[0].dir, TOPOLOGY_MS / 1000);
+	cluster_report(c);
 fail:
 	halt_all(c->node, CLUSTER_NODES);
 	return -1;

@@ -1,4 +1,5 @@
-/* redis_fixture.h -- a throwaway redis-server for tests, demo and bench. */
+/* redis_fixture.h -- throwaway redis-servers for tests, demo and bench: one
+ * server (plain, TLS, a replica), a test PKI, three sentinels, a cluster. */
 #ifndef LR_REDIS_FIXTURE_H
 #define LR_REDIS_FIXTURE_H
 
@@ -33,22 +34,10 @@ struct cluster_fixture {
 
 /* Start redis-server on a free loopback port (and a unix socket) in a new
  * temp dir, without persistence; extra is NULL or "--requirepass x" style
- * words, NULL-terminated. Waits for PING with a deadline. Returns 0 or -1
- * (and prints why). */
+ * words, NULL-terminated. Waits, at most 10 s, for PING on the socket
+ * (which listens only once the port does). Returns 0 or -1 (and prints
+ * why). */
 int	redis_start(struct redis_fixture *f, const char *const extra[]);
-
-/* Make a test PKI in dir (which exists) with the openssl command: EC P-256
- * keys, valid for a day.
- *   ca.crt, ca.key			the test CA
- *   server.crt, server.key		signed by it, for DNS:localhost and
- *					IP:127.0.0.1
- *   client.crt, client.key		signed by it, for client auth
- *   wrong-host.crt, wrong-host.key	signed by it, for DNS:elsewhere.invalid
- *					only
- *   other-ca.crt, other-ca.key		an unrelated CA, which verifies none
- *					of them
- * Returns 0 or -1 (and prints why). */
-int	tls_make_certs(const char *dir);
 
 /* redis_start(), but the TCP port f->port speaks only TLS, with the
  * server certificate of tls_make_certs(certdir) and its CA; clients must
@@ -63,6 +52,39 @@ int	redis_start_tls(struct redis_fixture *f, const char *certdir,
  * replica is halted, its dir stays for its log). */
 int	redis_start_replica(struct redis_fixture *r, const struct redis_fixture *master,
 	    const char *const extra[]);
+
+/* SIGTERM the server by PID and reap it (SIGKILL if it is still there
+ * after 5 s); the temp dir stays. */
+void	redis_halt(struct redis_fixture *f);
+
+/* redis_halt(), then remove the temp dir and all in it. */
+void	redis_stop(struct redis_fixture *f);
+
+/* A client on the unix socket (exits the process on failure). */
+redisContext *redis_client(const struct redis_fixture *f);
+
+/* A path inside f->dir. */
+const char *redis_path(const struct redis_fixture *f, const char *name, char *buf,
+	    size_t n);
+
+/* Copy the value of INFO section's "key:value" line to buf, asked on f's
+ * unix socket (a sentinel's TCP port), without AUTH. Returns 0, or -1
+ * when f does not answer or has no such key. */
+int	redis_info_field(const struct redis_fixture *f, const char *section,
+	    const char *key, char *buf, size_t n);
+
+/* Make a test PKI in dir (which exists) with the openssl command: EC P-256
+ * keys, valid for a day.
+ *   ca.crt, ca.key			the test CA
+ *   server.crt, server.key		signed by it, for DNS:localhost and
+ *					IP:127.0.0.1
+ *   client.crt, client.key		signed by it, for client auth
+ *   wrong-host.crt, wrong-host.key	signed by it, for DNS:elsewhere.invalid
+ *					only
+ *   other-ca.crt, other-ca.key		an unrelated CA, which verifies none
+ *					of them
+ * Returns 0 or -1 (and prints why). */
+int	tls_make_certs(const char *dir);
 
 /* Start three sentinels (redis-server sentinel.conf --sentinel) on free
  * ports, each in a temp dir, monitoring master (plain, no password) as
@@ -110,28 +132,8 @@ const char *cluster_url(const struct cluster_fixture *c, char *buf, size_t n);
  * -1. */
 int	cluster_node_for_key(const struct cluster_fixture *c, const char *key);
 
-/* SIGTERM the server by PID and reap it (SIGKILL if it is still there
- * after 5 s); the temp dir stays. */
-void	redis_halt(struct redis_fixture *f);
-
-/* redis_halt(), then remove the temp dir and all in it. */
-void	redis_stop(struct redis_fixture *f);
-
-/* A client on the unix socket (exits the process on failure). */
-redisContext *redis_client(const struct redis_fixture *f);
-
 /* Milliseconds on the monotonic clock, for deadlines in tests and tools. */
 long long fixture_ms(void);
-
-/* A path inside f->dir. */
-const char *redis_path(const struct redis_fixture *f, const char *name, char *buf,
-	    size_t n);
-
-/* Copy the value of INFO section's "key:value" line to buf (f's unix
- * socket; no AUTH). Returns 0, or -1 when f does not answer or has no
- * such key. */
-int	redis_info_field(const struct redis_fixture *f, const char *section,
-	    const char *key, char *buf, size_t n);
 
 /* A new temp dir, /tmp/lockrun-test.XXXXXX, in buf (n >= 64). Returns 0
  * or -1 (and prints why). */
