@@ -19,6 +19,8 @@ enum {				/* long-only options */
 	OPT_PASSWORD_FILE,
 	OPT_CONNECT_TIMEOUT,
 	OPT_COMMAND_TIMEOUT,
+	OPT_WAIT_REPLICAS,
+	OPT_WAIT_TIMEOUT,
 	OPT_PREFIX,
 	OPT_ON_REDIS_ERROR,
 	OPT_SHELL,
@@ -69,6 +71,8 @@ static const struct {
 	{ { "connect-timeout",	required_argument,	NULL, OPT_CONNECT_TIMEOUT }, ALL },
 	{ { "command-timeout",	required_argument,	NULL, OPT_COMMAND_TIMEOUT }, ALL },
 	{ { "prefix",		required_argument,	NULL, OPT_PREFIX }, ALL },
+	{ { "wait-replicas",	required_argument,	NULL, OPT_WAIT_REPLICAS }, RUN },
+	{ { "wait-timeout",	required_argument,	NULL, OPT_WAIT_TIMEOUT }, RUN },
 	{ { "on-redis-error",	required_argument,	NULL, OPT_ON_REDIS_ERROR }, RUN },
 	{ { "cwd",		required_argument,	NULL, 'C' }, RUN },
 	{ { "env",		required_argument,	NULL, 'e' }, RUN },
@@ -237,6 +241,10 @@ cli_usage(FILE *fp, enum lr_verb v)
 "      --min-hold DURATION  keep the lock at least this long after taking it\n"
 "  -E, --conflict-exit N    exit status when skipped (default 0)\n"
 "      --on-redis-error fail|run  when Redis cannot be reached (default fail)\n"
+"      --wait-replicas N    after taking or renewing the lock, WAIT until N\n"
+"                           replicas have it; fewer: the lock is not trusted\n"
+"                           (default 0: do not wait)\n"
+"      --wait-timeout DURATION  how long WAIT may take (default 100ms)\n"
 "      --history N          keep the task's last N decisions in Redis\n"
 "                           (default 100; 0: no history)\n"
 "      --history-ttl DURATION  drop the history this long after its last\n"
@@ -343,6 +351,17 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 		return set_timeout("--connect-timeout", arg, &c->redis.connect_timeout_ms, e);
 	case OPT_COMMAND_TIMEOUT:
 		return set_timeout("--command-timeout", arg, &c->redis.command_timeout_ms, e);
+	case OPT_WAIT_REPLICAS: {
+		char *end;
+		long long v = strtoll(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end != '\0' || v > LR_WAIT_REPLICAS_MAX)
+			return lr_errf(e, EX_USAGE, "--wait-replicas: \"%s\" is not a number "
+			    "of replicas (0 to %d; 0: do not wait)", arg, LR_WAIT_REPLICAS_MAX);
+		c->redis.wait_replicas = v;
+		return 0;
+	}
+	case OPT_WAIT_TIMEOUT:
+		return set_timeout("--wait-timeout", arg, &c->redis.wait_timeout_ms, e);
 	case OPT_HISTORY: return set_opt(c, "--history", "history", arg, e);
 	case OPT_HISTORY_TTL: return set_opt(c, "--history-ttl", "history_ttl", arg, e);
 	case OPT_HOST:
@@ -464,6 +483,7 @@ cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
 	memset(c, 0, sizeof(*c));
 	task_init(&c->o);
 	c->redis.connect_timeout_ms = c->redis.command_timeout_ms = LR_UNSET;
+	c->redis.wait_replicas = c->redis.wait_timeout_ms = LR_UNSET;
 	c->stale_after_ms = c->count = LR_UNSET;
 	/* (1) find the verb: the first word after the options, unless "--"
 	 * said it is a command */

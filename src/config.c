@@ -128,12 +128,46 @@ parse_tls(struct walk *w, const struct yt_node *map, struct lr_tls_opts *t)
 	return 0;
 }
 
+/* redis.wait_replicas: a whole number of replicas, 0 (off) or more. */
+static int
+set_replicas(struct walk *w, const struct yt_node *n, long long *dst)
+{
+	const char *s = want_string(w, n, "redis.wait_replicas");
+	char *end;
+
+	if (s == NULL)
+		return -1;
+	*dst = strtoll(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || *dst > LR_WAIT_REPLICAS_MAX)
+		return bad(w, n, "redis.wait_replicas: \"%s\" is not a number of replicas "
+		    "(0 to %d; 0: do not wait)", s, LR_WAIT_REPLICAS_MAX);
+	return 0;
+}
+
+/* WAIT must answer within the command timeout, or lockrun would give up on
+ * the connection before Redis gives up waiting. */
+static int
+check_wait_timeout(struct walk *w, const struct yt_node *n, const struct lr_redis_opts *r)
+{
+	long long cmd = r->command_timeout_ms == LR_UNSET ? LR_COMMAND_TIMEOUT_MS :
+	    r->command_timeout_ms;
+	char a[32], b[32];
+
+	if (n == NULL || r->wait_timeout_ms < cmd)
+		return 0;
+	duration_format(r->wait_timeout_ms, a, sizeof(a));
+	duration_format(cmd, b, sizeof(b));
+	return bad(w, n, "redis.wait_timeout: %s must be shorter than the command "
+	    "timeout (%s)", a, b);
+}
+
 static int
 parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 {
 	struct lr_url u;
 	struct lr_err ue;
 	char *url = (char *)r->url, *file = (char *)r->password_file;
+	const struct yt_node *wait_timeout = NULL;
 
 	if (want_map(w, map, "redis") != 0)
 		return -1;
@@ -155,14 +189,19 @@ parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 			rc = set_timeout(w, v, "redis.connect_timeout", &r->connect_timeout_ms);
 		else if (strcmp(k->value, "command_timeout") == 0)
 			rc = set_timeout(w, v, "redis.command_timeout", &r->command_timeout_ms);
-		else if (strcmp(k->value, "tls") == 0)
+		else if (strcmp(k->value, "wait_replicas") == 0)
+			rc = set_replicas(w, v, &r->wait_replicas);
+		else if (strcmp(k->value, "wait_timeout") == 0) {
+			rc = set_timeout(w, v, "redis.wait_timeout", &r->wait_timeout_ms);
+			wait_timeout = v;
+		} else if (strcmp(k->value, "tls") == 0)
 			rc = parse_tls(w, v, &r->tls);
 		else
 			rc = bad(w, k, "unknown key \"%s\" in redis", k->value);
 		if (rc != 0)
 			return -1;
 	}
-	return 0;
+	return check_wait_timeout(w, wait_timeout, r);
 }
 
 /* command: [prog, arg...] runs prog directly; command: "string" runs it
@@ -390,6 +429,7 @@ config_init(struct lr_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->redis.connect_timeout_ms = cfg->redis.command_timeout_ms = LR_UNSET;
+	cfg->redis.wait_replicas = cfg->redis.wait_timeout_ms = LR_UNSET;
 	task_init(&cfg->defaults);
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "duration.h"
 #include "log.h"
 
 void
@@ -176,6 +177,22 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 		x->redis.command_timeout_ms = x->cfg.redis.command_timeout_ms;
 	if (x->redis.command_timeout_ms == LR_UNSET)
 		x->redis.command_timeout_ms = DEFAULT_TIMEOUT_MS;
+	if (x->redis.wait_replicas == LR_UNSET)
+		x->redis.wait_replicas = x->cfg.redis.wait_replicas;
+	if (x->redis.wait_replicas == LR_UNSET)
+		x->redis.wait_replicas = 0;
+	if (x->redis.wait_timeout_ms == LR_UNSET)
+		x->redis.wait_timeout_ms = x->cfg.redis.wait_timeout_ms;
+	if (x->redis.wait_timeout_ms == LR_UNSET)
+		x->redis.wait_timeout_ms = LR_WAIT_TIMEOUT_MS;
+	if (x->redis.wait_replicas > 0 &&
+	    x->redis.wait_timeout_ms >= x->redis.command_timeout_ms) {
+		char a[32], b[32];
+		duration_format(x->redis.wait_timeout_ms, a, sizeof(a));
+		duration_format(x->redis.command_timeout_ms, b, sizeof(b));
+		return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than the "
+		    "command timeout (%s)", a, b);
+	}
 	x->prefix = x->cli.prefix ? x->cli.prefix :
 	    x->cfg.prefix ? x->cfg.prefix : DEFAULT_PREFIX;
 

@@ -17,7 +17,7 @@
 
 #define DEFAULT_URL		"redis://127.0.0.1:6379/0"
 #define DEFAULT_PREFIX		"lockrun:"
-#define DEFAULT_TIMEOUT_MS	2000
+#define DEFAULT_TIMEOUT_MS	LR_COMMAND_TIMEOUT_MS
 
 /* Everything a verb holds, so every exit path can free it. The fields
  * after `conn` are the run's (run.c). */

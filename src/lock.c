@@ -11,6 +11,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "duration.h"
 #include "lease.h"
 #include "lock.h"
 #include "log.h"
@@ -88,15 +89,77 @@ now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* What WAIT answered: 1 when at least l->wait_replicas replicas
+ * acknowledged, else 0 with why in l->unacked. */
+static int
+acked(struct lr_lock *l, const redisReply *w)
+{
+	char within[32], why[280];
+
+	if (w->type == REDIS_REPLY_INTEGER && w->integer >= l->wait_replicas)
+		return 1;
+	duration_format(l->wait_timeout_ms, within, sizeof(within));
+	if (w->type == REDIS_REPLY_INTEGER)
+		snprintf(l->unacked, sizeof(l->unacked), "only %lld of %lld replicas "
+		    "acknowledged within %s", w->integer, l->wait_replicas, within);
+	else if (w->type == REDIS_REPLY_ERROR) {
+		rerr_classify(w->str, why, sizeof(why));
+		snprintf(l->unacked, sizeof(l->unacked), "WAIT refused: %s", why);
+	} else
+		snprintf(l->unacked, sizeof(l->unacked), "WAIT: unexpected reply");
+	return 0;
+}
+
+/* Queue WAIT for l's replicas (the writes before it on this connection). */
+static int
+wait_append(struct lr_conn *rc, const struct lr_lock *l)
+{
+	char n[24], ms[24];
+	const char *argv[] = { "WAIT", n, ms };
+
+	snprintf(n, sizeof(n), "%lld", l->wait_replicas);
+	snprintf(ms, sizeof(ms), "%lld", l->wait_timeout_ms);
+	return rconn_append(rc, 3, argv);
+}
+
+/* argv, and with l->wait_replicas a WAIT behind it in the same write: one
+ * round trip. WAIT counts the replicas that acknowledged this connection's
+ * replication offset, which covers a script's writes (Redis 7 replicates
+ * a script as its effects). Returns argv's reply, with *ok set from WAIT's
+ * (1 when enough replicas acknowledged), or NULL with e. */
+static redisReply *
+command_acked(struct lr_conn *rc, const char *what, int argc, const char **argv,
+    struct lr_lock *l, int *ok, struct lr_err *e)
+{
+	redisReply *r, *w;
+
+	if (l == NULL || l->wait_replicas == 0)
+		return rconn_command(rc, what, argc, argv, e);
+	if (rconn_append(rc, argc, argv) != 0 || wait_append(rc, l) != 0) {
+		rconn_fail(rc, what, e);
+		return NULL;
+	}
+	if ((r = rconn_reply(rc, what, e)) == NULL)
+		return NULL;
+	if ((w = rconn_reply(rc, what, e)) == NULL) {
+		freeReplyObject(r);
+		return NULL;
+	}
+	*ok = acked(l, w);
+	freeReplyObject(w);
+	return r;
+}
+
 /* Run a script: EVALSHA sha nkeys args..., and if Redis answers NOSCRIPT
  * (restarted, or SCRIPT FLUSH), EVAL body. A busy server is asked again
  * on the same connection, with backoff, until the command timeout has
- * passed since the first try. Returns the reply, which the caller frees,
- * or NULL with e set. */
+ * passed since the first try. With l (and l->wait_replicas), each try is
+ * followed by WAIT, and *ok says whether enough replicas acknowledged the
+ * last. Returns the reply, which the caller frees, or NULL with e set. */
 static redisReply *
-script_call(struct lr_conn *rc, const char *what, const char *sha,
+script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
     const char *body, const char *nkeys, const char **args, int nargs,
-    struct lr_err *e)
+    struct lr_lock *l, int *ok, struct lr_err *e)
 {
 	const char *argv[12] = { "EVALSHA", sha, nkeys };
 	long long give_up = now_ms() + rc->command_timeout_ms;
@@ -107,7 +170,7 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 	for (int i = 0; i < nargs; i++)
 		argv[3 + i] = args[i];
 	for (int n = 0; ; n++) {
-		if ((r = rconn_command(rc, what, 3 + nargs, argv, e)) == NULL)
+		if ((r = command_acked(rc, what, 3 + nargs, argv, l, ok, e)) == NULL)
 			return NULL;
 		if (r->type != REDIS_REPLY_ERROR)
 			return r;
@@ -139,6 +202,14 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 	}
 }
 
+static redisReply *
+script_call(struct lr_conn *rc, const char *what, const char *sha,
+    const char *body, const char *nkeys, const char **args, int nargs,
+    struct lr_err *e)
+{
+	return script_call_acked(rc, what, sha, body, nkeys, args, nargs, NULL, NULL, e);
+}
+
 int
 lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
     struct lr_err *e)
@@ -149,11 +220,12 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    l->keys.last, how, l->owner };
 	redisReply *r;
 	long long code;
+	int ok = 1;
 
 	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d", l->id, l->ttl_ms,
 	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l), !l->quiet_held);
-	r = script_call(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "5",
-	    args, 7, e);
+	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "5",
+	    args, 7, l, &ok, e);
 	if (r == NULL)
 		return -1;
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
@@ -163,7 +235,8 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	}
 	code = r->element[0]->integer;
 	if (code == 1) {
-		*out = LOCK_ACQUIRED;
+		/* a skip wrote only history: what WAIT said does not matter */
+		*out = ok ? LOCK_ACQUIRED : LOCK_UNCONFIRMED;
 		l->token = r->element[1]->integer;
 		snprintf(l->token_s, sizeof(l->token_s), "%lld", l->token);
 		snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, l->token, l->owner);
@@ -187,7 +260,8 @@ renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 
 	snprintf(how, sizeof(how), "%lld %lld %lld %s", l->ttl_ms, l->hist_cap,
 	    l->hist_ttl_ms, slot_word(l));
-	if (rconn_append(rc, 9, argv) != 0)
+	if (rconn_append(rc, 9, argv) != 0 ||
+	    (l->wait_replicas > 0 && wait_append(rc, l) != 0))
 		return rconn_fail(rc, "renew", e);
 	if (rconn_flush(rc, "renew", e) != 0)
 		return -1;
@@ -198,36 +272,83 @@ renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 int
 lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e)
 {
+	l->renew_skip = l->renew_waiting = 0;	/* nothing else is in flight */
 	return renew_write(rc, l, 0, e);
+}
+
+/* The renewal's own reply: 1 with *out set, or -1 with e. */
+static int
+renew_outcome(const struct lr_conn *rc, const redisReply *r, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	static const enum renew_outcome outcomes[] = {
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+	};
+
+	if (r->type == REDIS_REPLY_ERROR)
+		return refused(rc, "renew", r->str, e);
+	if (r->type != REDIS_REPLY_INTEGER || r->integer < 0 || r->integer > 3)
+		return lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->where);
+	*out = outcomes[r->integer];
+	return 1;
+}
+
+/* WAIT's reply w has come after the renewal's (held in l): the renewal's
+ * answer, unless it kept the key but too few replicas acknowledged. */
+static int
+renew_acked(struct lr_lock *l, const redisReply *w, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	l->renew_waiting = 0;
+	if (l->renew_rc < 0) {
+		*e = l->renew_err;
+		return -1;
+	}
+	*out = l->renew_out;
+	if ((*out == RENEW_OK || *out == RENEW_RETAKEN) && !acked(l, w))
+		*out = RENEW_UNCONFIRMED;
+	return 1;
 }
 
 int
 lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
     struct lr_err *e)
 {
-	static const enum renew_outcome outcomes[] = {
-		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
-	};
 	redisReply *r = NULL;
 	int rc_;
 
-	if ((rc_ = rconn_read(rc, &r, "renew", e)) <= 0)
-		return rc_;			/* broken, or not all of it yet */
-	if (r->type == REDIS_REPLY_ERROR && !l->renew_eval &&
-	    strncmp(r->str, "NOSCRIPT", 8) == 0) {
-		freeReplyObject(r);		/* Redis restarted: send the body */
-		return renew_write(rc, l, 1, e);
+	/* with WAIT behind the renewal, read on: both replies may have come
+	 * in one segment, and poll(2) would not report the second */
+	for (;;) {
+		if ((rc_ = rconn_read(rc, &r, "renew", e)) <= 0)
+			return rc_;		/* broken, or not all of it yet */
+		if (l->renew_skip > 0) {	/* WAIT behind a NOSCRIPT */
+			l->renew_skip--;
+			freeReplyObject(r);
+			continue;
+		}
+		if (l->renew_waiting) {
+			rc_ = renew_acked(l, r, out, e);
+			freeReplyObject(r);
+			return rc_;
+		}
+		if (r->type == REDIS_REPLY_ERROR && !l->renew_eval &&
+		    strncmp(r->str, "NOSCRIPT", 8) == 0) {
+			freeReplyObject(r);	/* Redis restarted: send the body */
+			l->renew_skip = l->wait_replicas > 0;
+			return renew_write(rc, l, 1, e);
+		}
+		rc_ = renew_outcome(rc, r, out, e);
+		freeReplyObject(r);
+		if (l->wait_replicas == 0)
+			return rc_;
+		l->renew_waiting = 1;		/* hold the answer until WAIT's */
+		l->renew_rc = rc_;
+		if (rc_ < 0)
+			l->renew_err = *e;
+		else
+			l->renew_out = *out;
 	}
-	if (r->type == REDIS_REPLY_ERROR)
-		rc_ = refused(rc, "renew", r->str, e);
-	else if (r->type != REDIS_REPLY_INTEGER || r->integer < 0 || r->integer > 3)
-		rc_ = lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->where);
-	else {
-		*out = outcomes[r->integer];
-		rc_ = 1;
-	}
-	freeReplyObject(r);
-	return rc_;
 }
 
 int

@@ -10,6 +10,8 @@ enum lock_outcome {
 	LOCK_ACQUIRED,
 	LOCK_HELD,		/* no-overlap: a copy is still running */
 	LOCK_SLOT_TAKEN,	/* one-server: this slot already ran */
+	LOCK_UNCONFIRMED,	/* taken, but fewer replicas than wait_replicas
+				 * acknowledged it (why in unacked): release it */
 };
 
 enum renew_outcome {
@@ -18,6 +20,9 @@ enum renew_outcome {
 	RENEW_LOST,		/* another run holds the key */
 	RENEW_LOST_LATER,	/* the key had vanished and a later token was
 				 * drawn: another run took it and let it go */
+	RENEW_UNCONFIRMED,	/* extended (or retaken) on the master, but fewer
+				 * replicas than wait_replicas acknowledged it
+				 * (why in unacked): the lease is not extended */
 };
 
 struct lr_lock {
@@ -35,6 +40,17 @@ struct lr_lock {
 	char		value[400];	/* what acquire stored: "id token owner" */
 	char		holder[512];	/* the holder's value, when skipped or lost */
 	int		renew_eval;	/* the renewal in flight was sent as EVAL */
+	long long	wait_replicas;	/* WAIT for them after acquire and renew; 0: no */
+	long long	wait_timeout_ms;
+	char		unacked[300];	/* "only 0 of 1 replicas acknowledged within
+					 * 100ms", for LOCK_/RENEW_UNCONFIRMED */
+	/* the renewal in flight, when a WAIT follows it */
+	int		renew_skip;	/* replies to drop first: the WAIT behind a
+					 * renewal that was sent again as EVAL */
+	int		renew_waiting;	/* the renewal's reply is in; WAIT's is next */
+	int		renew_rc;	/* lock_renew_recv()'s answer, held until then */
+	enum renew_outcome renew_out;
+	struct lr_err	renew_err;
 };
 
 /* Draw the owner id (getrandom(2) without blocking, else /dev/urandom,
@@ -42,19 +58,24 @@ struct lr_lock {
 void	lock_init(struct lr_lock *l, const char *host);
 
 /* Decide in one round trip: check the stable key, check the slot key,
- * take what is asked for and draw a fencing token (acquire.lua). A busy
+ * take what is asked for and draw a fencing token (acquire.lua); with
+ * wait_replicas, WAIT follows in the same write, and a lock taken that
+ * too few replicas acknowledged is LOCK_UNCONFIRMED (still held: the
+ * caller releases it). A busy
  * server (BUSY, LOADING, ...) is asked again until the command timeout.
  * Returns 0 with *out set, or -1 with e = EX_UNAVAILABLE: e->transport
  * set when Redis could not be reached, clear when it refused. */
 int	lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    struct lr_err *e);
 
-/* Send a renewal of the stable key (renew.lua) without waiting for the
- * answer. Returns 0, or -1 with e when the connection is broken. */
+/* Send a renewal of the stable key (renew.lua), and WAIT behind it with
+ * wait_replicas, without waiting for the answer. Returns 0, or -1 with e
+ * when the connection is broken. */
 int	lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
 
 /* Read what has arrived for the renewal in flight (call when the socket is
  * readable). Returns 1 with *out set, 0 when the answer is not complete
+ * (with wait_replicas: until WAIT's reply is in too)
  * (or Redis lost the script and it was sent again in full), -1 with e:
  * e->transport set when the connection broke (close it), clear when Redis
  * answered with an error (the connection is fine). */

@@ -91,6 +91,8 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	lock_init(l, ctx_host(x));
 	l->hist_cap = x->t.history;
 	l->hist_ttl_ms = x->t.history_ttl_ms;
+	l->wait_replicas = x->redis.wait_replicas;
+	l->wait_timeout_ms = x->redis.wait_timeout_ms;
 	if (x->t.one_server) {
 		long long now = real_ms();
 		if ((slot = schedule_slot(&x->sched, now)) == (time_t)-1)
@@ -186,7 +188,7 @@ report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
  * key for the rest of it, whether the command ran or a signal stopped the
  * run before it started. A failure is a warning: the key expires by itself
  * within the TTL. */
-static void
+static int
 release(struct lr_ctx *x, int status, const char *event)
 {
 	struct lr_err e = { 0, "", 0 };
@@ -203,6 +205,7 @@ release(struct lr_ctx *x, int status, const char *event)
 			rconn_close(&x->conn);
 	}
 	report_release(x, &end, rc, &e);
+	return rc;
 }
 
 /* Run the command under the lease (or with no lock: conn NULL). */
@@ -295,6 +298,41 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 	return status;
 }
 
+/* The lock was taken but too few replicas acknowledged it: a failover
+ * now could promote a replica without it, and another run would start.
+ * Release it (recorded in the history as "unconfirmed", status 69) and
+ * fail as Redis unavailable -- but not as unreachable: the master answered,
+ * and with on_redis_error: run every server would run without the lock
+ * while a replica lags. */
+static void
+unconfirmed(struct lr_ctx *x)
+{
+	struct lr_err e;
+	int rc = release(x, EX_UNAVAILABLE, "unconfirmed");
+
+	lr_errf(&e, EX_UNAVAILABLE, "redis %s: acquire: %s; %s", x->conn.where,
+	    x->lock.unacked, !x->t.no_overlap ? "the slot stays taken" :
+	    rc < 0 ? "could not release the lock (it expires within its ttl)" :
+	    "released the lock");
+	ctx_die(x, &e);
+}
+
+/* WAIT after a renewal must answer well within the renewal's own
+ * deadline (a third of the ttl), or every renewal would time out. */
+static int
+check_wait(const struct lr_ctx *x, struct lr_err *e)
+{
+	char a[32], b[32];
+
+	if (x->redis.wait_replicas == 0 || !x->t.no_overlap || !x->t.renew ||
+	    x->redis.wait_timeout_ms < x->t.ttl_ms / 3)
+		return 0;
+	duration_format(x->redis.wait_timeout_ms, a, sizeof(a));
+	duration_format(x->t.ttl_ms, b, sizeof(b));
+	return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a third "
+	    "of the ttl (%s)", a, b);
+}
+
 int
 verb_run(struct lr_ctx *x)
 {
@@ -305,12 +343,14 @@ verb_run(struct lr_ctx *x)
 
 	log_context(x->cli.task, NULL, 0, NULL);
 	if (ctx_merge(x, NULL, &e) != 0 || ctx_redis(x, &e) != 0 ||
-	    run_prepare(x, &e) != 0)
+	    check_wait(x, &e) != 0 || run_prepare(x, &e) != 0)
 		ctx_die(x, &e);
 	if (acquire(x, &out, &sig, &e) != 0)
 		return run_unlocked(x, &e);
 	if (sig == 0)
 		sig = child_signal_pending();
+	if (out == LOCK_UNCONFIRMED)
+		unconfirmed(x);
 	if (out != LOCK_ACQUIRED) {
 		status = sig ? 128 + sig : x->t.conflict_exit;
 		report_skip(x, out, status);

@@ -49,6 +49,7 @@ struct loop {
 	long long		 kill_at;	/* SIGKILL then, or NEVER */
 	long long		 timeout_at;	/* --timeout, or NEVER */
 	int			 doubt_said;	/* the unconfirmed-lease line was logged */
+	int			 unacked_said;	/* the too-few-replicas line was logged */
 	char			 last_err[512];	/* why the last renewal failed */
 };
 
@@ -106,6 +107,27 @@ renew_send(struct loop *l, long long now)
 	l->reply_by = now + min2(s->conn->command_timeout_ms, l->lease.ttl / 3);
 }
 
+/* The master renewed the key but too few replicas acknowledged it: a
+ * failover could lose the renewal, so the lease is not extended in
+ * lockrun's accounting; it is retried as after a renewal that got no
+ * answer, on the same connection (the stream is in step). If no renewal
+ * is acknowledged before the lease ends, the command is stopped in time,
+ * as when Redis stops answering. */
+static void
+renew_unacked(struct loop *l, long long now)
+{
+	struct lr_supervise *s = l->s;
+	struct lr_err e;
+
+	lr_errf(&e, EX_UNAVAILABLE, "redis %s: renew: %s", s->conn->where,
+	    s->lock->unacked);
+	if (!l->unacked_said)
+		lr_event(LOG_WARNING, "renew-unconfirmed", NULL, "%s: %s; the lease is not "
+		    "extended until a renewal is acknowledged", s->lock->keys.stable, e.msg);
+	l->unacked_said = 1;
+	renew_failed(l, now, &e);
+}
+
 static void
 renew_recv(struct loop *l, long long now)
 {
@@ -135,6 +157,14 @@ renew_recv(struct loop *l, long long now)
 			stop(l, now + s->kill_after_ms);
 		return;
 	}
+	if (out == RENEW_UNCONFIRMED) {
+		renew_unacked(l, now);
+		return;
+	}
+	if (l->unacked_said)
+		lr_event(LOG_INFO, "renew-acknowledged", NULL, "%s: replicas acknowledge "
+		    "the renewals again", s->lock->keys.stable);
+	l->unacked_said = 0;
 	if (out == RENEW_RETAKEN)
 		lr_event(LOG_WARNING, "retaken", NULL, "%s had vanished from Redis (restart "
 		    "without persistence, or deleted); took it back", s->lock->keys.stable);

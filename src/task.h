@@ -44,6 +44,10 @@ struct lr_task {
 					 * long after their last write */
 };
 
+#define LR_COMMAND_TIMEOUT_MS	2000	/* connect and command timeouts, built in */
+#define LR_WAIT_TIMEOUT_MS	100	/* redis.wait_timeout, built in */
+#define LR_WAIT_REPLICAS_MAX	1000
+
 /* Where and how to reach Redis; unset like a task's fields. The strings
  * are owned by whoever fills the struct (config.c frees its own). */
 struct lr_redis_opts {
@@ -52,6 +56,9 @@ struct lr_redis_opts {
 	struct lr_tls_opts tls;		/* for rediss:// URLs */
 	long long	 connect_timeout_ms;
 	long long	 command_timeout_ms;
+	long long	 wait_replicas;	/* WAIT for this many replicas after each
+					 * write of the lock; 0: do not */
+	long long	 wait_timeout_ms;	/* WAIT's own timeout */
 };
 
 void	task_init(struct lr_task *t);

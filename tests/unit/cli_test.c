@@ -68,6 +68,22 @@ Test(cli, reports_usage_errors)
 	    "expected fail or run, got \"maybe\"");
 	usage_error(2 + 1, ARGV("--connect-timeout", "0"), "--connect-timeout: \"0\" is not "
 	    "a positive duration (e.g. 500ms, 90s, 10m, 1h30m)");
+	usage_error(2 + 1, ARGV("--wait-replicas", "-1"), "--wait-replicas: \"-1\" is not "
+	    "a number of replicas (0 to 1000; 0: do not wait)");
+	usage_error(2 + 1, ARGV("--wait-timeout", "soon"), "--wait-timeout: \"soon\" is not "
+	    "a positive duration (e.g. 500ms, 90s, 10m, 1h30m)");
+}
+
+Test(cli, wait_options_set_the_redis_settings)
+{
+	struct lr_cli c;
+	struct lr_err e = { 0, "", 0 };
+
+	cr_assert(eq(int, cli_parse(5 + 1, ARGV("--wait-replicas", "2", "--wait-timeout",
+	    "50ms", "true"), &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(i64, c.redis.wait_replicas, 2));
+	cr_assert(eq(i64, c.redis.wait_timeout_ms, 50));
+	cli_free(&c);
 }
 
 Test(cli, empty_config_path_is_a_usage_error)

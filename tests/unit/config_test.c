@@ -108,6 +108,18 @@ BAD(tls_key_without_cert,
     "bad/tls_key_without_cert.yaml:3:5: redis.tls: key_file without cert_file")
 BAD(tls_not_a_map,
     "bad/tls_not_a_map.yaml:2:8: redis.tls: expected a mapping, got a string")
+BAD(wait_replicas_negative,
+    "bad/wait_replicas_negative.yaml:2:18: redis.wait_replicas: \"-1\" is not a number of replicas (0 to 1000; 0: do not wait)")
+BAD(wait_replicas_words,
+    "bad/wait_replicas_words.yaml:2:18: redis.wait_replicas: \"all\" is not a number of replicas (0 to 1000; 0: do not wait)")
+BAD(wait_timeout_words,
+    "bad/wait_timeout_words.yaml:3:17: redis.wait_timeout: \"soon\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)")
+BAD(wait_timeout_zero,
+    "bad/wait_timeout_zero.yaml:2:17: redis.wait_timeout: \"0s\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)")
+BAD(wait_timeout_not_below_command_timeout,
+    "bad/wait_timeout_not_below_command_timeout.yaml:3:17: redis.wait_timeout: 2s must be shorter than the command timeout (2s)")
+BAD(wait_timeout_over_command_timeout,
+    "bad/wait_timeout_over_command_timeout.yaml:2:17: redis.wait_timeout: 500ms must be shorter than the command timeout (400ms)")
 BAD(unknown_redis_key,
     "bad/unknown_redis_key.yaml:2:3: unknown key \"host\" in redis")
 BAD(unknown_task_key,
@@ -211,6 +223,28 @@ Test(config, tls_settings_load)
 	cr_assert(eq(str, (char *)c.redis.tls.key_file, "/etc/lockrun/client.key"));
 	cr_assert(eq(str, (char *)c.redis.tls.server_name, "redis.internal"));
 	cr_assert(eq(int, c.redis.tls.insecure, 0));
+	config_free(&c);
+}
+
+Test(config, wait_settings_load)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "", 0 };
+
+	cr_assert(eq(int, config_load("good/wait.yaml", NULL, &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(i64, c.redis.wait_replicas, 2));
+	cr_assert(eq(i64, c.redis.wait_timeout_ms, 250));
+	config_free(&c);
+}
+
+Test(config, wait_settings_are_unset_when_absent)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "", 0 };
+
+	cr_assert(eq(int, config_load("good/tls.yaml", NULL, &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(i64, c.redis.wait_replicas, LR_UNSET));
+	cr_assert(eq(i64, c.redis.wait_timeout_ms, LR_UNSET));
 	config_free(&c);
 }
 
