@@ -265,6 +265,14 @@ take_reply(struct lr_conn *rc, redisReply **r)
 		return -1;
 	if (redisReaderGetReply(rc->reader, &reply) != REDIS_OK)
 		return broken(rc, "protocol error in the reply");
+	if (reply && rc->url && rc->url->nsentinels && sentinel_demoted(reply)) {
+		/* the master we found is a replica now: what the sentinels
+		 * say next is where to go, so this connection is done */
+		freeReplyObject(reply);
+		broken(rc, "no longer the master (READONLY): a failover moved it");
+		rc->demoted = 1;
+		return -1;
+	}
 	*r = reply;
 	return reply != NULL;
 }
