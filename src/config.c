@@ -167,6 +167,7 @@ parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 	struct lr_url u;
 	struct lr_err ue;
 	char *url = (char *)r->url, *file = (char *)r->password_file;
+	char *sfile = (char *)r->sentinel_password_file;
 	const struct yt_node *wait_timeout = NULL;
 
 	if (want_map(w, map, "redis") != 0)
@@ -184,6 +185,9 @@ parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 		} else if (strcmp(k->value, "password_file") == 0) {
 			rc = set_string(w, v, "redis.password_file", &file);
 			r->password_file = file;
+		} else if (strcmp(k->value, "sentinel_password_file") == 0) {
+			rc = set_string(w, v, "redis.sentinel_password_file", &sfile);
+			r->sentinel_password_file = sfile;
 		}
 		else if (strcmp(k->value, "connect_timeout") == 0)
 			rc = set_timeout(w, v, "redis.connect_timeout", &r->connect_timeout_ms);
@@ -464,6 +468,7 @@ config_free(struct lr_config *cfg)
 	task_free(&cfg->defaults);
 	free((char *)cfg->redis.url);		/* ours: set_string() made them */
 	free((char *)cfg->redis.password_file);
+	free((char *)cfg->redis.sentinel_password_file);
 	free((char *)cfg->redis.tls.ca_file);
 	free((char *)cfg->redis.tls.cert_file);
 	free((char *)cfg->redis.tls.key_file);

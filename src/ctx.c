@@ -10,6 +10,7 @@
 #include "ctx.h"
 #include "duration.h"
 #include "log.h"
+#include "sentinel.h"
 
 void
 ctx_init(struct lr_ctx *x)
@@ -31,6 +32,7 @@ ctx_free(struct lr_ctx *x)
 	config_free(&x->cfg);
 	cli_free(&x->cli);
 	explicit_bzero(x->password, sizeof(x->password));
+	explicit_bzero(x->sentinel_password, sizeof(x->sentinel_password));
 	child_close(&x->child);		/* last: the guard exits with lockrun */
 }
 
@@ -198,12 +200,15 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 
 	if (rurl_parse(x->redis.url, &x->url, e) != 0 ||
 	    rconn_password(x->cli.redis.password_file, x->cfg.redis.password_file,
-	    &x->url, x->password, sizeof(x->password), e) != 0)
+	    &x->url, x->password, sizeof(x->password), e) != 0 ||
+	    (x->url.nsentinels && sentinel_password(x->cfg.redis.sentinel_password_file,
+	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0))
 		return -1;
 	/* the password is lockrun's, not the command's: keep it out of the
 	 * environment the command inherits (x->redis.url may point into it,
 	 * but it was parsed above) */
 	unsetenv("LOCKRUN_REDIS_PASSWORD");
+	unsetenv("LOCKRUN_SENTINEL_PASSWORD");
 	if (env_url && rurl_parse(env_url, &u, NULL) == 0 && u.password[0] != '\0')
 		unsetenv("LOCKRUN_REDIS_URL");
 	explicit_bzero(&u, sizeof(u));
@@ -227,6 +232,7 @@ ctx_connect(struct lr_ctx *x, struct lr_err *e)
 	if (rconn_is_open(&x->conn))
 		return 0;
 	x->conn.tls_opts = &x->redis.tls;
+	x->conn.sentinel_password = x->sentinel_password;
 	return rconn_open(&x->conn, &x->url, x->password, x->redis.connect_timeout_ms,
 	    x->redis.command_timeout_ms, e);
 }

@@ -29,6 +29,7 @@ struct lr_ctx {
 	const char		*prefix;
 	struct lr_url		 url;
 	char			 password[512];
+	char			 sentinel_password[512];	/* redis+sentinel:// */
 	struct lr_conn		 conn;
 	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
 	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */

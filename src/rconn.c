@@ -23,11 +23,13 @@
 #include "duration.h"
 #include "rconn.h"
 #include "rerr.h"
+#include "sentinel.h"
 #include "tls.h"
 
 /* The first line of path into buf. */
-static int
-read_password_file(const char *path, char *buf, size_t n, struct lr_err *e)
+int
+rconn_read_secret(const char *path, const char *what, char *buf, size_t n,
+    struct lr_err *e)
 {
 	FILE *fp = fopen(path, "r");
 	int err;
@@ -35,21 +37,21 @@ read_password_file(const char *path, char *buf, size_t n, struct lr_err *e)
 	struct stat st;
 
 	if (fp == NULL)
-		return lr_errf(e, EX_CONFIG, "password_file %s: %s", path, strerror(errno));
+		return lr_errf(e, EX_CONFIG, "%s %s: %s", what, path, strerror(errno));
 	if (fstat(fileno(fp), &st) == 0 && (st.st_mode & S_IRWXO) != 0) {
 		fclose(fp);
-		return lr_errf(e, EX_CONFIG, "password_file %s is open to other users "
-		    "(mode %04o); chmod o-rwx it", path, (unsigned)(st.st_mode & 07777));
+		return lr_errf(e, EX_CONFIG, "%s %s is open to other users "
+		    "(mode %04o); chmod o-rwx it", what, path, (unsigned)(st.st_mode & 07777));
 	}
 	if (fgets(buf, (int)n, fp) == NULL)
 		buf[0] = '\0';
 	err = ferror(fp);
 	fclose(fp);
 	if (err)
-		return lr_errf(e, EX_CONFIG, "password_file %s: cannot be read", path);
+		return lr_errf(e, EX_CONFIG, "%s %s: cannot be read", what, path);
 	if (strlen(buf) == n - 1 && buf[n - 2] != '\n')
-		return lr_errf(e, EX_CONFIG, "password_file %s: the password is longer "
-		    "than %zu bytes", path, n - 2);
+		return lr_errf(e, EX_CONFIG, "%s %s: the password is longer "
+		    "than %zu bytes", what, path, n - 2);
 	buf[strcspn(buf, "\r\n")] = '\0';
 	return 0;
 }
@@ -62,7 +64,7 @@ rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *
 
 	buf[0] = '\0';
 	if (cli_file)
-		return read_password_file(cli_file, buf, n, e);
+		return rconn_read_secret(cli_file, "password_file", buf, n, e);
 	if (env && *env) {
 		if (strlen(env) >= n)
 			return lr_errf(e, EX_CONFIG, "LOCKRUN_REDIS_PASSWORD is longer than "
@@ -71,7 +73,7 @@ rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *
 		return 0;
 	}
 	if (cfg_file)
-		return read_password_file(cfg_file, buf, n, e);
+		return rconn_read_secret(cfg_file, "password_file", buf, n, e);
 	snprintf(buf, n, "%s", u->password);
 	return 0;
 }
@@ -263,6 +265,14 @@ take_reply(struct lr_conn *rc, redisReply **r)
 		return -1;
 	if (redisReaderGetReply(rc->reader, &reply) != REDIS_OK)
 		return broken(rc, "protocol error in the reply");
+	if (reply && rc->url && rc->url->nsentinels && sentinel_demoted(reply)) {
+		/* the master we found is a replica now: what the sentinels
+		 * say next is where to go, so this connection is done */
+		freeReplyObject(reply);
+		broken(rc, "no longer the master (READONLY): a failover moved it");
+		rc->demoted = 1;
+		return -1;
+	}
 	*r = reply;
 	return reply != NULL;
 }
@@ -447,44 +457,58 @@ start_tls(struct lr_conn *rc, long long ms, struct lr_err *e)
 }
 
 int
-rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
-    long long connect_ms, long long command_ms, struct lr_err *e)
+rconn_attach(struct lr_conn *rc, long long connect_ms, struct lr_err *e)
 {
-	char d[32];
-
-	rurl_where(u, rc->where, sizeof(rc->where));
-	if (rc->url != u)
-		rc->addrlen = 0;
-	rc->url = u;
-	rc->password = password;
-	rc->connect_timeout_ms = connect_ms;
-	rc->command_timeout_ms = command_ms;
-	rc->why[0] = '\0';
-	snprintf(rc->timeout_why, sizeof(rc->timeout_why), "no answer within %s",
-	    duration_format(command_ms, d, sizeof(d)));
-	if (rc->addrlen == 0 && resolve(rc, e) != 0)
-		return -1;
 	if ((rc->fd = dial(rc, connect_ms, e)) < 0)
 		return -1;
-	if (u->tls && start_tls(rc, connect_ms, e) != 0)
+	if (rc->url->tls && start_tls(rc, connect_ms, e) != 0)
 		return -1;
 	rc->outlen = 0;
 	if ((rc->reader = redisReaderCreate()) == NULL) {
 		broken(rc, "out of memory");
 		return rconn_fail(rc, "connect", e);
 	}
-	if (handshake(rc, u, password, e) != 0) {
+	if (handshake(rc, rc->url, rc->password, e) != 0) {
 		rconn_close(rc);
 		return -1;
 	}
 	return 0;
 }
 
+void
+rconn_set_command_timeout(struct lr_conn *rc, long long ms)
+{
+	char d[32];
+
+	rc->command_timeout_ms = ms;
+	snprintf(rc->timeout_why, sizeof(rc->timeout_why), "no answer within %s",
+	    duration_format(ms, d, sizeof(d)));
+}
+
+int
+rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
+    long long connect_ms, long long command_ms, struct lr_err *e)
+{
+	rurl_where(u, rc->where, sizeof(rc->where));
+	if (rc->url != u)
+		rc->addrlen = 0;
+	rc->url = u;
+	rc->password = password;
+	rc->connect_timeout_ms = connect_ms;
+	rconn_set_command_timeout(rc, command_ms);
+	rc->why[0] = '\0';
+	rc->demoted = 0;
+	if (u->nsentinels)	/* where the master is now: ask, every time */
+		return sentinel_connect(rc, connect_ms, e);
+	if (rc->addrlen == 0 && resolve(rc, e) != 0)
+		return -1;
+	return rconn_attach(rc, connect_ms, e);
+}
+
 int
 rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e)
 {
 	long long connect_ms = rc->connect_timeout_ms, command_ms = rc->command_timeout_ms;
-	char d[32];
 	int rc_;
 
 	rconn_close(rc);
@@ -495,9 +519,7 @@ rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e)
 	    command_ms < cap_ms ? command_ms : cap_ms, e);
 	/* the capped timeouts were for this handshake only */
 	rc->connect_timeout_ms = connect_ms;
-	rc->command_timeout_ms = command_ms;
-	snprintf(rc->timeout_why, sizeof(rc->timeout_why), "no answer within %s",
-	    duration_format(command_ms, d, sizeof(d)));
+	rconn_set_command_timeout(rc, command_ms);
 	return rc_;
 }
 
@@ -557,6 +579,8 @@ void
 rconn_free(struct lr_conn *rc)
 {
 	rconn_close(rc);
+	sentinel_free(rc->sentinel);
+	rc->sentinel = NULL;
 	free(rc->out);
 	rc->out = NULL;
 	rc->outcap = 0;

@@ -32,6 +32,10 @@ struct lr_conn {
 	long long		 command_timeout_ms;
 	struct sockaddr_storage	 addr;		/* resolved once, at the first open */
 	socklen_t		 addrlen;	/* 0 until then */
+	/* redis+sentinel:// (sentinel.c): the master is found at each open */
+	const char		*sentinel_password;	/* for the sentinels; borrowed */
+	struct lr_sentinel	*sentinel;	/* what the sentinels said; owned */
+	int			 demoted;	/* the last break was a READONLY reply */
 };
 
 /* The password to use, first found of: the file given on the command line
@@ -43,7 +47,9 @@ int	rconn_password(const char *cli_file, const char *cfg_file, const struct lr_u
 	    char *buf, size_t n, struct lr_err *e);
 
 /* Connect to u within connect_ms, then AUTH and SELECT as needed in one
- * round trip (none when there is no password and db is 0). The host name
+ * round trip (none when there is no password and db is 0). For a
+ * redis+sentinel:// URL, ask the sentinels for the master first, every
+ * time (sentinel.h); otherwise the host name
  * is resolved here, once: later reconnects go to the same address, so
  * that no name lookup (which no timeout bounds) happens while a lock is
  * held. Returns 0, or -1 with e = EX_UNAVAILABLE (e->transport set when
@@ -51,6 +57,20 @@ int	rconn_password(const char *cli_file, const char *cfg_file, const struct lr_u
  * such db). The socket is close-on-exec. */
 int	rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	    long long connect_ms, long long command_ms, struct lr_err *e);
+
+/* Connect to rc->addr (rc->where names it) within connect_ms: TLS as the
+ * URL says, then AUTH/SELECT as rconn_open() does. For sentinel.c, which
+ * fills rc->addr with the master it found. Returns 0, or -1 with e. */
+int	rconn_attach(struct lr_conn *rc, long long connect_ms, struct lr_err *e);
+
+/* Set the command timeout, and the words that report it. */
+void	rconn_set_command_timeout(struct lr_conn *rc, long long ms);
+
+/* The first line of the file at path into buf, as a password; what names
+ * the setting in messages ("password_file"). Returns 0, or -1 with
+ * e = EX_CONFIG as rconn_password() says. */
+int	rconn_read_secret(const char *path, const char *what, char *buf, size_t n,
+	    struct lr_err *e);
 
 /* Close and connect again as rconn_open() did, but give up after cap_ms
  * if that is sooner than the connect timeout. */

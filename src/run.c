@@ -69,7 +69,10 @@ acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 
 	if (ctx_connect(x, e) != 0)
 		return -1;
-	if (lock_acquire(&x->conn, &x->lock, out, e) != 0)
+	/* a master that a failover has demoted refuses the script before it
+	 * writes (READONLY): ask the sentinels again, once */
+	if (lock_acquire(&x->conn, &x->lock, out, e) != 0 && (!x->conn.demoted ||
+	    ctx_connect(x, e) != 0 || lock_acquire(&x->conn, &x->lock, out, e) != 0))
 		return -1;
 	x->acquired_at = sent;
 	return 0;

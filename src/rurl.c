@@ -176,6 +176,8 @@ rurl_parse(const char *url, struct lr_url *u, struct lr_err *e)
 		u->tls = 1;
 		return parse_tcp(url + 9, u, e);
 	}
+	if (strncmp(url, "redis+sentinel://", 17) == 0)
+		return rurl_parse_sentinel(url + 17, u, e);
 	return bad_scheme(url, e);
 }
 
@@ -184,6 +186,8 @@ rurl_where(const struct lr_url *u, char *buf, size_t n)
 {
 	if (u->is_unix)
 		snprintf(buf, n, "unix:%s", u->path);
+	else if (u->nsentinels)
+		snprintf(buf, n, "sentinel:%s", u->master);
 	else if (strchr(u->host, ':'))
 		snprintf(buf, n, "[%s]:%d", u->host, u->port);
 	else

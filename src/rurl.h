@@ -1,11 +1,14 @@
 /* rurl.h -- Redis URLs: redis://[user[:password]@]host[:port][/db],
- * rediss://... (the same over TLS) and unix://[user[:password]@]/path[?db=N]. */
+ * rediss://... (the same over TLS), unix://[user[:password]@]/path[?db=N]
+ * and redis+sentinel://[user[:password]@]host[:port][,...]/MASTER[/db]. */
 #ifndef LR_RURL_H
 #define LR_RURL_H
 
 #include <stddef.h>
 
 #include "err.h"
+
+#define RURL_SENTINELS_MAX	8
 
 struct lr_url {
 	int	is_unix;
@@ -16,6 +19,14 @@ struct lr_url {
 	int	db;
 	char	user[128];	/* ACL user, percent-decoded, or "" */
 	char	password[256];	/* percent-decoded, or "" */
+	/* redis+sentinel:// (sentinel_url.c): the sentinels to ask, in order,
+	 * and the name they know the master by; host and port stay unset */
+	int	nsentinels;	/* 0: not a sentinel URL */
+	struct lr_hostport {
+		char	host[256];
+		int	port;	/* 26379 when not given */
+	}	sentinel[RURL_SENTINELS_MAX];
+	char	master[128];
 };
 
 /* Parse url into u. Returns 0, or -1 with e->status EX_USAGE and a
@@ -23,8 +34,13 @@ struct lr_url {
  * its scheme. */
 int	rurl_parse(const char *url, struct lr_url *u, struct lr_err *e);
 
+/* The part of a redis+sentinel:// URL after the scheme, into u (which
+ * rurl_parse() has cleared). Returns 0, or -1 as rurl_parse(). */
+int	rurl_parse_sentinel(const char *rest, struct lr_url *u, struct lr_err *e);
+
 /* Where u points, for messages: "127.0.0.1:6379", "[::1]:6380",
- * "unix:/run/redis.sock". Never includes credentials. Returns buf. */
+ * "unix:/run/redis.sock", "sentinel:MASTER". Never includes credentials.
+ * Returns buf. */
 char	*rurl_where(const struct lr_url *u, char *buf, size_t n);
 
 #endif

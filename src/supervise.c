@@ -11,6 +11,7 @@
 #include "guard.h"
 #include "lease.h"
 #include "log.h"
+#include "sentinel.h"
 #include "supervise.h"
 #include "task.h"
 
@@ -92,6 +93,8 @@ renew_send(struct loop *l, long long now)
 	    s->on_lost == ON_LOST_TERM ? lease_term_at(&l->lease) : NEVER;
 	long long cap = signal_at == NEVER ? NEVER : signal_at - now;
 
+	/* through Sentinel: go where the sentinels say the master is now */
+	sentinel_recheck(s->conn, cap);
 	/* reconnect, but never block past the next point at which the
 	 * command must be signalled: SIGTERM, or SIGKILL once stopping */
 	if (rconn_fd(s->conn) < 0 && rconn_reopen(s->conn, cap, &e) != 0) {

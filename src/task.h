@@ -53,6 +53,7 @@ struct lr_task {
 struct lr_redis_opts {
 	const char	*url;
 	const char	*password_file;
+	const char	*sentinel_password_file;	/* redis+sentinel:// */
 	struct lr_tls_opts tls;		/* for rediss:// URLs */
 	long long	 connect_timeout_ms;
 	long long	 command_timeout_ms;

@@ -128,6 +128,10 @@ BAD(unknown_top_key,
     "bad/unknown_top_key.yaml:2:1: unknown key \"redis_url\" at the top level (expected redis, prefix, log, defaults or tasks)")
 BAD(url_bad_port,
     "bad/url_bad_port.yaml:2:8: redis.url: port must be a number from 1 to 65535")
+BAD(url_sentinel_no_master,
+    "bad/url_sentinel_no_master.yaml:2:8: redis.url: no master name (expected redis+sentinel://[user[:password]@]host[:port][,host[:port]...]/MASTER[/db])")
+BAD(sentinel_password_file_list,
+    "bad/sentinel_password_file_list.yaml:2:27: redis.sentinel_password_file: expected a string, got a list")
 BAD(url_wrong_scheme,
     "bad/url_wrong_scheme.yaml:2:8: redis.url: expected redis://host[:port][/db], rediss://... or unix:///path[?db=N], got \"http...\"")
 BAD(kill_after_too_long,
@@ -358,4 +362,17 @@ Test(config, a_file_past_16_mib_is_refused)
 	load_only(path, "t", -1, want);
 	load_only(path, NULL, -1, want);
 	unlink(path);
+}
+
+Test(config, sentinel_url_and_password_file_load)
+{
+	struct lr_config c;
+	struct lr_err e = { 0, "", 0 };
+
+	cr_assert(eq(int, config_load("good/sentinel.yaml", NULL, &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(str, (char *)c.redis.url,
+	    "redis+sentinel://10.0.0.1,10.0.0.2:26380/mymaster/1"));
+	cr_assert(eq(str, (char *)c.redis.sentinel_password_file,
+	    "/etc/lockrun/sentinel.pass"));
+	config_free(&c);
 }

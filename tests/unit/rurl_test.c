@@ -225,3 +225,78 @@ Test(rurl, scheme_errors_do_not_echo_the_password)
 	bad_secret("redis:/u:s3cr3t@h", "redis URL: expected redis://host[:port][/db], "
 	    "rediss://... or unix:///path[?db=N]");
 }
+
+Test(rurl, sentinel_url_lists_the_sentinels_and_the_master)
+{
+	struct lr_url u = parse_ok("redis+sentinel://cron:s3cr3t@10.0.0.1:26380,sentinel-b,"
+	    "[::1]:26381/mymaster/3");
+	char where[64];
+
+	cr_assert(eq(int, u.nsentinels, 3));
+	cr_assert(eq(str, u.sentinel[0].host, "10.0.0.1"));
+	cr_assert(eq(int, u.sentinel[0].port, 26380));
+	cr_assert(eq(str, u.sentinel[1].host, "sentinel-b"));
+	cr_assert(eq(int, u.sentinel[1].port, 26379), "the sentinel port by default");
+	cr_assert(eq(str, u.sentinel[2].host, "::1"));
+	cr_assert(eq(int, u.sentinel[2].port, 26381));
+	cr_assert(eq(str, u.master, "mymaster"));
+	cr_assert(eq(int, u.db, 3));
+	cr_assert(eq(str, u.user, "cron"), "user and password are the master's");
+	cr_assert(eq(str, u.password, "s3cr3t"));
+	cr_assert(eq(int, u.tls, 0));
+	cr_assert(eq(str, rurl_where(&u, where, sizeof(where)), "sentinel:mymaster"));
+}
+
+Test(rurl, sentinel_url_with_one_sentinel_and_no_db)
+{
+	struct lr_url u = parse_ok("redis+sentinel://127.0.0.1/m");
+	struct lr_url v = parse_ok("redis+sentinel://:p%40ss@h:1/m/");
+	struct lr_url w = parse_ok("redis://h");
+
+	cr_assert(eq(int, u.nsentinels, 1));
+	cr_assert(eq(int, u.sentinel[0].port, 26379));
+	cr_assert(eq(int, u.db, 0));
+	cr_assert(eq(str, u.password, ""));
+	cr_assert(eq(str, v.password, "p@ss"), "percent-decoded");
+	cr_assert(eq(int, v.db, 0));
+	cr_assert(eq(int, w.nsentinels, 0), "not a sentinel URL");
+}
+
+Test(rurl, sentinel_url_errors_do_not_echo_the_password)
+{
+	char buf[512];
+
+	bad_secret("redis+sentinel://:s3cr3t@h:1", "redis URL: no master name "
+	    "(expected redis+sentinel://[user[:password]@]host[:port][,host[:port]...]"
+	    "/MASTER[/db])");
+	bad_secret("redis+sentinel://:s3cr3t@h:1/", "redis URL: no master name "
+	    "(expected redis+sentinel://[user[:password]@]host[:port][,host[:port]...]"
+	    "/MASTER[/db])");
+	bad_secret("redis+sentinel://:s3cr3t@h:1//0", "redis URL: no master name "
+	    "(expected redis+sentinel://[user[:password]@]host[:port][,host[:port]...]"
+	    "/MASTER[/db])");
+	bad_secret("redis+sentinel://:s3cr3t@h:1,/m", "redis URL: empty sentinel address "
+	    "in the list");
+	bad_secret("redis+sentinel://:s3cr3t@/m", "redis URL: empty sentinel address "
+	    "in the list");
+	bad_secret("redis+sentinel://:s3cr3t@a,b:0/m", "redis URL: sentinel 2: port must "
+	    "be a number from 1 to 65535");
+	bad_secret("redis+sentinel://:s3cr3t@[::1/m", "redis URL: sentinel 1: missing ']' "
+	    "after IPv6 address");
+	bad_secret("redis+sentinel://u:s3/cr3t@h/m", "redis URL: sentinel 1: port must "
+	    "be a number from 1 to 65535");
+	bad_secret("redis+sentinel://u:s3cr3t%zz@h/m", "redis URL: bad user or password "
+	    "(too long, or a malformed %XX escape)");
+	bad_secret(long_url(buf, sizeof(buf), "redis+sentinel://u:s3cr3t", 'x', 300, "@h/m"),
+	    "redis URL: bad user or password (too long, or a malformed %XX escape)");
+	bad_secret("redis+sentinel://:s3cr3t@h/m/x", "redis URL: database after the "
+	    "master name must be a number");
+	bad_secret("redis+sentinel://:s3cr3t@h/m/1/2", "redis URL: database after the "
+	    "master name must be a number");
+	bad_secret("redis+sentinel://:s3cr3t@h/my\tmaster", "redis URL: master name has "
+	    "a space or a control character");
+	bad_secret(long_url(buf, sizeof(buf), "redis+sentinel://:s3cr3t@h/", 'm', 200, ""),
+	    "redis URL: master name is longer than 127 bytes");
+	bad_secret("redis+sentinel://:s3cr3t@a,b,c,d,e,f,g,h,i/m",
+	    "redis URL: more than 8 sentinels");
+}
