@@ -56,7 +56,8 @@ LR_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(SAN) -MMD -MP -I$(B) -Isrc \
 # faults and 2 ms a run (perf stat, 200 runs) -- a third more than the whole
 # uncontended run. The stack, heap and mmap areas are still randomized;
 # LINK=static-pie randomizes the image too, at that cost. The linker warns
-# that getaddrinfo (and OpenSSL's dlopen, which lockrun never reaches) in a
+# that getaddrinfo (and OpenSSL's dlopen, which lockrun never reaches: it
+# does not read openssl.cnf, where providers and engines are named) in a
 # static binary would load parts of the same glibc at run time; glibc 2.36
 # has the "files" and "dns" hosts sources built in, so only sources beyond
 # those (mdns, resolve) depend on it, and a failure there falls through to

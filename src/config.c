@@ -115,6 +115,9 @@ parse_tls(struct walk *w, const struct yt_node *map, struct lr_tls_opts *t)
 		if (f < 4) {
 			if (set_string(w, v, what, dst[f]) != 0)
 				return -1;
+			if (f == 3 && (strlen(v->value) > 253 ||
+			    v->value[strcspn(v->value, " \t\r\n/")] != '\0'))
+				return bad(w, v, "%s: \"%s\" is not a host name", what, v->value);
 		} else if (strcmp(k->value, "insecure") == 0) {
 			if (v->kind != YT_SCALAR || v->quoted ||
 			    (strcmp(v->value, "true") != 0 && strcmp(v->value, "false") != 0))

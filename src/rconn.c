@@ -344,10 +344,10 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	if (nauth == 2)
 		auth[1] = password;
 	snprintf(db, sizeof(db), "%d", u->db);
-	if (nauth && rconn_append(rc, nauth, auth) == 0)
-		n++;
-	if (u->db != 0 && rconn_append(rc, 2, sel) == 0)
-		n++;
+	if ((nauth && rconn_append(rc, nauth, auth) != 0) ||
+	    (u->db != 0 && rconn_append(rc, 2, sel) != 0))
+		return rconn_fail(rc, "connect", e);
+	n = (nauth != 0) + (u->db != 0);
 	for (int i = 0; i < n; i++) {
 		int is_auth = nauth && i == 0;
 		redisReply *r = rconn_reply(rc, is_auth ? "AUTH" : "SELECT", e);
@@ -368,6 +368,7 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	}
 	return rc_;
 }
+
 /* Fill rc->addr from the URL: a unix socket path, or the host's first
  * IPv4 address, else its first IPv6 one (hiredis's order). */
 static int
@@ -448,7 +449,7 @@ start_tls(struct lr_conn *rc, long long ms, struct lr_err *e)
 	int config;
 
 	rc->tls = tls_open(rc->fd, rc->url->host, rc->tls_opts ? rc->tls_opts : &none,
-	    mono_ms() + ms, why, sizeof(why), &config);
+	    mono_ms() + (ms > 0 ? ms : 1), why, sizeof(why), &config);
 	if (rc->tls != NULL)
 		return 0;
 	rconn_close(rc);
@@ -459,9 +460,12 @@ start_tls(struct lr_conn *rc, long long ms, struct lr_err *e)
 int
 rconn_attach(struct lr_conn *rc, long long connect_ms, struct lr_err *e)
 {
+	long long connect_by = mono_ms() + connect_ms;
+
 	if ((rc->fd = dial(rc, connect_ms, e)) < 0)
 		return -1;
-	if (rc->url->tls && start_tls(rc, connect_ms, e) != 0)
+	/* the TLS handshake is part of connecting: what is left of its time */
+	if (rc->url->tls && start_tls(rc, connect_by - mono_ms(), e) != 0)
 		return -1;
 	rc->outlen = 0;
 	if ((rc->reader = redisReaderCreate()) == NULL) {

@@ -47,14 +47,38 @@ ssl_why(char *why, size_t n, const char *doing)
 	ERR_clear_error();
 }
 
-/* Load the settings into a new context. Returns it, or NULL with why. */
+/* 0 when path can be opened for reading; else -1 with why naming the
+ * setting, the file and the reason, as OpenSSL's own text does not. */
+static int
+readable(const char *path, const char *setting, char *why, size_t n)
+{
+	FILE *fp;
+
+	if (path == NULL || (fp = fopen(path, "r")) != NULL) {
+		if (path)
+			fclose(fp);
+		return 0;
+	}
+	snprintf(why, n, "%s %s: %s", setting, path, strerror(errno));
+	return -1;
+}
+
+/* Load the settings into a new context. Returns it, or NULL with why.
+ * OpenSSL's configuration file (openssl.cnf, $OPENSSL_CONF) is not read:
+ * what it names (providers, engines) would be loaded with dlopen(3), which
+ * a static binary cannot do safely. */
 static SSL_CTX *
 context(const struct lr_tls_opts *o, char *why, size_t n)
 {
-	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	SSL_CTX *ctx;
 	const char *key = o->key_file ? o->key_file : o->cert_file;
 
-	if (ctx == NULL) {
+	if (readable(o->insecure ? NULL : o->ca_file, "tls.ca_file", why, n) != 0 ||
+	    readable(o->cert_file, "tls.cert_file", why, n) != 0 ||
+	    readable(o->key_file, "tls.key_file", why, n) != 0)
+		return NULL;
+	if (OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1 ||
+	    (ctx = SSL_CTX_new(TLS_client_method())) == NULL) {
 		ssl_why(why, n, "cannot set up TLS");
 		return NULL;
 	}
@@ -112,7 +136,7 @@ mono_ms(void)
 
 /* SSL_connect until done or deadline. Returns 0, or -1 with why. */
 static int
-handshake(SSL *ssl, int fd, long long deadline, char *why, size_t n)
+handshake(SSL *ssl, int fd, int verify, long long deadline, char *why, size_t n)
 {
 	for (;;) {
 		int rv, err;
@@ -128,7 +152,7 @@ handshake(SSL *ssl, int fd, long long deadline, char *why, size_t n)
 			pfd.events = POLLIN;
 		else if (err == SSL_ERROR_WANT_WRITE)
 			pfd.events = POLLOUT;
-		else if (SSL_get_verify_result(ssl) != X509_V_OK) {
+		else if (verify && SSL_get_verify_result(ssl) != X509_V_OK) {
 			snprintf(why, n, "TLS handshake: certificate verify failed: %s",
 			    X509_verify_cert_error_string(SSL_get_verify_result(ssl)));
 			ERR_clear_error();
@@ -139,7 +163,8 @@ handshake(SSL *ssl, int fd, long long deadline, char *why, size_t n)
 		}
 		if ((left = (long)(deadline - mono_ms())) <= 0 ||
 		    poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) == 0) {
-			snprintf(why, n, "TLS handshake: no answer in time");
+			snprintf(why, n, "TLS handshake: no answer in time (is this a TLS "
+			    "port? rediss:// is for TLS, redis:// for plain)");
 			return -1;
 		}
 	}
@@ -156,16 +181,16 @@ tls_open(int fd, const char *host, const struct lr_tls_opts *o, long long deadli
 	*config = 1;
 	if ((ctx = context(o, why, n)) == NULL)
 		return NULL;
-	*config = 0;
 	ssl = SSL_new(ctx);
 	SSL_CTX_free(ctx);		/* ssl holds it now */
 	if (ssl == NULL || SSL_set_fd(ssl, fd) != 1 ||
 	    expect_name(ssl, o->server_name ? o->server_name : host, !o->insecure) != 0) {
-		ssl_why(why, n, "cannot set up TLS");
+		ssl_why(why, n, "cannot set up TLS");	/* *config: still 1 */
 		SSL_free(ssl);
 		return NULL;
 	}
-	if (handshake(ssl, fd, deadline, why, n) != 0) {
+	*config = 0;
+	if (handshake(ssl, fd, !o->insecure, deadline, why, n) != 0) {
 		SSL_free(ssl);
 		return NULL;
 	}

@@ -182,7 +182,52 @@ Test(tls, an_unreadable_ca_file_is_a_config_error)
 	    "missing.crt")), "-k", "tls8", "--", "echo", "ran");
 	cr_assert(eq(int, r.status, 78), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, ""));
-	cr_assert(strstr(r.err, "tls.ca_file") != NULL, "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "tls.ca_file ") != NULL &&
+	    strstr(r.err, "missing.crt: No such file or directory") != NULL,
+	    "names the file and why: %s", r.err);
+}
+
+/* insecure: true turns verification off, so a handshake that fails for
+ * another reason (here a TLS 1.2 server wants a client certificate and
+ * gets none, which fails the handshake itself) is not blamed on a
+ * certificate lockrun never checked. */
+Test(tls, insecure_does_not_blame_an_unchecked_certificate)
+{
+	static const char *const v12[] = { "--tls-protocols", "TLSv1.2", NULL };
+	struct redis_fixture old;
+	struct result r;
+
+	cr_assert(redis_start_tls(&old, certs, 1, v12) == 0);
+	LR(&r, "-c", tls_config("insecure-nocert.yaml", old.url, "    insecure: true\n"),
+	    "-k", "tls10", "--", "echo", "ran");
+	redis_stop(&old);
+	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, ""));
+	cr_assert(strstr(r.err, "TLS handshake") != NULL, "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "certificate verify failed") == NULL, "stderr: %s", r.err);
+}
+
+/* OpenSSL's configuration file is not read: a static lockrun must not
+ * dlopen the providers or engines it names. This one names a provider
+ * that does not exist, which stops TLS altogether where it is read. */
+Test(tls, openssl_conf_is_not_read)
+{
+	struct result r;
+	char ca[300], env0[300];
+	const char *cnf = scratch("bad-openssl.cnf");
+	const char *env[] = { env0, NULL };
+	FILE *fp = fopen(cnf, "w");
+
+	cr_assert(fp != NULL);
+	fprintf(fp, "openssl_conf = init\n[init]\nproviders = prov\n[prov]\n"
+	    "nosuch = nosuch_sect\n[nosuch_sect]\nactivate = 1\n");
+	fclose(fp);
+	snprintf(env0, sizeof(env0), "OPENSSL_CONF=%s", cnf);
+	lr_run_env(&r, env, (const char *const[]){ "-c", tls_config("conf.yaml", tfx.url,
+	    tls_line(ca, sizeof(ca), "ca_file", "ca.crt")), "-k", "tls11", "--", "echo",
+	    "ran", NULL });
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "ran\n"));
 }
 
 /* One renewal of lockrun:{KEY}, as MONITOR shows it (lifetime_test.c). */

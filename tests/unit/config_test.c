@@ -106,6 +106,9 @@ BAD(tls_insecure_yes,
     "bad/tls_insecure_yes.yaml:3:15: redis.tls.insecure: expected true or false")
 BAD(tls_key_without_cert,
     "bad/tls_key_without_cert.yaml:3:5: redis.tls: key_file without cert_file")
+BAD(tls_server_name_space,
+    "bad/tls_server_name_space.yaml:3:18: redis.tls.server_name: \"redis internal\" "
+    "is not a host name")
 BAD(tls_not_a_map,
     "bad/tls_not_a_map.yaml:2:8: redis.tls: expected a mapping, got a string")
 BAD(wait_replicas_negative,
