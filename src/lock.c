@@ -210,6 +210,27 @@ script_call(struct lr_conn *rc, const char *what, const char *sha,
 	return script_call_acked(rc, what, sha, body, nkeys, args, nargs, NULL, NULL, e);
 }
 
+/* The AUTH or SELECT sent with the acquire was refused, yet Redis ran the
+ * acquire (as "default", or in database 0, which needed no password): if
+ * it took the lock, give it back at once (history: "refused", 69); a slot
+ * key stays, as release never frees one. Frees r; returns -1 with e set to
+ * the refusal, which stops the run: the command never runs. */
+static int
+undo(struct lr_conn *rc, struct lr_lock *l, redisReply *r, struct lr_err *e)
+{
+	struct lr_ending end = { .status = EX_UNAVAILABLE, .event = "refused" };
+	int taken = r->element[0]->integer == 1;
+
+	if (taken) {
+		l->token = r->element[1]->integer;
+		snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, l->token, l->owner);
+	}
+	freeReplyObject(r);
+	if (taken)
+		lock_release(rc, l, &end, NULL);
+	return rconn_handshake_error(rc, e);
+}
+
 int
 lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
     struct lr_err *e)
@@ -226,14 +247,18 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l), !l->quiet_held);
 	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "5",
 	    args, 7, l, &ok, e);
-	if (r == NULL)
+	if (r == NULL) {
+		rconn_handshake_error(rc, e);	/* the cause, when there is one */
 		return -1;
+	}
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 	    r->element[0]->type != REDIS_REPLY_INTEGER) {
 		freeReplyObject(r);
 		return lr_errf(e, EX_SOFTWARE, "redis %s: acquire: unexpected reply", rc->where);
 	}
 	code = r->element[0]->integer;
+	if (rconn_handshake_error(rc, NULL) != 0)
+		return undo(rc, l, r, e);
 	if (code == 1) {
 		/* a skip wrote only history: what WAIT said does not matter */
 		*out = ok ? LOCK_ACQUIRED : LOCK_UNCONFIRMED;

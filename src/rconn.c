@@ -277,15 +277,17 @@ take_reply(struct lr_conn *rc, redisReply **r)
 	return reply != NULL;
 }
 
-redisReply *
-rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e)
+static int handshake_check(const struct lr_conn *rc, const redisReply *r, int is_auth,
+    struct lr_err *e);
+
+/* The next reply by deadline: 1 with *r set, or -1 (connection closed). */
+static int
+next_reply(struct lr_conn *rc, long long deadline, redisReply **r)
 {
-	long long deadline = mono_ms() + rc->command_timeout_ms;
-	redisReply *r = NULL;
 	int got = -1;
 
 	if (rc->fd >= 0 && flush_by(rc, deadline) == 0)
-		while ((got = take_reply(rc, &r)) == 0) {
+		while ((got = take_reply(rc, r)) == 0) {
 			short want = 0;
 			int n = read_some(rc, &want), ready;
 
@@ -301,8 +303,28 @@ rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e)
 				break;
 			}
 		}
-	if (got > 0)
+	return got;
+}
+
+redisReply *
+rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e)
+{
+	long long deadline = mono_ms() + rc->command_timeout_ms;
+	redisReply *r = NULL;
+
+	for (; rc->pending > 0; rc->pending--) {	/* a deferred AUTH/SELECT */
+		int is_auth = rc->pending_auth;
+
+		rc->pending_auth = 0;
+		if (next_reply(rc, deadline, &r) < 0)
+			goto fail;
+		if (!rc->hs_failed && handshake_check(rc, r, is_auth, &rc->hs_err) != 0)
+			rc->hs_failed = 1;
+		freeReplyObject(r);
+	}
+	if (next_reply(rc, deadline, &r) > 0)
 		return r;
+fail:
 	rconn_fail(rc, doing, e);
 	return NULL;
 }
@@ -329,9 +351,30 @@ rconn_read(struct lr_conn *rc, redisReply **r, const char *doing, struct lr_err 
 	return got < 0 ? rconn_fail(rc, doing, e) : got;
 }
 
-/* Send AUTH and/or SELECT as one pipeline and check both replies. A user
- * named without a password still authenticates, with an empty password
- * (enough for a "nopass" ACL user), rather than going on as "default". */
+/* Check the answer to AUTH (is_auth) or SELECT: 0, or -1 with e. */
+static int
+handshake_check(const struct lr_conn *rc, const redisReply *r, int is_auth,
+    struct lr_err *e)
+{
+	const struct lr_url *u = rc->url;
+	const char *password = rc->password;
+	char why[400];
+
+	if (r->type != REDIS_REPLY_ERROR)
+		return 0;
+	rerr_classify(r->str, why, sizeof(why));
+	if (is_auth)
+		return lr_errf(e, EX_UNAVAILABLE, "redis %s: authentication refused%s%s%s: %s",
+		    rc->where, *password ? "" : " (user ", *password ? "" : u->user,
+		    *password ? "" : " given without a password)", why);
+	return lr_errf(e, EX_CONFIG, "redis %s: SELECT %d refused: %s", rc->where, u->db,
+	    why);
+}
+
+/* Send AUTH and/or SELECT as one pipeline and check both replies, or with
+ * rc->defer, only queue them (rconn_defer()). A user named without a
+ * password still authenticates, with an empty password (enough for a
+ * "nopass" ACL user), rather than going on as "default". */
 static int
 handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
     struct lr_err *e)
@@ -339,7 +382,7 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	char db[16];
 	const char *auth[3] = { "AUTH", u->user, password };
 	const char *sel[2] = { "SELECT", db };
-	int nauth = *u->user ? 3 : *password ? 2 : 0, n = 0, rc_ = 0;
+	int nauth = *u->user ? 3 : *password ? 2 : 0, n, rc_ = 0;
 
 	if (nauth == 2)
 		auth[1] = password;
@@ -348,25 +391,40 @@ handshake(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	    (u->db != 0 && rconn_append(rc, 2, sel) != 0))
 		return rconn_fail(rc, "connect", e);
 	n = (nauth != 0) + (u->db != 0);
+	rc->hs_failed = 0;
+	if (rc->defer) {
+		rc->defer = 0;
+		rc->pending = n;
+		rc->pending_auth = nauth != 0;
+		return 0;
+	}
 	for (int i = 0; i < n; i++) {
 		int is_auth = nauth && i == 0;
 		redisReply *r = rconn_reply(rc, is_auth ? "AUTH" : "SELECT", e);
 
 		if (r == NULL)
 			return -1;
-		if (r->type == REDIS_REPLY_ERROR && rc_ == 0) {
-			char why[400];
-			rerr_classify(r->str, why, sizeof(why));
-			rc_ = is_auth ?
-			    lr_errf(e, EX_UNAVAILABLE, "redis %s: authentication refused%s%s%s: %s",
-				rc->where, *password ? "" : " (user ", *password ? "" : u->user,
-				*password ? "" : " given without a password)", why) :
-			    lr_errf(e, EX_CONFIG, "redis %s: SELECT %d refused: %s",
-				rc->where, u->db, why);
-		}
+		if (rc_ == 0)
+			rc_ = handshake_check(rc, r, is_auth, e);
 		freeReplyObject(r);
 	}
 	return rc_;
+}
+
+void
+rconn_defer(struct lr_conn *rc)
+{
+	rc->defer = 1;
+}
+
+int
+rconn_handshake_error(const struct lr_conn *rc, struct lr_err *e)
+{
+	if (!rc->hs_failed)
+		return 0;
+	if (e)
+		*e = rc->hs_err;
+	return -1;
 }
 
 /* Fill rc->addr from the URL: a unix socket path, or the host's first
@@ -577,6 +635,7 @@ rconn_close(struct lr_conn *rc)
 		redisReaderFree(rc->reader);
 	rc->reader = NULL;
 	rc->outlen = 0;
+	rc->pending = rc->pending_auth = 0;
 }
 
 void

@@ -36,6 +36,12 @@ struct lr_conn {
 	const char		*sentinel_password;	/* for the sentinels; borrowed */
 	struct lr_sentinel	*sentinel;	/* what the sentinels said; owned */
 	int			 demoted;	/* the last break was a READONLY reply */
+	/* A run's first command goes out with AUTH/SELECT (rconn_defer()) */
+	int			 defer;		/* the next open queues AUTH/SELECT */
+	int			 pending;	/* their replies, not read yet */
+	int			 pending_auth;	/* the first of them answers AUTH */
+	int			 hs_failed;	/* one was an error: hs_err says */
+	struct lr_err		 hs_err;
 };
 
 /* The password to use, first found of: the file given on the command line
@@ -71,6 +77,18 @@ void	rconn_set_command_timeout(struct lr_conn *rc, long long ms);
  * e = EX_CONFIG as rconn_password() says. */
 int	rconn_read_secret(const char *path, const char *what, char *buf, size_t n,
 	    struct lr_err *e);
+
+/* Make the next rconn_open() queue AUTH and SELECT instead of waiting for
+ * their answers, so that they go out with the first command and cost no
+ * round trip of their own. Their answers are read before that command's;
+ * a refusal does not stop the command, which Redis has run by then (as the
+ * "default" user, or in database 0, when those need no password): the
+ * caller asks rconn_handshake_error() and undoes what it did. */
+void	rconn_defer(struct lr_conn *rc);
+
+/* -1 with e set as a refused AUTH or SELECT is reported, when one of the
+ * deferred handshake's answers was an error; else 0. */
+int	rconn_handshake_error(const struct lr_conn *rc, struct lr_err *e);
 
 /* Close and connect again as rconn_open() did, but give up after cap_ms
  * if that is sooner than the connect timeout. */

@@ -61,18 +61,29 @@ run_log_context(const struct lr_ctx *x, long long token)
 	    x->t.one_server ? l->keys.slot_iso : NULL);
 }
 
-/* Connect and try once: one round trip. */
+/* Connect, with AUTH and SELECT sent together with the acquire that
+ * follows (lock_acquire() undoes an acquire they turn out not to allow). */
+static int
+connect_for_acquire(struct lr_ctx *x, struct lr_err *e)
+{
+	if (!rconn_is_open(&x->conn))
+		rconn_defer(&x->conn);
+	return ctx_connect(x, e);
+}
+
+/* Connect and try once: one round trip, AUTH and SELECT included. */
 static int
 acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 {
 	long long sent = mono_ms();
 
-	if (ctx_connect(x, e) != 0)
+	if (connect_for_acquire(x, e) != 0)
 		return -1;
 	/* a master that a failover has demoted refuses the script before it
 	 * writes (READONLY): ask the sentinels again, once */
 	if (lock_acquire(&x->conn, &x->lock, out, e) != 0 && (!x->conn.demoted ||
-	    ctx_connect(x, e) != 0 || lock_acquire(&x->conn, &x->lock, out, e) != 0))
+	    connect_for_acquire(x, e) != 0 ||
+	    lock_acquire(&x->conn, &x->lock, out, e) != 0))
 		return -1;
 	x->acquired_at = sent;
 	return 0;

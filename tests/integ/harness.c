@@ -497,3 +497,23 @@ write_config(const char *body)
 	fclose(fp);
 	return path;
 }
+
+/* How many bytes the command MONITOR shows as line ('"NAME" "arg" ...',
+ * its escapes undone) takes in RESP, as a client sends it. */
+long
+resp_size(const char *line)
+{
+	long total = 0, argc = 0;
+	char head[32];
+
+	for (const char *p = line; (p = strchr(p, '"')) != NULL; ) {
+		long len = 0;
+		for (p++; *p && *p != '"'; p++, len++)
+			if (*p == '\\')
+				p += p[1] == 'x' ? 3 : 1;	/* \xHH, \", \\, \n ... */
+		p++;
+		total += snprintf(head, sizeof(head), "$%ld\r\n", len) + len + 2;
+		argc++;
+	}
+	return total + snprintf(head, sizeof(head), "*%ld\r\n", argc);
+}

@@ -105,6 +105,10 @@ long	monitor_count(redisContext *mon, char *seen, size_t n);
  * ends it. */
 long	monitor_until(redisContext *mon, const char *re, long n, char *last, size_t len);
 
+/* How many bytes the command MONITOR shows as line ('"NAME" "arg" ...',
+ * its escapes undone) takes in RESP, as a client sends it. */
+long	resp_size(const char *line);
+
 /* A bounded poll, for what only time brings about (a process gone, a key
  * expired, a line logged):
  *	POLL_UNTIL(!alive(pid));

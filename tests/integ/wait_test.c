@@ -70,26 +70,6 @@ replica_stop(void)
 	cr_assert(eq(chr, proc_state(rep.pid), 'T'), "the replica did not stop");
 }
 
-/* How many bytes the command MONITOR shows as line ('"NAME" "arg" ...',
- * its escapes undone) takes in RESP, as a client sends it. */
-static long
-resp_size(const char *line)
-{
-	long total = 0, argc = 0;
-	char head[32];
-
-	for (const char *p = line; (p = strchr(p, '"')) != NULL; ) {
-		long len = 0;
-		for (p++; *p && *p != '"'; p++, len++)
-			if (*p == '\\')
-				p += p[1] == 'x' ? 3 : 1;	/* \xHH, \", \\, \n ... */
-		p++;
-		total += snprintf(head, sizeof(head), "$%ld\r\n", len) + len + 2;
-		argc++;
-	}
-	return total + snprintf(head, sizeof(head), "*%ld\r\n", argc);
-}
-
 /* With a replica that acknowledges, the run goes as without WAIT, and
  * Redis sees the acquire, WAIT right behind it, and the release (which
  * needs no WAIT: a release lost in a failover leaves a key that expires
