@@ -1,11 +1,14 @@
 /* rurl.h -- Redis URLs: redis://[user[:password]@]host[:port][/db],
- * rediss://... (the same over TLS) and unix://[user[:password]@]/path[?db=N]. */
+ * rediss://... (the same over TLS), unix://[user[:password]@]/path[?db=N]
+ * and redis+cluster://[user[:password]@]host:port[,host:port...][/0]. */
 #ifndef LR_RURL_H
 #define LR_RURL_H
 
 #include <stddef.h>
 
 #include "err.h"
+
+#define RURL_NODES_MAX	16	/* seed nodes in a redis+cluster:// URL */
 
 struct lr_url {
 	int	is_unix;
@@ -16,6 +19,13 @@ struct lr_url {
 	int	db;
 	char	user[128];	/* ACL user, percent-decoded, or "" */
 	char	password[256];	/* percent-decoded, or "" */
+	int	cluster;	/* redis+cluster://: host and port are the first
+				 * seed node, nodes[] every one */
+	int	nnodes;
+	struct lr_node {
+		char	host[256];
+		int	port;
+	}	nodes[RURL_NODES_MAX];
 };
 
 /* Parse url into u. Returns 0, or -1 with e->status EX_USAGE and a
