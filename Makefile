@@ -84,7 +84,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
 PURE = err duration keys rurl cron schedule task lease rerr text cluster
-CORE = $(PURE) yamltree config cli log tls rconn lock child guard supervise check \
+CORE = $(PURE) yamltree config cli log tls rconn rcluster lock child guard supervise check \
 	ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)

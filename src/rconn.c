@@ -21,6 +21,7 @@
 #include <hiredis/hiredis.h>
 
 #include "duration.h"
+#include "rcluster.h"
 #include "rconn.h"
 #include "rerr.h"
 #include "tls.h"
@@ -168,29 +169,38 @@ io_write(struct lr_conn *rc, const char *buf, size_t n, short *want)
 }
 
 int
+rconn_append_raw(struct lr_conn *rc, const char *cmd, size_t len)
+{
+	if (rc->fd < 0)
+		return -1;
+	if (rc->outlen + len > rc->outcap) {
+		size_t cap = (rc->outlen + len) * 2;
+		char *p = realloc(rc->out, cap);
+		if (p == NULL)
+			return broken(rc, "out of memory");
+		rc->out = p;
+		rc->outcap = cap;
+	}
+	if (rc->cluster && rcluster_sent(rc, cmd, len) != 0)
+		return broken(rc, "out of memory");
+	memcpy(rc->out + rc->outlen, cmd, len);
+	rc->outlen += len;
+	return 0;
+}
+
+int
 rconn_append(struct lr_conn *rc, int argc, const char **argv)
 {
 	char *cmd = NULL;
-	int len;
+	int len, rc_;
 
 	if (rc->fd < 0)
 		return -1;
 	if ((len = redisFormatCommandArgv(&cmd, argc, argv, NULL)) < 0)
 		return broken(rc, "out of memory");
-	if (rc->outlen + (size_t)len > rc->outcap) {
-		size_t cap = (rc->outlen + (size_t)len) * 2;
-		char *p = realloc(rc->out, cap);
-		if (p == NULL) {
-			redisFreeCommand(cmd);
-			return broken(rc, "out of memory");
-		}
-		rc->out = p;
-		rc->outcap = cap;
-	}
-	memcpy(rc->out + rc->outlen, cmd, (size_t)len);
-	rc->outlen += (size_t)len;
+	rc_ = rconn_append_raw(rc, cmd, (size_t)len);
 	redisFreeCommand(cmd);
-	return 0;
+	return rc_;
 }
 
 /* Write what is queued, by deadline. Returns 0, or -1 with the
@@ -267,10 +277,11 @@ take_reply(struct lr_conn *rc, redisReply **r)
 	return reply != NULL;
 }
 
-redisReply *
-rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e)
+/* Write what is queued and wait for the next reply, by deadline. Returns
+ * 1 with *r set, or -1 with the connection closed. */
+static int
+reply_by(struct lr_conn *rc, long long deadline, redisReply **rp)
 {
-	long long deadline = mono_ms() + rc->command_timeout_ms;
 	redisReply *r = NULL;
 	int got = -1;
 
@@ -291,10 +302,26 @@ rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e)
 				break;
 			}
 		}
-	if (got > 0)
-		return r;
-	rconn_fail(rc, doing, e);
-	return NULL;
+	*rp = r;
+	return got;
+}
+
+redisReply *
+rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e)
+{
+	redisReply *r = NULL;
+	int followed;
+
+	for (;;) {
+		if (reply_by(rc, mono_ms() + rc->command_timeout_ms, &r) <= 0) {
+			rconn_fail(rc, doing, e);
+			return NULL;
+		}
+		if (rc->cluster == NULL || (followed = rcluster_reply(rc, &r, 0, e)) == 0)
+			return r;
+		if (followed < 0)
+			return NULL;
+	}
 }
 
 redisReply *
@@ -312,11 +339,15 @@ int
 rconn_read(struct lr_conn *rc, redisReply **r, const char *doing, struct lr_err *e)
 {
 	short want = 0;
-	int got = -1;
+	int got = -1, followed;
 
 	if (rc->fd >= 0 && (got = take_reply(rc, r)) == 0)
 		got = read_some(rc, &want) < 0 ? -1 : take_reply(rc, r);
-	return got < 0 ? rconn_fail(rc, doing, e) : got;
+	if (got < 0)
+		return rconn_fail(rc, doing, e);
+	if (got > 0 && rc->cluster && (followed = rcluster_reply(rc, r, rc->read_by, e)) != 0)
+		return followed > 0 ? 0 : -1;	/* sent again elsewhere, or failed */
+	return got;
 }
 
 /* Send AUTH and/or SELECT as one pipeline and check both replies. A user
@@ -392,8 +423,8 @@ resolve(struct lr_conn *rc, struct lr_err *e)
 }
 
 /* A connected, non-blocking, close-on-exec socket to rc->addr within ms. */
-static int
-dial(struct lr_conn *rc, long long ms, struct lr_err *e)
+int
+rconn_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 {
 	int family = rc->addr.ss_family, fd, err = 0, one = 1;
 	struct pollfd pfd;
@@ -462,9 +493,13 @@ rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	rc->why[0] = '\0';
 	snprintf(rc->timeout_why, sizeof(rc->timeout_why), "no answer within %s",
 	    duration_format(command_ms, d, sizeof(d)));
-	if (rc->addrlen == 0 && resolve(rc, e) != 0)
+	if (u->cluster)
+		rc->fd = rcluster_dial(rc, connect_ms, e);
+	else if (rc->addrlen == 0 && resolve(rc, e) != 0)
 		return -1;
-	if ((rc->fd = dial(rc, connect_ms, e)) < 0)
+	else
+		rc->fd = rconn_dial(rc, connect_ms, e);
+	if (rc->fd < 0)
 		return -1;
 	if (u->tls && start_tls(rc, connect_ms, e) != 0)
 		return -1;
@@ -551,6 +586,7 @@ rconn_close(struct lr_conn *rc)
 		redisReaderFree(rc->reader);
 	rc->reader = NULL;
 	rc->outlen = 0;
+	rcluster_closed(rc);
 }
 
 void
@@ -560,4 +596,6 @@ rconn_free(struct lr_conn *rc)
 	free(rc->out);
 	rc->out = NULL;
 	rc->outcap = 0;
+	rcluster_free(rc->cluster);
+	rc->cluster = NULL;
 }
