@@ -84,8 +84,8 @@ TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
-PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text
-CORE = $(PURE) yamltree config cli log tls rconn sentinel lock child guard supervise check \
+PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster
+CORE = $(PURE) yamltree config cli log tls rconn sentinel rcluster lock child guard supervise check \
 	ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)

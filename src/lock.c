@@ -438,17 +438,14 @@ problem(char *buf, size_t n, int *count, const char *fmt, const char *a, const c
 	(*count)++;
 }
 
-int
-lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
-    char *buf, size_t n, struct lr_err *e)
+/* ROLE: a replica takes no writes. Returns 0 (a problem noted in buf), or
+ * -1 with e. */
+static int
+probe_role(struct lr_conn *rc, char *buf, size_t n, int *count, struct lr_err *e)
 {
-	const char *args[] = { k->stable, one_server ? k->slot : k->stable, k->fence,
-	    k->hist, k->last };
 	const char *role[] = { "ROLE" };
 	redisReply *r;
-	int count = 0;
 
-	buf[0] = '\0';
 	if ((r = rconn_command(rc, "ROLE", 1, role, e)) == NULL)
 		return -1;
 	if (r->type == REDIS_REPLY_ARRAY && r->elements >= 3 &&
@@ -458,10 +455,27 @@ lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
 		char port[24];
 		snprintf(port, sizeof(port), "%lld", r->element[2]->type ==
 		    REDIS_REPLY_INTEGER ? r->element[2]->integer : 0);
-		problem(buf, n, &count, "this server is a read-only replica of %s:%s; "
+		problem(buf, n, count, "this server is a read-only replica of %s:%s; "
 		    "point lockrun at the master\n", r->element[1]->str, port);
 	}
 	freeReplyObject(r);
+	return 0;
+}
+
+int
+lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
+    char *buf, size_t n, struct lr_err *e)
+{
+	const char *args[] = { k->stable, one_server ? k->slot : k->stable, k->fence,
+	    k->hist, k->last };
+	redisReply *r;
+	int count = 0;
+
+	buf[0] = '\0';
+	/* on a cluster, ROLE is whichever node's answers; the script goes
+	 * to the master that serves the keys */
+	if (!rc->url->cluster && probe_role(rc, buf, n, &count, e) != 0)
+		return -1;
 	if ((r = script_call(rc, "check", SCRIPT_CHECK_SHA, SCRIPT_CHECK, "5", args, 5,
 	    e)) == NULL)
 		return -1;

@@ -21,6 +21,7 @@
 #include <hiredis/hiredis.h>
 
 #include "duration.h"
+#include "rcluster.h"
 #include "rconn.h"
 #include "rerr.h"
 #include "sentinel.h"
@@ -170,29 +171,38 @@ io_write(struct lr_conn *rc, const char *buf, size_t n, short *want)
 }
 
 int
+rconn_append_raw(struct lr_conn *rc, const char *cmd, size_t len)
+{
+	if (rc->fd < 0)
+		return -1;
+	if (rc->outlen + len > rc->outcap) {
+		size_t cap = (rc->outlen + len) * 2;
+		char *p = realloc(rc->out, cap);
+		if (p == NULL)
+			return broken(rc, "out of memory");
+		rc->out = p;
+		rc->outcap = cap;
+	}
+	if (rc->cluster && rcluster_sent(rc, cmd, len) != 0)
+		return broken(rc, "out of memory");
+	memcpy(rc->out + rc->outlen, cmd, len);
+	rc->outlen += len;
+	return 0;
+}
+
+int
 rconn_append(struct lr_conn *rc, int argc, const char **argv)
 {
 	char *cmd = NULL;
-	int len;
+	int len, rc_;
 
 	if (rc->fd < 0)
 		return -1;
 	if ((len = redisFormatCommandArgv(&cmd, argc, argv, NULL)) < 0)
 		return broken(rc, "out of memory");
-	if (rc->outlen + (size_t)len > rc->outcap) {
-		size_t cap = (rc->outlen + (size_t)len) * 2;
-		char *p = realloc(rc->out, cap);
-		if (p == NULL) {
-			redisFreeCommand(cmd);
-			return broken(rc, "out of memory");
-		}
-		rc->out = p;
-		rc->outcap = cap;
-	}
-	memcpy(rc->out + rc->outlen, cmd, (size_t)len);
-	rc->outlen += (size_t)len;
+	rc_ = rconn_append_raw(rc, cmd, (size_t)len);
 	redisFreeCommand(cmd);
-	return 0;
+	return rc_;
 }
 
 /* Write what is queued, by deadline. Returns 0, or -1 with the
@@ -280,14 +290,16 @@ take_reply(struct lr_conn *rc, redisReply **r)
 static int handshake_check(const struct lr_conn *rc, const redisReply *r, int is_auth,
     struct lr_err *e);
 
-/* The next reply by deadline: 1 with *r set, or -1 (connection closed). */
+/* Write what is queued and wait for the next reply, by deadline. Returns
+ * 1 with *r set, or -1 with the connection closed. */
 static int
-next_reply(struct lr_conn *rc, long long deadline, redisReply **r)
+reply_by(struct lr_conn *rc, long long deadline, redisReply **rp)
 {
+	redisReply *r = NULL;
 	int got = -1;
 
 	if (rc->fd >= 0 && flush_by(rc, deadline) == 0)
-		while ((got = take_reply(rc, r)) == 0) {
+		while ((got = take_reply(rc, &r)) == 0) {
 			short want = 0;
 			int n = read_some(rc, &want), ready;
 
@@ -303,30 +315,38 @@ next_reply(struct lr_conn *rc, long long deadline, redisReply **r)
 				break;
 			}
 		}
+	*rp = r;
 	return got;
 }
 
 redisReply *
 rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e)
 {
-	long long deadline = mono_ms() + rc->command_timeout_ms;
 	redisReply *r = NULL;
+	int followed;
 
-	for (; rc->pending > 0; rc->pending--) {	/* a deferred AUTH/SELECT */
-		int is_auth = rc->pending_auth;
+	for (;;) {
+		if (reply_by(rc, mono_ms() + rc->command_timeout_ms, &r) <= 0) {
+			rconn_fail(rc, doing, e);
+			return NULL;
+		}
+		if (rc->cluster != NULL && (followed = rcluster_reply(rc, &r, 0, e)) != 0) {
+			if (followed < 0)
+				return NULL;
+			continue;
+		}
+		if (rc->pending > 0) {		/* a deferred AUTH/SELECT */
+			int is_auth = rc->pending_auth;
 
-		rc->pending_auth = 0;
-		if (next_reply(rc, deadline, &r) < 0)
-			goto fail;
-		if (!rc->hs_failed && handshake_check(rc, r, is_auth, &rc->hs_err) != 0)
-			rc->hs_failed = 1;
-		freeReplyObject(r);
-	}
-	if (next_reply(rc, deadline, &r) > 0)
+			rc->pending--;
+			rc->pending_auth = 0;
+			if (!rc->hs_failed && handshake_check(rc, r, is_auth, &rc->hs_err) != 0)
+				rc->hs_failed = 1;
+			freeReplyObject(r);
+			continue;
+		}
 		return r;
-fail:
-	rconn_fail(rc, doing, e);
-	return NULL;
+	}
 }
 
 redisReply *
@@ -344,11 +364,15 @@ int
 rconn_read(struct lr_conn *rc, redisReply **r, const char *doing, struct lr_err *e)
 {
 	short want = 0;
-	int got = -1;
+	int got = -1, followed;
 
 	if (rc->fd >= 0 && (got = take_reply(rc, r)) == 0)
 		got = read_some(rc, &want) < 0 ? -1 : take_reply(rc, r);
-	return got < 0 ? rconn_fail(rc, doing, e) : got;
+	if (got < 0)
+		return rconn_fail(rc, doing, e);
+	if (got > 0 && rc->cluster && (followed = rcluster_reply(rc, r, rc->read_by, e)) != 0)
+		return followed > 0 ? 0 : -1;	/* sent again elsewhere, or failed */
+	return got;
 }
 
 /* Check the answer to AUTH (is_auth) or SELECT: 0, or -1 with e. */
@@ -461,8 +485,8 @@ resolve(struct lr_conn *rc, struct lr_err *e)
 }
 
 /* A connected, non-blocking, close-on-exec socket to rc->addr within ms. */
-static int
-dial(struct lr_conn *rc, long long ms, struct lr_err *e)
+int
+rconn_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 {
 	int family = rc->addr.ss_family, fd, err = 0, one = 1;
 	struct pollfd pfd;
@@ -520,7 +544,9 @@ rconn_attach(struct lr_conn *rc, long long connect_ms, struct lr_err *e)
 {
 	long long connect_by = mono_ms() + connect_ms;
 
-	if ((rc->fd = dial(rc, connect_ms, e)) < 0)
+	rc->fd = rc->url->cluster ? rcluster_dial(rc, connect_ms, e) :
+	    rconn_dial(rc, connect_ms, e);
+	if (rc->fd < 0)
 		return -1;
 	/* the TLS handshake is part of connecting: what is left of its time */
 	if (rc->url->tls && start_tls(rc, connect_by - mono_ms(), e) != 0)
@@ -562,7 +588,8 @@ rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	rc->demoted = 0;
 	if (u->nsentinels)	/* where the master is now: ask, every time */
 		return sentinel_connect(rc, connect_ms, e);
-	if (rc->addrlen == 0 && resolve(rc, e) != 0)
+	/* a cluster's seeds are resolved by rcluster_dial() */
+	if (!u->cluster && rc->addrlen == 0 && resolve(rc, e) != 0)
 		return -1;
 	return rconn_attach(rc, connect_ms, e);
 }
@@ -636,6 +663,7 @@ rconn_close(struct lr_conn *rc)
 	rc->reader = NULL;
 	rc->outlen = 0;
 	rc->pending = rc->pending_auth = 0;
+	rcluster_closed(rc);
 }
 
 void
@@ -647,4 +675,6 @@ rconn_free(struct lr_conn *rc)
 	free(rc->out);
 	rc->out = NULL;
 	rc->outcap = 0;
+	rcluster_free(rc->cluster);
+	rc->cluster = NULL;
 }

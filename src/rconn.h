@@ -11,6 +11,7 @@
 #include "task.h"
 #include "tls.h"
 
+struct lr_cluster;
 struct redisReader;
 struct redisReply;
 
@@ -42,6 +43,10 @@ struct lr_conn {
 	int			 pending_auth;	/* the first of them answers AUTH */
 	int			 hs_failed;	/* one was an error: hs_err says */
 	struct lr_err		 hs_err;
+	struct lr_cluster	*cluster;	/* redis+cluster:// (rcluster.c), or NULL */
+	long long		 read_by;	/* rconn_read(): a cluster redirect it
+						 * follows connects by then (monotonic
+						 * ms); 0: within the connect timeout */
 };
 
 /* The password to use, first found of: the file given on the command line
@@ -55,7 +60,9 @@ int	rconn_password(const char *cli_file, const char *cfg_file, const struct lr_u
 /* Connect to u within connect_ms, then AUTH and SELECT as needed in one
  * round trip (none when there is no password and db is 0). For a
  * redis+sentinel:// URL, ask the sentinels for the master first, every
- * time (sentinel.h); otherwise the host name
+ * time (sentinel.h); for a cluster URL, connect to the node last found
+ * serving the keys, else the first seed that answers (rcluster.h);
+ * otherwise the host name
  * is resolved here, once: later reconnects go to the same address, so
  * that no name lookup (which no timeout bounds) happens while a lock is
  * held. Returns 0, or -1 with e = EX_UNAVAILABLE (e->transport set when
@@ -104,7 +111,10 @@ int	rconn_append(struct lr_conn *rc, int argc, const char **argv);
 int	rconn_flush(struct lr_conn *rc, const char *doing, struct lr_err *e);
 
 /* Write out what is queued, then wait for the next reply, within the
- * command timeout. Returns it (the caller frees it with freeReplyObject)
+ * command timeout. On a cluster, a MOVED or ASK reply is followed (each
+ * hop within the connect and command timeouts, at most
+ * CLUSTER_MAX_REDIRECTS for a command) and the reply is the node's that
+ * serves the key. Returns it (the caller frees it with freeReplyObject)
  * or NULL with e as rconn_flush() sets it. doing names the command in
  * messages. */
 struct redisReply *rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e);
@@ -115,7 +125,9 @@ struct redisReply *rconn_command(struct lr_conn *rc, const char *doing, int argc
 
 /* Without blocking, read what has arrived (call when the socket is
  * readable). Returns 1 with *r set, 0 when no reply is complete yet, -1
- * with e as above. */
+ * with e as above. On a cluster, a MOVED or ASK reply is followed (a
+ * blocking connect, by read_by) and the command sent again: 0, and the
+ * socket may have changed. */
 int	rconn_read(struct lr_conn *rc, struct redisReply **r, const char *doing,
 	    struct lr_err *e);
 

@@ -103,47 +103,105 @@ parse_userinfo(const char *s, size_t len, struct lr_url *u, struct lr_err *e)
 	return 0;
 }
 
-/* redis://[user[:password]@]host[:port][/db]; no message shows the URL. */
+/* host[:port] or [v6addr][:port], all of [hp, end), into host[n] and
+ * *port (left alone when there is none). */
 static int
-parse_tcp(const char *rest, struct lr_url *u, struct lr_err *e)
+parse_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
+    struct lr_err *e)
 {
-	const char *at = NULL, *hp, *slash, *portp = NULL, *hend;
+	const char *portp = NULL, *hend;
 	size_t hostlen;
 
-	slash = rest + strcspn(rest, "/");
-	for (const char *p = rest; p < slash; p++)	/* last '@' before the path */
-		if (*p == '@')
-			at = p;
-	if (at && parse_userinfo(rest, (size_t)(at - rest), u, e) != 0)
-		return -1;
-	hp = at ? at + 1 : rest;
 	if (*hp == '[') {			/* [v6addr]:port */
-		hend = memchr(hp, ']', (size_t)(slash - hp));
+		hend = memchr(hp, ']', (size_t)(end - hp));
 		if (hend == NULL)
 			return lr_errf(e, EX_USAGE, "redis URL: missing ']' after IPv6 address");
 		hp++;
 		hostlen = (size_t)(hend - hp);
 		if (hend[1] == ':')
 			portp = hend + 2;
-		else if (hend + 1 != slash)
+		else if (hend + 1 != end)
 			return lr_errf(e, EX_USAGE, "redis URL: expected ':port' after ']'");
 	} else {
-		const char *colon = memchr(hp, ':', (size_t)(slash - hp));
-		hostlen = (size_t)((colon ? colon : slash) - hp);
+		const char *colon = memchr(hp, ':', (size_t)(end - hp));
+		hostlen = (size_t)((colon ? colon : end) - hp);
 		if (colon)
 			portp = colon + 1;
 	}
 	if (hostlen == 0)
 		return lr_errf(e, EX_USAGE, "redis URL: no host (expected redis://host[:port][/db])");
-	if (hostlen >= sizeof(u->host))
+	if (hostlen >= n)
 		return lr_errf(e, EX_USAGE, "redis URL: host name is too long");
-	memcpy(u->host, hp, hostlen);
-	u->host[hostlen] = '\0';
-	if (portp && parse_num(portp, (size_t)(slash - portp), 1, 65535, &u->port) != 0)
+	memcpy(host, hp, hostlen);
+	host[hostlen] = '\0';
+	if (portp && parse_num(portp, (size_t)(end - portp), 1, 65535, port) != 0)
 		return lr_errf(e, EX_USAGE, "redis URL: port must be a number from 1 to 65535");
+	return 0;
+}
+
+/* [user[:password]@] before the path, if any; returns where the host
+ * part starts, or NULL with e set. */
+static const char *
+parse_authority(const char *rest, const char *slash, struct lr_url *u, struct lr_err *e)
+{
+	const char *at = NULL;
+
+	for (const char *p = rest; p < slash; p++)	/* last '@' before the path */
+		if (*p == '@')
+			at = p;
+	if (at && parse_userinfo(rest, (size_t)(at - rest), u, e) != 0)
+		return NULL;
+	return at ? at + 1 : rest;
+}
+
+/* redis://[user[:password]@]host[:port][/db]; no message shows the URL. */
+static int
+parse_tcp(const char *rest, struct lr_url *u, struct lr_err *e)
+{
+	const char *slash = rest + strcspn(rest, "/"), *hp;
+
+	if ((hp = parse_authority(rest, slash, u, e)) == NULL ||
+	    parse_hostport(hp, slash, u->host, sizeof(u->host), &u->port, e) != 0)
+		return -1;
 	if (*slash == '/' && slash[1] != '\0' &&
 	    parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &u->db) != 0)
 		return lr_errf(e, EX_USAGE, "redis URL: database after '/' must be a number");
+	return 0;
+}
+
+/* redis+cluster://[user[:password]@]host:port[,host:port...][/0]: the
+ * seed nodes, each with the default port when it has none. A cluster has
+ * only database 0. */
+static int
+parse_cluster(const char *rest, struct lr_url *u, struct lr_err *e)
+{
+	const char *slash = rest + strcspn(rest, "/"), *hp;
+	int db = 0;
+
+	u->cluster = 1;
+	if ((hp = parse_authority(rest, slash, u, e)) == NULL)
+		return -1;
+	for (;;) {
+		const char *comma = memchr(hp, ',', (size_t)(slash - hp)), *end;
+		struct lr_node *n = &u->nodes[u->nnodes];
+
+		end = comma ? comma : slash;
+		if (u->nnodes == RURL_NODES_MAX)
+			return lr_errf(e, EX_USAGE, "redis URL: more than %d cluster nodes",
+			    RURL_NODES_MAX);
+		n->port = 6379;
+		if (parse_hostport(hp, end, n->host, sizeof(n->host), &n->port, e) != 0)
+			return -1;
+		u->nnodes++;
+		if (comma == NULL)
+			break;
+		hp = comma + 1;
+	}
+	snprintf(u->host, sizeof(u->host), "%s", u->nodes[0].host);
+	u->port = u->nodes[0].port;
+	if (*slash == '/' && slash[1] != '\0' &&
+	    (parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &db) != 0 || db != 0))
+		return lr_errf(e, EX_USAGE, "redis URL: a Redis Cluster has only database 0");
 	return 0;
 }
 
@@ -172,6 +230,8 @@ rurl_parse(const char *url, struct lr_url *u, struct lr_err *e)
 		return parse_tcp(url + 8, u, e);
 	if (strncmp(url, "unix://", 7) == 0)
 		return parse_unix(url + 7, u, e);
+	if (strncmp(url, "redis+cluster://", 16) == 0)
+		return parse_cluster(url + 16, u, e);
 	if (strncmp(url, "rediss://", 9) == 0) {
 		u->tls = 1;
 		return parse_tcp(url + 9, u, e);

@@ -1,6 +1,7 @@
 /* rurl.h -- Redis URLs: redis://[user[:password]@]host[:port][/db],
  * rediss://... (the same over TLS), unix://[user[:password]@]/path[?db=N]
- * and redis+sentinel://[user[:password]@]host[:port][,...]/MASTER[/db]. */
+ * redis+sentinel://[user[:password]@]host[:port][,...]/MASTER[/db]
+ * and redis+cluster://[user[:password]@]host:port[,host:port...][/0]. */
 #ifndef LR_RURL_H
 #define LR_RURL_H
 
@@ -9,6 +10,7 @@
 #include "err.h"
 
 #define RURL_SENTINELS_MAX	8
+#define RURL_NODES_MAX	16	/* seed nodes in a redis+cluster:// URL */
 
 struct lr_url {
 	int	is_unix;
@@ -27,6 +29,13 @@ struct lr_url {
 		int	port;	/* 26379 when not given */
 	}	sentinel[RURL_SENTINELS_MAX];
 	char	master[128];
+	int	cluster;	/* redis+cluster://: host and port are the first
+				 * seed node, nodes[] every one */
+	int	nnodes;
+	struct lr_node {
+		char	host[256];
+		int	port;
+	}	nodes[RURL_NODES_MAX];
 };
 
 /* Parse url into u. Returns 0, or -1 with e->status EX_USAGE and a

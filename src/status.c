@@ -788,8 +788,14 @@ status_run(struct status *s, struct lr_err *e)
 {
 	struct lr_ctx *x = s->x;
 
-	if (choose_format(s, e) != 0 || list_tasks(s, e) != 0 ||
-	    ctx_redis(x, e) != 0 || ctx_connect(x, e) != 0)
+	if (choose_format(s, e) != 0 || list_tasks(s, e) != 0 || ctx_redis(x, e) != 0)
+		return -1;
+	/* SCAN lists one node's keys: a cluster has to be told the names */
+	if (x->url.cluster && x->cfg.path == NULL && s->n == 0)
+		return lr_errf(e, EX_USAGE, "status: on a Redis Cluster, name the tasks "
+		    "(lockrun status TASK...) or give a config that lists them; lockrun "
+		    "does not scan every node");
+	if (ctx_connect(x, e) != 0)
 		return -1;
 	if (x->cfg.path == NULL && s->n == 0 && scan_tasks(s, e) != 0)
 		return -1;

@@ -108,6 +108,7 @@ renew_send(struct loop *l, long long now)
 	now = mono_ms();	/* after a reconnect, which may have taken a while */
 	l->in_flight = now;
 	l->reply_by = now + min2(s->conn->command_timeout_ms, l->lease.ttl / 3);
+	s->conn->read_by = l->reply_by;	/* a cluster redirect connects by then */
 }
 
 /* The master renewed the key but too few replicas acknowledged it: a

@@ -300,3 +300,63 @@ Test(rurl, sentinel_url_errors_do_not_echo_the_password)
 	bad_secret("redis+sentinel://:s3cr3t@a,b,c,d,e,f,g,h,i/m",
 	    "redis URL: more than 8 sentinels");
 }
+
+Test(rurl, cluster_seed_nodes)
+{
+	struct lr_url u = parse_ok("redis+cluster://10.0.0.1:7000,10.0.0.2,[::1]:7002");
+
+	cr_assert(eq(int, u.cluster, 1));
+	cr_assert(eq(int, u.tls, 0));
+	cr_assert(eq(int, u.nnodes, 3));
+	cr_assert(eq(str, u.nodes[0].host, "10.0.0.1"));
+	cr_assert(eq(int, u.nodes[0].port, 7000));
+	cr_assert(eq(str, u.nodes[1].host, "10.0.0.2"));
+	cr_assert(eq(int, u.nodes[1].port, 6379));
+	cr_assert(eq(str, u.nodes[2].host, "::1"));
+	cr_assert(eq(int, u.nodes[2].port, 7002));
+	/* the first seed is the URL's host, for messages */
+	cr_assert(eq(str, u.host, "10.0.0.1"));
+	cr_assert(eq(int, u.port, 7000));
+	cr_assert(eq(int, u.db, 0));
+}
+
+Test(rurl, cluster_one_seed_with_credentials_and_db_0)
+{
+	struct lr_url u = parse_ok("redis+cluster://cron:p%40ss@cache-1:6380/0");
+
+	cr_assert(eq(int, u.cluster, 1));
+	cr_assert(eq(int, u.nnodes, 1));
+	cr_assert(eq(str, u.nodes[0].host, "cache-1"));
+	cr_assert(eq(int, u.nodes[0].port, 6380));
+	cr_assert(eq(str, u.user, "cron"));
+	cr_assert(eq(str, u.password, "p@ss"));
+}
+
+Test(rurl, plain_urls_are_not_clusters)
+{
+	struct lr_url u = parse_ok("redis://10.0.0.1:7000");
+
+	cr_assert(eq(int, u.cluster, 0));
+	cr_assert(eq(int, u.nnodes, 0));
+}
+
+Test(rurl, cluster_rejects_other_dbs_and_bad_nodes)
+{
+	parse_bad("redis+cluster://a:7000/3", "redis URL: a Redis Cluster has only database 0");
+	parse_bad("redis+cluster://a:7000,,b:7001",
+	    "redis URL: no host (expected redis://host[:port][/db])");
+	parse_bad("redis+cluster://a:7000,b:0",
+	    "redis URL: port must be a number from 1 to 65535");
+	parse_bad("redis+cluster://", "redis URL: no host (expected redis://host[:port][/db])");
+	parse_bad("redis+cluster://a:1,a:2,a:3,a:4,a:5,a:6,a:7,a:8,a:9,a:10,a:11,a:12,"
+	    "a:13,a:14,a:15,a:16,a:17", "redis URL: more than 16 cluster nodes");
+}
+
+Test(rurl, cluster_errors_do_not_echo_the_password)
+{
+	struct lr_url u;
+	struct lr_err e = { 0, "", 0 };
+
+	cr_assert(eq(int, rurl_parse("redis+cluster://u:hunter2@a:1,hunter2:x", &u, &e), -1));
+	cr_assert(eq(ptr, strstr(e.msg, "hunter2"), NULL), "%s", e.msg);
+}

@@ -1,0 +1,397 @@
+/* cluster_test.c -- lockrun on a Redis Cluster of three masters and three
+ * replicas: a seed node that does not serve the key (MOVED), a planned
+ * failover under a running job, a slot moved under it (ASK). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+static struct cluster_fixture cl;
+
+/* Start the cluster here, not in .init (.fini runs only after an .init
+ * that passed); the harness's scratch files go to node 0's dir. */
+static void
+start(void)
+{
+	cr_assert(eq(int, cluster_start(&cl), 0));
+	fx = cl.node[0];
+}
+
+static void
+teardown(void)
+{
+	cluster_stop(&cl);
+}
+
+/* One command on node i's unix socket; the caller frees the reply. */
+static redisReply *
+on(int i, const char *fmt, ...)
+{
+	redisContext *c = redis_client(&cl.node[i]);
+	redisReply *r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	redisFree(c);
+	cr_assert(r != NULL, "node %d: no reply", i);
+	return r;
+}
+
+/* An integer reply of node i, or -1000 for anything else. */
+static long long
+on_int(int i, const char *fmt, const char *arg)
+{
+	redisReply *r = on(i, fmt, arg);
+	long long v = r->type == REDIS_REPLY_INTEGER ? r->integer : -1000;
+
+	freeReplyObject(r);
+	return v;
+}
+
+/* A status or string reply of node i is want. */
+static void
+on_ok(int i, const char *want, const char *fmt, ...)
+{
+	redisContext *c = redis_client(&cl.node[i]);
+	redisReply *r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	redisFree(c);
+	cr_assert(r != NULL && (r->type == REDIS_REPLY_STATUS ||
+	    r->type == REDIS_REPLY_STRING) && strcmp(r->str, want) == 0,
+	    "node %d: %s: %s", i, fmt, r && r->str ? r->str : "?");
+	freeReplyObject(r);
+}
+
+static const char *
+port_of(int i)
+{
+	static char bufs[4][16];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, sizeof(bufs[0]), "%d", cl.node[i].port);
+	return b;
+}
+
+/* A cluster URL with node i as the only seed. */
+static const char *
+seed_url(int i)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "redis+cluster://127.0.0.1:%d", cl.node[i].port);
+	return buf;
+}
+
+/* The node that replicates master m now, or -1. */
+static int
+replica_of(int m)
+{
+	char role[32], port[16];
+
+	for (int i = 0; i < CLUSTER_NODES; i++)
+		if (i != m &&
+		    redis_info_field(&cl.node[i], "replication", "role", role, sizeof(role)) == 0 &&
+		    strcmp(role, "slave") == 0 &&
+		    redis_info_field(&cl.node[i], "replication", "master_port", port,
+		    sizeof(port)) == 0 && atoi(port) == cl.node[m].port)
+			return i;
+	return -1;
+}
+
+static int
+is_master(int i)
+{
+	char role[32];
+
+	return redis_info_field(&cl.node[i], "replication", "role", role, sizeof(role)) == 0 &&
+	    strcmp(role, "master") == 0;
+}
+
+static void node_id(int i, char *buf, size_t n);
+
+/* Does master m count node i among its replicas (CLUSTER REPLICAS)? It
+ * takes a manual failover from i only then. */
+static int
+knows_replica(int m, int i)
+{
+	char id[64], port[24];
+	redisReply *r;
+	int found = 0;
+
+	node_id(m, id, sizeof(id));
+	snprintf(port, sizeof(port), ":%d@", cl.node[i].port);
+	r = on(m, "CLUSTER REPLICAS %s", id);
+	for (size_t k = 0; r->type == REDIS_REPLY_ARRAY && k < r->elements; k++)
+		found |= r->element[k]->type == REDIS_REPLY_STRING &&
+		    strstr(r->element[k]->str, port) != NULL;
+	freeReplyObject(r);
+	return found;
+}
+
+/* Node i's cluster id. */
+static void
+node_id(int i, char *buf, size_t n)
+{
+	redisReply *r = on(i, "CLUSTER MYID");
+
+	cr_assert(r->type == REDIS_REPLY_STRING);
+	snprintf(buf, n, "%s", r->str);
+	freeReplyObject(r);
+}
+
+/* Watch node i's commands (MONITOR). */
+static redisContext *
+watch(int i)
+{
+	redisContext *c = redis_client(&cl.node[i]);
+	struct timeval guard = { 30, 0 };	/* against a hang, not a measure */
+	redisReply *r = redisCommand(c, "MONITOR");
+
+	cr_assert(r != NULL && r->type == REDIS_REPLY_STATUS);
+	freeReplyObject(r);
+	redisSetTimeout(c, guard);
+	return c;
+}
+
+/* Read the watch until n lines from TCP clients (lockrun; not the test's
+ * unix socket, not scripts) contain every one of the strings given
+ * (NULL-terminated). Returns how many did: n, or fewer on the guard. */
+static int
+watch_until(redisContext *mon, int n, ...)
+{
+	int seen = 0;
+
+	while (seen < n) {
+		redisReply *r;
+		int all = 1;
+		va_list ap;
+
+		if (redisGetReply(mon, (void **)&r) != REDIS_OK)
+			break;
+		if (r->type != REDIS_REPLY_STATUS || strstr(r->str, "[0 127.0.0.1:") == NULL) {
+			freeReplyObject(r);
+			continue;
+		}
+		va_start(ap, n);
+		for (const char *s; (s = va_arg(ap, const char *)) != NULL; )
+			all &= strstr(r->str, s) != NULL;
+		va_end(ap);
+		seen += all;
+		freeReplyObject(r);
+	}
+	return seen;
+}
+
+/* Wait for the job's command to say it runs (a line in the file ready),
+ * or for the job to end without: not a FIFO, which would block the test
+ * for good when lockrun never starts the command. */
+static void
+started(pid_t job, const char *ready)
+{
+	POLL_UNTIL(file_lines(ready) > 0 || !alive(job));
+	if (file_lines(ready) == 0) {
+		int status = lr_wait(job);
+		cr_assert(eq(int, status, -1), "the command did not start (lockrun exited)");
+	}
+}
+
+/* Let the job's command end (it reads the FIFO go), if it is still there. */
+static void
+finish(pid_t job, const char *go)
+{
+	if (!alive(job)) {
+		int status = lr_wait(job);
+		cr_assert(eq(int, status, -1), "the job was stopped");
+	}
+	fifo_write(go, "\n");
+}
+
+/* Three tasks whose keys are on three different masters, each run through
+ * one seed node, which serves at most one of them: every run follows
+ * MOVED where it must, runs its command, and leaves its keys on the master
+ * that serves them. status and history find them there too. */
+Test(cluster, runs_a_task_on_every_master_from_one_seed, .fini = teardown)
+{
+	static const char *const names[] = { "a", "b", "c" };
+	const char *out;
+	struct result res;
+	char cmd[256], key[64];
+	int m[3];
+
+	start();
+	out = scratch("ran");
+	for (int i = 0; i < 3; i++) {
+		snprintf(key, sizeof(key), "lockrun:{%s}", names[i]);
+		m[i] = cluster_node_for_key(&cl, key);
+		cr_assert(m[i] >= 0);
+	}
+	cr_assert(m[0] != m[1] && m[1] != m[2] && m[0] != m[2]);
+	for (int i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof(cmd), "echo %s >> %s", names[i], out);
+		LR(&res, "--redis", seed_url(0), "-k", names[i], "--", "sh", "-c", cmd);
+		cr_assert(eq(int, res.status, 0), "%s: %s", names[i], res.err);
+		snprintf(key, sizeof(key), "lockrun:{%s}:fence", names[i]);
+		cr_assert(eq(int, on_int(m[i], "EXISTS %s", key), 1), "%s not on node %d",
+		    key, m[i]);
+		snprintf(key, sizeof(key), "lockrun:{%s}:last", names[i]);
+		cr_assert(eq(int, on_int(m[i], "EXISTS %s", key), 1), "%s not on node %d",
+		    key, m[i]);
+	}
+	cr_assert(eq(int, file_lines(out), 3));
+
+	LR(&res, "status", "--redis", seed_url(0), "a", "b", "c");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	for (int i = 0; i < 3; i++)
+		cr_assert(matches(res.out, names[i]), "%s", res.out);
+	LR(&res, "history", "--redis", seed_url(0), "b");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(matches(res.out, "released"), "%s", res.out);
+}
+
+/* status lists tasks with SCAN, which sees one node: on a cluster it
+ * wants their names, and says so. */
+Test(cluster, status_without_names_is_refused, .fini = teardown)
+{
+	struct result res;
+
+	start();
+	LR(&res, "status", "--redis", seed_url(0));
+	cr_assert(eq(int, res.status, 64));
+	cr_assert(matches(res.err, "on a Redis Cluster, name the tasks"), "%s", res.err);
+}
+
+/* A planned failover of the master that holds a running job's key: the
+ * job goes on, its renewals reach the new master and keep the key there,
+ * another run skips, and the release frees the key. */
+Test(cluster, a_planned_failover_keeps_the_job_running, .fini = teardown)
+{
+	const char *ready, *go;
+	char script[256], err[4096], url[160];
+	redisContext *mon;
+	struct result res;
+	int m, r;
+	pid_t job;
+
+	start();
+	ready = scratch("ready");
+	go = fifo("go");
+	cluster_url(&cl, url, sizeof(url));
+	m = cluster_node_for_key(&cl, "lockrun:{fo}");
+	cr_assert(m >= 0);
+	r = replica_of(m);
+	cr_assert(r >= 0);
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	job = LR_START("--redis", url, "-k", "fo", "--ttl", "1500ms", "--", "sh", "-c", script);
+	started(job, ready);			/* the job holds the lock */
+	cr_assert(eq(int, on_int(m, "EXISTS %s", "lockrun:{fo}"), 1));
+
+	POLL_UNTIL(knows_replica(m, r));
+	mon = watch(r);
+	on_ok(r, "OK", "CLUSTER FAILOVER");
+	POLL_UNTIL(is_master(r) && replica_of(r) == m);
+	cr_assert(is_master(r) && replica_of(r) == m, "the failover did not finish: "
+	    "node %d master %d, replica of it %d (old master %d)", r, is_master(r),
+	    replica_of(r), m);
+	/* two renewals on the new master, each leaving the key within its TTL */
+	for (int i = 1; i <= 2; i++) {
+		long long t;
+		int seen = watch_until(mon, 1, "EVAL", "\"lockrun:{fo}\"", NULL);
+		cr_assert(eq(int, seen, 1), "renewal %d never reached the new master", i);
+		redisReply *p = on(r, "PTTL lockrun:{fo}");
+		t = p->type == REDIS_REPLY_INTEGER ? p->integer : -3;
+		freeReplyObject(p);
+		cr_assert(t > 0 && t <= 1500, "after renewal %d: pttl %lld", i, t);
+	}
+	redisFree(mon);
+	cr_assert(alive(job), "the job was stopped");
+	LR(&res, "--redis", url, "-k", "fo", "-E", "75", "--", "true");
+	cr_assert(eq(int, res.status, 75), "a second run was not skipped: %s", res.err);
+
+	finish(job, go);
+	cr_assert(eq(int, lr_wait(job), 0));
+	lr_stderr_of(job, err, sizeof(err));
+	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
+	cr_assert(eq(ptr, strstr(err, "release-failed"), NULL), "stderr: %s", err);
+	cr_assert(eq(int, on_int(r, "EXISTS %s", "lockrun:{fo}"), 0), "not released");
+	cr_assert(eq(int, on_int(r, "EXISTS %s", "lockrun:{fo}:last"), 1));
+}
+
+/* The job's slot moves from node A to node B while it runs: once its keys
+ * are on B and the slot is still migrating, A answers ASK, and the renewal
+ * goes to B after ASKING; the run ends well, and once B owns the slot a
+ * new run is served there. */
+Test(cluster, a_slot_moved_under_a_job_is_followed_with_ask, .fini = teardown)
+{
+	const char *ready, *go, *key = "lockrun:{mv}";
+	char script[256], err[4096], ida[64], idb[64], slot[16];
+	redisContext *mon;
+	redisReply *keys;
+	struct result res;
+	int a, b = -1, seen;
+	pid_t job;
+
+	start();
+	ready = scratch("ready");
+	go = fifo("go");
+	a = cluster_node_for_key(&cl, key);
+	cr_assert(a >= 0);
+	for (int i = 0; i < CLUSTER_NODES && b < 0; i++)
+		if (i != a && is_master(i))
+			b = i;
+	cr_assert(b >= 0);
+	snprintf(slot, sizeof(slot), "%lld", on_int(a, "CLUSTER KEYSLOT %s", key));
+	node_id(a, ida, sizeof(ida));
+	node_id(b, idb, sizeof(idb));
+
+	/* a first run leaves every key of the task but the lock itself, so
+	 * that the renewal's keys all move (a missing one makes TRYAGAIN) */
+	LR(&res, "--redis", seed_url(a), "-k", "mv", "--", "true");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	job = LR_START("--redis", seed_url(a), "-k", "mv", "--ttl", "1500ms", "--",
+	    "sh", "-c", script);
+	started(job, ready);
+
+	mon = watch(b);
+	on_ok(b, "OK", "CLUSTER SETSLOT %s IMPORTING %s", slot, ida);
+	on_ok(a, "OK", "CLUSTER SETSLOT %s MIGRATING %s", slot, idb);
+	keys = on(a, "CLUSTER GETKEYSINSLOT %s 100", slot);
+	cr_assert(keys->type == REDIS_REPLY_ARRAY && keys->elements == 4,
+	    "keys in slot %s: %zu", slot, keys->elements);
+	for (size_t i = 0; i < keys->elements; i++)
+		on_ok(a, "OK", "MIGRATE 127.0.0.1 %s %s 0 5000", port_of(b),
+		    keys->element[i]->str);
+	freeReplyObject(keys);
+	/* the renewal: A has none of the keys now and says ASK */
+	seen = watch_until(mon, 1, "\"ASKING\"", NULL);
+	cr_assert(eq(int, seen, 1), "no ASKING on B");
+	seen = watch_until(mon, 1, "EVAL", "\"lockrun:{mv}\"", NULL);
+	cr_assert(eq(int, seen, 1), "no renewal on B");
+	redisFree(mon);
+	for (int i = 0; i < CLUSTER_NODES; i++)
+		if (is_master(i))
+			on_ok(i, "OK", "CLUSTER SETSLOT %s NODE %s", slot, idb);
+	finish(job, go);
+	cr_assert(eq(int, lr_wait(job), 0));
+	lr_stderr_of(job, err, sizeof(err));
+	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
+	cr_assert(eq(ptr, strstr(err, "release-failed"), NULL), "stderr: %s", err);
+	cr_assert(eq(int, on_int(b, "EXISTS %s", key), 0), "not released");
+	cr_assert(eq(int, cluster_node_for_key(&cl, key), b));
+
+	LR(&res, "--redis", seed_url(a), "-k", "mv", "--", "true");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(eq(int, on_int(b, "EXISTS %s", "lockrun:{mv}:fence"), 1));
+}
