@@ -1,5 +1,6 @@
 /* duration.c -- parse and format durations; pure, libc only. */
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 #include "duration.h"
@@ -101,4 +102,25 @@ duration_format(long long ms, char *buf, size_t n)
 		ms -= q * units[i].ms;
 	}
 	return buf;
+}
+
+static long long
+clock_ms(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+long long
+mono_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
+}
+
+long long
+real_ms(void)
+{
+	return clock_ms(CLOCK_REALTIME);
 }

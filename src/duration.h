@@ -17,4 +17,9 @@ int	duration_parse(const char *s, long long *ms);
  * "1500ms", "0s") into buf of size n. Returns buf. */
 char	*duration_format(long long ms, char *buf, size_t n);
 
+/* Milliseconds on the monotonic clock (leases, deadlines), and Unix
+ * milliseconds on the wall clock (slots follow it). */
+long long	mono_ms(void);
+long long	real_ms(void);
+
 #endif

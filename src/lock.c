@@ -80,14 +80,6 @@ slot_word(const struct lr_lock *l)
 	return l->slot_ttl_ms && l->keys.slot_iso[0] ? l->keys.slot_iso : "-";
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 /* What WAIT answered: 1 when at least l->wait_replicas replicas
  * acknowledged, else 0 with why in l->unacked. */
@@ -162,7 +154,7 @@ script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
     struct lr_lock *l, int *ok, struct lr_err *e)
 {
 	const char *argv[12] = { "EVALSHA", sha, nkeys };
-	long long give_up = now_ms() + rc->command_timeout_ms;
+	long long give_up = mono_ms() + rc->command_timeout_ms;
 	redisReply *r;
 	char why[400];
 	int said = 0;
@@ -184,8 +176,8 @@ script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
 				lr_event(LOG_INFO, "redis-busy", NULL, "redis %s: %s: %s; "
 				    "asking again for up to %lldms", rc->where, what, why,
 				    rc->command_timeout_ms);
-			if (now_ms() < give_up) {
-				long long pause = backoff_delay(n, 0.5), left = give_up - now_ms();
+			if (mono_ms() < give_up) {
+				long long pause = backoff_delay(n, 0.5), left = give_up - mono_ms();
 				if (pause > left)
 					pause = left > 0 ? left : 0;
 				struct timespec ts = { pause / 1000, (pause % 1000) * 1000000 };

@@ -14,6 +14,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "duration.h"
 #include "cluster.h"
 #include "lease.h"
 #include "rcluster.h"
@@ -39,14 +40,6 @@ struct lr_cluster {
 	long long	 retry_until;	/* ask again until then (monotonic ms) */
 };
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 void
 rcluster_free(struct lr_cluster *cl)
@@ -128,7 +121,7 @@ rcluster_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 {
 	struct lr_cluster *cl = rc->cluster;
 	struct lr_addr cand[RURL_NODES_MAX + 1], home = { rc->addr, rc->addrlen };
-	long long deadline = now_ms() + ms;
+	long long deadline = mono_ms() + ms;
 	int n = 0, fd = -1;
 
 	if (cl == NULL && (cl = rc->cluster = calloc(1, sizeof(*cl))) == NULL) {
@@ -144,7 +137,7 @@ rcluster_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 		    memcmp(&cl->seed[i].ss, &home.ss, home.len) != 0)
 			cand[n++] = cl->seed[i];
 	for (int i = 0; i < n && fd < 0; i++) {
-		long long share = (deadline - now_ms()) / (n - i);
+		long long share = (deadline - mono_ms()) / (n - i);
 
 		rc->addr = cand[i].ss;
 		rc->addrlen = cand[i].len;
@@ -284,7 +277,7 @@ follow(struct lr_conn *rc, const struct cluster_redirect *to, long long by,
 	struct lr_addr home = { rc->addr, rc->addrlen }, there;
 	char *log;
 	size_t *lens, nlens;
-	long long cap = by > 0 ? by - now_ms() : LLONG_MAX / 4;
+	long long cap = by > 0 ? by - mono_ms() : LLONG_MAX / 4;
 	int rc_ = -1;
 
 	if (target(rc, to, &there, e) != 0) {
@@ -332,7 +325,7 @@ static int
 ask_again(struct lr_conn *rc, struct lr_err *e)
 {
 	struct lr_cluster *cl = rc->cluster;
-	long long now = now_ms(), pause;
+	long long now = mono_ms(), pause;
 	char *log;
 	size_t *lens, nlens;
 	struct timespec ts;

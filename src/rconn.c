@@ -88,14 +88,6 @@ unreachable(struct lr_err *e)
 	return -1;
 }
 
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 /* Note why the connection broke, close it, and return -1. */
 static int

@@ -34,14 +34,6 @@ struct round {
 	int	gave;		/* ... with an address */
 };
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static long long
 min2(long long a, long long b)
@@ -274,7 +266,7 @@ one_round(struct lr_conn *rc, long long deadline, long long share, struct round 
 
 	for (int i = 0; i < u->nsentinels; i++) {
 		char host[256], why[512], sname[300];
-		long long left = deadline - now_ms();
+		long long left = deadline - mono_ms();
 		int port = 0, got, rv;
 
 		if (left <= 0)
@@ -292,7 +284,7 @@ one_round(struct lr_conn *rc, long long deadline, long long share, struct round 
 			continue;
 		}
 		rd->gave++;
-		left = deadline - now_ms();
+		left = deadline - mono_ms();
 		if ((rv = try_master(rc, host, port, left > 0 ? left : 1, sname, rd, e)) != 0) {
 			if (rv > 0)
 				found(s, i, rc, host, port);
@@ -306,7 +298,7 @@ int
 sentinel_connect(struct lr_conn *rc, long long connect_ms, struct lr_err *e)
 {
 	const struct lr_url *u = rc->url;
-	long long deadline = now_ms() + connect_ms;
+	long long deadline = mono_ms() + connect_ms;
 	long long share = connect_ms / u->nsentinels;
 	struct round rd;
 	int rv;
@@ -322,7 +314,7 @@ sentinel_connect(struct lr_conn *rc, long long connect_ms, struct lr_err *e)
 		if ((rv = one_round(rc, deadline, share, &rd, e)) != 0)
 			return rv > 0 ? 0 : -1;
 		/* a failover under way: the sentinels may soon say more */
-		if (rd.gave == 0 || (left = deadline - now_ms()) <= 0)
+		if (rd.gave == 0 || (left = deadline - mono_ms()) <= 0)
 			break;
 		struct timespec ts = { 0, min2(left, ROUND_PAUSE_MS) * 1000000 };
 		nanosleep(&ts, NULL);

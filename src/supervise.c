@@ -17,27 +17,6 @@
 
 #define NEVER (1LL << 62)
 
-static long long
-clock_ms(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-long long
-mono_ms(void)
-{
-	return clock_ms(CLOCK_MONOTONIC);
-}
-
-long long
-real_ms(void)
-{
-	return clock_ms(CLOCK_REALTIME);
-}
-
 struct loop {
 	struct lr_supervise	*s;
 	struct lr_child		*ch;

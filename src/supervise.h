@@ -2,6 +2,7 @@
 #ifndef LR_SUPERVISE_H
 #define LR_SUPERVISE_H
 
+#include "duration.h"
 #include "child.h"
 #include "err.h"
 #include "lock.h"
@@ -23,10 +24,6 @@ struct lr_supervise {
 	int			  lost;		/* another run took the key */
 };
 
-/* Milliseconds on the monotonic clock (leases), and Unix milliseconds on
- * the wall clock (slots follow it). */
-long long mono_ms(void);
-long long real_ms(void);
 
 /* Start the command and wait for it (with kill_mode tree, for its whole
  * process tree), in one poll(2) loop without threads: forward signals,

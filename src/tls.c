@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "duration.h"
 #include "tls.h"
 
 #ifdef LR_TLS
@@ -125,14 +126,6 @@ expect_name(SSL *ssl, const char *name, int verify)
 	return SSL_set1_host(ssl, name) == 1 ? 0 : -1;
 }
 
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 /* SSL_connect until done or deadline. Returns 0, or -1 with why. */
 static int
