@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "rurl.h"
 
 unsigned
 cluster_crc16(const char *buf, size_t len)
@@ -35,25 +36,6 @@ cluster_keyslot(const char *key, size_t len)
 	return (int)(cluster_crc16(key, len) % CLUSTER_SLOTS);
 }
 
-/* A decimal in [lo, hi] that is all of [s, s+len). */
-static int
-decimal(const char *s, size_t len, long lo, long hi, int *out)
-{
-	long v = 0;
-
-	if (len == 0 || len > 6)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 int
 cluster_redirect_parse(const char *msg, struct cluster_redirect *r)
 {
@@ -71,11 +53,11 @@ cluster_redirect_parse(const char *msg, struct cluster_redirect *r)
 	} else
 		return 0;
 	if (*slot++ != ' ' || (addr = strchr(slot, ' ')) == NULL ||
-	    decimal(slot, (size_t)(addr - slot), 0, CLUSTER_SLOTS - 1, &r->slot) != 0)
+	    rurl_decimal(slot, (size_t)(addr - slot), 0, CLUSTER_SLOTS - 1, &r->slot) != 0)
 		return -1;
 	addr++;
 	if ((colon = strrchr(addr, ':')) == NULL ||
-	    decimal(colon + 1, strcspn(colon + 1, " "), 1, 65535, &r->port) != 0)
+	    rurl_decimal(colon + 1, strcspn(colon + 1, " "), 1, 65535, &r->port) != 0)
 		return -1;
 	if ((hostlen = (size_t)(colon - addr)) >= sizeof(r->host) ||
 	    memchr(addr, ' ', hostlen) != NULL)

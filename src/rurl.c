@@ -34,9 +34,8 @@ pct_decode(const char *s, size_t len, char *dst, size_t n)
 	return 0;
 }
 
-/* Parse a decimal in [lo, hi] from [s, s+len). Returns 0 or -1. */
-static int
-parse_num(const char *s, size_t len, long lo, long hi, int *out)
+int
+rurl_decimal(const char *s, size_t len, long lo, long hi, int *out)
 {
 	long v = 0;
 
@@ -83,7 +82,7 @@ parse_unix(const char *rest, struct lr_url *u, struct lr_err *e)
 	if (q == NULL)
 		return 0;
 	if (strncmp(q + 1, "db=", 3) != 0 ||
-	    parse_num(q + 4, strlen(q + 4), 0, 1000000, &u->db) != 0)
+	    rurl_decimal(q + 4, strlen(q + 4), 0, 1000000, &u->db) != 0)
 		return lr_errf(e, EX_USAGE, "redis URL: expected ?db=N after the socket path");
 	return 0;
 }
@@ -134,7 +133,7 @@ parse_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
 		return lr_errf(e, EX_USAGE, "redis URL: host name is too long");
 	memcpy(host, hp, hostlen);
 	host[hostlen] = '\0';
-	if (portp && parse_num(portp, (size_t)(end - portp), 1, 65535, port) != 0)
+	if (portp && rurl_decimal(portp, (size_t)(end - portp), 1, 65535, port) != 0)
 		return lr_errf(e, EX_USAGE, "redis URL: port must be a number from 1 to 65535");
 	return 0;
 }
@@ -164,7 +163,7 @@ parse_tcp(const char *rest, struct lr_url *u, struct lr_err *e)
 	    parse_hostport(hp, slash, u->host, sizeof(u->host), &u->port, e) != 0)
 		return -1;
 	if (*slash == '/' && slash[1] != '\0' &&
-	    parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &u->db) != 0)
+	    rurl_decimal(slash + 1, strlen(slash + 1), 0, 1000000, &u->db) != 0)
 		return lr_errf(e, EX_USAGE, "redis URL: database after '/' must be a number");
 	return 0;
 }
@@ -200,7 +199,7 @@ parse_cluster(const char *rest, struct lr_url *u, struct lr_err *e)
 	snprintf(u->host, sizeof(u->host), "%s", u->nodes[0].host);
 	u->port = u->nodes[0].port;
 	if (*slash == '/' && slash[1] != '\0' &&
-	    (parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &db) != 0 || db != 0))
+	    (rurl_decimal(slash + 1, strlen(slash + 1), 0, 1000000, &db) != 0 || db != 0))
 		return lr_errf(e, EX_USAGE, "redis URL: a Redis Cluster has only database 0");
 	return 0;
 }
