@@ -272,6 +272,27 @@ Test(cluster, status_without_names_is_refused, .fini = teardown)
 	cr_assert(matches(res.err, "on a Redis Cluster, name the tasks"), "%s", res.err);
 }
 
+/* CLUSTER FAILOVER to replica r of master m, asked again every 6 s: Redis
+ * drops a manual failover that has not completed within its own 5 s limit
+ * (seen once in a fresh-clone CI run: the replica never took over, and
+ * nothing said so). Returns 1 once r is the master and m its replica, 0
+ * when 30 s have passed. */
+static int
+fail_over(int r, int m)
+{
+	long long guard = 0, again = 0;
+
+	while (!(is_master(r) && replica_of(r) == m)) {
+		if (fixture_ms() >= again) {
+			on_ok(r, "OK", "CLUSTER FAILOVER");
+			again = fixture_ms() + 6000;
+		}
+		if (!poll_tick(&guard))
+			return 0;
+	}
+	return 1;
+}
+
 /* A planned failover of the master that holds a running job's key: the
  * job goes on, its renewals reach the new master and keep the key there,
  * another run skips, and the release frees the key. */
@@ -302,9 +323,7 @@ Test(cluster, a_planned_failover_keeps_the_job_running, .fini = teardown)
 
 	POLL_UNTIL(knows_replica(m, r));
 	mon = watch(r);
-	on_ok(r, "OK", "CLUSTER FAILOVER");
-	POLL_UNTIL(is_master(r) && replica_of(r) == m);
-	cr_assert(is_master(r) && replica_of(r) == m, "the failover did not finish: "
+	cr_assert(fail_over(r, m), "the failover did not finish: "
 	    "node %d master %d, replica of it %d (old master %d)", r, is_master(r),
 	    replica_of(r), m);
 	/* two renewals on the new master, each leaving the key within its TTL */
