@@ -125,7 +125,7 @@ Test(rurl, where_never_shows_credentials)
 Test(rurl, rejects_malformed_urls)
 {
 	parse_bad("http://h", "redis URL: expected redis://host[:port][/db], "
-	    "rediss://... or unix:///path[?db=N], got \"http...\"");
+	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://..., got \"http...\"");
 	parse_bad("redis://", "redis URL: no host (expected redis://host[:port][/db])");
 	parse_bad("redis://h:0", "redis URL: port must be a number from 1 to 65535");
 	parse_bad("redis://h:65536", "redis URL: port must be a number from 1 to 65535");
@@ -216,14 +216,14 @@ Test(rurl, scheme_errors_do_not_echo_the_password)
 {
 	bad_secret("rediss://:s3cr3t@h:0", "redis URL: port must be a number from 1 to 65535");
 	bad_secret("http://u:s3cr3t@h", "redis URL: expected redis://host[:port][/db], "
-	    "rediss://... or unix:///path[?db=N], got \"http...\"");
+	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://..., got \"http...\"");
 	/* no scheme: perhaps the password itself, given where the URL goes */
 	bad_secret("s3cr3t", "redis URL: expected redis://host[:port][/db], "
-	    "rediss://... or unix:///path[?db=N]");
+	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://...");
 	bad_secret(":s3cr3t@h", "redis URL: expected redis://host[:port][/db], "
-	    "rediss://... or unix:///path[?db=N]");
+	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://...");
 	bad_secret("redis:/u:s3cr3t@h", "redis URL: expected redis://host[:port][/db], "
-	    "rediss://... or unix:///path[?db=N]");
+	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://...");
 }
 
 Test(rurl, sentinel_url_lists_the_sentinels_and_the_master)
