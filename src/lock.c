@@ -80,7 +80,6 @@ slot_word(const struct lr_lock *l)
 	return l->slot_ttl_ms && l->keys.slot_iso[0] ? l->keys.slot_iso : "-";
 }
 
-
 /* What WAIT answered: 1 when at least l->wait_replicas replicas
  * acknowledged, else 0 with why in l->unacked. */
 static int

@@ -58,21 +58,29 @@ rconn_read_secret(const char *path, const char *what, char *buf, size_t n,
 }
 
 int
+rconn_env_secret(const char *name, char *buf, size_t n, struct lr_err *e)
+{
+	const char *env = getenv(name);
+
+	if (env == NULL || *env == '\0')
+		return 0;
+	if (strlen(env) >= n)
+		return lr_errf(e, EX_CONFIG, "%s is longer than %zu bytes", name, n - 1);
+	snprintf(buf, n, "%s", env);
+	return 1;
+}
+
+int
 rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *u,
     char *buf, size_t n, struct lr_err *e)
 {
-	const char *env = getenv("LOCKRUN_REDIS_PASSWORD");
+	int env;
 
 	buf[0] = '\0';
 	if (cli_file)
 		return rconn_read_secret(cli_file, "password_file", buf, n, e);
-	if (env && *env) {
-		if (strlen(env) >= n)
-			return lr_errf(e, EX_CONFIG, "LOCKRUN_REDIS_PASSWORD is longer than "
-			    "%zu bytes", n - 1);
-		snprintf(buf, n, "%s", env);
-		return 0;
-	}
+	if ((env = rconn_env_secret("LOCKRUN_REDIS_PASSWORD", buf, n, e)) != 0)
+		return env < 0 ? -1 : 0;
 	if (cfg_file)
 		return rconn_read_secret(cfg_file, "password_file", buf, n, e);
 	snprintf(buf, n, "%s", u->password);
@@ -87,7 +95,6 @@ unreachable(struct lr_err *e)
 		e->transport = 1;
 	return -1;
 }
-
 
 /* Note why the connection broke, close it, and return -1. */
 static int
@@ -481,7 +488,6 @@ int
 rconn_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 {
 	int family = rc->addr.ss_family, fd, err = 0, one = 1;
-	struct pollfd pfd;
 	socklen_t len = sizeof(err);
 	char d[32];
 
@@ -489,9 +495,8 @@ rconn_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 		err = errno;
 	else if (connect(fd, (struct sockaddr *)&rc->addr, rc->addrlen) == -1) {
 		err = errno;
-		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
 		if (err == EINPROGRESS) {
-			int n = poll(&pfd, 1, (int)(ms < 1 ? 1 : ms));
+			int n = wait_fd(fd, POLLOUT, mono_ms() + (ms < 1 ? 1 : ms));
 			err = n == 0 ? ETIMEDOUT : n < 0 ? errno :
 			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ? errno : err;
 		}

@@ -79,6 +79,11 @@ int	rconn_attach(struct lr_conn *rc, long long connect_ms, struct lr_err *e);
 /* Set the command timeout, and the words that report it. */
 void	rconn_set_command_timeout(struct lr_conn *rc, long long ms);
 
+/* The environment variable name into buf, when it is set and not empty:
+ * returns 1; 0 when it is not (buf untouched); -1 with e = EX_CONFIG when
+ * it does not fit. */
+int	rconn_env_secret(const char *name, char *buf, size_t n, struct lr_err *e);
+
 /* The first line of the file at path into buf, as a password; what names
  * the setting in messages ("password_file"). Returns 0, or -1 with
  * e = EX_CONFIG as rconn_password() says. */

@@ -50,16 +50,11 @@ sentinel_demoted(const struct redisReply *r)
 int
 sentinel_password(const char *cfg_file, char *buf, size_t n, struct lr_err *e)
 {
-	const char *env = getenv("LOCKRUN_SENTINEL_PASSWORD");
+	int env;
 
 	buf[0] = '\0';
-	if (env && *env) {
-		if (strlen(env) >= n)
-			return lr_errf(e, EX_CONFIG, "LOCKRUN_SENTINEL_PASSWORD is longer "
-			    "than %zu bytes", n - 1);
-		snprintf(buf, n, "%s", env);
-		return 0;
-	}
+	if ((env = rconn_env_secret("LOCKRUN_SENTINEL_PASSWORD", buf, n, e)) != 0)
+		return env < 0 ? -1 : 0;
 	if (cfg_file)
 		return rconn_read_secret(cfg_file, "sentinel_password_file", buf, n, e);
 	return 0;

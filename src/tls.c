@@ -22,12 +22,6 @@ struct lr_tls {
 	SSL	*ssl;
 };
 
-int
-tls_available(void)
-{
-	return 1;
-}
-
 /* OpenSSL's first queued error, or what the system said, into why. */
 static void
 ssl_why(char *why, size_t n, const char *doing)
@@ -254,12 +248,6 @@ tls_free(struct lr_tls *t)
 struct lr_tls {
 	int	unused;
 };
-
-int
-tls_available(void)
-{
-	return 0;
-}
 
 struct lr_tls *
 tls_open(int fd, const char *host, const struct lr_tls_opts *o, long long deadline,

@@ -18,9 +18,6 @@ struct lr_tls_opts {
 	int		 insecure;	/* 1: no verification of the server at all */
 };
 
-/* 1 when this lockrun was built with TLS. */
-int	tls_available(void);
-
 /* Run the TLS handshake on fd (non-blocking, connected) for host, by
  * deadline (CLOCK_MONOTONIC ms). Returns the session, or NULL with why[n]
  * set ("certificate verify failed: self-signed certificate"); *config is
