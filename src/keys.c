@@ -38,10 +38,25 @@ key_prefix_problem(const char *prefix)
 	return name_bytes_problem(prefix);
 }
 
+#define FNV_BASIS	0xcbf29ce484222325ULL	/* FNV-1a 64 offset basis */
+#define FNV_PRIME	0x100000001b3ULL	/* FNV 64 prime */
+
+uint64_t
+key_hash64(const char *key)
+{
+	uint64_t h = FNV_BASIS;
+
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+		h ^= *p;
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
 void
 key_derive(char *const argv[], char *buf, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a 64 offset basis */
+	uint64_t h = FNV_BASIS;
 	const char *prog = argv[0], *slash, *end;
 	char base[41];
 	size_t len = 0;
@@ -50,7 +65,7 @@ key_derive(char *const argv[], char *buf, size_t n)
 		const unsigned char *p = (const unsigned char *)argv[i];
 		do {
 			h ^= *p;
-			h *= 0x100000001b3ULL;	/* FNV 64 prime */
+			h *= FNV_PRIME;
 		} while (*p++ != '\0');
 	}
 	prog += strspn(prog, " \t");

@@ -4,6 +4,7 @@
 #define LR_KEYS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #define KEY_NAME_MAX	200	/* bytes in a task or key name */
@@ -33,6 +34,11 @@ const char *key_prefix_problem(const char *prefix);
  * Stable across runs and hosts for the same argv. For a shell command,
  * argv is the one string, and the program is its first word. */
 void	key_derive(char *const argv[], char *buf, size_t n);
+
+/* FNV-1a 64 of key's bytes: the SQL backends' session lock id
+ * (PostgreSQL's advisory lock key; MySQL's lock name, for keys too long
+ * for GET_LOCK). */
+uint64_t key_hash64(const char *key);
 
 /* Fill k for task name under prefix. slot_start is the UTC start of the
  * slot, or (time_t)-1 when one-server is off; whole-minute slots are
