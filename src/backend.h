@@ -123,11 +123,12 @@ struct lr_backend_ops {
 	int	(*states)(struct lr_backend *b, const struct lr_keys *k, size_t n,
 		    int counts, struct lr_state *out, long long *now_ms, struct lr_err *e);
 
-	/* The names of every task under prefix that has a record, sorted,
-	 * each once, into *names (malloc'd array of malloc'd strings).
-	 * Returns 0, or -1 with e (EX_USAGE when the backend cannot list
-	 * them, as a Redis cluster). */
-	int	(*names)(struct lr_backend *b, const char *prefix, char ***names,
+	/* Every record's key under prefix (stable, slot, fence, history,
+	 * last-run keys alike; status.c derives the task names), into *keys:
+	 * a malloc'd array of malloc'd strings, in any order. Returns 0, or
+	 * -1 with e (EX_USAGE when the backend cannot list them, as a Redis
+	 * cluster). */
+	int	(*keys)(struct lr_backend *b, const char *prefix, char ***keys,
 		    size_t *n, struct lr_err *e);
 
 	/* `lockrun history`: the newest count entries. Returns 0, or -1. */
