@@ -85,8 +85,8 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
 PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster
-CORE = $(PURE) yamltree config cli log tls rconn sentinel rcluster lock child guard supervise check \
-	ctx run status history unlock
+CORE = $(PURE) yamltree config cli log tls rconn sentinel rcluster lock backend redis_backend \
+	child guard supervise check ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "redis_backend.h"
 
 int
 fields_add(struct lr_fields *fl, const char *f, const char *v)
@@ -81,4 +82,24 @@ backend_kind(const char *url)
 	if (has_scheme(url, "mysql") || has_scheme(url, "mariadb"))
 		return "mysql";
 	return NULL;
+}
+
+int
+backend_init(struct lr_backend *b, const struct lr_backend_cfg *cfg, struct lr_err *e)
+{
+	const char *kind = backend_kind(cfg->url);
+
+	memset(b, 0, sizeof(*b));
+	b->cfg = *cfg;
+	if (kind == NULL)
+		return lr_errf(e, EX_USAGE, "--url: not a URL lockrun knows");
+	if (strcmp(kind, "redis") == 0)
+		return redis_backend_init(b, e);
+#ifdef LR_SQL
+	if (strcmp(kind, "postgres") == 0)
+		return pg_backend_init(b, e);
+	return mysql_backend_init(b, e);
+#else
+	return lr_errf(e, EX_SOFTWARE, "%s://: this lockrun was built without it", kind);
+#endif
 }

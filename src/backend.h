@@ -77,6 +77,7 @@ struct lr_backend_cfg {
 
 struct lr_backend_ops {
 	const char	*name;		/* "redis", "postgres", "mysql": in messages */
+	const char	*title;		/* "Redis", "PostgreSQL", "MySQL": in sentences */
 	int		 session;	/* the stable key is a session lock: a broken
 					 * connection means the lock is gone */
 
@@ -88,6 +89,10 @@ struct lr_backend_ops {
 	 * database that does not exist. */
 	int	(*open)(struct lr_backend *b, struct lr_err *e);
 
+	/* One round trip that proves the server answers (`lockrun check`).
+	 * Returns 0, or -1 with e. */
+	int	(*ping)(struct lr_backend *b, struct lr_err *e);
+
 	/* The whole run decision in one round trip (lock.h, lock_acquire():
 	 * the stable key if l->ttl_ms, the slot key if l->slot_ttl_ms, a
 	 * fencing token, a history entry "ran", "skipped-held" (unless
@@ -98,8 +103,12 @@ struct lr_backend_ops {
 		    enum lock_outcome *out, struct lr_err *e);
 
 	/* Keep-alive of the stable key, without blocking: send, then
-	 * recv when fd() is readable (lock.h, lock_renew_send/_recv). */
-	int	(*renew_send)(struct lr_backend *b, struct lr_lock *l, struct lr_err *e);
+	 * recv when fd() is readable (lock.h, lock_renew_send/_recv). A
+	 * closed connection is opened again first if the backend can keep
+	 * its lock across one (Redis), within cap_ms; a session backend
+	 * fails instead (transport set): its lock went with the session. */
+	int	(*renew_send)(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
+		    struct lr_err *e);
 	int	(*renew_recv)(struct lr_backend *b, struct lr_lock *l,
 		    enum renew_outcome *out, struct lr_err *e);
 

@@ -94,9 +94,9 @@ reach(struct lr_ctx *x)
 	struct lr_err e;
 
 	fflush(stdout);
-	if (ctx_connect(x, &e) != 0 || rconn_ping(&x->conn, &e) != 0)
+	if (x->be.ops->ping(&x->be, &e) != 0)
 		ctx_die(x, &e);
-	printf("redis       %s: reachable\n", x->conn.where);
+	printf("%-11s %s: reachable\n", x->be.ops->name, x->be.where);
 	fflush(stdout);
 }
 
@@ -134,7 +134,7 @@ probe(struct lr_ctx *x)
 	if (x->t.one_server)
 		slot = schedule_slot(&x->sched, real_ms());
 	keys_build(&k, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
-	if ((n = lock_probe(&x->conn, &k, x->t.one_server == 1 && slot != (time_t)-1,
+	if ((n = x->be.ops->probe(&x->be, &k, x->t.one_server == 1 && slot != (time_t)-1,
 	    problems, sizeof(problems), &e)) < 0)
 		ctx_die(x, &e);
 	if (n == 0) {
@@ -142,7 +142,7 @@ probe(struct lr_ctx *x)
 		return 0;
 	}
 	for (char *line = strtok(problems, "\n"); line; line = strtok(NULL, "\n"))
-		lr_error("redis %s: %s", x->conn.where, line);
+		lr_error("%s %s: %s", x->be.ops->name, x->be.where, line);
 	return EX_UNAVAILABLE;
 }
 

@@ -2,6 +2,8 @@
  * line, environment, task, the config's defaults, built-in values. */
 #include <sys/utsname.h>
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,6 @@ void
 ctx_init(struct lr_ctx *x)
 {
 	memset(x, 0, sizeof(*x));
-	rconn_init(&x->conn);
 	task_init(&x->t);
 	child_init(&x->child);
 	config_init(&x->cfg);
@@ -25,7 +26,8 @@ ctx_init(struct lr_ctx *x)
 void
 ctx_free(struct lr_ctx *x)
 {
-	rconn_free(&x->conn);
+	if (x->be.ops)
+		x->be.ops->free(&x->be);
 	free(x->exec_argv);
 	x->exec_argv = NULL;
 	task_free(&x->t);
@@ -157,6 +159,64 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	return 0;
 }
 
+/* Set up the backend the URL names, with the settings every backend has. */
+static int
+ctx_backend(struct lr_ctx *x, struct lr_err *e)
+{
+	struct lr_backend_cfg c = { .url = x->redis.url, .password = x->password,
+	    .connect_timeout_ms = x->redis.connect_timeout_ms,
+	    .command_timeout_ms = x->redis.command_timeout_ms, .extra = &x->rsetup };
+
+	x->rsetup = (struct lr_redis_setup){ .url = &x->url, .password = x->password,
+	    .sentinel_password = x->sentinel_password, .tls = &x->redis.tls };
+	if (x->be.ops)
+		x->be.ops->free(&x->be);
+	return backend_init(&x->be, &c, e);
+}
+
+#ifndef LR_SQL
+#ifndef LR_LIBEXECDIR
+#define LR_LIBEXECDIR "/usr/local/libexec/lockrun"
+#endif
+
+/* The SQL backends live in lockrun-sql, a dynamically linked sibling that
+ * can dlopen() libpq or libmariadb: this static binary cannot load shared
+ * libraries, and a Redis run should not pay for the dynamic loader. Exec
+ * it, with the same arguments, from this program's directory (a build
+ * tree, or an install beside it), else from LR_LIBEXECDIR. The password
+ * variables are still set: nothing has been read yet. Returns only on
+ * failure, -1 with e = EX_UNAVAILABLE. */
+static int
+ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
+{
+	char self[PATH_MAX], path[PATH_MAX + 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			snprintf(path, sizeof(path), "%.*s/lockrun-sql", (int)(slash - self),
+			    self);
+			if (access(path, X_OK) == 0)
+				execv(path, x->argv);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/lockrun-sql", LR_LIBEXECDIR);
+	execv(path, x->argv);
+	return lr_errf(e, EX_UNAVAILABLE, "%s://: lockrun-sql, which speaks to SQL "
+	    "databases, is not beside lockrun nor in " LR_LIBEXECDIR ": %s",
+	    backend_kind(x->redis.url), strerror(errno));
+}
+#else
+static int
+ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
+{
+	(void)x, (void)e;
+	return 0;
+}
+#endif
+
 /* Where Redis is and the password, read before the task's cwd and env
  * apply: they are the command's, not lockrun's. */
 int
@@ -165,11 +225,15 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	const char *env_url = getenv("LOCKRUN_REDIS_URL");
 	struct lr_url u;
 
+	int redis;
+
 	x->redis = x->cli.redis;
 	if (x->redis.url == NULL && env_url && *env_url != '\0')
 		x->redis.url = env_url;
 	if (x->redis.url == NULL)
 		x->redis.url = x->cfg.redis.url ? x->cfg.redis.url : DEFAULT_URL;
+	redis = backend_kind(x->redis.url) == NULL ||
+	    strcmp(backend_kind(x->redis.url), "redis") == 0;
 	x->redis.tls = x->cfg.redis.tls;
 	if (x->redis.connect_timeout_ms == LR_UNSET)
 		x->redis.connect_timeout_ms = x->cfg.redis.connect_timeout_ms;
@@ -198,11 +262,14 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	x->prefix = x->cli.prefix ? x->cli.prefix :
 	    x->cfg.prefix ? x->cfg.prefix : DEFAULT_PREFIX;
 
-	if (rurl_parse(x->redis.url, &x->url, e) != 0 ||
+	if (!redis && ctx_exec_sql(x, e) != 0)	/* returns only in lockrun-sql */
+		return -1;
+	if ((redis && rurl_parse(x->redis.url, &x->url, e) != 0) ||
 	    rconn_password(x->cli.redis.password_file, x->cfg.redis.password_file,
 	    &x->url, x->password, sizeof(x->password), e) != 0 ||
 	    (x->url.nsentinels && sentinel_password(x->cfg.redis.sentinel_password_file,
-	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0))
+	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0) ||
+	    ctx_backend(x, e) != 0)
 		return -1;
 	/* the password is lockrun's, not the command's: keep it out of the
 	 * environment the command inherits (x->redis.url may point into it,
@@ -229,10 +296,5 @@ ctx_host(struct lr_ctx *x)
 int
 ctx_connect(struct lr_ctx *x, struct lr_err *e)
 {
-	if (rconn_is_open(&x->conn))
-		return 0;
-	x->conn.tls_opts = &x->redis.tls;
-	x->conn.sentinel_password = x->sentinel_password;
-	return rconn_open(&x->conn, &x->url, x->password, x->redis.connect_timeout_ms,
-	    x->redis.command_timeout_ms, e);
+	return x->be.ops->open(&x->be, e);
 }

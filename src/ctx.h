@@ -1,5 +1,5 @@
 /* ctx.h -- what every verb shares: the command line, the config, the
- * merged settings, the connection to Redis; and one way to fail. */
+ * merged settings, the backend holding the lock; and one way to fail. */
 #ifndef LR_CTX_H
 #define LR_CTX_H
 
@@ -10,7 +10,9 @@
 #include "config.h"
 #include "keys.h"
 #include "lock.h"
+#include "backend.h"
 #include "rconn.h"
+#include "redis_backend.h"
 #include "rurl.h"
 #include "schedule.h"
 #include "task.h"
@@ -20,7 +22,7 @@
 #define DEFAULT_TIMEOUT_MS	LR_COMMAND_TIMEOUT_MS
 
 /* Everything a verb holds, so every exit path can free it. The fields
- * after `conn` are the run's (run.c). */
+ * after `be` are the run's (run.c). */
 struct lr_ctx {
 	struct lr_cli		 cli;
 	struct lr_config	 cfg;		/* empty when there is no config file */
@@ -30,7 +32,9 @@ struct lr_ctx {
 	struct lr_url		 url;
 	char			 password[512];
 	char			 sentinel_password[512];	/* redis+sentinel:// */
-	struct lr_conn		 conn;
+	struct lr_redis_setup	 rsetup;	/* for a Redis backend */
+	struct lr_backend	 be;		/* where the lock lives */
+	char			**argv;		/* main()'s, for lockrun-sql */
 	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
 	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */
 	char			 host[HOST_MAX + 1];	/* ctx_host(), once known */
@@ -71,7 +75,7 @@ int	ctx_redis(struct lr_ctx *x, struct lr_err *e);
  * else "unknown". */
 const char *ctx_host(struct lr_ctx *x);
 
-/* Connect to Redis as configured. Returns 0, or -1 with e. */
+/* Connect to the backend as configured. Returns 0, or -1 with e. */
 int	ctx_connect(struct lr_ctx *x, struct lr_err *e);
 
 /* The run's lock name and the argv to exec (x->name, x->exec_argv,

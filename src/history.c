@@ -6,12 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <hiredis/hiredis.h>
-
 #include "ctx.h"
 #include "duration.h"
 #include "log.h"
-#include "rerr.h"
 #include "text.h"
 
 #define HISTORY_COUNT	20	/* entries shown without -n */
@@ -23,11 +20,12 @@ static const char *const field_names[NFIELDS] = {
 	"host", "pid", "event", "slot", "token", "status", "duration_ms", "holder",
 };
 
-/* One entry: the time of its ID (Redis's clock, the same for every host)
- * and its fields, borrowed from the reply; NULL where the entry has none. */
+/* One entry: when it was written (the server's clock, the same for every
+ * host) and its fields, borrowed from the backend's answer; NULL where the
+ * entry has none. */
 struct hist_entry {
-	long long		 ms;
-	const redisReply	*f[NFIELDS];
+	long long	 ms;
+	const char	*f[NFIELDS];
 };
 
 /* The task named on the command line: exactly one, a valid name. */
@@ -48,88 +46,40 @@ task_word(const struct lr_ctx *x, const char **name, struct lr_err *e)
 	return 0;
 }
 
-/* Fill h from one XREVRANGE element: [ "<ms>-<seq>", [field, value, ...] ].
- * Unknown fields are skipped, so a later lockrun may add some. Returns 0,
- * or -1 when the element is not shaped like a stream entry. */
-static int
-entry_parse(const redisReply *r, struct hist_entry *h)
+/* h's known fields from e; unknown ones are skipped, so a later lockrun
+ * may add some. */
+static void
+entry_fill(struct hist_entry *h, const struct lr_hist_entry *e)
 {
-	const redisReply *id, *kv;
-	char *end;
-
 	memset(h, 0, sizeof(*h));
-	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2)
-		return -1;
-	id = r->element[0];
-	kv = r->element[1];
-	if (id->type != REDIS_REPLY_STRING || kv->type != REDIS_REPLY_ARRAY ||
-	    kv->elements % 2 != 0)
-		return -1;
-	h->ms = strtoll(id->str, &end, 10);
-	if (end == id->str || *end != '-')
-		return -1;
-	for (size_t i = 0; i < kv->elements; i += 2) {
-		const redisReply *k = kv->element[i], *v = kv->element[i + 1];
-		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
-			return -1;
-		for (int f = 0; f < NFIELDS; f++)
-			if (strcmp(k->str, field_names[f]) == 0)
-				h->f[f] = v;
-	}
-	return 0;
-}
-
-/* XREVRANGE history + - COUNT n: the newest n entries, newest first.
- * Returns the reply (an array; the caller frees it), or NULL with e. */
-static redisReply *
-history_read(struct lr_conn *rc, const char *key, long long n, struct lr_err *e)
-{
-	char count[24];
-	const char *argv[] = { "XREVRANGE", key, "+", "-", "COUNT", count };
-	redisReply *r;
-	char why[400];
-
-	snprintf(count, sizeof(count), "%lld", n);
-	if ((r = rconn_command(rc, "history", 6, argv, e)) == NULL)
-		return NULL;
-	if (r->type == REDIS_REPLY_ERROR) {
-		rerr_classify(r->str, why, sizeof(why));
-		lr_errf(e, EX_UNAVAILABLE, "redis %s: history %s: %s", rc->where, key, why);
-		freeReplyObject(r);
-		return NULL;
-	}
-	if (r->type != REDIS_REPLY_ARRAY) {
-		lr_errf(e, EX_SOFTWARE, "redis %s: history %s: unexpected reply", rc->where,
-		    key);
-		freeReplyObject(r);
-		return NULL;
-	}
-	return r;
+	h->ms = e->at_ms;
+	for (int f = 0; f < NFIELDS; f++)
+		h->f[f] = fields_get(&e->fields, field_names[f]);
 }
 
 /* A field that is a plain decimal number, as the scripts write them
  * (pid, status, duration_ms): 1 with *v set, else 0. */
 static int
-field_number(const redisReply *r, long long *v)
+field_number(const char *s, long long *v)
 {
 	char *end;
 
-	if (r == NULL || r->len == 0 || r->len > 18 || r->str[0] < '0' || r->str[0] > '9')
+	if (s == NULL || *s == '\0' || strlen(s) > 18 || *s < '0' || *s > '9')
 		return 0;
-	*v = strtoll(r->str, &end, 10);
-	return end == r->str + r->len;
+	*v = strtoll(s, &end, 10);
+	return *end == '\0';
 }
 
 /* "key":"value" or "key":null. */
 static void
-json_field_str(FILE *fp, const char *key, const redisReply *v)
+json_field_str(FILE *fp, const char *key, const char *v)
 {
-	text_json_member(fp, key, v ? v->str : NULL, v ? v->len : 0);
+	text_json_member(fp, key, v, v ? strlen(v) : 0);
 }
 
 /* "key":number or "key":null (absent, or not a number). */
 static void
-json_field_num(FILE *fp, const char *key, const redisReply *v)
+json_field_num(FILE *fp, const char *key, const char *v)
 {
 	long long n;
 
@@ -196,9 +146,9 @@ row_fill(struct row *w, const struct hist_entry *h)
 	w->cell[0] = text_iso(h->ms, TEXT_ISO_MS, w->time, sizeof(w->time));
 	w->len[0] = (int)strlen(w->time);
 	for (int f = 0; f < NFIELDS; f++) {
-		const redisReply *v = h->f[f];
-		w->cell[1 + f] = v && v->len ? v->str : "-";
-		w->len[1 + f] = v && v->len ? (int)v->len : 1;
+		const char *v = h->f[f];
+		w->cell[1 + f] = v && *v ? v : "-";
+		w->len[1 + f] = v && *v ? (int)strlen(v) : 1;
 	}
 	if (field_number(h->f[F_DURATION], &d)) {
 		w->cell[1 + F_DURATION] = dur_text(d, w->dur, sizeof(w->dur));
@@ -245,33 +195,28 @@ table_print(FILE *fp, const struct row *rows, size_t n)
 		}
 }
 
-/* Print the reply's entries as JSON lines or as a table. Returns 0, or -1
- * with e. */
+/* Print the entries as JSON lines or as a table. Returns 0, or -1 with
+ * e. */
 static int
-history_print(const struct lr_ctx *x, const redisReply *r, struct lr_err *e)
+history_print(const struct lr_ctx *x, const struct lr_hist *hist, struct lr_err *e)
 {
 	struct hist_entry *h;
 	struct row *rows = NULL;
 
-	if ((h = calloc(r->elements + 1, sizeof(*h))) == NULL ||
-	    (!x->cli.json && (rows = calloc(r->elements + 1, sizeof(*rows))) == NULL)) {
+	if ((h = calloc(hist->n + 1, sizeof(*h))) == NULL ||
+	    (!x->cli.json && (rows = calloc(hist->n + 1, sizeof(*rows))) == NULL)) {
 		free(h);
 		return lr_errf(e, EX_OSERR, "out of memory");
 	}
-	for (size_t i = 0; i < r->elements; i++) {
-		if (entry_parse(r->element[i], &h[i]) != 0) {
-			free(h);
-			free(rows);
-			return lr_errf(e, EX_SOFTWARE, "redis %s: history: unexpected reply",
-			    x->conn.where);
-		}
+	for (size_t i = 0; i < hist->n; i++) {
+		entry_fill(&h[i], &hist->e[i]);
 		if (rows)
 			row_fill(&rows[i], &h[i]);
 	}
-	for (size_t i = 0; x->cli.json && i < r->elements; i++)
+	for (size_t i = 0; x->cli.json && i < hist->n; i++)
 		json_entry(stdout, &h[i]);
 	if (rows)
-		table_print(stdout, rows, r->elements);
+		table_print(stdout, rows, hist->n);
 	free(h);
 	free(rows);
 	return 0;
@@ -281,9 +226,9 @@ int
 verb_history(struct lr_ctx *x)
 {
 	struct lr_err e = { 0, "", 0 };
+	struct lr_hist hist = { 0, NULL };
 	struct lr_keys k;
 	const char *name = NULL;
-	redisReply *r;
 	int rc;
 
 	if (task_word(x, &name, &e) != 0 || ctx_redis(x, &e) != 0)
@@ -291,14 +236,15 @@ verb_history(struct lr_ctx *x)
 	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
 	if (ctx_connect(x, &e) != 0)
 		ctx_die(x, &e);
-	r = history_read(&x->conn, k.hist,
-	    x->cli.count != LR_UNSET ? x->cli.count : HISTORY_COUNT, &e);
-	if (r == NULL)
+	if (x->be.ops->history(&x->be, &k, x->cli.count != LR_UNSET ? x->cli.count :
+	    HISTORY_COUNT, &hist, &e) != 0) {
+		hist_free(&hist);
 		ctx_die(x, &e);
-	if (r->elements == 0)
+	}
+	if (hist.n == 0)
 		lr_info("no history for %s (%s is empty or gone)", name, k.hist);
-	rc = history_print(x, r, &e);
-	freeReplyObject(r);
+	rc = history_print(x, &hist, &e);
+	hist_free(&hist);
 	if (rc != 0)
 		ctx_die(x, &e);
 	if (fflush(stdout) != 0) {

@@ -54,6 +54,7 @@ main(int argc, char *argv[])
 
 	std_fds_open();
 	ctx_init(&x);
+	x.argv = argv;
 	/* the forwarded signals wait, blocked, until the command can take them */
 	if (child_signals_block(&x.sig, &e) != 0)
 		ctx_die(&x, &e);

@@ -61,29 +61,13 @@ run_log_context(const struct lr_ctx *x, long long token)
 	    x->t.one_server ? l->keys.slot_iso : NULL);
 }
 
-/* Connect, with AUTH and SELECT sent together with the acquire that
- * follows (lock_acquire() undoes an acquire they turn out not to allow). */
-static int
-connect_for_acquire(struct lr_ctx *x, struct lr_err *e)
-{
-	if (!rconn_is_open(&x->conn))
-		rconn_defer(&x->conn);
-	return ctx_connect(x, e);
-}
-
-/* Connect and try once: one round trip, AUTH and SELECT included. */
+/* Connect and try once: one round trip. */
 static int
 acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 {
 	long long sent = mono_ms();
 
-	if (connect_for_acquire(x, e) != 0)
-		return -1;
-	/* a master that a failover has demoted refuses the script before it
-	 * writes (READONLY): ask the sentinels again, once */
-	if (lock_acquire(&x->conn, &x->lock, out, e) != 0 && (!x->conn.demoted ||
-	    connect_for_acquire(x, e) != 0 ||
-	    lock_acquire(&x->conn, &x->lock, out, e) != 0))
+	if (x->be.ops->acquire(&x->be, &x->lock, out, e) != 0)
 		return -1;
 	x->acquired_at = sent;
 	return 0;
@@ -164,7 +148,7 @@ command_spec(struct lr_ctx *x)
 	    .env = x->t.env,
 	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
-	    .close_fd = rconn_fd(&x->conn), .pgid = getpgrp() };
+	    .close_fd = x->be.ops->fd(&x->be), .pgid = getpgrp() };
 }
 
 /* Say how the release went: end's status and duration go with it. */
@@ -212,24 +196,24 @@ release(struct lr_ctx *x, int status, const char *event)
 
 	end.keep_ms = x->t.min_hold_ms - end.duration_ms;
 	for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
-		if (rconn_fd(&x->conn) < 0 &&
-		    rconn_reopen(&x->conn, x->redis.connect_timeout_ms, &e) != 0)
+		if (x->be.ops->fd(&x->be) < 0 &&
+		    x->be.ops->reopen(&x->be, x->redis.connect_timeout_ms, &e) != 0)
 			continue;
-		if ((rc = lock_release(&x->conn, &x->lock, &end, &e)) < 0)
-			rconn_close(&x->conn);
+		if ((rc = x->be.ops->release(&x->be, &x->lock, &end, &e)) < 0)
+			x->be.ops->close(&x->be);
 	}
 	report_release(x, &end, rc, &e);
 	return rc;
 }
 
-/* Run the command under the lease (or with no lock: conn NULL). */
+/* Run the command under the lease (or with no lock: be NULL). */
 static int
-run_command(struct lr_ctx *x, struct lr_conn *conn, struct lr_err *e)
+run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
 {
 	struct lr_supervise s = {
 		.child = &x->child, .spec = &x->spec, .vars = &x->vars,
 		.kill_after_ms = x->t.kill_after_ms,
-		.conn = conn && x->t.renew ? conn : NULL, .lock = &x->lock,
+		.be = be && x->t.renew ? be : NULL, .lock = &x->lock,
 		.acquired_at = x->acquired_at,
 		.timeout_ms = x->t.timeout_ms, .on_lost = x->t.on_lost,
 	};
@@ -237,7 +221,7 @@ run_command(struct lr_ctx *x, struct lr_conn *conn, struct lr_err *e)
 
 	command_spec(x);
 	status = supervise(&s, e);
-	if (conn && !s.lost)	/* also when it could not start: no lock is left */
+	if (be && !s.lost)	/* also when it could not start: no lock is left */
 		release(x, status >= 0 ? status : e->status,
 		    s.timed_out ? "stopped-timeout" : "released");
 	return status;
@@ -303,7 +287,7 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 	}
 	lr_event(LOG_WARNING, "run-without-lock", NULL, "%s; running without a lock "
 	    "(on_redis_error: run)", e->msg);
-	rconn_close(&x->conn);
+	x->be.ops->close(&x->be);
 	export_env(x, 0);
 	started = mono_ms();
 	if ((status = run_command(x, NULL, e)) < 0)
@@ -324,7 +308,7 @@ unconfirmed(struct lr_ctx *x)
 	struct lr_err e;
 	int rc = release(x, EX_UNAVAILABLE, "unconfirmed");
 
-	lr_errf(&e, EX_UNAVAILABLE, "redis %s: acquire: %s; %s", x->conn.where,
+	lr_errf(&e, EX_UNAVAILABLE, "%s %s: acquire: %s; %s", x->be.ops->name, x->be.where,
 	    x->lock.unacked, !x->t.no_overlap ? "the slot stays taken" :
 	    rc < 0 ? "could not release the lock (it expires within its ttl)" :
 	    "released the lock");
@@ -379,7 +363,7 @@ verb_run(struct lr_ctx *x)
 	}
 	export_env(x, 1);
 	started = mono_ms();
-	if ((status = run_command(x, &x->conn, &e)) < 0)
+	if ((status = run_command(x, &x->be, &e)) < 0)
 		ctx_die(x, &e);
 	report_exit(x, status, started);
 	return status;

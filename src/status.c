@@ -7,21 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hiredis/hiredis.h>
-
 #include "ctx.h"
 #include "duration.h"
 #include "log.h"
-#include "rerr.h"
 #include "text.h"
 
-#define ABSENT		LLONG_MIN	/* a number Redis did not give */
+#define ABSENT		LLONG_MIN	/* a number the backend did not give */
 #define EXIT_STALE	1		/* a lock held longer than --stale-after */
 
 enum status_format { FMT_TEXT, FMT_JSON, FMT_PROM };
 
-/* One task's lock and last run, as read from Redis. Strings borrow from
- * the replies, which live as long as the struct status. */
+/* One task's lock and last run, as read from the backend. Strings borrow
+ * from the states, which live as long as the struct status. */
 struct row {
 	const char	*name;
 	int		 held;
@@ -47,37 +44,18 @@ struct status {
 	char			**owned;	/* names found with SCAN */
 	size_t			  nowned;
 	struct row		 *rows;
-	redisReply		**replies;
-	size_t			  nreplies;
+	struct lr_keys		 *keys;		/* each task's */
+	struct lr_state		 *states;	/* as the backend read them */
 	long long		  now_ms;	/* the server's clock */
 };
-
-/* Commands sent per task: GET, PTTL, HGETALL; the history count in
- * prometheus format. */
-#define PER_TASK(s)	((s)->fmt == FMT_PROM ? 4 : 3)
-
-/* KEYS[1] a task's history stream. Returns {runs, skips}: how many of the
- * entries kept record a run started (ran) and a run skipped (skipped-held,
- * skipped-slot). Reads only. record() in history.lua writes the event
- * first. */
-static const char count_lua[] =
-"local r, s = 0, 0\n"
-"for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do\n"
-"  local f = e[2]\n"
-"  if f[1] == 'event' then\n"
-"    if f[2] == 'ran' then r = r + 1\n"
-"    elseif f[2] == 'skipped-held' or f[2] == 'skipped-slot' then s = s + 1 end\n"
-"  end\n"
-"end\n"
-"return {r, s}\n";
 
 static void
 status_free(struct status *s)
 {
-	for (size_t i = 0; i < s->nreplies; i++)
-		if (s->replies[i] != NULL)
-			freeReplyObject(s->replies[i]);
-	free(s->replies);
+	for (size_t i = 0; s->states && i < s->n; i++)
+		state_free(&s->states[i]);
+	free(s->states);
+	free(s->keys);
 	for (size_t i = 0; i < s->nowned; i++)
 		free(s->owned[i]);
 	free(s->owned);
@@ -258,49 +236,25 @@ cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every task under the prefix: SCAN for prefix*, with the prefix's glob
- * characters escaped; sorted by name, each once. */
+/* Every task under the prefix, from the keys the backend lists; sorted
+ * by name, each once. */
 static int
-scan_tasks(struct status *s, struct lr_err *e)
+find_tasks(struct status *s, struct lr_err *e)
 {
-	struct lr_conn *rc = &s->x->conn;
-	char pattern[2 * KEY_PREFIX_MAX + 2], cursor[32] = "0", *p = pattern;
-	size_t cap = 0;
+	struct lr_backend *be = &s->x->be;
+	char **keys = NULL;
+	size_t nkeys = 0, cap = 0;
 	const char **names;
+	int rc = be->ops->keys(be, s->x->prefix, &keys, &nkeys, e);
 
-	for (const char *q = s->x->prefix; *q; q++) {
-		if (strchr("*?[]\\", *q))
-			*p++ = '\\';
-		*p++ = *q;
+	for (size_t i = 0; i < nkeys; i++) {
+		if (rc == 0 && add_key(s, keys[i], &cap) != 0)
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+		free(keys[i]);
 	}
-	*p++ = '*';
-	*p = '\0';
-	do {
-		const char *argv[] = { "SCAN", cursor, "MATCH", pattern, "COUNT", "1000" };
-		redisReply *r = rconn_command(rc, "SCAN", 6, argv, e);
-
-		if (r == NULL)
-			return -1;
-		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-		    r->element[0]->type != REDIS_REPLY_STRING ||
-		    r->element[1]->type != REDIS_REPLY_ARRAY) {
-			char why[400];
-			rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply",
-			    why, sizeof(why));
-			freeReplyObject(r);
-			return lr_errf(e, EX_UNAVAILABLE, "redis %s: SCAN: %s", rc->where, why);
-		}
-		snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
-		for (size_t i = 0; i < r->element[1]->elements; i++) {
-			redisReply *k = r->element[1]->element[i];
-			if (k->type == REDIS_REPLY_STRING && add_key(s, k->str, &cap) != 0) {
-				freeReplyObject(r);
-				return lr_errf(e, EX_OSERR, "out of memory");
-			}
-		}
-		freeReplyObject(r);
-	} while (strcmp(cursor, "0") != 0);
-
+	free(keys);
+	if (rc != 0)
+		return -1;
 	qsort(s->owned, s->nowned, sizeof(*s->owned), cmp_names);
 	if ((names = realloc(s->names, (s->nowned + 1) * sizeof(*names))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
@@ -311,76 +265,19 @@ scan_tasks(struct status *s, struct lr_err *e)
 	return 0;
 }
 
-/* --- one round trip ------------------------------------------------- */
-
-/* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
- * of its last-run hash, and (prometheus) the history count. Returns 0, or
- * -1 when the connection broke. */
-static int
-send_all(struct status *s)
-{
-	struct lr_conn *c = &s->x->conn;
-	struct lr_keys k;
-	const char *tv[] = { "TIME" }, *get[] = { "GET", k.stable },
-	    *pttl[] = { "PTTL", k.stable }, *hall[] = { "HGETALL", k.last },
-	    *count[] = { "EVAL", count_lua, "1", k.hist };
-	int rc = rconn_append(c, 1, tv);
-
-	for (size_t i = 0; i < s->n && rc == 0; i++) {
-		keys_build(&k, s->x->prefix, s->names[i], (time_t)-1, 0);
-		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
-		    rconn_append(c, 2, hall) != 0 ||
-		    (s->fmt == FMT_PROM && rconn_append(c, 4, count) != 0))
-			rc = -1;
-	}
-	return rc;
-}
-
-/* Send everything queued and read every reply into s->replies. Returns 0,
- * or -1 with e: Redis unreachable, or it refused a command. */
+/* Every task's state, in one round trip. */
 static int
 fetch(struct status *s, struct lr_err *e)
 {
-	struct lr_conn *rc = &s->x->conn;
-	size_t want = 1 + s->n * PER_TASK(s);
+	struct lr_backend *be = &s->x->be;
 
-	if ((s->replies = calloc(want, sizeof(*s->replies))) == NULL)
+	if ((s->keys = calloc(s->n + 1, sizeof(*s->keys))) == NULL ||
+	    (s->states = calloc(s->n + 1, sizeof(*s->states))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	if (send_all(s) != 0)
-		return rconn_fail(rc, "status", e);
-	for (size_t i = 0; i < want; i++) {
-		void *r;
-
-		if ((r = rconn_reply(rc, "status", e)) == NULL)
-			return -1;
-		s->replies[s->nreplies++] = r;
-		if (((redisReply *)r)->type == REDIS_REPLY_ERROR) {
-			char why[400];
-			size_t task = (i - 1) / PER_TASK(s);
-			rerr_classify(((redisReply *)r)->str, why, sizeof(why));
-			return lr_errf(e, EX_UNAVAILABLE, "redis %s: status%s%s: %s", rc->where,
-			    i ? " " : "", i ? s->names[task] : "", why);
-		}
-	}
-	return 0;
-}
-
-/* The server's clock from TIME's reply, in ms. */
-static int
-server_time(struct status *s, struct lr_err *e)
-{
-	redisReply *r = s->replies[0];
-	long long sec, usec;
-
-	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-	    r->element[0]->type != REDIS_REPLY_STRING ||
-	    r->element[1]->type != REDIS_REPLY_STRING ||
-	    (sec = number(r->element[0]->str)) == ABSENT ||
-	    (usec = number(r->element[1]->str)) == ABSENT)
-		return lr_errf(e, EX_UNAVAILABLE, "redis %s: TIME: unexpected reply",
-		    s->x->conn.where);
-	s->now_ms = sec * 1000 + usec / 1000;
-	return 0;
+	for (size_t i = 0; i < s->n; i++)
+		keys_build(&s->keys[i], s->x->prefix, s->names[i], (time_t)-1, 0);
+	return be->ops->states(be, s->keys, s->n, s->fmt == FMT_PROM, s->states,
+	    &s->now_ms, e);
 }
 
 /* --- reading the replies -------------------------------------------- */
@@ -398,9 +295,9 @@ read_holder(struct row *w, const char *value)
 	w->since_ms = iso_ms(start);
 }
 
-/* The last-run hash, field by field. */
+/* The last-run record, field by field. */
 static void
-read_last(struct row *w, const redisReply *h)
+read_last(struct row *w, const struct lr_fields *h)
 {
 	static const struct { const char *f; size_t off; } nums[] = {
 		{ "pid", offsetof(struct row, l_pid) },
@@ -412,15 +309,10 @@ read_last(struct row *w, const redisReply *h)
 		{ "success_ms", offsetof(struct row, success_ms) },
 	};
 
-	w->has_last = h->elements > 0;
-	for (size_t i = 0; i + 1 < h->elements; i += 2) {
-		const char *f = h->element[i]->str, *v = h->element[i + 1]->str;
+	w->has_last = h->n > 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const char *f = h->f[i], *v = h->v[i];
 
-		/* the scripts write an empty slot (and nothing else empty)
-		 * when there is none: the same as no field */
-		if (h->element[i]->type != REDIS_REPLY_STRING ||
-		    h->element[i + 1]->type != REDIS_REPLY_STRING || *v == '\0')
-			continue;
 		if (strcmp(f, "event") == 0)
 			w->l_event = v;
 		else if (strcmp(f, "host") == 0)
@@ -433,13 +325,13 @@ read_last(struct row *w, const redisReply *h)
 	}
 }
 
-/* Fill row i from its replies. The hold started at the last run's start
+/* Fill row i from its state. The hold started at the last run's start
  * (the server's clock) when that run is the holder, else at the start
  * the holder wrote in the value (its own clock). */
 static void
 read_row(struct status *s, size_t i)
 {
-	redisReply **r = s->replies + 1 + i * PER_TASK(s);
+	const struct lr_state *r = &s->states[i];
 	struct row *w = &s->rows[i];
 	long long stale = s->x->cli.stale_after_ms;
 
@@ -447,13 +339,12 @@ read_row(struct status *s, size_t i)
 	    .since_ms = ABSENT, .held_ms = ABSENT, .ttl_ms = ABSENT, .l_pid = ABSENT,
 	    .l_token = ABSENT, .l_start = ABSENT, .l_end = ABSENT, .l_status = ABSENT,
 	    .l_duration = ABSENT, .success_ms = ABSENT, .runs = ABSENT, .skips = ABSENT };
-	if (r[2]->type == REDIS_REPLY_ARRAY)
-		read_last(w, r[2]);
-	if (r[0]->type == REDIS_REPLY_STRING) {
+	read_last(w, &r->last);
+	if (r->value != NULL) {
 		w->held = 1;
-		read_holder(w, r[0]->str);
-		if (r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= 0)
-			w->ttl_ms = r[1]->integer;
+		read_holder(w, r->value);
+		if (r->ttl_ms >= 0)
+			w->ttl_ms = r->ttl_ms;
 		if (w->has_last && w->token != ABSENT && w->l_token == w->token &&
 		    w->l_start != ABSENT)
 			w->since_ms = w->l_start;
@@ -461,11 +352,9 @@ read_row(struct status *s, size_t i)
 			w->held_ms = s->now_ms > w->since_ms ? s->now_ms - w->since_ms : 0;
 		w->stale = stale != LR_UNSET && w->held_ms != ABSENT && w->held_ms > stale;
 	}
-	if (s->fmt == FMT_PROM && r[3]->type == REDIS_REPLY_ARRAY && r[3]->elements == 2 &&
-	    r[3]->element[0]->type == REDIS_REPLY_INTEGER &&
-	    r[3]->element[1]->type == REDIS_REPLY_INTEGER) {
-		w->runs = r[3]->element[0]->integer;
-		w->skips = r[3]->element[1]->integer;
+	if (s->fmt == FMT_PROM && r->runs >= 0) {
+		w->runs = r->runs;
+		w->skips = r->skips;
 	}
 }
 
@@ -790,18 +679,13 @@ status_run(struct status *s, struct lr_err *e)
 
 	if (choose_format(s, e) != 0 || list_tasks(s, e) != 0 || ctx_redis(x, e) != 0)
 		return -1;
-	/* SCAN lists one node's keys: a cluster has to be told the names */
-	if (x->url.cluster && x->cfg.path == NULL && s->n == 0)
-		return lr_errf(e, EX_USAGE, "status: on a Redis Cluster, name the tasks "
-		    "(lockrun status TASK...) or give a config that lists them; lockrun "
-		    "does not scan every node");
 	if (ctx_connect(x, e) != 0)
 		return -1;
-	if (x->cfg.path == NULL && s->n == 0 && scan_tasks(s, e) != 0)
+	if (x->cfg.path == NULL && s->n == 0 && find_tasks(s, e) != 0)
 		return -1;
 	if ((s->rows = calloc(s->n + 1, sizeof(*s->rows))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	if (fetch(s, e) != 0 || server_time(s, e) != 0)
+	if (fetch(s, e) != 0)
 		return -1;
 	for (size_t i = 0; i < s->n; i++)
 		read_row(s, i);

@@ -11,7 +11,6 @@
 #include "guard.h"
 #include "lease.h"
 #include "log.h"
-#include "sentinel.h"
 #include "supervise.h"
 #include "task.h"
 
@@ -52,13 +51,39 @@ stop(struct loop *l, long long kill_at)
 	child_stop(l->ch, SIGTERM);
 }
 
+/* Someone else may run now: stop at once, not at the lease's end. */
+static void
+lock_lost(struct loop *l, long long now, const char *why)
+{
+	struct lr_supervise *s = l->s;
+
+	l->renewing = 0;
+	l->in_flight = -1;
+	s->lost = 1;
+	lr_event(LOG_ERR, "lost", NULL, "LOST LOCK %s: %s; %s", s->lock->keys.stable, why,
+	    s->on_lost == ON_LOST_TERM ? "stopping the command (on_lost: term)" :
+	    "the command goes on unprotected (on_lost: ignore)");
+	if (s->on_lost == ON_LOST_TERM)
+		stop(l, now + s->kill_after_ms);
+}
+
 static void
 renew_failed(struct loop *l, long long now, const struct lr_err *e)
 {
+	char why[600];
+
+	/* a session lock went with its connection: the database frees it as
+	 * soon as it notices, and another run may take it then */
+	if (e->transport && l->s->be->ops->session) {
+		l->s->be->ops->close(l->s->be);
+		snprintf(why, sizeof(why), "the session that held it is gone (%s)", e->msg);
+		lock_lost(l, now, why);
+		return;
+	}
 	snprintf(l->last_err, sizeof(l->last_err), "%s", e->msg);
 	/* an unanswered request poisons the stream; an error reply does not */
 	if (e->transport)
-		rconn_close(l->s->conn);
+		l->s->be->ops->close(l->s->be);
 	l->in_flight = -1;
 	l->next_renew = now + lease_retry_delay(&l->lease);
 }
@@ -72,22 +97,15 @@ renew_send(struct loop *l, long long now)
 	    s->on_lost == ON_LOST_TERM ? lease_term_at(&l->lease) : NEVER;
 	long long cap = signal_at == NEVER ? NEVER : signal_at - now;
 
-	/* through Sentinel: go where the sentinels say the master is now */
-	sentinel_recheck(s->conn, cap);
-	/* reconnect, but never block past the next point at which the
+	/* a reconnect may not block past the next point at which the
 	 * command must be signalled: SIGTERM, or SIGKILL once stopping */
-	if (rconn_fd(s->conn) < 0 && rconn_reopen(s->conn, cap, &e) != 0) {
-		renew_failed(l, now, &e);
-		return;
-	}
-	if (lock_renew_send(s->conn, s->lock, &e) != 0) {
+	if (s->be->ops->renew_send(s->be, s->lock, cap, &e) != 0) {
 		renew_failed(l, now, &e);
 		return;
 	}
 	now = mono_ms();	/* after a reconnect, which may have taken a while */
 	l->in_flight = now;
-	l->reply_by = now + min2(s->conn->command_timeout_ms, l->lease.ttl / 3);
-	s->conn->read_by = l->reply_by;	/* a cluster redirect connects by then */
+	l->reply_by = now + min2(s->be->cfg.command_timeout_ms, l->lease.ttl / 3);
 }
 
 /* The master renewed the key but too few replicas acknowledged it: a
@@ -102,7 +120,7 @@ renew_unacked(struct loop *l, long long now)
 	struct lr_supervise *s = l->s;
 	struct lr_err e;
 
-	lr_errf(&e, EX_UNAVAILABLE, "redis %s: renew: %s", s->conn->where,
+	lr_errf(&e, EX_UNAVAILABLE, "%s %s: renew: %s", s->be->ops->name, s->be->where,
 	    s->lock->unacked);
 	if (!l->unacked_said)
 		lr_event(LOG_WARNING, "renew-unconfirmed", NULL, "%s: %s; the lease is not "
@@ -117,7 +135,7 @@ renew_recv(struct loop *l, long long now)
 	struct lr_supervise *s = l->s;
 	enum renew_outcome out;
 	struct lr_err e;
-	int rc = lock_renew_recv(s->conn, s->lock, &out, &e);
+	int rc = s->be->ops->renew_recv(s->be, s->lock, &out, &e);
 
 	if (rc == 0)
 		return;
@@ -126,18 +144,9 @@ renew_recv(struct loop *l, long long now)
 		return;
 	}
 	if (out == RENEW_LOST || out == RENEW_LOST_LATER) {
-		/* someone else runs now: stop at once, not at the lease's end */
-		l->renewing = 0;
-		s->lost = 1;
-		lr_event(LOG_ERR, "lost", NULL, "LOST LOCK %s: %s; %s", s->lock->keys.stable,
-		    out == RENEW_LOST ? "another run holds it now" :
+		lock_lost(l, now, out == RENEW_LOST ? "another run holds it now" :
 		    "it was freed and a later token drawn since (another run took it, "
-		    "or lockrun unlock freed it)",
-		    s->on_lost == ON_LOST_TERM ?
-		    "stopping the command (on_lost: term)" :
-		    "the command goes on unprotected (on_lost: ignore)");
-		if (s->on_lost == ON_LOST_TERM)
-			stop(l, now + s->kill_after_ms);
+		    "or lockrun unlock freed it)");
 		return;
 	}
 	if (out == RENEW_UNCONFIRMED) {
@@ -152,8 +161,8 @@ renew_recv(struct loop *l, long long now)
 		lr_event(LOG_WARNING, "retaken", NULL, "%s had vanished from Redis (restart "
 		    "without persistence, or deleted); took it back", s->lock->keys.stable);
 	if (l->doubt_said)
-		lr_event(LOG_WARNING, "redis-back", NULL, "%s: Redis answers again; lease "
-		    "renewed%s", s->lock->keys.stable,
+		lr_event(LOG_WARNING, "redis-back", NULL, "%s: %s answers again; lease "
+		    "renewed%s", s->lock->keys.stable, s->be->ops->title,
 		    l->stopping ? ", but the command is already being stopped" : "");
 	l->doubt_said = 0;
 	l->lease.confirmed = l->in_flight;
@@ -175,15 +184,15 @@ lease_in_doubt(struct loop *l, long long now)
 	l->doubt_said = 1;
 	duration_format(lease_deadline(&l->lease) - now, left, sizeof(left));
 	if (s->on_lost == ON_LOST_TERM) {
-		lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: Redis has not "
+		lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: %s has not "
 		    "confirmed the lease (%s); stopping the command before it ends in %s "
-		    "(on_lost: term)", s->lock->keys.stable,
+		    "(on_lost: term)", s->lock->keys.stable, s->be->ops->title,
 		    l->last_err[0] ? l->last_err : "no answer", left);
 		stop(l, lease_kill_at(&l->lease));
 	} else
-		lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: Redis has not "
+		lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: %s has not "
 		    "confirmed the lease (%s); it ends in %s, the command goes on "
-		    "(on_lost: ignore)", s->lock->keys.stable,
+		    "(on_lost: ignore)", s->lock->keys.stable, s->be->ops->title,
 		    l->last_err[0] ? l->last_err : "no answer", left);
 }
 
@@ -196,8 +205,8 @@ due(struct loop *l, long long now)
 	if (l->renewing) {
 		if (l->in_flight >= 0 && now >= l->reply_by) {
 			struct lr_err e;
-			lr_errf(&e, EX_UNAVAILABLE, "redis %s: renew: no answer within %lldms",
-			    l->s->conn->where, l->reply_by - l->in_flight);
+			lr_errf(&e, EX_UNAVAILABLE, "%s %s: renew: no answer within %lldms",
+			    l->s->be->ops->name, l->s->be->where, l->reply_by - l->in_flight);
 			e.transport = 1;
 			renew_failed(l, now, &e);
 		}
@@ -232,10 +241,10 @@ finish_renewal(struct loop *l)
 {
 	while (l->in_flight >= 0) {
 		long long now = mono_ms();
-		struct pollfd pfd = { .fd = rconn_fd(l->s->conn), .events = POLLIN };
+		struct pollfd pfd = { .fd = l->s->be->ops->fd(l->s->be), .events = POLLIN };
 
 		if (now >= l->reply_by || poll(&pfd, 1, (int)(l->reply_by - now)) <= 0) {
-			rconn_close(l->s->conn);	/* no answer: a new connection */
+			l->s->be->ops->close(l->s->be);	/* no answer: a new connection */
 			return;
 		}
 		renew_recv(l, mono_ms());
@@ -248,7 +257,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 	struct loop l = { .s = s, .in_flight = -1, .kill_at = NEVER, .timeout_at = NEVER };
 	int ended = 0;
 
-	l.renewing = s->conn != NULL && s->lock != NULL && s->lock->ttl_ms > 0;
+	l.renewing = s->be != NULL && s->lock != NULL && s->lock->ttl_ms > 0;
 	l.lease.ttl = s->lock ? s->lock->ttl_ms : 0;
 	l.lease.kill_after = s->kill_after_ms;
 	l.lease.confirmed = s->acquired_at;
@@ -263,7 +272,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 		long long next = due(&l, mono_ms()), now = mono_ms();	/* due() may block */
 		struct pollfd pfd[3] = {
 			{ .fd = l.ch->sfd, .events = POLLIN },
-			{ .fd = l.in_flight >= 0 ? rconn_fd(s->conn) : -1, .events = POLLIN },
+			{ .fd = l.in_flight >= 0 ? s->be->ops->fd(s->be) : -1, .events = POLLIN },
 			{ .fd = l.ch->ctl, .events = POLLIN },
 		};
 		int wait = next == NEVER ? -1 : (int)(next > now ? min2(next - now, 1 << 30) : 0);

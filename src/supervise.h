@@ -5,8 +5,8 @@
 #include "duration.h"
 #include "child.h"
 #include "err.h"
+#include "backend.h"
 #include "lock.h"
-#include "rconn.h"
 
 struct lr_supervise {
 	/* in */
@@ -14,7 +14,7 @@ struct lr_supervise {
 	const struct lr_child_spec *spec;	/* the command */
 	const struct lr_vars	 *vars;		/* the LOCKRUN_ variables */
 	long long		  kill_after_ms;
-	struct lr_conn		 *conn;		/* NULL: nothing to renew */
+	struct lr_backend	 *be;		/* NULL: nothing to renew */
 	struct lr_lock		 *lock;
 	long long		  acquired_at;	/* mono_ms() when the acquire was sent */
 	long long		  timeout_ms;	/* 0: none */
@@ -27,7 +27,7 @@ struct lr_supervise {
 
 /* Start the command and wait for it (with kill_mode tree, for its whole
  * process tree), in one poll(2) loop without threads: forward signals,
- * renew the lease every ttl/3 (conn != NULL), stop the command when the
+ * renew the lease every ttl/3 (be != NULL), stop the command when the
  * lock is lost or the lease runs out unconfirmed (on_lost: term) or
  * --timeout passes, and reap it. Returns the exit status for lockrun (the
  * command's, 128+N, or 124 on timeout), or -1 with e when the command

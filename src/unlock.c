@@ -6,12 +6,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <hiredis/hiredis.h>
-
 #include "ctx.h"
 #include "duration.h"
 #include "log.h"
-#include "rerr.h"
 
 /* What to free: the task's keys, and which of them. */
 struct target {
@@ -91,48 +88,6 @@ target_parse(const struct lr_ctx *x, struct target *t, struct lr_err *e)
 	keys_build(&t->k, x->prefix, t->name, (time_t)-1, 60000);
 	t->key = t->k.stable;
 	return 0;
-}
-
-/* The key's value and what is left of its TTL, in one round trip (GET and
- * PTTL, pipelined). Returns 1 held (value in buf[n], *pttl in ms, -1 when
- * it never expires), 0 free, -1 with e. */
-static int
-holder_read(struct lr_conn *rc, const char *key, char *buf, size_t n,
-    long long *pttl, struct lr_err *e)
-{
-	const char *get[] = { "GET", key }, *ttl[] = { "PTTL", key };
-	redisReply *r[2] = { NULL, NULL };
-	char why[400];
-	int held = -1;
-
-	if (rconn_append(rc, 2, get) != 0 || rconn_append(rc, 2, ttl) != 0) {
-		rconn_fail(rc, "unlock", e);
-		goto out;
-	}
-	if ((r[0] = rconn_reply(rc, "unlock", e)) == NULL ||
-	    (r[1] = rconn_reply(rc, "unlock", e)) == NULL)
-		goto out;
-	for (int i = 0; i < 2; i++)
-		if (r[i]->type == REDIS_REPLY_ERROR) {
-			rerr_classify(r[i]->str, why, sizeof(why));
-			lr_errf(e, EX_UNAVAILABLE, "redis %s: unlock %s: %s", rc->where, key, why);
-			goto out;
-		}
-	if (r[0]->type == REDIS_REPLY_NIL) {
-		held = 0;
-		goto out;
-	}
-	if (r[0]->type != REDIS_REPLY_STRING || r[1]->type != REDIS_REPLY_INTEGER) {
-		lr_errf(e, EX_SOFTWARE, "redis %s: unlock %s: unexpected reply", rc->where, key);
-		goto out;
-	}
-	snprintf(buf, n, "%s", r[0]->str);
-	*pttl = r[1]->integer;
-	held = 1;
-out:
-	freeReplyObject(r[0]);
-	freeReplyObject(r[1]);
-	return held;
 }
 
 /* s with control bytes as '?': a value set by hand cannot drive the
@@ -216,7 +171,7 @@ unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
 	int rc;
 
 	snprintf(who, sizeof(who), "%s %ld", ctx_host(x), (long)getpid());
-	rc = lock_unlock(&x->conn, &t->k, t->key, shown, who, x->t.history,
+	rc = x->be.ops->unlock(&x->be, &t->k, t->key, shown, who, x->t.history,
 	    x->t.history_ttl_ms, freed, sizeof(freed), &e);
 	if (rc < 0)
 		ctx_die(x, &e);
@@ -247,7 +202,7 @@ verb_unlock(struct lr_ctx *x)
 	if (ctx_redis(x, &e) != 0 || target_parse(x, &t, &e) != 0 ||
 	    settings(x, t.name, &e) != 0 || ctx_connect(x, &e) != 0)
 		ctx_die(x, &e);
-	if ((held = holder_read(&x->conn, t.key, value, sizeof(value), &pttl, &e)) < 0)
+	if ((held = x->be.ops->peek(&x->be, t.key, value, sizeof(value), &pttl, &e)) < 0)
 		ctx_die(x, &e);
 	if (held == 0) {
 		printf("%s is free: nothing to unlock\n", t.key);
