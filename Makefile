@@ -10,6 +10,8 @@
 VERSION = 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+# lockrun-sql, which lockrun execs for mysql:// and postgres:// URLs
+LIBEXECDIR ?= $(PREFIX)/libexec/lockrun
 MANDIR ?= $(PREFIX)/share/man
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -47,6 +49,7 @@ TLS_MOD = $(shell $(PKG_CONFIG) --exists openssl 2>/dev/null && echo openssl)
 LIB_MODS = hiredis yaml-0.1 $(TLS_MOD)
 LR_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(SAN) -MMD -MP -I$(B) -Isrc \
 	-DLOCKRUN_VERSION='"$(VERSION)"' $(if $(TLS_MOD),-DLR_TLS) \
+	-DLR_LIBEXECDIR='"$(LIBEXECDIR)"' \
 	$(shell $(PKG_CONFIG) --cflags $(LIB_MODS))
 # lockrun is linked statically by default, libc and OpenSSL included: no
 # ld.so work and no shared libraries mapped on every cron start (make
@@ -88,6 +91,15 @@ PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cl
 CORE = $(PURE) yamltree config cli log tls rconn sentinel rcluster lock backend redis_backend \
 	child guard supervise check ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
+# lockrun-sql: the same program with the SQL backends, linked against a
+# shared libc so that it can dlopen() libpq or libmariadb (a static binary
+# cannot). Only ctx.o and backend.o differ (-DLR_SQL): lockrun execs it for
+# SQL URLs, lockrun-sql does not. Its other libraries are static, as
+# LINK=libs links them.
+SQL_BIN = $(dir $(BIN))lockrun-sql
+SQL_CFLAGS = -DLR_SQL $(shell $(PKG_CONFIG) --cflags libpq libmariadb 2>/dev/null)
+SQL_OBJS = $(filter-out $(B)/ctx.o $(B)/backend.o,$(CORE_OBJS)) $(B)/sql/ctx.o \
+	$(B)/sql/backend.o $(B)/sql/pg.o $(B)/sql/mysql.o $(B)/main.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
 INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
@@ -110,6 +122,10 @@ $(B)/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
 
+$(B)/sql/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LR_CFLAGS) $(SQL_CFLAGS) $(CFLAGS) -c -o $@ $<
+
 # Criterion's eq(str, ...) takes char *, so string literals may not be const here.
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -121,6 +137,9 @@ $(B)/tests/%.o: tests/%.c
 # a run).
 $(BIN): $(CORE_OBJS) $(B)/main.o
 	$(CC) $(SAN) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(LR_LIBS)
+
+$(SQL_BIN): $(SQL_OBJS)
+	$(CC) $(SAN) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(if $(SAN),$(TEST_DYN_LIBS),$(LIBS_STATIC)) -ldl
 
 # The same program with a shared libc, for the tests that preload a
 # library into lockrun (libfaketime, the fault shim): a static binary
@@ -195,13 +214,14 @@ install: $(BIN)
 	install -m 644 man/lockrun.yaml.5 $(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/lockrun $(DESTDIR)$(MANDIR)/man1/lockrun.1 \
+	rm -f $(DESTDIR)$(BINDIR)/lockrun $(DESTDIR)$(LIBEXECDIR)/lockrun-sql \
+		$(DESTDIR)$(MANDIR)/man1/lockrun.1 \
 		$(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
 
 lint:
 	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5
 
 clean:
-	rm -rf build lockrun
+	rm -rf build lockrun lockrun-sql
 
--include $(wildcard $(B)/*.d $(B)/tests/*.d $(B)/tests/*/*.d)
+-include $(wildcard $(B)/*.d $(B)/sql/*.d $(B)/tests/*.d $(B)/tests/*/*.d)
