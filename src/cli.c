@@ -66,6 +66,7 @@ static const struct {
 	{ { "ttl",		required_argument,	NULL, OPT_TTL }, RUN },
 	{ { "every",		required_argument,	NULL, OPT_EVERY }, RUN },
 	{ { "conflict-exit",	required_argument,	NULL, 'E' }, RUN },
+	{ { "url",		required_argument,	NULL, OPT_REDIS }, ALL },
 	{ { "redis",		required_argument,	NULL, OPT_REDIS }, ALL },
 	{ { "password-file",	required_argument,	NULL, OPT_PASSWORD_FILE }, ALL },
 	{ { "connect-timeout",	required_argument,	NULL, OPT_CONNECT_TIMEOUT }, ALL },
@@ -119,9 +120,12 @@ cli_verb_name(enum lr_verb v)
 static const char common_usage[] =
 "  -c, --config FILE        config file (default: $LOCKRUN_CONFIG, else\n"
 "                           /etc/lockrun/lockrun.yaml if it exists)\n"
-"      --redis URL          redis://[user[:password]@]host[:port][/db] or\n"
-"                           unix://[user@]/path[?db=N] (default $LOCKRUN_REDIS_URL,\n"
-"                           the config, redis://127.0.0.1:6379/0)\n"
+"      --url URL            where the lock lives: redis://[user[:password]@]host\n"
+"                           [:port][/db], unix://[user@]/path[?db=N], rediss://,\n"
+"                           redis+sentinel://, redis+cluster://, postgres://,\n"
+"                           mysql:// (default $LOCKRUN_URL, $LOCKRUN_REDIS_URL,\n"
+"                           the config, redis://127.0.0.1:6379/0); --redis URL\n"
+"                           is the same\n"
 "      --password-file FILE read the Redis password from FILE\n"
 "      --connect-timeout DURATION, --command-timeout DURATION  (default 2s)\n"
 "      --prefix STR         key prefix (default \"lockrun:\")\n"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "config.h"
 #include "cron.h"
 #include "duration.h"
@@ -164,12 +165,33 @@ check_wait_timeout(struct walk *w, const struct yt_node *n, const struct lr_redi
 	    "timeout (%s)", a, b);
 }
 
+/* url: (or redis.url:), where the lock lives. A Redis URL is checked
+ * here; a SQL one (postgres://, mysql://) by lockrun-sql, which has the
+ * client library that reads it. */
+static int
+set_url(struct walk *w, const struct yt_node *v, const char *what, const char **url)
+{
+	char *s = (char *)*url;
+	const char *kind;
+	struct lr_url u;
+	struct lr_err ue;
+
+	if (*url != NULL)
+		return bad(w, v, "%s: the URL is given twice (url and redis.url)", what);
+	if (set_string(w, v, what, &s) != 0)
+		return -1;
+	*url = s;
+	kind = backend_kind(s);
+	if ((kind == NULL || strcmp(kind, "redis") == 0) && rurl_parse(s, &u, &ue) != 0)
+		return bad(w, v, "%s: %s", what, ue.msg +
+		    (strncmp(ue.msg, "redis URL: ", 11) == 0 ? 11 : 0));
+	return 0;
+}
+
 static int
 parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 {
-	struct lr_url u;
-	struct lr_err ue;
-	char *url = (char *)r->url, *file = (char *)r->password_file;
+	char *file = (char *)r->password_file;
 	char *sfile = (char *)r->sentinel_password_file;
 	const struct yt_node *wait_timeout = NULL;
 
@@ -179,13 +201,9 @@ parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 		const struct yt_node *k = map->kids[i], *v = map->kids[i + 1];
 		int rc;
 
-		if (strcmp(k->value, "url") == 0) {
-			if ((rc = set_string(w, v, "redis.url", &url)) == 0 &&
-			    rurl_parse(url, &u, &ue) != 0)
-				rc = bad(w, v, "redis.url: %s", ue.msg +
-				    (strncmp(ue.msg, "redis URL: ", 11) == 0 ? 11 : 0));
-			r->url = url;
-		} else if (strcmp(k->value, "password_file") == 0) {
+		if (strcmp(k->value, "url") == 0)
+			rc = set_url(w, v, "redis.url", &r->url);
+		else if (strcmp(k->value, "password_file") == 0) {
 			rc = set_string(w, v, "redis.password_file", &file);
 			r->password_file = file;
 		} else if (strcmp(k->value, "sentinel_password_file") == 0) {
@@ -410,6 +428,8 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 
 		if (strcmp(k->value, "redis") == 0)
 			rc = parse_redis(w, v, &cfg->redis);
+		else if (strcmp(k->value, "url") == 0)
+			rc = set_url(w, v, "url", &cfg->redis.url);
 		else if (strcmp(k->value, "prefix") == 0) {
 			if ((rc = set_string(w, v, "prefix", &cfg->prefix)) == 0 &&
 			    (why = key_prefix_problem(cfg->prefix)) != NULL)

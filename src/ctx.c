@@ -159,6 +159,19 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	return 0;
 }
 
+/* Does url carry a password (scheme://user:password@...)? */
+static int
+url_has_password(const char *url)
+{
+	const char *p = strstr(url, "://"), *at;
+
+	if (p == NULL)
+		return 0;
+	p += 3;
+	at = p + strcspn(p, "@/?");
+	return *at == '@' && memchr(p, ':', (size_t)(at - p)) != NULL;
+}
+
 /* Set up the backend the URL names, with the settings every backend has. */
 static int
 ctx_backend(struct lr_ctx *x, struct lr_err *e)
@@ -222,12 +235,12 @@ ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
 int
 ctx_redis(struct lr_ctx *x, struct lr_err *e)
 {
-	const char *env_url = getenv("LOCKRUN_REDIS_URL");
-	struct lr_url u;
-
+	const char *env_url = getenv("LOCKRUN_URL");
 	int redis;
 
 	x->redis = x->cli.redis;
+	if (env_url == NULL || *env_url == '\0')
+		env_url = getenv("LOCKRUN_REDIS_URL");
 	if (x->redis.url == NULL && env_url && *env_url != '\0')
 		x->redis.url = env_url;
 	if (x->redis.url == NULL)
@@ -276,9 +289,10 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	 * but it was parsed above) */
 	unsetenv("LOCKRUN_REDIS_PASSWORD");
 	unsetenv("LOCKRUN_SENTINEL_PASSWORD");
-	if (env_url && rurl_parse(env_url, &u, NULL) == 0 && u.password[0] != '\0')
+	if (env_url && url_has_password(env_url)) {
+		unsetenv("LOCKRUN_URL");
 		unsetenv("LOCKRUN_REDIS_URL");
-	explicit_bzero(&u, sizeof(u));
+	}
 	return 0;
 }
 

@@ -215,7 +215,9 @@ bad_scheme(const char *url, struct lr_err *e)
 
 	if (n > 0 && strncmp(url + n, "://", 3) == 0)
 		return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db], "
-		    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://..., got \"%.*s...\"", (int)n, url);
+		    "rediss://..., unix:///path[?db=N], redis+sentinel://..., "
+		    "redis+cluster://..., postgres://... or mysql://..., got \"%.*s...\"",
+		    (int)n, url);
 	return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db], "
 	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://...");
 }

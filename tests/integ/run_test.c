@@ -582,3 +582,52 @@ Test(run, a_script_without_a_shebang_is_found_in_the_tasks_path)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "ran from the task's PATH\n"));
 }
+
+/* --url names where the lock lives for every backend; --redis, the older
+ * name, is the same option, and so are $LOCKRUN_URL and the config's
+ * top-level url:. */
+Test(run, url_option_env_and_config_twin_reach_the_same_redis)
+{
+	const char *env[] = { NULL, NULL };
+	char var[200], body[256];
+	struct result r;
+
+	LR(&r, "--url", fx.url, "-k", "u1", "--", "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	snprintf(var, sizeof(var), "LOCKRUN_URL=%s", fx.url);
+	env[0] = var;
+	lr_run_env(&r, env, (const char *const[]){ "-k", "u2", "--", "true", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	snprintf(body, sizeof(body), "url: %s\ntasks:\n  u3:\n    command: \"true\"\n", fx.url);
+	{
+		FILE *fp = fopen(scratch("url.yaml"), "w");
+		cr_assert(fp != NULL);
+		fputs(body, fp);
+		fclose(fp);
+	}
+	LR(&r, "-c", scratch("url.yaml"), "-t", "u3");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, key_exists("lockrun:{u1}:last"), 1), "u1 ran on this server");
+	cr_assert(eq(int, key_exists("lockrun:{u2}:last"), 1), "u2 ran on this server");
+	cr_assert(eq(int, key_exists("lockrun:{u3}:last"), 1), "u3 ran on this server");
+}
+
+Test(run, a_sql_url_without_lockrun_sql_beside_is_69_and_runs_nothing)
+{
+	struct result r;
+	char copy[300], cmd[700];
+
+	/* a copy of lockrun alone in a directory: no lockrun-sql beside it */
+	snprintf(copy, sizeof(copy), "%s", scratch("alone"));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s %s/lockrun", copy,
+	    getenv("LOCKRUN_BIN"), copy);
+	cr_assert(eq(int, system(cmd), 0));
+	strcat(copy, "/lockrun");
+	setenv("LOCKRUN_BIN", copy, 1);
+	LR(&r, "--url", "postgres://u@127.0.0.1:1/db", "--", "touch", scratch("ran"));
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(matches(r.err, "^lockrun: postgres://: lockrun-sql, which speaks to SQL "
+	    "databases, is not beside lockrun nor in [^ ]+: No such file or directory\n$"),
+	    "%s", r.err);
+	cr_assert(eq(int, access(scratch("ran"), F_OK), -1), "the command did not run");
+}

@@ -136,7 +136,7 @@ BAD(url_sentinel_no_master,
 BAD(sentinel_password_file_list,
     "bad/sentinel_password_file_list.yaml:2:27: redis.sentinel_password_file: expected a string, got a list")
 BAD(url_wrong_scheme,
-    "bad/url_wrong_scheme.yaml:2:8: redis.url: expected redis://host[:port][/db], rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://..., got \"http...\"")
+    "bad/url_wrong_scheme.yaml:2:8: redis.url: expected redis://host[:port][/db], rediss://..., unix:///path[?db=N], redis+sentinel://..., redis+cluster://..., postgres://... or mysql://..., got \"http...\"")
 BAD(kill_after_too_long,
     "bad/kill_after_too_long.yaml:4:3: tasks.t: kill_after 2s must be at most a third of ttl 3s (a lost lock must be stopped before the lease ends)")
 BAD(defaults_with_shell,

@@ -125,7 +125,7 @@ Test(rurl, where_never_shows_credentials)
 Test(rurl, rejects_malformed_urls)
 {
 	parse_bad("http://h", "redis URL: expected redis://host[:port][/db], "
-	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://..., got \"http...\"");
+	    "rediss://..., unix:///path[?db=N], redis+sentinel://..., redis+cluster://..., postgres://... or mysql://..., got \"http...\"");
 	parse_bad("redis://", "redis URL: no host (expected redis://host[:port][/db])");
 	parse_bad("redis://h:0", "redis URL: port must be a number from 1 to 65535");
 	parse_bad("redis://h:65536", "redis URL: port must be a number from 1 to 65535");
@@ -216,7 +216,7 @@ Test(rurl, scheme_errors_do_not_echo_the_password)
 {
 	bad_secret("rediss://:s3cr3t@h:0", "redis URL: port must be a number from 1 to 65535");
 	bad_secret("http://u:s3cr3t@h", "redis URL: expected redis://host[:port][/db], "
-	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://..., got \"http...\"");
+	    "rediss://..., unix:///path[?db=N], redis+sentinel://..., redis+cluster://..., postgres://... or mysql://..., got \"http...\"");
 	/* no scheme: perhaps the password itself, given where the URL goes */
 	bad_secret("s3cr3t", "redis URL: expected redis://host[:port][/db], "
 	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://...");
