@@ -62,12 +62,7 @@ entry_fill(struct hist_entry *h, const struct lr_hist_entry *e)
 static int
 field_number(const char *s, long long *v)
 {
-	char *end;
-
-	if (s == NULL || *s == '\0' || strlen(s) > 18 || *s < '0' || *s > '9')
-		return 0;
-	*v = strtoll(s, &end, 10);
-	return *end == '\0';
+	return s != NULL && *s != '-' && text_decimal(s, v) == 0;
 }
 
 /* "key":"value" or "key":null. */

@@ -1,7 +1,6 @@
 /* redis_backend.c -- the lock in Redis, behind backend.h: the scripts of
  * lock.c for a run, and the reads of status, history and unlock (GET,
  * PTTL, HGETALL, XREVRANGE, SCAN), each in one round trip. */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "redis_backend.h"
 #include "rerr.h"
 #include "sentinel.h"
+#include "text.h"
 
 struct redis_impl {
 	struct lr_conn		conn;
@@ -232,19 +232,6 @@ name_of(const char *stable, char *buf, size_t n)
 	snprintf(buf, n, "%.*s", (int)len, open ? open + 1 : "");
 }
 
-/* A decimal integer, all of s; LLONG_MIN otherwise. */
-static long long
-decimal(const char *s)
-{
-	char *end;
-	long long v;
-
-	if (s == NULL || *s == '\0')
-		return LLONG_MIN;
-	v = strtoll(s, &end, 10);
-	return *end == '\0' ? v : LLONG_MIN;
-}
-
 /* One task's state from its replies: GET, PTTL, HGETALL[, the count]. */
 static int
 state_read(redisReply **r, int counts, struct lr_state *s)
@@ -279,8 +266,8 @@ server_ms(const struct lr_backend *b, const redisReply *r, long long *now_ms,
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 	    r->element[0]->type != REDIS_REPLY_STRING ||
 	    r->element[1]->type != REDIS_REPLY_STRING ||
-	    (sec = decimal(r->element[0]->str)) == LLONG_MIN ||
-	    (usec = decimal(r->element[1]->str)) == LLONG_MIN)
+	    text_decimal(r->element[0]->str, &sec) != 0 ||
+	    text_decimal(r->element[1]->str, &usec) != 0)
 		return lr_errf(e, EX_UNAVAILABLE, "redis %s: TIME: unexpected reply",
 		    b->where);
 	*now_ms = sec * 1000 + usec / 1000;

@@ -122,13 +122,9 @@ iso_ms(const char *s)
 static long long
 number(const char *s)
 {
-	char *end;
 	long long v;
 
-	if (s == NULL || (*s != '-' && (*s < '0' || *s > '9')))
-		return ABSENT;
-	v = strtoll(s, &end, 10);
-	return *end == '\0' && v != LLONG_MIN && v != LLONG_MAX ? v : ABSENT;
+	return text_decimal(s, &v) == 0 && v != ABSENT ? v : ABSENT;
 }
 
 /* --- which tasks ---------------------------------------------------- */

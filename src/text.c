@@ -1,6 +1,9 @@
-/* text.c -- text that other programs read: JSON strings, made valid
- * whatever bytes they hold, and ISO 8601 UTC times; pure, libc only. */
+/* text.c -- text that other programs read or write: JSON strings, made
+ * valid whatever bytes they hold, ISO 8601 UTC times, decimal numbers;
+ * pure, libc only. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -147,4 +150,20 @@ text_iso(long long ms, enum text_iso_unit unit, char *buf, size_t n)
 		snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
 		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 	return buf;
+}
+
+int
+text_decimal(const char *s, long long *v)
+{
+	char *end;
+	long long n;
+
+	if (s == NULL || (*s != '-' && (*s < '0' || *s > '9')))
+		return -1;
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (end == s || *end != '\0' || errno == ERANGE)
+		return -1;
+	*v = n;
+	return 0;
 }

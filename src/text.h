@@ -1,5 +1,6 @@
-/* text.h -- text that other programs read: JSON strings, made valid
- * whatever bytes they hold, and ISO 8601 UTC times; pure, libc only. */
+/* text.h -- text that other programs read or write: JSON strings, made
+ * valid whatever bytes they hold, ISO 8601 UTC times, and the decimal
+ * numbers servers send back; pure, libc only. */
 #ifndef LR_TEXT_H
 #define LR_TEXT_H
 
@@ -42,5 +43,9 @@ void	text_json_member(FILE *fp, const char *key, const char *s, size_t len);
  * never reads the time zone. TEXT_ISO_MAX bytes always suffice. Returns
  * buf. */
 char	*text_iso(long long ms, enum text_iso_unit unit, char *buf, size_t n);
+
+/* Is all of s a decimal integer ("-" allowed first; no space, no "+")
+ * that fits a long long? 0 with *v set, else -1. */
+int	text_decimal(const char *s, long long *v);
 
 #endif

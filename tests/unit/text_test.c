@@ -234,3 +234,27 @@ Test(text, iso_fits_in_text_iso_max_at_the_extremes)
 	text_iso(LLONG_MIN, TEXT_ISO_MS, buf, sizeof(buf));
 	cr_assert(strlen(buf) < TEXT_ISO_MAX, "%s", buf);
 }
+
+Test(text, decimal_takes_all_of_a_signed_integer)
+{
+	long long v = 0;
+
+	cr_assert(eq(int, text_decimal("0", &v), 0));
+	cr_assert(eq(i64, v, 0));
+	cr_assert(eq(int, text_decimal("-42", &v), 0));
+	cr_assert(eq(i64, v, -42));
+	cr_assert(eq(int, text_decimal("9223372036854775807", &v), 0));
+	cr_assert(eq(i64, v, LLONG_MAX));
+}
+
+Test(text, decimal_refuses_anything_else)
+{
+	const char *bad[] = { "", "-", "+1", " 1", "1 ", "12a", "0x10", "1.5",
+	    "9223372036854775808", "-9223372036854775809" };
+	long long v = 7;
+
+	cr_assert(eq(int, text_decimal(NULL, &v), -1));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert(eq(int, text_decimal(bad[i], &v), -1), "\"%s\"", bad[i]);
+	cr_assert(eq(i64, v, 7), "*v is left alone");
+}
