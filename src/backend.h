@@ -106,9 +106,11 @@ struct lr_backend_ops {
 	 * recv when fd() is readable (lock.h, lock_renew_send/_recv). A
 	 * closed connection is opened again first if the backend can keep
 	 * its lock across one (Redis), within cap_ms; a session backend
-	 * fails instead (transport set): its lock went with the session. */
+	 * fails instead (transport set): its lock went with the session.
+	 * The caller waits wait_ms for the answer; a backend that may have
+	 * to follow a redirect meanwhile (Redis Cluster) does so within it. */
 	int	(*renew_send)(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
-		    struct lr_err *e);
+		    long long wait_ms, struct lr_err *e);
 	int	(*renew_recv)(struct lr_backend *b, struct lr_lock *l,
 		    enum renew_outcome *out, struct lr_err *e);
 

@@ -83,11 +83,9 @@ redis_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 
 static int
 redis_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
-    struct lr_err *e)
+    long long wait_ms, struct lr_err *e)
 {
 	struct lr_conn *c = conn_of(b);
-	long long wait = c->command_timeout_ms < l->ttl_ms / 3 ?
-	    c->command_timeout_ms : l->ttl_ms / 3;
 
 	/* through Sentinel: go where the sentinels say the master is now */
 	sentinel_recheck(c, cap_ms);
@@ -96,7 +94,7 @@ redis_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	sync_where(b);
 	if (lock_renew_send(c, l, e) != 0)
 		return -1;
-	c->read_by = mono_ms() + wait;	/* a cluster redirect connects by then */
+	c->read_by = mono_ms() + wait_ms;	/* a cluster redirect connects by then */
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* supervise.c -- the wait loop: one poll(2) over the signalfd and, while a
- * renewal is in flight, the Redis socket, with a timeout computed from the
- * next thing due (renewal, retry, stop, SIGKILL, --timeout). */
+ * renewal is in flight, the backend's socket, with a timeout computed from
+ * the next thing due (renewal, retry, stop, SIGKILL, --timeout). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -96,16 +96,17 @@ renew_send(struct loop *l, long long now)
 	long long signal_at = l->stopping ? l->kill_at :
 	    s->on_lost == ON_LOST_TERM ? lease_term_at(&l->lease) : NEVER;
 	long long cap = signal_at == NEVER ? NEVER : signal_at - now;
+	long long wait = min2(s->be->cfg.command_timeout_ms, l->lease.ttl / 3);
 
 	/* a reconnect may not block past the next point at which the
 	 * command must be signalled: SIGTERM, or SIGKILL once stopping */
-	if (s->be->ops->renew_send(s->be, s->lock, cap, &e) != 0) {
+	if (s->be->ops->renew_send(s->be, s->lock, cap, wait, &e) != 0) {
 		renew_failed(l, now, &e);
 		return;
 	}
 	now = mono_ms();	/* after a reconnect, which may have taken a while */
 	l->in_flight = now;
-	l->reply_by = now + min2(s->be->cfg.command_timeout_ms, l->lease.ttl / 3);
+	l->reply_by = now + wait;
 }
 
 /* The master renewed the key but too few replicas acknowledged it: a
@@ -158,8 +159,9 @@ renew_recv(struct loop *l, long long now)
 		    "the renewals again", s->lock->keys.stable);
 	l->unacked_said = 0;
 	if (out == RENEW_RETAKEN)
-		lr_event(LOG_WARNING, "retaken", NULL, "%s had vanished from Redis (restart "
-		    "without persistence, or deleted); took it back", s->lock->keys.stable);
+		lr_event(LOG_WARNING, "retaken", NULL, "%s had vanished from %s (restart "
+		    "without persistence, or deleted); took it back", s->lock->keys.stable,
+		    s->be->ops->title);
 	if (l->doubt_said)
 		lr_event(LOG_WARNING, "redis-back", NULL, "%s: %s answers again; lease "
 		    "renewed%s", s->lock->keys.stable, s->be->ops->title,
