@@ -235,7 +235,7 @@ ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
 int
 ctx_redis(struct lr_ctx *x, struct lr_err *e)
 {
-	const char *env_url = getenv("LOCKRUN_URL");
+	const char *env_url = getenv("LOCKRUN_URL"), *kind;
 	int redis;
 
 	x->redis = x->cli.redis;
@@ -245,8 +245,8 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 		x->redis.url = env_url;
 	if (x->redis.url == NULL)
 		x->redis.url = x->cfg.redis.url ? x->cfg.redis.url : DEFAULT_URL;
-	redis = backend_kind(x->redis.url) == NULL ||
-	    strcmp(backend_kind(x->redis.url), "redis") == 0;
+	kind = backend_kind(x->redis.url);
+	redis = kind == NULL || strcmp(kind, "redis") == 0;	/* else it is SQL */
 	x->redis.tls = x->cfg.redis.tls;
 	if (x->redis.connect_timeout_ms == LR_UNSET)
 		x->redis.connect_timeout_ms = x->cfg.redis.connect_timeout_ms;
