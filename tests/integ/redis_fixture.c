@@ -874,12 +874,19 @@ fail:
 	return -1;
 }
 
+/* halt_all(), then remove each fixture's temp dir. */
+static void
+stop_all(struct redis_fixture f[], size_t n)
+{
+	halt_all(f, n);
+	for (size_t i = 0; i < n; i++)
+		fixture_rmdir(f[i].dir);
+}
+
 void
 sentinel_stop(struct sentinel_group *g)
 {
-	halt_all(g->node, SENTINELS);
-	for (int i = 0; i < SENTINELS; i++)
-		fixture_rmdir(g->node[i].dir);
+	stop_all(g->node, SENTINELS);
 }
 
 const char *
@@ -1073,9 +1080,7 @@ fail:
 void
 cluster_stop(struct cluster_fixture *c)
 {
-	halt_all(c->node, CLUSTER_NODES);
-	for (int i = 0; i < CLUSTER_NODES; i++)
-		fixture_rmdir(c->node[i].dir);
+	stop_all(c->node, CLUSTER_NODES);
 }
 
 const char *

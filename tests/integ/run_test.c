@@ -589,8 +589,9 @@ Test(run, a_script_without_a_shebang_is_found_in_the_tasks_path)
 Test(run, url_option_env_and_config_twin_reach_the_same_redis)
 {
 	const char *env[] = { NULL, NULL };
-	char var[200], body[256];
+	char var[200];
 	struct result r;
+	FILE *fp;
 
 	LR(&r, "--url", fx.url, "-k", "u1", "--", "true");
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
@@ -598,13 +599,10 @@ Test(run, url_option_env_and_config_twin_reach_the_same_redis)
 	env[0] = var;
 	lr_run_env(&r, env, (const char *const[]){ "-k", "u2", "--", "true", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
-	snprintf(body, sizeof(body), "url: %s\ntasks:\n  u3:\n    command: \"true\"\n", fx.url);
-	{
-		FILE *fp = fopen(scratch("url.yaml"), "w");
-		cr_assert(fp != NULL);
-		fputs(body, fp);
-		fclose(fp);
-	}
+	fp = fopen(scratch("url.yaml"), "w");
+	cr_assert(fp != NULL);
+	fprintf(fp, "url: %s\ntasks:\n  u3:\n    command: \"true\"\n", fx.url);
+	fclose(fp);
 	LR(&r, "-c", scratch("url.yaml"), "-t", "u3");
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	cr_assert(eq(int, key_exists("lockrun:{u1}:last"), 1), "u1 ran on this server");
