@@ -101,7 +101,8 @@ CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
 INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
-FIXTURE_OBJ = $(B)/tests/redis_fixture.o
+# The fixtures the bench and the demo link too (without Criterion).
+FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o
 SHIM = $(B)/tests/shim.so
 
 .PHONY: all check unit integ deps demo bench install uninstall clean lint
@@ -157,7 +158,7 @@ $(SHIM): tests/integ/shim.c
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -MMD -MP -fPIC -shared $(CFLAGS) $(LDFLAGS) \
 		-o $@ $< -ldl
 
-$(FIXTURE_OBJ): tests/integ/redis_fixture.c
+$(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
 
