@@ -21,13 +21,23 @@ PKG_CONFIG ?= pkg-config
 # OpenSSL (libssl-dev) for rediss://. The test fixtures run sentinels as
 # `redis-server CONF --sentinel` (so no redis-sentinel package), build
 # clusters and speak TLS with redis-cli (redis-tools), and make their
-# certificates with openssl.
+# certificates with openssl. The SQL backends link libpq and MariaDB
+# Connector/C; the SQL fixtures run initdb, postgres, psql and pg_isready
+# (from /usr/lib/postgresql/N/bin: Debian keeps them off PATH), and
+# mariadb-install-db, mariadbd (in /usr/sbin), mariadb and mariadb-admin.
 DEB_PKGS = build-essential pkg-config libhiredis-dev libyaml-dev libcriterion-dev \
-	redis-server redis-tools openssl libssl-dev util-linux faketime tzdata
-# What `make deps` checks for, as commands and pkg-config modules.
-DEP_CMDS = cc make pkg-config redis-server redis-cli openssl flock faketime
-DEP_FILES = /usr/share/zoneinfo/America/New_York
-DEP_MODS = hiredis yaml-0.1 criterion openssl
+	redis-server redis-tools openssl libssl-dev util-linux faketime tzdata \
+	postgresql postgresql-client libpq-dev libpq5 \
+	mariadb-server mariadb-client libmariadb-dev libmariadb3
+# What `make deps` checks for, as commands, files (globs allowed: an
+# unmatched one counts as missing) and pkg-config modules.
+DEP_CMDS = cc make pkg-config redis-server redis-cli openssl flock faketime \
+	mariadb mariadb-admin mariadb-install-db
+DEP_FILES = /usr/share/zoneinfo/America/New_York \
+	/usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/postgres \
+	/usr/lib/postgresql/*/bin/psql /usr/lib/postgresql/*/bin/pg_isready \
+	/usr/sbin/mariadbd
+DEP_MODS = hiredis yaml-0.1 criterion openssl libpq libmariadb
 
 ifeq ($(SANITIZE),1)
 B = build/asan
@@ -103,7 +113,8 @@ SQL_OBJS = $(filter-out $(B)/ctx.o $(B)/backend.o,$(CORE_OBJS)) $(B)/sql/ctx.o \
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
 INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
-FIXTURE_OBJ = $(B)/tests/redis_fixture.o
+# The fixtures the bench and the demo link too (without Criterion).
+FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o
 SHIM = $(B)/tests/shim.so
 
 .PHONY: all check unit integ deps demo bench install uninstall clean lint
@@ -166,7 +177,7 @@ $(SHIM): tests/integ/shim.c
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -MMD -MP -fPIC -shared $(CFLAGS) $(LDFLAGS) \
 		-o $@ $< -ldl
 
-$(FIXTURE_OBJ): tests/integ/redis_fixture.c
+$(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
 

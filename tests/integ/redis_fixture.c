@@ -51,11 +51,10 @@ words_add(struct words *a, const char *const list[])
 }
 #define WORDS(a, ...) words_add((a), (const char *const[]){ __VA_ARGS__, NULL })
 
-/* A port the kernel just handed out on 127.0.0.1; free again once closed.
- * Another process may take it before redis-server binds it: the server
- * then exits, and start_server() tries another. */
-static int
-free_port(void)
+/* Another process may take the port before redis-server binds it: the
+ * server then exits, and start_on_free_port() tries another. */
+int
+fixture_free_port(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(a);
@@ -426,10 +425,10 @@ tls_words(struct cmdline *c, const struct server_opts *o)
 static int
 bus_words(struct cmdline *c, const struct redis_fixture *f)
 {
-	int bus = free_port();
+	int bus = fixture_free_port();
 
 	while (bus == f->port)
-		bus = free_port();
+		bus = fixture_free_port();
 	if (bus < 0) {
 		fprintf(stderr, "redis_fixture: no free port for a cluster bus\n");
 		return -1;
@@ -474,7 +473,7 @@ start_on_free_port(struct redis_fixture *f, build_fn *build, const void *arg)
 	for (int attempt = 0; attempt < 5; attempt++) {
 		struct cmdline c = { .a = { .n = 0 } };
 
-		if ((f->port = free_port()) < 0)
+		if ((f->port = fixture_free_port()) < 0)
 			continue;
 		snprintf(c.port, sizeof(c.port), "%d", f->port);
 		snprintf(f->url, sizeof(f->url), "redis://127.0.0.1:%d", f->port);

@@ -135,6 +135,10 @@ int	cluster_node_for_key(const struct cluster_fixture *c, const char *key);
 /* Milliseconds on the monotonic clock, for deadlines in tests and tools. */
 long long fixture_ms(void);
 
+/* A port the kernel just handed out on 127.0.0.1, free again once this
+ * returns (so another process may take it first), or -1. */
+int	fixture_free_port(void);
+
 /* A new temp dir, /tmp/lockrun-test.XXXXXX, in buf (n >= 64). Returns 0
  * or -1 (and prints why). */
 int	fixture_tempdir(char *buf, size_t n);
