@@ -525,14 +525,11 @@ pg_conn_write(struct lr_backend *b, const char *what, const char *sql, int n,
 	char state[6];
 	PGresult *res = run(b, what, sql, n, params, state, e);
 
-	fprintf(stderr, "DEBUG state=[%s] %s\n", state, e ? e->msg : "");
 	if (res == NULL && strcmp(state, "42P01") == 0) {	/* undefined_table */
 		if ((res = run(b, "create tables", pg_sql_ddl, -1, NULL, state, e)) == NULL)
 			return NULL;
-		fprintf(stderr, "DEBUG ddl ok\n");
 		pq.clear(res);
 		res = run(b, what, sql, n, params, state, e);
-		fprintf(stderr, "DEBUG retry %p [%s] %s\n", (void*)res, state, e->msg);
 	}
 	return res;
 }
