@@ -489,7 +489,9 @@ pg_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 {
 	long long ms = b->cfg.connect_timeout_ms;
 
-	return pg_conn_open(b, cap_ms >= 0 && cap_ms < ms ? cap_ms : ms, e);
+	if (cap_ms < 1)
+		cap_ms = 1;	/* as for Redis: a try, if a hopeless one */
+	return pg_conn_open(b, cap_ms < ms ? cap_ms : ms, e);
 }
 
 static void

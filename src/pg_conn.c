@@ -42,6 +42,7 @@ static const struct {
 } syms[] = {
 	SYM(connect_start, "PQconnectStartParams"), SYM(connect_poll, "PQconnectPoll"),
 	SYM(conninfo_parse, "PQconninfoParse"), SYM(conninfo_free, "PQconninfoFree"),
+	SYM(freemem, "PQfreemem"),
 	SYM(status, "PQstatus"), SYM(socket, "PQsocket"), SYM(host, "PQhost"),
 	SYM(port, "PQport"), SYM(error_message, "PQerrorMessage"),
 	SYM(set_verbosity, "PQsetErrorVerbosity"),
@@ -68,9 +69,12 @@ pg_conn_load(struct lr_err *e)
 		return lr_errf(e, EX_UNAVAILABLE, "postgres://: cannot load " LIBPQ " (Debian: "
 		    "apt-get install libpq5): %s", dlerror());
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		if ((f = dlsym(h, syms[i].name)) == NULL)
-			return lr_errf(e, EX_UNAVAILABLE, "postgres://: cannot load " LIBPQ
+		if ((f = dlsym(h, syms[i].name)) == NULL) {
+			lr_errf(e, EX_UNAVAILABLE, "postgres://: cannot load " LIBPQ
 			    " (Debian: apt-get install libpq5): %s", dlerror());
+			dlclose(h);
+			return -1;
+		}
 		memcpy((char *)&pq + syms[i].off, &f, sizeof(f));
 	}
 	loaded = 1;
@@ -109,8 +113,26 @@ where_set(struct lr_backend *b, const char *host, const char *port)
 		snprintf(b->where, sizeof(b->where), "%s:%s", host, port);
 }
 
+/* Whether url holds a password: user:password@ or password=. */
+static int
+has_password(const char *url)
+{
+	const char *auth = strstr(url, "://"), *at, *colon;
+
+	if (strstr(url, "password=") != NULL)
+		return 1;
+	if (auth == NULL)
+		return 0;
+	auth += 3;
+	at = auth + strcspn(auth, "@/?");
+	colon = auth + strcspn(auth, ":@/?");
+	return *at == '@' && colon < at;
+}
+
 /* libpq parses the URL itself; here only to refuse a malformed one before
- * any connection, and to name the server in messages. */
+ * any connection, and to name the server in messages. libpq quotes the
+ * part it could not parse, which may be the password: with one in the
+ * URL, the message ends before the quote. */
 int
 pg_conn_where(struct lr_backend *b, struct lr_err *e)
 {
@@ -120,7 +142,14 @@ pg_conn_where(struct lr_backend *b, struct lr_err *e)
 
 	if ((o = pq.conninfo_parse(b->cfg.url, &why)) == NULL) {
 		one_line(line, sizeof(line), why ? why : "out of memory");
-		free(why);	/* PQfreemem is free(3) on Unix */
+		if (why != NULL)
+			pq.freemem(why);
+		if (has_password(b->cfg.url)) {
+			line[strcspn(line, "\"")] = '\0';
+			one_line(line, sizeof(line), line);
+			if (line[0] != '\0' && line[strlen(line) - 1] == ':')
+				line[strlen(line) - 1] = '\0';
+		}
 		return lr_errf(e, EX_USAGE, "postgres URL: %s", line);
 	}
 	for (PQconninfoOption *p = o; p->keyword != NULL; p++) {

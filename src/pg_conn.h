@@ -15,6 +15,7 @@ struct pg_api {
 	__typeof__(PQconnectPoll)		*connect_poll;
 	__typeof__(PQconninfoParse)		*conninfo_parse;
 	__typeof__(PQconninfoFree)		*conninfo_free;
+	__typeof__(PQfreemem)			*freemem;
 	__typeof__(PQstatus)			*status;
 	__typeof__(PQsocket)			*socket;
 	__typeof__(PQhost)			*host;
