@@ -308,7 +308,8 @@ const char pg_sql_release[] =
  * the holder's session lock (pg_terminate_backend would; lockrun does
  * not kill sessions): the fence moves past the holder's token, so its
  * next keep-alive finds the row gone and a later token (lost later),
- * lets the session lock go and stops its command. */
+ * lets the session lock go and stops its command. The fence row is
+ * locked before the key's row, in the order acquire locks them. */
 const char pg_sql_unlock[] =
 	"WITH a AS (SELECT $1::text AS key, $2::text AS fence, $3::text AS hist, "
 	"$4::text AS last, $5::boolean AS stable, $6::oid AS hi, $7::oid AS lo, "
@@ -319,9 +320,9 @@ const char pg_sql_unlock[] =
 	"d AS (SELECT (SELECT t.v FROM lockrun_keys t WHERE t.k = a.key AND (used.yes OR "
 	"(coalesce(t.expires_ms > a.now_ms, true) AND (NOT a.stable "
 	"OR t.boot IS DISTINCT FROM a.boot)))) AS v FROM a, used), "
-	"gone AS (DELETE FROM lockrun_keys t USING a, d WHERE d.v = a.expect AND t.k = a.key "
-	"AND t.v = a.expect RETURNING t.v), "
-	"fence AS (" FENCE_UPSERT("a, gone") "), "
+	"fence AS (" FENCE_UPSERT("a, d WHERE d.v = a.expect") " RETURNING 1), "
+	"gone AS (DELETE FROM lockrun_keys t USING a WHERE EXISTS (SELECT 1 FROM fence) "
+	"AND t.k = a.key AND t.v = a.expect RETURNING t.v), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, "
 	"token, holder) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, 'unlocked', a.host, "
 	"a.pid, a.slot_iso, " HOLDER_TOKEN("gone.v") ", " HOLDER_BY("gone.v") " "
