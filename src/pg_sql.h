@@ -1,0 +1,49 @@
+/* pg_sql.h -- the SQL the PostgreSQL backend (pg.c) sends, and the pure
+ * helpers that turn lockrun's values into its parameters; libc only. */
+#ifndef LR_PG_SQL_H
+#define LR_PG_SQL_H
+
+#include <stddef.h>
+
+/* The tables, created on first use (several statements: simple query). */
+extern const char pg_sql_ddl[];
+
+/* One statement each, sent with parameters ($1 ...); pg.c lists them. */
+extern const char pg_sql_acquire[];
+extern const char pg_sql_renew[];
+extern const char pg_sql_release[];
+extern const char pg_sql_unlock[];
+extern const char pg_sql_peek[];
+extern const char pg_sql_states[];
+extern const char pg_sql_keys[];
+extern const char pg_sql_history[];
+extern const char pg_sql_probe[];
+extern const char pg_sql_now[];
+
+/* The session lock of a stable key: key_hash64() as the signed bigint
+ * pg_try_advisory_lock() takes, and its two halves as pg_locks shows them
+ * (classid the high 32 bits, objid the low, both unsigned oids). */
+struct pg_lockid {
+	char	id[24];
+	char	hi[12];
+	char	lo[12];
+};
+
+void	pg_sql_lockid(const char *key, struct pg_lockid *x);
+
+/* v[0..n) as a PostgreSQL array literal, {"a","b\"c"}: each element
+ * quoted, with '"' and '\' escaped. Returns a malloc'd string, or NULL
+ * when out of memory. */
+char	*pg_sql_array(const char *const *v, size_t n);
+
+/* A LIKE pattern matching every string that starts with prefix: '\', '%'
+ * and '_' escaped with '\' (LIKE's default escape), then '%'. Returns a
+ * malloc'd string, or NULL when out of memory. */
+char	*pg_sql_like_prefix(const char *prefix);
+
+/* The slot a slot key names, as the history records it: a key ending in
+ * ":slot:20261121T1745Z" or ":slot:20261121T174502Z" gives
+ * "2026-11-21T17:45:00Z" or "2026-11-21T17:45:02Z"; any other key "". */
+void	pg_sql_slot_iso(const char *key, char *buf, size_t n);
+
+#endif
