@@ -84,7 +84,8 @@ TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
-PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster
+PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster \
+	sqlurl
 CORE = $(PURE) yamltree config cli log tls rconn sentinel rcluster lock child guard supervise check \
 	ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
