@@ -15,6 +15,7 @@ static const char *const last_fields[] = { "event", "host", "pid", "slot", "toke
     "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
 static const char *const hist_fields[] = { "event", "host", "pid", "slot", "token",
     "holder", "status", "duration_ms" };
+/* in this order: bits 0, 1, 2 of uses[].tables */
 static const char *const tables[] = { "lockrun_keys", "lockrun_history",
     "lockrun_last" };
 
@@ -357,14 +358,17 @@ value_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	return 0;
 }
 
-/* What a run does to each table, as statements that match no row: the
- * server still checks the privilege (and the read-only mode). */
+/* What a run does to the tables, as statements that match no row: the
+ * server still checks the privilege (and the read-only mode). tables[]
+ * has the bit of each table the statement is for: history rows are never
+ * updated. */
 static const struct use {
 	const char	*verb, *head, *mid, *tail;	/* head TABLE [mid TABLE] tail */
+	unsigned	 tables;
 } uses[] = {
-	{ "INSERT", "INSERT INTO ", " SELECT * FROM ", " WHERE 1 = 0" },
-	{ "UPDATE", "UPDATE ", NULL, " SET expires_ms = expires_ms WHERE 1 = 0" },
-	{ "DELETE", "DELETE FROM ", NULL, " WHERE 1 = 0" },
+	{ "INSERT", "INSERT INTO ", " SELECT * FROM ", " WHERE 1 = 0", 7 },
+	{ "UPDATE", "UPDATE ", NULL, " SET expires_ms = expires_ms WHERE 1 = 0", 5 },
+	{ "DELETE", "DELETE FROM ", NULL, " WHERE 1 = 0", 7 },
 };
 
 /* The tables exist (or can be created) and take what a run does to them:
@@ -398,6 +402,8 @@ probe_tables(struct lr_backend *b, char *buf, size_t n, int *count, struct lr_er
 		}
 		for (size_t i = 0; i < NELEM(uses); i++) {
 			const struct use *u = &uses[i];
+			if (!(u->tables & 1u << t))
+				continue;
 			snprintf(sql, sizeof(sql), "%s%s%s%s%s", u->head, tables[t],
 			    u->mid ? u->mid : "", u->mid ? tables[t] : "", u->tail);
 			if ((rc = try_sql(b, sql, NULL, NULL, why, sizeof(why), e)) < 0)
