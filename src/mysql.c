@@ -290,12 +290,16 @@ my_fd(const struct lr_backend *b)
 	return db ? (int)my_api.get_socket(db) : -1;
 }
 
+/* The client library counts its timeouts in whole seconds: a cap below
+ * one second still waits up to one. */
 static int
 my_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 {
 	long long ct = b->cfg.connect_timeout_ms;
 
-	return my_connect(b, cap_ms > 0 && cap_ms < ct ? cap_ms : ct, e);
+	if (cap_ms < 1)
+		cap_ms = 1;
+	return my_connect(b, cap_ms < ct ? cap_ms : ct, e);
 }
 
 static void

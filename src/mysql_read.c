@@ -462,7 +462,7 @@ my_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *bu
 		problem(buf, n, &count, "cannot ask whether the server is read-only: %s%s\n",
 		    why, "");
 	if (on)
-		problem(buf, n, &count, "this server is read-only (read_only%s); point "
+		problem(buf, n, &count, "this server is read-only (read_only%s is ON); point "
 		    "lockrun at the primary%s\n", m->mariadb ? "" : " or super_read_only", "");
 	if (probe_tables(b, buf, n, &count, e) != 0 ||
 	    probe_fence(b, k, buf, n, &count, e) != 0)

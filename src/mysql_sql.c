@@ -16,8 +16,12 @@
  * - The first statement that reads a table names all three, so a missing
  *   table (ER_NO_SUCH_TABLE) stops the string before anything is written;
  *   mysql.c then creates them on a new connection and sends it again.
- * - The server stops at the first failing statement; the answer is the
- *   SELECT at the end, so an answer means everything before it ran.
+ * - The server stops at the first failing statement. Each operation's
+ *   answer is one SELECT: the statements before it decide and take or
+ *   free the lock, so an answer means all of them ran. The history, the
+ *   last-run row and the cleanup come after it (BOOKKEEPING), and a
+ *   failure there costs only the bookkeeping, as with history.lua's pcall
+ *   (`lockrun check` names a missing privilege).
  * - GET_LOCK() counts: a session that takes a name twice must free it
  *   twice. acquire takes it once and gives it back on every path but
  *   "acquired"; mysql.c closes the connection on any error, which frees it
@@ -97,6 +101,12 @@ const char MY_SQL_SESSION_MYSQL[] =
 "    WHERE n > @cap), NULL);\n" \
 "DELETE FROM lockrun_history WHERE k = @hist AND id <= @cut;\n"
 
+/* Marks where an operation's answer ends: what follows is the history and
+ * the last-run row, bookkeeping that must never fail the lock (as
+ * history.lua's pcall): mysql.c takes the answer and ignores an error
+ * behind it. Empty: it is for the reader. */
+#define BOOKKEEPING ""
+
 /* Opens the other two tables with the first read of lockrun_keys (see
  * the rules above); yields NULL. */
 #define TOUCH_TABLES \
@@ -141,11 +151,12 @@ const char MY_SQL_ACQUIRE[] =
 "  ON DUPLICATE KEY UPDATE v = @val, expires_ms = @now + @ttl, boot = @lr_boot;\n"
 "SET @rel := IF(@got = 1 AND NOT @won, RELEASE_LOCK(@name), NULL),\n"
 "    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv,\n"
-"        (SELECT v FROM lockrun_keys WHERE k = @slot)))),\n"
-"    @event := IF(@won, 'ran', IF(@held, 'skipped-held', 'skipped-slot')),\n"
+"        (SELECT v FROM lockrun_keys WHERE k = @slot))));\n"
+"SELECT IF(@won, 1, IF(@held, 0, 2)), IF(@won, @toks, @hv);\n"
+BOOKKEEPING
+"SET @event := IF(@won, 'ran', IF(@held, 'skipped-held', 'skipped-slot')),\n"
 "    @rec := @cap > 0 AND (@won OR NOT @held OR @say_held),\n"
-"    @status := NULL, @dur := NULL;\n"
-"SET " HOLDER_OF ";\n"
+"    @status := NULL, @dur := NULL, " HOLDER_OF ";\n"
 "SET @htok := IF(@won, @toks, @htok);\n"
 RECORD
 /* a new run; the last success is kept until the next (acquire.lua) */
@@ -155,17 +166,17 @@ RECORD
 "  ON DUPLICATE KEY UPDATE success_ms = IF(expires_ms > @now, success_ms, NULL),\n"
 "    event = 'running', host = @host, pid = @pid, slot = NULLIF(@slot_iso, ''),\n"
 "    token = @toks, start_ms = CAST(@now AS CHAR), end_ms = NULL, status = NULL,\n"
-"    duration_ms = NULL, expires_ms = @now + @hist_ttl;\n"
-"SELECT IF(@won, 1, IF(@held, 0, 2)), IF(@won, @toks, @hv)";
+"    duration_ms = NULL, expires_ms = @now + @hist_ttl";
 
 /* renew.lua, for a stable row backed by this session's GET_LOCK. Inputs:
  * @stable @fence @hist @last @name @val (what acquire stored) @token
  * @host @pid @slot_iso @ttl @cap @hist_ttl @now. Answer: (code, the
- * row's value when another's): 1 renewed; 0 this session no longer holds the lock (lost);
- * 2 the row had vanished (the expired-row cleanup) and no later token
- * was drawn: it is put back; 3 the row is gone with a later token drawn,
- * or holds another value (`lockrun unlock`): lost, and the session lock
- * is let go. A loss is recorded in the history and the last-run row. */
+ * row's value when another's): 1 renewed; 0 this session no longer holds
+ * the lock (lost); 2 the row had vanished (the expired-row cleanup) and
+ * no later token was drawn: it is put back; 3 the row is gone with a
+ * later token drawn, or holds another value (`lockrun unlock`): lost,
+ * and the session lock is let go. A loss is recorded in the history and
+ * the last-run row. */
 const char MY_SQL_RENEW[] =
 "SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0);\n"
 "UPDATE lockrun_keys SET expires_ms = @now + @ttl\n"
@@ -178,16 +189,16 @@ const char MY_SQL_RENEW[] =
 "INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
 "  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @r = 2;\n"
 "SET @rel := IF(@r = 3, RELEASE_LOCK(@name), NULL),\n"
-"    @hv := IF(@cur <=> @val, NULL, @cur),\n"
-"    @event := 'lost', @status := NULL, @dur := NULL,\n"
-"    @rec := @cap > 0 AND @r IN (0, 3);\n"
-"SET " HOLDER_OF ";\n"
+"    @hv := IF(@cur <=> @val, NULL, @cur);\n"
+"SELECT @r, @hv;\n"
+BOOKKEEPING
+"SET @event := 'lost', @status := NULL, @dur := NULL,\n"
+"    @rec := @cap > 0 AND @r IN (0, 3), " HOLDER_OF ";\n"
 "SET @htok := @token;\n"
 RECORD
 "UPDATE lockrun_last SET event = 'lost', end_ms = CAST(@now AS CHAR),\n"
 "    expires_ms = @now + @hist_ttl\n"
-"  WHERE k = @last AND token = @token AND event = 'running' AND @rec;\n"
-"SELECT @r, @hv";
+"  WHERE k = @last AND token = @token AND event = 'running' AND @rec";
 
 /* release.lua. Inputs: @stable @hist @last @name @val @token @host @pid
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @status @dur
@@ -195,8 +206,15 @@ RECORD
  * ('released': newcomers respect it) or deleted, if it is still ours; the
  * session lock is let go either way. Answer: 1 released, 0 not ours. */
 const char MY_SQL_RELEASE[] =
-"SET @touch := " TOUCH_TABLES ",\n"
-"    @hby := NULL, @htok := @token, @rec := @cap > 0;\n"
+"SET @touch := " TOUCH_TABLES ";\n"
+"UPDATE lockrun_keys SET boot = 'released', expires_ms = @now + @keep\n"
+"  WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep > 0;\n"
+"SET @kept := ROW_COUNT() > 0;\n"
+"DELETE FROM lockrun_keys WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep = 0;\n"
+"SET @deleted := ROW_COUNT() > 0, @rel := IF(@ttl > 0, RELEASE_LOCK(@name), NULL);\n"
+"SELECT @kept OR @deleted;\n"
+BOOKKEEPING
+"SET @hby := NULL, @htok := @token, @rec := @cap > 0;\n"
 RECORD
 "UPDATE lockrun_last SET event = @event, status = @status, duration_ms = @dur,\n"
 "    end_ms = CAST(@now AS CHAR),\n"
@@ -204,13 +222,7 @@ RECORD
 "        success_ms),\n"
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @token AND event = 'running' AND\n"
-"    expires_ms > @now AND @rec;\n"
-"UPDATE lockrun_keys SET boot = 'released', expires_ms = @now + @keep\n"
-"  WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep > 0;\n"
-"SET @kept := ROW_COUNT() > 0;\n"
-"DELETE FROM lockrun_keys WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep = 0;\n"
-"SET @deleted := ROW_COUNT() > 0, @rel := IF(@ttl > 0, RELEASE_LOCK(@name), NULL);\n"
-"SELECT @kept OR @deleted";
+"    expires_ms > @now AND @rec";
 
 /* unlock.lua. Inputs: @key (stable or slot key) @name (its session lock,
  * NULL for a slot key) @fence @hist @last @expect @host @pid (who
@@ -224,21 +236,23 @@ const char MY_SQL_UNLOCK[] =
 "SET @touch := " TOUCH_TABLES ",\n"
 "    @cur := (SELECT v FROM lockrun_keys WHERE k = @key AND (expires_ms IS NULL\n"
 "        OR expires_ms > @now OR IS_USED_LOCK(@name) IS NOT NULL));\n"
-"SET @code := IF(@cur IS NULL, 0, IF(@cur = @expect, 1, 2)), @hv := @cur,\n"
-"    @event := 'unlocked', @status := NULL, @dur := NULL;\n"
+"SET @code := IF(@cur IS NULL, 0, IF(@cur = @expect, 1, 2));\n"
 "DELETE FROM lockrun_keys WHERE k = @key AND v = @expect AND @code = 1;\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
 "  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @code = 1\n"
 "  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
 "    expires_ms = @now + 86400000;\n"
-"SET " HOLDER_OF ", @rec := @cap > 0 AND @code = 1;\n"
+"SELECT @code, @cur;\n"
+BOOKKEEPING
+"SET @hv := @cur, @event := 'unlocked', @status := NULL, @dur := NULL,\n"
+"    @rec := @cap > 0 AND @code = 1;\n"
+"SET " HOLDER_OF ";\n"
 RECORD
 /* the run ends with its stable key, not with a slot key */
 "UPDATE lockrun_last SET event = 'unlocked', end_ms = CAST(@now AS CHAR),\n"
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @htok AND event = 'running' AND @rec AND\n"
-"    @name IS NOT NULL;\n"
-"SELECT @code, @cur";
+"    @name IS NOT NULL";
 
 /* peek, and each task of states: the stable (or slot) row as it is, and
  * whether its session lock is taken; mysql.c decides (row_held()).

@@ -2,8 +2,9 @@
  * Each operation is one string of statements sent in one round trip
  * (CLIENT_MULTI_STATEMENTS); mysql.c puts a SET of its inputs in front,
  * as user variables (@stable, @ttl, ...), so the text here is constant.
- * The statements carry their decisions in user variables too, and end
- * with the one SELECT whose row is the answer. */
+ * The statements carry their decisions in user variables too; one
+ * SELECT gives the answer, and what follows it is bookkeeping whose
+ * failure mysql.c ignores. */
 #ifndef LR_MYSQL_SQL_H
 #define LR_MYSQL_SQL_H
 
