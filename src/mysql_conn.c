@@ -257,8 +257,9 @@ each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg)
 
 /* Read every answer to the string sent, each result set's rows to fn. An
  * error after want (> 0) result sets, in the bookkeeping behind the
- * answer, ends the reading without failing it. Returns 0; -1 on an error
- * (mysql_errno() says which); -2 when fn failed (the rest unread). */
+ * answer, ends the reading without failing it. Returns 0; 1 after such an
+ * error; -1 on an error (mysql_errno() says which); -2 when fn failed
+ * (the rest unread). */
 static int
 drain(MYSQL *db, size_t want, my_row_fn fn, void *arg)
 {
@@ -268,10 +269,10 @@ drain(MYSQL *db, size_t want, my_row_fn fn, void *arg)
 
 	for (;;) {
 		if (st > 0)
-			return want > 0 && sets >= want ? 0 : -1;
+			return want > 0 && sets >= want ? 1 : -1;
 		if (my_api.field_count(db) > 0) {
 			if ((r = my_api.store_result(db)) == NULL)
-				return want > 0 && sets >= want ? 0 : -1;
+				return want > 0 && sets >= want ? 1 : -1;
 			st = each_row(r, sets++, fn, arg);
 			my_api.free_result(r);
 			if (st != 0)
@@ -332,12 +333,15 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 	if (m->db == NULL)
 		return not_connected(b, what, e);
 	rc = drain(m->db, want, fn, arg);
-	if (rc == 0) {
+	if (rc >= 0)
 		m->primed = 1;
-		if (my_transport(my_api.errnum(m->db)))	/* broke after the answer */
-			my_close(b);
+	if (rc == 1 && my_transport(my_api.errnum(m->db)))
+		my_close(b);			/* it broke after the answer */
+	else if (rc == 1 && (my_api.send_query(m->db, "ROLLBACK", 8) != 0 ||
+	    drain(m->db, 0, NULL, NULL) != 0))
+		my_close(b);			/* the bookkeeping's transaction */
+	if (rc >= 0)
 		return 0;
-	}
 	if (rc == -2) {
 		my_close(b);
 		return lr_errf(e, EX_OSERR, "mysql %s: %s: out of memory", b->where, what);

@@ -22,6 +22,14 @@
  *   last-run row and the cleanup come after it (BOOKKEEPING), and a
  *   failure there costs only the bookkeeping, as with history.lua's pcall
  *   (`lockrun check` names a missing privilege).
+ * - Writes that belong together are one transaction, so a run costs the
+ *   server two log flushes (decision, bookkeeping), not one a statement
+ *   (innodb_flush_log_at_trx_commit=1). A transaction left open by an
+ *   error is rolled back: before the answer the connection is closed,
+ *   after it mysql_conn.c sends ROLLBACK. The GET_LOCK comes before the
+ *   transaction, so its snapshot is taken after the lock is ours and sees
+ *   what the last holder committed; the upserts read the newest row
+ *   anyway (they lock it). The renewal is one UPDATE: no transaction.
  * - GET_LOCK() counts: a session that takes a name twice must free it
  *   twice. acquire takes it once and gives it back on every path but
  *   "acquired"; mysql.c closes the connection on any error, which frees it
@@ -127,6 +135,7 @@ const char MY_SQL_SESSION_MYSQL[] =
  *    2 replaced, 0 left as it was) tells each whether it won. */
 const char MY_SQL_ACQUIRE[] =
 "SET @got := IF(@ttl > 0, GET_LOCK(@name, 0), NULL);\n"
+"START TRANSACTION;\n"
 "SET @touch := " TOUCH_TABLES ",\n"
 "    @sv := (SELECT v FROM lockrun_keys WHERE k = @stable),\n"
 "    @lease := (SELECT expires_ms > @now AND (boot IS NULL OR\n"
@@ -149,11 +158,14 @@ const char MY_SQL_ACQUIRE[] =
 "INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
 "  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @won AND @ttl > 0\n"
 "  ON DUPLICATE KEY UPDATE v = @val, expires_ms = @now + @ttl, boot = @lr_boot;\n"
+"COMMIT;\n"
+/* after the commit: a racer's slot row, newer than the snapshot */
 "SET @rel := IF(@got = 1 AND NOT @won, RELEASE_LOCK(@name), NULL),\n"
 "    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv,\n"
 "        (SELECT v FROM lockrun_keys WHERE k = @slot))));\n"
 "SELECT IF(@won, 1, IF(@held, 0, 2)), IF(@won, @toks, @hv);\n"
 BOOKKEEPING
+"START TRANSACTION;\n"
 "SET @event := IF(@won, 'ran', IF(@held, 'skipped-held', 'skipped-slot')),\n"
 "    @rec := @cap > 0 AND (@won OR NOT @held OR @say_held),\n"
 "    @status := NULL, @dur := NULL, " HOLDER_OF ";\n"
@@ -166,7 +178,8 @@ RECORD
 "  ON DUPLICATE KEY UPDATE success_ms = IF(expires_ms > @now, success_ms, NULL),\n"
 "    event = 'running', host = @host, pid = @pid, slot = NULLIF(@slot_iso, ''),\n"
 "    token = @toks, start_ms = CAST(@now AS CHAR), end_ms = NULL, status = NULL,\n"
-"    duration_ms = NULL, expires_ms = @now + @hist_ttl";
+"    duration_ms = NULL, expires_ms = @now + @hist_ttl;\n"
+"COMMIT";
 
 /* renew.lua, for a stable row backed by this session's GET_LOCK. Inputs:
  * @stable @fence @hist @last @name @val (what acquire stored) @token
@@ -214,6 +227,7 @@ const char MY_SQL_RELEASE[] =
 "SET @deleted := ROW_COUNT() > 0, @rel := IF(@ttl > 0, RELEASE_LOCK(@name), NULL);\n"
 "SELECT @kept OR @deleted;\n"
 BOOKKEEPING
+"START TRANSACTION;\n"
 "SET @hby := NULL, @htok := @token, @rec := @cap > 0;\n"
 RECORD
 "UPDATE lockrun_last SET event = @event, status = @status, duration_ms = @dur,\n"
@@ -222,7 +236,8 @@ RECORD
 "        success_ms),\n"
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @token AND event = 'running' AND\n"
-"    expires_ms > @now AND @rec";
+"    expires_ms > @now AND @rec;\n"
+"COMMIT";
 
 /* unlock.lua. Inputs: @key (stable or slot key) @name (its session lock,
  * NULL for a slot key) @fence @hist @last @expect @host @pid (who
@@ -233,6 +248,7 @@ RECORD
  * session lock stays, and newcomers find the lock held (holder "?").
  * Answer: (1, value) freed, (0, NULL) free, (2, value) another value. */
 const char MY_SQL_UNLOCK[] =
+"START TRANSACTION;\n"
 "SET @touch := " TOUCH_TABLES ",\n"
 "    @cur := (SELECT v FROM lockrun_keys WHERE k = @key AND (expires_ms IS NULL\n"
 "        OR expires_ms > @now OR IS_USED_LOCK(@name) IS NOT NULL));\n"
@@ -242,8 +258,10 @@ const char MY_SQL_UNLOCK[] =
 "  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @code = 1\n"
 "  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
 "    expires_ms = @now + 86400000;\n"
+"COMMIT;\n"
 "SELECT @code, @cur;\n"
 BOOKKEEPING
+"START TRANSACTION;\n"
 "SET @hv := @cur, @event := 'unlocked', @status := NULL, @dur := NULL,\n"
 "    @rec := @cap > 0 AND @code = 1;\n"
 "SET " HOLDER_OF ";\n"
@@ -252,7 +270,8 @@ RECORD
 "UPDATE lockrun_last SET event = 'unlocked', end_ms = CAST(@now AS CHAR),\n"
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @htok AND event = 'running' AND @rec AND\n"
-"    @name IS NOT NULL";
+"    @name IS NOT NULL;\n"
+"COMMIT";
 
 /* peek, and each task of states: the stable (or slot) row as it is, and
  * whether its session lock is taken; mysql.c decides (row_held()).
