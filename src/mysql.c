@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include <mariadb_version.h>
-#include <mysqld_error.h>
 
 #include "mysql_conn.h"
 #include "mysql_sql.h"
@@ -118,7 +117,7 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	int rc;
 
 	if (db == NULL)
-		return my_exec(b, "acquire", &q, 1, 0, NULL, NULL, e);
+		return my_not_connected(b, "acquire", e);
 	lock_vars(&q, db, l);
 	myq_str(&q, db, "id", l->id);
 	myq_str(&q, db, "owner", l->owner);
@@ -153,7 +152,7 @@ my_renew_send(struct lr_backend *b, struct lr_lock *l, struct lr_err *e)
 	int rc;
 
 	if (m->db == NULL)
-		return my_send(b, "renew", &q, e);
+		return my_not_connected(b, "renew", e);
 	lock_vars(&q, m->db, l);
 	myq_str(&q, m->db, "val", l->value);
 	myq_str(&q, m->db, "token", l->token_s);
@@ -201,7 +200,7 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
 	if (db == NULL)
-		return my_exec(b, "release", &q, 1, 0, NULL, NULL, e);
+		return my_not_connected(b, "release", e);
 	snprintf(status, sizeof(status), "%d", end->status);
 	snprintf(dur, sizeof(dur), "%lld", end->duration_ms > 0 ? end->duration_ms : 0);
 	lock_vars(&q, db, l);
@@ -255,7 +254,7 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	int rc;
 
 	if (db == NULL)
-		return my_exec(b, "unlock", &q, 1, 0, NULL, NULL, e);
+		return my_not_connected(b, "unlock", e);
 	my_lock_name(k->stable, name, sizeof(name));
 	slot_iso_of(key, slot, sizeof(slot));
 	my_clock_vars(&q);
@@ -280,7 +279,6 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	snprintf(holder, n, "%s", a.text);
 	return (int)a.code;
 }
-
 
 static int
 my_fd(const struct lr_backend *b)
@@ -337,11 +335,10 @@ mysql_backend_init(struct lr_backend *b, struct lr_err *e)
 {
 	struct my *m;
 
-	if (my_load(e) != 0)
-		return -1;
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return lr_errf(e, EX_OSERR, "mysql://: out of memory");
-	if (sqlurl_parse(b->cfg.url, &m->url, e) != 0) {
+	/* a mistyped URL is said before a missing library */
+	if (sqlurl_parse(b->cfg.url, &m->url, e) != 0 || my_load(e) != 0) {
 		free(m);
 		return -1;
 	}

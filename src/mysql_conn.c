@@ -197,11 +197,12 @@ my_close(struct lr_backend *b)
 	m->primed = m->renewing = 0;
 }
 
-/* Whole seconds, rounded up: what the client library's timeouts take. */
+/* Whole seconds, rounded up, at least one: what the client library's
+ * timeouts take (a day at most: longer is no timeout to speak of). */
 static unsigned int
 secs(long long ms)
 {
-	return ms <= 1000 ? 1 : (unsigned int)((ms + 999) / 1000);
+	return ms <= 1000 ? 1 : ms >= 86400000 ? 86400 : (unsigned int)((ms + 999) / 1000);
 }
 
 int
@@ -226,8 +227,9 @@ my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 	my_api.options(db, MYSQL_OPT_PROTOCOL, &proto);
 	/* a silent reconnect would hide the loss of the session lock */
 	my_api.options(db, MYSQL_OPT_RECONNECT, &no);
+	/* "" rather than NULL: no password is no password, not $MYSQL_PWD */
 	if (my_api.real_connect(db, u->is_unix ? "localhost" : u->host,
-	    u->user[0] ? u->user : NULL, pw[0] ? pw : NULL, u->database,
+	    u->user[0] ? u->user : NULL, pw, u->database,
 	    (unsigned int)u->port, u->socket[0] ? u->socket : NULL,
 	    CLIENT_MULTI_STATEMENTS) == NULL) {
 		my_error(b, db, "connect", e);
@@ -283,8 +285,8 @@ drain(MYSQL *db, size_t want, my_row_fn fn, void *arg)
 	}
 }
 
-static int
-not_connected(struct lr_backend *b, const char *what, struct lr_err *e)
+int
+my_not_connected(struct lr_backend *b, const char *what, struct lr_err *e)
 {
 	lr_errf(e, EX_UNAVAILABLE, "mysql %s: %s: not connected", b->where, what);
 	if (e != NULL)
@@ -304,7 +306,7 @@ my_send(struct lr_backend *b, const char *what, const struct myq *body,
 	if (body->oom)
 		return lr_errf(e, EX_OSERR, "mysql %s: %s: out of memory", b->where, what);
 	if (m->db == NULL)
-		return not_connected(b, what, e);
+		return my_not_connected(b, what, e);
 	if (!m->primed) {
 		myq_add(&full, m->mariadb ? MY_SQL_SESSION_MARIADB : MY_SQL_SESSION_MYSQL);
 		myq_add(&full, body->s);
@@ -331,7 +333,7 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 	int rc;
 
 	if (m->db == NULL)
-		return not_connected(b, what, e);
+		return my_not_connected(b, what, e);
 	rc = drain(m->db, want, fn, arg);
 	if (rc >= 0)
 		m->primed = 1;

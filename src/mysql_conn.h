@@ -82,6 +82,8 @@ void	my_close(struct lr_backend *b);
 /* Fill e from db's last error, one line, transport set when the
  * connection broke. Returns -1. */
 int	my_error(struct lr_backend *b, MYSQL *db, const char *what, struct lr_err *e);
+/* The error for an operation tried while closed (transport set). */
+int	my_not_connected(struct lr_backend *b, const char *what, struct lr_err *e);
 /* 1 when MySQL error n means the connection broke. */
 int	my_transport(unsigned int n);
 

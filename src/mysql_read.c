@@ -104,7 +104,7 @@ my_peek(struct lr_backend *b, const char *key, char *buf, size_t n, long long *t
 	int rc;
 
 	if (m->db == NULL)
-		return my_exec(b, "peek", &q, 1, 0, NULL, NULL, e);
+		return my_not_connected(b, "peek", e);
 	my_clock_vars(&q);
 	peek_vars(&q, m->db, key, NULL, NULL, 0);
 	myq_add(&q, MY_SQL_PEEK);
@@ -129,13 +129,14 @@ static int
 state_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 {
 	struct states *st = arg;
-	struct lr_state *s = st->out + set;
+	struct lr_state *s;
 
 	st->now = my_num(row[nf > 5 ? 5 : 0]);
 	if (st->n == 0)
 		return 0;			/* only the clock was asked */
 	if (set >= st->n || nf < PEEK_COLS)
 		return -1;
+	s = &st->out[set];
 	if (row_held(row, 1, &s->ttl_ms) &&
 	    (s->value = strdup(row[0] ? row[0] : "?")) == NULL)
 		return -1;
@@ -159,7 +160,7 @@ my_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
 	for (size_t i = 0; i < n; i++)
 		out[i] = (struct lr_state){ .ttl_ms = -1, .runs = -1, .skips = -1 };
 	if (m->db == NULL)
-		return my_exec(b, "status", &q, 1, 0, NULL, NULL, e);
+		return my_not_connected(b, "status", e);
 	my_clock_vars(&q);
 	myq_end(&q);
 	if (n == 0)
@@ -214,10 +215,12 @@ my_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
 	struct my *m = b->impl;
 	struct keylist kl = { 0 };
 	struct myq q = { 0 };
-	char *pat = malloc(2 * strlen(prefix) + 2), *o = pat;
+	char *pat, *o;
 	int rc;
 
-	if (pat == NULL)
+	if (m->db == NULL)
+		return my_not_connected(b, "keys", e);
+	if ((pat = o = malloc(2 * strlen(prefix) + 2)) == NULL)
 		return lr_errf(e, EX_OSERR, "mysql %s: keys: out of memory", b->where);
 	for (const char *s = prefix; *s; s++) {	/* LIKE ... ESCAPE '!' */
 		if (*s == '%' || *s == '_' || *s == '!')
@@ -225,12 +228,10 @@ my_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
 		*o++ = *s;
 	}
 	strcpy(o, "%");
-	if (m->db != NULL) {
-		my_clock_vars(&q);
-		myq_str(&q, m->db, "pattern", pat);
-		myq_end(&q);
-		myq_add(&q, MY_SQL_KEYS);
-	}
+	my_clock_vars(&q);
+	myq_str(&q, m->db, "pattern", pat);
+	myq_end(&q);
+	myq_add(&q, MY_SQL_KEYS);
 	free(pat);
 	rc = my_exec(b, "keys", &q, 1, MY_CREATE, key_row, &kl, e);
 	free(q.s);
@@ -279,14 +280,14 @@ my_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	h->e = NULL;
 	if (count <= 0)
 		return 0;
-	if (m->db != NULL) {
-		my_clock_vars(&q);
-		myq_str(&q, m->db, "hist", k->hist);
-		myq_end(&q);
-		myq_add(&q, MY_SQL_HISTORY);
-		snprintf(limit, sizeof(limit), " LIMIT %lld", count);
-		myq_add(&q, limit);
-	}
+	if (m->db == NULL)
+		return my_not_connected(b, "history", e);
+	my_clock_vars(&q);
+	myq_str(&q, m->db, "hist", k->hist);
+	myq_end(&q);
+	myq_add(&q, MY_SQL_HISTORY);
+	snprintf(limit, sizeof(limit), " LIMIT %lld", count);
+	myq_add(&q, limit);
 	rc = my_exec(b, "history", &q, 1, MY_CREATE, hist_row, h, e);
 	free(q.s);
 	if (rc != 0)

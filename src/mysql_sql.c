@@ -3,19 +3,26 @@
  * src/scripts (the Lua) are the semantics mirrored here.
  *
  * Rules the text keeps:
+ * - Tables are read with SELECT ... INTO @var, a plain consistent read:
+ *   SET @var := (SELECT ...) takes shared locks inside a transaction, and
+ *   racers holding them deadlock on the row they all go on to write.
+ *   MAX() makes a read of at most one row assign NULL when there is none
+ *   (SELECT ... INTO leaves the variable alone on no row).
  * - Decisions are made in SET statements and carried in user variables;
  *   INSERT/UPDATE/DELETE only test them. A statement reads only variables
  *   that earlier statements set: MariaDB fixes a variable's type when it
  *   prepares a statement, and one still unset then reads as NULL there
- *   (SET @a := 0, @b := NOT @a leaves @b NULL on a new connection). A conversion that MySQL only
- *   warns about in a SET (CAST('released' AS SIGNED)) would be an error
- *   in a data-changing statement under strict mode.
+ *   (SET @a := 0, @b := NOT @a leaves @b NULL on a new connection); and
+ *   no variable is assigned inside another statement (MySQL 8 deprecates
+ *   it). A conversion that MySQL only warns about in a SET (CAST('released'
+ *   AS SIGNED)) would be an error in a data-changing statement under
+ *   strict mode.
  * - Strings are compared with strings (the columns are VARBINARY, byte
  *   for byte as Redis compares): a number compared with a string column
  *   would convert every row's value, and fail on strict servers.
  * - The first statement that reads a table names all three, so a missing
  *   table (ER_NO_SUCH_TABLE) stops the string before anything is written;
- *   mysql.c then creates them on a new connection and sends it again.
+ *   mysql_conn.c then creates them on a new connection and sends it again.
  * - The server stops at the first failing statement. Each operation's
  *   answer is one SELECT: the statements before it decide and take or
  *   free the lock, so an answer means all of them ran. The history, the
@@ -23,7 +30,8 @@
  *   failure there costs only the bookkeeping, as with history.lua's pcall
  *   (`lockrun check` names a missing privilege).
  * - Writes that belong together are one transaction, so a run costs the
- *   server two log flushes (decision, bookkeeping), not one a statement
+ *   server a log flush for the decision and one for the bookkeeping (and
+ *   one for trimming the history), not one a statement
  *   (innodb_flush_log_at_trx_commit=1). A transaction left open by an
  *   error is rolled back: before the answer the connection is closed,
  *   after it mysql_conn.c sends ROLLBACK. The GET_LOCK comes before the
@@ -97,29 +105,32 @@ const char MY_SQL_SESSION_MYSQL[] =
     "SUBSTRING_INDEX(SUBSTRING_INDEX(@hv, ' ', 4), ' ', -2), NULL)"
 
 /* history.lua's record(): when @rec, one entry (@event, @host, @pid,
- * @slot_iso, @htok, @hby, @status, @dur) living @hist_ttl ms, and at most
- * @cap entries kept for the key. */
+ * @slot_iso, @htok, @hby, @status, @dur) living @hist_ttl ms. */
 #define RECORD \
 "INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, token,\n" \
 "    holder, status, duration_ms)\n" \
 "  SELECT @hist, @now, @now + @hist_ttl, @event, @host, @pid, NULLIF(@slot_iso, ''),\n" \
-"    NULLIF(@htok, ''), NULLIF(@hby, ''), @status, @dur FROM DUAL WHERE @rec;\n" \
-"SET @cut := IF(@rec, (SELECT MAX(id) FROM (SELECT id, ROW_NUMBER() OVER\n" \
-"    (ORDER BY id DESC) AS n FROM lockrun_history WHERE k = @hist) AS r\n" \
-"    WHERE n > @cap), NULL);\n" \
-"DELETE FROM lockrun_history WHERE k = @hist AND id <= @cut;\n"
+"    NULLIF(@htok, ''), NULLIF(@hby, ''), @status, @dur FROM DUAL WHERE @rec;\n"
+
+/* ... and at most @cap entries kept for the key. Not in a transaction
+ * with the insert: its range lock would wait for another run's entry not
+ * yet committed while that run waited for this one's. */
+#define CAP \
+"SELECT MAX(id) INTO @cut FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC)\n" \
+"    AS n FROM lockrun_history WHERE @rec AND k = @hist) AS r WHERE n > @cap;\n" \
+"DELETE FROM lockrun_history WHERE k = @hist AND id <= @cut"
 
 /* Marks where an operation's answer ends: what follows is the history and
  * the last-run row, bookkeeping that must never fail the lock (as
- * history.lua's pcall): mysql.c takes the answer and ignores an error
+ * history.lua's pcall): mysql_conn.c takes the answer and ignores an error
  * behind it. Empty: it is for the reader. */
 #define BOOKKEEPING ""
 
 /* Opens the other two tables with the first read of lockrun_keys (see
- * the rules above); yields NULL. */
+ * the rules above); its value is not used. */
 #define TOUCH_TABLES \
-"(SELECT 1 FROM lockrun_history WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_last " \
-"WHERE 1 = 0)"
+"MAX((SELECT 1 FROM lockrun_history WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_last " \
+"WHERE 1 = 0))"
 
 /* acquire.lua. Inputs: @stable @slot @fence @hist @last @name (the
  * session lock) @id @owner @host @pid @slot_iso @ttl @slot_ttl @cap
@@ -129,26 +140,29 @@ const char MY_SQL_SESSION_MYSQL[] =
  *    (boot from another server instance, or 'released' by --min-hold)
  *    that has not expired: its run may go on after a restart.
  * 2. One-server: a live slot row.
- * 3. Token: max(fence + 1, now in us), drawn in the fence row's upsert.
+ * 3. Token: max(fence + 1, now in us), drawn in the fence row's upsert
+ *    and read back while the transaction holds that row.
  *    The slot row is claimed by an upsert that overwrites only an expired
  *    row: racers serialize on its primary key, and ROW_COUNT() (1 inserted,
- *    2 replaced, 0 left as it was) tells each whether it won. */
+ *    2 replaced, 0 left as it was) tells each whether it won. A racer's
+ *    claim newer than this transaction's snapshot is seen by the upsert,
+ *    which reads the newest row; the slot's value is read again after the
+ *    commit, for the holder. */
 const char MY_SQL_ACQUIRE[] =
 "SET @got := IF(@ttl > 0, GET_LOCK(@name, 0), NULL);\n"
 "START TRANSACTION;\n"
-"SET @touch := " TOUCH_TABLES ",\n"
-"    @sv := (SELECT v FROM lockrun_keys WHERE k = @stable),\n"
-"    @lease := (SELECT expires_ms > @now AND (boot IS NULL OR\n"
-"        ABS(CAST(boot AS SIGNED) - @lr_boot) > 2) FROM lockrun_keys WHERE k = @stable);\n"
+"SELECT MAX(v), MAX(expires_ms > @now AND (boot IS NULL OR\n"
+"    ABS(CAST(boot AS SIGNED) - @lr_boot) > 2)), " TOUCH_TABLES "\n"
+"  INTO @sv, @lease, @touch FROM lockrun_keys WHERE k = @stable;\n"
 "SET @held := @ttl > 0 AND (NOT (@got <=> 1) OR COALESCE(@lease, 0));\n"
-"SET @tv := IF(@slot_ttl > 0 AND NOT @held, (SELECT v FROM lockrun_keys\n"
-"    WHERE k = @slot AND (expires_ms IS NULL OR expires_ms > @now)), NULL);\n"
-"SET @go := NOT @held AND @tv IS NULL, @tok := @us;\n"
+"SELECT MAX(v) INTO @tv FROM lockrun_keys WHERE @slot_ttl > 0 AND NOT @held AND\n"
+"    k = @slot AND (expires_ms IS NULL OR expires_ms > @now);\n"
+"SET @go := NOT @held AND @tv IS NULL;\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
 "  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @go\n"
-"  ON DUPLICATE KEY UPDATE v = (@tok := GREATEST(CAST(v AS SIGNED) + 1, @us)),\n"
+"  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
 "    expires_ms = @now + 86400000;\n"
-"SET @toks := CAST(@tok AS CHAR);\n"
+"SELECT MAX(v) INTO @toks FROM lockrun_keys WHERE @go AND k = @fence;\n"
 "SET @val := CONCAT(@id, ' ', @toks, ' ', @owner);\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
 "  SELECT @slot, @val, @now + @slot_ttl FROM DUAL WHERE @go AND @slot_ttl > 0\n"
@@ -159,10 +173,9 @@ const char MY_SQL_ACQUIRE[] =
 "  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @won AND @ttl > 0\n"
 "  ON DUPLICATE KEY UPDATE v = @val, expires_ms = @now + @ttl, boot = @lr_boot;\n"
 "COMMIT;\n"
-/* after the commit: a racer's slot row, newer than the snapshot */
+"SELECT MAX(v) INTO @racer FROM lockrun_keys WHERE @go AND NOT @won AND k = @slot;\n"
 "SET @rel := IF(@got = 1 AND NOT @won, RELEASE_LOCK(@name), NULL),\n"
-"    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv,\n"
-"        (SELECT v FROM lockrun_keys WHERE k = @slot))));\n"
+"    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv, @racer)));\n"
 "SELECT IF(@won, 1, IF(@held, 0, 2)), IF(@won, @toks, @hv);\n"
 BOOKKEEPING
 "START TRANSACTION;\n"
@@ -179,7 +192,8 @@ RECORD
 "    event = 'running', host = @host, pid = @pid, slot = NULLIF(@slot_iso, ''),\n"
 "    token = @toks, start_ms = CAST(@now AS CHAR), end_ms = NULL, status = NULL,\n"
 "    duration_ms = NULL, expires_ms = @now + @hist_ttl;\n"
-"COMMIT";
+"COMMIT;\n"
+CAP;
 
 /* renew.lua, for a stable row backed by this session's GET_LOCK. Inputs:
  * @stable @fence @hist @last @name @val (what acquire stored) @token
@@ -194,9 +208,8 @@ const char MY_SQL_RENEW[] =
 "SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0);\n"
 "UPDATE lockrun_keys SET expires_ms = @now + @ttl\n"
 "  WHERE k = @stable AND v = @val AND @mine;\n"
-"SET @touch := " TOUCH_TABLES ",\n"
-"    @cur := (SELECT v FROM lockrun_keys WHERE k = @stable),\n"
-"    @last_tok := (SELECT CAST(v AS SIGNED) FROM lockrun_keys WHERE k = @fence);\n"
+"SELECT MAX(v), " TOUCH_TABLES " INTO @cur, @touch FROM lockrun_keys WHERE k = @stable;\n"
+"SELECT MAX(CAST(v AS SIGNED)) INTO @last_tok FROM lockrun_keys WHERE k = @fence;\n"
 "SET @r := IF(NOT @mine, 0, IF(@cur <=> @val, 1, IF(@cur IS NULL AND\n"
 "    COALESCE(@last_tok, 0) <= CAST(@token AS SIGNED), 2, 3)));\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
@@ -211,7 +224,8 @@ BOOKKEEPING
 RECORD
 "UPDATE lockrun_last SET event = 'lost', end_ms = CAST(@now AS CHAR),\n"
 "    expires_ms = @now + @hist_ttl\n"
-"  WHERE k = @last AND token = @token AND event = 'running' AND @rec";
+"  WHERE k = @last AND token = @token AND event = 'running' AND @rec;\n"
+CAP;
 
 /* release.lua. Inputs: @stable @hist @last @name @val @token @host @pid
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @status @dur
@@ -219,7 +233,7 @@ RECORD
  * ('released': newcomers respect it) or deleted, if it is still ours; the
  * session lock is let go either way. Answer: 1 released, 0 not ours. */
 const char MY_SQL_RELEASE[] =
-"SET @touch := " TOUCH_TABLES ";\n"
+"SELECT " TOUCH_TABLES " INTO @touch;\n"
 "UPDATE lockrun_keys SET boot = 'released', expires_ms = @now + @keep\n"
 "  WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep > 0;\n"
 "SET @kept := ROW_COUNT() > 0;\n"
@@ -237,7 +251,8 @@ RECORD
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @token AND event = 'running' AND\n"
 "    expires_ms > @now AND @rec;\n"
-"COMMIT";
+"COMMIT;\n"
+CAP;
 
 /* unlock.lua. Inputs: @key (stable or slot key) @name (its session lock,
  * NULL for a slot key) @fence @hist @last @expect @host @pid (who
@@ -249,9 +264,9 @@ RECORD
  * Answer: (1, value) freed, (0, NULL) free, (2, value) another value. */
 const char MY_SQL_UNLOCK[] =
 "START TRANSACTION;\n"
-"SET @touch := " TOUCH_TABLES ",\n"
-"    @cur := (SELECT v FROM lockrun_keys WHERE k = @key AND (expires_ms IS NULL\n"
-"        OR expires_ms > @now OR IS_USED_LOCK(@name) IS NOT NULL));\n"
+"SELECT MAX(v), " TOUCH_TABLES " INTO @cur, @touch FROM lockrun_keys\n"
+"  WHERE k = @key AND (expires_ms IS NULL OR expires_ms > @now OR\n"
+"    IS_USED_LOCK(@name) IS NOT NULL);\n"
 "SET @code := IF(@cur IS NULL, 0, IF(@cur = @expect, 1, 2));\n"
 "DELETE FROM lockrun_keys WHERE k = @key AND v = @expect AND @code = 1;\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
@@ -271,7 +286,8 @@ RECORD
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @htok AND event = 'running' AND @rec AND\n"
 "    @name IS NOT NULL;\n"
-"COMMIT";
+"COMMIT;\n"
+CAP;
 
 /* peek, and each task of states: the stable (or slot) row as it is, and
  * whether its session lock is taken; mysql.c decides (row_held()).
