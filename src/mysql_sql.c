@@ -3,7 +3,8 @@
  * src/scripts (the Lua) are the semantics mirrored here.
  *
  * Rules the text keeps:
- * - Tables are read with SELECT ... INTO @var, a plain consistent read:
+ * - Tables are read with SELECT ... INTO @var (INTO last, as MySQL 8
+ *   wants it), a plain consistent read:
  *   SET @var := (SELECT ...) takes shared locks inside a transaction, and
  *   racers holding them deadlock on the row they all go on to write.
  *   MAX() makes a read of at most one row assign NULL when there is none
@@ -97,12 +98,14 @@ const char MY_SQL_SESSION_MYSQL[] =
 "FROM performance_schema.global_status WHERE VARIABLE_NAME = 'Uptime');\n";
 
 /* A value "id token host pid start" as history.lua's holder_of(): @htok
- * and @hby ("host pid") from @hv, NULL when it is not one. */
+ * and @hby ("host pid") from @hv, NULL when it is not one (counting
+ * spaces: MySQL 8's REGEXP refuses binary strings). */
+#define FIELDS4 "LENGTH(@hv) - LENGTH(REPLACE(@hv, ' ', '')) >= 3"
 #define HOLDER_OF \
-"@htok := IF(@hv REGEXP '^[^ ]+ [^ ]+ [^ ]+ [^ ]+', " \
-    "SUBSTRING_INDEX(SUBSTRING_INDEX(@hv, ' ', 2), ' ', -1), NULL),\n" \
-"    @hby := IF(@hv REGEXP '^[^ ]+ [^ ]+ [^ ]+ [^ ]+', " \
-    "SUBSTRING_INDEX(SUBSTRING_INDEX(@hv, ' ', 4), ' ', -2), NULL)"
+"@htok := IF(" FIELDS4 ", SUBSTRING_INDEX(SUBSTRING_INDEX(@hv, ' ', 2), ' ', -1),\n" \
+"        NULL),\n" \
+"    @hby := IF(" FIELDS4 ", SUBSTRING_INDEX(SUBSTRING_INDEX(@hv, ' ', 4), ' ', -2),\n" \
+"        NULL)"
 
 /* history.lua's record(): when @rec, one entry (@event, @host, @pid,
  * @slot_iso, @htok, @hby, @status, @dur) living @hist_ttl ms. */
@@ -116,8 +119,8 @@ const char MY_SQL_SESSION_MYSQL[] =
  * with the insert: its range lock would wait for another run's entry not
  * yet committed while that run waited for this one's. */
 #define CAP \
-"SELECT MAX(id) INTO @cut FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC)\n" \
-"    AS n FROM lockrun_history WHERE @rec AND k = @hist) AS r WHERE n > @cap;\n" \
+"SELECT MAX(id) FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC) AS n\n" \
+"    FROM lockrun_history WHERE @rec AND k = @hist) AS r WHERE n > @cap INTO @cut;\n" \
 "DELETE FROM lockrun_history WHERE k = @hist AND id <= @cut"
 
 /* Marks where an operation's answer ends: what follows is the history and
@@ -153,16 +156,16 @@ const char MY_SQL_ACQUIRE[] =
 "START TRANSACTION;\n"
 "SELECT MAX(v), MAX(expires_ms > @now AND (boot IS NULL OR\n"
 "    ABS(CAST(boot AS SIGNED) - @lr_boot) > 2)), " TOUCH_TABLES "\n"
-"  INTO @sv, @lease, @touch FROM lockrun_keys WHERE k = @stable;\n"
+"  FROM lockrun_keys WHERE k = @stable INTO @sv, @lease, @touch;\n"
 "SET @held := @ttl > 0 AND (NOT (@got <=> 1) OR COALESCE(@lease, 0));\n"
-"SELECT MAX(v) INTO @tv FROM lockrun_keys WHERE @slot_ttl > 0 AND NOT @held AND\n"
-"    k = @slot AND (expires_ms IS NULL OR expires_ms > @now);\n"
+"SELECT MAX(v) FROM lockrun_keys WHERE @slot_ttl > 0 AND NOT @held AND\n"
+"    k = @slot AND (expires_ms IS NULL OR expires_ms > @now) INTO @tv;\n"
 "SET @go := NOT @held AND @tv IS NULL;\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
 "  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @go\n"
 "  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
 "    expires_ms = @now + 86400000;\n"
-"SELECT MAX(v) INTO @toks FROM lockrun_keys WHERE @go AND k = @fence;\n"
+"SELECT MAX(v) FROM lockrun_keys WHERE @go AND k = @fence INTO @toks;\n"
 "SET @val := CONCAT(@id, ' ', @toks, ' ', @owner);\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
 "  SELECT @slot, @val, @now + @slot_ttl FROM DUAL WHERE @go AND @slot_ttl > 0\n"
@@ -173,7 +176,7 @@ const char MY_SQL_ACQUIRE[] =
 "  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @won AND @ttl > 0\n"
 "  ON DUPLICATE KEY UPDATE v = @val, expires_ms = @now + @ttl, boot = @lr_boot;\n"
 "COMMIT;\n"
-"SELECT MAX(v) INTO @racer FROM lockrun_keys WHERE @go AND NOT @won AND k = @slot;\n"
+"SELECT MAX(v) FROM lockrun_keys WHERE @go AND NOT @won AND k = @slot INTO @racer;\n"
 "SET @rel := IF(@got = 1 AND NOT @won, RELEASE_LOCK(@name), NULL),\n"
 "    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv, @racer)));\n"
 "SELECT IF(@won, 1, IF(@held, 0, 2)), IF(@won, @toks, @hv);\n"
@@ -208,8 +211,9 @@ const char MY_SQL_RENEW[] =
 "SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0);\n"
 "UPDATE lockrun_keys SET expires_ms = @now + @ttl\n"
 "  WHERE k = @stable AND v = @val AND @mine;\n"
-"SELECT MAX(v), " TOUCH_TABLES " INTO @cur, @touch FROM lockrun_keys WHERE k = @stable;\n"
-"SELECT MAX(CAST(v AS SIGNED)) INTO @last_tok FROM lockrun_keys WHERE k = @fence;\n"
+"SELECT MAX(v), " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable\n"
+"  INTO @cur, @touch;\n"
+"SELECT MAX(CAST(v AS SIGNED)) FROM lockrun_keys WHERE k = @fence INTO @last_tok;\n"
 "SET @r := IF(NOT @mine, 0, IF(@cur <=> @val, 1, IF(@cur IS NULL AND\n"
 "    COALESCE(@last_tok, 0) <= CAST(@token AS SIGNED), 2, 3)));\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
@@ -233,7 +237,7 @@ CAP;
  * ('released': newcomers respect it) or deleted, if it is still ours; the
  * session lock is let go either way. Answer: 1 released, 0 not ours. */
 const char MY_SQL_RELEASE[] =
-"SELECT " TOUCH_TABLES " INTO @touch;\n"
+"SELECT " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable INTO @touch;\n"
 "UPDATE lockrun_keys SET boot = 'released', expires_ms = @now + @keep\n"
 "  WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep > 0;\n"
 "SET @kept := ROW_COUNT() > 0;\n"
@@ -264,9 +268,9 @@ CAP;
  * Answer: (1, value) freed, (0, NULL) free, (2, value) another value. */
 const char MY_SQL_UNLOCK[] =
 "START TRANSACTION;\n"
-"SELECT MAX(v), " TOUCH_TABLES " INTO @cur, @touch FROM lockrun_keys\n"
+"SELECT MAX(v), " TOUCH_TABLES " FROM lockrun_keys\n"
 "  WHERE k = @key AND (expires_ms IS NULL OR expires_ms > @now OR\n"
-"    IS_USED_LOCK(@name) IS NOT NULL);\n"
+"    IS_USED_LOCK(@name) IS NOT NULL) INTO @cur, @touch;\n"
 "SET @code := IF(@cur IS NULL, 0, IF(@cur = @expect, 1, 2));\n"
 "DELETE FROM lockrun_keys WHERE k = @key AND v = @expect AND @code = 1;\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
