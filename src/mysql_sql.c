@@ -4,9 +4,9 @@
  *
  * Rules the text keeps:
  * - Tables are read with SELECT ... INTO @var (INTO last, as MySQL 8
- *   wants it), a plain consistent read:
- *   SET @var := (SELECT ...) takes shared locks inside a transaction, and
- *   racers holding them deadlock on the row they all go on to write.
+ *   wants it), a plain consistent read: SET @var := (SELECT ...) takes
+ *   shared locks inside a transaction, and racers holding them deadlock
+ *   on the row they all go on to write.
  *   MAX() makes a read of at most one row assign NULL when there is none
  *   (SELECT ... INTO leaves the variable alone on no row).
  * - Decisions are made in SET statements and carried in user variables;
@@ -41,8 +41,8 @@
  *   anyway (they lock it). The renewal is one UPDATE: no transaction.
  * - GET_LOCK() counts: a session that takes a name twice must free it
  *   twice. acquire takes it once and gives it back on every path but
- *   "acquired"; mysql.c closes the connection on any error, which frees it
- *   too. */
+ *   "acquired"; mysql_conn.c closes the connection on an error before the
+ *   answer, which frees it too. */
 #include "mysql_sql.h"
 
 /* k: "lockrun:{name}", "...:slot:<stamp>", "...:fence"; history and last
@@ -329,9 +329,11 @@ const char MY_SQL_HISTORY[] =
 /* After the answer, so that a failure here (it is bookkeeping) costs
  * nothing but the cleanup. READ COMMITTED for each DELETE (SET TRANSACTION
  * applies to the next one only) takes no gap locks, so a cleanup cannot
- * deadlock with a run that revives an expired row in the same range. A
+ * deadlock with a run that revives an expired row in the same range (a
+ * server logging statements, binlog_format=STATEMENT, refuses writes at
+ * READ COMMITTED: there the cleanup fails, and only the cleanup). A
  * stable row deleted under a run whose renewals are late is put back by
- * its next renewal (2 above). */
+ * its next renewal (MY_SQL_RENEW's 2). */
 const char MY_SQL_PRUNE[] =
 "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
 "DELETE FROM lockrun_keys WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
