@@ -97,7 +97,8 @@ TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
-PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster pg_sql
+PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster pg_sql \
+	sqlurl
 CORE = $(PURE) yamltree config cli log tls rconn sentinel rcluster lock backend redis_backend \
 	child guard supervise check ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
@@ -109,7 +110,8 @@ CORE_OBJS = $(CORE:%=$(B)/%.o)
 SQL_BIN = $(dir $(BIN))lockrun-sql
 SQL_CFLAGS = -DLR_SQL $(shell $(PKG_CONFIG) --cflags libpq libmariadb 2>/dev/null)
 SQL_OBJS = $(filter-out $(B)/ctx.o $(B)/backend.o,$(CORE_OBJS)) $(B)/sql/ctx.o \
-	$(B)/sql/backend.o $(B)/sql/pg.o $(B)/sql/pg_conn.o $(B)/sql/mysql.o $(B)/main.o
+	$(B)/sql/backend.o $(B)/sql/pg.o $(B)/sql/pg_conn.o $(B)/sql/mysql.o \
+	$(B)/sql/mysql_conn.o $(B)/sql/mysql_read.o $(B)/sql/mysql_sql.o $(B)/main.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
 INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
