@@ -121,7 +121,7 @@ SHIM = $(B)/tests/shim.so
 
 .PHONY: all check unit integ deps demo bench install uninstall clean lint
 
-all: $(BIN)
+all: $(BIN) $(SQL_BIN)
 
 $(B)/scripts.h: src/scripts/embed.sh src/scripts/history.lua src/scripts/acquire.lua \
 		src/scripts/renew.lua src/scripts/release.lua src/scripts/unlock.lua \
@@ -190,17 +190,17 @@ check: deps
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
 
-integ: $(BIN) $(B)/lockrun-preload $(B)/integ_tests $(SHIM)
+integ: $(BIN) $(SQL_BIN) $(B)/lockrun-preload $(B)/integ_tests $(SHIM)
 	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_BIN_PRELOAD=$(abspath $(B)/lockrun-preload) \
 		LOCKRUN_DATA=$(abspath tests/data) \
 		LOCKRUN_SHIM=$(abspath $(SHIM)) $(B)/integ_tests
 
 demo: deps
-	$(MAKE) --no-print-directory $(BIN) $(B)/demo
+	$(MAKE) --no-print-directory $(BIN) $(SQL_BIN) $(B)/demo
 	$(B)/demo $(abspath $(BIN))
 
 bench: deps
-	$(MAKE) --no-print-directory $(BIN) $(B)/bench
+	$(MAKE) --no-print-directory $(BIN) $(SQL_BIN) $(B)/bench
 	$(B)/bench $(abspath $(BIN))
 
 # Install what is missing: as root with apt-get, else print the command.
@@ -220,9 +220,11 @@ deps:
 		exit 1; \
 	fi
 
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+install: $(BIN) $(SQL_BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lockrun
+	install -m 755 $(SQL_BIN) $(DESTDIR)$(LIBEXECDIR)/lockrun-sql
 	install -m 644 man/lockrun.1 $(DESTDIR)$(MANDIR)/man1/lockrun.1
 	install -m 644 man/lockrun.yaml.5 $(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
 

@@ -101,10 +101,26 @@ no_answer(struct lr_backend *b, const char *what, struct lr_err *e)
 	return lr_errf(e, EX_SOFTWARE, "mysql %s: %s: unexpected answer", b->where, what);
 }
 
+/* Connect, unless connected: the run path leaves it to acquire, the
+ * verbs open first. */
 static int
 my_open(struct lr_backend *b, struct lr_err *e)
 {
-	return my_connect(b, b->cfg.connect_timeout_ms, e);
+	return db_of(b) != NULL ? 0 : my_connect(b, b->cfg.connect_timeout_ms, e);
+}
+
+static int
+my_ping(struct lr_backend *b, struct lr_err *e)
+{
+	struct myq q = { 0 };
+	int rc;
+
+	if (my_open(b, e) != 0)
+		return -1;
+	myq_add(&q, "SELECT 1");
+	rc = my_exec(b, "ping", &q, 1, MY_KEEP, NULL, NULL, e);
+	free(q.s);
+	return rc;
 }
 
 static int
@@ -113,11 +129,12 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 {
 	struct myq q = { 0 };
 	struct answer a = { 0 };
-	MYSQL *db = db_of(b);
+	MYSQL *db;
 	int rc;
 
-	if (db == NULL)
-		return my_not_connected(b, "acquire", e);
+	if (my_open(b, e) != 0)
+		return -1;
+	db = db_of(b);
 	lock_vars(&q, db, l);
 	myq_str(&q, db, "id", l->id);
 	myq_str(&q, db, "owner", l->owner);
@@ -145,12 +162,15 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 }
 
 static int
-my_renew_send(struct lr_backend *b, struct lr_lock *l, struct lr_err *e)
+my_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
+    long long wait_ms, struct lr_err *e)
 {
 	struct my *m = b->impl;
 	struct myq q = { 0 };
 	int rc;
 
+	(void)cap_ms;	/* a session lock is not carried across a new connection */
+	(void)wait_ms;
 	if (m->db == NULL)
 		return my_not_connected(b, "renew", e);
 	lock_vars(&q, m->db, l);
@@ -314,6 +334,7 @@ static const struct lr_backend_ops mysql_ops = {
 	.name = "mysql",
 	.session = 1,
 	.open = my_open,
+	.ping = my_ping,
 	.acquire = my_acquire,
 	.renew_send = my_renew_send,
 	.renew_recv = my_renew_recv,

@@ -70,10 +70,27 @@ unexpected(struct lr_backend *b, const char *what, PGresult *res, struct lr_err 
 	return lr_errf(e, EX_SOFTWARE, "postgres %s: %s: unexpected answer", b->where, what);
 }
 
+/* Connect, unless connected: the run path leaves it to acquire, the
+ * verbs open first. */
 static int
 pg_open(struct lr_backend *b, struct lr_err *e)
 {
-	return pg_conn_open(b, b->cfg.connect_timeout_ms, e);
+	const struct pg *p = b->impl;
+
+	return p->conn != NULL ? 0 : pg_conn_open(b, b->cfg.connect_timeout_ms, e);
+}
+
+static int
+pg_ping(struct lr_backend *b, struct lr_err *e)
+{
+	PGresult *res;
+	int missing = 0;
+
+	if (pg_open(b, e) != 0 ||
+	    (res = pg_conn_read(b, "ping", "SELECT 1", 0, NULL, &missing, e)) == NULL)
+		return -1;
+	pq.clear(res);
+	return 0;
 }
 
 static int
@@ -95,6 +112,8 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	num_s(cap, l->hist_cap);
 	num_s(hist_ttl, l->hist_ttl_ms);
 	host_pid(l->owner, host, pid);
+	if (pg_open(b, e) != 0)
+		return -1;
 	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 16, params, e)) == NULL) {
 		pg_conn_close(b);	/* what the statement took before it failed */
 		return -1;
@@ -116,7 +135,8 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 }
 
 static int
-pg_renew_send(struct lr_backend *b, struct lr_lock *l, struct lr_err *e)
+pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
+    long long wait_ms, struct lr_err *e)
 {
 	struct pg_lockid id;
 	char ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32];
@@ -124,6 +144,8 @@ pg_renew_send(struct lr_backend *b, struct lr_lock *l, struct lr_err *e)
 	    id.id, id.hi, id.lo, l->value, ttl, cap, hist_ttl, host, pid, slot_iso(l),
 	    l->token_s };
 
+	(void)cap_ms;	/* a session lock is not carried across a new connection */
+	(void)wait_ms;
 	pg_sql_lockid(l->keys.stable, &id);
 	num_s(ttl, l->ttl_ms);
 	num_s(cap, l->hist_cap);
@@ -506,7 +528,7 @@ pg_free(struct lr_backend *b)
 
 static const struct lr_backend_ops pg_ops = {
 	.name = "postgres", .session = 1,
-	.open = pg_open, .acquire = pg_acquire,
+	.open = pg_open, .ping = pg_ping, .acquire = pg_acquire,
 	.renew_send = pg_renew_send, .renew_recv = pg_renew_recv,
 	.release = pg_release, .unlock = pg_unlock, .peek = pg_peek,
 	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
