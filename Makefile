@@ -160,6 +160,12 @@ $(SQL_BIN): $(SQL_OBJS)
 $(B)/lockrun-preload: $(CORE_OBJS) $(B)/main.o
 	$(CC) $(SAN) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(LIBS_STATIC)
 
+# It execs the lockrun-sql beside it for a SQL URL, as lockrun does.
+ifneq ($(abspath $(dir $(SQL_BIN))),$(abspath $(B)))
+$(B)/lockrun-sql: $(SQL_BIN)
+	ln -sf $(abspath $(SQL_BIN)) $@
+endif
+
 $(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
@@ -190,7 +196,7 @@ check: deps
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
 
-integ: $(BIN) $(SQL_BIN) $(B)/lockrun-preload $(B)/integ_tests $(SHIM)
+integ: $(BIN) $(SQL_BIN) $(B)/lockrun-preload $(B)/lockrun-sql $(B)/integ_tests $(SHIM)
 	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_BIN_PRELOAD=$(abspath $(B)/lockrun-preload) \
 		LOCKRUN_DATA=$(abspath tests/data) \
 		LOCKRUN_SHIM=$(abspath $(SHIM)) $(B)/integ_tests

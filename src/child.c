@@ -51,6 +51,13 @@ child_signals_block(struct lr_sigstate *saved, struct lr_err *e)
 	return 0;
 }
 
+void
+child_signals_restore(const struct lr_sigstate *saved)
+{
+	sigaction(SIGPIPE, &saved->pipe, NULL);
+	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+}
+
 int
 child_signal_pending(void)
 {
@@ -178,8 +185,7 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 	int err;
 
 	/* (1) give the command the signal state lockrun was started with */
-	sigaction(SIGPIPE, &spec->saved->pipe, NULL);
-	sigprocmask(SIG_SETMASK, &spec->saved->mask, NULL);
+	child_signals_restore(spec->saved);
 	/* (2) lead a process group, so a forwarded signal reaches a whole
 	 * pipeline (timeout(1) does the same); --foreground keeps the
 	 * terminal's group so the command can read the terminal */

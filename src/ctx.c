@@ -205,7 +205,11 @@ ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
 	char self[PATH_MAX], path[PATH_MAX + 16];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *slash;
+	int err;
 
+	/* lockrun-sql must save the signal state lockrun was given, for the
+	 * command, not the one main() made */
+	child_signals_restore(&x->sig);
 	if (n > 0) {
 		self[n] = '\0';
 		if ((slash = strrchr(self, '/')) != NULL) {
@@ -217,9 +221,12 @@ ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
 	}
 	snprintf(path, sizeof(path), "%s/lockrun-sql", LR_LIBEXECDIR);
 	execv(path, x->argv);
+	err = errno;
+	if (child_signals_block(&x->sig, e) != 0)
+		return -1;
 	return lr_errf(e, EX_UNAVAILABLE, "%s://: lockrun-sql, which speaks to SQL "
 	    "databases, is not beside lockrun nor in " LR_LIBEXECDIR ": %s",
-	    backend_kind(x->redis.url), strerror(errno));
+	    backend_kind(x->redis.url), strerror(err));
 }
 #else
 static int

@@ -1,0 +1,446 @@
+/* backends_test.c -- one table of behaviours, run against each backend:
+ * Redis, PostgreSQL and MariaDB (MySQL's protocol). Every test below is
+ * written once, as a function, and THREE() makes a Test of it for each
+ * backend, on its own throwaway server: redis_NAME, pg_NAME, mysql_NAME.
+ * Real binary, real servers; what a test looks at (held or free, the
+ * history) it asks lockrun itself, so the same assertion holds for each. */
+#include <sys/file.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+#include "sql_fixture.h"
+
+enum backend { BE_REDIS, BE_PG, BE_MYSQL };
+
+static enum backend be;
+static struct sql_server srv;
+static const char *url;
+static const char *pw_env[] = { "LOCKRUN_REDIS_PASSWORD=" SQL_PASSWORD, NULL };
+
+static void
+teardown(void)
+{
+	sql_stop(&srv);
+	suite_teardown();
+}
+
+/* suite_setup() starts a redis-server: the Redis backend's, and fx.dir,
+ * the scratch dir every test uses. */
+TestSuite(backends, .init = suite_setup, .fini = teardown, .timeout = 120);
+
+/* The backend's server, and the URL the runs are given. */
+static void
+use(enum backend b)
+{
+	be = b;
+	if (b == BE_REDIS) {
+		url = fx.url;
+		return;
+	}
+	cr_assert(eq(int, sql_start(&srv, b == BE_PG ? SQL_PG : SQL_MYSQL), 0),
+	    "%s did not start", sql_name(b == BE_PG ? SQL_PG : SQL_MYSQL));
+	url = srv.url;
+}
+
+#define THREE(name)							\
+	Test(backends, redis_##name) { use(BE_REDIS); name(); }		\
+	Test(backends, pg_##name) { use(BE_PG); name(); }		\
+	Test(backends, mysql_##name) { use(BE_MYSQL); name(); }
+
+/* The SQL servers' user has a password; the URLs do not hold it. */
+static const char *const *
+env_with(const char *const *extra)
+{
+	static const char *env[16];
+	size_t n = 0;
+
+	if (be != BE_REDIS)
+		env[n++] = pw_env[0];
+	for (size_t i = 0; extra && extra[i] && n < 15; i++)
+		env[n++] = extra[i];
+	env[n] = NULL;
+	return env;
+}
+
+/* lockrun --url URL ARGS, and lockrun VERB --url URL ARGS. */
+#define RUN(res, ...) lr_run_env((res), env_with(NULL),			\
+	(const char *const[]){ "--url", url, __VA_ARGS__, NULL })
+#define VERB(res, verb, ...) lr_run_env((res), env_with(NULL),		\
+	(const char *const[]){ verb, "--url", url, __VA_ARGS__, NULL })
+#define START(...) lr_start_env(env_with(NULL),				\
+	(const char *const[]){ "--url", url, __VA_ARGS__, NULL })
+
+/* Is key's lock held, as `lockrun status` sees it? */
+static int
+held(const char *key)
+{
+	struct result r;
+
+	VERB(&r, "status", "--json", key);
+	cr_assert(eq(int, r.status, 0), "status: %s", r.err);
+	return strstr(r.out, "\"held\":true") != NULL;
+}
+
+/* The events of key's history, newest first, as "EVENT EVENT ...". */
+static const char *
+events(const char *key, char *buf, size_t n)
+{
+	struct result r;
+	size_t len = 0;
+
+	VERB(&r, "history", "--json", "-n", "50", key);
+	cr_assert(eq(int, r.status, 0), "history: %s", r.err);
+	buf[0] = '\0';
+	for (const char *p = r.out; (p = strstr(p, "\"event\":\"")) != NULL; ) {
+		const char *end;
+
+		p += 9;
+		if ((end = strchr(p, '"')) == NULL)
+			break;
+		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%.*s",
+		    len ? " " : "", (int)(end - p), p);
+		p = end;
+	}
+	return buf;
+}
+
+/* A command that says it runs (its pid on the FIFO ready), then waits
+ * until a line comes on the FIFO go. */
+static const char *
+blocking(const char *ready, const char *go)
+{
+	static char script[512];
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	return script;
+}
+
+/* How many of the n processes have exited. */
+static int
+exited(const pid_t *pid, int n)
+{
+	int dead = 0;
+
+	for (int i = 0; i < n; i++)
+		dead += !alive(pid[i]);
+	return dead;
+}
+
+/* Ten lockruns started together for one key: one runs the command, nine
+ * skip; the winner is kept running until all nine have decided. */
+static void
+ten_racers_run_once(void)
+{
+	const char *ran = scratch("ran"), *go = fifo("go");
+	char script[512];
+	pid_t pid[10];
+	int ok = 0, skipped = 0;
+
+	snprintf(script, sizeof(script), "echo $$ >> %s; read x < %s", ran, go);
+	for (int i = 0; i < 10; i++)
+		pid[i] = START("-k", "race", "-E", "75", "--", "sh", "-c", script);
+	POLL_UNTIL(exited(pid, 10) == 9);
+	cr_assert(eq(int, exited(pid, 10), 9), "nine skipped while the tenth runs");
+	cr_assert(eq(int, file_lines(ran), 1), "one command ran");
+	fifo_write(go, "go\n");
+	for (int i = 0; i < 10; i++) {
+		int st = lr_wait(pid[i]);
+
+		ok += st == 0;
+		skipped += st == 75;
+	}
+	cr_assert(eq(int, ok, 1));
+	cr_assert(eq(int, skipped, 9));
+	cr_assert(eq(int, file_lines(ran), 1));
+	cr_assert(eq(int, held("race"), 0), "released");
+}
+THREE(ten_racers_run_once)
+
+/* A copy still running: the next run skips without running its command,
+ * and runs once the first has ended. */
+static void
+a_held_lock_is_skipped_then_free(void)
+{
+	const char *ready = fifo("ready"), *go = fifo("go"), *mark = scratch("mark");
+	char buf[512];
+	struct result r;
+	pid_t first;
+
+	first = START("-k", "job", "--", "sh", "-c", blocking(ready, go));
+	cr_assert(fifo_read_long(ready) > 0);
+	cr_assert(eq(int, held("job"), 1));
+	RUN(&r, "-k", "job", "-E", "75", "--", "touch", mark);
+	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
+	cr_assert(eq(int, access(mark, F_OK), -1), "the skipped command did not run");
+	RUN(&r, "-k", "job", "--", "touch", mark);
+	cr_assert(eq(int, r.status, 0), "a skip exits 0 by default");
+	cr_assert(eq(int, access(mark, F_OK), -1));
+
+	fifo_write(go, "go\n");
+	cr_assert(eq(int, lr_wait(first), 0));
+	cr_assert(eq(int, held("job"), 0));
+	RUN(&r, "-k", "job", "-E", "75", "--", "touch", mark);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, access(mark, F_OK), 0), "the lock was free again");
+	cr_assert(eq(str, (char *)events("job", buf, sizeof(buf)),
+	    "released ran released skipped-held skipped-held ran"));
+}
+THREE(a_held_lock_is_skipped_then_free)
+
+/* --one-server: a slot runs once, wherever it starts; the next slot runs
+ * again. The clock is frozen (libfaketime) at two instants of one slot,
+ * then in the next. */
+static void
+a_slot_runs_once(void)
+{
+	const char *ran = scratch("ran");
+	const double t0 = 1772359200.0;		/* 2026-03-01T10:00:00Z */
+	const double at[] = { t0 + 1.5, t0 + 42.0, t0 + 61.0 };
+	const int want[] = { 0, 75, 0 };
+	char cmd[256], buf[3][128], evbuf[512];
+	const char *fake[6];
+	struct result r;
+
+	snprintf(cmd, sizeof(cmd), "echo run >> %s", ran);
+	for (int i = 0; i < 3; i++) {
+		faketime_frozen_env(fake, buf, at[i]);
+		lr_run_env(&r, env_with(fake), (const char *const[]){ "--url", url,
+		    "--one-server", "--every", "1m", "-k", "slot", "-E", "75", "--", "sh",
+		    "-c", cmd, NULL });
+		cr_assert(eq(int, r.status, want[i]), "run %d: stderr: %s", i, r.err);
+		cr_assert(eq(int, file_lines(ran), i == 0 ? 1 : i), "run %d", i);
+	}
+	cr_assert(eq(str, (char *)events("slot", evbuf, sizeof(evbuf)),
+	    "released ran skipped-slot released ran"));
+}
+THREE(a_slot_runs_once)
+
+/* SIGTERM to lockrun reaches the command; lockrun exits with the
+ * command's status and frees the lock before it exits. */
+static void
+sigterm_is_forwarded_and_the_lock_released(void)
+{
+	const char *ready = fifo("ready"), *got = scratch("got");
+	char script[512], buf[512];
+	pid_t lr;
+
+	snprintf(script, sizeof(script), "trap 'echo TERM > %s; exit 3' TERM; "
+	    "echo $$ > %s; while :; do sleep 1 & wait $!; done", got, ready);
+	lr = START("-k", "term", "--ttl", "1h", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	kill(lr, SIGTERM);
+	cr_assert(eq(int, lr_wait(lr), 3), "the command's status");
+	cr_assert(eq(int, file_lines(got), 1), "the command had SIGTERM");
+	cr_assert(eq(int, held("term"), 0), "freed when lockrun exited");
+	cr_assert(eq(str, (char *)events("term", buf, sizeof(buf)), "released ran"));
+}
+THREE(sigterm_is_forwarded_and_the_lock_released)
+
+/* SIGKILL of lockrun: the command's whole tree is stopped, and the lock
+ * is free. A session lock is free at once -- its lease is an hour, the
+ * poll's guard 30 s; Redis's lease (3 s) ends by itself, as no process is
+ * left to free it. */
+static void
+sigkill_frees_the_lock_and_stops_the_tree(void)
+{
+	const char *ready = fifo("ready");
+	char script[512];
+	struct result r;
+	pid_t lr;
+	long sleeper;
+
+	snprintf(script, sizeof(script), "sleep 600 & echo $! > %s; wait", ready);
+	lr = START("-k", "kill", "--ttl", be == BE_REDIS ? "3s" : "1h", "--", "sh", "-c",
+	    script);
+	sleeper = fifo_read_long(ready);
+	cr_assert(sleeper > 0 && alive((pid_t)sleeper));
+	cr_assert(eq(int, held("kill"), 1));
+	kill(lr, SIGKILL);
+	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
+	POLL_UNTIL(!alive((pid_t)sleeper));
+	cr_assert(eq(int, alive((pid_t)sleeper), 0), "the command's child is gone");
+	POLL_UNTIL(!held("kill"));
+	cr_assert(eq(int, held("kill"), 0), "free");
+	RUN(&r, "-k", "kill", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+}
+THREE(sigkill_frees_the_lock_and_stops_the_tree)
+
+/* --timeout: the command is stopped, lockrun exits 124, the lock is free
+ * and the history says why. */
+static void
+a_timeout_stops_the_command(void)
+{
+	char buf[512];
+	struct result r;
+
+	RUN(&r, "-k", "slow", "--timeout", "200ms", "--", "sleep", "60");
+	cr_assert(eq(int, r.status, 124), "stderr: %s", r.err);
+	cr_assert(eq(int, held("slow"), 0));
+	cr_assert(eq(str, (char *)events("slow", buf, sizeof(buf)),
+	    "stopped-timeout ran"));
+}
+THREE(a_timeout_stops_the_command)
+
+/* --wait: a run that finds the lock held waits, and runs when it is
+ * freed. It has said it waits (its skipped-held entry) before the holder
+ * lets go. */
+static void
+wait_runs_after_the_holder(void)
+{
+	const char *ready = fifo("ready"), *go = fifo("go"), *mark = scratch("mark");
+	char buf[512];
+	pid_t first, waiter;
+
+	first = START("-k", "queue", "--", "sh", "-c", blocking(ready, go));
+	cr_assert(fifo_read_long(ready) > 0);
+	waiter = START("-k", "queue", "--wait", "1h", "--", "touch", mark);
+	POLL_UNTIL(strstr(events("queue", buf, sizeof(buf)), "skipped-held") != NULL);
+	cr_assert(eq(str, buf, "skipped-held ran"));
+	cr_assert(eq(int, access(mark, F_OK), -1), "it waits");
+	cr_assert(eq(int, alive(waiter), 1));
+	fifo_write(go, "go\n");
+	cr_assert(eq(int, lr_wait(first), 0));
+	cr_assert(eq(int, lr_wait(waiter), 0));
+	cr_assert(eq(int, access(mark, F_OK), 0), "it ran after the holder");
+	cr_assert(eq(str, (char *)events("queue", buf, sizeof(buf)),
+	    "released ran released skipped-held ran"));
+}
+THREE(wait_runs_after_the_holder)
+
+/* --min-hold: the lock outlives a quick command; `lockrun unlock` frees
+ * it, and says so in the history. */
+static void
+min_hold_keeps_the_lock_until_unlocked(void)
+{
+	const char *mark = scratch("mark");
+	char buf[512];
+	struct result r;
+
+	RUN(&r, "-k", "hold", "--min-hold", "1h", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, held("hold"), 1), "held after the command ended");
+	RUN(&r, "-k", "hold", "-E", "75", "--", "touch", mark);
+	cr_assert(eq(int, r.status, 75));
+	cr_assert(eq(int, access(mark, F_OK), -1));
+
+	VERB(&r, "unlock", "--yes", "--host", "ops", "hold");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(r.out, "^key +lockrun:\\{hold\\}\n"), "stdout: %s", r.out);
+	cr_assert(matches(r.out, "\nfreed +lockrun:\\{hold\\}\n$"), "stdout: %s", r.out);
+	cr_assert(eq(int, held("hold"), 0));
+	RUN(&r, "-k", "hold", "-E", "75", "--", "touch", mark);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, access(mark, F_OK), 0));
+	cr_assert(eq(str, (char *)events("hold", buf, sizeof(buf)),
+	    "released ran unlocked skipped-held released ran"));
+}
+THREE(min_hold_keeps_the_lock_until_unlocked)
+
+/* `lockrun unlock` of a running holder: at its next keep-alive it finds
+ * the lock lost and stops its command; it does not take the lock back. */
+static void
+unlock_stops_a_running_holder(void)
+{
+	const char *ready = fifo("ready");
+	char script[256], err[1024], buf[512];
+	struct result r;
+	pid_t holder;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 1000", ready);
+	holder = START("-k", "run", "--ttl", "3s", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	VERB(&r, "unlock", "--yes", "--host", "ops", "run");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	POLL_UNTIL(!alive(holder));
+	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "the command got SIGTERM");
+	cr_assert(strstr(lr_stderr_of(holder, err, sizeof(err)), "LOST LOCK lockrun:{run}")
+	    != NULL, "stderr: %s", err);
+	cr_assert(eq(int, held("run"), 0), "not taken back");
+	cr_assert(eq(str, (char *)events("run", buf, sizeof(buf)), "lost unlocked ran"));
+}
+THREE(unlock_stops_a_running_holder)
+
+/* `lockrun status` names the holder while it runs, and the last run's
+ * end after; `lockrun check` reaches the server and the records. */
+static void
+status_and_check_see_the_run(void)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	struct result r;
+	pid_t lr;
+
+	lr = START("--host", "alpha", "-k", "seen", "--", "sh", "-c", blocking(ready, go));
+	cr_assert(fifo_read_long(ready) > 0);
+	VERB(&r, "status", "--json", "seen");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "\"held\":true") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"host\":\"alpha\"") != NULL, "%s", r.out);
+	fifo_write(go, "go\n");
+	cr_assert(eq(int, lr_wait(lr), 0));
+	VERB(&r, "status", "--json", "seen");
+	cr_assert(strstr(r.out, "\"held\":false") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"event\":\"released\"") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"status\":0") != NULL, "%s", r.out);
+
+	VERB(&r, "check", "-k", "seen", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stdout: %s stderr: %s", r.out, r.err);
+	cr_assert(strstr(r.out, ": reachable\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "types and permissions ok") != NULL, "%s", r.out);
+}
+THREE(status_and_check_see_the_run)
+
+/*
+ * A database restart under a running job: the holder's session lock went
+ * with the old server, so at its next keep-alive lockrun finds it lost
+ * and stops the command. A newcomer started at once waits out the old
+ * lease (the restart cannot tell whether the old holder still runs) and
+ * runs after it -- never while the first command runs. The commands hold
+ * a file lock; a second copy alongside would write OVERLAP.
+ */
+static void
+restart(enum sql_kind k)
+{
+	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
+	const char *overlap = scratch("overlap"), *ran = scratch("ran");
+	char script[512], err[1024];
+	struct result r;
+	long long guard = 0;
+	pid_t first;
+
+	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP >> %s; "
+	    "echo $$ >> %s; echo $$ > %s; while :; do sleep 1 & wait $!; done", lockf,
+	    overlap, ran, ready);
+	first = START("-k", "db", "--ttl", "6s", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	cr_assert(eq(int, sql_restart(&srv), 0));
+
+	/* bounded poll: the holder notices at its next keep-alive */
+	POLL_UNTIL(!alive(first));
+	cr_assert(eq(int, lr_wait(first), 128 + SIGTERM), "the command was stopped");
+	cr_assert(strstr(lr_stderr_of(first, err, sizeof(err)), "LOST LOCK") != NULL,
+	    "stderr: %s", err);
+	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP >> %s; "
+	    "echo $$ >> %s", lockf, overlap, ran);
+	/* bounded poll: a newcomer runs once the old lease is over */
+	do
+		RUN(&r, "-k", "db", "-E", "75", "--", "sh", "-c", script);
+	while (r.status == 75 && poll_tick(&guard));
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, file_lines(ran), 2));
+	cr_assert(eq(int, file_lines(overlap), 0), "no two copies at once");
+}
+
+Test(backends, pg_a_database_restart_stops_the_command) { restart(SQL_PG); }
+Test(backends, mysql_a_database_restart_stops_the_command) { restart(SQL_MYSQL); }
