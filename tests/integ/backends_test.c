@@ -444,3 +444,36 @@ restart(enum sql_kind k)
 
 Test(backends, pg_a_database_restart_stops_the_command) { restart(SQL_PG); }
 Test(backends, mysql_a_database_restart_stops_the_command) { restart(SQL_MYSQL); }
+
+/* A host without the client library: one line naming the Debian package
+ * to install, exit 69, and no command run. The fault shim makes dlopen()
+ * of that one library fail as the loader does when it is not there. */
+static void
+missing_library(enum sql_kind k, const char *lib, const char *pkg)
+{
+	const char *mark = scratch("mark");
+	char buf[3][256], missing[64], want[256];
+	const char *shim[6];
+	struct result r;
+	size_t i;
+
+	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	shim_env(shim, buf, NULL, NULL);
+	snprintf(missing, sizeof(missing), "LOCKRUN_SHIM_DLOPEN_MISSING=%s", lib);
+	for (i = 0; shim[i] != NULL; i++)
+		;
+	shim[i] = missing;
+	lr_run_env(&r, env_with(shim), (const char *const[]){ "--url", url, "-k", "lib",
+	    "--", "touch", mark, NULL });
+	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
+	snprintf(want, sizeof(want), "^lockrun: [a-z]+://: cannot load %s \\(Debian: "
+	    "apt-get install %s\\): [^\n]*No such file or directory\n$", lib, pkg);
+	cr_assert(matches(r.err, want), "stderr: %s", r.err);
+	cr_assert(eq(int, access(mark, F_OK), -1), "the command did not run");
+}
+
+Test(backends, pg_a_missing_libpq_is_named) { missing_library(SQL_PG, "libpq.so.5", "libpq5"); }
+Test(backends, mysql_a_missing_libmariadb_is_named)
+{
+	missing_library(SQL_MYSQL, "libmariadb.so.3", "libmariadb3");
+}

@@ -24,6 +24,11 @@
  *                                takes over openlog() and syslog() instead:
  *                                what the tests check is what lockrun asks
  *                                of syslog(3). No %m.
+ *   LOCKRUN_SHIM_DLOPEN_MISSING=NAME
+ *                                dlopen(NAME) looks for NAME in a directory
+ *                                that does not exist, so it fails as on a
+ *                                host without that library, and dlerror()
+ *                                says what the loader says then
  *
  * Unset, each function is the real one (dlsym(RTLD_NEXT)). */
 #include <sys/random.h>
@@ -46,6 +51,7 @@
 typedef int (*gai_fn)(const char *, const char *, const struct addrinfo *,
     struct addrinfo **);
 typedef ssize_t (*getrandom_fn)(void *, size_t, unsigned int);
+typedef void *(*dlopen_fn)(const char *, int);
 
 int
 getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
@@ -195,4 +201,20 @@ __syslog_chk(int pri, int flag, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsyslog(pri, fmt, ap);
 	va_end(ap);
+}
+
+void *
+dlopen(const char *file, int flags)
+{
+	static dlopen_fn real;
+	const char *missing = getenv("LOCKRUN_SHIM_DLOPEN_MISSING");
+	char path[512];
+
+	if (real == NULL && (real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen")) == NULL)
+		return NULL;
+	if (file && missing && strcmp(file, missing) == 0) {
+		snprintf(path, sizeof(path), "/nonexistent/lockrun-shim/%s", file);
+		return real(path, flags);
+	}
+	return real(file, flags);
 }
