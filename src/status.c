@@ -29,6 +29,7 @@ struct row {
 	long long	 since_ms;	/* when the holder started */
 	long long	 held_ms;	/* for how long, by the server's clock */
 	long long	 ttl_ms;	/* PTTL; ABSENT when the key never expires */
+	int		 session;	/* ...or when it is a session lock */
 	int		 has_last;	/* the last-run hash exists */
 	const char	*l_event, *l_host, *l_slot;
 	long long	 l_pid, l_token, l_start, l_end, l_status, l_duration;
@@ -341,6 +342,8 @@ read_row(struct status *s, size_t i)
 		read_holder(w, r->value);
 		if (r->ttl_ms >= 0)
 			w->ttl_ms = r->ttl_ms;
+		else
+			w->session = s->x->be.ops->session;
 		if (w->has_last && w->token != ABSENT && w->l_token == w->token &&
 		    w->l_start != ABSENT)
 			w->since_ms = w->l_start;
@@ -400,7 +403,7 @@ text_cells(const struct row *w, char cell[NCOLS][300])
 		if (w->ttl_ms != ABSENT)
 			human_ms(w->ttl_ms, cell[C_TTL], 300);
 		else
-			snprintf(cell[C_TTL], 300, "never");
+			snprintf(cell[C_TTL], 300, w->session ? "session" : "never");
 		if (w->token != ABSENT)
 			snprintf(cell[C_TOKEN], 300, "%lld", w->token);
 	}
@@ -577,21 +580,21 @@ static const struct family {
 } families[] = {
 	{ "lockrun_lock_held", "Whether the task's lock is held (1) or free (0)." },
 	{ "lockrun_lock_held_seconds", "How long the lock has been held, by the "
-	  "Redis server's clock." },
+	  "lock server's clock." },
 	{ "lockrun_last_run_start_timestamp_seconds", "When the task's last run "
-	  "took the lock (Unix time, Redis server clock)." },
+	  "took the lock (Unix time, lock server's clock)." },
 	{ "lockrun_last_run_end_timestamp_seconds", "When the task's last run ended "
-	  "(Unix time, Redis server clock)." },
+	  "(Unix time, lock server's clock)." },
 	{ "lockrun_last_success_timestamp_seconds", "When a run of the task last "
-	  "ended with exit status 0 (Unix time, Redis server clock)." },
+	  "ended with exit status 0 (Unix time, lock server's clock)." },
 	{ "lockrun_last_exit_status", "The exit status of the task's last run that "
 	  "ended." },
 	{ "lockrun_last_duration_seconds", "How long the task's last run that ended "
 	  "held the lock." },
 	{ "lockrun_history_runs", "Runs started among the entries of the task's "
-	  "history kept in Redis." },
+	  "history kept by the lock server." },
 	{ "lockrun_history_skips", "Runs skipped (lock held, or slot already run) "
-	  "among the entries of the task's history kept in Redis." },
+	  "among the entries of the task's history kept by the lock server." },
 };
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
 

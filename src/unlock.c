@@ -124,15 +124,19 @@ holder_print(const char *key, const char *value)
 	}
 }
 
-/* What is left of the key's TTL (PTTL: -1 when it never expires). */
+/* What is left of the key's TTL (PTTL: -1 when it never expires, or
+ * when it is a session lock, which lasts as long as its holder's
+ * connection). */
 static void
-ttl_print(long long pttl)
+ttl_print(long long pttl, int session)
 {
 	char d[32];
 
 	if (pttl >= 0)
 		printf("ttl     %s left (%lldms)\n", duration_format(pttl / 1000 * 1000, d,
 		    sizeof(d)), pttl);
+	else if (session)
+		printf("ttl     none: a session lock, held while its holder is connected\n");
 	else
 		printf("ttl     none: it never expires\n");
 }
@@ -209,7 +213,7 @@ verb_unlock(struct lr_ctx *x)
 		return 0;
 	}
 	holder_print(t.key, value);
-	ttl_print(pttl);
+	ttl_print(pttl, x->be.ops->session);
 	if (!x->cli.yes && !isatty(STDIN_FILENO)) {
 		fflush(stdout);
 		lr_error("unlock: %s not freed: no terminal to confirm on; give --yes "

@@ -362,6 +362,9 @@ unlock_stops_a_running_holder(void)
 	cr_assert(fifo_read_long(ready) > 0);
 	VERB(&r, "unlock", "--yes", "--host", "ops", "run");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(r.out, be == BE_REDIS ? "\nttl +[0-9]s left \\([0-9]+ms\\)\n" :
+	    "\nttl +none: a session lock, held while its holder is connected\n"),
+	    "stdout: %s", r.out);
 	POLL_UNTIL(!alive(holder));
 	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "the command got SIGTERM");
 	cr_assert(strstr(lr_stderr_of(holder, err, sizeof(err)), "LOST LOCK lockrun:{run}")
@@ -386,6 +389,11 @@ status_and_check_see_the_run(void)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(strstr(r.out, "\"held\":true") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "\"host\":\"alpha\"") != NULL, "%s", r.out);
+	/* the TTL column: a session lock has none, a lease what is left */
+	VERB(&r, "status", "seen");
+	cr_assert(matches(r.out, be == BE_REDIS ? "\nseen +held +alpha:[0-9]+ +[-0-9T:Z]+ "
+	    "+[0-9a-z]+ +[0-9]+s +" : "\nseen +held +alpha:[0-9]+ +[-0-9T:Z]+ +[0-9a-z]+ "
+	    "+session +"), "%s", r.out);
 	fifo_write(go, "go\n");
 	cr_assert(eq(int, lr_wait(lr), 0));
 	VERB(&r, "status", "--json", "seen");
