@@ -1,4 +1,7 @@
 /* duration.c -- parse and format durations; pure, libc only. */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <time.h>
 #include <string.h>
@@ -123,4 +126,22 @@ long long
 real_ms(void)
 {
 	return clock_ms(CLOCK_REALTIME);
+}
+
+int
+mono_poll(int fd, short events, long long deadline)
+{
+	for (;;) {
+		long long left = deadline - mono_ms();
+		struct pollfd pfd = { .fd = fd, .events = events };
+		int n;
+
+		if (left <= 0)
+			return 0;
+		n = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (n >= 0)
+			return n;
+		if (errno != EINTR)
+			return -1;
+	}
 }

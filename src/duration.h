@@ -20,6 +20,11 @@ char	*duration_format(long long ms, char *buf, size_t n);
 /* Milliseconds on the monotonic clock (leases, deadlines), and Unix
  * milliseconds on the wall clock (slots follow it). */
 long long	mono_ms(void);
+
+/* Wait until fd is ready for events (poll(2)'s) or the deadline, a
+ * mono_ms() time, has passed. Returns 1 ready, 0 timed out, -1 with
+ * errno. */
+int	mono_poll(int fd, short events, long long deadline);
 long long	real_ms(void);
 
 #endif

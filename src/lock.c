@@ -418,17 +418,6 @@ lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 	return (int)code;
 }
 
-/* Append one problem line to buf. */
-static void
-problem(char *buf, size_t n, int *count, const char *fmt, const char *a, const char *b)
-{
-	size_t len = strlen(buf);
-
-	if (len < n)
-		snprintf(buf + len, n - len, fmt, a, b);
-	(*count)++;
-}
-
 /* ROLE: a replica takes no writes. Returns 0 (a problem noted in buf), or
  * -1 with e. */
 static int
@@ -446,8 +435,8 @@ probe_role(struct lr_conn *rc, char *buf, size_t n, int *count, struct lr_err *e
 		char port[24];
 		snprintf(port, sizeof(port), "%lld", r->element[2]->type ==
 		    REDIS_REPLY_INTEGER ? r->element[2]->integer : 0);
-		problem(buf, n, count, "this server is a read-only replica of %s:%s; "
-		    "point lockrun at the master\n", r->element[1]->str, port);
+		text_problem(buf, n, count, "this server is a read-only replica of %s:%s; "
+		    "point lockrun at the master", r->element[1]->str, port);
 	}
 	freeReplyObject(r);
 	return 0;
@@ -472,7 +461,7 @@ lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
 		return -1;
 	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
 		if (r->element[i]->type == REDIS_REPLY_STRING)
-			problem(buf, n, &count, "%s%s\n", r->element[i]->str, "");
+			text_problem(buf, n, &count, "%s", r->element[i]->str);
 	freeReplyObject(r);
 	return count;
 }

@@ -10,6 +10,7 @@
 
 #include "mysql_conn.h"
 #include "mysql_sql.h"
+#include "text.h"
 
 static const char *const last_fields[] = { "event", "host", "pid", "slot", "token",
     "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
@@ -295,17 +296,6 @@ my_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	return rc;
 }
 
-/* Append one problem line to buf. */
-static void
-problem(char *buf, size_t n, int *count, const char *fmt, const char *a, const char *b)
-{
-	size_t len = strlen(buf);
-
-	if (len < n)
-		snprintf(buf + len, n - len, fmt, a, b);
-	(*count)++;
-}
-
 /* Run q keeping the connection on a refusal. Returns 0; the server's
  * error number, with its message in why[n]; or -1 with e when the
  * connection broke. */
@@ -387,17 +377,17 @@ probe_tables(struct lr_backend *b, char *buf, size_t n, int *count, struct lr_er
 		missing[t] = rc == ER_NO_SUCH_TABLE;
 		any |= missing[t];
 		if (rc == ER_TABLEACCESS_DENIED_ERROR)
-			problem(buf, n, count, "table %s: permission denied for %s\n",
+			text_problem(buf, n, count, "table %s: permission denied for %s",
 			    tables[t], "SELECT");
 		else if (rc != 0 && !missing[t])
-			problem(buf, n, count, "table %s: %s\n", tables[t], why);
+			text_problem(buf, n, count, "table %s: %s", tables[t], why);
 	}
 	/* what the first run would do anyway */
 	if (any && (rc = try_sql(b, MY_SQL_DDL, NULL, NULL, why, sizeof(why), e)) < 0)
 		return -1;
 	for (size_t t = 0; t < NELEM(tables); t++) {
 		if (missing[t] && rc != 0) {
-			problem(buf, n, count, "table %s: missing, and cannot be created: %s\n",
+			text_problem(buf, n, count, "table %s: missing, and cannot be created: %s",
 			    tables[t], why);
 			continue;
 		}
@@ -411,11 +401,11 @@ probe_tables(struct lr_backend *b, char *buf, size_t n, int *count, struct lr_er
 				return -1;
 			snprintf(what, sizeof(what), "%s: %s", u->verb, why);
 			if (rc == ER_TABLEACCESS_DENIED_ERROR)
-				problem(buf, n, count, "table %s: permission denied for %s\n",
+				text_problem(buf, n, count, "table %s: permission denied for %s",
 				    tables[t], u->verb);
 			else if (rc != 0 && rc != ER_OPTION_PREVENTS_STATEMENT &&
 			    rc != ER_READ_ONLY_MODE)	/* read-only: said once */
-				problem(buf, n, count, "table %s: %s\n", tables[t], what);
+				text_problem(buf, n, count, "table %s: %s", tables[t], what);
 		}
 	}
 	return 0;
@@ -441,7 +431,7 @@ probe_fence(struct lr_backend *b, const struct lr_keys *k, char *buf, size_t n,
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && v[strspn(v, "0123456789")] != '\0')
-		problem(buf, n, count, "%s holds \"%s\", not a token\n", k->fence, v);
+		text_problem(buf, n, count, "%s holds \"%s\", not a token", k->fence, v);
 	return 0;
 }
 
@@ -460,11 +450,11 @@ my_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *bu
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		problem(buf, n, &count, "cannot ask whether the server is read-only: %s%s\n",
-		    why, "");
+		text_problem(buf, n, &count, "cannot ask whether the server is read-only: %s",
+		    why);
 	if (on)
-		problem(buf, n, &count, "this server is read-only (read_only%s is ON); point "
-		    "lockrun at the primary%s\n", m->mariadb ? "" : " or super_read_only", "");
+		text_problem(buf, n, &count, "this server is read-only (read_only%s is ON); point "
+		    "lockrun at the primary", m->mariadb ? "" : " or super_read_only");
 	if (probe_tables(b, buf, n, &count, e) != 0 ||
 	    probe_fence(b, k, buf, n, &count, e) != 0)
 		return -1;

@@ -30,7 +30,6 @@
  * then failed leaves it held after the rollback. So a failed acquire
  * closes the connection, which ends the session and its locks, and each
  * statement lets the lock go in its main query, after its writes. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +37,7 @@
 #include "backend.h"
 #include "pg_conn.h"
 #include "pg_sql.h"
+#include "text.h"
 
 #define NUM_MAX	24	/* a long long in digits, and its NUL */
 
@@ -427,25 +427,6 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	return 0;
 }
 
-/* Append one problem line to buf[n]. */
-static void __attribute__((format(printf, 4, 5)))
-problem(char *buf, size_t n, int *count, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (len < n)
-		vsnprintf(buf + len, n - len, fmt, ap);
-	va_end(ap);
-	len = strlen(buf);
-	if (len + 1 < n) {
-		buf[len] = '\n';
-		buf[len + 1] = '\0';
-	}
-	(*count)++;
-}
-
 /* The problems pg_sql_probe's row r shows about its table. */
 static void
 probe_table(const PGresult *res, int r, char *buf, size_t n, int *count)
@@ -456,16 +437,18 @@ probe_table(const PGresult *res, int r, char *buf, size_t n, int *count)
 
 	if (strcmp(pg_conn_cell(res, r, 1), "f") == 0) {
 		if (strcmp(pg_conn_cell(res, r, 2), "f") == 0)
-			problem(buf, n, count, "table %s is missing, and this user may not create "
-			    "it (no CREATE on schema %s)", name, *schema ? schema : "(none)");
+			text_problem(buf, n, count, "table %s is missing, and this user may "
+			    "not create it (no CREATE on schema %s)", name,
+			    *schema ? schema : "(none)");
 		return;
 	}
 	for (const char *p = denied; p != NULL && sscanf(p, "%31s", word) == 1;
 	    p = strchr(p + 1, ' '))
-		problem(buf, n, count, "table %s: permission denied for %s", name, word);
+		text_problem(buf, n, count, "table %s: permission denied for %s", name,
+		    word);
 	for (const char *p = lacks; p != NULL && sscanf(p, "%31s", word) == 1;
 	    p = strchr(p + 1, ' '))
-		problem(buf, n, count, "table %s has no column %s", name, word);
+		text_problem(buf, n, count, "table %s has no column %s", name, word);
 }
 
 static int
@@ -484,14 +467,14 @@ pg_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *bu
 	if (pq.ntuples(res) != 3)
 		return unexpected(b, "check", res, e);
 	if (strcmp(pg_conn_cell(res, 0, 5), "t") == 0)
-		problem(buf, n, &count, "this server is a read-only standby (in recovery); "
+		text_problem(buf, n, &count, "this server is a read-only standby (in recovery); "
 		    "point lockrun at the primary");
 	else if (strcmp(pg_conn_cell(res, 0, 6), "on") == 0)
-		problem(buf, n, &count, "transactions are read-only for this user "
+		text_problem(buf, n, &count, "transactions are read-only for this user "
 		    "(default_transaction_read_only)");
 	if (strcmp((iso = pg_conn_cell(res, 0, 7)), "read committed") != 0)
-		problem(buf, n, &count, "default_transaction_isolation is %s: lockrun's "
-		    "statements need read committed", iso);
+		text_problem(buf, n, &count, "default_transaction_isolation is %s: "
+		    "lockrun's statements need read committed", iso);
 	for (int r = 0; r < 3; r++)
 		probe_table(res, r, buf, n, &count);
 	pq.clear(res);

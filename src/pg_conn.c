@@ -16,7 +16,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -165,26 +164,6 @@ pg_conn_where(struct lr_backend *b, struct lr_err *e)
 	return 0;
 }
 
-/* Wait until fd is ready for events or deadline (monotonic ms) passes.
- * Returns 1 ready, 0 timed out, -1 with errno. */
-static int
-wait_fd(int fd, short events, long long deadline)
-{
-	for (;;) {
-		long long left = deadline - mono_ms();
-		struct pollfd pfd = { .fd = fd, .events = events };
-		int n;
-
-		if (left <= 0)
-			return 0;
-		n = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
-		if (n >= 0)
-			return n;
-		if (errno != EINTR)
-			return -1;
-	}
-}
-
 /* libpq prints a notice (a WARNING, "relation already exists, skipping")
  * on stderr by default; lockrun's stderr is its own. */
 static void
@@ -315,8 +294,8 @@ pg_conn_open(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 	pq.set_verbosity(p->conn, PQERRORS_VERBOSE);	/* the SQLSTATE, for connect_failed */
 	while (pq.status(p->conn) != CONNECTION_BAD && st != PGRES_POLLING_OK &&
 	    st != PGRES_POLLING_FAILED) {
-		w = wait_fd(pq.socket(p->conn), st == PGRES_POLLING_READING ? POLLIN : POLLOUT,
-		    deadline);
+		w = mono_poll(pq.socket(p->conn),
+		    st == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline);
 		if (w <= 0)
 			return broken(b, "connect", w == 0 ? "timed out" : strerror(errno), e);
 		st = pq.connect_poll(p->conn);
@@ -355,7 +334,7 @@ send_out(struct lr_backend *b, const char *what, long long deadline, struct lr_e
 	int f, w;
 
 	while ((f = pq.flush(p->conn)) == 1) {
-		w = wait_fd(pq.socket(p->conn), POLLOUT | POLLIN, deadline);
+		w = mono_poll(pq.socket(p->conn), POLLOUT | POLLIN, deadline);
 		if (w <= 0)
 			return broken(b, what, w == 0 ? "timed out" : strerror(errno), e);
 		if (!pq.consume_input(p->conn))	/* the server may be talking */
@@ -383,7 +362,7 @@ collect(struct lr_backend *b, const char *what, long long deadline, PGresult **r
 	*res = NULL;
 	for (;;) {
 		while (pq.is_busy(p->conn)) {
-			if ((w = wait_fd(pq.socket(p->conn), POLLIN, deadline)) <= 0 ||
+			if ((w = mono_poll(pq.socket(p->conn), POLLIN, deadline)) <= 0 ||
 			    !pq.consume_input(p->conn)) {
 				if (w <= 0)
 					snprintf(why, sizeof(why), "%s", w == 0 ? "no answer in time" :

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -114,26 +113,6 @@ rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e)
 	return unreachable(e);
 }
 
-/* Wait until fd is ready for events or deadline (monotonic ms) passes.
- * Returns 1 ready, 0 timed out, -1 on error. */
-static int
-wait_fd(int fd, short events, long long deadline)
-{
-	for (;;) {
-		long long left = deadline - mono_ms();
-		struct pollfd pfd = { .fd = fd, .events = events };
-		int n;
-
-		if (left <= 0)
-			return 0;
-		n = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
-		if (n >= 0)
-			return n;
-		if (errno != EINTR)
-			return -1;
-	}
-}
-
 /* One read or write on the transport, without blocking. Returns the bytes
  * moved (0 only for end of file on a read), or -1 with *want set to the
  * poll event to wait for (errno EAGAIN), or -1 with rc->why set. */
@@ -222,7 +201,7 @@ flush_by(struct lr_conn *rc, long long deadline)
 		}
 		if (want == 0)
 			return broken(rc, rc->why[0] ? rc->why : "connection lost");
-		if ((ready = wait_fd(rc->fd, want, deadline)) <= 0)
+		if ((ready = mono_poll(rc->fd, want, deadline)) <= 0)
 			return broken(rc, ready == 0 ? rc->timeout_why : strerror(errno));
 	}
 	rc->outlen = 0;
@@ -308,7 +287,7 @@ reply_by(struct lr_conn *rc, long long deadline, redisReply **rp)
 			}
 			if (n > 0)
 				continue;
-			if ((ready = wait_fd(rc->fd, want, deadline)) <= 0) {
+			if ((ready = mono_poll(rc->fd, want, deadline)) <= 0) {
 				broken(rc, ready == 0 ? rc->timeout_why : strerror(errno));
 				got = -1;
 				break;
@@ -496,7 +475,7 @@ rconn_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 	else if (connect(fd, (struct sockaddr *)&rc->addr, rc->addrlen) == -1) {
 		err = errno;
 		if (err == EINPROGRESS) {
-			int n = wait_fd(fd, POLLOUT, mono_ms() + (ms < 1 ? 1 : ms));
+			int n = mono_poll(fd, POLLOUT, mono_ms() + (ms < 1 ? 1 : ms));
 			err = n == 0 ? ETIMEDOUT : n < 0 ? errno :
 			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ? errno : err;
 		}

@@ -5,25 +5,34 @@
 
 #include "rurl.h"
 
-/* Copy [s, s+len) into dst of size n, decoding %XX. Returns 0, or -1 if it
- * does not fit or an escape is malformed. */
 static int
-pct_decode(const char *s, size_t len, char *dst, size_t n)
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+rurl_pct_decode(const char *s, size_t len, char *dst, size_t n)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		if (c == '%') {
-			char hex[3] = { 0 };
-			char *end;
+			int hi, lo;
 			if (i + 2 >= len)
 				return -1;
-			hex[0] = s[i + 1];
-			hex[1] = s[i + 2];
-			c = (char)strtol(hex, &end, 16);
-			if (end != hex + 2 || c == '\0')
+			hi = hexval(s[i + 1]);
+			lo = hexval(s[i + 2]);
+			if (hi < 0 || lo < 0 || (hi | lo) == 0)
 				return -1;
+			c = (char)(hi << 4 | lo);
 			i += 2;
 		}
 		if (o + 1 >= n)
@@ -94,8 +103,8 @@ parse_userinfo(const char *s, size_t len, struct lr_url *u, struct lr_err *e)
 	const char *colon = memchr(s, ':', len);
 	size_t ulen = colon ? (size_t)(colon - s) : len;
 
-	if (pct_decode(s, ulen, u->user, sizeof(u->user)) != 0 ||
-	    (colon && pct_decode(colon + 1, len - ulen - 1, u->password,
+	if (rurl_pct_decode(s, ulen, u->user, sizeof(u->user)) != 0 ||
+	    (colon && rurl_pct_decode(colon + 1, len - ulen - 1, u->password,
 	    sizeof(u->password)) != 0))
 		return lr_errf(e, EX_USAGE, "redis URL: bad user or password "
 		    "(too long, or a malformed %%XX escape)");

@@ -52,6 +52,10 @@ int	rurl_parse_sentinel(const char *rest, struct lr_url *u, struct lr_err *e);
  * Returns buf. */
 char	*rurl_where(const struct lr_url *u, char *buf, size_t n);
 
+/* Copy [s, s+len) into dst[n], decoding %XX. Returns 0, or -1 when it
+ * does not fit, an escape is malformed, or it would decode to a NUL. */
+int	rurl_pct_decode(const char *s, size_t len, char *dst, size_t n);
+
 /* The decimal that is all of [s, s+len), if it is in [lo, hi]: 0 with
  * *out set, else -1. */
 int	rurl_decimal(const char *s, size_t len, long lo, long hi, int *out);

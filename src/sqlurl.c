@@ -9,46 +9,6 @@
 #define USAGE	"[user[:password]@]host[:port]/database[?socket=/path]"
 
 static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Percent-decode [s, s+len) into dst[n]. Returns 0, or -1 when it does
- * not fit, a %XX is malformed, or it would decode to a NUL. */
-static int
-decode(const char *s, size_t len, char *dst, size_t n)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		if (c == '%') {
-			int hi, lo;
-			if (i + 2 >= len)
-				return -1;
-			hi = hexval(s[i + 1]);
-			lo = hexval(s[i + 2]);
-			if (hi < 0 || lo < 0 || (hi | lo) == 0)
-				return -1;
-			c = (char)(hi << 4 | lo);
-			i += 2;
-		}
-		if (o + 1 >= n)
-			return -1;
-		dst[o++] = c;
-	}
-	dst[o] = '\0';
-	return 0;
-}
-
-static int
 bad(struct lr_err *e, const char *scheme, const char *why)
 {
 	return lr_errf(e, EX_USAGE, "%s://: %s (expected %s://" USAGE ")", scheme, why,
@@ -62,9 +22,9 @@ parse_userinfo(const char *s, size_t len, struct lr_sqlurl *u)
 	const char *colon = memchr(s, ':', len);
 	size_t ulen = colon ? (size_t)(colon - s) : len;
 
-	if (decode(s, ulen, u->user, sizeof(u->user)) != 0)
+	if (rurl_pct_decode(s, ulen, u->user, sizeof(u->user)) != 0)
 		return -1;
-	if (colon && decode(colon + 1, len - ulen - 1, u->password,
+	if (colon && rurl_pct_decode(colon + 1, len - ulen - 1, u->password,
 	    sizeof(u->password)) != 0)
 		return -1;
 	return 0;
@@ -117,7 +77,7 @@ parse_query(const char *q, struct lr_sqlurl *u, const char **why)
 		if (len < 7 || strncmp(q, "socket=", 7) != 0)
 			return -1;
 		*why = "bad socket path";
-		if (decode(q + 7, len - 7, u->socket, sizeof(u->socket)) != 0 ||
+		if (rurl_pct_decode(q + 7, len - 7, u->socket, sizeof(u->socket)) != 0 ||
 		    u->socket[0] != '/')
 			return -1;
 		q += len + (q[len] == '&');
@@ -150,7 +110,7 @@ sqlurl_parse(const char *url, struct lr_sqlurl *u, struct lr_err *e)
 		return bad(e, scheme, why);
 	explicit_port = u->port != 0;
 	q = slash + 1 + strcspn(slash + 1, "?");
-	if (q == slash + 1 || decode(slash + 1, (size_t)(q - slash - 1), u->database,
+	if (q == slash + 1 || rurl_pct_decode(slash + 1, (size_t)(q - slash - 1), u->database,
 	    sizeof(u->database)) != 0 || strchr(u->database, '/') != NULL)
 		return bad(e, scheme, "no database, or a bad one");
 	if (*q == '?' && parse_query(q + 1, u, &why) != 0)

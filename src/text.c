@@ -2,6 +2,7 @@
  * valid whatever bytes they hold, ISO 8601 UTC times, decimal numbers;
  * pure, libc only. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,22 @@ text_decimal(const char *s, long long *v)
 		return -1;
 	*v = n;
 	return 0;
+}
+
+void
+text_problem(char *buf, size_t n, int *count, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (len < n)
+		vsnprintf(buf + len, n - len, fmt, ap);
+	va_end(ap);
+	len = strlen(buf);
+	if (len + 1 < n) {
+		buf[len] = '\n';
+		buf[len + 1] = '\0';
+	}
+	(*count)++;
 }

@@ -48,4 +48,9 @@ char	*text_iso(long long ms, enum text_iso_unit unit, char *buf, size_t n);
  * that fits a long long? 0 with *v set, else -1. */
 int	text_decimal(const char *s, long long *v);
 
+/* Append one line (fmt, and a newline) to the lines in buf[n], as much of
+ * it as fits, and count it in *count. For `lockrun check`'s problems. */
+void	text_problem(char *buf, size_t n, int *count, const char *fmt, ...)
+	    __attribute__((format(printf, 4, 5)));
+
 #endif
