@@ -3,13 +3,17 @@
  * (skip), interleaved, against a local redis-server; peak RSS of each.
  * Then `lockrun status` over a config of 1,000 tasks, a run from
  * configs of 1, 1,000 and 10,000 tasks, and a run and a skip over a
- * password-protected database 3 and over TLS. */
+ * password-protected database 3 and over TLS; last, a run and a skip
+ * (held by a running lockrun) against Redis, MariaDB and PostgreSQL. */
+#include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 #include <unistd.h>
 
 #include "../integ/redis_fixture.h"
+#include "../integ/sql_fixture.h"
 
 #define N	200
 #define WARMUP	10
@@ -393,6 +398,308 @@ connections_cost(const char *lockrun)
 	return bad;
 }
 
+/* The backends section: one backend, where its lock lives and the lockrun
+ * that holds bench-held there while the skips run. */
+struct held_be {
+	const char *name;
+	const char *url;
+	const char *password;	/* in LOCKRUN_REDIS_PASSWORD for its runs, or NULL */
+	const struct sql_server *sql;	/* NULL: Redis */
+	pid_t	holder;
+	int	release;	/* the holder's stdin: its command ends at EOF */
+	long long count0;	/* the server's count at the loop's start */
+	long	k;		/* what one sql_admin() call adds to the count;
+				 * -1: no count */
+};
+
+/* The password of be's runs, as a cron job would have it; the Redis rows
+ * have none, and a Redis without requirepass refuses AUTH. */
+static void
+use_password(const struct held_be *be)
+{
+	if (be->password)
+		setenv("LOCKRUN_REDIS_PASSWORD", be->password, 1);
+	else
+		unsetenv("LOCKRUN_REDIS_PASSWORD");
+}
+
+/* Start `lockrun --url URL -k bench-held -- sh -c 'echo held; cat'`, its
+ * stdin and stdout on pipes, and wait (30 s at most) for the line: the
+ * command runs only under the lock, so the lock is then held. --ttl 1h:
+ * no renewal during the bench, so it adds nothing to the counts. */
+static int
+hold(const char *lockrun, struct held_be *be)
+{
+	char *cmd[] = { (char *)lockrun, "--url", (char *)be->url, "-k", "bench-held",
+	    "--ttl", "1h", "--", "sh", "-c", "echo held; exec cat >/dev/null", NULL };
+	char line[16];
+	size_t len = 0;
+	int in[2], out[2];
+
+	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
+		perror("bench: pipe");
+		return -1;
+	}
+	use_password(be);
+	if ((be->holder = fork()) == -1) {
+		perror("bench: fork");
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		return -1;
+	}
+	if (be->holder == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execv(cmd[0], cmd);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	be->release = in[1];
+	while (len < sizeof(line) - 1 && (len == 0 || line[len - 1] != '\n')) {
+		struct pollfd p = { .fd = out[0], .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 30000) != 1 ||
+		    (n = read(out[0], line + len, sizeof(line) - 1 - len)) <= 0)
+			break;
+		len += (size_t)n;
+	}
+	line[len] = '\0';
+	close(out[0]);
+	if (strcmp(line, "held\n") != 0) {
+		fprintf(stderr, "bench: %s: the holder of bench-held did not start\n",
+		    be->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Let the holder's command end and reap it (10 s at most, then SIGTERM).
+ * Returns 0 if it exited 0. */
+static int
+unhold(struct held_be *be)
+{
+	struct pollfd p = { .fd = pidfd_open(be->holder, 0), .events = POLLIN };
+	int st;
+
+	close(be->release);
+	if (p.fd < 0 || poll(&p, 1, 10000) != 1) {
+		fprintf(stderr, "bench: %s: the holder did not end\n", be->name);
+		kill(be->holder, SIGTERM);
+	}
+	if (p.fd >= 0)
+		close(p.fd);
+	while (waitpid(be->holder, &st, 0) == -1 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "bench: %s: the holder exited %d\n", be->name,
+		    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The statements the server has run for user lockrun. PostgreSQL:
+ * pg_stat_statements (sum of calls), counted as each statement ends, so
+ * complete once lockrun has its answer; pg_stat_database is not: a
+ * session's counts reach it up to 10 s later, and autovacuum's
+ * transactions are in them. MariaDB: Questions, every statement of a
+ * multi-statement string, of every user; read once no session is left but
+ * the holder's and this one, so that every ended session's count is in.
+ * *calls counts the sql_admin() calls; each adds the same to Questions
+ * (its own statements), which the caller measures and subtracts.
+ * Returns 0, or -1 if it could not read or never settled.
+ */
+static int
+sql_count(const struct sql_server *s, long long *v, int *calls)
+{
+	char out[128];
+	long others;
+
+	if (s->kind == SQL_PG) {
+		++*calls;
+		return sql_admin(s, "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements "
+		    "WHERE userid = 'lockrun'::regrole", out, sizeof(out)) == 0 &&
+		    sscanf(out, "%lld", v) == 1 ? 0 : -1;
+	}
+	for (int i = 0; i < 100; i++) {
+		++*calls;
+		if (sql_admin(s, "SELECT (SELECT count(*) FROM information_schema.processlist "
+		    "WHERE user IN ('lockrun', 'root') AND id <> connection_id()), "
+		    "(SELECT variable_value FROM information_schema.global_status "
+		    "WHERE variable_name = 'QUESTIONS')", out, sizeof(out)) != 0 ||
+		    sscanf(out, "%ld %lld", &others, v) != 2)
+			return -1;
+		if (others == 1)	/* the holder */
+			return 0;
+	}
+	return -1;
+}
+
+/* Load pg_stat_statements into s (a restart). Returns 0, -1 if it is not
+ * there (no count then), or -2 if the server did not come back. */
+static int
+pg_stmts(struct sql_server *s)
+{
+	if (sql_admin(s, "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'",
+	    NULL, 0) != 0)
+		return -1;
+	if (sql_restart(s) != 0)
+		return -2;
+	return sql_admin(s, "CREATE EXTENSION pg_stat_statements", NULL, 0) == 0 ? 0 : -1;
+}
+
+/* What one sql_count() adds to the count, from two in a row; -1 if it
+ * cannot count. */
+static long
+count_cost(const struct sql_server *s)
+{
+	long long v0, v1;
+	int n0 = 0, n = 0;
+
+	if (sql_count(s, &v0, &n0) != 0 || sql_count(s, &v1, &n) != 0 || (v1 - v0) % n != 0)
+		return -1;
+	return (long)((v1 - v0) / n);
+}
+
+#define NHELD	3
+
+/* flock, a run and a skip against Redis, MariaDB and PostgreSQL, all in
+ * one interleaved loop so that the ratios compare; each backend's
+ * bench-held is held by a running lockrun. Medians, ratios to flock, peak
+ * RSS, and what a run and a skip cost the server. */
+static int
+held_cost(const char *lockrun)
+{
+	static const int order[6][NHELD] = {
+		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+	};
+	static double t[NHELD][3][N];
+	static struct sql_server my, pg;
+	struct redis_fixture rfx;
+	struct held_be be[NHELD] = {
+		{ .name = "redis" },
+		{ .name = "mariadb", .sql = &my, .password = SQL_PASSWORD },
+		{ .name = "postgres", .sql = &pg, .password = SQL_PASSWORD },
+	};
+	long peak[NHELD][3] = { { 0 } };
+	char flock_file[160];
+	redisContext *c = NULL;
+	int bad = 0, stmts = 0, calls[NHELD] = { 0 };
+
+	if (redis_start(&rfx, NULL) != 0)
+		return 1;
+	if (sql_start(&my, SQL_MYSQL) != 0 || sql_start(&pg, SQL_PG) != 0 ||
+	    (stmts = pg_stmts(&pg)) == -2) {
+		bad = 1;
+		goto out;
+	}
+	snprintf(flock_file, sizeof(flock_file), "%s/flock", rfx.dir);
+	be[0].url = rfx.url;
+	be[1].url = my.url;
+	be[2].url = pg.url;
+	c = redis_client(&rfx);
+	for (int k = 0; k < NHELD; k++) {
+		char *prime[] = { (char *)lockrun, "--url", (char *)be[k].url, "-k", "bench",
+		    "--", "true", NULL };
+		long rss;
+		int st;
+
+		/* the first run creates the tables: not the holder's work */
+		use_password(&be[k]);
+		run_once(prime, &rss, &st);
+		if (st != 0) {
+			fprintf(stderr, "bench: %s: the first run exited %d\n", be[k].name, st);
+			bad = 1;
+			goto out;
+		}
+		if (hold(lockrun, &be[k]) != 0) {
+			bad = 1;
+			goto out;
+		}
+		if (be[k].sql)
+			be[k].k = be[k].sql == &pg && stmts != 0 ? -1 : count_cost(be[k].sql);
+	}
+	for (int i = -WARMUP; i < N; i++) {
+		if (i == 0) {
+			freeReplyObject(redisCommand(c, "CONFIG RESETSTAT"));
+			for (int k = 1; k < NHELD; k++)
+				if (be[k].k >= 0 && sql_count(be[k].sql, &be[k].count0,
+				    &calls[k]) != 0)
+					be[k].k = -1;
+			memset(calls, 0, sizeof(calls));	/* those after count0 */
+		}
+		/* every order in turn: a server still busy ending the last
+		 * session slows what comes next, so each row is to come after
+		 * each other row alike */
+		for (int j = 0; j < NHELD; j++) {
+			int k = order[(i + WARMUP) % 6][j];
+			char *cmds[3][12] = {
+				{ (char *)which("flock"), "-n", flock_file, (char *)which("true"),
+				    NULL },
+				{ (char *)lockrun, "--url", (char *)be[k].url, "-k", "bench", "--",
+				    "true", NULL },
+				{ (char *)lockrun, "--url", (char *)be[k].url, "-k", "bench-held",
+				    "-E", "75", "--", "true", NULL },
+			};
+			const int want[3] = { 0, 0, 75 };
+
+			use_password(&be[k]);
+			for (int b = 0; b < 3; b++) {
+				long rss;
+				int st;
+				double us = run_once(cmds[b], &rss, &st);
+
+				if (st != want[b] && bad++ < 5)
+					fprintf(stderr, "bench: %s: %s exited %d\n", be[k].name,
+					    b == 0 ? "flock" : b == 1 ? "a run" : "a skip", st);
+				if (i < 0)
+					continue;
+				t[k][b][i] = us;
+				if (rss > peak[k][b])
+					peak[k][b] = rss;
+			}
+		}
+	}
+	unsetenv("LOCKRUN_REDIS_PASSWORD");
+	printf("\nbackends: flock, a run and a skip (bench-held held by a running lockrun) "
+	    "with --url, %d runs each, all interleaved; (ratio to flock), peak RSS of a run "
+	    "/ a skip, what a run and a skip cost the server:\n", N);
+	for (int k = 0; k < NHELD; k++) {
+		char cost[80] = "";
+		long long v;
+
+		if (k == 0)
+			snprintf(cost, sizeof(cost), "EVALSHA %.2f", (double)calls_of(c, "evalsha") / N);
+		else if (be[k].k >= 0 && sql_count(be[k].sql, &v, &calls[k]) == 0)
+			snprintf(cost, sizeof(cost), "statements %.2f (%s)",
+			    (double)(v - be[k].count0 - be[k].k * calls[k]) / N,
+			    k == 1 ? "Questions" : "pg_stat_statements");
+		for (int b = 0; b < 3; b++)
+			qsort(t[k][b], N, sizeof(double), cmp);
+		printf("  %-9s flock %6.0f us  run %6.0f us (%.2f)  skip %6.0f us (%.2f)  "
+		    "peak RSS %5ld / %5ld KiB  per run+skip: %s\n", be[k].name,
+		    t[k][0][N / 2], t[k][1][N / 2], t[k][1][N / 2] / t[k][0][N / 2],
+		    t[k][2][N / 2], t[k][2][N / 2] / t[k][0][N / 2], peak[k][1], peak[k][2],
+		    cost[0] ? cost : "-");
+	}
+out:
+	unsetenv("LOCKRUN_REDIS_PASSWORD");
+	for (int k = 0; k < NHELD; k++)
+		if (be[k].holder > 0)
+			bad += unhold(&be[k]);
+	if (c)
+		redisFree(c);
+	sql_stop(&pg);
+	sql_stop(&my);
+	redis_stop(&rfx);
+	return bad;
+}
+
 /* How many entries the uncontended runs left in their history. */
 static void
 history_note(redisContext *c)
@@ -475,6 +782,7 @@ main(int argc, char *argv[])
 	bad += status_cost(argv[1], &fx, c);
 	bad += config_cost(argv[1], &fx);
 	bad += connections_cost(argv[1]);
+	bad += held_cost(argv[1]);
 	redisFree(c);
 	redis_stop(&fx);
 	return bad ? 1 : 0;
