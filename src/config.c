@@ -444,7 +444,7 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 			tasks = v, rc = parse_tasks(w, v, cfg);
 		else
 			rc = bad(w, k, "unknown key \"%s\" at the top level "
-			    "(expected redis, prefix, log, defaults or tasks)", k->value);
+			    "(expected url, redis, prefix, log, defaults or tasks)", k->value);
 		if (rc != 0)
 			return -1;
 	}

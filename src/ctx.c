@@ -159,17 +159,23 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	return 0;
 }
 
-/* Does url carry a password (scheme://user:password@...)? */
+/* Does url carry a password: scheme://user:password@..., or a
+ * password= parameter in its query (libpq takes one)? */
 static int
 url_has_password(const char *url)
 {
-	const char *p = strstr(url, "://"), *at;
+	const char *p = strstr(url, "://"), *at, *q;
 
 	if (p == NULL)
 		return 0;
 	p += 3;
 	at = p + strcspn(p, "@/?");
-	return *at == '@' && memchr(p, ':', (size_t)(at - p)) != NULL;
+	if (*at == '@' && memchr(p, ':', (size_t)(at - p)) != NULL)
+		return 1;
+	for (q = strchr(p, '?'); q != NULL; q = strchr(q + 1, '&'))
+		if (strncmp(q + 1, "password=", 9) == 0)
+			return 1;
+	return 0;
 }
 
 /* Set up the backend the URL names, with the settings every backend has. */

@@ -178,7 +178,11 @@ const char MY_SQL_ACQUIRE[] =
 "COMMIT;\n"
 "SELECT MAX(v) FROM lockrun_keys WHERE @go AND NOT @won AND k = @slot INTO @racer;\n"
 "SET @rel := IF(@got = 1 AND NOT @won, RELEASE_LOCK(@name), NULL),\n"
-"    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv, @racer)));\n"
+"    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv, @racer)));\n"/* a holder's session ends after ttl without a statement (its keep-alive
+ * comes every ttl/3): a frozen or vanished holder frees the lock then, as
+ * PostgreSQL's idle_session_timeout has it, not after 8 hours */
+"SET SESSION wait_timeout = IF(@won AND @ttl > 0,\n"
+"    LEAST(GREATEST(CEIL(@ttl / 1000), 1), 31536000), @@SESSION.wait_timeout);\n"
 "SELECT IF(@won, 1, IF(@held, 0, 2)), IF(@won, @toks, @hv);\n"
 BOOKKEEPING
 "START TRANSACTION;\n"

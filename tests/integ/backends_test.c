@@ -376,6 +376,35 @@ unlock_stops_a_running_holder(void)
 }
 THREE(unlock_stops_a_running_holder)
 
+/* A holder frozen mid-run (SIGSTOP) sends no keep-alive: its lock ends
+ * with its lease (2 s), and another run takes it -- on Redis as the key
+ * expires, on a database as the server ends the idle session
+ * (idle_session_timeout, wait_timeout), not hours later. */
+static void
+a_frozen_holders_lock_ends_with_its_lease(void)
+{
+	const char *ready = fifo("ready");
+	char script[256];
+	struct result r;
+	long long guard = 0;
+	pid_t holder;
+
+	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 1000", ready);
+	holder = START("-k", "frozen", "--ttl", "2s", "--", "sh", "-c", script);
+	cr_assert(fifo_read_long(ready) > 0);
+	kill(holder, SIGSTOP);
+	/* bounded poll: a run skips until the lease is over */
+	do
+		RUN(&r, "-k", "frozen", "-E", "75", "--", "true");
+	while (r.status == 75 && poll_tick(&guard));
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	kill(holder, SIGCONT);
+	POLL_UNTIL(!alive(holder));
+	cr_assert(eq(int, alive(holder), 0), "the thawed holder found it lost and ended");
+	lr_wait(holder);
+}
+THREE(a_frozen_holders_lock_ends_with_its_lease)
+
 /* `lockrun status` names the holder while it runs, and the last run's
  * end after; `lockrun check` reaches the server and the records. */
 static void
@@ -486,4 +515,21 @@ Test(backends, pg_a_missing_libpq_is_named) { missing_library(SQL_PG, "libpq.so.
 Test(backends, mysql_a_missing_libmariadb_is_named)
 {
 	missing_library(SQL_MYSQL, "libmariadb.so.3", "libmariadb3");
+}
+
+/* A password in a PostgreSQL URL's query (libpq takes password=) is
+ * lockrun's, as one before the '@' is: $LOCKRUN_URL does not reach the
+ * command with it. */
+Test(backends, pg_a_password_in_the_url_query_stays_out_of_the_command)
+{
+	char var[400];
+	const char *env[] = { var, NULL };
+	struct result r;
+
+	use(BE_PG);
+	snprintf(var, sizeof(var), "LOCKRUN_URL=%s?password=%s", srv.url, SQL_PASSWORD);
+	lr_run_env(&r, env, (const char *const[]){ "-k", "pw", "--", "sh", "-c",
+	    "env | grep -c " SQL_PASSWORD "; true", NULL });
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "0\n"), "the command saw it");
 }

@@ -1,5 +1,6 @@
 /* pg_sql_test.c -- the PostgreSQL backend's parameter helpers. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
