@@ -12,11 +12,13 @@
 #include "keys.h"
 #include "log.h"
 #include "rurl.h"
+#include "sqlurl.h"
 #include "yamltree.h"
 
 struct walk {
-	const char	*path;
-	struct lr_err	*e;
+	const char		*path;
+	struct lr_err		*e;
+	struct lr_config	*cfg;
 };
 
 static int
@@ -165,15 +167,16 @@ check_wait_timeout(struct walk *w, const struct yt_node *n, const struct lr_redi
 	    "timeout (%s)", a, b);
 }
 
-/* url: (or redis.url:), where the lock lives. A Redis URL is checked
- * here; a SQL one (postgres://, mysql://) by lockrun-sql, which has the
- * client library that reads it. */
+/* url: (or redis.url:), where the lock lives. A Redis or MySQL URL is
+ * checked here; a PostgreSQL one by lockrun-sql, with libpq, which reads
+ * it (ctx.c names this place, url_at, when libpq refuses it). */
 static int
 set_url(struct walk *w, const struct yt_node *v, const char *what, const char **url)
 {
 	char *s = (char *)*url;
 	const char *kind;
 	struct lr_url u;
+	struct lr_sqlurl my;
 	struct lr_err ue;
 
 	if (*url != NULL)
@@ -181,10 +184,15 @@ set_url(struct walk *w, const struct yt_node *v, const char *what, const char **
 	if (set_string(w, v, what, &s) != 0)
 		return -1;
 	*url = s;
+	snprintf(w->cfg->url_at, sizeof(w->cfg->url_at), "%s:%d:%d", w->path, v->line,
+	    v->col);
 	kind = backend_kind(s);
 	if ((kind == NULL || strcmp(kind, "redis") == 0) && rurl_parse(s, &u, &ue) != 0)
 		return bad(w, v, "%s: %s", what, ue.msg +
 		    (strncmp(ue.msg, "redis URL: ", 11) == 0 ? 11 : 0));
+	/* a PostgreSQL URL is libpq's to read: lockrun-sql checks it */
+	if (kind && strcmp(kind, "mysql") == 0 && sqlurl_parse(s, &my, &ue) != 0)
+		return bad(w, v, "%s: %s", what, ue.msg);
 	return 0;
 }
 
@@ -463,7 +471,7 @@ config_init(struct lr_config *cfg)
 int
 config_load(const char *path, const char *only, struct lr_config *cfg, struct lr_err *e)
 {
-	struct walk w = { .path = path, .e = e };
+	struct walk w = { .path = path, .e = e, .cfg = cfg };
 	struct yt_node *root;
 	int rc;
 

@@ -294,9 +294,20 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	    rconn_password(x->cli.redis.password_file, x->cfg.redis.password_file,
 	    &x->url, x->password, sizeof(x->password), e) != 0 ||
 	    (x->url.nsentinels && sentinel_password(x->cfg.redis.sentinel_password_file,
-	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0) ||
-	    ctx_backend(x, e) != 0)
+	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0))
 		return -1;
+	if (ctx_backend(x, e) != 0) {
+		/* a URL from the config that the client library refuses is a
+		 * mistake in the config: say where */
+		if (e->status == EX_USAGE && x->redis.url == x->cfg.redis.url &&
+		    x->cfg.url_at[0] != '\0') {
+			char msg[sizeof(e->msg)];
+
+			snprintf(msg, sizeof(msg), "%s", e->msg);
+			lr_errf(e, EX_CONFIG, "%s: url: %s", x->cfg.url_at, msg);
+		}
+		return -1;
+	}
 	/* the password is lockrun's, not the command's: keep it out of the
 	 * environment the command inherits (x->redis.url may point into it,
 	 * but it was parsed above) */

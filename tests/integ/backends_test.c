@@ -533,3 +533,33 @@ Test(backends, pg_a_password_in_the_url_query_stays_out_of_the_command)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "0\n"), "the command saw it");
 }
+
+/* A database URL in the config that cannot be read is a config error at
+ * its place, exit 78, and nothing runs: a MySQL one is read with the
+ * config, a PostgreSQL one by libpq in lockrun-sql. */
+Test(backends, a_bad_database_url_in_the_config_is_named_at_its_place)
+{
+	static const char *const bad[][2] = {
+		{ "mysql://u@127.0.0.1:99999/db", "mysql://: bad port" },
+		{ "postgres://u@[::1/db", "postgres URL: end of string reached" },
+	};
+	const char *mark = scratch("mark"), *path = scratch("bad.yaml");
+	char want[300];
+	struct result r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *fp = fopen(path, "w");
+
+		cr_assert(fp != NULL);
+		fprintf(fp, "prefix: \"lr:\"\nurl: \"%s\"\n", bad[i][0]);
+		fclose(fp);
+		lr_run_env(&r, pw_env, (const char *const[]){ "-c", path, "-k", "x", "--",
+		    "touch", mark, NULL });
+		cr_assert(eq(int, r.status, 78), "%s: stderr: %s", bad[i][0], r.err);
+		snprintf(want, sizeof(want), "^lockrun: %s:2:6: url: %s", path, bad[i][1]);
+		cr_assert(matches(r.err, want), "stderr: %s", r.err);
+		cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "one line: %s",
+		    r.err);
+		cr_assert(eq(int, access(mark, F_OK), -1), "nothing ran");
+	}
+}
