@@ -160,6 +160,16 @@ $(SQL_BIN): $(SQL_OBJS)
 $(B)/lockrun-preload: $(CORE_OBJS) $(B)/main.o
 	$(CC) $(SAN) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(LIBS_STATIC)
 
+# ctx.c has LIBEXECDIR compiled in: a make install with another PREFIX
+# than the build's must rebuild it, or lockrun would look for lockrun-sql
+# where it was not installed. The stamp changes only with the value.
+$(B)/libexecdir: FORCE
+	@mkdir -p $(@D)
+	@echo '$(LIBEXECDIR)' | cmp -s - $@ || echo '$(LIBEXECDIR)' > $@
+$(B)/ctx.o $(B)/sql/ctx.o: $(B)/libexecdir
+.PHONY: FORCE
+FORCE:
+
 # It execs the lockrun-sql beside it for a SQL URL, as lockrun does.
 ifneq ($(abspath $(dir $(SQL_BIN))),$(abspath $(B)))
 $(B)/lockrun-sql: $(SQL_BIN)

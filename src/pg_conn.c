@@ -226,7 +226,8 @@ conn_message(const PGconn *conn, char state[6], char *why, size_t n)
 
 	state[0] = '\0';
 	conn_error(conn, why, n);
-	if ((at = strstr(why, " failed: ")) != NULL && strncmp(why, "connection to server", 20) == 0)
+	if ((at = strstr(why, " failed: ")) != NULL &&
+	    strncmp(why, "connection to server", 20) == 0)
 		memmove(why, at + 9, strlen(at + 9) + 1);
 	if ((s = strstr(why, "FATAL: ")) != NULL &&
 	    strspn(s + 7, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5 && s[12] == ':') {
@@ -234,6 +235,9 @@ conn_message(const PGconn *conn, char state[6], char *why, size_t n)
 		state[5] = '\0';
 		memmove(s + 7, s + 14, strlen(s + 14) + 1);
 	}
+	/* the severity says nothing the exit status does not */
+	if ((s = strstr(why, "FATAL: ")) != NULL)
+		memmove(s, s + 7, strlen(s + 7) + 1);
 }
 
 /* Connecting failed: close, and say why with the status the error rules

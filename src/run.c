@@ -164,7 +164,10 @@ report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
 	f.status = end->status;
 	f.duration_ms = end->duration_ms;
 	duration_format(end->duration_ms, took, sizeof(took));
-	if (rc < 0 && l->ttl_ms)
+	if (rc < 0 && l->ttl_ms && x->be.ops->session)
+		lr_event(LOG_WARNING, "release-failed", &f, "cannot release %s (the server "
+		    "frees it as this session ends): %s", l->keys.stable, e->msg);
+	else if (rc < 0 && l->ttl_ms)
 		lr_event(LOG_WARNING, "release-failed", &f, "cannot release %s (it expires "
 		    "by itself within %lldms): %s", l->keys.stable, l->ttl_ms, e->msg);
 	else if (rc < 0)
@@ -238,10 +241,17 @@ report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	long long token = 0, pid = 0;
 	struct log_fields f;
 
-	sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start);
-	snprintf(holder, sizeof(holder), "%s %lld", host, pid);
 	log_fields_init(&f);
 	f.status = status;
+	if (sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start) < 3) {
+		/* a session lock with no row behind it: its holder was unlocked
+		 * (or its row pruned) and lets go at its next keep-alive */
+		lr_event(LOG_INFO, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f,
+		    "skipped: %s is held by a session that left no record of itself",
+		    out == LOCK_HELD ? l->keys.stable : l->keys.slot);
+		return;
+	}
+	snprintf(holder, sizeof(holder), "%s %lld", host, pid);
 	f.token = token;
 	f.holder = holder;
 	if (out == LOCK_HELD)
