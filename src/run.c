@@ -224,8 +224,12 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
 
 	command_spec(x);
 	status = supervise(&s, e);
-	if (be && !s.lost)	/* also when it could not start: no lock is left */
-		release(x, status >= 0 ? status : e->status,
+	/* also when it could not start: no lock is left. Not after another
+	 * run took the lock; but a session lock that went with its
+	 * connection (a database restart) is recorded as lost, and its row,
+	 * still ours, freed: the command is gone now */
+	if (be && s.lost != LOST_TAKEN)
+		release(x, status >= 0 ? status : e->status, s.lost ? "lost" :
 		    s.timed_out ? "stopped-timeout" : "released");
 	return status;
 }

@@ -53,13 +53,13 @@ stop(struct loop *l, long long kill_at)
 
 /* Someone else may run now: stop at once, not at the lease's end. */
 static void
-lock_lost(struct loop *l, long long now, const char *why)
+lock_lost(struct loop *l, long long now, int how, const char *why)
 {
 	struct lr_supervise *s = l->s;
 
 	l->renewing = 0;
 	l->in_flight = -1;
-	s->lost = 1;
+	s->lost = how;
 	lr_event(LOG_ERR, "lost", NULL, "LOST LOCK %s: %s; %s", s->lock->keys.stable, why,
 	    s->on_lost == ON_LOST_TERM ? "stopping the command (on_lost: term)" :
 	    "the command goes on unprotected (on_lost: ignore)");
@@ -77,7 +77,7 @@ renew_failed(struct loop *l, long long now, const struct lr_err *e)
 	if (e->transport && l->s->be->ops->session) {
 		l->s->be->ops->close(l->s->be);
 		snprintf(why, sizeof(why), "the session that held it is gone (%s)", e->msg);
-		lock_lost(l, now, why);
+		lock_lost(l, now, LOST_SESSION, why);
 		return;
 	}
 	snprintf(l->last_err, sizeof(l->last_err), "%s", e->msg);
@@ -145,7 +145,7 @@ renew_recv(struct loop *l, long long now)
 		return;
 	}
 	if (out == RENEW_LOST || out == RENEW_LOST_LATER) {
-		lock_lost(l, now, out == RENEW_LOST ? "another run holds it now" :
+		lock_lost(l, now, LOST_TAKEN, out == RENEW_LOST ? "another run holds it now" :
 		    "it was freed and a later token drawn since (another run took it, "
 		    "or lockrun unlock freed it)");
 		return;

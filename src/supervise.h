@@ -21,9 +21,13 @@ struct lr_supervise {
 	int			  on_lost;	/* enum lr_on_lost */
 	/* out */
 	int			  timed_out;	/* --timeout stopped the command */
-	int			  lost;		/* another run took the key */
+	int			  lost;		/* LOST_TAKEN: another run took the key
+						 * (or unlock freed it); LOST_SESSION:
+						 * a session lock went with its
+						 * connection, no one known to have it */
 };
 
+enum { LOST_TAKEN = 1, LOST_SESSION = 2 };
 
 /* Start the command and wait for it (with kill_mode tree, for its whole
  * process tree), in one poll(2) loop without threads: forward signals,

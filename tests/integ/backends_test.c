@@ -452,7 +452,7 @@ restart(enum sql_kind k)
 {
 	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
 	const char *overlap = scratch("overlap"), *ran = scratch("ran");
-	char script[512], err[1024];
+	char script[512], err[1024], buf[512];
 	struct result r;
 	long long guard = 0;
 	pid_t first;
@@ -479,6 +479,8 @@ restart(enum sql_kind k)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(int, file_lines(ran), 2));
 	cr_assert(eq(int, file_lines(overlap), 0), "no two copies at once");
+	/* the first run's end is recorded, after it reconnected */
+	cr_assert(eq(str, (char *)events("db", buf, sizeof(buf)), "released ran lost ran"));
 }
 
 Test(backends, pg_a_database_restart_stops_the_command) { restart(SQL_PG); }
