@@ -250,7 +250,7 @@ start_guard(struct lr_child *ch, long long deadline, struct lr_err *e)
 		/* lockrun's descriptors are not the guard's to keep open */
 		close(ctl[1]);
 		close(ch->sfd);
-		if (ch->spec->close_fd >= 0)
+		if (ch->spec->close_fd >= 0 && !ch->spec->guard_keeps_fd)
 			close(ch->spec->close_fd);
 		guard_run(ch->spec, ch->envp, deadline, ctl[0]);
 	}

@@ -25,6 +25,14 @@ struct lr_child_spec {
 	long long		  kill_after_ms;
 	const struct lr_sigstate *saved;
 	int			  close_fd;	/* lockrun's Redis socket, or -1 */
+	int			  guard_keeps_fd; /* ...which the guard keeps open
+						 * (a session lock's connection:
+						 * the lock lasts as long as the
+						 * tree, should lockrun die) */
+	/* In the guard, when lockrun died and the tree is gone: free the
+	 * lock, with the main process's status (NULL: nothing to free). */
+	void			(*orphaned)(void *arg, int status);
+	void			 *orphaned_arg;
 };
 
 /* The variables lockrun sets for the command, each "NAME=value", or ""

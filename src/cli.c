@@ -168,7 +168,7 @@ usage_history(FILE *fp)
 "\n"
 "The task's last decisions across all servers, newest first: time, host,\n"
 "pid, event (ran, skipped-held, skipped-slot, lost, stopped-timeout,\n"
-"released, unlocked), slot, token, exit status, duration.\n"
+"released, killed, unlocked), slot, token, exit status, duration.\n"
 "\n"
 "  -n, --count N            show the last N (default 20)\n"
 "      --json               one JSON object per entry, one per line\n"

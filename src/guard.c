@@ -14,7 +14,9 @@
  *    lockrun last sent: before the lease can end;
  *  - once no process of the tree is left, sends lockrun the main
  *    process's status, which lockrun takes as the command's, and only then
- *    releases the lock; and exits. */
+ *    releases the lock; and exits. Should lockrun have died, the guard
+ *    frees the lock itself then (spec->orphaned), rather than leave it to
+ *    expire; a session lock's connection it keeps open until then. */
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -260,6 +262,11 @@ finish(struct guard *g)
 {
 	int status = g->status >= 0 ? g->status : EX_SOFTWARE;
 	char byte;
+
+	/* lockrun died: no one else will free the lock, and no process that
+	 * ran under it is left */
+	if (g->ctl < 0 && g->spec->orphaned)
+		g->spec->orphaned(g->spec->orphaned_arg, status);
 
 	if (g->ctl >= 0 && write(g->ctl, &status, sizeof(status)) == (ssize_t)sizeof(status))
 		while (read(g->ctl, &byte, 1) == -1 && errno == EINTR)

@@ -140,15 +140,19 @@ export_env(struct lr_ctx *x, int locked)
 		snprintf(v->token, sizeof(v->token), "LOCKRUN_TOKEN=%lld", l->token);
 }
 
+static void	release_orphaned(void *arg, int status);
+
 /* The command, as child.c runs it. */
 static void
-command_spec(struct lr_ctx *x)
+command_spec(struct lr_ctx *x, int locked)
 {
 	x->spec = (struct lr_child_spec){ .path = x->exec_path, .argv = x->exec_argv,
 	    .env = x->t.env,
 	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
-	    .close_fd = x->be.ops->fd(&x->be), .pgid = getpgrp() };
+	    .close_fd = x->be.ops->fd(&x->be), .pgid = getpgrp(),
+	    .guard_keeps_fd = locked && x->be.ops->session,
+	    .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x };
 }
 
 /* Say how the release went: end's status and duration go with it. */
@@ -209,6 +213,20 @@ release(struct lr_ctx *x, int status, const char *event)
 	return rc;
 }
 
+/* In the guard (guard.c), when lockrun was killed and the command's tree
+ * is gone: free the lock now rather than leave it to its lease, on a
+ * connection of our own (the one inherited is lockrun's, mid-exchange
+ * perhaps; closing it ends a session lock's session), and record the run
+ * as killed. */
+static void
+release_orphaned(void *arg, int status)
+{
+	struct lr_ctx *x = arg;
+
+	x->be.ops->close(&x->be);
+	release(x, status, "killed");
+}
+
 /* Run the command under the lease (or with no lock: be NULL). */
 static int
 run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
@@ -222,7 +240,7 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
 	};
 	int status;
 
-	command_spec(x);
+	command_spec(x, be != NULL);
 	status = supervise(&s, e);
 	/* also when it could not start: no lock is left. Not after another
 	 * run took the lock; but a session lock that went with its
