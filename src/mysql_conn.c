@@ -223,7 +223,8 @@ tls_options(struct lr_backend *b, MYSQL *db, struct lr_err *e)
 		{ "ssl-key", u->ssl_key, MYSQL_OPT_SSL_KEY },
 	};
 	/* VERIFY_CA is the CA given: with one, libmariadb checks the chain;
-	 * its VERIFY_SERVER_CERT checks the host name too */
+	 * VERIFY_SERVER_CERT adds the host name (and without a CA checks the
+	 * chain against the system's) */
 	my_bool on = u->ssl_mode >= SQLURL_SSL_PREFERRED;
 	my_bool host = u->ssl_mode == SQLURL_SSL_VERIFY_IDENTITY;
 	int bad = 0, fd;
