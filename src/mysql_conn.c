@@ -3,10 +3,12 @@
  * exchange: a string of statements sent at once (CLIENT_MULTI_STATEMENTS)
  * and every answer read with mysql_next_result(). */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <errmsg.h>
 #include <mysqld_error.h>
@@ -205,6 +207,65 @@ secs(long long ms)
 	return ms <= 1000 ? 1 : ms >= 86400000 ? 86400 : (unsigned int)((ms + 999) / 1000);
 }
 
+/* The URL's TLS settings on db. Without ssl-mode= none: the client
+ * library's default holds. A file lockrun cannot read is a setting to
+ * fix (78), said before the server is asked. */
+static int
+tls_options(struct lr_backend *b, MYSQL *db, struct lr_err *e)
+{
+	const struct lr_sqlurl *u = &((struct my *)b->impl)->url;
+	const struct {
+		const char *name, *path;
+		enum mysql_option opt;
+	} files[] = {
+		{ "ssl-ca", u->ssl_ca, MYSQL_OPT_SSL_CA },
+		{ "ssl-cert", u->ssl_cert, MYSQL_OPT_SSL_CERT },
+		{ "ssl-key", u->ssl_key, MYSQL_OPT_SSL_KEY },
+	};
+	/* VERIFY_CA is the CA given: with one, libmariadb checks the chain;
+	 * VERIFY_SERVER_CERT adds the host name (and without a CA checks the
+	 * chain against the system's) */
+	my_bool on = u->ssl_mode >= SQLURL_SSL_PREFERRED;
+	my_bool host = u->ssl_mode == SQLURL_SSL_VERIFY_IDENTITY;
+	int bad = 0, fd;
+
+	if (u->ssl_mode == SQLURL_SSL_DEFAULT)
+		return 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (files[i].path[0] == '\0')
+			continue;
+		if ((fd = open(files[i].path, O_RDONLY | O_CLOEXEC)) < 0)
+			return lr_errf(e, EX_CONFIG, "mysql %s: %s %s: %s", b->where,
+			    files[i].name, files[i].path, strerror(errno));
+		close(fd);
+		bad |= my_api.options(db, files[i].opt, files[i].path);
+	}
+	bad |= my_api.options(db, MYSQL_OPT_SSL_ENFORCE, &on);
+	bad |= my_api.options(db, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &host);
+	if (bad)
+		return lr_errf(e, EX_SOFTWARE, "mysql %s: the client library refused "
+		    "a TLS option", b->where);
+	return 0;
+}
+
+/* libmariadb 3.3 goes on in the clear when the server offers no TLS,
+ * unless it is to verify the host name: REQUIRED and VERIFY_CA learn it
+ * here, after the login and before any statement. */
+static int
+tls_check(struct lr_backend *b, MYSQL *db, struct lr_err *e)
+{
+	const struct lr_sqlurl *u = &((struct my *)b->impl)->url;
+
+	if (u->ssl_mode < SQLURL_SSL_REQUIRED || my_api.ssl_cipher(db) != NULL)
+		return 0;
+	lr_errf(e, EX_UNAVAILABLE, "mysql %s: connect: ssl-mode=%s, but the server "
+	    "offers no TLS", b->where, sqlurl_ssl_name(u->ssl_mode));
+	/* as the library's own "SSL is required" for VERIFY_IDENTITY */
+	if (e != NULL)
+		e->transport = my_transport(CR_SSL_CONNECTION_ERROR);
+	return -1;
+}
+
 int
 my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 {
@@ -227,12 +288,20 @@ my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 	my_api.options(db, MYSQL_OPT_PROTOCOL, &proto);
 	/* a silent reconnect would hide the loss of the session lock */
 	my_api.options(db, MYSQL_OPT_RECONNECT, &no);
+	if (tls_options(b, db, e) != 0) {
+		my_api.close(db);
+		return -1;
+	}
 	/* "" rather than NULL: no password is no password, not $MYSQL_PWD */
 	if (my_api.real_connect(db, u->is_unix ? "localhost" : u->host,
 	    u->user[0] ? u->user : NULL, pw, u->database,
 	    (unsigned int)u->port, u->socket[0] ? u->socket : NULL,
 	    CLIENT_MULTI_STATEMENTS) == NULL) {
 		my_error(b, db, "connect", e);
+		my_api.close(db);
+		return -1;
+	}
+	if (tls_check(b, db, e) != 0) {
 		my_api.close(db);
 		return -1;
 	}

@@ -22,7 +22,8 @@
 	X(store_result, mysql_store_result) X(next_result, mysql_next_result) \
 	X(field_count, mysql_field_count) X(num_fields, mysql_num_fields) \
 	X(fetch_row, mysql_fetch_row) X(free_result, mysql_free_result) \
-	X(get_socket, mysql_get_socket) X(server_info, mysql_get_server_info)
+	X(get_socket, mysql_get_socket) X(server_info, mysql_get_server_info) \
+	X(ssl_cipher, mysql_get_ssl_cipher)
 
 struct my_api {
 	void	*lib;

@@ -589,12 +589,13 @@ my_fill(struct sql_server *s)
 /* mariadbd in the foreground, reading no option files. Tests need no
  * durability (the log written once a second, no doublewrite, no binary
  * log) nor a warm buffer pool; native AIO may be short in containers;
- * skip-name-resolve: 127.0.0.1 is only ever 127.0.0.1. */
+ * skip-name-resolve: 127.0.0.1 is only ever 127.0.0.1. With s->tls, the
+ * certificate, key and CA that my_tls_files() put in s->dir. */
 static pid_t
 my_launch(const struct sql_server *s, int log)
 {
 	char bin[256], data[128], sock[160], port[32], pid[128], err[128], tmp[128];
-	const char *const argv[] = { bin, "--no-defaults", data, sock, port,
+	const char *argv[] = { bin, "--no-defaults", data, sock, port,
 	    "--bind-address=127.0.0.1", pid, err, tmp, "--skip-log-bin",
 	    "--skip-name-resolve", "--max-connections=200",
 	    "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
@@ -602,10 +603,23 @@ my_launch(const struct sql_server *s, int log)
 	    "--innodb-doublewrite=0", "--innodb-use-native-aio=0",
 	    "--innodb-buffer-pool-load-at-startup=0",
 	    "--innodb-buffer-pool-dump-at-shutdown=0",
-	    "--innodb-temp-data-file-path=ibtmp1:1M:autoextend", MY_FILES, NULL };
+	    "--innodb-temp-data-file-path=ibtmp1:1M:autoextend", MY_FILES,
+	    NULL, NULL, NULL, NULL, NULL };	/* room for the TLS words */
+	const size_t tls_at = sizeof(argv) / sizeof(argv[0]) - 5;
+	char cert[160], key[160], ca[160];
 	struct proc p = { .argv = argv, .out = log, .err = log, .as_server = 1,
 	    .cwd = s->dir };
 
+	if (s->tls) {
+		snprintf(cert, sizeof(cert), "--ssl-cert=%s/tls-server.crt", s->dir);
+		snprintf(key, sizeof(key), "--ssl-key=%s/tls-server.key", s->dir);
+		snprintf(ca, sizeof(ca), "--ssl-ca=%s/tls-ca.crt", s->dir);
+		argv[tls_at] = cert;
+		argv[tls_at + 1] = key;
+		argv[tls_at + 2] = ca;
+		if (s->tls_only)
+			argv[tls_at + 3] = "--require-secure-transport=ON";
+	}
 	snprintf(data, sizeof(data), "--datadir=%s/data", s->dir);
 	snprintf(sock, sizeof(sock), "--socket=%s", s->sock);
 	snprintf(port, sizeof(port), "--port=%d", s->port);
@@ -650,6 +664,49 @@ my_client(const struct sql_server *s, enum who who, const char *db, const char *
 	snprintf(pw, sizeof(pw), "MYSQL_PWD=%s", s->password);
 	return run_client(who == AS_ADMIN ? admin : who == AS_USER_TCP ? tcp : sock,
 	    env, out, n);
+}
+
+/* Copy from to s->dir/name with mode, the servers' user's. */
+static int
+copy_to(const struct sql_server *s, const char *from, const char *name, mode_t mode)
+{
+	char to[160], buf[8192];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, bad = in < 0;
+	ssize_t got = 0;
+
+	snprintf(to, sizeof(to), "%s/%s", s->dir, name);
+	if (!bad)
+		bad = (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)) < 0;
+	while (!bad && (got = read(in, buf, sizeof(buf))) > 0)
+		bad = write(out, buf, (size_t)got) != got;
+	bad |= got < 0;
+	if (out >= 0)
+		bad |= close(out) != 0;
+	if (in >= 0)
+		close(in);
+	if (bad) {
+		fprintf(stderr, "sql_fixture: cannot copy %s to %s: %s\n", from, to,
+		    strerror(errno));
+		return -1;
+	}
+	return give(to);
+}
+
+/* certdir's NAME.crt, NAME.key and ca.crt into s->dir, where mariadbd,
+ * as the servers' user, can read them (and only it the key). */
+static int
+my_tls_files(const struct sql_server *s, const char *certdir, const char *name)
+{
+	char crt[256], key[256], ca[256];
+
+	snprintf(crt, sizeof(crt), "%s/%s.crt", certdir, name);
+	snprintf(key, sizeof(key), "%s/%s.key", certdir, name);
+	snprintf(ca, sizeof(ca), "%s/ca.crt", certdir);
+	if (copy_to(s, crt, "tls-server.crt", 0644) != 0 ||
+	    copy_to(s, key, "tls-server.key", 0600) != 0 ||
+	    copy_to(s, ca, "tls-ca.crt", 0644) != 0)
+		return -1;
+	return 0;
 }
 
 /* root on the socket only (install-db also makes root@127.0.0.1, ::1
@@ -955,13 +1012,22 @@ copy_template(const struct sql_server *s, const char *tpl)
 
 /* The API. */
 
-int
-sql_start(struct sql_server *s, enum sql_kind kind)
+/* A new dir for s with a copy of kind's template in it. */
+static int
+prepare(struct sql_server *s, enum sql_kind kind)
 {
 	char tpl[128];
 
 	if (make_dir(s, kind) != 0 || template_get(kind, tpl, sizeof(tpl)) != 0 ||
 	    copy_template(s, tpl) != 0)
+		return -1;
+	return 0;
+}
+
+int
+sql_start(struct sql_server *s, enum sql_kind kind)
+{
+	if (prepare(s, kind) != 0)
 		return -1;
 	return start_on_free_port(s);
 }
@@ -976,6 +1042,17 @@ int
 mysql_start(struct sql_server *s)
 {
 	return sql_start(s, SQL_MYSQL);
+}
+
+int
+mysql_start_tls(struct sql_server *s, const char *certdir, const char *name,
+    int tls_only)
+{
+	if (prepare(s, SQL_MYSQL) != 0 || my_tls_files(s, certdir, name) != 0)
+		return -1;
+	s->tls = 1;
+	s->tls_only = tls_only;
+	return start_on_free_port(s);
 }
 
 int

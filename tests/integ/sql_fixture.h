@@ -55,6 +55,9 @@ struct sql_server {
 				 * (libpq's form: the socket's directory and the
 				 * port, which names the file), or
 				 * mysql://lockrun@localhost/lockrun?socket=SOCK */
+	int	tls;		/* mysql_start_tls(): dir/tls-server.crt, .key and
+				 * tls-ca.crt are the server's */
+	int	tls_only;	/* and TCP connections must use TLS */
 };
 
 /*
@@ -82,6 +85,15 @@ struct sql_server {
 int	sql_start(struct sql_server *s, enum sql_kind kind);
 int	pg_start(struct sql_server *s);		/* sql_start(s, SQL_PG) */
 int	mysql_start(struct sql_server *s);	/* sql_start(s, SQL_MYSQL) */
+
+/* mysql_start() with TLS: MariaDB's certificate and key are certdir's
+ * NAME.crt and NAME.key (tls_make_certs(): "server", or "wrong-host"),
+ * its CA certdir/ca.crt; copies of them in s->dir belong to the servers'
+ * user, the key readable by it alone. With tls_only, TCP connections
+ * without TLS are refused (--require-secure-transport; the unix socket,
+ * which the admin uses, stays open to all). sql_restart() keeps TLS. */
+int	mysql_start_tls(struct sql_server *s, const char *certdir, const char *name,
+	    int tls_only);
 
 /* Bump when the template's contents change (users, settings baked in at
  * initdb or install time): the old templates are then left alone. */

@@ -1,4 +1,5 @@
 /* sqlurl_test.c -- MySQL/MariaDB URLs. */
+#include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -107,41 +108,158 @@ Test(sqlurl, socket_parameter)
 Test(sqlurl, refusals_never_show_the_url)
 {
 	parse_bad("mysql://u:secret@db", "mysql://: no database (expected "
-	    "mysql://[user[:password]@]host[:port]/database[?socket=/path])");
+	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 	parse_bad("mysql://u:secret@db/", "mysql://: no database, or a bad one (expected "
-	    "mysql://[user[:password]@]host[:port]/database[?socket=/path])");
+	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 	parse_bad("mariadb://u:secret@db:0/x", "mariadb://: bad port (expected "
-	    "mariadb://[user[:password]@]host[:port]/database[?socket=/path])");
+	    "mariadb://[user[:password]@]host[:port]/database[?param=value&...])");
 	parse_bad("mysql://u:secret@db:99999/x", "mysql://: bad port (expected "
-	    "mysql://[user[:password]@]host[:port]/database[?socket=/path])");
+	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 	parse_bad("mysql://u:se%2@db/x", "mysql://: bad user or password (expected "
-	    "mysql://[user[:password]@]host[:port]/database[?socket=/path])");
+	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 	parse_bad("mysql://[::1/x", "mysql://: bad host (expected "
-	    "mysql://[user[:password]@]host[:port]/database[?socket=/path])");
+	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 }
 
-Test(sqlurl, parameters_other_than_socket_are_refused)
+Test(sqlurl, unknown_parameters_and_bad_socket_paths_are_refused)
 {
-	parse_bad("mysql://db/x?ssl=1", "mysql://: unknown parameter (only socket= is "
-	    "known) (expected mysql://[user[:password]@]host[:port]/database"
-	    "[?socket=/path])");
-	parse_bad("mysql://db/x?socket=rel", "mysql://: bad socket path (expected "
-	    "mysql://[user[:password]@]host[:port]/database[?socket=/path])");
+	parse_bad("mysql://db/x?ssl=1", "mysql://: unknown parameter ssl (known: socket, "
+	    "ssl-mode, ssl-ca, ssl-cert, ssl-key) (expected mysql://[user[:password]@]"
+	    "host[:port]/database[?param=value&...])");
+	parse_bad("mysql://db/x?socket=rel", "mysql://: bad socket path (an absolute one) "
+	    "(expected "
+	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 	parse_bad("mysql://db/x?socket=/s", "mysql://: socket= goes with localhost (or no "
 	    "host) and no port (expected mysql://[user[:password]@]host[:port]/database"
-	    "[?socket=/path])");
+	    "[?param=value&...])");
 	parse_bad("mysql://localhost:3306/x?socket=/s", "mysql://: socket= goes with "
 	    "localhost (or no host) and no port (expected mysql://[user[:password]@]"
-	    "host[:port]/database[?socket=/path])");
+	    "host[:port]/database[?param=value&...])");
 }
 
 Test(sqlurl, database_may_not_hold_a_slash)
 {
 	parse_bad("mysql://db/a/b", "mysql://: no database, or a bad one (expected "
-	    "mysql://[user[:password]@]host[:port]/database[?socket=/path])");
+	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 }
 
 Test(sqlurl, not_a_mysql_url)
 {
 	parse_bad("postgres://db/x", "not a mysql:// or mariadb:// URL");
+}
+
+/* The TLS parameters. */
+
+#define EXPECTED " (expected mysql://[user[:password]@]host[:port]/database" \
+	"[?param=value&...])"
+
+Test(sqlurl, no_ssl_mode_leaves_the_librarys_default)
+{
+	struct lr_sqlurl u = parse_ok("mysql://db/x");
+
+	cr_assert(eq(int, u.ssl_mode, SQLURL_SSL_DEFAULT));
+	cr_assert(eq(str, u.ssl_ca, ""));
+	cr_assert(eq(str, (char *)sqlurl_ssl_name(u.ssl_mode), ""));
+}
+
+Test(sqlurl, ssl_mode_names_in_any_case)
+{
+	static const struct {
+		const char *v;
+		enum sqlurl_ssl mode;
+	} t[] = {
+		{ "DISABLED", SQLURL_SSL_DISABLED }, { "preferred", SQLURL_SSL_PREFERRED },
+		{ "Required", SQLURL_SSL_REQUIRED },
+		{ "verify_identity", SQLURL_SSL_VERIFY_IDENTITY },
+	};
+	char url[128];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct lr_sqlurl u;
+
+		snprintf(url, sizeof(url), "mysql://db/x?ssl-mode=%s", t[i].v);
+		u = parse_ok(url);
+		cr_assert(eq(int, u.ssl_mode, t[i].mode), "%s", url);
+	}
+	cr_assert(eq(str, (char *)sqlurl_ssl_name(SQLURL_SSL_VERIFY_CA), "VERIFY_CA"));
+}
+
+Test(sqlurl, ssl_files_with_the_mode_and_the_socket)
+{
+	struct lr_sqlurl u = parse_ok("mariadb://cron@db:3307/jobs?ssl-mode=VERIFY_CA&"
+	    "ssl-ca=/etc/lockrun/my%20ca.crt&ssl-cert=/etc/c.crt&ssl-key=/etc/c.key");
+	struct lr_sqlurl v = parse_ok("mysql://localhost/x?ssl-mode=REQUIRED&socket=/s");
+
+	cr_assert(eq(int, u.ssl_mode, SQLURL_SSL_VERIFY_CA));
+	cr_assert(eq(str, u.ssl_ca, "/etc/lockrun/my ca.crt"));
+	cr_assert(eq(str, u.ssl_cert, "/etc/c.crt"));
+	cr_assert(eq(str, u.ssl_key, "/etc/c.key"));
+	cr_assert(eq(int, u.port, 3307));
+	cr_assert(eq(int, v.ssl_mode, SQLURL_SSL_REQUIRED));
+	cr_assert(eq(str, v.socket, "/s"));
+	cr_assert(eq(int, v.is_unix, 1));
+}
+
+Test(sqlurl, a_ca_alone_means_verify_ca_a_certificate_alone_required)
+{
+	struct lr_sqlurl u = parse_ok("mysql://db/x?ssl-ca=/ca.crt");
+	struct lr_sqlurl v = parse_ok("mysql://db/x?ssl-cert=/both.pem");
+	struct lr_sqlurl w = parse_ok("mysql://db/x?ssl-ca=/ca.crt&ssl-mode=VERIFY_IDENTITY");
+
+	cr_assert(eq(int, u.ssl_mode, SQLURL_SSL_VERIFY_CA));
+	cr_assert(eq(int, v.ssl_mode, SQLURL_SSL_REQUIRED));
+	cr_assert(eq(str, v.ssl_key, ""), "the key in the certificate's file");
+	cr_assert(eq(int, w.ssl_mode, SQLURL_SSL_VERIFY_IDENTITY));
+}
+
+Test(sqlurl, verify_identity_may_use_the_system_cas)
+{
+	struct lr_sqlurl u = parse_ok("mysql://db.example/x?ssl-mode=VERIFY_IDENTITY");
+
+	cr_assert(eq(int, u.ssl_mode, SQLURL_SSL_VERIFY_IDENTITY));
+	cr_assert(eq(str, u.ssl_ca, ""));
+}
+
+Test(sqlurl, bad_ssl_values_are_refused)
+{
+	parse_bad("mysql://db/x?ssl-mode=on", "mysql://: bad ssl-mode (DISABLED, "
+	    "PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY)" EXPECTED);
+	parse_bad("mysql://db/x?ssl-mode=", "mysql://: bad ssl-mode (DISABLED, "
+	    "PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY)" EXPECTED);
+	parse_bad("mysql://db/x?ssl-mode", "mysql://: bad ssl-mode (DISABLED, "
+	    "PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY)" EXPECTED);
+	parse_bad("mysql://db/x?ssl-ca=ca.crt", "mysql://: bad ssl-ca path (an absolute "
+	    "one)" EXPECTED);
+	parse_bad("mysql://db/x?ssl-cert=", "mysql://: bad ssl-cert path (an absolute "
+	    "one)" EXPECTED);
+	parse_bad("mysql://db/x?ssl-cert=/c&ssl-key=%zz", "mysql://: bad ssl-key path (an "
+	    "absolute one)" EXPECTED);
+}
+
+Test(sqlurl, ssl_combinations_that_cannot_mean_what_they_say)
+{
+	parse_bad("mysql://db/x?ssl-mode=VERIFY_CA", "mysql://: ssl-mode=VERIFY_CA needs "
+	    "ssl-ca (VERIFY_IDENTITY may go without)" EXPECTED);
+	parse_bad("mysql://db/x?ssl-mode=REQUIRED&ssl-ca=/ca", "mysql://: ssl-ca goes with "
+	    "ssl-mode=VERIFY_CA or VERIFY_IDENTITY" EXPECTED);
+	parse_bad("mysql://db/x?ssl-ca=/ca&ssl-mode=preferred", "mysql://: ssl-ca goes with "
+	    "ssl-mode=VERIFY_CA or VERIFY_IDENTITY" EXPECTED);
+	parse_bad("mysql://db/x?ssl-mode=DISABLED&ssl-cert=/c", "mysql://: ssl-mode="
+	    "DISABLED takes no ssl-ca, ssl-cert or ssl-key" EXPECTED);
+	parse_bad("mysql://db/x?ssl-mode=REQUIRED&ssl-key=/k", "mysql://: ssl-key needs "
+	    "ssl-cert" EXPECTED);
+}
+
+/* A parameter's name is said, unless it does not look like one. */
+Test(sqlurl, unknown_parameters_are_named_secrets_are_not)
+{
+	parse_bad("mysql://db/x?ssl-mode=REQUIRED&sslmode=require", "mysql://: unknown "
+	    "parameter sslmode (known: socket, ssl-mode, ssl-ca, ssl-cert, ssl-key)"
+	    EXPECTED);
+	parse_bad("mysql://db/x?password=secret", "mysql://: unknown parameter password "
+	    "(known: socket, ssl-mode, ssl-ca, ssl-cert, ssl-key)" EXPECTED);
+	parse_bad("mysql://db/x?s3cr%21t", "mysql://: an unknown parameter (known: socket, "
+	    "ssl-mode, ssl-ca, ssl-cert, ssl-key)" EXPECTED);
+	parse_bad("mysql://db/x?&", "mysql://: an unknown parameter (known: socket, "
+	    "ssl-mode, ssl-ca, ssl-cert, ssl-key)" EXPECTED);
 }
