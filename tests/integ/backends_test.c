@@ -5,6 +5,7 @@
  * Real binary, real servers; what a test looks at (held or free, the
  * history) it asks lockrun itself, so the same assertion holds for each. */
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -576,3 +577,70 @@ Test(backends, a_bad_database_url_in_the_config_is_named_at_its_place)
 		cr_assert(eq(int, access(mark, F_OK), -1), "nothing ran");
 	}
 }
+
+/* Over the server's unix socket, with the password from --password-file:
+ * a run and a skip. */
+static void
+socket_and_password_file(enum sql_kind k)
+{
+	const char *ready = fifo("ready"), *go = fifo("go"), *pwf = scratch("pw");
+	const char *args[] = { "--url", NULL, "--password-file", pwf, "-k", "sock", "-E",
+	    "75", "--", "true", NULL };
+	struct result r;
+	FILE *fp;
+	pid_t first;
+
+	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	args[1] = srv.sock_url;
+	fp = fopen(pwf, "w");
+	cr_assert(fp != NULL);
+	fprintf(fp, "%s\n", SQL_PASSWORD);
+	fclose(fp);
+	cr_assert(eq(int, chmod(pwf, 0600), 0), "lockrun refuses a file others can read");
+	first = lr_start_env(NULL, (const char *const[]){ "--url", srv.sock_url,
+	    "--password-file", pwf, "-k", "sock", "--", "sh", "-c", blocking(ready, go),
+	    NULL });
+	cr_assert(fifo_read_long(ready) > 0);
+	lr_run_env(&r, NULL, args);
+	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
+	fifo_write(go, "go\n");
+	cr_assert(eq(int, lr_wait(first), 0));
+	lr_run_env(&r, NULL, args);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+}
+
+Test(backends, pg_over_the_socket_with_a_password_file) { socket_and_password_file(SQL_PG); }
+Test(backends, mysql_over_the_socket_with_a_password_file)
+{
+	socket_and_password_file(SQL_MYSQL);
+}
+
+/* Rows past their expiry go as a side effect of other runs: a task's
+ * history and last-run rows (--history-ttl 1s here) are gone once later
+ * runs of another task have pruned them. */
+static void
+expired_rows_are_pruned(enum sql_kind k)
+{
+	const char *count =
+	    "SELECT (SELECT count(*) FROM lockrun_history WHERE k LIKE '%{old}%') + "
+	    "(SELECT count(*) FROM lockrun_last WHERE k LIKE '%{old}%')";
+	char out[64];
+	struct result r;
+	long long guard = 0;
+
+	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	RUN(&r, "-k", "old", "--history-ttl", "1s", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, sql_admin(&srv, count, out, sizeof(out)), 0));
+	cr_assert(eq(int, atoi(out), 3), "ran, released and the last run: %s", out);
+	/* bounded poll: runs of another task, until the old rows are gone */
+	do {
+		RUN(&r, "-k", "new", "--", "true");
+		cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+		cr_assert(eq(int, sql_admin(&srv, count, out, sizeof(out)), 0));
+	} while (atoi(out) > 0 && poll_tick(&guard));
+	cr_assert(eq(int, atoi(out), 0), "left: %s", out);
+}
+
+Test(backends, pg_expired_rows_are_pruned) { expired_rows_are_pruned(SQL_PG); }
+Test(backends, mysql_expired_rows_are_pruned) { expired_rows_are_pruned(SQL_MYSQL); }
