@@ -96,9 +96,10 @@ TEST_DYN_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_MODS))
 TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
-# Pure modules: libc only, linked alone into the unit tests.
-PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster pg_sql \
-	sqlurl
+# Pure modules: libc only, linked alone into the unit tests. pg_sql is
+# pure too, but only lockrun-sql needs its statements: not in lockrun.
+PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster sqlurl
+SQL_PURE_OBJS = $(B)/pg_sql.o
 CORE = $(PURE) yamltree config cli log tls rconn sentinel rcluster lock backend redis_backend \
 	child guard supervise check ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
@@ -110,7 +111,7 @@ CORE_OBJS = $(CORE:%=$(B)/%.o)
 SQL_BIN = $(dir $(BIN))lockrun-sql
 SQL_CFLAGS = -DLR_SQL $(shell $(PKG_CONFIG) --cflags libpq libmariadb 2>/dev/null)
 SQL_OBJS = $(filter-out $(B)/ctx.o $(B)/backend.o,$(CORE_OBJS)) $(B)/sql/ctx.o \
-	$(B)/sql/backend.o $(B)/sql/pg.o $(B)/sql/pg_conn.o $(B)/sql/mysql.o \
+	$(B)/sql/backend.o $(B)/sql/pg.o $(B)/sql/pg_conn.o $(SQL_PURE_OBJS) $(B)/sql/mysql.o \
 	$(B)/sql/mysql_conn.o $(B)/sql/mysql_read.o $(B)/sql/mysql_sql.o $(B)/main.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
@@ -176,7 +177,7 @@ $(B)/lockrun-sql: $(SQL_BIN)
 	ln -sf $(abspath $(SQL_BIN)) $@
 endif
 
-$(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
+$(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS) $(SQL_PURE_OBJS)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
 $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
