@@ -184,8 +184,8 @@ set_url(struct walk *w, const struct yt_node *v, const char *what, const char **
 	if (set_string(w, v, what, &s) != 0)
 		return -1;
 	*url = s;
-	snprintf(w->cfg->url_at, sizeof(w->cfg->url_at), "%s:%d:%d", w->path, v->line,
-	    v->col);
+	snprintf(w->cfg->url_at, sizeof(w->cfg->url_at), "%s:%d:%d: %s", w->path,
+	    v->line, v->col, what);
 	kind = backend_kind(s);
 	if ((kind == NULL || strcmp(kind, "redis") == 0) && rurl_parse(s, &u, &ue) != 0)
 		return bad(w, v, "%s: %s", what, ue.msg +

@@ -12,7 +12,8 @@
 struct lr_config {
 	char			*path;
 	struct lr_redis_opts	 redis;
-	char			 url_at[300];	/* "path:line:col" of redis.url */
+	char			 url_at[300];	/* "path:line:col: url" where
+						 * redis.url was given */
 	char			*prefix;	/* NULL: not given */
 	char			*log;		/* log: stderr|syslog|json[:FILE]; NULL */
 	struct lr_task		 defaults;

@@ -159,6 +159,8 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	return 0;
 }
 
+static const char *const url_vars[] = { "LOCKRUN_URL", "LOCKRUN_REDIS_URL" };
+
 /* Does url carry a password: scheme://user:password@..., or a
  * password= parameter in its query (libpq takes one)? */
 static int
@@ -304,7 +306,7 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 			char msg[sizeof(e->msg)];
 
 			snprintf(msg, sizeof(msg), "%s", e->msg);
-			lr_errf(e, EX_CONFIG, "%s: url: %s", x->cfg.url_at, msg);
+			lr_errf(e, EX_CONFIG, "%s: %s", x->cfg.url_at, msg);
 		}
 		return -1;
 	}
@@ -313,10 +315,10 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	 * but it was parsed above) */
 	unsetenv("LOCKRUN_REDIS_PASSWORD");
 	unsetenv("LOCKRUN_SENTINEL_PASSWORD");
-	if (env_url && url_has_password(env_url)) {
-		unsetenv("LOCKRUN_URL");
-		unsetenv("LOCKRUN_REDIS_URL");
-	}
+	/* either variable, the one in use or not */
+	for (size_t i = 0; i < sizeof(url_vars) / sizeof(url_vars[0]); i++)
+		if ((env_url = getenv(url_vars[i])) && url_has_password(env_url))
+			unsetenv(url_vars[i]);
 	return 0;
 }
 

@@ -151,3 +151,20 @@ Test(auth, a_url_with_the_password_is_not_passed_to_the_command)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "end\n"), "the command's environment has it: %s", r.out);
 }
+
+/* $LOCKRUN_URL wins over $LOCKRUN_REDIS_URL; the one not used still does
+ * not reach the command with its password. */
+Test(auth, an_unused_url_variable_with_the_password_is_not_passed_either)
+{
+	struct result r;
+	char url[160], other[160];
+
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", fx.port);
+	snprintf(other, sizeof(other), "redis://:s3cret@127.0.0.1:%d/1", fx.port);
+	setenv("LOCKRUN_URL", url, 1);
+	setenv("LOCKRUN_REDIS_PASSWORD", "s3cret", 1);
+	setenv("LOCKRUN_REDIS_URL", other, 1);
+	LR(&r, "--", "sh", "-c", ENV_WITH_SECRETS);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, "end\n"), "the command's environment has it: %s", r.out);
+}
