@@ -161,25 +161,6 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 
 static const char *const url_vars[] = { "LOCKRUN_URL", "LOCKRUN_REDIS_URL" };
 
-/* Does url carry a password: scheme://user:password@..., or a
- * password= parameter in its query (libpq takes one)? */
-static int
-url_has_password(const char *url)
-{
-	const char *p = strstr(url, "://"), *at, *q;
-
-	if (p == NULL)
-		return 0;
-	p += 3;
-	at = p + strcspn(p, "@/?");
-	if (*at == '@' && memchr(p, ':', (size_t)(at - p)) != NULL)
-		return 1;
-	for (q = strchr(p, '?'); q != NULL; q = strchr(q + 1, '&'))
-		if (strncmp(q + 1, "password=", 9) == 0)
-			return 1;
-	return 0;
-}
-
 /* Set up the backend the URL names, with the settings every backend has. */
 static int
 ctx_backend(struct lr_ctx *x, struct lr_err *e)
@@ -317,7 +298,7 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	unsetenv("LOCKRUN_SENTINEL_PASSWORD");
 	/* either variable, the one in use or not */
 	for (size_t i = 0; i < sizeof(url_vars) / sizeof(url_vars[0]); i++)
-		if ((env_url = getenv(url_vars[i])) && url_has_password(env_url))
+		if ((env_url = getenv(url_vars[i])) && rurl_has_password(env_url))
 			unsetenv(url_vars[i]);
 	return 0;
 }

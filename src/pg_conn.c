@@ -28,6 +28,7 @@
 #include "duration.h"
 #include "pg_conn.h"
 #include "pg_sql.h"
+#include "rurl.h"
 
 #define LIBPQ		"libpq.so.5"
 #define UNIX_DEFAULT	"/var/run/postgresql"	/* Debian's libpq, without a host */
@@ -112,22 +113,6 @@ where_set(struct lr_backend *b, const char *host, const char *port)
 		snprintf(b->where, sizeof(b->where), "%s:%s", host, port);
 }
 
-/* Whether url holds a password: user:password@ or password=. */
-static int
-has_password(const char *url)
-{
-	const char *auth = strstr(url, "://"), *at, *colon;
-
-	if (strstr(url, "password=") != NULL)
-		return 1;
-	if (auth == NULL)
-		return 0;
-	auth += 3;
-	at = auth + strcspn(auth, "@/?");
-	colon = auth + strcspn(auth, ":@/?");
-	return *at == '@' && colon < at;
-}
-
 /* libpq parses the URL itself; here only to refuse a malformed one before
  * any connection, and to name the server in messages. libpq quotes the
  * part it could not parse, which may be the password: with one in the
@@ -143,7 +128,7 @@ pg_conn_where(struct lr_backend *b, struct lr_err *e)
 		one_line(line, sizeof(line), why ? why : "out of memory");
 		if (why != NULL)
 			pq.freemem(why);
-		if (has_password(b->cfg.url)) {
+		if (rurl_has_password(b->cfg.url)) {
 			line[strcspn(line, "\"")] = '\0';
 			one_line(line, sizeof(line), line);
 			if (line[0] != '\0' && line[strlen(line) - 1] == ':')

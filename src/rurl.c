@@ -44,6 +44,26 @@ rurl_pct_decode(const char *s, size_t len, char *dst, size_t n)
 }
 
 int
+rurl_has_password(const char *url)
+{
+	const char *p = strstr(url, "://"), *slash, *at = NULL, *q;
+
+	if (p == NULL)
+		return 0;
+	p += 3;
+	slash = p + strcspn(p, "/");
+	for (const char *c = p; c < slash; c++)	/* the last '@', as parsing takes it */
+		if (*c == '@')
+			at = c;
+	if (at != NULL && memchr(p, ':', (size_t)(at - p)) != NULL)
+		return 1;
+	for (q = strchr(p, '?'); q != NULL; q = strchr(q + 1, '&'))
+		if (strncmp(q + 1, "password=", 9) == 0)
+			return 1;
+	return 0;
+}
+
+int
 rurl_decimal(const char *s, size_t len, long lo, long hi, int *out)
 {
 	long v = 0;

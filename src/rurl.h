@@ -56,6 +56,10 @@ char	*rurl_where(const struct lr_url *u, char *buf, size_t n);
  * does not fit, an escape is malformed, or it would decode to a NUL. */
 int	rurl_pct_decode(const char *s, size_t len, char *dst, size_t n);
 
+/* Does url (any scheme) carry a password: user:password@ before the
+ * path, or a password= parameter (libpq takes one)? */
+int	rurl_has_password(const char *url);
+
 /* The decimal that is all of [s, s+len), if it is in [lo, hi]: 0 with
  * *out set, else -1. */
 int	rurl_decimal(const char *s, size_t len, long lo, long hi, int *out);

@@ -360,3 +360,20 @@ Test(rurl, cluster_errors_do_not_echo_the_password)
 	cr_assert(eq(int, rurl_parse("redis+cluster://u:hunter2@a:1,hunter2:x", &u, &e), -1));
 	cr_assert(eq(ptr, strstr(e.msg, "hunter2"), NULL), "%s", e.msg);
 }
+
+/* Which URLs hold a password, as lockrun keeps it out of the command's
+ * environment: before the last '@' of the authority (a '?' or '@' may be
+ * in it), or as a password= parameter. */
+Test(rurl, has_password_finds_it_where_parsing_does)
+{
+	cr_assert(eq(int, rurl_has_password("redis://:s3cret@host:6379/0"), 1));
+	cr_assert(eq(int, rurl_has_password("redis://:pa?ss@host/0"), 1));
+	cr_assert(eq(int, rurl_has_password("redis://u:p@ss@host/0"), 1));
+	cr_assert(eq(int, rurl_has_password("postgres://u@h/db?password=x"), 1));
+	cr_assert(eq(int, rurl_has_password("postgres://h/db?sslmode=require&password=x"), 1));
+	cr_assert(eq(int, rurl_has_password("redis://user@host/0"), 0));
+	cr_assert(eq(int, rurl_has_password("redis://host:6379/0"), 0));
+	cr_assert(eq(int, rurl_has_password("postgres://u@h/db?passwordx=1"), 0));
+	cr_assert(eq(int, rurl_has_password("postgres://u@h/db?host=/a:b@c"), 0));
+	cr_assert(eq(int, rurl_has_password("not a url"), 0));
+}
