@@ -15,6 +15,7 @@
 
 #include "mysql_conn.h"
 #include "mysql_sql.h"
+#include "text.h"
 
 #define MY_LIB		"libmariadb.so.3"
 #define MY_NAME_MAX	64	/* a GET_LOCK name, in MySQL (counted in bytes here) */
@@ -177,10 +178,7 @@ my_error(struct lr_backend *b, MYSQL *db, const char *what, struct lr_err *e)
 	unsigned int n = my_api.errnum(db);
 	char msg[400];
 
-	snprintf(msg, sizeof(msg), "%s", my_api.error(db));
-	for (char *p = msg; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
+	text_one_line(msg, sizeof(msg), my_api.error(db));
 	lr_errf(e, n == ER_BAD_DB_ERROR ? EX_CONFIG : EX_UNAVAILABLE, "mysql %s: %s: %s",
 	    b->where, what, msg);
 	if (e != NULL)

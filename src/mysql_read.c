@@ -309,10 +309,7 @@ try_q(struct lr_backend *b, const struct myq *q, my_row_fn fn, void *arg, char *
 		return 0;
 	if (m->db == NULL)
 		return -1;
-	snprintf(why, n, "%s", my_api.error(m->db));
-	for (char *p = why; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
+	text_one_line(why, n, my_api.error(m->db));
 	return (int)my_api.errnum(m->db);
 }
 

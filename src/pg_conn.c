@@ -29,6 +29,7 @@
 #include "pg_conn.h"
 #include "pg_sql.h"
 #include "rurl.h"
+#include "text.h"
 
 #define LIBPQ		"libpq.so.5"
 #define UNIX_DEFAULT	"/var/run/postgresql"	/* Debian's libpq, without a host */
@@ -81,24 +82,6 @@ pg_conn_load(struct lr_err *e)
 	return 0;
 }
 
-/* Copy src into dst[n] as one line: line breaks and tabs become spaces,
- * runs of spaces one, none at either end. */
-static void
-one_line(char *dst, size_t n, const char *src)
-{
-	size_t len = 0;
-
-	for (; *src && len + 1 < n; src++) {
-		char c = *src == '\n' || *src == '\r' || *src == '\t' ? ' ' : *src;
-		if (c == ' ' && (len == 0 || dst[len - 1] == ' '))
-			continue;
-		dst[len++] = c;
-	}
-	while (len > 0 && dst[len - 1] == ' ')
-		len--;
-	dst[len] = '\0';
-}
-
 /* "host:port" or "unix:/dir" for messages. */
 static void
 where_set(struct lr_backend *b, const char *host, const char *port)
@@ -125,12 +108,12 @@ pg_conn_where(struct lr_backend *b, struct lr_err *e)
 	char *why = NULL, line[300];
 
 	if ((o = pq.conninfo_parse(b->cfg.url, &why)) == NULL) {
-		one_line(line, sizeof(line), why ? why : "out of memory");
+		text_one_line(line, sizeof(line), why ? why : "out of memory");
 		if (why != NULL)
 			pq.freemem(why);
 		if (rurl_has_password(b->cfg.url)) {
 			line[strcspn(line, "\"")] = '\0';
-			one_line(line, sizeof(line), line);
+			text_one_line(line, sizeof(line), line);
 			if (line[0] != '\0' && line[strlen(line) - 1] == ':')
 				line[strlen(line) - 1] = '\0';
 		}
@@ -194,7 +177,7 @@ conn_error(const PGconn *conn, char *why, size_t n)
 	char line[512];
 
 	snprintf(line, sizeof(line), "%.*s", (int)strcspn(msg, "\n"), msg);
-	one_line(why, n, line);
+	text_one_line(why, n, line);
 	if (*why == '\0')
 		snprintf(why, n, "connection lost");
 }
@@ -391,7 +374,7 @@ outcome(struct lr_backend *b, const char *what, const PGresult *res, char state[
 	}
 	snprintf(state, 6, "%s", code ? code : "");
 	if (msg != NULL)
-		one_line(why, sizeof(why), msg);
+		text_one_line(why, sizeof(why), msg);
 	else
 		conn_error(p->conn, why, sizeof(why));
 	if (pq.status(p->conn) == CONNECTION_BAD)

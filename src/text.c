@@ -186,3 +186,21 @@ text_problem(char *buf, size_t n, int *count, const char *fmt, ...)
 	}
 	(*count)++;
 }
+
+char *
+text_one_line(char *dst, size_t n, const char *src)
+{
+	size_t len = 0;
+
+	for (; *src && len + 1 < n; src++) {
+		char c = *src == '\n' || *src == '\r' || *src == '\t' ? ' ' : *src;
+		if (c == ' ' && (len == 0 || dst[len - 1] == ' '))
+			continue;
+		dst[len++] = c;
+	}
+	while (len > 0 && dst[len - 1] == ' ')
+		len--;
+	if (n > 0)
+		dst[len] = '\0';
+	return dst;
+}

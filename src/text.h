@@ -48,6 +48,11 @@ char	*text_iso(long long ms, enum text_iso_unit unit, char *buf, size_t n);
  * that fits a long long? 0 with *v set, else -1. */
 int	text_decimal(const char *s, long long *v);
 
+/* Copy src into dst[n] as one line: line breaks and tabs become spaces,
+ * runs of spaces one, none at either end (a server's message, for
+ * lockrun's one-line errors). dst may be src. Returns dst. */
+char	*text_one_line(char *dst, size_t n, const char *src);
+
 /* Append one line (fmt, and a newline) to the lines in buf[n], as much of
  * it as fits, and count it in *count. For `lockrun check`'s problems. */
 void	text_problem(char *buf, size_t n, int *count, const char *fmt, ...)

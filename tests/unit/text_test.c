@@ -258,3 +258,14 @@ Test(text, decimal_refuses_anything_else)
 		cr_assert(eq(int, text_decimal(bad[i], &v), -1), "\"%s\"", bad[i]);
 	cr_assert(eq(i64, v, 7), "*v is left alone");
 }
+
+Test(text, one_line_folds_a_server_message)
+{
+	char buf[64], small[6];
+
+	cr_assert(eq(str, text_one_line(buf, sizeof(buf), "  FATAL:\tno\r\n  such   db \n"),
+	    "FATAL: no such db"));
+	cr_assert(eq(str, text_one_line(small, sizeof(small), "abcdefgh"), "abcde"));
+	snprintf(buf, sizeof(buf), "a\n\nb");
+	cr_assert(eq(str, text_one_line(buf, sizeof(buf), buf), "a b"), "in place");
+}
