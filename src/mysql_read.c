@@ -364,8 +364,8 @@ static const struct use {
 static int
 probe_tables(struct lr_backend *b, char *buf, size_t n, int *count, struct lr_err *e)
 {
-	char sql[200], why[400], what[480];
-	int missing[NELEM(tables)] = { 0 }, any = 0, rc;
+	char sql[200], why[400], what[480], ddl_why[400];
+	int missing[NELEM(tables)] = { 0 }, any = 0, rc, ddl = 0;
 
 	for (size_t t = 0; t < NELEM(tables); t++) {
 		snprintf(sql, sizeof(sql), "SELECT 1 FROM %s WHERE 1 = 0", tables[t]);
@@ -380,12 +380,13 @@ probe_tables(struct lr_backend *b, char *buf, size_t n, int *count, struct lr_er
 			text_problem(buf, n, count, "table %s: %s", tables[t], why);
 	}
 	/* what the first run would do anyway */
-	if (any && (rc = try_sql(b, MY_SQL_DDL, NULL, NULL, why, sizeof(why), e)) < 0)
+	if (any && (ddl = try_sql(b, MY_SQL_DDL, NULL, NULL, ddl_why, sizeof(ddl_why),
+	    e)) < 0)
 		return -1;
 	for (size_t t = 0; t < NELEM(tables); t++) {
-		if (missing[t] && rc != 0) {
+		if (missing[t] && ddl != 0) {
 			text_problem(buf, n, count, "table %s: missing, and cannot be created: %s",
-			    tables[t], why);
+			    tables[t], ddl_why);
 			continue;
 		}
 		for (size_t i = 0; i < NELEM(uses); i++) {

@@ -644,3 +644,26 @@ expired_rows_are_pruned(enum sql_kind k)
 
 Test(backends, pg_expired_rows_are_pruned) { expired_rows_are_pruned(SQL_PG); }
 Test(backends, mysql_expired_rows_are_pruned) { expired_rows_are_pruned(SQL_MYSQL); }
+
+/* `lockrun check` against a MariaDB user that may create the tables but
+ * not DELETE from them: the tables are made (as a first run would), and
+ * each is named for the missing privilege -- not as missing. */
+Test(backends, mysql_check_names_a_missing_privilege_on_each_table)
+{
+	char limited[200];
+	struct result r;
+
+	use(BE_MYSQL);
+	cr_assert(eq(int, sql_admin(&srv, "CREATE DATABASE lr_limited; "
+	    "CREATE USER 'limited'@'%' IDENTIFIED BY '" SQL_PASSWORD "'; "
+	    "GRANT SELECT, INSERT, UPDATE, CREATE ON lr_limited.* TO 'limited'@'%'",
+	    NULL, 0), 0));
+	snprintf(limited, sizeof(limited), "mysql://limited@127.0.0.1:%d/lr_limited", srv.port);
+	lr_run_env(&r, pw_env, (const char *const[]){ "check", "--url", limited, "-k", "t",
+	    "--", "true", NULL });
+	cr_assert(eq(int, r.status, 69), "stdout: %s stderr: %s", r.out, r.err);
+	cr_assert(matches(r.err, "^lockrun: mysql [^ ]+: table lockrun_keys: permission "
+	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_history: permission "
+	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_last: permission "
+	    "denied for DELETE\n$"), "stderr: %s", r.err);
+}
