@@ -396,7 +396,7 @@ static void
 a_frozen_holders_lock_ends_with_its_lease(void)
 {
 	const char *ready = fifo("ready");
-	char script[256];
+	char script[256], err[1024];
 	struct result r;
 	long long guard = 0;
 	pid_t holder;
@@ -413,7 +413,9 @@ a_frozen_holders_lock_ends_with_its_lease(void)
 	kill(holder, SIGCONT);
 	POLL_UNTIL(!alive(holder));
 	cr_assert(eq(int, alive(holder), 0), "the thawed holder found it lost and ended");
-	lr_wait(holder);
+	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "its command was stopped");
+	cr_assert(strstr(lr_stderr_of(holder, err, sizeof(err)), "LOST LOCK lockrun:{frozen}")
+	    != NULL, "stderr: %s", err);
 }
 THREE(a_frozen_holders_lock_ends_with_its_lease)
 
@@ -506,7 +508,7 @@ missing_library(enum sql_kind k, const char *lib, const char *pkg)
 {
 	const char *mark = scratch("mark");
 	char buf[3][256], missing[64], want[256];
-	const char *shim[6];
+	const char *shim[6] = { 0 };
 	struct result r;
 	size_t i;
 

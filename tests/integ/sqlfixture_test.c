@@ -160,15 +160,17 @@ BOTH(user_creates_inserts_and_selects)
 static void
 user_keeps_to_its_database(enum sql_kind k)
 {
-	const char *admin = pick(k, "t", "root@localhost");
-
 	start(k);
 	cr_assert(sql_user(&srv, "CREATE DATABASE elsewhere", NULL, 0) > 0);
 	cr_assert(sql_user(&srv, pick(k, "CREATE ROLE intruder", "CREATE USER intruder"),
 	    NULL, 0) > 0);
+	/* and holds no server-wide privilege */
 	cr_assert(eq(str, (char *)answer(sql_admin, &srv, pick(k,
-	    "SELECT rolsuper FROM pg_roles WHERE rolname = current_user",
-	    "SELECT CURRENT_USER()")), (char *)admin));
+	    "SELECT rolsuper::text || rolcreatedb::text || rolcreaterole::text "
+	    "FROM pg_roles WHERE rolname = 'lockrun'",
+	    "SELECT GROUP_CONCAT(DISTINCT Super_priv, Create_user_priv, Grant_priv) "
+	    "FROM mysql.user WHERE User = 'lockrun'")), (char *)pick(k, "falsefalsefalse",
+	    "NNN")));
 }
 BOTH(user_keeps_to_its_database)
 

@@ -237,7 +237,7 @@ Test(text, iso_fits_in_text_iso_max_at_the_extremes)
 
 Test(text, decimal_takes_all_of_a_signed_integer)
 {
-	long long v = 0;
+	long long v = 7;
 
 	cr_assert(eq(int, text_decimal("0", &v), 0));
 	cr_assert(eq(i64, v, 0));
