@@ -247,11 +247,10 @@ start_guard(struct lr_child *ch, long long deadline, struct lr_err *e)
 		return lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 	}
 	if (ch->pid == 0) {
-		/* lockrun's descriptors are not the guard's to keep open */
+		/* lockrun's end of the pair and its signals are not the
+		 * guard's; its server connection stays (child.h, orphaned) */
 		close(ctl[1]);
 		close(ch->sfd);
-		if (ch->spec->close_fd >= 0 && !ch->spec->guard_keeps_fd)
-			close(ch->spec->close_fd);
 		guard_run(ch->spec, ch->envp, deadline, ctl[0]);
 	}
 	close(ctl[0]);

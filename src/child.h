@@ -24,13 +24,11 @@ struct lr_child_spec {
 	int			  kill_mode;	/* enum lr_kill_mode */
 	long long		  kill_after_ms;
 	const struct lr_sigstate *saved;
-	int			  close_fd;	/* lockrun's Redis socket, or -1 */
-	int			  guard_keeps_fd; /* ...which the guard keeps open
-						 * (a session lock's connection:
-						 * the lock lasts as long as the
-						 * tree, should lockrun die) */
 	/* In the guard, when lockrun died and the tree is gone: free the
-	 * lock, with the main process's status (NULL: nothing to free). */
+	 * lock, with the main process's status (NULL: nothing to free). The
+	 * guard keeps lockrun's connection to the lock server open until
+	 * then (close-on-exec: the command has none), so a session lock
+	 * lasts as long as the tree, and the hook can close it as its own. */
 	void			(*orphaned)(void *arg, int status);
 	void			 *orphaned_arg;
 };

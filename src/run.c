@@ -150,9 +150,7 @@ command_spec(struct lr_ctx *x, int locked)
 	    .env = x->t.env,
 	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
-	    .close_fd = x->be.ops->fd(&x->be), .pgid = getpgrp(),
-	    .guard_keeps_fd = locked && x->be.ops->session,
-	    .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x };
+	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x };
 }
 
 /* Say how the release went: end's status and duration go with it. */
