@@ -263,7 +263,8 @@ report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 
 	log_fields_init(&f);
 	f.status = status;
-	if (sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start) < 3) {
+	if (sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start) < 3 &&
+	    x->be.ops->session) {
 		/* a session lock with no row behind it: its holder was unlocked
 		 * (or its row pruned) and lets go at its next keep-alive */
 		lr_event(LOG_INFO, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f,

@@ -88,6 +88,19 @@ renew_failed(struct loop *l, long long now, const struct lr_err *e)
 	l->next_renew = now + lease_retry_delay(&l->lease);
 }
 
+/* A session lock lives as long as its connection: closing the connection
+ * over a late answer would end the session and free the lock. Wait on for
+ * the answer; the lease decides, as when Redis is silent (lease_in_doubt).
+ * The server ends a session that goes silent for a TTL, from its side. */
+static void
+renew_slow(struct loop *l, const struct lr_err *e)
+{
+	snprintf(l->last_err, sizeof(l->last_err), "%s", e->msg);
+	l->reply_by = NEVER;
+	lr_event(LOG_WARNING, "renew-slow", NULL, "%s: %s; waiting for it while the "
+	    "lease lasts", l->s->lock->keys.stable, e->msg);
+}
+
 static void
 renew_send(struct loop *l, long long now)
 {
@@ -210,7 +223,10 @@ due(struct loop *l, long long now)
 			lr_errf(&e, EX_UNAVAILABLE, "%s %s: renew: no answer within %lldms",
 			    l->s->be->ops->name, l->s->be->where, l->reply_by - l->in_flight);
 			e.transport = 1;
-			renew_failed(l, now, &e);
+			if (l->s->be->ops->session)
+				renew_slow(l, &e);
+			else
+				renew_failed(l, now, &e);
 		}
 		if (l->in_flight < 0 && now >= l->next_renew)
 			renew_send(l, now);

@@ -6,6 +6,7 @@
  * history) it asks lockrun itself, so the same assertion holds for each. */
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -668,4 +669,44 @@ Test(backends, mysql_check_names_a_missing_privilege_on_each_table)
 	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_history: permission "
 	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_last: permission "
 	    "denied for DELETE\n$"), "stderr: %s", r.err);
+}
+
+/*
+ * A keep-alive answered late -- its UPDATE waits behind another session's
+ * row lock for 5 s, past the 500ms command timeout -- is waited for, not
+ * taken for a lost session: closing the connection would end the session
+ * and free the lock. The lease (12 s, renewed every 4 s) outlasts the wait
+ * however the 5 s fall between renewals, so the job runs to its end.
+ * PostgreSQL only: libmariadb reads an answer it has begun (the renewal's
+ * first statements answer at once) within its own read timeout, the
+ * command timeout in whole seconds, and drops the connection past it.
+ */
+Test(backends, pg_a_slow_keepalive_is_waited_for)
+{
+	const char *ready = fifo("ready"), *go = fifo("go");
+	const char *hold =
+	    "BEGIN; SELECT 1 FROM lockrun_keys WHERE k = 'lockrun:{slow}' FOR UPDATE; "
+	    "SELECT pg_sleep(5); COMMIT;";
+	char err[2048], buf[512];
+	pid_t holder, locker;
+	int st;
+
+	use(BE_PG);
+	holder = START("-k", "slow", "--ttl", "12s", "--command-timeout", "500ms",
+	    "--kill-after", "1s", "--", "sh", "-c", blocking(ready, go));
+	cr_assert(fifo_read_long(ready) > 0);
+	if ((locker = fork()) == 0)
+		_exit(sql_admin(&srv, hold, NULL, 0) == 0 ? 0 : 1);
+	cr_assert(locker > 0);
+	POLL_UNTIL(strstr(lr_stderr_of(holder, err, sizeof(err)), "renew-slow") != NULL ||
+	    strstr(err, "no answer within") != NULL);
+	cr_assert(strstr(err, "no answer within 500ms; waiting for it while the lease "
+	    "lasts") != NULL, "stderr: %s", err);
+	cr_assert(eq(int, waitpid(locker, &st, 0), locker));
+	cr_assert(eq(int, st, 0), "the row lock was held and let go");
+	fifo_write(go, "go\n");
+	cr_assert(eq(int, lr_wait(holder), 0), "stderr: %s",
+	    lr_stderr_of(holder, err, sizeof(err)));
+	cr_assert(strstr(err, "LOST LOCK") == NULL, "stderr: %s", err);
+	cr_assert(eq(str, (char *)events("slow", buf, sizeof(buf)), "released ran"));
 }
