@@ -318,17 +318,20 @@ each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg)
 	unsigned int nf = my_api.num_fields(r);
 	MYSQL_ROW row;
 
+	int rc;
+
 	while ((row = my_api.fetch_row(r)) != NULL)
-		if (fn != NULL && fn(arg, set, row, nf) != 0)
-			return -1;
+		if (fn != NULL && (rc = fn(arg, set, row, nf)) != 0)
+			return rc;
 	return 0;
 }
 
 /* Read every answer to the string sent, each result set's rows to fn. An
  * error after want (> 0) result sets, in the bookkeeping behind the
  * answer, ends the reading without failing it. Returns 0; 1 after such an
- * error; -1 on an error (mysql_errno() says which); -2 when fn failed
- * (the rest unread). */
+ * error; -1 on an error (mysql_errno() says which); -2 when fn found
+ * the answer not of its shape, -3 when it ran out of memory (the rest
+ * unread). */
 static int
 drain(MYSQL *db, size_t want, my_row_fn fn, void *arg)
 {
@@ -345,7 +348,7 @@ drain(MYSQL *db, size_t want, my_row_fn fn, void *arg)
 			st = each_row(r, sets++, fn, arg);
 			my_api.free_result(r);
 			if (st != 0)
-				return -2;
+				return st == MY_ROW_NOMEM ? -3 : -2;
 		}
 		if ((st = my_api.next_result(db)) < 0)
 			return 0;
@@ -411,9 +414,11 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 		my_close(b);			/* the bookkeeping's transaction */
 	if (rc >= 0)
 		return 0;
-	if (rc == -2) {
+	if (rc <= -2) {
 		my_close(b);
-		return lr_errf(e, EX_OSERR, "mysql %s: %s: out of memory", b->where, what);
+		return rc == -2 ? lr_errf(e, EX_SOFTWARE, "mysql %s: %s: unexpected answer",
+		    b->where, what) : lr_errf(e, EX_OSERR, "mysql %s: %s: out of memory",
+		    b->where, what);
 	}
 	my_error(b, m->db, what, e);
 	if (e == NULL || e->transport)

@@ -88,8 +88,11 @@ int	my_not_connected(struct lr_backend *b, const char *what, struct lr_err *e);
 /* 1 when MySQL error n means the connection broke. */
 int	my_transport(unsigned int n);
 
-/* One row of an answer; set: which result set, from 0. Non-zero stops. */
+/* One row of an answer; set: which result set, from 0. Non-zero stops:
+ * -1 the answer is not of the shape asked for, MY_ROW_NOMEM out of
+ * memory. */
 typedef int (*my_row_fn)(void *arg, size_t set, MYSQL_ROW row, unsigned int nf);
+#define MY_ROW_NOMEM	(-2)
 
 #define MY_CREATE	1	/* a missing table: create the tables, send again */
 #define MY_KEEP		2	/* a refusal leaves the connection open */

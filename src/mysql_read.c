@@ -140,10 +140,10 @@ state_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	s = &st->out[set];
 	if (row_held(row, 1, &s->ttl_ms) &&
 	    (s->value = strdup(row[0] ? row[0] : "?")) == NULL)
-		return -1;
+		return MY_ROW_NOMEM;
 	for (size_t i = 0; i < NELEM(last_fields); i++)
 		if (fields_add(&s->last, last_fields[i], row[6 + i]) != 0)
-			return -1;
+			return MY_ROW_NOMEM;
 	s->runs = st->counts ? my_num(row[16]) : -1;
 	s->skips = st->counts ? my_num(row[17]) : -1;
 	return 0;
@@ -199,12 +199,12 @@ key_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	if (kl->n == kl->cap) {
 		size_t cap = kl->cap ? 2 * kl->cap : 64;
 		if ((p = realloc(kl->v, cap * sizeof(*p))) == NULL)
-			return -1;
+			return MY_ROW_NOMEM;
 		kl->v = p;
 		kl->cap = cap;
 	}
 	if ((kl->v[kl->n] = strdup(row[0])) == NULL)
-		return -1;
+		return MY_ROW_NOMEM;
 	kl->n++;
 	return 0;
 }
@@ -257,14 +257,14 @@ hist_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	if (nf < 1 + NELEM(hist_fields))
 		return -1;
 	if ((p = realloc(h->e, (h->n + 1) * sizeof(*p))) == NULL)
-		return -1;
+		return MY_ROW_NOMEM;
 	h->e = p;
 	p += h->n++;
 	memset(p, 0, sizeof(*p));
 	p->at_ms = my_num(row[0]);
 	for (size_t i = 0; i < NELEM(hist_fields); i++)
 		if (fields_add(&p->fields, hist_fields[i], row[1 + i]) != 0)
-			return -1;
+			return MY_ROW_NOMEM;
 	return 0;
 }
 
