@@ -62,6 +62,14 @@ lock_init(struct lr_lock *l, const char *host)
 	snprintf(l->owner, sizeof(l->owner), "%s %ld %s", host, (long)getpid(), start);
 }
 
+void
+lock_took(struct lr_lock *l, long long token)
+{
+	l->token = token;
+	snprintf(l->token_s, sizeof(l->token_s), "%lld", token);
+	snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, token, l->owner);
+}
+
 /* An error reply to what: one line, never flagged as a transport failure,
  * so on_redis_error: run does not apply. Returns -1. */
 static int
@@ -212,10 +220,8 @@ undo(struct lr_conn *rc, struct lr_lock *l, redisReply *r, struct lr_err *e)
 	struct lr_ending end = { .status = EX_UNAVAILABLE, .event = "refused" };
 	int taken = r->element[0]->integer == 1;
 
-	if (taken) {
-		l->token = r->element[1]->integer;
-		snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, l->token, l->owner);
-	}
+	if (taken)
+		lock_took(l, r->element[1]->integer);
 	freeReplyObject(r);
 	if (taken)
 		lock_release(rc, l, &end, NULL);
@@ -253,9 +259,7 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	if (code == 1) {
 		/* a skip wrote only history: what WAIT said does not matter */
 		*out = ok ? LOCK_ACQUIRED : LOCK_UNCONFIRMED;
-		l->token = r->element[1]->integer;
-		snprintf(l->token_s, sizeof(l->token_s), "%lld", l->token);
-		snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, l->token, l->owner);
+		lock_took(l, r->element[1]->integer);
 	} else {
 		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
 		snprintf(l->holder, sizeof(l->holder), "%s",

@@ -57,6 +57,10 @@ struct lr_lock {
  * else the clocks and pid) and describe this process: "host pid start". */
 void	lock_init(struct lr_lock *l, const char *host);
 
+/* The lock was taken with token: set l's token, token_s and value ("id
+ * token owner"), for every backend alike. */
+void	lock_took(struct lr_lock *l, long long token);
+
 /* Decide in one round trip: check the stable key, check the slot key,
  * take what is asked for and draw a fencing token (acquire.lua); with
  * wait_replicas, WAIT follows in the same write, and a lock taken that

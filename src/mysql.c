@@ -151,9 +151,7 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 		return no_answer(b, "acquire", e);
 	if (a.code == 1) {
 		*out = LOCK_ACQUIRED;
-		l->token = my_num(a.text);
-		snprintf(l->token_s, sizeof(l->token_s), "%lld", l->token);
-		snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, l->token, l->owner);
+		lock_took(l, my_num(a.text));
 	} else {
 		*out = a.code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
 		snprintf(l->holder, sizeof(l->holder), "%s", a.null ? "?" : a.text);

@@ -118,13 +118,14 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 		pg_conn_close(b);	/* what the statement took before it failed */
 		return -1;
 	}
-	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 2)
-		return unexpected(b, "acquire", res, e);
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 2) {
+		unexpected(b, "acquire", res, e);
+		pg_conn_close(b);	/* a session lock it may have taken goes too */
+		return -1;
+	}
 	if (code == 1) {
 		*out = LOCK_ACQUIRED;
-		l->token = pg_conn_num(res, 0, 1, 0);
-		snprintf(l->token_s, sizeof(l->token_s), "%lld", l->token);
-		snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, l->token, l->owner);
+		lock_took(l, pg_conn_num(res, 0, 1, 0));
 	} else {
 		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
 		snprintf(l->holder, sizeof(l->holder), "%s",
