@@ -110,3 +110,22 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	    sizeof(k->slot_iso));
 	snprintf(k->slot, sizeof(k->slot), "%s{%s}:slot:%s", prefix, name, stamp);
 }
+
+int
+keys_stamp_iso(const char *s, char *buf, size_t n)
+{
+	size_t len = strlen(s);
+
+	if (n > 0)
+		buf[0] = '\0';
+	if (len != 14 && len != 16)
+		return -1;
+	for (size_t i = 0; i < len - 1; i++)
+		if (i == 8 ? s[i] != 'T' : s[i] < '0' || s[i] > '9')
+			return -1;
+	if (s[len - 1] != 'Z')
+		return -1;
+	snprintf(buf, n, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", s, s + 4, s + 6, s + 9, s + 11,
+	    len == 16 ? s + 13 : "00");
+	return 0;
+}

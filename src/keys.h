@@ -46,4 +46,9 @@ uint64_t key_hash64(const char *key);
 void	keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	    time_t slot_start, long long every_ms);
 
+/* A slot key's stamp as keys_build() writes it (20261121T1745Z, or
+ * 20261121T174502Z with seconds) as ISO 8601 into buf[n]:
+ * 2026-11-21T17:45:00Z. Returns 0, or -1 (buf "") when s is no stamp. */
+int	keys_stamp_iso(const char *s, char *buf, size_t n);
+
 #endif

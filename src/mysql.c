@@ -241,25 +241,6 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	return a.code == 1;
 }
 
-/* A slot key's stamp (20261121T1745Z, 20261121T174502Z) as the history
- * writes the slot: 2026-11-21T17:45:00Z; "" for any other key. */
-static void
-slot_iso_of(const char *key, char *buf, size_t n)
-{
-	const char *s = strstr(key, ":slot:");
-	size_t len;
-
-	buf[0] = '\0';
-	if (s == NULL)
-		return;
-	s += 6;
-	len = strlen(s);
-	if ((len != 14 && len != 16) || s[8] != 'T' || s[len - 1] != 'Z')
-		return;
-	snprintf(buf, n, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", s, s + 4, s + 6, s + 9, s + 11,
-	    len == 16 ? s + 13 : "00");
-}
-
 static int
 my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
     const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
@@ -268,13 +249,12 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	struct myq q = { 0 };
 	struct answer a = { 0 };
 	MYSQL *db = db_of(b);
-	char name[KEY_MAX], slot[64];
+	char name[KEY_MAX];
 	int rc;
 
 	if (db == NULL)
 		return my_not_connected(b, "unlock", e);
 	my_lock_name(k->stable, name, sizeof(name));
-	slot_iso_of(key, slot, sizeof(slot));
 	my_clock_vars(&q);
 	myq_str(&q, db, "key", key);
 	myq_str(&q, db, "name", strcmp(key, k->stable) == 0 ? name : NULL);
@@ -283,7 +263,7 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	myq_str(&q, db, "last", k->last);
 	myq_str(&q, db, "expect", expect);
 	who_vars(&q, db, who);
-	myq_str(&q, db, "slot_iso", slot);
+	myq_str(&q, db, "slot_iso", strcmp(key, k->slot) == 0 ? k->slot_iso : "");
 	myq_ll(&q, "cap", hist_cap);
 	myq_ll(&q, "hist_ttl", hist_ttl_ms);
 	myq_end(&q);

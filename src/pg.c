@@ -224,10 +224,10 @@ pg_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
     char *holder, size_t n, struct lr_err *e)
 {
 	struct pg_lockid id;
-	char cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32], iso[64];
+	char cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32];
 	const char *params[] = { key, k->fence, k->hist, k->last,
 	    strcmp(key, k->stable) == 0 ? "true" : "false", id.hi, id.lo, expect, cap,
-	    hist_ttl, host, pid, iso };
+	    hist_ttl, host, pid, strcmp(key, k->slot) == 0 ? k->slot_iso : "" };
 	PGresult *res;
 	long long code;
 	int missing;
@@ -236,7 +236,6 @@ pg_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	num_s(cap, hist_cap);
 	num_s(hist_ttl, hist_ttl_ms);
 	host_pid(who, host, pid);
-	pg_sql_slot_iso(key, iso, sizeof(iso));
 	holder[0] = '\0';
 	res = pg_conn_read(b, "unlock", pg_sql_unlock, 13, params, &missing, e);
 	if (res == NULL)

@@ -473,34 +473,3 @@ pg_sql_like_prefix(const char *prefix)
 	return buf;
 }
 
-/* n ASCII digits at s? */
-static int
-digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
-void
-pg_sql_slot_iso(const char *key, char *buf, size_t n)
-{
-	const char *s = strstr(key, ":slot:");
-	size_t len;
-
-	if (n > 0)
-		buf[0] = '\0';
-	while (s != NULL && strstr(s + 1, ":slot:") != NULL)
-		s = strstr(s + 1, ":slot:");	/* the last one: the stamp ends the key */
-	if (s == NULL)
-		return;
-	s += 6;
-	len = strlen(s);
-	/* 20261121T1745Z or 20261121T174502Z */
-	if ((len != 14 && len != 16) || !digits(s, 8) || s[8] != 'T' ||
-	    !digits(s + 9, len - 10) || s[len - 1] != 'Z')
-		return;
-	snprintf(buf, n, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", s, s + 4, s + 6, s + 9, s + 11,
-	    len == 16 ? s + 13 : "00");
-}

@@ -41,9 +41,4 @@ char	*pg_sql_array(const char *const *v, size_t n);
  * malloc'd string, or NULL when out of memory. */
 char	*pg_sql_like_prefix(const char *prefix);
 
-/* The slot a slot key names, as the history records it: a key ending in
- * ":slot:20261121T1745Z" or ":slot:20261121T174502Z" gives
- * "2026-11-21T17:45:00Z" or "2026-11-21T17:45:02Z"; any other key "". */
-void	pg_sql_slot_iso(const char *key, char *buf, size_t n);
-
 #endif

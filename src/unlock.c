@@ -17,21 +17,6 @@ struct target {
 	const char	*key;		/* k.stable, or k.slot holding the key given */
 };
 
-/* A slot stamp as keys_build() writes it: 20261121T1745Z or
- * 20261121T174502Z. */
-static int
-stamp_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n != 14 && n != 16)
-		return 0;
-	for (size_t i = 0; i < n - 1; i++)
-		if (i == 8 ? s[i] != 'T' : s[i] < '0' || s[i] > '9')
-			return 0;
-	return s[n - 1] == 'Z';
-}
-
 /* A key given in full: prefix{name} or prefix{name}:slot:<stamp>, under
  * this prefix, as a run would have made it. Returns 0, or -1 with e. */
 static int
@@ -56,7 +41,8 @@ target_key(const char *prefix, const char *word, struct target *t, struct lr_err
 		t->key = t->k.stable;
 		return 0;
 	}
-	if (strncmp(rest, ":slot:", 6) != 0 || !stamp_ok(rest + 6))
+	if (strncmp(rest, ":slot:", 6) != 0 ||
+	    keys_stamp_iso(rest + 6, t->k.slot_iso, sizeof(t->k.slot_iso)) != 0)
 		goto bad;
 	snprintf(t->k.slot, sizeof(t->k.slot), "%s", word);
 	t->key = t->k.slot;

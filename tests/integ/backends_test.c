@@ -710,3 +710,27 @@ Test(backends, pg_a_slow_keepalive_is_waited_for)
 	cr_assert(strstr(err, "LOST LOCK") == NULL, "stderr: %s", err);
 	cr_assert(eq(str, (char *)events("slow", buf, sizeof(buf)), "released ran"));
 }
+
+/* A slot key given in full to `lockrun unlock`: freed, and its history
+ * entry names the slot, as each backend reads it from the key's stamp. */
+static void
+unlock_of_a_slot_key_names_the_slot(void)
+{
+	const double t0 = 1772359200.0;		/* 2026-03-01T10:00:00Z */
+	char buf[3][128];
+	const char *fake[6];
+	struct result r;
+
+	faketime_frozen_env(fake, buf, t0 + 5);
+	lr_run_env(&r, env_with(fake), (const char *const[]){ "--url", url, "--one-server",
+	    "--every", "1h", "--no-overlap", "-k", "hourly", "--", "true", NULL });
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	VERB(&r, "unlock", "--yes", "lockrun:{hourly}:slot:20260301T1000Z");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(r.out, "\nfreed +lockrun:\\{hourly\\}:slot:20260301T1000Z\n"),
+	    "stdout: %s", r.out);
+	VERB(&r, "history", "--json", "-n", "1", "hourly");
+	cr_assert(matches(r.out, "\"event\":\"unlocked\".*\"slot\":\"2026-03-01T10:00:00Z\""),
+	    "%s", r.out);
+}
+THREE(unlock_of_a_slot_key_names_the_slot)

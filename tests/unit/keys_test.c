@@ -1,4 +1,5 @@
 /* keys_test.c -- key names, derived names, slot arithmetic. */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -170,4 +171,27 @@ Test(keys, derived_name_of_a_shell_string_uses_its_first_word)
 	key_derive(odd, name, sizeof(name));
 	cr_assert(eq(int, strncmp(name, "we_rd_name_-", 12), 0), "%s", name);
 	cr_assert(eq(ptr, (void *)key_name_problem(name), NULL));
+}
+
+Test(keys, stamp_iso_from_minute_and_second_stamps)
+{
+	char buf[64] = "x";
+
+	cr_assert(eq(int, keys_stamp_iso("20261121T1745Z", buf, sizeof(buf)), 0));
+	cr_assert(eq(str, buf, "2026-11-21T17:45:00Z"));
+	cr_assert(eq(int, keys_stamp_iso("20261121T174502Z", buf, sizeof(buf)), 0));
+	cr_assert(eq(str, buf, "2026-11-21T17:45:02Z"));
+}
+
+Test(keys, stamp_iso_refuses_what_is_no_stamp)
+{
+	const char *bad[] = { "2026112XT1745Z", "20261121T1745", "20261121X1745Z",
+	    "20261121T17450Z", "", "20261121T17:5Z" };
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "x");
+		cr_assert(eq(int, keys_stamp_iso(bad[i], buf, sizeof(buf)), -1), "%s", bad[i]);
+		cr_assert(eq(str, buf, ""), "%s", bad[i]);
+	}
 }

@@ -43,28 +43,6 @@ Test(pg_sql, like_prefix_of_nothing_matches_all)
 	free(s);
 }
 
-Test(pg_sql, slot_iso_from_minute_and_second_stamps)
-{
-	char buf[64];
-
-	pg_sql_slot_iso("lockrun:{job}:slot:20261121T1745Z", buf, sizeof(buf));
-	cr_assert(eq(str, buf, "2026-11-21T17:45:00Z"));
-	pg_sql_slot_iso("lockrun:{job}:slot:20261121T174502Z", buf, sizeof(buf));
-	cr_assert(eq(str, buf, "2026-11-21T17:45:02Z"));
-}
-
-Test(pg_sql, slot_iso_of_other_keys_is_empty)
-{
-	char buf[64] = "x";
-
-	pg_sql_slot_iso("lockrun:{job}", buf, sizeof(buf));
-	cr_assert(eq(str, buf, ""));
-	pg_sql_slot_iso("lockrun:{job}:slot:2026112XT1745Z", buf, sizeof(buf));
-	cr_assert(eq(str, buf, ""));
-	pg_sql_slot_iso("lockrun:{job}:slot:20261121T1745", buf, sizeof(buf));
-	cr_assert(eq(str, buf, ""));
-}
-
 /* The bigint is the hash's 64 bits read as signed; pg_locks shows them as
  * two unsigned halves. */
 Test(pg_sql, lockid_is_the_hash_as_bigint_and_halves)
