@@ -116,18 +116,80 @@ parse_unix(const char *rest, struct lr_url *u, struct lr_err *e)
 	return 0;
 }
 
-/* userinfo is [user[:password]]; it is never echoed in messages. */
-static int
-parse_userinfo(const char *s, size_t len, struct lr_url *u, struct lr_err *e)
+int
+rurl_userinfo(const char *s, size_t len, char *user, size_t un, char *password,
+    size_t pn)
 {
 	const char *colon = memchr(s, ':', len);
 	size_t ulen = colon ? (size_t)(colon - s) : len;
 
-	if (rurl_pct_decode(s, ulen, u->user, sizeof(u->user)) != 0 ||
-	    (colon && rurl_pct_decode(colon + 1, len - ulen - 1, u->password,
-	    sizeof(u->password)) != 0))
+	if (rurl_pct_decode(s, ulen, user, un) != 0 ||
+	    (colon && rurl_pct_decode(colon + 1, len - ulen - 1, password, pn) != 0))
+		return -1;
+	return 0;
+}
+
+/* userinfo is [user[:password]]; it is never echoed in messages. */
+static int
+parse_userinfo(const char *s, size_t len, struct lr_url *u, struct lr_err *e)
+{
+	if (rurl_userinfo(s, len, u->user, sizeof(u->user), u->password,
+	    sizeof(u->password)) != 0)
 		return lr_errf(e, EX_USAGE, "redis URL: bad user or password "
 		    "(too long, or a malformed %%XX escape)");
+	return 0;
+}
+
+const char *
+rurl_last_at(const char *s, const char *end)
+{
+	const char *at = NULL;
+
+	for (; s < end; s++)
+		if (*s == '@')
+			at = s;
+	return at;
+}
+
+int
+rurl_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
+    const char **why)
+{
+	const char *portp = NULL, *hend;
+	size_t hostlen;
+
+	if (hp < end && *hp == '[') {		/* [v6addr]:port */
+		if ((hend = memchr(hp, ']', (size_t)(end - hp))) == NULL) {
+			*why = "missing ']' after IPv6 address";
+			return -1;
+		}
+		hp++;
+		if ((hostlen = (size_t)(hend - hp)) == 0) {
+			*why = "no address between '[' and ']'";
+			return -1;
+		}
+		if (hend + 1 < end && hend[1] == ':')
+			portp = hend + 2;
+		else if (hend + 1 != end) {
+			*why = "expected ':port' after ']'";
+			return -1;
+		}
+	} else {
+		const char *colon = memchr(hp, ':', (size_t)(end - hp));
+		hostlen = (size_t)((colon ? colon : end) - hp);
+		if (colon)
+			portp = colon + 1;
+	}
+	if (hostlen >= n) {
+		*why = "host name is too long";
+		return -1;
+	}
+	memcpy(host, hp, hostlen);
+	host[hostlen] = '\0';
+	if (portp && rurl_decimal(portp, (size_t)(end - portp), 1, 65535, port) != 0) {
+		*why = "port must be a number from 1 to 65535";
+		return -1;
+	}
 	return 0;
 }
 
@@ -137,33 +199,12 @@ static int
 parse_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
     struct lr_err *e)
 {
-	const char *portp = NULL, *hend;
-	size_t hostlen;
+	const char *why;
 
-	if (*hp == '[') {			/* [v6addr]:port */
-		hend = memchr(hp, ']', (size_t)(end - hp));
-		if (hend == NULL)
-			return lr_errf(e, EX_USAGE, "redis URL: missing ']' after IPv6 address");
-		hp++;
-		hostlen = (size_t)(hend - hp);
-		if (hend[1] == ':')
-			portp = hend + 2;
-		else if (hend + 1 != end)
-			return lr_errf(e, EX_USAGE, "redis URL: expected ':port' after ']'");
-	} else {
-		const char *colon = memchr(hp, ':', (size_t)(end - hp));
-		hostlen = (size_t)((colon ? colon : end) - hp);
-		if (colon)
-			portp = colon + 1;
-	}
-	if (hostlen == 0)
+	if (rurl_hostport(hp, end, host, n, port, &why) != 0)
+		return lr_errf(e, EX_USAGE, "redis URL: %s", why);
+	if (host[0] == '\0')
 		return lr_errf(e, EX_USAGE, "redis URL: no host (expected redis://host[:port][/db])");
-	if (hostlen >= n)
-		return lr_errf(e, EX_USAGE, "redis URL: host name is too long");
-	memcpy(host, hp, hostlen);
-	host[hostlen] = '\0';
-	if (portp && rurl_decimal(portp, (size_t)(end - portp), 1, 65535, port) != 0)
-		return lr_errf(e, EX_USAGE, "redis URL: port must be a number from 1 to 65535");
 	return 0;
 }
 
@@ -172,11 +213,8 @@ parse_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
 static const char *
 parse_authority(const char *rest, const char *slash, struct lr_url *u, struct lr_err *e)
 {
-	const char *at = NULL;
+	const char *at = rurl_last_at(rest, slash);
 
-	for (const char *p = rest; p < slash; p++)	/* last '@' before the path */
-		if (*p == '@')
-			at = p;
 	if (at && parse_userinfo(rest, (size_t)(at - rest), u, e) != 0)
 		return NULL;
 	return at ? at + 1 : rest;

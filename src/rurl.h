@@ -56,6 +56,18 @@ char	*rurl_where(const struct lr_url *u, char *buf, size_t n);
  * does not fit, an escape is malformed, or it would decode to a NUL. */
 int	rurl_pct_decode(const char *s, size_t len, char *dst, size_t n);
 
+/* The pieces of an authority that every URL lockrun reads shares:
+ * [user[:password]], percent-decoded into user[un] and password[pn]
+ * (0, or -1: too long or a bad escape); the last '@' in [s, end), or
+ * NULL; host[:port] or [v6addr][:port], all of [hp, end), into host[n]
+ * ("" when there is none) and *port (left alone when there is none):
+ * 0, or -1 with *why a short reason. None shows any of the text. */
+int	rurl_userinfo(const char *s, size_t len, char *user, size_t un, char *password,
+	    size_t pn);
+const char *rurl_last_at(const char *s, const char *end);
+int	rurl_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
+	    const char **why);
+
 /* Does url (any scheme) carry a password: user:password@ before the
  * path, or a password= parameter (libpq takes one)? */
 int	rurl_has_password(const char *url);

@@ -17,58 +17,6 @@ bad(struct lr_err *e, const char *scheme, const char *why)
 	    scheme);
 }
 
-/* user[:password], the part before the last '@'. */
-static int
-parse_userinfo(const char *s, size_t len, struct lr_sqlurl *u)
-{
-	const char *colon = memchr(s, ':', len);
-	size_t ulen = colon ? (size_t)(colon - s) : len;
-
-	if (rurl_pct_decode(s, ulen, u->user, sizeof(u->user)) != 0)
-		return -1;
-	if (colon && rurl_pct_decode(colon + 1, len - ulen - 1, u->password,
-	    sizeof(u->password)) != 0)
-		return -1;
-	return 0;
-}
-
-/* host[:port] or [v6][:port]; an empty host is localhost. */
-static int
-parse_hostport(const char *s, size_t len, struct lr_sqlurl *u, const char **why)
-{
-	const char *end = s + len, *port = NULL;
-	size_t hlen;
-
-	*why = "bad host";
-	if (len > 0 && *s == '[') {
-		const char *close = memchr(s, ']', len);
-		if (close == NULL || close == s + 1)
-			return -1;
-		hlen = (size_t)(close - s - 1);
-		s++;
-		if (close + 1 < end) {
-			if (close[1] != ':')
-				return -1;
-			port = close + 2;
-		}
-	} else {
-		const char *colon = memchr(s, ':', len);
-		hlen = colon ? (size_t)(colon - s) : len;
-		if (colon)
-			port = colon + 1;
-	}
-	if (hlen >= sizeof(u->host))
-		return -1;
-	memcpy(u->host, s, hlen);
-	u->host[hlen] = '\0';
-	if (u->host[0] == '\0')
-		snprintf(u->host, sizeof(u->host), "localhost");
-	*why = "bad port";
-	if (port && rurl_decimal(port, (size_t)(end - port), 1, 65535, &u->port) != 0)
-		return -1;
-	return 0;
-}
-
 static const char *const ssl_names[] = {
 	[SQLURL_SSL_DEFAULT] = "",
 	[SQLURL_SSL_DISABLED] = "DISABLED",
@@ -198,16 +146,16 @@ sqlurl_parse(const char *url, struct lr_sqlurl *u, struct lr_err *e)
 	rest = url + strlen(scheme) + 3;
 	if ((slash = strchr(rest, '/')) == NULL)
 		return bad(e, scheme, "no database");
-	at = NULL;
-	for (const char *p = rest; p < slash; p++)
-		if (*p == '@')
-			at = p;
-	if (at && parse_userinfo(rest, (size_t)(at - rest), u) != 0)
-		return bad(e, scheme, "bad user or password");
-	if (at)
+	if ((at = rurl_last_at(rest, slash)) != NULL) {
+		if (rurl_userinfo(rest, (size_t)(at - rest), u->user, sizeof(u->user),
+		    u->password, sizeof(u->password)) != 0)
+			return bad(e, scheme, "bad user or password");
 		rest = at + 1;
-	if (parse_hostport(rest, (size_t)(slash - rest), u, &why) != 0)
+	}
+	if (rurl_hostport(rest, slash, u->host, sizeof(u->host), &u->port, &why) != 0)
 		return bad(e, scheme, why);
+	if (u->host[0] == '\0')	/* as the mysql client has it */
+		snprintf(u->host, sizeof(u->host), "localhost");
 	explicit_port = u->port != 0;
 	q = slash + 1 + strcspn(slash + 1, "?");
 	if (q == slash + 1 || rurl_pct_decode(slash + 1, (size_t)(q - slash - 1), u->database,

@@ -557,7 +557,7 @@ Test(backends, pg_a_password_in_the_url_query_stays_out_of_the_command)
 Test(backends, a_bad_database_url_in_the_config_is_named_at_its_place)
 {
 	static const char *const bad[][2] = {
-		{ "mysql://u@127.0.0.1:99999/db", "mysql://: bad port" },
+		{ "mysql://u@127.0.0.1:99999/db", "mysql://: port must be a number" },
 		{ "postgres://u@[::1/db", "postgres URL: end of string reached" },
 	};
 	const char *mark = scratch("mark"), *path = scratch("bad.yaml");

@@ -111,13 +111,13 @@ Test(sqlurl, refusals_never_show_the_url)
 	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 	parse_bad("mysql://u:secret@db/", "mysql://: no database, or a bad one (expected "
 	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
-	parse_bad("mariadb://u:secret@db:0/x", "mariadb://: bad port (expected "
-	    "mariadb://[user[:password]@]host[:port]/database[?param=value&...])");
-	parse_bad("mysql://u:secret@db:99999/x", "mysql://: bad port (expected "
-	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
+	parse_bad("mariadb://u:secret@db:0/x", "mariadb://: port must be a number from "
+	    "1 to 65535 (expected mariadb://[user[:password]@]host[:port]/database[?param=value&...])");
+	parse_bad("mysql://u:secret@db:99999/x", "mysql://: port must be a number from "
+	    "1 to 65535 (expected mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 	parse_bad("mysql://u:se%2@db/x", "mysql://: bad user or password (expected "
 	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
-	parse_bad("mysql://[::1/x", "mysql://: bad host (expected "
+	parse_bad("mysql://[::1/x", "mysql://: missing ']' after IPv6 address (expected "
 	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 }
 
