@@ -155,7 +155,9 @@ my_lock_name(const char *stable, char *buf, size_t n)
 long long
 my_num(const char *s)
 {
-	return s ? strtoll(s, NULL, 10) : 0;
+	long long v;
+
+	return s && text_decimal(s, &v) == 0 ? v : 0;
 }
 
 int

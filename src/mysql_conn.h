@@ -69,7 +69,7 @@ void	my_clock_vars(struct myq *q);
  * than MySQL takes (64), "lockrun:" and 16 hex digits of key_hash64(). */
 void	my_lock_name(const char *stable, char *buf, size_t n);
 
-/* A number in an answer's column (NULL: 0). */
+/* A number in an answer's column (NULL, or not a decimal: 0). */
 long long my_num(const char *s);
 
 /* Load the client library (once). Returns 0, or -1 with e (69). */

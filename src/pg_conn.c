@@ -542,6 +542,7 @@ long long
 pg_conn_num(const PGresult *res, int r, int c, long long dflt)
 {
 	const char *s = pg_conn_cell(res, r, c);
+	long long v;
 
-	return s ? strtoll(s, NULL, 10) : dflt;
+	return s && text_decimal(s, &v) == 0 ? v : dflt;
 }

@@ -82,7 +82,8 @@ int	pg_conn_send(struct lr_backend *b, const char *what, const char *sql, int n,
 int	pg_conn_recv(struct lr_backend *b, const char *what, PGresult **res,
 	    struct lr_err *e);
 
-/* Column c of row r: NULL when SQL NULL; as a number, dflt when NULL. */
+/* Column c of row r: NULL when SQL NULL; as a number, dflt when NULL or
+ * not a decimal. */
 const char *pg_conn_cell(const PGresult *res, int r, int c);
 long long pg_conn_num(const PGresult *res, int r, int c, long long dflt);
 
