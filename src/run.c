@@ -150,6 +150,7 @@ command_spec(struct lr_ctx *x, int locked)
 	    .env = x->t.env,
 	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
+	    .keeps_deadline = x->t.on_lost == ON_LOST_TERM,
 	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x };
 }
 

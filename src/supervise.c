@@ -211,6 +211,23 @@ lease_in_doubt(struct loop *l, long long now)
 		    l->last_err[0] ? l->last_err : "no answer", left);
 }
 
+/* The tree ended with the lease past its term point and never said in
+ * doubt: lockrun was stopped or starved, and the guard, keeping the
+ * deadline, stopped the tree itself (guard.c, keep_deadline). Say so as
+ * lease_in_doubt() would have, now that lockrun runs again. */
+static void
+lease_overrun(struct loop *l, long long now)
+{
+	if (!l->renewing || l->doubt_said || l->s->on_lost != ON_LOST_TERM ||
+	    l->ch->ctl < 0 || now < lease_term_at(&l->lease))
+		return;
+	l->doubt_said = 1;
+	lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: lockrun did not "
+	    "renew the lease in time (stopped or starved for %lldms past the renewal); "
+	    "the guard stopped the command before the lease ended", l->s->lock->keys.stable,
+	    now - l->next_renew);
+}
+
 /* Act on whatever is due at now; return when the next thing is due. */
 static long long
 due(struct loop *l, long long now)
@@ -311,6 +328,8 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 	if (l.ch->guard_died)
 		lr_event(LOG_ERR, "guard-killed", NULL, "the guard process was killed by "
 		    "signal %d; killed what was left of the command", l.ch->guard_died);
+	if (ended)
+		lease_overrun(&l, mono_ms());
 	finish_renewal(&l);
 	if (!ended)
 		return lr_errf(e, EX_OSERR, "poll: %s", "failed");
