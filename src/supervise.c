@@ -51,7 +51,9 @@ stop(struct loop *l, long long kill_at)
 	child_stop(l->ch, SIGTERM);
 }
 
-/* Someone else may run now: stop at once, not at the lease's end. */
+/* Someone else may run now: stop at once, not at the lease's end; and
+ * SIGKILL by the lease's kill point at the latest, as lease_in_doubt()
+ * does: a lost lock is not renewed, so the lease is not extended. */
 static void
 lock_lost(struct loop *l, long long now, int how, const char *why)
 {
@@ -64,7 +66,7 @@ lock_lost(struct loop *l, long long now, int how, const char *why)
 	    s->on_lost == ON_LOST_TERM ? "stopping the command (on_lost: term)" :
 	    "the command goes on unprotected (on_lost: ignore)");
 	if (s->on_lost == ON_LOST_TERM)
-		stop(l, now + s->kill_after_ms);
+		stop(l, min2(now + s->kill_after_ms, lease_kill_at(&l->lease)));
 }
 
 static void
