@@ -160,9 +160,10 @@ renew_recv(struct loop *l, long long now)
 		return;
 	}
 	if (out == RENEW_LOST || out == RENEW_LOST_LATER) {
-		lock_lost(l, now, LOST_TAKEN, out == RENEW_LOST ? "another run holds it now" :
-		    "it was freed and a later token drawn since (another run took it, "
-		    "or lockrun unlock freed it)");
+		lock_lost(l, now, out == RENEW_LOST ? LOST_TAKEN : LOST_FREED,
+		    out == RENEW_LOST ? "another run holds it now" : "it was freed and "
+		    "a later token drawn since (another run took it, or lockrun unlock "
+		    "freed it)");
 		return;
 	}
 	if (out == RENEW_UNCONFIRMED) {
