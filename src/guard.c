@@ -23,6 +23,7 @@
  *    frees the lock itself then (spec->orphaned), rather than leave it to
  *    expire; a session lock's connection it keeps open until then. */
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -267,6 +268,24 @@ orphaned(struct guard *g)
 	stop_tree(g, at < g->deadline ? at : g->deadline);
 }
 
+/* Read one message from lockrun (flags: 0, or MSG_DONTWAIT) and act on
+ * it; end-of-file or an error means lockrun is gone. Returns 1 when a
+ * message was read. */
+static int
+ctl_read(struct guard *g, int flags)
+{
+	struct guard_msg m;
+	ssize_t n = recv(g->ctl, &m, sizeof(m), flags);
+
+	if (n == (ssize_t)sizeof(m)) {
+		obey(g, &m);
+		return 1;
+	}
+	if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
+		orphaned(g);
+	return 0;
+}
+
 /* lockrun, alive, confirms each lease's end with GUARD_DEADLINE; past the
  * term point with no later one, it has not renewed the lease in time to
  * stop the tree before the lease ends -- or it is stopped, wedged or
@@ -284,6 +303,12 @@ keep_deadline(struct guard *g, long long now)
 		return NEVER;
 	if (now < term)
 		return term;
+	/* a deadline lockrun sent in the same instant counts */
+	while (g->ctl >= 0 && ctl_read(g, MSG_DONTWAIT))
+		;
+	term = g->deadline - g->spec->kill_after_ms;
+	if (g->ctl < 0 || now < term)
+		return g->ctl < 0 ? NEVER : term;
 	g->kept = 1;
 	if (!g->stopping) {
 		duration_format(g->deadline - now, left, sizeof(left));
@@ -324,8 +349,6 @@ serve(struct guard *g)
 			{ .fd = g->sfd, .events = POLLIN }, { .fd = g->ctl, .events = POLLIN },
 		};
 		struct signalfd_siginfo si;
-		struct guard_msg m;
-		ssize_t n;
 
 		if (now >= g->kill_at) {
 			tree_signal(g->self, SIGKILL);
@@ -342,12 +365,8 @@ serve(struct guard *g)
 			if (reap(g))
 				finish(g);
 		}
-		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-			if ((n = read(g->ctl, &m, sizeof(m))) == (ssize_t)sizeof(m))
-				obey(g, &m);
-			else if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
-				orphaned(g);
-		}
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+			ctl_read(g, 0);
 	}
 }
 
