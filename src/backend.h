@@ -119,9 +119,21 @@ struct lr_backend_ops {
 	int	(*release)(struct lr_backend *b, const struct lr_lock *l,
 		    const struct lr_ending *end, struct lr_err *e);
 
-	/* `lockrun unlock` (lock_unlock()), and the look before it: key's
-	 * value into buf[n] and its lease in *ttl_ms (-1: none). Returns 1
-	 * held, 0 free, -1 with e. */
+	/* `lockrun unlock` (lock_unlock()): free key if it still holds
+	 * expect. A stable key whose holder may be running (a lockrun value
+	 * with a lease, not already a tombstone) is not freed: its value V
+	 * becomes the tombstone "unlocked:" V for the rest of the lease, so
+	 * newcomers are skipped while the holder, told so at its next
+	 * renewal (RENEW_LOST_LATER), stops its tree and then deletes it at
+	 * its release. A tombstone, a --min-hold leftover ("released:" V: no
+	 * holder runs), a slot key or a value with no lease are freed at
+	 * once. Either way the fencing counter moves past the holder's token
+	 * and the history records "unlocked". Returns 1 freed now, 3
+	 * tombstoned (its holder told to stop), 2 not freed as it changed
+	 * hands (each with the key's value in holder[n]), 0 the key was
+	 * free, -1 with e.
+	 * peek: the look before it: key's value into buf[n] and its lease in
+	 * *ttl_ms (-1: none). Returns 1 held, 0 free, -1 with e. */
 	int	(*unlock)(struct lr_backend *b, const struct lr_keys *k, const char *key,
 		    const char *expect, const char *who, long long hist_cap,
 		    long long hist_ttl_ms, char *holder, size_t n, struct lr_err *e);

@@ -23,6 +23,9 @@ struct lr_child_spec {
 	pid_t			  pgid;		/* lockrun's process group */
 	int			  kill_mode;	/* enum lr_kill_mode */
 	long long		  kill_after_ms;
+	/* on_lost: term: the guard stops the tree by the last deadline
+	 * lockrun sent even while lockrun lives (guard.c, keep_deadline) */
+	int			  keeps_deadline;
 	const struct lr_sigstate *saved;
 	/* In the guard, when lockrun died and the tree is gone: free the
 	 * lock, with the main process's status (NULL: nothing to free). The

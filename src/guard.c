@@ -12,12 +12,18 @@
  *  - when lockrun dies, SIGKILL included (its control socket reads EOF),
  *    stops the tree the same way, with SIGKILL no later than the deadline
  *    lockrun last sent: before the lease can end;
+ *  - keeps that deadline on its own while lockrun lives (on_lost: term):
+ *    should lockrun fall silent (SIGSTOP, wedged, starved of CPU), the
+ *    guard stops the tree by lockrun's rule, SIGTERM at the term point
+ *    (the deadline less kill_after) and SIGKILL at the deadline, so it is
+ *    gone before the lease ends; it frees nothing, lockrun being alive;
  *  - once no process of the tree is left, sends lockrun the main
  *    process's status, which lockrun takes as the command's, and only then
  *    releases the lock; and exits. Should lockrun have died, the guard
  *    frees the lock itself then (spec->orphaned), rather than leave it to
  *    expire; a session lock's connection it keeps open until then. */
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -32,6 +38,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "duration.h"
 #include "err.h"
 #include "guard.h"
 #include "log.h"
@@ -180,6 +187,7 @@ struct guard {
 	int		stopping;	/* the tree was sent SIGTERM */
 	long long	kill_at;	/* next SIGKILL round, or NEVER */
 	long long	deadline;	/* lockrun's: the tree is gone by then */
+	int		kept;		/* the guard acted on deadline itself */
 };
 
 /* SIGTERM the whole tree (once), and SIGKILL it at kill_at at the latest. */
@@ -233,6 +241,12 @@ obey(struct guard *g, const struct guard_msg *m)
 			kill(to, SIGCONT);	/* a stopped command would never act */
 		break;
 	case GUARD_STOP:
+		/* one SIGTERM only: the guard may have sent it at the lease's
+		 * term point, as lockrun does (keep_deadline) */
+		if (m->sig == SIGTERM && g->stopping)
+			break;
+		if (m->sig == SIGTERM)
+			g->stopping = 1;
 		tree_signal(g->self, m->sig);
 		if (m->sig == SIGKILL)
 			g->kill_at = mono_ms() + KILL_ROUND_MS;
@@ -252,6 +266,58 @@ orphaned(struct guard *g)
 	close(g->ctl);
 	g->ctl = -1;
 	stop_tree(g, at < g->deadline ? at : g->deadline);
+}
+
+/* Read one message from lockrun (flags: 0, or MSG_DONTWAIT) and act on
+ * it; end-of-file or an error means lockrun is gone. Returns 1 when a
+ * message was read. */
+static int
+ctl_read(struct guard *g, int flags)
+{
+	struct guard_msg m;
+	ssize_t n = recv(g->ctl, &m, sizeof(m), flags);
+
+	if (n == (ssize_t)sizeof(m)) {
+		obey(g, &m);
+		return 1;
+	}
+	if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
+		orphaned(g);
+	return 0;
+}
+
+/* lockrun, alive, confirms each lease's end with GUARD_DEADLINE; past the
+ * term point with no later one, it has not renewed the lease in time to
+ * stop the tree before the lease ends -- or it is stopped, wedged or
+ * starved and can stop nothing. Stop the tree by its rule (lease.h):
+ * SIGTERM now, SIGKILL at the deadline. With on_lost: ignore the command
+ * is meant to run on unprotected: nothing then. Returns when the term
+ * point is due, or NEVER. */
+static long long
+keep_deadline(struct guard *g, long long now)
+{
+	long long term = g->deadline - g->spec->kill_after_ms;
+	char left[32];
+
+	if (!g->spec->keeps_deadline || g->deadline == NEVER || g->ctl < 0 || g->kept)
+		return NEVER;
+	if (now < term)
+		return term;
+	/* a deadline lockrun sent in the same instant counts */
+	while (g->ctl >= 0 && ctl_read(g, MSG_DONTWAIT))
+		;
+	term = g->deadline - g->spec->kill_after_ms;
+	if (g->ctl < 0 || now < term)
+		return g->ctl < 0 ? NEVER : term;
+	g->kept = 1;
+	if (!g->stopping) {
+		duration_format(g->deadline - now, left, sizeof(left));
+		lr_event(LOG_ERR, "guard-deadline", NULL, "the lease was not renewed in "
+		    "time (lockrun stopped, wedged or starved?); the guard is stopping the "
+		    "command, SIGKILL in %s, before the lease ends", left);
+	}
+	stop_tree(g, g->deadline);
+	return NEVER;
 }
 
 /* The tree is gone: tell lockrun the main process's status, so it can
@@ -278,20 +344,19 @@ static void __attribute__((noreturn))
 serve(struct guard *g)
 {
 	for (;;) {
-		long long now = mono_ms();
+		long long now = mono_ms(), term = keep_deadline(g, now), next;
 		struct pollfd pfd[2] = {
 			{ .fd = g->sfd, .events = POLLIN }, { .fd = g->ctl, .events = POLLIN },
 		};
 		struct signalfd_siginfo si;
-		struct guard_msg m;
-		ssize_t n;
 
 		if (now >= g->kill_at) {
 			tree_signal(g->self, SIGKILL);
 			g->kill_at = now + KILL_ROUND_MS;
 		}
-		if (poll(pfd, 2, g->kill_at == NEVER ? -1 :
-		    (int)(g->kill_at - now < (1 << 30) ? g->kill_at - now : 1 << 30)) == -1 &&
+		next = term < g->kill_at ? term : g->kill_at;
+		if (poll(pfd, 2, next == NEVER ? -1 :
+		    (int)(next - now < (1 << 30) ? next - now : 1 << 30)) == -1 &&
 		    errno != EINTR)
 			_exit(EX_OSERR);
 		if (pfd[0].revents & POLLIN) {
@@ -300,12 +365,8 @@ serve(struct guard *g)
 			if (reap(g))
 				finish(g);
 		}
-		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-			if ((n = read(g->ctl, &m, sizeof(m))) == (ssize_t)sizeof(m))
-				obey(g, &m);
-			else if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
-				orphaned(g);
-		}
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+			ctl_read(g, 0);
 	}
 }
 

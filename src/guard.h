@@ -12,7 +12,9 @@
 enum guard_op {
 	GUARD_FORWARD,		/* pass sig on to the command (its group) */
 	GUARD_STOP,		/* send sig to every process of the tree */
-	GUARD_DEADLINE,		/* if lockrun dies, the tree is gone by at */
+	GUARD_DEADLINE,		/* the lease's kill point (lease_kill_at): the
+				 * tree is gone by at, should lockrun die or
+				 * fall silent (spec->keeps_deadline) */
 };
 
 struct guard_msg {
@@ -27,8 +29,8 @@ struct lr_child_spec;
  * spec with envp (see child_spawn()), then serve ctl and reap until no
  * process of the tree is left; send lockrun the main process's status (its
  * exit code, or 128+N when signal N ended it), and exit once lockrun closes
- * ctl. Should lockrun die first, the tree is gone by deadline. Never
- * returns. */
+ * ctl. Should lockrun die first, or fail to send a later deadline in time
+ * (spec->keeps_deadline), the tree is gone by deadline. Never returns. */
 void	guard_run(const struct lr_child_spec *spec, char *const envp[],
 	    long long deadline, int ctl)
 	    __attribute__((noreturn));

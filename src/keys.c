@@ -129,3 +129,13 @@ keys_stamp_iso(const char *s, char *buf, size_t n)
 	    len == 16 ? s + 13 : "00");
 	return 0;
 }
+
+enum key_phase
+keys_value_phase(const char *value)
+{
+	if (strncmp(value, "unlocked:", 9) == 0)
+		return KEY_UNLOCKED;
+	if (strncmp(value, "released:", 9) == 0)
+		return KEY_RELEASED;
+	return KEY_RUNNING;
+}

@@ -51,4 +51,12 @@ void	keys_build(struct lr_keys *k, const char *prefix, const char *name,
  * 2026-11-21T17:45:00Z. Returns 0, or -1 (buf "") when s is no stamp. */
 int	keys_stamp_iso(const char *s, char *buf, size_t n);
 
+/* A stable key's value, "<id> <token> <host> <pid> <start>", may carry a
+ * word glued to its id: "unlocked:" when `lockrun unlock` told its holder
+ * to stop (the holder's tombstone, kept for the rest of its lease) or
+ * "released:" when the run has ended and --min-hold keeps the key. The
+ * parsers that skip the id word read both unchanged. */
+enum key_phase { KEY_RUNNING, KEY_UNLOCKED, KEY_RELEASED };
+enum key_phase	keys_value_phase(const char *value);
+
 #endif

@@ -413,7 +413,7 @@ lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 	if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 &&
 	    r->element[0]->type == REDIS_REPLY_INTEGER)
 		code = r->element[0]->integer;
-	if ((code == 1 || code == 2) && r->elements == 2 &&
+	if ((code == 1 || code == 2 || code == 3) && r->elements == 2 &&
 	    r->element[1]->type == REDIS_REPLY_STRING)
 		snprintf(holder, n, "%s", r->element[1]->str);
 	else if (code != 0)

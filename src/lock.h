@@ -105,9 +105,11 @@ int	lock_release(struct lr_conn *rc, const struct lr_lock *l,
 /* `lockrun unlock`: free key (k's stable key or one of its slot keys) if
  * it still holds the value expect, and move the fencing counter past the
  * holder's token, so the holder finds its lock lost at its next renewal;
- * record who did it ("host pid") in the history. Returns 1 freed, 2 not
- * freed as it holds another value now, each with the key's value in
- * holder[n]; 0 when the key was free; -1 with e. */
+ * record who did it ("host pid") in the history. A stable key whose
+ * holder may be running becomes its tombstone for the rest of the lease
+ * instead (unlock.lua). Returns 1 freed, 3 tombstoned (the holder is told
+ * to stop), 2 not freed as it holds another value now, each with the
+ * key's value in holder[n]; 0 when the key was free; -1 with e. */
 int	lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 	    const char *expect, const char *who, long long hist_cap,
 	    long long hist_ttl_ms, char *holder, size_t n, struct lr_err *e);

@@ -150,6 +150,7 @@ command_spec(struct lr_ctx *x, int locked)
 	    .env = x->t.env,
 	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
+	    .keeps_deadline = x->t.on_lost == ON_LOST_TERM,
 	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x };
 }
 
@@ -243,11 +244,29 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
 	/* also when it could not start: no lock is left. Not after another
 	 * run took the lock; but a session lock that went with its
 	 * connection (a database restart) is recorded as lost, and its row,
-	 * still ours, freed: the command is gone now */
+	 * still ours, freed: the command is gone now; and so is a lock that
+	 * unlock freed (LOST_FREED): its tombstone, which kept newcomers out
+	 * while the tree was being stopped, goes now */
 	if (be && s.lost != LOST_TAKEN)
 		release(x, status >= 0 ? status : e->status, s.lost ? "lost" :
 		    s.timed_out ? "stopped-timeout" : "released");
 	return status;
+}
+
+/* Why a held key is still held when no holder is running in full: its
+ * holder was unlocked and is stopping, or its run ended and --min-hold
+ * keeps it (keys_value_phase()). */
+static const char *
+skip_phase(const char *value)
+{
+	switch (keys_value_phase(value)) {
+	case KEY_UNLOCKED:
+		return " (unlocked, stopping)";
+	case KEY_RELEASED:
+		return " (ended, kept for --min-hold)";
+	default:
+		return "";
+	}
 }
 
 /* Say who holds what (on stderr with -v): the value is "id token host pid
@@ -277,7 +296,8 @@ report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	f.holder = holder;
 	if (out == LOCK_HELD)
 		lr_event(LOG_INFO, "skipped-held", &f, "skipped: %s is held by %s pid %lld "
-		    "since %s (token %lld)", l->keys.stable, host, pid, start, token);
+		    "since %s (token %lld)%s", l->keys.stable, host, pid, start, token,
+		    skip_phase(l->holder));
 	else
 		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
 		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);

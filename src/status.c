@@ -24,6 +24,7 @@ struct row {
 	int		 held;
 	int		 stale;
 	char		 host[256];	/* the holder's, from the stable key's value */
+	int		 phase;		/* enum key_phase: running, unlocked, released */
 	long long	 pid;
 	long long	 token;
 	long long	 since_ms;	/* when the holder started */
@@ -287,6 +288,7 @@ read_holder(struct row *w, const char *value)
 	char token[32] = "", start[64] = "";
 
 	w->host[0] = '\0';
+	w->phase = keys_value_phase(value);
 	sscanf(value, "%*s %31s %255s %lld %63s", token, w->host, &w->pid, start);
 	w->token = number(token);
 	w->since_ms = iso_ms(start);
@@ -393,7 +395,10 @@ text_cells(const struct row *w, char cell[NCOLS][300])
 	for (int c = 0; c < NCOLS; c++)
 		snprintf(cell[c], 300, "-");
 	snprintf(cell[C_TASK], 300, "%s", w->name);
-	snprintf(cell[C_STATE], 300, "%s", w->stale ? "stale" : w->held ? "held" : "free");
+	/* an unlocked holder is stopping; a --min-hold leftover runs nothing */
+	snprintf(cell[C_STATE], 300, "%s", w->stale ? "stale" : !w->held ? "free" :
+	    w->phase == KEY_UNLOCKED ? "unlocked" : w->phase == KEY_RELEASED ? "min-hold" :
+	    "held");
 	if (w->held) {
 		host_pid(w->host, w->pid, cell[C_HOLDER], 300);
 		if (w->since_ms != ABSENT)

@@ -51,7 +51,9 @@ stop(struct loop *l, long long kill_at)
 	child_stop(l->ch, SIGTERM);
 }
 
-/* Someone else may run now: stop at once, not at the lease's end. */
+/* Someone else may run now: stop at once, not at the lease's end; and
+ * SIGKILL by the lease's kill point at the latest, as lease_in_doubt()
+ * does: a lost lock is not renewed, so the lease is not extended. */
 static void
 lock_lost(struct loop *l, long long now, int how, const char *why)
 {
@@ -64,7 +66,7 @@ lock_lost(struct loop *l, long long now, int how, const char *why)
 	    s->on_lost == ON_LOST_TERM ? "stopping the command (on_lost: term)" :
 	    "the command goes on unprotected (on_lost: ignore)");
 	if (s->on_lost == ON_LOST_TERM)
-		stop(l, now + s->kill_after_ms);
+		stop(l, min2(now + s->kill_after_ms, lease_kill_at(&l->lease)));
 }
 
 static void
@@ -158,9 +160,10 @@ renew_recv(struct loop *l, long long now)
 		return;
 	}
 	if (out == RENEW_LOST || out == RENEW_LOST_LATER) {
-		lock_lost(l, now, LOST_TAKEN, out == RENEW_LOST ? "another run holds it now" :
-		    "it was freed and a later token drawn since (another run took it, "
-		    "or lockrun unlock freed it)");
+		lock_lost(l, now, out == RENEW_LOST ? LOST_TAKEN : LOST_FREED,
+		    out == RENEW_LOST ? "another run holds it now" : "it was freed and "
+		    "a later token drawn since (another run took it, or lockrun unlock "
+		    "freed it)");
 		return;
 	}
 	if (out == RENEW_UNCONFIRMED) {
@@ -209,6 +212,23 @@ lease_in_doubt(struct loop *l, long long now)
 		    "confirmed the lease (%s); it ends in %s, the command goes on "
 		    "(on_lost: ignore)", s->lock->keys.stable, s->be->ops->title,
 		    l->last_err[0] ? l->last_err : "no answer", left);
+}
+
+/* The tree ended with the lease past its term point and never said in
+ * doubt: lockrun was stopped or starved, and the guard, keeping the
+ * deadline, stopped the tree itself (guard.c, keep_deadline). Say so as
+ * lease_in_doubt() would have, now that lockrun runs again. */
+static void
+lease_overrun(struct loop *l, long long now)
+{
+	if (!l->renewing || l->doubt_said || l->s->on_lost != ON_LOST_TERM ||
+	    l->ch->ctl < 0 || now < lease_term_at(&l->lease))
+		return;
+	l->doubt_said = 1;
+	lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: lockrun did not "
+	    "renew the lease in time (stopped or starved for %lldms past the renewal); "
+	    "the guard stopped the command before the lease ended", l->s->lock->keys.stable,
+	    now - l->next_renew);
 }
 
 /* Act on whatever is due at now; return when the next thing is due. */
@@ -311,6 +331,8 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 	if (l.ch->guard_died)
 		lr_event(LOG_ERR, "guard-killed", NULL, "the guard process was killed by "
 		    "signal %d; killed what was left of the command", l.ch->guard_died);
+	if (ended)
+		lease_overrun(&l, mono_ms());
 	finish_renewal(&l);
 	if (!ended)
 		return lr_errf(e, EX_OSERR, "poll: %s", "failed");

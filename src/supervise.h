@@ -21,13 +21,16 @@ struct lr_supervise {
 	int			  on_lost;	/* enum lr_on_lost */
 	/* out */
 	int			  timed_out;	/* --timeout stopped the command */
-	int			  lost;		/* LOST_TAKEN: another run took the key
-						 * (or unlock freed it); LOST_SESSION:
-						 * a session lock went with its
-						 * connection, no one known to have it */
+	int			  lost;		/* LOST_TAKEN: another run holds the
+						 * key; LOST_SESSION: a session lock
+						 * went with its connection, no one
+						 * known to have it; LOST_FREED: unlock
+						 * freed it (its tombstone is ours to
+						 * delete), or it was freed and a later
+						 * token drawn since */
 };
 
-enum { LOST_TAKEN = 1, LOST_SESSION = 2 };
+enum { LOST_TAKEN = 1, LOST_SESSION = 2, LOST_FREED = 3 };
 
 /* Start the command and wait for it (with kill_mode tree, for its whole
  * process tree), in one poll(2) loop without threads: forward signals,

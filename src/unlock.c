@@ -1,5 +1,7 @@
-/* unlock.c -- `lockrun unlock TASK|KEY`: show who holds a lock, then free
- * it so that its holder finds it lost at its next renewal (unlock.lua). */
+/* unlock.c -- `lockrun unlock TASK|KEY`: show who holds a lock, say what
+ * unlocking will do, then do it: a running holder is told to stop at its
+ * next renewal and keeps newcomers out until it has (a tombstone, see
+ * backend.h); anything else is freed at once (unlock.lua). */
 
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +110,51 @@ holder_print(const char *key, const char *value)
 		print_visible(token);
 		putchar('\n');
 	}
+	if (keys_value_phase(value) == KEY_UNLOCKED)
+		printf("state   unlocked: its holder was told to stop\n");
+	else if (keys_value_phase(value) == KEY_RELEASED)
+		printf("state   ended: kept for the rest of --min-hold\n");
+}
+
+/* Will unlocking key tombstone it rather than free it (backend.h)? A
+ * stable key with a lease, holding a lockrun value not already unlocked
+ * or released: its holder may be running. */
+static int
+tells_holder(const struct target *t, const char *value, long long pttl)
+{
+	char host[256], pid[32];
+
+	return t->key == t->k.stable && pttl > 0 &&
+	    keys_value_phase(value) == KEY_RUNNING &&
+	    sscanf(value, "%*s %*s %255s %31s", host, pid) == 2;
+}
+
+/* Before asking: what unlocking will do. A running holder notices only
+ * at its next renewal, a third of its TTL at most after its last (the
+ * task's TTL as configured here, capped by what is left of the lease). */
+static void
+plan_print(const struct lr_ctx *x, const struct target *t, const char *value,
+    long long pttl)
+{
+	char host[256] = "?", pid[32] = "?", within[32], left[32];
+	long long renew = x->t.ttl_ms > 0 ? x->t.ttl_ms / 3 : pttl;
+
+	if (!tells_holder(t, value, pttl)) {
+		if (keys_value_phase(value) != KEY_RUNNING)
+			printf("unlock  frees it at once: no holder is running under it\n");
+		return;
+	}
+	sscanf(value, "%*s %*s %255s %31s", host, pid);
+	renew = renew < pttl ? renew : pttl;
+	duration_format((renew + 999) / 1000 * 1000, within, sizeof(within));
+	duration_format((pttl + 999) / 1000 * 1000, left, sizeof(left));
+	fputs("unlock  ", stdout);
+	print_visible(host);
+	fputs(" pid ", stdout);
+	print_visible(pid);
+	printf(" is told to stop at its next renewal, within ~%s; newcomers are "
+	    "skipped until it has stopped or its lease ends (in %s); run unlock again "
+	    "to free it at once\n", within, left);
 }
 
 /* What is left of the key's TTL (PTTL: -1 when it never expires, or
@@ -176,6 +223,16 @@ unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
 		    "free the new one)", t->key);
 		return 1;
 	}
+	if (rc == 3) {	/* a tombstone: the holder deletes it once stopped */
+		char host[256] = "?", pid[32] = "?";
+		sscanf(freed, "%*s %*s %255s %31s", host, pid);
+		fputs("told    ", stdout);
+		print_visible(host);
+		fputs(" pid ", stdout);
+		print_visible(pid);
+		printf(" to stop; %s stays held until it has\n", t->key);
+		return 0;
+	}
 	printf("freed   %s\n", t->key);
 	return 0;
 }
@@ -200,6 +257,7 @@ verb_unlock(struct lr_ctx *x)
 	}
 	holder_print(t.key, value);
 	ttl_print(pttl, x->be.ops->session);
+	plan_print(x, &t, value, pttl);
 	if (!x->cli.yes && !isatty(STDIN_FILENO)) {
 		fflush(stdout);
 		lr_error("unlock: %s not freed: no terminal to confirm on; give --yes "

@@ -8,6 +8,11 @@
 -- no stable key (one-server only); event is released or stopped-timeout.
 -- Returns 1 released (deleted, or left to expire after keep ms),
 -- 0 not ours (it expired, or another run holds it) or no stable key.
+-- The key is ours when it holds this run's value or its tombstone
+-- ("unlocked:" .. value, unlock.lua): a tombstone goes now, the tree being
+-- gone. A key kept for --min-hold becomes "released:" .. value, so that
+-- unlock sees no holder running and frees it at once; the id word carries
+-- the prefix, so "id token host pid start" still reads the same.
 local keep, status, duration, event, cap, hist_ttl, slot = string.match(ARGV[2],
   '^(%-?%d+) (%d+) (%d+) (%S+) (%d+) (%d+) (%S+)$')
 if not keep then return redis.error_reply('ERR release: bad arguments') end
@@ -30,11 +35,16 @@ end
 note_last(KEYS[3], cap, hist_ttl, token, ending)
 if keep < 0 then return 0 end
 local value = redis.call('GET', KEYS[1])
+local tomb = 'unlocked:' .. id .. ' '
+if value and string.sub(value, 1, #tomb) == tomb then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
 if not value or string.sub(value, 1, #id + 1) ~= id .. ' ' then
   return 0
 end
 if keep > 0 then
-  redis.call('PEXPIRE', KEYS[1], keep)
+  redis.call('SET', KEYS[1], 'released:' .. value, 'PX', keep)
 else
   redis.call('DEL', KEYS[1])
 end

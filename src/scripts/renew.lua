@@ -7,10 +7,13 @@
 --         2 the key was gone (Redis restarted without persistence, or it
 --           was deleted) and no token was drawn since ours: ours again;
 --         0 another run holds the key: the lock is lost;
---         3 the key was gone and a later token was drawn (another run
---           took the lock and let it go since, or `lockrun unlock` freed
---           it): the lock is lost.
--- A lost lock is appended to the history.
+--         3 `lockrun unlock` made the key this run's tombstone
+--           ("unlocked:" .. ARGV[1], unlock.lua), or the key was gone and a
+--           later token was drawn (another run took the lock and let it go
+--           since, or unlock freed it): the lock is lost, and not extended.
+-- A lost lock is appended to the history (0); for 3 the run's release,
+-- which follows once its tree is gone, records it, and deletes the
+-- tombstone.
 local ttl, cap, hist_ttl, slot = string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+)$')
 if not ttl then return redis.error_reply('ERR renew: bad arguments') end
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
@@ -32,6 +35,7 @@ if value == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ttl)
   return 1
 end
+if value == 'unlocked:' .. ARGV[1] then return 3 end
 if value then return lost(0, value) end
 local mine = tonumber(token)
 local text = redis.call('GET', KEYS[2]) or '0'
@@ -39,7 +43,7 @@ local last = string.match(text, '^%d+$') and #text <= 16 and tonumber(text)
 if not last or last >= 9007199254740992 then
   return redis.error_reply('BADFENCE ' .. KEYS[2] .. ' does not hold a token')
 end
-if last > mine then return lost(3, nil) end
+if last > mine then return 3 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
 -- the counter too, if it was lost with the key: a later token must be larger
 -- (it lives a day, as acquire.lua sets it)

@@ -5,9 +5,18 @@
 -- ARGV[1] "<host> <pid>" of whoever unlocks; ARGV[2] "<history cap>
 -- <history ttl ms>"; ARGV[3] the value the operator was shown and agreed
 -- to free.
--- Returns {1, value} freed; {0} the key was free; {2, value} it holds
--- another value now (the lock changed hands since it was shown): nothing
--- is freed.
+-- Returns {1, value} freed; {3, value} tombstoned: its holder is told to
+-- stop; {0} the key was free; {2, value} it holds another value now (the
+-- lock changed hands since it was shown): nothing is freed.
+-- A stable key whose holder may be running ("id token host pid start",
+-- with a lease) is not deleted: a newcomer would run beside the holder
+-- until its next renewal. Its value V becomes the tombstone "unlocked:" ..
+-- V for the rest of the holder's lease: newcomers see it held, the
+-- holder's renewal (renew.lua) finds it and stops, and its release,
+-- once its tree is gone, deletes it. A tombstone (a second unlock: the
+-- operator knows the holder is gone), a --min-hold leftover ("released:"
+-- .. V, release.lua: no holder runs), a slot key, and a value with no
+-- lease or not shaped so are freed at once.
 -- The counter moves past the holder's token, so renew.lua sees a later
 -- token and reports the lock lost (3) rather than ours again (2).
 if redis.replicate_commands then redis.replicate_commands() end
@@ -18,7 +27,15 @@ local host, pid = string.match(ARGV[1], '^(%S+) (%S+)$')
 local value = redis.call('GET', KEYS[1])
 if not value then return {0} end
 if value ~= ARGV[3] then return {2, value} end
-redis.call('DEL', KEYS[1])
+local is_slot = string.find(KEYS[1], ':slot:%d+T%d+Z$') ~= nil
+local pttl = redis.call('PTTL', KEYS[1])
+local code = 1
+if not is_slot and pttl > 0 and string.match(value, '^%x+ %S+ %S+ %S+') then
+  redis.call('SET', KEYS[1], 'unlocked:' .. value, 'PX', pttl)
+  code = 3
+else
+  redis.call('DEL', KEYS[1])
+end
 local text = redis.call('GET', KEYS[2]) or '0'
 local n = string.match(text, '^%d+$') and #text <= 16 and tonumber(text)
 if not n or n >= 9007199254740992 then
@@ -45,4 +62,4 @@ if slot == '' then
   note_last(KEYS[4], cap, hist_ttl, token, {'event', 'unlocked', 'end_ms',
     string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))})
 end
-return {1, value}
+return {code, value}

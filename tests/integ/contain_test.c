@@ -344,3 +344,40 @@ Test(contain, sigkill_of_lockruns_process_group_leaves_no_process_past_the_lease
 	cr_assert(eq(int, alive((pid_t)sleeper), 0),
 	    "the command's child outlived the lease of a SIGKILLed process group");
 }
+
+/* Issue 18: lockrun SIGSTOPped (not its guard) past the lease. The guard
+ * keeps the lease's deadline itself: it stops the tree before the lease
+ * ends, so a newcomer that runs once the key has expired never finds the
+ * job's file lock held. Continued, lockrun reports the stopped command. */
+Test(contain, sigstop_of_lockrun_the_guard_stops_the_tree_before_the_lease_ends)
+{
+	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
+	char script[512], probe[256], err[4096];
+	struct result r = { 0 };
+	pid_t lr, guard;
+	long sleeper;
+
+	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP; "
+	    "sleep 60 & echo $! > %s; wait", lockf, ready);
+	snprintf(probe, sizeof(probe), "exec 9>%s; flock -n 9 || exit 99", lockf);
+	lr = LR_START("--redis", fx.url, "-k", "stp", "--ttl", "3s", "--", "sh", "-c",
+	    script);
+	sleeper = fifo_read_long(ready);
+	guard = child_of(lr);
+	cr_assert(guard > 0 && alive(guard), "the guard is lockrun's child");
+	kill(lr, SIGSTOP);
+	/* newcomers, again and again until one runs (the lease has ended):
+	 * each must find the job's file lock free if it runs at all */
+	r.status = 75;
+	POLL_UNTIL((LR(&r, "--redis", fx.url, "-k", "stp", "-E", "75", "--", "sh", "-c",
+	    probe), r.status != 75));
+	cr_assert(eq(int, r.status, 0), "a newcomer ran while the stopped holder's "
+	    "command still held the file lock (99), or never ran");
+	cr_assert(eq(int, alive((pid_t)sleeper), 0), "the tree outlived the lease");
+	kill(lr, SIGCONT);
+	cr_assert(eq(int, lr_wait(lr), 128 + SIGTERM), "the command was stopped");
+	lr_stderr_of(lr, err, sizeof(err));
+	cr_assert(matches(err, "guard-deadline|the guard is stopping the command"),
+	    "the guard says it stopped the tree: %s", err);
+	cr_assert(matches(err, "LOST LOCK"), "lockrun reports the lease: %s", err);
+}

@@ -124,7 +124,7 @@ get(const char *key, char *buf, size_t n)
 Test(unlock, a_running_holder_stops_and_does_not_take_it_back)
 {
 	const char *ready = fifo("ready");
-	char script[256], err[1024], want[256];
+	char script[256], err[1024], want[768];
 	struct result r;
 	struct events ev;
 	pid_t holder;
@@ -140,10 +140,15 @@ Test(unlock, a_running_holder_stops_and_does_not_take_it_back)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	snprintf(want, sizeof(want), "^key     lockrun:\\{run\\}\nholder  alpha pid %d\n"
 	    "since   [0-9-]{10}T[0-9:]{8}\\.[0-9]{3}Z\ntoken   [0-9]+\n"
-	    "ttl     [0-9smh]+ left \\([0-9]+ms\\)\nfreed   lockrun:\\{run\\}\n$", (int)holder);
+	    "ttl     [0-9smh]+ left \\([0-9]+ms\\)\nunlock  alpha pid %d is told to stop "
+	    "at its next renewal, within ~[0-9smh]+; newcomers are skipped until it has "
+	    "stopped or its lease ends \\(in [0-9smh]+\\); run unlock again to free it at "
+	    "once\ntold    alpha pid %d to stop; lockrun:\\{run\\} stays held until it "
+	    "has\n$", (int)holder, (int)holder, (int)holder);
 	cr_assert(matches(r.out, want), "stdout: %s", r.out);
 
-	/* its next renewal finds a later token drawn: lost, the command stopped */
+	/* its next renewal finds its tombstone: lost, the command stopped,
+	 * and the tombstone deleted at its release */
 	POLL_UNTIL(!alive(holder));
 	cr_assert(eq(int, alive(holder), 0), "the holder stopped");
 	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "the command got SIGTERM");
@@ -160,6 +165,94 @@ Test(unlock, a_running_holder_stops_and_does_not_take_it_back)
 	cr_assert(eq(str, ev.line[0], "lost alpha -"));
 	cr_assert(eq(str, ev.line[1], want));
 	cr_assert(eq(str, ev.line[2], "ran alpha -"));
+}
+
+/* Issue 18: newcomers are skipped while an unlocked holder stops its
+ * tree, then one runs; the job holds a file lock for its whole tree, so
+ * a newcomer that ran beside it would find it held (99). */
+Test(unlock, newcomers_wait_until_the_unlocked_holders_tree_is_gone)
+{
+	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
+	char script[512], probe[256], err[2048];
+	struct result r, u;
+	pid_t holder;
+	long sleeper;
+
+	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP; "
+	    "sleep 60 & echo $! > %s; wait", lockf, ready);
+	snprintf(probe, sizeof(probe), "exec 9>%s; flock -n 9 || exit 99", lockf);
+	holder = LR_START("--redis", fx.url, "--host", "alpha", "--ttl", "3s", "-k", "unl",
+	    "--", "sh", "-c", script);
+	sleeper = fifo_read_long(ready);
+	LR(&u, "unlock", "--redis", fx.url, "--yes", "--host", "ops", "unl");
+	cr_assert(eq(int, u.status, 0), "stderr: %s", u.err);
+	r.status = 75;
+	POLL_UNTIL((LR(&r, "--redis", fx.url, "-k", "unl", "-E", "75", "--", "sh", "-c",
+	    probe), r.status != 75));
+	cr_assert(eq(int, r.status, 0), "a newcomer ran beside the unlocked holder's "
+	    "tree (99), or never ran; stderr: %s", r.err);
+	cr_assert(eq(int, alive((pid_t)sleeper), 0), "the holder's tree is gone");
+	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "the command got SIGTERM");
+	cr_assert(strstr(lr_stderr_of(holder, err, sizeof(err)), "LOST LOCK lockrun:{unl}: "
+	    "it was freed and a later token drawn") != NULL, "stderr: %s", err);
+	cr_assert(matches(u.out, "\ntold    alpha pid [0-9]+ to stop; lockrun:\\{unl\\} "
+	    "stays held until it has\n$"), "stdout: %s", u.out);
+	cr_assert(eq(int, key_exists("lockrun:{unl}"), 0), "released by the newcomer");
+}
+
+/* The holder is gone for good (a dead machine): a second unlock of its
+ * tombstone frees it at once. Meanwhile newcomers and status say why the
+ * key is held. */
+Test(unlock, a_second_unlock_frees_the_tombstone_at_once)
+{
+	struct result r;
+	char v[256];
+	long long pttl;
+
+	freeReplyObject(rcmd("SET lockrun:{dead} %s PX 30000", VALUE));
+	LR(&r, "unlock", "--redis", fx.url, "--yes", "--host", "ops", "dead");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, get("lockrun:{dead}", v, sizeof(v)), "unlocked:" VALUE));
+	pttl = key_pttl("lockrun:{dead}");
+	cr_assert(pttl > 0 && pttl <= 30000, "the holder's lease kept: %lld", pttl);
+
+	LR(&r, "--redis", fx.url, "-v", "-k", "dead", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75), "newcomers are skipped");
+	cr_assert(strstr(r.err, "skipped: lockrun:{dead} is held by web-3 pid 4141 since "
+	    "2026-06-15T12:00:00.000Z (token 41) (unlocked, stopping)") != NULL, "%s", r.err);
+	LR(&r, "status", "--redis", fx.url, "dead");
+	cr_assert(matches(r.out, "\ndead +unlocked +web-3:4141 "), "status: %s", r.out);
+
+	LR(&r, "unlock", "--redis", fx.url, "--yes", "--host", "ops", "dead");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(r.out, "\nstate   unlocked: its holder was told to stop\n.*"
+	    "\nunlock  frees it at once: no holder is running under it\n"
+	    "freed   lockrun:\\{dead\\}\n$"), "stdout: %s", r.out);
+	cr_assert(eq(int, key_exists("lockrun:{dead}"), 0));
+	LR(&r, "--redis", fx.url, "-k", "dead", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 0), "a newcomer runs");
+}
+
+/* What --min-hold keeps after the run ended has no holder running: it is
+ * marked so, and unlock frees it at once. */
+Test(unlock, a_min_hold_leftover_is_freed_at_once)
+{
+	struct result r;
+	char v[256];
+
+	LR(&r, "--redis", fx.url, "--host", "alpha", "-k", "mh", "--min-hold", "60s", "--",
+	    "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(get("lockrun:{mh}", v, sizeof(v)), "^released:[0-9a-f]+ [0-9]+ "
+	    "alpha [0-9]+ "), "value: %s", v);
+	LR(&r, "status", "--redis", fx.url, "mh");
+	cr_assert(matches(r.out, "\nmh +min-hold +alpha:[0-9]+ "), "status: %s", r.out);
+	LR(&r, "unlock", "--redis", fx.url, "--yes", "--host", "ops", "mh");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(r.out, "\nstate   ended: kept for the rest of --min-hold\n.*"
+	    "\nunlock  frees it at once: no holder is running under it\n"
+	    "freed   lockrun:\\{mh\\}\n$"), "stdout: %s", r.out);
+	cr_assert(eq(int, key_exists("lockrun:{mh}"), 0));
 }
 
 /* --- confirming ------------------------------------------------------ */
@@ -193,9 +286,10 @@ Test(unlock, without_yes_or_a_terminal_frees_nothing)
 	cr_assert(eq(int, key_exists("lockrun:{kept}:history"), 0));
 }
 
-Test(unlock, yes_on_the_terminal_frees_it)
+Test(unlock, yes_on_the_terminal_unlocks_it)
 {
 	struct result r;
+	char v[256];
 	int m = terminal();
 
 	freeReplyObject(rcmd("SET lockrun:{tty} %s PX 30000", VALUE));
@@ -203,8 +297,10 @@ Test(unlock, yes_on_the_terminal_frees_it)
 	LR(&r, "unlock", "--redis", fx.url, "tty");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.err, "free it? [y/N] "));
-	cr_assert(matches(r.out, "\nfreed   lockrun:\\{tty\\}\n$"), "stdout: %s", r.out);
-	cr_assert(eq(int, key_exists("lockrun:{tty}"), 0));
+	/* a holder with a lease may be running: told to stop, not freed */
+	cr_assert(matches(r.out, "\ntold    web-3 pid 4141 to stop; lockrun:\\{tty\\} stays "
+	    "held until it has\n$"), "stdout: %s", r.out);
+	cr_assert(eq(str, get("lockrun:{tty}", v, sizeof(v)), "unlocked:" VALUE));
 	close(m);
 }
 

@@ -195,3 +195,15 @@ Test(keys, stamp_iso_refuses_what_is_no_stamp)
 		cr_assert(eq(str, buf, ""), "%s", bad[i]);
 	}
 }
+
+/* The word glued to a stable key's id: unlock's tombstone, --min-hold's
+ * leftover, or none (a running holder's value, or anything else). */
+Test(keys, value_phase_reads_the_prefix_of_the_id_word)
+{
+	cr_assert(eq(int, keys_value_phase("ab12 41 web-3 4141 2026-06-15T12:00:00Z"),
+	    KEY_RUNNING));
+	cr_assert(eq(int, keys_value_phase("unlocked:ab12 41 web-3 4141 x"), KEY_UNLOCKED));
+	cr_assert(eq(int, keys_value_phase("released:ab12 41 web-3 4141 x"), KEY_RELEASED));
+	cr_assert(eq(int, keys_value_phase("unlocked"), KEY_RUNNING));
+	cr_assert(eq(int, keys_value_phase(""), KEY_RUNNING));
+}
