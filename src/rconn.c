@@ -20,6 +20,7 @@
 #include <hiredis/hiredis.h>
 
 #include "duration.h"
+#include "file.h"
 #include "rcluster.h"
 #include "rconn.h"
 #include "rerr.h"
@@ -32,13 +33,16 @@ int
 rconn_read_secret(const char *path, const char *what, char *buf, size_t n,
     struct lr_err *e)
 {
-	FILE *fp = fopen(path, "r");
+	const char *kind;
+	char why[64];
+	FILE *fp = file_open_regular(path, &kind);
 	int err;
 
 	struct stat st;
 
 	if (fp == NULL)
-		return lr_errf(e, EX_CONFIG, "%s %s: %s", what, path, strerror(errno));
+		return lr_errf(e, EX_CONFIG, "%s %s: %s", what, path,
+		    file_why(kind, why, sizeof(why)));
 	if (fstat(fileno(fp), &st) == 0 && (st.st_mode & S_IRWXO) != 0) {
 		fclose(fp);
 		return lr_errf(e, EX_CONFIG, "%s %s is open to other users "
