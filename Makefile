@@ -100,7 +100,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # pure too, but only lockrun-sql needs its statements: not in lockrun.
 PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster sqlurl
 SQL_PURE_OBJS = $(B)/pg_sql.o
-CORE = $(PURE) file yamltree config cli log tls rreader rconn sentinel rcluster lock backend redis_backend \
+CORE = $(PURE) file secret yamltree config cli log tls rreader rconn sentinel rcluster lock backend redis_backend \
 	child guard supervise check ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 # lockrun-sql: the same program with the SQL backends, linked against a
