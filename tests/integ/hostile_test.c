@@ -132,3 +132,61 @@ Test(hostile, a_scan_that_never_ends)
 	    "tasks \\(lockrun status TASK\\.\\.\\.\\)\n$"), "%s", e.err);
 	cr_assert(lt(long, e.maxrss_kib, RSS_MAX_KIB));
 }
+
+/* --- text from elsewhere never drives the terminal -------------------- */
+
+#define OSC	"\x1b]0;PWNED\x07"	/* sets the terminal's title */
+#define CSI	"\x1b[2J"		/* clears the screen */
+
+static void
+no_escape(const char *what, const char *s)
+{
+	cr_assert(strchr(s, '\x1b') == NULL && strchr(s, '\x07') == NULL,
+	    "%s prints a terminal escape: %s", what, s);
+}
+
+/* A holder value and a last-run record written by hand (or by a hostile
+ * server): status, and a -v skip behind it, print them with '?'. */
+Test(hostile, a_lock_value_cannot_drive_the_terminal)
+{
+	struct result r;
+
+	freeReplyObject(rcmd("SET lockrun:{esc} %s", "ab12 7 h" OSC "ost" CSI " 42 1700000000"));
+	freeReplyObject(rcmd("HSET lockrun:{esc}:last event %s host %s pid 1", "run" CSI,
+	    "h" OSC));
+	LR(&r, "--redis", fx.url, "status", "esc");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(matches(r.out, "h\\?\\]0;PWNED\\?ost\\?\\[2J"), "%s", r.out);
+	no_escape("status", r.out);
+	LR(&r, "--redis", fx.url, "-v", "-k", "esc", "--", "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(matches(r.err, "h\\?\\]0;PWNED\\?ost"), "%s", r.err);
+	no_escape("a -v skip", r.err);
+}
+
+/* A server's error text is printed with '?' for its control bytes. */
+Test(hostile, a_servers_error_cannot_drive_the_terminal)
+{
+	const char *script[] = { "-ERR " OSC CSI "\r\n", NULL };
+	struct fakeredis f;
+	struct result r;
+
+	cr_assert(eq(int, fakeredis_start(&f, script), 0));
+	LR(&r, "--url", f.url, "-k", "esc", "--", "true");
+	fakeredis_stop(&f);
+	cr_assert(matches(r.err, "\\?\\]0;PWNED\\?\\?\\[2J"), "%s", r.err);
+	no_escape("an error", r.err);
+}
+
+/* What the command line gave is echoed in a usage error on one line,
+ * without its control bytes. */
+Test(hostile, a_usage_error_echoes_no_control_byte)
+{
+	struct result r;
+
+	LR(&r, "--kill-after", "1" CSI "s\nfake: line", "-k", "x", "--", "true");
+	cr_assert(eq(int, r.status, 64), "%s", r.err);
+	no_escape("a usage error", r.err);
+	cr_assert(matches(r.err, "^lockrun: [^\n]*1\\?\\[2Js\\?fake: line[^\n]*\nTry "), "%s",
+	    r.err);
+}
