@@ -312,6 +312,13 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	    (x->url.nsentinels && sentinel_password(x->cfg.redis.sentinel_password_file,
 	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0))
 		return -1;
+	/* TLS settings beside a URL that does not use them would send the
+	 * password in the clear while the config reads as if it did not */
+	if (x->cfg.tls_at[0] != '\0' && !(redis && x->url.tls))
+		return lr_errf(e, EX_CONFIG, "%s: TLS settings, but the URL in use is not "
+		    "rediss:// (nothing would be encrypted); use rediss://%s, or remove "
+		    "redis.tls", x->cfg.tls_at, redis ? "" : " (a database URL takes "
+		    "its TLS settings as URL parameters)");
 	if (ctx_backend(x, e) != 0) {
 		/* a URL from the config that the client library refuses is a
 		 * mistake in the config: say where */

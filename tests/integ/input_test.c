@@ -103,3 +103,23 @@ Test(input, a_fifo_as_password_file_is_78_at_once)
 	    "touch", scratch("ran"), NULL }, "^lockrun: password_file .*password\\.fifo: "
 	    "not a regular file \\(a FIFO\\)\n$");
 }
+
+/* TLS settings beside a plain URL would send the password in the clear
+ * while the config reads as if it did not: 78 at the tls block, for a run
+ * and for check. */
+Test(input, a_tls_block_with_a_plain_url_is_78)
+{
+	struct result r;
+	char path[256], want[400];
+
+	snprintf(path, sizeof(path), "%s", write_config("  tls:\n    insecure: true\n"));
+	snprintf(want, sizeof(want), "^lockrun: %s:[0-9]+:3: redis\\.tls: TLS settings, but "
+	    "the URL in use is not rediss:// \\(nothing would be encrypted\\)", path);
+	LR(&r, "-c", path, "-k", "x", "--", "touch", scratch("ran"));
+	cr_assert(eq(int, r.status, 78), "%s", r.err);
+	cr_assert(matches(r.err, want), "%s", r.err);
+	cr_assert(eq(int, file_lines(scratch("ran")), 0), "the command ran");
+	LR(&r, "-c", path, "check");
+	cr_assert(eq(int, r.status, 78), "%s", r.err);
+	cr_assert(matches(r.err, want), "%s", r.err);
+}
