@@ -98,9 +98,9 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests. pg_sql is
 # pure too, but only lockrun-sql needs its statements: not in lockrun.
-PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster sqlurl
+PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster sqlurl pgurl
 SQL_PURE_OBJS = $(B)/pg_sql.o
-CORE = $(PURE) yamltree config cli log tls rconn sentinel rcluster lock backend redis_backend \
+CORE = $(PURE) file secret yamltree config cli log tls rreader rconn sentinel rcluster lock backend redis_backend \
 	child guard supervise check ctx run status history unlock
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 # lockrun-sql: the same program with the SQL backends, linked against a

@@ -227,8 +227,11 @@ parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
 		else if (strcmp(k->value, "wait_timeout") == 0) {
 			rc = set_timeout(w, v, "redis.wait_timeout", &r->wait_timeout_ms);
 			wait_timeout = v;
-		} else if (strcmp(k->value, "tls") == 0)
+		} else if (strcmp(k->value, "tls") == 0) {
 			rc = parse_tls(w, v, &r->tls);
+			snprintf(w->cfg->tls_at, sizeof(w->cfg->tls_at), "%s:%d:%d: redis.tls",
+			    w->path, k->line, k->col);
+		}
 		else
 			rc = bad(w, k, "unknown key \"%s\" in redis", k->value);
 		if (rc != 0)

@@ -12,6 +12,7 @@
 #include "ctx.h"
 #include "duration.h"
 #include "log.h"
+#include "secret.h"
 #include "sentinel.h"
 
 void
@@ -33,6 +34,11 @@ ctx_free(struct lr_ctx *x)
 	task_free(&x->t);
 	config_free(&x->cfg);
 	cli_free(&x->cli);
+	if (x->url_copy) {
+		explicit_bzero(x->url_copy, strlen(x->url_copy));
+		free(x->url_copy);
+		x->url_copy = NULL;
+	}
 	explicit_bzero(x->password, sizeof(x->password));
 	explicit_bzero(x->sentinel_password, sizeof(x->sentinel_password));
 	child_close(&x->child);		/* last: the guard exits with lockrun */
@@ -226,13 +232,35 @@ ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
 }
 #endif
 
+/* The passwords are lockrun's, not the command's nor anyone else's: out
+ * of the environment the command inherits, and out of the environment
+ * block and argv that /proc shows of lockrun and its guard. The URL in
+ * use was copied (ctx_redis()), so it may point into either. lockrun-sql
+ * is exec'd before this, with what lockrun was given. */
+static void
+secrets_hide(struct lr_ctx *x)
+{
+	const char *env_url;
+
+	secret_env_wipe("LOCKRUN_REDIS_PASSWORD");
+	secret_env_wipe("LOCKRUN_SENTINEL_PASSWORD");
+	/* either variable, the one in use or not */
+	for (size_t i = 0; i < sizeof(url_vars) / sizeof(url_vars[0]); i++)
+		if ((env_url = getenv(url_vars[i])) && rurl_has_password(env_url))
+			secret_env_wipe(url_vars[i]);
+	if (x->cli.redis.url && secret_url_mask((char *)x->cli.redis.url) > 0)
+		lr_warn("--url: a password on the command line can be read by any user "
+		    "(ps, /proc) until lockrun hides it; give it in a password file "
+		    "(--password-file) or $LOCKRUN_REDIS_PASSWORD");
+}
+
 /* Where Redis is and the password, read before the task's cwd and env
  * apply: they are the command's, not lockrun's. */
 int
 ctx_redis(struct lr_ctx *x, struct lr_err *e)
 {
 	const char *env_url = getenv("LOCKRUN_URL"), *kind;
-	int redis;
+	int redis, from_config;
 
 	x->redis = x->cli.redis;
 	if (env_url == NULL || *env_url == '\0')
@@ -241,6 +269,11 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 		x->redis.url = env_url;
 	if (x->redis.url == NULL)
 		x->redis.url = x->cfg.redis.url ? x->cfg.redis.url : DEFAULT_URL;
+	/* lockrun's own copy: the one given is wiped (secrets_hide()) */
+	from_config = x->redis.url == x->cfg.redis.url;
+	if ((x->url_copy = strdup(x->redis.url)) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	x->redis.url = x->url_copy;
 	kind = backend_kind(x->redis.url);
 	redis = kind == NULL || strcmp(kind, "redis") == 0;	/* else it is SQL */
 	x->redis.tls = x->cfg.redis.tls;
@@ -279,10 +312,17 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	    (x->url.nsentinels && sentinel_password(x->cfg.redis.sentinel_password_file,
 	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0))
 		return -1;
+	/* TLS settings beside a URL that does not use them would send the
+	 * password in the clear while the config reads as if it did not */
+	if (x->cfg.tls_at[0] != '\0' && !(redis && x->url.tls))
+		return lr_errf(e, EX_CONFIG, "%s: TLS settings, but the URL in use is not "
+		    "rediss:// (nothing would be encrypted); use rediss://%s, or remove "
+		    "redis.tls", x->cfg.tls_at, redis ? "" : " (a database URL takes "
+		    "its TLS settings as URL parameters)");
 	if (ctx_backend(x, e) != 0) {
 		/* a URL from the config that the client library refuses is a
 		 * mistake in the config: say where */
-		if (e->status == EX_USAGE && x->redis.url == x->cfg.redis.url &&
+		if (e->status == EX_USAGE && from_config &&
 		    x->cfg.url_at[0] != '\0') {
 			char msg[sizeof(e->msg)];
 
@@ -291,15 +331,7 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 		}
 		return -1;
 	}
-	/* the password is lockrun's, not the command's: keep it out of the
-	 * environment the command inherits (x->redis.url may point into it,
-	 * but it was parsed above) */
-	unsetenv("LOCKRUN_REDIS_PASSWORD");
-	unsetenv("LOCKRUN_SENTINEL_PASSWORD");
-	/* either variable, the one in use or not */
-	for (size_t i = 0; i < sizeof(url_vars) / sizeof(url_vars[0]); i++)
-		if ((env_url = getenv(url_vars[i])) && rurl_has_password(env_url))
-			unsetenv(url_vars[i]);
+	secrets_hide(x);
 	return 0;
 }
 

@@ -30,6 +30,7 @@ struct lr_ctx {
 	struct lr_redis_opts	 redis;		/* borrows from cli and cfg */
 	const char		*prefix;
 	struct lr_url		 url;
+	char			*url_copy;	/* the URL in use, lockrun's copy */
 	char			 password[512];
 	char			 sentinel_password[512];	/* redis+sentinel:// */
 	struct lr_redis_setup	 rsetup;	/* for a Redis backend */

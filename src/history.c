@@ -156,10 +156,7 @@ row_fill(struct row *w, const struct hist_entry *h)
 static void
 cell_print(FILE *fp, const char *s, int len, int width)
 {
-	for (int i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		putc(c < 0x20 || c == 0x7f ? '?' : c, fp);
-	}
+	text_visible_put(fp, s, (size_t)len);
 	for (int i = len; i < width; i++)
 		putc(' ', fp);
 }

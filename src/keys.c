@@ -8,14 +8,21 @@
 #include "keys.h"
 #include "text.h"
 
+/* Names are UTF-8 on every backend: PostgreSQL keeps them as text, and a
+ * name that one backend takes and another refuses would surface only as
+ * a failed statement, long after the command line was read. */
 static const char *
 name_bytes_problem(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	size_t left = strlen(s), len;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += len, left -= len) {
 		if (*p == '{' || *p == '}')
 			return "may not contain '{' or '}' (they delimit the hash tag)";
 		if (*p <= ' ' || *p == 0x7f)
 			return "may not contain spaces or control characters";
+		if ((len = text_utf8_len((const char *)p, left)) == 0)
+			return "is not valid UTF-8";
 	}
 	return NULL;
 }

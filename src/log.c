@@ -245,6 +245,8 @@ vevent(int level, const char *event, const struct log_fields *f, const char *fmt
 	int len;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* server text, lock values and the command line go into messages */
+	text_visible(msg);
 	if (log_human_stderr() && human_shown(level)) {
 		len = snprintf(line, sizeof(line), "lockrun: %s\n", msg);
 		put_line(STDERR_FILENO, line, (size_t)len);

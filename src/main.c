@@ -5,6 +5,8 @@
  * command or -t; check; status; history; unlock). main() reads the
  * command line and the config, shared by every verb (ctx.c), and hands
  * over to the verb. */
+#include <sys/prctl.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -53,6 +55,10 @@ main(int argc, char *argv[])
 	int status;
 
 	std_fds_open();
+	/* no core dump, no ptrace and no /proc/PID/environ or mem for other
+	 * processes of the same user (the command's included): lockrun holds
+	 * passwords. The guard inherits it; the command, exec'd, does not. */
+	prctl(PR_SET_DUMPABLE, 0);
 	ctx_init(&x);
 	x.argv = argv;
 	/* the forwarded signals wait, blocked, until the command can take them */

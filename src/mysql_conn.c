@@ -13,6 +13,7 @@
 #include <errmsg.h>
 #include <mysqld_error.h>
 
+#include "file.h"
 #include "mysql_conn.h"
 #include "mysql_sql.h"
 #include "text.h"
@@ -227,17 +228,20 @@ tls_options(struct lr_backend *b, MYSQL *db, struct lr_err *e)
 	 * chain against the system's) */
 	my_bool on = u->ssl_mode >= SQLURL_SSL_PREFERRED;
 	my_bool host = u->ssl_mode == SQLURL_SSL_VERIFY_IDENTITY;
-	int bad = 0, fd;
+	const char *kind;
+	char why[64];
+	int bad = 0;
+	FILE *fp;
 
 	if (u->ssl_mode == SQLURL_SSL_DEFAULT)
 		return 0;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (files[i].path[0] == '\0')
 			continue;
-		if ((fd = open(files[i].path, O_RDONLY | O_CLOEXEC)) < 0)
+		if ((fp = file_open_regular(files[i].path, &kind)) == NULL)
 			return lr_errf(e, EX_CONFIG, "mysql %s: %s %s: %s", b->where,
-			    files[i].name, files[i].path, strerror(errno));
-		close(fd);
+			    files[i].name, files[i].path, file_why(kind, why, sizeof(why)));
+		fclose(fp);
 		bad |= my_api.options(db, files[i].opt, files[i].path);
 	}
 	bad |= my_api.options(db, MYSQL_OPT_SSL_ENFORCE, &on);

@@ -28,6 +28,7 @@
 #include "duration.h"
 #include "pg_conn.h"
 #include "pg_sql.h"
+#include "pgurl.h"
 #include "rurl.h"
 #include "text.h"
 
@@ -120,6 +121,10 @@ pg_conn_where(struct lr_backend *b, struct lr_err *e)
 		return lr_errf(e, EX_USAGE, "postgres URL: %s", line);
 	}
 	for (PQconninfoOption *p = o; p->keyword != NULL; p++) {
+		if (pgurl_problem(p->keyword, p->val, line, sizeof(line)) != NULL) {
+			pq.conninfo_free(o);
+			return lr_errf(e, EX_USAGE, "postgres URL: %s", text_visible(line));
+		}
 		if (strcmp(p->keyword, "host") == 0 && p->val && *p->val)
 			host = p->val;
 		else if (strcmp(p->keyword, "hostaddr") == 0 && p->val && *p->val && !host)

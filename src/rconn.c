@@ -20,9 +20,11 @@
 #include <hiredis/hiredis.h>
 
 #include "duration.h"
+#include "file.h"
 #include "rcluster.h"
 #include "rconn.h"
 #include "rerr.h"
+#include "rreader.h"
 #include "sentinel.h"
 #include "tls.h"
 
@@ -31,13 +33,16 @@ int
 rconn_read_secret(const char *path, const char *what, char *buf, size_t n,
     struct lr_err *e)
 {
-	FILE *fp = fopen(path, "r");
+	const char *kind;
+	char why[64];
+	FILE *fp = file_open_regular(path, &kind);
 	int err;
 
 	struct stat st;
 
 	if (fp == NULL)
-		return lr_errf(e, EX_CONFIG, "%s %s: %s", what, path, strerror(errno));
+		return lr_errf(e, EX_CONFIG, "%s %s: %s", what, path,
+		    file_why(kind, why, sizeof(why)));
 	if (fstat(fileno(fp), &st) == 0 && (st.st_mode & S_IRWXO) != 0) {
 		fclose(fp);
 		return lr_errf(e, EX_CONFIG, "%s %s is open to other users "
@@ -216,29 +221,46 @@ rconn_flush(struct lr_conn *rc, const char *doing, struct lr_err *e)
 	return 0;
 }
 
-/* Feed the reader whatever can be read now. Returns 1 when something was
+/* A reply went past what lockrun accepts (rreader.h): close. Returns -1. */
+static int
+refused(struct lr_conn *rc)
+{
+	char why[200];
+
+	snprintf(why, sizeof(why), "protocol error: a reply larger than lockrun "
+	    "accepts (%d objects or %d KiB)", RREADER_OBJECTS_MAX, RREADER_BYTES_MAX / 1024);
+	return broken(rc, why);
+}
+
+/* Feed the reader whatever can be read now, up to READ_BURST bytes, so
+ * that the caller parses between feeds. Returns 1 when something was
  * read, 0 when nothing is there yet (*want says what to wait for), -1
  * with the connection closed. */
+#define READ_BURST	(256 * 1024)
 static int
 read_some(struct lr_conn *rc, short *want)
 {
 	char buf[16384];
-	int any = 0;
+	size_t fed = 0;
 
 	for (;;) {
 		ssize_t got = io_read(rc, buf, sizeof(buf), want);
 
-		if (got <= 0 && (any || *want))	/* parse what came first */
-			return any;
+		if (got <= 0 && (fed || *want))	/* parse what came first */
+			return fed > 0;
 		if (got == 0)
 			return broken(rc, "connection closed by the server");
 		if (got < 0)
 			return broken(rc, rc->why);
 		if (redisReaderFeed(rc->reader, buf, (size_t)got) != REDIS_OK)
 			return broken(rc, "out of memory");
-		any = 1;
-		if ((size_t)got < sizeof(buf) && !rc->tls)
-			return 1;	/* drained (TLS reads on until it would block) */
+		if (rreader_check(rc->reader, &rc->bounds) != 0)
+			return refused(rc);
+		fed += (size_t)got;
+		/* drained (TLS reads on until it would block: what OpenSSL
+		 * holds would not wake poll), or enough to parse first */
+		if (((size_t)got < sizeof(buf) && !rc->tls) || fed >= READ_BURST)
+			return 1;
 	}
 }
 
@@ -252,7 +274,10 @@ take_reply(struct lr_conn *rc, redisReply **r)
 	if (rc->reader == NULL)
 		return -1;
 	if (redisReaderGetReply(rc->reader, &reply) != REDIS_OK)
-		return broken(rc, "protocol error in the reply");
+		return rc->bounds.refused ? refused(rc) :
+		    broken(rc, "protocol error in the reply");
+	if (reply)
+		rreader_taken(&rc->bounds);
 	if (reply && rc->url && rc->url->nsentinels && sentinel_demoted(reply)) {
 		/* the master we found is a replica now: what the sentinels
 		 * say next is where to go, so this connection is done */
@@ -285,9 +310,12 @@ reply_by(struct lr_conn *rc, long long deadline, redisReply **rp)
 				got = -1;
 				break;
 			}
-			if (n > 0)
+			/* a reply that keeps arriving is held to the
+			 * deadline too, not only a silent server */
+			if (n > 0 && mono_ms() < deadline)
 				continue;
-			if ((ready = mono_poll(rc->fd, want, deadline)) <= 0) {
+			ready = n > 0 ? 0 : mono_poll(rc->fd, want, deadline);
+			if (ready <= 0) {
 				broken(rc, ready == 0 ? rc->timeout_why : strerror(errno));
 				got = -1;
 				break;
@@ -344,8 +372,16 @@ rconn_read(struct lr_conn *rc, redisReply **r, const char *doing, struct lr_err 
 	short want = 0;
 	int got = -1, followed;
 
-	if (rc->fd >= 0 && (got = take_reply(rc, r)) == 0)
-		got = read_some(rc, &want) < 0 ? -1 : take_reply(rc, r);
+	/* read and parse in turns until a reply is whole or nothing more
+	 * has arrived: the bounds end a reply that never ends */
+	if (rc->fd >= 0)
+		while ((got = take_reply(rc, r)) == 0) {
+			int n = read_some(rc, &want);
+			if (n <= 0) {
+				got = n < 0 ? -1 : 0;
+				break;
+			}
+		}
 	if (got < 0)
 		return rconn_fail(rc, doing, e);
 	if (got > 0 && rc->cluster && (followed = rcluster_reply(rc, r, rc->read_by, e)) != 0)
@@ -528,7 +564,7 @@ rconn_attach(struct lr_conn *rc, long long connect_ms, struct lr_err *e)
 	if (rc->url->tls && start_tls(rc, connect_by - mono_ms(), e) != 0)
 		return -1;
 	rc->outlen = 0;
-	if ((rc->reader = redisReaderCreate()) == NULL) {
+	if ((rc->reader = rreader_new(&rc->bounds)) == NULL) {
 		broken(rc, "out of memory");
 		return rconn_fail(rc, "connect", e);
 	}
@@ -617,6 +653,13 @@ int
 rconn_fd(const struct lr_conn *rc)
 {
 	return rc->fd;
+}
+
+void
+rconn_allow_objects(struct lr_conn *rc, size_t n)
+{
+	if (n > RREADER_OBJECTS_MAX)
+		rc->bounds.max_objects = n;
 }
 
 int

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "err.h"
+#include "rreader.h"
 #include "rurl.h"
 #include "task.h"
 #include "tls.h"
@@ -21,6 +22,7 @@ struct lr_conn {
 	int			 fd;		/* non-blocking; -1 when closed */
 	struct lr_tls		*tls;		/* the TLS session, or NULL */
 	struct redisReader	*reader;	/* replies parsed from what was read */
+	struct rreader_bounds	 bounds;	/* what one reply may hold (rreader.h) */
 	char			*out;		/* commands formatted, not yet sent */
 	size_t			 outlen, outcap;
 	char			 why[200];	/* why the connection last broke */
@@ -135,6 +137,10 @@ struct redisReply *rconn_command(struct lr_conn *rc, const char *doing, int argc
  * socket may have changed. */
 int	rconn_read(struct lr_conn *rc, struct redisReply **r, const char *doing,
 	    struct lr_err *e);
+
+/* Let one reply hold up to n objects (rreader.h), for a command whose
+ * answer the user sized (history -n). */
+void	rconn_allow_objects(struct lr_conn *rc, size_t n);
 
 /* PING: one round trip. Returns 0, or -1 with e = EX_UNAVAILABLE. */
 int	rconn_ping(struct lr_conn *rc, struct lr_err *e);

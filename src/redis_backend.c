@@ -337,7 +337,11 @@ keys_add(char ***keys, size_t *n, size_t *cap, const char *key)
 }
 
 /* SCAN for prefix*, with the prefix's glob characters escaped. SCAN sees
- * one node's keys: a cluster has to be told the names. */
+ * one node's keys: a cluster has to be told the names. The whole scan
+ * keeps to the command timeout and to SCAN_KEYS_MAX keys (five records
+ * a task: a fleet's worth of tasks many times over). */
+#define SCAN_KEYS_MAX		100000
+#define SCAN_KEYS_MAX_TEXT	"100,000"
 static int
 redis_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
     struct lr_err *e)
@@ -345,6 +349,7 @@ redis_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
 	struct lr_conn *c = conn_of(b);
 	char pattern[2 * KEY_PREFIX_MAX + 2], cursor[32] = "0", *p = pattern;
 	size_t cap = 0;
+	long long scan_by = mono_ms() + b->cfg.command_timeout_ms;
 
 	if (((struct redis_impl *)b->impl)->setup.url->cluster)
 		return lr_errf(e, EX_USAGE, "status: on a Redis Cluster, name the tasks "
@@ -358,6 +363,13 @@ redis_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
 	*p++ = '*';
 	*p = '\0';
 	do {
+		/* a server whose cursor never comes back to 0 would keep this
+		 * loop going, and the names growing, for ever */
+		if (*n >= SCAN_KEYS_MAX || mono_ms() >= scan_by)
+			return lr_errf(e, EX_UNAVAILABLE, "redis %s: status: SCAN for %s did "
+			    "not finish %s; name the tasks (lockrun status TASK...)", b->where,
+			    pattern, *n >= SCAN_KEYS_MAX ? "within " SCAN_KEYS_MAX_TEXT " keys" :
+			    "within the command timeout");
 		const char *argv[] = { "SCAN", cursor, "MATCH", pattern, "COUNT", "1000" };
 		redisReply *r = rconn_command(c, "SCAN", 6, argv, e);
 
@@ -426,6 +438,8 @@ redis_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 
 	snprintf(n, sizeof(n), "%lld", count);
 	snprintf(doing, sizeof(doing), "history %s", k->hist);
+	/* an entry is an array of its id and its fields' array */
+	rconn_allow_objects(conn_of(b), (size_t)count * (3 + 2 * LR_FIELDS_MAX) + 1);
 	if ((r = rconn_command(conn_of(b), "history", 6, argv, e)) == NULL)
 		return -1;
 	if (r->type != REDIS_REPLY_ARRAY) {

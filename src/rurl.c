@@ -43,10 +43,11 @@ rurl_pct_decode(const char *s, size_t len, char *dst, size_t n)
 	return 0;
 }
 
-int
-rurl_has_password(const char *url)
+size_t
+rurl_password_spans(const char *url, struct rurl_span *s, size_t n)
 {
-	const char *p = strstr(url, "://"), *slash, *at = NULL, *q;
+	const char *p = strstr(url, "://"), *slash, *at = NULL, *colon, *q;
+	size_t got = 0;
 
 	if (p == NULL)
 		return 0;
@@ -55,12 +56,22 @@ rurl_has_password(const char *url)
 	for (const char *c = p; c < slash; c++)	/* the last '@', as parsing takes it */
 		if (*c == '@')
 			at = c;
-	if (at != NULL && memchr(p, ':', (size_t)(at - p)) != NULL)
-		return 1;
+	if (at != NULL && (colon = memchr(p, ':', (size_t)(at - p))) != NULL && got < n)
+		s[got++] = (struct rurl_span){ (size_t)(colon + 1 - url), (size_t)(at - colon - 1) };
 	for (q = strchr(p, '?'); q != NULL; q = strchr(q + 1, '&'))
-		if (strncmp(q + 1, "password=", 9) == 0)
-			return 1;
-	return 0;
+		if (strncmp(q + 1, "password=", 9) == 0 && got < n) {
+			const char *v = q + 10;
+			s[got++] = (struct rurl_span){ (size_t)(v - url), strcspn(v, "&#") };
+		}
+	return got;
+}
+
+int
+rurl_has_password(const char *url)
+{
+	struct rurl_span s[1];
+
+	return rurl_password_spans(url, s, 1) > 0;
 }
 
 int

@@ -72,6 +72,14 @@ int	rurl_hostport(const char *hp, const char *end, char *host, size_t n, int *po
  * path, or a password= parameter (libpq takes one)? */
 int	rurl_has_password(const char *url);
 
+/* Where url holds a password: the userinfo's after ':' and each query
+ * "password=" value, as offsets into url, at most n of them. Returns how
+ * many. */
+struct rurl_span {
+	size_t	off, len;
+};
+size_t	rurl_password_spans(const char *url, struct rurl_span *s, size_t n);
+
 /* The decimal that is all of [s, s+len), if it is in [lo, hi]: 0 with
  * *out set, else -1. */
 int	rurl_decimal(const char *s, size_t len, long lo, long hi, int *out);

@@ -388,9 +388,20 @@ host_pid(const char *host, long long pid, char *buf, size_t n)
 		snprintf(buf, n, "%s:%lld", host && *host ? host : "?", pid);
 }
 
-/* Row w's cells, each in its own buffer. */
+static void text_cells_fill(const struct row *w, char cell[NCOLS][300]);
+
+/* Row w's cells, each in its own buffer; what came from the server (a
+ * holder's host, an event, a slot) cannot drive the terminal. */
 static void
 text_cells(const struct row *w, char cell[NCOLS][300])
+{
+	text_cells_fill(w, cell);
+	for (int c = 0; c < NCOLS; c++)
+		text_visible(cell[c]);
+}
+
+static void
+text_cells_fill(const struct row *w, char cell[NCOLS][300])
 {
 	for (int c = 0; c < NCOLS; c++)
 		snprintf(cell[c], 300, "-");

@@ -204,3 +204,25 @@ text_one_line(char *dst, size_t n, const char *src)
 		dst[len] = '\0';
 	return dst;
 }
+
+static int
+text_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+char *
+text_visible(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (text_control((unsigned char)*p))
+			*p = '?';
+	return s;
+}
+
+void
+text_visible_put(FILE *fp, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		putc(text_control((unsigned char)s[i]) ? '?' : s[i], fp);
+}

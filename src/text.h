@@ -53,6 +53,15 @@ int	text_decimal(const char *s, long long *v);
  * lockrun's one-line errors). dst may be src. Returns dst. */
 char	*text_one_line(char *dst, size_t n, const char *src);
 
+/* Replace each control byte of s (below 0x20, and 0x7f), in place, with
+ * '?': what came from a server, a lock value or the command line cannot
+ * drive the terminal (OSC, CSI, BEL) or break a line in two. The rule for
+ * every byte lockrun prints for people. Returns s. */
+char	*text_visible(char *s);
+
+/* The len bytes at s to fp, control bytes as text_visible() writes them. */
+void	text_visible_put(FILE *fp, const char *s, size_t len);
+
 /* Append one line (fmt, and a newline) to the lines in buf[n], as much of
  * it as fits, and count it in *count. For `lockrun check`'s problems. */
 void	text_problem(char *buf, size_t n, int *count, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "duration.h"
+#include "file.h"
 #include "tls.h"
 
 #ifdef LR_TLS
@@ -47,14 +48,16 @@ ssl_why(char *why, size_t n, const char *doing)
 static int
 readable(const char *path, const char *setting, char *why, size_t n)
 {
+	const char *kind;
+	char reason[64];
 	FILE *fp;
 
-	if (path == NULL || (fp = fopen(path, "r")) != NULL) {
+	if (path == NULL || (fp = file_open_regular(path, &kind)) != NULL) {
 		if (path)
 			fclose(fp);
 		return 0;
 	}
-	snprintf(why, n, "%s %s: %s", setting, path, strerror(errno));
+	snprintf(why, n, "%s %s: %s", setting, path, file_why(kind, reason, sizeof(reason)));
 	return -1;
 }
 

@@ -11,6 +11,7 @@
 #include "ctx.h"
 #include "duration.h"
 #include "log.h"
+#include "text.h"
 
 /* What to free: the task's keys, and which of them. */
 struct target {
@@ -83,8 +84,7 @@ target_parse(const struct lr_ctx *x, struct target *t, struct lr_err *e)
 static void
 print_visible(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		putchar(*p < 0x20 || *p == 0x7f ? '?' : *p);
+	text_visible_put(stdout, s, strlen(s));
 }
 
 /* Say who holds key: "<owner id> <token> <host> <pid> <start>" as the

@@ -7,6 +7,7 @@
 
 #include <yaml.h>
 
+#include "file.h"
 #include "yamltree.h"
 
 struct ytp {
@@ -433,11 +434,13 @@ yt_load(const char *path, const char *only, struct yt_node **root, struct lr_err
 {
 	struct ytp p = { .path = path, .e = e, .only = only };
 	struct yt_node holder = { .kind = YT_SEQ };
+	const char *what;
+	char why[64];
 	int rc;
 
 	*root = NULL;
-	if ((p.fp = fopen(path, "rb")) == NULL)
-		return lr_errf(e, EX_CONFIG, "%s: %s", path, strerror(errno));
+	if ((p.fp = file_open_regular(path, &what)) == NULL)
+		return lr_errf(e, EX_CONFIG, "%s: %s", path, file_why(what, why, sizeof(why)));
 	if (!yaml_parser_initialize(&p.parser)) {
 		fclose(p.fp);
 		return lr_errf(e, EX_SOFTWARE, "libyaml: cannot create a parser");

@@ -1,5 +1,6 @@
 /* input_test.c -- command-line and config input that lockrun refuses
  * before anything runs, through the real binary. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,4 +64,62 @@ Test(input, config_env_may_not_set_the_key)
 	cr_assert(eq(int, r.status, 78));
 	cr_assert(eq(str, r.err, want));
 	cr_assert(eq(str, r.out, ""));
+}
+
+/* Start lockrun with args, which name a FIFO no one writes to: it must
+ * refuse it at once (78, one line naming it) rather than wait in open(2)
+ * for a writer -- for ever, with TERM, INT and HUP blocked. */
+static void
+fifo_refused(const char *const args[], const char *expect)
+{
+	pid_t pid = lr_start(args);
+	char err[4096];
+	int st;
+
+	POLL_UNTIL(!alive(pid));
+	if (alive(pid))
+		kill(pid, SIGKILL);
+	st = lr_wait(pid);
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(eq(int, st, 78), "%s", err);
+	cr_assert(matches(err, expect), "%s", err);
+	cr_assert(eq(int, file_lines(scratch("ran")), 0), "the command ran");
+}
+
+Test(input, a_fifo_as_config_is_78_at_once)
+{
+	const char *f = fifo("config.fifo");
+
+	fifo_refused((const char *const[]){ "-c", f, "--redis", fx.url, "--", "touch",
+	    scratch("ran"), NULL }, "^lockrun: .*config\\.fifo: not a regular file \\(a "
+	    "FIFO\\)\n$");
+}
+
+Test(input, a_fifo_as_password_file_is_78_at_once)
+{
+	const char *f = fifo("password.fifo");
+
+	fifo_refused((const char *const[]){ "--password-file", f, "--redis", fx.url, "--",
+	    "touch", scratch("ran"), NULL }, "^lockrun: password_file .*password\\.fifo: "
+	    "not a regular file \\(a FIFO\\)\n$");
+}
+
+/* TLS settings beside a plain URL would send the password in the clear
+ * while the config reads as if it did not: 78 at the tls block, for a run
+ * and for check. */
+Test(input, a_tls_block_with_a_plain_url_is_78)
+{
+	struct result r;
+	char path[256], want[400];
+
+	snprintf(path, sizeof(path), "%s", write_config("  tls:\n    insecure: true\n"));
+	snprintf(want, sizeof(want), "^lockrun: %s:[0-9]+:3: redis\\.tls: TLS settings, but "
+	    "the URL in use is not rediss:// \\(nothing would be encrypted\\)", path);
+	LR(&r, "-c", path, "-k", "x", "--", "touch", scratch("ran"));
+	cr_assert(eq(int, r.status, 78), "%s", r.err);
+	cr_assert(matches(r.err, want), "%s", r.err);
+	cr_assert(eq(int, file_lines(scratch("ran")), 0), "the command ran");
+	LR(&r, "-c", path, "check");
+	cr_assert(eq(int, r.status, 78), "%s", r.err);
+	cr_assert(matches(r.err, want), "%s", r.err);
 }

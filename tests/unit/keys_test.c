@@ -120,6 +120,14 @@ Test(keys, names_may_not_break_the_hash_tag)
 	cr_assert(ne(ptr, (void *)key_prefix_problem("x{"), NULL));
 }
 
+Test(keys, names_are_utf8)
+{
+	cr_assert(eq(ptr, (void *)key_name_problem("caf\xc3\xa9-import"), NULL));
+	cr_assert(eq(str, (char *)key_name_problem("caf\xe9"), "is not valid UTF-8"));
+	cr_assert(eq(str, (char *)key_name_problem("a\xc3"), "is not valid UTF-8"));
+	cr_assert(eq(str, (char *)key_prefix_problem("\xff:"), "is not valid UTF-8"));
+}
+
 Test(keys, long_names_are_refused)
 {
 	char name[KEY_NAME_MAX + 2];

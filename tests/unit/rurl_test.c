@@ -1,4 +1,5 @@
 /* rurl_test.c -- Redis URLs. */
+#include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -376,4 +377,28 @@ Test(rurl, has_password_finds_it_where_parsing_does)
 	cr_assert(eq(int, rurl_has_password("postgres://u@h/db?passwordx=1"), 0));
 	cr_assert(eq(int, rurl_has_password("postgres://u@h/db?host=/a:b@c"), 0));
 	cr_assert(eq(int, rurl_has_password("not a url"), 0));
+}
+
+/* What secret_url_mask() overwrites: each password's bytes, nothing else. */
+static void
+masked(const char *url, const char *expect)
+{
+	char buf[256];
+	struct rurl_span s[4];
+	size_t n = rurl_password_spans(url, s, 4);
+
+	snprintf(buf, sizeof(buf), "%s", url);
+	for (size_t i = 0; i < n; i++)
+		memset(buf + s[i].off, 'x', s[i].len);
+	cr_assert(eq(str, buf, (char *)expect));
+}
+
+Test(rurl, password_spans_cover_each_password_exactly)
+{
+	masked("redis://:s3cret@host:6379/0", "redis://:xxxxxx@host:6379/0");
+	masked("redis://u:p@ss@host/0", "redis://u:xxxx@host/0");
+	masked("redis+sentinel://:pw@h1,h2/mymaster", "redis+sentinel://:xx@h1,h2/mymaster");
+	masked("postgres://u:a@h/db?sslmode=require&password=bb&x=1",
+	    "postgres://u:x@h/db?sslmode=require&password=xx&x=1");
+	masked("redis://user@host/0", "redis://user@host/0");
 }

@@ -1,0 +1,51 @@
+/* pgurl_test.c -- the postgres:// values libpq would refuse only when it
+ * connects. */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "pgurl.h"
+
+static const char *
+problem(const char *k, const char *v)
+{
+	static char why[200];
+
+	return pgurl_problem(k, v, why, sizeof(why));
+}
+
+Test(pgurl, good_values_pass)
+{
+	cr_assert(eq(ptr, (void *)problem("sslmode", "verify-full"), NULL));
+	cr_assert(eq(ptr, (void *)problem("port", "5432"), NULL));
+	cr_assert(eq(ptr, (void *)problem("port", "5432,,5433"), NULL));
+	cr_assert(eq(ptr, (void *)problem("connect_timeout", "10"), NULL));
+	cr_assert(eq(ptr, (void *)problem("target_session_attrs", "read-write"), NULL));
+	cr_assert(eq(ptr, (void *)problem("application_name", "anything at all"), NULL));
+	cr_assert(eq(ptr, (void *)problem("sslmode", NULL), NULL), "not given");
+}
+
+Test(pgurl, ports_outside_1_to_65535_are_named)
+{
+	cr_assert(eq(str, (char *)problem("port", "99999"),
+	    "port: \"99999\" is not a port from 1 to 65535"));
+	cr_assert(ne(ptr, (void *)problem("port", "0"), NULL));
+	cr_assert(ne(ptr, (void *)problem("port", "abc"), NULL));
+	cr_assert(ne(ptr, (void *)problem("port", "5432,x"), NULL));
+	cr_assert(ne(ptr, (void *)problem("port", "-1"), NULL));
+}
+
+Test(pgurl, words_are_libpqs)
+{
+	cr_assert(eq(str, (char *)problem("sslmode", "verify_full"), "sslmode: \"verify_full\" "
+	    "is not one of disable,allow,prefer,require,verify-ca,verify-full"));
+	cr_assert(ne(ptr, (void *)problem("gssencmode", "yes"), NULL));
+	cr_assert(ne(ptr, (void *)problem("sslcompression", "2"), NULL));
+}
+
+Test(pgurl, numbers_are_whole)
+{
+	cr_assert(eq(str, (char *)problem("connect_timeout", "abc"),
+	    "connect_timeout: \"abc\" is not a whole number"));
+	cr_assert(ne(ptr, (void *)problem("keepalives_idle", "1.5"), NULL));
+	cr_assert(ne(ptr, (void *)problem("keepalives", ""), NULL));
+}
