@@ -112,9 +112,9 @@ scan_page(int fd)
 
 	for (int i = 0; rc == 0 && i < 1000; i++) {
 		int n = snprintf(key, sizeof(key), "lockrun:{fake%lu}", next++);
-		char head[16];
-		int h = snprintf(head, sizeof(head), "$%d\r\n", n);
-		rc = put(fd, head, (size_t)h) || put(fd, key, (size_t)n) || put(fd, "\r\n", 2);
+		char len[16];
+		int h = snprintf(len, sizeof(len), "$%d\r\n", n);
+		rc = put(fd, len, (size_t)h) || put(fd, key, (size_t)n) || put(fd, "\r\n", 2);
 	}
 	return rc;
 }
