@@ -245,7 +245,11 @@ vevent(int level, const char *event, const struct log_fields *f, const char *fmt
 	int len;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* server text, lock values and the command line go into messages */
+	/* JSON escapes every byte, so it keeps them; for people (a
+	 * terminal, syslog) server text, lock values and the command line in
+	 * a message must not drive the terminal or break the line */
+	if (lg.dest == DEST_JSON)
+		json_line(level, event, f, msg);
 	text_visible(msg);
 	if (log_human_stderr() && human_shown(level)) {
 		len = snprintf(line, sizeof(line), "lockrun: %s\n", msg);
@@ -253,8 +257,6 @@ vevent(int level, const char *event, const struct log_fields *f, const char *fmt
 	}
 	if (lg.dest == DEST_SYSLOG)
 		syslog(level, "%s", msg);
-	else if (lg.dest == DEST_JSON)
-		json_line(level, event, f, msg);
 }
 
 void
