@@ -78,8 +78,9 @@ struct lr_backend_cfg {
 struct lr_backend_ops {
 	const char	*name;		/* "redis", "postgres", "mysql": in messages */
 	const char	*title;		/* "Redis", "PostgreSQL", "MySQL": in sentences */
-	int		 session;	/* the stable key is a session lock: a broken
-					 * connection means the lock is gone */
+	int		 session;	/* the stable key is a session lock too: a
+					 * broken connection means this holder lost
+					 * it (its lease still holds newcomers off) */
 
 	/* Connect, within the connect timeout (and, for a SQL backend,
 	 * create the tables if they are missing -- or create them on first
@@ -115,12 +116,22 @@ struct lr_backend_ops {
 		    enum renew_outcome *out, struct lr_err *e);
 
 	/* Record how the run ended and free the stable key if it is still
-	 * ours (lock_release()). Returns 1, 0 or -1 as lock_release(). */
+	 * ours (lock_release()), or our tombstone (unlock). A session backend
+	 * takes end->event NULL: free only, record nothing (after a lost lock,
+	 * whose loss the keep-alive recorded). Returns 1, 0 or -1 as
+	 * lock_release(). */
 	int	(*release)(struct lr_backend *b, const struct lr_lock *l,
 		    const struct lr_ending *end, struct lr_err *e);
 
 	/* `lockrun unlock` (lock_unlock()), and the look before it: key's
-	 * value into buf[n] and its lease in *ttl_ms (-1: none). Returns 1
+	 * value into buf[n] and its lease in *ttl_ms (-1: none). unlock
+	 * returns 1 freed now; 3 tombstoned: the stable key of a holder that
+	 * may still run now holds "unlocked:" and its value, keeping its
+	 * lease, so newcomers wait while the holder, told at its next
+	 * keep-alive (RENEW_LOST_LATER), stops its command and deletes it at
+	 * release; 0 free; 2 changed hands (holder = the value now); each
+	 * with the value found in holder[n]; -1 with e. A tombstone, a
+	 * --min-hold key or a slot key is freed at once. peek returns 1
 	 * held, 0 free, -1 with e. */
 	int	(*unlock)(struct lr_backend *b, const struct lr_keys *k, const char *key,
 		    const char *expect, const char *who, long long hist_cap,

@@ -272,7 +272,7 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	free(q.s);
 	if (rc != 0)
 		return -1;
-	if (!a.got || a.code < 0 || a.code > 2)
+	if (!a.got || a.code < 0 || a.code > 3)
 		return no_answer(b, "unlock", e);
 	snprintf(holder, n, "%s", a.text);
 	return (int)a.code;

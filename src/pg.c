@@ -240,7 +240,7 @@ pg_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	res = pg_conn_read(b, "unlock", pg_sql_unlock, 13, params, &missing, e);
 	if (res == NULL)
 		return missing ? 0 : -1;	/* no tables: nothing to free */
-	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 2)
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 3)
 		return unexpected(b, "unlock", res, e);
 	if (pg_conn_cell(res, 0, 1) != NULL)
 		snprintf(holder, n, "%s", pg_conn_cell(res, 0, 1));

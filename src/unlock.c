@@ -176,6 +176,11 @@ unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
 		    "free the new one)", t->key);
 		return 1;
 	}
+	if (rc == 3) {	/* a holder that may still run: newcomers wait for it */
+		printf("unlocked %s: its holder stops its command at its next keep-alive;"
+		    " the lock is free once it has\n", t->key);
+		return 0;
+	}
 	printf("freed   %s\n", t->key);
 	return 0;
 }
