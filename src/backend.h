@@ -7,9 +7,13 @@
  * stable key and a slot key hold "<owner id> <token> <host> <pid> <start>",
  * the fence key the last fencing token, the history key a list of entries
  * and the last-run key a set of fields. Redis keeps them as keys, the SQL
- * backends as rows (man lockrun.yaml(5), "Tables"). A SQL backend holds
- * the stable key as a session lock of its open connection as well: the
- * database frees it the moment that connection dies. */
+ * backends as rows (man lockrun.yaml(5), "Tables"). The lease decides on
+ * every backend: a stable key (row) that has not expired holds newcomers
+ * off, whatever became of the connection that wrote it. A SQL backend
+ * holds the stable key as a session lock of its open connection as well,
+ * which keeps it held while that session lives and lets the release free
+ * it at once; the holder watches that connection (idle_read) and stops
+ * its command before the lease ends when the session does. */
 #ifndef LR_BACKEND_H
 #define LR_BACKEND_H
 
@@ -165,6 +169,14 @@ struct lr_backend_ops {
 	/* The connection's socket, for poll(2) and for the command's child to
 	 * close; -1 when closed. */
 	int	(*fd)(const struct lr_backend *b);
+	/* fd() became readable while no request is in flight: read what came,
+	 * without blocking. Returns 0 when the session goes on (a notice),
+	 * or -1 with e (transport set, the connection closed) when it is
+	 * over: the server ended the session (pg_terminate_backend(), KILL)
+	 * or the connection was closed or reset (a proxy, a firewall). NULL:
+	 * the connection is not watched between requests (Redis: a broken
+	 * connection is found, and opened again, at the next renewal). */
+	int	(*idle_read)(struct lr_backend *b, struct lr_err *e);
 	/* Close the connection, and open it again within cap_ms (or the
 	 * connect timeout, whichever is sooner). */
 	void	(*close)(struct lr_backend *b);
