@@ -301,11 +301,12 @@ my_fd(const struct lr_backend *b)
 static void
 error_packet(const unsigned char *buf, size_t len, char *why, size_t n)
 {
-	size_t plen = len >= 4 ? (size_t)buf[0] | (size_t)buf[1] << 8 | (size_t)buf[2] << 16 : 0;
-	size_t at = len > 7 && buf[7] == '#' ? 13 : 7;
+	size_t plen = 0, at = len > 7 && buf[7] == '#' ? 13 : 7;
 	char msg[256];
 
 	why[0] = '\0';
+	if (len >= 4)
+		plen = (size_t)buf[0] | (size_t)buf[1] << 8 | (size_t)buf[2] << 16;
 	if (len < 8 || buf[4] != 0xff || plen + 4 > len || plen + 4 < at)
 		return;
 	snprintf(msg, sizeof(msg), "%.*s", (int)(plen + 4 - at), (const char *)buf + at);
