@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -428,4 +429,174 @@ Test(cluster, a_slot_moved_under_a_job_is_followed_with_ask, .fini = teardown)
 	LR(&res, "--redis", seed_url(a), "-k", "mv", "--", "true");
 	cr_assert(eq(int, res.status, 0), "%s", res.err);
 	cr_assert(eq(int, on_int(b, "EXISTS %s", "lockrun:{mv}:fence"), 1));
+}
+
+/* Starters: runs of task key, one after another, from a shell loop until
+ * the file stop exists, each through url with -E 75 and extra options;
+ * each command takes flock -n on excl and notes "overlap" in marks when
+ * it cannot (and "ran" when it runs). Each run's exit status and stderr
+ * go, as one line, to statuses. Returns the loop's pid. */
+static pid_t
+starters_start(const char *url, const char *key, const char *extra)
+{
+	char loop[2048];
+	pid_t pid;
+
+	snprintf(loop, sizeof(loop), "while [ ! -e %s ]; do \"$LOCKRUN_BIN\" --redis %s "
+	    "-k %s -E 75 %s -- sh -c 'exec 9>%s; flock -n 9 || echo overlap >> %s; "
+	    "echo ran >> %s' 2>%s; s=$?; echo \"$s $(tr '\\n' ' ' < %s)\" >> %s; done",
+	    scratch("stop"), url, key, extra, scratch("excl"), scratch("marks"),
+	    scratch("marks"), scratch("last.err"), scratch("last.err"), scratch("statuses"));
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		execl("/bin/sh", "sh", "-c", loop, (char *)NULL);
+		_exit(127);
+	}
+	cr_assert(pid > 0);
+	return pid;
+}
+
+/* Wait until n more starters than now have ended. */
+static void
+starters_wait(int n)
+{
+	int want = file_lines(scratch("statuses")) + n;
+
+	POLL_UNTIL(file_lines(scratch("statuses")) >= want);
+	cr_assert(file_lines(scratch("statuses")) >= want, "the starters stalled");
+}
+
+/* Stop the loop; every starter ended with one of the statuses allowed
+ * (a string of them: "75", "75 0"), and no two commands overlapped.
+ * Returns how many starters ran. */
+static int
+starters_stop(pid_t loop, const char *allowed)
+{
+	char line[1024], st[8];
+	FILE *fp;
+	int n = 0;
+
+	fclose(fopen(scratch("stop"), "w"));
+	cr_assert(eq(int, lr_wait(loop), 0));
+	fp = fopen(scratch("statuses"), "r");
+	cr_assert(fp != NULL);
+	while (fgets(line, sizeof(line), fp)) {
+		snprintf(st, sizeof(st), "%.*s", (int)strcspn(line, " "), line);
+		n++;
+		cr_assert(strstr(allowed, st) != NULL && strlen(st) == 2 - (*st == '0'),
+		    "a starter ended %s", line);
+	}
+	fclose(fp);
+	fp = fopen(scratch("marks"), "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		cr_assert(strcmp(line, "overlap\n") != 0, "two commands ran at once");
+	if (fp)
+		fclose(fp);
+	return n;
+}
+
+/* TRYAGAIN answers node i has given so far (INFO errorstats). */
+static long long
+tryagains(int i)
+{
+	char v[64];
+
+	if (redis_info_field(&cl.node[i], "errorstats", "errorstat_TRYAGAIN", v,
+	    sizeof(v)) != 0)
+		return 0;
+	return strncmp(v, "count=", 6) == 0 ? atoll(v + 6) : 0;
+}
+
+/* Move slot from node src to node dst under traffic, key by key: keys
+ * (the task's) split between the two for a while, then all on dst while
+ * the slot is still migrating (src answers ASK), then dst's for good.
+ * mon watches dst: at each stage the starters go on, and once the keys
+ * are all on dst the job's renewal is served there. */
+static void
+reshard(int src, int dst, const char *slot, const char *key, redisContext *mon)
+{
+	char ids[64], idd[64], renewal[96];
+	redisReply *keys;
+	long long tries;
+
+	node_id(src, ids, sizeof(ids));
+	node_id(dst, idd, sizeof(idd));
+	snprintf(renewal, sizeof(renewal), "\"4\" \"%s\"", key);
+	on_ok(dst, "OK", "CLUSTER SETSLOT %s IMPORTING %s", slot, ids);
+	on_ok(src, "OK", "CLUSTER SETSLOT %s MIGRATING %s", slot, idd);
+	starters_wait(1);
+	keys = on(src, "CLUSTER GETKEYSINSLOT %s 100", slot);
+	cr_assert(keys->type == REDIS_REPLY_ARRAY && keys->elements == 4,
+	    "keys in slot %s: %zu", slot, keys->elements);
+	for (size_t i = 0; i < keys->elements; i++) {
+		tries = tryagains(src) + tryagains(dst);
+		on_ok(src, "OK", "MIGRATE 127.0.0.1 %s %s 0 5000", port_of(dst),
+		    keys->element[i]->str);
+		/* split: a run is told TRYAGAIN (and asks again) before the next */
+		if (i + 1 < keys->elements)
+			POLL_UNTIL(tryagains(src) + tryagains(dst) > tries);
+	}
+	freeReplyObject(keys);
+	/* all on dst, the slot still migrating: src answers ASK */
+	cr_assert(eq(int, watch_until(mon, 1, renewal, NULL), 1), "no renewal on %d", dst);
+	starters_wait(2);
+	for (int i = 0; i < CLUSTER_NODES; i++)
+		if (is_master(i))
+			on_ok(i, "OK", "CLUSTER SETSLOT %s NODE %s", slot, idd);
+	cr_assert(eq(int, watch_until(mon, 1, renewal, NULL), 1), "no renewal on %d", dst);
+	starters_wait(2);
+}
+
+/* The task's slot moves to another master and back, key by key, while a
+ * job runs and starters keep arriving: the job's renewals follow (ASK,
+ * TRYAGAIN while the keys are split, MOVED once the slot has moved), it
+ * is never stopped, and every starter is skipped (75): none ends with
+ * "unexpected reply" (70) or gives up on TRYAGAIN (69). */
+Test(cluster, a_resharding_keeps_the_job_and_skips_the_starters, .fini = teardown)
+{
+	const char *key = "lockrun:{rs}";
+	char script[1024], err[4096], slot[16], url[160], ready[256], go[256];
+	redisContext *mon_b, *mon_a;
+	struct result res;
+	int a, b = -1, n;
+	pid_t job, loop;
+
+	start();
+	cluster_url(&cl, url, sizeof(url));
+	/* copies: the starters' calls to scratch() reuse its buffers */
+	snprintf(ready, sizeof(ready), "%s", scratch("ready"));
+	snprintf(go, sizeof(go), "%s", fifo("go"));
+	a = cluster_node_for_key(&cl, key);
+	cr_assert(a >= 0);
+	for (int i = 0; i < CLUSTER_NODES && b < 0; i++)
+		if (i != a && is_master(i))
+			b = i;
+	cr_assert(b >= 0);
+	/* the slot of the hash tag {rs}, which every key of the task has */
+	snprintf(slot, sizeof(slot), "%lld", on_int(a, "CLUSTER KEYSLOT %s", "{rs}"));
+	/* a first run leaves every key of the task but the lock: four keys */
+	LR(&res, "--redis", url, "-k", "rs", "--", "true");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo overlap >> %s; "
+	    "echo $$ > %s; read x < %s", scratch("excl"), scratch("marks"), ready, go);
+	job = LR_START("--redis", url, "-k", "rs", "--ttl", "3s", "--", "sh", "-c", script);
+	started(job, ready);
+	loop = starters_start(url, "rs", "");
+	starters_wait(1);
+
+	mon_b = watch(b);
+	reshard(a, b, slot, key, mon_b);
+	redisFree(mon_b);
+	mon_a = watch(a);
+	reshard(b, a, slot, key, mon_a);
+	redisFree(mon_a);
+
+	n = starters_stop(loop, "75");
+	cr_assert(n >= 10, "only %d starters", n);
+	finish(job, go);
+	cr_assert(eq(int, lr_wait(job), 0));
+	lr_stderr_of(job, err, sizeof(err));
+	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
+	cr_assert(eq(ptr, strstr(err, "release-failed"), NULL), "stderr: %s", err);
+	cr_assert(eq(int, on_int(a, "EXISTS %s", key), 0), "not released");
 }
