@@ -1,6 +1,7 @@
 /* cluster_test.c -- lockrun on a Redis Cluster of three masters and three
  * replicas: a seed node that does not serve the key (MOVED), a planned
  * failover under a running job, a slot moved under it (ASK). */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -599,4 +600,52 @@ Test(cluster, a_resharding_keeps_the_job_and_skips_the_starters, .fini = teardow
 	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
 	cr_assert(eq(ptr, strstr(err, "release-failed"), NULL), "stderr: %s", err);
 	cr_assert(eq(int, on_int(a, "EXISTS %s", key), 0), "not released");
+}
+
+/* kill -9 of the master that holds a running job's key: its replica takes
+ * over (the cluster's own failover, after cluster-node-timeout), the job's
+ * renewals reach it and the job goes on, and the starters, which meanwhile
+ * are sent (MOVED) to the dead master or told CLUSTERDOWN, ask the seeds
+ * again until the replica serves the slot, then skip: none gives up (69).
+ * They run with --command-timeout 15s, which outlasts the failover (2 s
+ * to notice, about one more to promote); the default 2s would not, and
+ * such a run ending 69 would be right. */
+Test(cluster, a_killed_master_is_waited_out_without_69, .fini = teardown)
+{
+	char script[1024], err[4096], url[160], ready[256], go[256];
+	redisContext *mon;
+	int m, r;
+	pid_t job, loop;
+
+	start();
+	cluster_url(&cl, url, sizeof(url));
+	snprintf(ready, sizeof(ready), "%s", scratch("ready"));
+	snprintf(go, sizeof(go), "%s", fifo("go"));
+	m = cluster_node_for_key(&cl, "lockrun:{kl}");
+	cr_assert(m >= 0);
+	r = replica_of(m);
+	cr_assert(r >= 0);
+	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo overlap >> %s; "
+	    "echo $$ > %s; read x < %s", scratch("excl"), scratch("marks"), ready, go);
+	/* a TTL well beyond the failover: the lease outlasts it */
+	job = LR_START("--redis", url, "-k", "kl", "--ttl", "10s", "--", "sh", "-c", script);
+	started(job, ready);
+	loop = starters_start(url, "kl", "--command-timeout 15s");
+	starters_wait(1);
+
+	mon = watch(r);
+	cr_assert(eq(int, kill(cl.node[m].pid, SIGKILL), 0));
+	POLL_UNTIL(is_master(r));
+	cr_assert(is_master(r), "node %d never took over from %d", r, m);
+	cr_assert(eq(int, watch_until(mon, 1, "\"4\" \"lockrun:{kl}\"", NULL), 1),
+	    "no renewal reached the new master");
+	redisFree(mon);
+	starters_wait(3);
+
+	starters_stop(loop, "75");
+	finish(job, go);
+	cr_assert(eq(int, lr_wait(job), 0));
+	lr_stderr_of(job, err, sizeof(err));
+	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
+	cr_assert(eq(int, on_int(r, "EXISTS %s", "lockrun:{kl}"), 0), "not released");
 }
