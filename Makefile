@@ -11,6 +11,7 @@ VERSION = 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/lockrun
 CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
@@ -216,13 +217,14 @@ deps:
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man5
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DOCDIR)
+	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lockrun
 	install -m 644 man/lockrun.1 $(DESTDIR)$(MANDIR)/man1/lockrun.1
 	install -m 644 man/lockrun.yaml.5 $(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/lockrun \
+	rm -f $(DESTDIR)$(BINDIR)/lockrun $(DESTDIR)$(DOCDIR)/LICENSE \
 		$(DESTDIR)$(MANDIR)/man1/lockrun.1 \
 		$(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
 
