@@ -7,9 +7,13 @@
  * stable key and a slot key hold "<owner id> <token> <host> <pid> <start>",
  * the fence key the last fencing token, the history key a list of entries
  * and the last-run key a set of fields. Redis keeps them as keys, the SQL
- * backends as rows (man lockrun.yaml(5), "Tables"). A SQL backend holds
- * the stable key as a session lock of its open connection as well: the
- * database frees it the moment that connection dies. */
+ * backends as rows (man lockrun.yaml(5), "Tables"). The lease decides on
+ * every backend: a stable key (row) that has not expired holds newcomers
+ * off, whatever became of the connection that wrote it. A SQL backend
+ * holds the stable key as a session lock of its open connection as well,
+ * which keeps it held while that session lives and lets the release free
+ * it at once; the holder watches that connection (idle_read) and stops
+ * its command before the lease ends when the session does. */
 #ifndef LR_BACKEND_H
 #define LR_BACKEND_H
 
@@ -78,8 +82,9 @@ struct lr_backend_cfg {
 struct lr_backend_ops {
 	const char	*name;		/* "redis", "postgres", "mysql": in messages */
 	const char	*title;		/* "Redis", "PostgreSQL", "MySQL": in sentences */
-	int		 session;	/* the stable key is a session lock: a broken
-					 * connection means the lock is gone */
+	int		 session;	/* the stable key is a session lock too: a
+					 * broken connection means this holder lost
+					 * it (its lease still holds newcomers off) */
 
 	/* Connect, within the connect timeout (and, for a SQL backend,
 	 * create the tables if they are missing -- or create them on first
@@ -115,7 +120,10 @@ struct lr_backend_ops {
 		    enum renew_outcome *out, struct lr_err *e);
 
 	/* Record how the run ended and free the stable key if it is still
-	 * ours (lock_release()). Returns 1, 0 or -1 as lock_release(). */
+	 * ours (lock_release()), or our tombstone (unlock). A session backend
+	 * takes end->event NULL: free only, record nothing (after a lost lock,
+	 * whose loss the keep-alive recorded). Returns 1, 0 or -1 as
+	 * lock_release(). */
 	int	(*release)(struct lr_backend *b, const struct lr_lock *l,
 		    const struct lr_ending *end, struct lr_err *e);
 
@@ -125,13 +133,13 @@ struct lr_backend_ops {
 	 * becomes the tombstone "unlocked:" V for the rest of the lease, so
 	 * newcomers are skipped while the holder, told so at its next
 	 * renewal (RENEW_LOST_LATER), stops its tree and then deletes it at
-	 * its release. A tombstone, a --min-hold leftover ("released:" V: no
-	 * holder runs), a slot key or a value with no lease are freed at
-	 * once. Either way the fencing counter moves past the holder's token
-	 * and the history records "unlocked". Returns 1 freed now, 3
-	 * tombstoned (its holder told to stop), 2 not freed as it changed
-	 * hands (each with the key's value in holder[n]), 0 the key was
-	 * free, -1 with e.
+	 * its release. A tombstone, a --min-hold leftover (no holder runs:
+	 * Redis keeps it as "released:" V, a database marks its row), a slot
+	 * key or a value with no lease are freed at once. Either way the
+	 * fencing counter moves past the holder's token and the history
+	 * records "unlocked". Returns 1 freed now, 3 tombstoned (its holder
+	 * told to stop), 2 not freed as it changed hands (each with the key's
+	 * value in holder[n]), 0 the key was free, -1 with e.
 	 * peek: the look before it: key's value into buf[n] and its lease in
 	 * *ttl_ms (-1: none). Returns 1 held, 0 free, -1 with e. */
 	int	(*unlock)(struct lr_backend *b, const struct lr_keys *k, const char *key,
@@ -166,6 +174,14 @@ struct lr_backend_ops {
 	/* The connection's socket, for poll(2) and for the command's child to
 	 * close; -1 when closed. */
 	int	(*fd)(const struct lr_backend *b);
+	/* fd() became readable while no request is in flight: read what came,
+	 * without blocking. Returns 0 when the session goes on (a notice),
+	 * or -1 with e (transport set, the connection closed) when it is
+	 * over: the server ended the session (pg_terminate_backend(), KILL)
+	 * or the connection was closed or reset (a proxy, a firewall). NULL:
+	 * the connection is not watched between requests (Redis: a broken
+	 * connection is found, and opened again, at the next renewal). */
+	int	(*idle_read)(struct lr_backend *b, struct lr_err *e);
 	/* Close the connection, and open it again within cap_ms (or the
 	 * connect timeout, whichever is sooner). */
 	void	(*close)(struct lr_backend *b);

@@ -1,6 +1,10 @@
 /* mysql.c -- the lock in MySQL/MariaDB (backend.h): the stable key is a
- * GET_LOCK() of this connection backed by a row; slot, fence, history and
- * last-run records are rows (mysql_sql.c has the tables and the SQL,
+ * row with an expiry, the lease, which decides (a newcomer never runs
+ * while it has not expired, whatever became of the session that wrote
+ * it), and a GET_LOCK() of this connection, which keeps the lock while its
+ * session lives and lets the release free it at once; the holder watches
+ * that connection between keep-alives (idle_read). Slot, fence, history
+ * and last-run records are rows (mysql_sql.c has the tables and the SQL,
  * mysql_conn.c the client library and the connection).
  *
  * Round trips: every operation is one string of statements sent at once
@@ -24,6 +28,9 @@
  * libmariadb.so.3 (MariaDB Connector/C, which speaks to MySQL too) is
  * loaded with dlopen() in mysql_backend_init(). Servers: MariaDB 10.2 or
  * later, MySQL 8 (window functions; the uptime in performance_schema). */
+#include <sys/socket.h>
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +39,7 @@
 
 #include "mysql_conn.h"
 #include "mysql_sql.h"
+#include "text.h"
 
 static MYSQL *
 db_of(const struct lr_backend *b)
@@ -272,7 +280,7 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	free(q.s);
 	if (rc != 0)
 		return -1;
-	if (!a.got || a.code < 0 || a.code > 2)
+	if (!a.got || a.code < 0 || a.code > 3)
 		return no_answer(b, "unlock", e);
 	snprintf(holder, n, "%s", a.text);
 	return (int)a.code;
@@ -284,6 +292,59 @@ my_fd(const struct lr_backend *b)
 	MYSQL *db = db_of(b);
 
 	return db ? (int)my_api.get_socket(db) : -1;
+}
+
+/* An error packet the server sent unasked (MariaDB's "Connection was
+ * killed"): its message into why[n], or "" when buf[len] is not one. A
+ * packet is a 3-byte length and a sequence number; an error's payload is
+ * 0xff, the error number (2 bytes), '#' and the SQLSTATE, the message. */
+static void
+error_packet(const unsigned char *buf, size_t len, char *why, size_t n)
+{
+	size_t plen = 0, at = len > 7 && buf[7] == '#' ? 13 : 7;
+	char msg[256];
+
+	why[0] = '\0';
+	if (len >= 4)
+		plen = (size_t)buf[0] | (size_t)buf[1] << 8 | (size_t)buf[2] << 16;
+	if (len < 8 || buf[4] != 0xff || plen + 4 > len || plen + 4 < at)
+		return;
+	snprintf(msg, sizeof(msg), "%.*s", (int)(plen + 4 - at), (const char *)buf + at);
+	text_one_line(why, n, msg);
+}
+
+/* Between exchanges the server sends nothing but when the session ends:
+ * KILL (MariaDB sends the error first), wait_timeout, a shutdown; a proxy
+ * or a firewall cutting the connection gives end of file or a reset. So
+ * anything readable then means the session is over. A peek leaves the
+ * client library's stream as it is (TLS records are not read, only seen). */
+static int
+my_idle_read(struct lr_backend *b, struct lr_err *e)
+{
+	MYSQL *db = db_of(b);
+	unsigned char buf[512];
+	char why[300];
+	ssize_t n;
+
+	if (db == NULL)
+		return my_not_connected(b, "session", e);
+	n = recv((int)my_api.get_socket(db), buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return 0;
+	if (n < 0)
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+	else if (n == 0)
+		snprintf(why, sizeof(why), "the server closed the connection");
+	else {
+		error_packet(buf, (size_t)n, why, sizeof(why));
+		if (why[0] == '\0')
+			snprintf(why, sizeof(why), "the server closed the session");
+	}
+	my_close(b);
+	lr_errf(e, EX_UNAVAILABLE, "mysql %s: the session ended: %s", b->where, why);
+	if (e != NULL)
+		e->transport = 1;
+	return -1;
 }
 
 /* The client library counts its timeouts in whole seconds: a cap below
@@ -325,6 +386,7 @@ static const struct lr_backend_ops mysql_ops = {
 	.history = my_history,
 	.probe = my_probe,
 	.fd = my_fd,
+	.idle_read = my_idle_read,
 	.close = my_close,
 	.reopen = my_reopen,
 	.free = my_free,

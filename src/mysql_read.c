@@ -50,16 +50,13 @@ peek_vars(struct myq *q, MYSQL *db, const char *key, const char *last,
 
 /* Whether a row as MY_SQL_PEEK answers it (v expires_ms boot used lr_boot
  * now) holds the lock, with its lease in *ttl (-1: none). A stable key is
- * held while its session lock is taken; without it, its row is only a
- * lease when another server instance wrote it (it may still run after a
- * restart) or --min-hold did ('released'): this instance's row with no
- * session lock behind it is a run that died. */
+ * held while its session lock is taken (no ttl shown: its session renews
+ * it), and, as every row, while it has not expired: the lease decides,
+ * whatever became of the session that wrote it. */
 static int
 row_held(MYSQL_ROW r, int stable, long long *ttl)
 {
-	long long now = my_num(r[5]), exp = my_num(r[1]), boot = my_num(r[4]);
-	int same = r[2] != NULL && r[2][strspn(r[2], "0123456789")] == '\0' &&
-	    r[4] != NULL && llabs(my_num(r[2]) - boot) <= 2;
+	long long now = my_num(r[5]), exp = my_num(r[1]);
 
 	*ttl = -1;
 	if (stable && r[3] != NULL && strcmp(r[3], "1") == 0)
@@ -68,7 +65,7 @@ row_held(MYSQL_ROW r, int stable, long long *ttl)
 		return 0;
 	if (r[1] == NULL)
 		return 1;			/* never expires */
-	if (exp <= now || (stable && same))
+	if (exp <= now)
 		return 0;
 	*ttl = exp - now;
 	return 1;

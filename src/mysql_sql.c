@@ -139,9 +139,10 @@ const char MY_SQL_SESSION_MYSQL[] =
  * session lock) @id @owner @host @pid @slot_iso @ttl @slot_ttl @cap
  * @hist_ttl @say_held @now @us. Answer: (1, token) acquired, (0, holder)
  * held, (2, holder) slot taken.
- * 1. No-overlap: GET_LOCK; the stable row still counts when it is a lease
- *    (boot from another server instance, or 'released' by --min-hold)
- *    that has not expired: its run may go on after a restart.
+ * 1. No-overlap: the lease decides: a stable row that has not expired is
+ *    a holder, whatever became of the session that wrote it (KILL, a
+ *    reset, a restart: its command may still run, and is stopped before
+ *    the lease ends); else GET_LOCK, which a live holder's session keeps.
  * 2. One-server: a live slot row.
  * 3. Token: max(fence + 1, now in us), drawn in the fence row's upsert
  *    and read back while the transaction holds that row.
@@ -154,8 +155,7 @@ const char MY_SQL_SESSION_MYSQL[] =
 const char MY_SQL_ACQUIRE[] =
 "SET @got := IF(@ttl > 0, GET_LOCK(@name, 0), NULL);\n"
 "START TRANSACTION;\n"
-"SELECT MAX(v), MAX(expires_ms > @now AND (boot IS NULL OR\n"
-"    ABS(CAST(boot AS SIGNED) - @lr_boot) > 2)), " TOUCH_TABLES "\n"
+"SELECT MAX(v), MAX(expires_ms > @now), " TOUCH_TABLES "\n"
 "  FROM lockrun_keys WHERE k = @stable INTO @sv, @lease, @touch;\n"
 "SET @held := @ttl > 0 AND (NOT (@got <=> 1) OR COALESCE(@lease, 0));\n"
 "SELECT MAX(v) FROM lockrun_keys WHERE @slot_ttl > 0 AND NOT @held AND\n"
@@ -207,10 +207,12 @@ CAP;
  * @host @pid @slot_iso @ttl @cap @hist_ttl @now. Answer: (code, the
  * row's value when another's): 1 renewed; 0 this session no longer holds
  * the lock (lost); 2 the row had vanished (the expired-row cleanup) and
- * no later token was drawn: it is put back; 3 the row is gone with a
- * later token drawn, or holds another value (`lockrun unlock`): lost,
- * and the session lock is let go. A loss is recorded in the history and
- * the last-run row. */
+ * no later token was drawn: it is put back; 3 the row holds our tombstone
+ * ('unlocked:' and our value: `lockrun unlock`) or another value, or is
+ * gone with a later token drawn: lost. The session lock is kept: the
+ * run's release lets it go (and deletes our tombstone) once the
+ * command's tree is gone. A loss is recorded in the history and the
+ * last-run row. */
 const char MY_SQL_RENEW[] =
 "SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0);\n"
 "UPDATE lockrun_keys SET expires_ms = @now + @ttl\n"
@@ -222,8 +224,7 @@ const char MY_SQL_RENEW[] =
 "    COALESCE(@last_tok, 0) <= CAST(@token AS SIGNED), 2, 3)));\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
 "  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @r = 2;\n"
-"SET @rel := IF(@r = 3, RELEASE_LOCK(@name), NULL),\n"
-"    @hv := IF(@cur <=> @val, NULL, @cur);\n"
+"SET @hv := IF(@cur <=> @val OR @cur <=> CONCAT('unlocked:', @val), NULL, @cur);\n"
 "SELECT @r, @hv;\n"
 BOOKKEEPING
 "SET @event := 'lost', @status := NULL, @dur := NULL,\n"
@@ -237,20 +238,23 @@ CAP;
 
 /* release.lua. Inputs: @stable @hist @last @name @val @token @host @pid
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @status @dur
- * @event @cap @hist_ttl @now. The row is kept for @keep ms as a lease
- * ('released': newcomers respect it) or deleted, if it is still ours; the
- * session lock is let go either way. Answer: 1 released, 0 not ours. */
+ * @event (NULL: record nothing, after a lost lock) @cap @hist_ttl @now.
+ * The row is kept for @keep ms as a lease ('released': newcomers respect
+ * it) or deleted, if it is still ours; our tombstone ('unlocked:' and our
+ * value) is deleted; the session lock is let go either way. Answer: 1
+ * released, 0 not ours. */
 const char MY_SQL_RELEASE[] =
 "SELECT " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable INTO @touch;\n"
 "UPDATE lockrun_keys SET boot = 'released', expires_ms = @now + @keep\n"
 "  WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep > 0;\n"
 "SET @kept := ROW_COUNT() > 0;\n"
-"DELETE FROM lockrun_keys WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep = 0;\n"
+"DELETE FROM lockrun_keys WHERE k = @stable AND @ttl > 0 AND\n"
+"    (v = @val AND @keep = 0 OR v = CONCAT('unlocked:', @val));\n"
 "SET @deleted := ROW_COUNT() > 0, @rel := IF(@ttl > 0, RELEASE_LOCK(@name), NULL);\n"
 "SELECT @kept OR @deleted;\n"
 BOOKKEEPING
 "START TRANSACTION;\n"
-"SET @hby := NULL, @htok := @token, @rec := @cap > 0;\n"
+"SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL;\n"
 RECORD
 "UPDATE lockrun_last SET event = @event, status = @status, duration_ms = @dur,\n"
 "    end_ms = CAST(@now AS CHAR),\n"
@@ -266,19 +270,28 @@ CAP;
  * NULL for a slot key) @fence @hist @last @expect @host @pid (who
  * unlocks) @slot_iso (the slot, for a slot key) @cap @hist_ttl @now @us.
  * A row counts while it has not expired or its session lock is taken.
- * The fence moves past the holder's token, so the holder's next renewal
- * finds its row gone with a later token drawn (3): until then its
- * session lock stays, and newcomers find the lock held (holder "?").
- * Answer: (1, value) freed, (0, NULL) free, (2, value) another value. */
+ * A running holder's stable row is not deleted (a newcomer would run
+ * beside its command): its value becomes the tombstone 'unlocked:' and
+ * the value, keeping its expiry, which holds newcomers off as the lease
+ * did; the holder's next renewal finds it (3), stops its command, and its
+ * release deletes the tombstone and lets the session lock go. A row that
+ * is a tombstone already, a --min-hold row ('released') and a slot row
+ * have no command behind them: deleted at once. The fence moves past the
+ * holder's token either way. Answer: (1, value) freed, (3, value)
+ * tombstoned, (0, NULL) free, (2, value) another value. */
 const char MY_SQL_UNLOCK[] =
 "START TRANSACTION;\n"
-"SELECT MAX(v), " TOUCH_TABLES " FROM lockrun_keys\n"
+"SELECT MAX(v), MAX(boot), " TOUCH_TABLES " FROM lockrun_keys\n"
 "  WHERE k = @key AND (expires_ms IS NULL OR expires_ms > @now OR\n"
-"    IS_USED_LOCK(@name) IS NOT NULL) INTO @cur, @touch;\n"
-"SET @code := IF(@cur IS NULL, 0, IF(@cur = @expect, 1, 2));\n"
+"    IS_USED_LOCK(@name) IS NOT NULL) INTO @cur, @cboot, @touch;\n"
+"SET @code := IF(@cur IS NULL, 0, IF(@cur <> @expect, 2,\n"
+"    IF(@name IS NOT NULL AND NOT (@cboot <=> 'released') AND\n"
+"    LEFT(@cur, 9) <> 'unlocked:', 3, 1)));\n"
+"UPDATE lockrun_keys SET v = CONCAT('unlocked:', v)\n"
+"  WHERE k = @key AND v = @expect AND @code = 3;\n"
 "DELETE FROM lockrun_keys WHERE k = @key AND v = @expect AND @code = 1;\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
-"  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @code = 1\n"
+"  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @code IN (1, 3)\n"
 "  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
 "    expires_ms = @now + 86400000;\n"
 "COMMIT;\n"
@@ -286,7 +299,7 @@ const char MY_SQL_UNLOCK[] =
 BOOKKEEPING
 "START TRANSACTION;\n"
 "SET @hv := @cur, @event := 'unlocked', @status := NULL, @dur := NULL,\n"
-"    @rec := @cap > 0 AND @code = 1;\n"
+"    @rec := @cap > 0 AND @code IN (1, 3);\n"
 "SET " HOLDER_OF ";\n"
 RECORD
 /* the run ends with its stable key, not with a slot key */

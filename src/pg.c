@@ -3,17 +3,18 @@
  * and rows for the records (pg_sql.c holds the SQL and says what each
  * statement decides).
  *
- * The stable key is pg_try_advisory_lock(key_hash64(stable key)) held by
- * this connection's session, and a row in lockrun_keys whose boot column
- * names the server instance. The server frees the session lock the
- * moment the session ends: lockrun killed, its socket closed. While a
- * lease is held the session also ends once it has been idle for the ttl
- * (idle_session_timeout, PostgreSQL 14+), so a holder whose host vanished
- * frees the lock as a Redis key would expire. A restart or a crash of the
- * server drops every session lock; a row of another instance whose expiry
- * has not passed is then a lease its holder may still run under, and
- * newcomers respect it until it expires (so do they a --min-hold row,
- * boot 'released').
+ * The stable key is a row in lockrun_keys with an expiry, the lease, and
+ * pg_try_advisory_lock(key_hash64(stable key)) held by this connection's
+ * session. The lease decides, as a Redis key's TTL does: a newcomer never
+ * runs while the row has not expired, whatever became of the session that
+ * wrote it (pg_terminate_backend(), a proxy's reset, a server restart):
+ * its holder may still run, and stops its command before the lease ends
+ * (it watches its connection between keep-alives: idle_read). The session
+ * lock adds that the lock stays held while its session lives, and frees
+ * it with the release; while a lease is held the session ends once it has
+ * been idle for the ttl (idle_session_timeout, PostgreSQL 14+), so a
+ * frozen holder does not keep it past its lease. The boot column records
+ * the server instance, for display only.
  *
  * Round trips: every operation is one statement, sent with its values as
  * parameters (PQsendQueryParams: Parse, Bind, Describe, Execute and Sync
@@ -240,7 +241,7 @@ pg_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	res = pg_conn_read(b, "unlock", pg_sql_unlock, 13, params, &missing, e);
 	if (res == NULL)
 		return missing ? 0 : -1;	/* no tables: nothing to free */
-	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 2)
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 3)
 		return unexpected(b, "unlock", res, e);
 	if (pg_conn_cell(res, 0, 1) != NULL)
 		snprintf(holder, n, "%s", pg_conn_cell(res, 0, 1));
@@ -489,6 +490,31 @@ pg_fd(const struct lr_backend *b)
 	return p->conn != NULL ? pq.socket(p->conn) : -1;
 }
 
+/* Between statements the server sends nothing unless something happened
+ * to the session: a notice or a parameter's new value (harmless), or its
+ * end -- pg_terminate_backend() or a shutdown sends a FATAL error (libpq
+ * hands it to the notice processor, pg_conn.c keeps it) and closes; a
+ * proxy or a firewall cutting the connection gives end of file or a
+ * reset. libpq reads what came without blocking. */
+static int
+pg_idle_read(struct lr_backend *b, struct lr_err *e)
+{
+	struct pg *p = b->impl;
+	const char *why;
+
+	if (p->conn != NULL && pq.consume_input(p->conn) &&
+	    pq.status(p->conn) == CONNECTION_OK)
+		return 0;
+	why = p->conn == NULL ? "not connected" : p->notice[0] ? p->notice :
+	    pq.error_message(p->conn);
+	lr_errf(e, EX_UNAVAILABLE, "postgres %s: the session ended: %.*s", b->where,
+	    (int)strcspn(why, "\n"), why);
+	pg_conn_close(b);
+	if (e != NULL)
+		e->transport = 1;
+	return -1;
+}
+
 static int
 pg_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 {
@@ -515,7 +541,8 @@ static const struct lr_backend_ops pg_ops = {
 	.renew_send = pg_renew_send, .renew_recv = pg_renew_recv,
 	.release = pg_release, .unlock = pg_unlock, .peek = pg_peek,
 	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
-	.fd = pg_fd, .close = pg_conn_close, .reopen = pg_reopen, .free = pg_free,
+	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,
+	.free = pg_free,
 };
 
 int

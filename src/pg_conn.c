@@ -139,12 +139,17 @@ pg_conn_where(struct lr_backend *b, struct lr_err *e)
 }
 
 /* libpq prints a notice (a WARNING, "relation already exists, skipping")
- * on stderr by default; lockrun's stderr is its own. */
+ * on stderr by default; lockrun's stderr is its own. The last one is kept:
+ * an error the server sends between statements (the FATAL that ends a
+ * session) comes this way, and says why the session ended. */
 static void
 quiet(void *arg, const char *message)
 {
-	(void)arg;
-	(void)message;
+	struct pg *p = arg;
+	char line[256];
+
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(message, "\n"), message);
+	text_one_line(p->notice, sizeof(p->notice), line);
 }
 
 void
@@ -268,7 +273,8 @@ pg_conn_open(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 	pg_conn_close(b);
 	if ((p->conn = connect_start(b, cap_ms)) == NULL)
 		return lr_errf(e, EX_OSERR, "postgres %s: connect: out of memory", b->where);
-	pq.set_notice_processor(p->conn, quiet, NULL);
+	p->notice[0] = '\0';
+	pq.set_notice_processor(p->conn, quiet, p);
 	pq.set_verbosity(p->conn, PQERRORS_VERBOSE);	/* the SQLSTATE, for connect_failed */
 	while (pq.status(p->conn) != CONNECTION_BAD && st != PGRES_POLLING_OK &&
 	    st != PGRES_POLLING_FAILED) {
@@ -371,6 +377,7 @@ outcome(struct lr_backend *b, const char *what, const PGresult *res, char state[
 	char why[400];
 
 	state[0] = '\0';
+	p->notice[0] = '\0';	/* the statement's own notices are no news later */
 	if (res != NULL && (pq.result_status(res) == PGRES_TUPLES_OK ||
 	    pq.result_status(res) == PGRES_COMMAND_OK))
 		return 0;

@@ -46,6 +46,8 @@ struct pg {
 	PGconn		*conn;		/* NULL: closed */
 	PGresult	*pending;	/* a sent statement's answer, until all of it is in */
 	int		 in_flight;	/* a statement was sent with pg_conn_send() */
+	char		 notice[256];	/* the server's last notice, one line (an
+					 * error between statements comes as one) */
 };
 
 /* Load libpq (once). Returns 0, or -1 with e = EX_UNAVAILABLE naming the

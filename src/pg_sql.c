@@ -36,8 +36,9 @@
  * reinitialisation after a backend crashed (the start time stays, but
  * the statistics are discarded, which resets the bgwriter's). Numbers,
  * not timestamps as text, which would depend on the session's TimeZone.
- * An admin's pg_stat_reset_shared('bgwriter') changes it too: then the
- * live rows read as leases until a renewal stamps them again. */
+ * It is recorded for whoever reads the table (which instance's session
+ * lock backed the row); no statement decides by it: a row that has not
+ * expired holds newcomers off whatever became of its session. */
 #define BOOT	"extract(epoch FROM pg_postmaster_start_time())::text || ' ' || " \
 	"coalesce(extract(epoch FROM pg_stat_get_bgwriter_stat_reset_time())::text, '-')"
 
@@ -138,11 +139,14 @@ const char pg_sql_ddl[] =
  * pid, $15 slot ISO ("" none), $16 record a held lock.
  * Returns one row: code (1 acquired, 0 held, 2 slot taken), token, holder
  * (our value when acquired), and whether the session lock was let go.
- * - lk: a live lease row (from before a restart, or a --min-hold) is a
- *   holder without asking for the session lock; else the session lock.
- * - st: the stable row is written only if its newest version is free (of
- *   this instance, whose session lock we now hold, or expired): a
- *   release with keep_ms that committed after our snapshot wins.
+ * - lk: the lease decides: a stable row that has not expired is a holder,
+ *   whatever became of the session that wrote it (killed, cut off, gone
+ *   with a restart: its command may still run until its lease ends, and
+ *   is stopped before then), without asking for the session lock; else
+ *   the session lock, which a live holder's session keeps.
+ * - st: the stable row is written only if its newest version has expired:
+ *   a run or a release with keep_ms that committed after our snapshot
+ *   wins.
  * - sw: the slot row keeps its value while it lives; RETURNING shows who
  *   holds it, ours or the racer's that committed first.
  * - the session lock is let go in the main query, after the writes, when
@@ -158,7 +162,7 @@ const char pg_sql_acquire[] =
 	"$16::boolean AS say_held, " NOW_MS " AS now_ms, " NOW_US " AS now_us, " BOOT " AS boot), "
 	"cur AS (SELECT t.v, t.boot, t.expires_ms FROM lockrun_keys t, a WHERE t.k = a.stable), "
 	"lk AS (SELECT CASE WHEN a.ttl = 0 THEN true WHEN EXISTS (SELECT 1 FROM cur "
-	"WHERE cur.boot IS DISTINCT FROM a.boot AND cur.expires_ms > a.now_ms) THEN false "
+	"WHERE cur.expires_ms > a.now_ms) THEN false "
 	"ELSE pg_try_advisory_lock(a.lockid) END AS got FROM a), "
 	"sl AS (SELECT t.v FROM lockrun_keys t, a WHERE a.slot_ttl > 0 AND t.k = a.slot "
 	"AND t.expires_ms > a.now_ms), "
@@ -169,8 +173,7 @@ const char pg_sql_acquire[] =
 	"st AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms, boot) "
 	"SELECT a.stable, mine.v, a.now_ms + a.ttl, a.boot FROM a, mine WHERE a.ttl > 0 "
 	"ON CONFLICT (k) DO UPDATE SET v = excluded.v, expires_ms = excluded.expires_ms, "
-	"boot = excluded.boot WHERE t.boot = excluded.boot "
-	"OR t.expires_ms <= (SELECT now_ms FROM a) RETURNING t.v), "
+	"boot = excluded.boot WHERE t.expires_ms <= (SELECT now_ms FROM a) RETURNING t.v), "
 	"sw AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) "
 	"SELECT a.slot, mine.v, a.now_ms + a.slot_ttl FROM a, mine "
 	"WHERE a.slot_ttl > 0 AND (a.ttl = 0 OR EXISTS (SELECT 1 FROM st)) "
@@ -219,11 +222,11 @@ const char pg_sql_acquire[] =
  * expired) and no later token was drawn, while this session still holds
  * the lock: ours again; 0 lost: this session no longer holds the lock
  * (a new connection), or another value is in the row; 3 lost later: the
- * row went and a later token was drawn (lockrun unlock). Then the holder
- * ("host pid ..." value, when another), and whether the session lock was
- * let go (on 0 and 3: nothing else lets it go, the run's release is not
- * sent after a lost lock). Renewing stamps the row with this instance:
- * only this instance's sessions can hold its lock. */
+ * row holds our tombstone, 'unlocked:' || our value (lockrun unlock), or
+ * went and a later token was drawn. Then the holder ("host pid ..."
+ * value, when another's). The session lock is kept: the run's release
+ * lets it go (and deletes our tombstone) once the command's tree is gone.
+ * Renewing stamps the row with this instance (boot, for display). */
 const char pg_sql_renew[] =
 	"WITH a AS (SELECT $1::text AS stable, $2::text AS fence, $3::text AS hist, "
 	"$4::text AS last, $5::bigint AS lockid, $6::oid AS hi, $7::oid AS lo, $8::text AS value, "
@@ -233,6 +236,7 @@ const char pg_sql_renew[] =
 	"held AS (SELECT " LOCKED_MINE("a.hi", "a.lo") " AS ok FROM a), "
 	"cur AS (SELECT t.v FROM lockrun_keys t, a WHERE t.k = a.stable), "
 	"d AS (SELECT CASE WHEN NOT held.ok THEN 0 WHEN (SELECT v FROM cur) = a.value THEN 1 "
+	"WHEN (SELECT v FROM cur) = 'unlocked:' || a.value THEN 3 "
 	"WHEN (SELECT v FROM cur) IS NOT NULL THEN 0 "
 	"WHEN coalesce((SELECT t.v::bigint FROM lockrun_keys t WHERE t.k = a.fence), 0) > a.token "
 	"THEN 3 ELSE 2 END AS code FROM held, a), "
@@ -247,7 +251,8 @@ const char pg_sql_renew[] =
 	"expires_ms = excluded.expires_ms), "
 	"r AS (SELECT CASE WHEN d.code = 1 AND NOT EXISTS (SELECT 1 FROM ext) THEN 3 "
 	"WHEN d.code = 2 AND NOT EXISTS (SELECT 1 FROM back) THEN 0 ELSE d.code END AS code, "
-	"(SELECT v FROM cur WHERE v <> a.value) AS holder FROM d, a), "
+	"(SELECT v FROM cur WHERE v <> a.value AND v <> 'unlocked:' || a.value) AS holder "
+	"FROM d, a), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, "
 	"token, holder) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, 'lost', a.host, a.pid, "
 	"a.slot_iso, a.token::text, " HOLDER_BY("r.holder") " FROM a, r "
@@ -257,20 +262,21 @@ const char pg_sql_renew[] =
 	"expires_ms = a.now_ms + a.hist_ttl FROM a, r WHERE a.cap > 0 AND r.code IN (0, 3) "
 	"AND t.k = a.last AND t.token = a.token::text AND t.event = 'running' "
 	"AND t.expires_ms > a.now_ms) "
-	"SELECT r.code, r.holder, CASE WHEN r.code IN (0, 3) AND held.ok "
-	"THEN pg_advisory_unlock(a.lockid) END FROM r, held, a";
+	"SELECT r.code, r.holder FROM r";
 
 /* release.lua. $1 stable key, $2 history, $3 last run, $4 session lock
  * id, $5 its high and $6 low half, $7 our value, $8 keep ms (-1: no
  * stable key, 0: delete the row, more: keep it that long, boot
  * 'released', which newcomers respect as a lease), $9 exit status, $10
  * duration ms, $11 event, $12 history cap, $13 history ttl, $14 host,
- * $15 pid, $16 slot ISO, $17 our token.
+ * $15 pid, $16 slot ISO, $17 our token. $11 NULL: free only, record
+ * nothing (after a lost lock, whose loss the keep-alive recorded).
  * Returns one row: 1 when the row was ours (kept or deleted), else 0; and
- * whether the session lock was let go. The row is written before the
- * lock is let go in the main query; a newcomer that takes the lock
- * before we commit waits for the row and sees the newest version (st in
- * pg_sql_acquire). After a reconnect this session holds no lock: the
+ * whether the session lock was let go. Our tombstone ('unlocked:' || our
+ * value, lockrun unlock's) is deleted, never kept. The row is written
+ * before the lock is let go in the main query; a newcomer that takes the
+ * lock before we commit waits for the row and sees the newest version (st
+ * in pg_sql_acquire). After a reconnect this session holds no lock: the
  * rows are still written. */
 const char pg_sql_release[] =
 	"WITH a AS (SELECT $1::text AS stable, $2::text AS hist, $3::text AS last, "
@@ -280,17 +286,19 @@ const char pg_sql_release[] =
 	"nullif($16::text, '') AS slot_iso, $17::text AS token, " NOW_MS " AS now_ms), "
 	"kept AS (UPDATE lockrun_keys t SET expires_ms = a.now_ms + a.keep, boot = 'released' "
 	"FROM a WHERE a.keep > 0 AND t.k = a.stable AND t.v = a.value RETURNING 1), "
-	"gone AS (DELETE FROM lockrun_keys t USING a WHERE a.keep = 0 AND t.k = a.stable "
-	"AND t.v = a.value RETURNING 1), "
+	"gone AS (DELETE FROM lockrun_keys t USING a WHERE a.keep >= 0 AND t.k = a.stable "
+	"AND ((a.keep = 0 AND t.v = a.value) OR t.v = 'unlocked:' || a.value) RETURNING 1), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, token, "
 	"status, duration_ms) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, a.event, a.host, "
-	"a.pid, a.slot_iso, a.token, a.status, a.duration FROM a WHERE a.cap > 0 RETURNING 1), "
+	"a.pid, a.slot_iso, a.token, a.status, a.duration FROM a WHERE a.cap > 0 "
+	"AND a.event IS NOT NULL RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
 	"lw AS (UPDATE lockrun_last t SET event = a.event, status = a.status, "
 	"duration_ms = a.duration, end_ms = a.now_ms::text, success_ms = CASE WHEN "
 	"a.event = 'released' AND a.status = '0' THEN a.now_ms::text ELSE t.success_ms END, "
-	"expires_ms = a.now_ms + a.hist_ttl FROM a WHERE a.cap > 0 AND t.k = a.last "
-	"AND t.token = a.token AND t.event = 'running' AND t.expires_ms > a.now_ms), "
+	"expires_ms = a.now_ms + a.hist_ttl FROM a WHERE a.cap > 0 AND a.event IS NOT NULL "
+	"AND t.k = a.last AND t.token = a.token AND t.event = 'running' "
+	"AND t.expires_ms > a.now_ms), "
 	PRUNE("a.stable", "a.last") ", "
 	"n AS (SELECT (SELECT count(*) FROM kept) + (SELECT count(*) FROM gone) AS n) "
 	"SELECT n.n, CASE WHEN a.keep >= 0 AND " LOCKED_MINE("a.hi", "a.lo") " "
@@ -301,52 +309,64 @@ const char pg_sql_release[] =
  * halves of its session lock id, $8 the value the operator agreed to
  * free, $9 history cap, $10 history ttl, $11 host and $12 pid of who
  * unlocks, $13 slot ISO of a slot key ("" for the stable key).
- * Returns one row: code (1 freed, 0 free, 2 another value now) and the
- * value found. A stable key is live while its session lock is held by
- * anyone, or as a lease row (boot of another instance, or 'released');
- * a slot key while it has not expired. Deleting the row does not end
- * the holder's session lock (pg_terminate_backend would; lockrun does
- * not kill sessions): the fence moves past the holder's token, so its
- * next keep-alive finds the row gone and a later token (lost later),
- * lets the session lock go and stops its command. The fence row is
- * locked before the key's row, in the order acquire locks them. */
+ * Returns one row: code (1 freed, 0 free, 2 another value now, 3
+ * tombstoned) and the value found. A stable key is live while its
+ * session lock is held by anyone or its row has not expired; a slot key
+ * while it has not expired.
+ * A running holder's stable row is not deleted (a newcomer would run
+ * beside its command): its value becomes the tombstone 'unlocked:' ||
+ * value, keeping its expiry, which holds newcomers off as the lease did.
+ * The holder's next keep-alive finds its tombstone (lost later) and stops
+ * its command; its release then deletes the tombstone and lets the
+ * session lock go (lockrun does not kill sessions). A row that is a
+ * tombstone already, a --min-hold row (boot 'released') and a slot row
+ * have no command behind them: deleted at once. Either way the fence
+ * moves past the holder's token; it is locked before the key's row, in
+ * the order acquire locks them. */
 const char pg_sql_unlock[] =
 	"WITH a AS (SELECT $1::text AS key, $2::text AS fence, $3::text AS hist, "
 	"$4::text AS last, $5::boolean AS stable, $6::oid AS hi, $7::oid AS lo, "
 	"$8::text AS expect, $9::bigint AS cap, $10::bigint AS hist_ttl, $11::text AS host, "
 	"$12::text AS pid, nullif($13::text, '') AS slot_iso, " NOW_MS " AS now_ms, "
-	NOW_US " AS now_us, " BOOT " AS boot), "
+	NOW_US " AS now_us), "
 	"used AS (SELECT a.stable AND " LOCKED_ANY("a.hi", "a.lo") " AS yes FROM a), "
-	"d AS (SELECT (SELECT t.v FROM lockrun_keys t WHERE t.k = a.key AND (used.yes OR "
-	"(coalesce(t.expires_ms > a.now_ms, true) AND (NOT a.stable "
-	"OR t.boot IS DISTINCT FROM a.boot)))) AS v FROM a, used), "
-	"fence AS (" FENCE_UPSERT("a, d WHERE d.v = a.expect") " RETURNING 1), "
-	"gone AS (DELETE FROM lockrun_keys t USING a WHERE EXISTS (SELECT 1 FROM fence) "
-	"AND t.k = a.key AND t.v = a.expect RETURNING t.v), "
+	"d AS (SELECT t.v, CASE WHEN t.v IS NULL THEN 0 WHEN t.v <> a.expect THEN 2 "
+	"WHEN a.stable AND t.boot IS DISTINCT FROM 'released' "
+	"AND left(t.v, 9) <> 'unlocked:' THEN 3 ELSE 1 END AS code "
+	"FROM a CROSS JOIN used LEFT JOIN lockrun_keys t ON t.k = a.key "
+	"AND (used.yes OR coalesce(t.expires_ms > a.now_ms, true))), "
+	"fence AS (" FENCE_UPSERT("a, d WHERE d.code IN (1, 3)") " RETURNING 1), "
+	"gone AS (DELETE FROM lockrun_keys t USING a, d WHERE EXISTS (SELECT 1 FROM fence) "
+	"AND d.code = 1 AND t.k = a.key AND t.v = a.expect RETURNING t.v), "
+	"tomb AS (UPDATE lockrun_keys t SET v = 'unlocked:' || t.v FROM a, d "
+	"WHERE EXISTS (SELECT 1 FROM fence) AND d.code = 3 AND t.k = a.key "
+	"AND t.v = a.expect RETURNING a.expect AS v), "
+	"done AS (SELECT v FROM gone UNION ALL SELECT v FROM tomb), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, "
 	"token, holder) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, 'unlocked', a.host, "
-	"a.pid, a.slot_iso, " HOLDER_TOKEN("gone.v") ", " HOLDER_BY("gone.v") " "
-	"FROM a, gone WHERE a.cap > 0 RETURNING 1), "
+	"a.pid, a.slot_iso, " HOLDER_TOKEN("done.v") ", " HOLDER_BY("done.v") " "
+	"FROM a, done WHERE a.cap > 0 RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
 	"lw AS (UPDATE lockrun_last t SET event = 'unlocked', end_ms = a.now_ms::text, "
-	"expires_ms = a.now_ms + a.hist_ttl FROM a, gone WHERE a.cap > 0 AND a.stable "
-	"AND t.k = a.last AND t.token = split_part(gone.v, ' ', 2) AND t.event = 'running' "
+	"expires_ms = a.now_ms + a.hist_ttl FROM a, done WHERE a.cap > 0 AND a.stable "
+	"AND t.k = a.last AND t.token = split_part(done.v, ' ', 2) AND t.event = 'running' "
 	"AND t.expires_ms > a.now_ms) "
-	"SELECT CASE WHEN d.v IS NULL THEN 0 WHEN d.v <> a.expect THEN 2 "
-	"WHEN EXISTS (SELECT 1 FROM gone) THEN 1 ELSE 0 END, d.v FROM d, a";
+	"SELECT CASE WHEN d.code <> 1 AND d.code <> 3 THEN d.code "
+	"WHEN EXISTS (SELECT 1 FROM gone) THEN 1 WHEN EXISTS (SELECT 1 FROM tomb) THEN 3 "
+	"ELSE 0 END, d.v FROM d";
 
 /* The key's holder: $1 key, $2 whether it is the stable key, $3 and $4
  * the halves of its session lock id. Returns a row (value, ttl ms: -1
- * for a session lock or a row that never expires) when held, else none. */
+ * while a session lock backs it, or for a row that never expires) when
+ * held -- its session lock taken, or its row not expired -- else none. */
 const char pg_sql_peek[] =
 	"WITH a AS (SELECT $1::text AS key, $2::boolean AS stable, $3::oid AS hi, $4::oid AS lo, "
-	NOW_MS " AS now_ms, " BOOT " AS boot), "
+	NOW_MS " AS now_ms), "
 	"used AS (SELECT a.stable AND " LOCKED_ANY("a.hi", "a.lo") " AS yes FROM a) "
 	"SELECT CASE WHEN used.yes THEN coalesce(t.v, '?') ELSE t.v END, "
 	"CASE WHEN used.yes THEN -1 ELSE coalesce(t.expires_ms - a.now_ms, -1) END "
 	"FROM a CROSS JOIN used LEFT JOIN lockrun_keys t ON t.k = a.key "
-	"WHERE used.yes OR (t.k IS NOT NULL AND coalesce(t.expires_ms > a.now_ms, true) "
-	"AND (NOT a.stable OR t.boot IS DISTINCT FROM a.boot))";
+	"WHERE used.yes OR (t.k IS NOT NULL AND coalesce(t.expires_ms > a.now_ms, true))";
 
 /* Every task at once: $1 stable keys, $2 last-run keys, $3 history keys,
  * $4 and $5 the halves of the session lock ids (arrays, one element per
@@ -356,7 +376,7 @@ const char pg_sql_peek[] =
  * token start_ms end_ms status duration_ms success_ms), runs, skips.
  * pg_locks is read once for all. */
 const char pg_sql_states[] =
-	"WITH a AS (SELECT " NOW_MS " AS now_ms, " BOOT " AS boot), "
+	"WITH a AS (SELECT " NOW_MS " AS now_ms), "
 	"locks AS (SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND "
 	"database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND "
 	"objsubid = 1 AND granted), "
@@ -365,10 +385,10 @@ const char pg_sql_states[] =
 	"s AS (SELECT u.*, EXISTS (SELECT 1 FROM locks WHERE locks.classid = u.hi "
 	"AND locks.objid = u.lo) AS used FROM u) "
 	"SELECT s.i, a.now_ms, "
-	"CASE WHEN s.used THEN coalesce(t.v, '?') WHEN t.expires_ms > a.now_ms "
-	"AND t.boot IS DISTINCT FROM a.boot THEN t.v END, "
+	"CASE WHEN s.used THEN coalesce(t.v, '?') "
+	"WHEN t.expires_ms > a.now_ms THEN t.v END, "
 	"CASE WHEN s.used THEN -1 WHEN t.expires_ms > a.now_ms "
-	"AND t.boot IS DISTINCT FROM a.boot THEN t.expires_ms - a.now_ms END, "
+	"THEN t.expires_ms - a.now_ms END, "
 	"l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status, "
 	"l.duration_ms, l.success_ms, c.runs, c.skips "
 	"FROM a LEFT JOIN s ON true "

@@ -36,9 +36,15 @@ struct lr_cluster {
 	size_t		 nlens, lenscap;
 	int		 hops;		/* redirects for the oldest command */
 	int		 tries;		/* TRYAGAIN/CLUSTERDOWN for it */
-	int		 asked;		/* it was sent after ASKING */
 	long long	 retry_until;	/* ask again until then (monotonic ms) */
+	int		 refreshes;	/* seeds asked again for it: MOVED to a
+					 * node that does not answer */
+	long long	 refresh_until;	/* ... until then (monotonic ms) */
+	int		 ask_there;	/* this connection is on the node an ASK
+					 * named: each command goes after ASKING */
 };
+
+const char rcluster_asking_cmd[] = "*1\r\n$6\r\nASKING\r\n";
 
 
 void
@@ -191,12 +197,26 @@ rcluster_closed(struct lr_conn *rc)
 	if (rc->cluster == NULL)
 		return;
 	rc->cluster->loglen = rc->cluster->nlens = 0;
-	rc->cluster->hops = rc->cluster->tries = rc->cluster->asked = 0;
+	rc->cluster->hops = rc->cluster->tries = 0;
+	rc->cluster->refreshes = rc->cluster->ask_there = 0;
 }
 
-/* The oldest command was answered. */
+int
+rcluster_ask_there(const struct lr_conn *rc)
+{
+	return rc->cluster != NULL && rc->cluster->ask_there;
+}
+
+/* Is the logged command cmd[0..len) the ASKING rconn.c put in front? */
+static int
+is_asking(const char *cmd, size_t len)
+{
+	return len == sizeof(rcluster_asking_cmd) - 1 && memcmp(cmd, rcluster_asking_cmd, len) == 0;
+}
+
+/* Drop the oldest command from the log. */
 static void
-answered(struct lr_cluster *cl)
+pop(struct lr_cluster *cl)
 {
 	if (cl->nlens == 0)
 		return;
@@ -204,7 +224,25 @@ answered(struct lr_cluster *cl)
 	memmove(cl->log, cl->log + cl->lens[0], cl->loglen);
 	memmove(cl->lens, cl->lens + 1, (cl->nlens - 1) * sizeof(*cl->lens));
 	cl->nlens--;
-	cl->hops = cl->tries = cl->asked = 0;
+}
+
+/* The oldest command was answered. */
+static void
+answered(struct lr_cluster *cl)
+{
+	pop(cl);
+	cl->hops = cl->tries = cl->refreshes = 0;
+}
+
+/* The commands in the log, ASKINGs not counted. */
+static size_t
+in_flight(const struct lr_cluster *cl)
+{
+	size_t n = 0, off = 0;
+
+	for (size_t i = 0; i < cl->nlens; off += cl->lens[i++])
+		n += !is_asking(cl->log + off, cl->lens[i]);
+	return n;
 }
 
 /* Where to: the node named, or (no host) the one that answered. */
@@ -234,18 +272,17 @@ target(struct lr_conn *rc, const struct cluster_redirect *to, struct lr_addr *a,
 	return 0;
 }
 
-/* Queue and send again the commands unanswered, each after ASKING when
- * ask; the log, set aside (cl->log is empty), is freed. */
+/* Queue and send again the commands unanswered (rconn_append_raw() puts
+ * ASKING in front of each on a node an ASK named, so the old ASKINGs are
+ * left out); the log, set aside (cl->log is empty), is freed. */
 static int
-resend(struct lr_conn *rc, char *log, size_t *lens, size_t nlens, int ask,
-    struct lr_err *e)
+resend(struct lr_conn *rc, char *log, size_t *lens, size_t nlens, struct lr_err *e)
 {
-	static const char asking[] = "*1\r\n$6\r\nASKING\r\n";
 	size_t off = 0;
 	int rc_ = 1;
 
 	for (size_t i = 0; i < nlens && rc_ == 1; off += lens[i++])
-		if ((ask && rconn_append_raw(rc, asking, sizeof(asking) - 1) != 0) ||
+		if (!is_asking(log + off, lens[i]) &&
 		    rconn_append_raw(rc, log + off, lens[i]) != 0)
 			rc_ = rconn_fail(rc, "redirect", e);
 	if (rc_ == 1 && rconn_flush(rc, "redirect", e) != 0)
@@ -267,8 +304,46 @@ take_log(struct lr_cluster *cl, char **log, size_t **lens, size_t *nlens)
 	cl->loglen = cl->logcap = cl->nlens = cl->lenscap = 0;
 }
 
+/* MOVED named a node that does not answer (a master killed, its replica
+ * not yet promoted): ask the seeds again, after a pause, until they name
+ * another node or the time for it is up -- by, else the command timeout
+ * from the first such answer. e says why the node did not answer. The
+ * log, set aside, is freed. Returns 1 sent again, or -1 with e. */
+static int
+refresh(struct lr_conn *rc, char *log, size_t *lens, size_t nlens, long long by,
+    struct lr_err *e)
+{
+	struct lr_cluster *cl = rc->cluster;
+	long long now = mono_ms(), pause;
+	int n = cl->refreshes;
+	struct timespec ts;
+
+	if (n == 0)
+		cl->refresh_until = by > 0 ? by : now + rc->command_timeout_ms;
+	if (now >= cl->refresh_until) {
+		free(log);
+		free(lens);
+		return -1;
+	}
+	pause = backoff_delay(n, 0.5);
+	if (pause > cl->refresh_until - now)
+		pause = cl->refresh_until - now;
+	ts = (struct timespec){ pause / 1000, (pause % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+	rc->addrlen = 0;		/* forget it: dial the seeds */
+	if (rconn_reopen(rc, cl->refresh_until - mono_ms(), e) != 0) {
+		free(log);
+		free(lens);
+		return -1;
+	}
+	cl->refreshes = n + 1;		/* the reopen reset it */
+	return resend(rc, log, lens, nlens, e);
+}
+
 /* Connect to the node to names, by `by` (0: within the connect timeout),
- * and queue there again the commands unanswered. */
+ * and queue there again the commands unanswered: after ASKING for ASK
+ * (rconn_append_raw() puts it in front while this connection lasts); a
+ * MOVED to a node that does not answer asks the seeds again (refresh()). */
 static int
 follow(struct lr_conn *rc, const struct cluster_redirect *to, long long by,
     struct lr_err *e)
@@ -278,7 +353,7 @@ follow(struct lr_conn *rc, const struct cluster_redirect *to, long long by,
 	char *log;
 	size_t *lens, nlens;
 	long long cap = by > 0 ? by - mono_ms() : LLONG_MAX / 4;
-	int rc_ = -1;
+	int rc_, refreshes = cl->refreshes;
 
 	if (target(rc, to, &there, e) != 0) {
 		rconn_close(rc);
@@ -296,13 +371,18 @@ follow(struct lr_conn *rc, const struct cluster_redirect *to, long long by,
 	rc->addr = there.ss;
 	rc->addrlen = there.len;
 	cl->pinned = 1;
-	if (rconn_reopen(rc, cap, e) == 0)
-		rc_ = resend(rc, log, lens, nlens, to->ask, e);
-	else {
+	rc_ = rconn_reopen(rc, cap, e);
+	cl->pinned = 0;
+	if (rc_ == 0) {
+		cl->ask_there = to->ask;
+		rc_ = resend(rc, log, lens, nlens, e);
+	} else if (!to->ask && e->transport) {
+		cl->refreshes = refreshes;	/* the reopen reset it */
+		rc_ = refresh(rc, log, lens, nlens, by, e);
+	} else {
 		free(log);
 		free(lens);
 	}
-	cl->pinned = 0;
 	if (to->ask) {			/* once: the keys' node is still home */
 		rc->addr = home.ss;
 		rc->addrlen = home.len;
@@ -319,10 +399,11 @@ unsettled(const char *msg)
 }
 
 /* Pause (backoff, no jitter needed: one client) and send the one command
- * in flight again on the same connection, while the command timeout since
- * the first such answer lasts. Returns 1 sent, 0 time is up. */
+ * in flight again on the same connection, until by, or (by 0) while the
+ * command timeout since the first such answer lasts. Returns 1 sent, 0
+ * time is up. */
 static int
-ask_again(struct lr_conn *rc, struct lr_err *e)
+ask_again(struct lr_conn *rc, long long by, struct lr_err *e)
 {
 	struct lr_cluster *cl = rc->cluster;
 	long long now = mono_ms(), pause;
@@ -331,7 +412,7 @@ ask_again(struct lr_conn *rc, struct lr_err *e)
 	struct timespec ts;
 
 	if (cl->tries == 0)
-		cl->retry_until = now + rc->command_timeout_ms;
+		cl->retry_until = by > 0 ? by : now + rc->command_timeout_ms;
 	if (now >= cl->retry_until)
 		return 0;
 	pause = backoff_delay(cl->tries++, 0.5);
@@ -340,7 +421,7 @@ ask_again(struct lr_conn *rc, struct lr_err *e)
 	ts = (struct timespec){ pause / 1000, (pause % 1000) * 1000000 };
 	nanosleep(&ts, NULL);
 	take_log(cl, &log, &lens, &nlens);
-	return resend(rc, log, lens, nlens, cl->asked, e);
+	return resend(rc, log, lens, nlens, e);
 }
 
 int
@@ -351,10 +432,15 @@ rcluster_reply(struct lr_conn *rc, redisReply **r, long long by, struct lr_err *
 	char said[200];
 	int hops, tries = cl->tries;
 
-	/* a blocking command (by 0), alone in flight: the scripts */
-	if ((*r)->type == REDIS_REPLY_ERROR && by == 0 && cl->nlens == 1 &&
-	    unsettled((*r)->str)) {
-		int again = ask_again(rc, e);
+	if (cl->nlens > 0 && is_asking(cl->log, cl->lens[0])) {
+		pop(cl);		/* ASKING's +OK: the command's answer is next */
+		freeReplyObject(*r);
+		*r = NULL;
+		return 2;
+	}
+	/* alone in flight (not behind WAIT, which would answer first) */
+	if ((*r)->type == REDIS_REPLY_ERROR && in_flight(cl) == 1 && unsettled((*r)->str)) {
+		int again = ask_again(rc, by, e);
 		if (again != 0) {
 			freeReplyObject(*r);
 			*r = NULL;
@@ -370,7 +456,8 @@ rcluster_reply(struct lr_conn *rc, redisReply **r, long long by, struct lr_err *
 	freeReplyObject(*r);
 	*r = NULL;
 	hops = ++cl->hops;
-	if (hops > CLUSTER_MAX_REDIRECTS) {
+	/* while the seeds name a node that does not answer, time decides */
+	if (hops > CLUSTER_MAX_REDIRECTS && cl->refreshes == 0) {
 		rconn_close(rc);
 		return lr_errf(e, EX_UNAVAILABLE, "redis %s: the cluster redirected a "
 		    "command more than %d times (last: %s)", rc->where, CLUSTER_MAX_REDIRECTS,
@@ -380,6 +467,5 @@ rcluster_reply(struct lr_conn *rc, redisReply **r, long long by, struct lr_err *
 		return -1;
 	cl->hops = hops;	/* the reopen's AUTH reset them */
 	cl->tries = tries;
-	cl->asked = to.ask;
 	return 1;
 }

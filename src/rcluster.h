@@ -14,6 +14,14 @@ struct redisReply;
 
 void	rcluster_free(struct lr_cluster *cl);	/* NULL: nothing */
 
+/* ASKING, as sent: rconn_append_raw() queues it in front of each command
+ * while rcluster_ask_there(rc), and rcluster_reply() drops its +OK. */
+extern const char rcluster_asking_cmd[];
+
+/* Is rc connected to the node an ASK named (not the one serving the slot
+ * for good)? Its commands must go after ASKING. */
+int	rcluster_ask_there(const struct lr_conn *rc);
+
 /* A connected socket for rc (rc->url is a cluster URL): to rc->addr when
  * a node is remembered, else (or when it does not answer) to each seed in
  * turn, each given an equal share of what is left of ms. The seeds' names
@@ -30,15 +38,19 @@ int	rcluster_sent(struct lr_conn *rc, const char *cmd, size_t len);
 void	rcluster_closed(struct lr_conn *rc);
 
 /* *r is the reply to the oldest command unanswered. Returns 0 when it is
- * the answer (pass it on); 1 when it was MOVED or ASK and was followed:
- * *r is freed and the commands unanswered are sent again to the node
- * named (after ASKING, for ASK) -- read on; -1 with e when that could not
- * be done (more than CLUSTER_MAX_REDIRECTS for one command, or the node
- * does not answer by `by`, a monotonic ms, or within the connect timeout
- * when by is 0): *r is freed and the connection closed. MOVED moves
- * rc->addr (the node reconnects go to) for good; ASK does not. Only
- * pipelines that read, or a single command, may be sent again safely:
- * lockrun sends no other kind. */
+ * the answer (pass it on); 2 when it answered an ASKING (*r freed: read
+ * on); 1 when it was MOVED or ASK and was followed, or TRYAGAIN or
+ * CLUSTERDOWN for the one command in flight and it was sent again after a
+ * pause: *r is freed -- read on; -1 with e when that could not be done
+ * (more than CLUSTER_MAX_REDIRECTS for one command, or the node does not
+ * answer by `by`, a monotonic ms, or within the connect timeout when by
+ * is 0): *r is freed and the connection closed. Asking again ends at by
+ * (0: the command timeout after the first such answer); then the answer
+ * is passed on. A MOVED to a node that does not answer sends the command
+ * to the seeds again, after a pause, until then. MOVED moves rc->addr
+ * (the node reconnects go to) for good; ASK does not. Only pipelines that
+ * read, or a single command, may be sent again safely: lockrun sends no
+ * other kind. */
 int	rcluster_reply(struct lr_conn *rc, struct redisReply **r, long long by,
 	    struct lr_err *e);
 

@@ -153,11 +153,10 @@ io_write(struct lr_conn *rc, const char *buf, size_t n, short *want)
 	return put;
 }
 
-int
-rconn_append_raw(struct lr_conn *rc, const char *cmd, size_t len)
+/* Put cmd[0..len) in the output buffer (and the cluster's log). */
+static int
+queue(struct lr_conn *rc, const char *cmd, size_t len)
 {
-	if (rc->fd < 0)
-		return -1;
 	if (rc->outlen + len > rc->outcap) {
 		size_t cap = (rc->outlen + len) * 2;
 		char *p = realloc(rc->out, cap);
@@ -171,6 +170,19 @@ rconn_append_raw(struct lr_conn *rc, const char *cmd, size_t len)
 	memcpy(rc->out + rc->outlen, cmd, len);
 	rc->outlen += len;
 	return 0;
+}
+
+int
+rconn_append_raw(struct lr_conn *rc, const char *cmd, size_t len)
+{
+	if (rc->fd < 0)
+		return -1;
+	/* on the node an ASK named, the slot is not its own yet: ASKING
+	 * (pipelined, no round trip) lets it serve the command */
+	if (rcluster_ask_there(rc) &&
+	    queue(rc, rcluster_asking_cmd, strlen(rcluster_asking_cmd)) != 0)
+		return -1;
+	return queue(rc, cmd, len);
 }
 
 int
@@ -369,24 +381,29 @@ rconn_command(struct lr_conn *rc, const char *doing, int argc, const char **argv
 int
 rconn_read(struct lr_conn *rc, redisReply **r, const char *doing, struct lr_err *e)
 {
-	short want = 0;
-	int got = -1, followed;
+	for (;;) {
+		short want = 0;
+		int got = -1, followed;
 
-	/* read and parse in turns until a reply is whole or nothing more
-	 * has arrived: the bounds end a reply that never ends */
-	if (rc->fd >= 0)
-		while ((got = take_reply(rc, r)) == 0) {
-			int n = read_some(rc, &want);
-			if (n <= 0) {
-				got = n < 0 ? -1 : 0;
-				break;
+		/* read and parse in turns until a reply is whole or nothing
+		 * more has arrived: the bounds end a reply that never ends */
+		if (rc->fd >= 0)
+			while ((got = take_reply(rc, r)) == 0) {
+				int n = read_some(rc, &want);
+				if (n <= 0) {
+					got = n < 0 ? -1 : 0;
+					break;
+				}
 			}
-		}
-	if (got < 0)
-		return rconn_fail(rc, doing, e);
-	if (got > 0 && rc->cluster && (followed = rcluster_reply(rc, r, rc->read_by, e)) != 0)
-		return followed > 0 ? 0 : -1;	/* sent again elsewhere, or failed */
-	return got;
+		if (got < 0)
+			return rconn_fail(rc, doing, e);
+		if (got == 0 || rc->cluster == NULL ||
+		    (followed = rcluster_reply(rc, r, rc->read_by, e)) == 0)
+			return got;
+		if (followed != 2)	/* sent again elsewhere, or failed */
+			return followed > 0 ? 0 : -1;
+		/* ASKING's answer: the command's may have come with it */
+	}
 }
 
 /* Check the answer to AUTH (is_auth) or SELECT: 0, or -1 with e. */

@@ -120,8 +120,10 @@ int	rconn_flush(struct lr_conn *rc, const char *doing, struct lr_err *e);
 /* Write out what is queued, then wait for the next reply, within the
  * command timeout. On a cluster, a MOVED or ASK reply is followed (each
  * hop within the connect and command timeouts, at most
- * CLUSTER_MAX_REDIRECTS for a command) and the reply is the node's that
- * serves the key. Returns it (the caller frees it with freeReplyObject)
+ * CLUSTER_MAX_REDIRECTS for a command), TRYAGAIN and CLUSTERDOWN are asked
+ * again and a MOVED to a node that does not answer goes back to the seeds,
+ * each until the command timeout (rcluster.h), and the reply is the node's
+ * that serves the key. Returns it (the caller frees it with freeReplyObject)
  * or NULL with e as rconn_flush() sets it. doing names the command in
  * messages. */
 struct redisReply *rconn_reply(struct lr_conn *rc, const char *doing, struct lr_err *e);
@@ -133,8 +135,9 @@ struct redisReply *rconn_command(struct lr_conn *rc, const char *doing, int argc
 /* Without blocking, read what has arrived (call when the socket is
  * readable). Returns 1 with *r set, 0 when no reply is complete yet, -1
  * with e as above. On a cluster, a MOVED or ASK reply is followed (a
- * blocking connect, by read_by) and the command sent again: 0, and the
- * socket may have changed. */
+ * blocking connect, by read_by), and TRYAGAIN or CLUSTERDOWN asked again
+ * after a pause (blocking, until read_by at the latest), and the command
+ * sent again: 0, and the socket may have changed. */
 int	rconn_read(struct lr_conn *rc, struct redisReply **r, const char *doing,
 	    struct lr_err *e);
 

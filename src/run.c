@@ -226,6 +226,23 @@ release_orphaned(void *arg, int status)
 	release(x, status, "killed");
 }
 
+/* After another run took the lock, or unlock left its tombstone, a
+ * session backend's session lock is still ours: the keep-alive keeps it
+ * until the command's tree is gone. Let it go now, and delete our
+ * tombstone, recording nothing more (the keep-alive recorded the loss).
+ * A failure is no matter: the session ends with lockrun, the tombstone
+ * with its lease. */
+static void
+release_lost(struct lr_ctx *x)
+{
+	struct lr_err e = { 0, "", 0 };
+	struct lr_ending end = { .event = NULL };
+
+	end.keep_ms = x->t.min_hold_ms - (mono_ms() - x->acquired_at);
+	if (x->be.ops->fd(&x->be) >= 0)
+		(void)x->be.ops->release(&x->be, &x->lock, &end, &e);
+}
+
 /* Run the command under the lease (or with no lock: be NULL). */
 static int
 run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
@@ -246,8 +263,16 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
 	 * connection (a database restart) is recorded as lost, and its row,
 	 * still ours, freed: the command is gone now; and so is a lock that
 	 * unlock freed (LOST_FREED): its tombstone, which kept newcomers out
-	 * while the tree was being stopped, goes now */
-	if (be && s.lost != LOST_TAKEN)
+	 * while the tree was being stopped, goes now. A database's keep-alive
+	 * recorded that loss itself (Redis's renew.lua leaves it to the
+	 * release, which has the command's status): only the session lock
+	 * and the tombstone are let go then. */
+	if (!be)
+		return status;
+	if (s.lost == LOST_TAKEN || (s.lost == LOST_FREED && be->ops->session)) {
+		if (be->ops->session)
+			release_lost(x);
+	} else
 		release(x, status >= 0 ? status : e->status, s.lost ? "lost" :
 		    s.timed_out ? "stopped-timeout" : "released");
 	return status;

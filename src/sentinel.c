@@ -30,7 +30,8 @@ struct lr_sentinel {
 /* What one round of asking found, for the message when nothing worked. */
 struct round {
 	char	why[512];	/* "A: reason; B: reason" */
-	int	answered;	/* sentinels that answered at all */
+	int	asked;		/* sentinels asked */
+	int	answered;	/* ... that answered at all */
 	int	gave;		/* ... with an address */
 };
 
@@ -224,9 +225,16 @@ try_master(struct lr_conn *rc, const char *host, int port, long long ms,
 		return 0;
 	}
 	if (rconn_attach(rc, ms, e) != 0) {
+		const char *m = e->msg;
+		size_t wl = strlen(rc->where);
+
 		if (!e->transport)
 			return -1;
-		note(rd, what, e->msg);
+		/* "redis H:P: cannot connect: ..." after "S gave H:P" */
+		if (strncmp(m, "redis ", 6) == 0 && strncmp(m + 6, rc->where, wl) == 0 &&
+		    strncmp(m + 6 + wl, ": ", 2) == 0)
+			m += 6 + wl + 2;
+		note(rd, what, m);
 		return 0;
 	}
 	if ((role = is_master(rc, why, sizeof(why))) != 1) {
@@ -267,6 +275,7 @@ one_round(struct lr_conn *rc, long long deadline, long long share, struct round 
 		if (left <= 0)
 			break;
 		rurl_where(&s->url[i], sname, sizeof(sname));
+		rd->asked++;
 		got = ask(s, i, rc, min2(share, left), host, sizeof(host), &port, why,
 		    sizeof(why));
 		if (got < 0) {
@@ -295,21 +304,26 @@ sentinel_connect(struct lr_conn *rc, long long connect_ms, struct lr_err *e)
 	const struct lr_url *u = rc->url;
 	long long deadline = mono_ms() + connect_ms;
 	long long share = connect_ms / u->nsentinels;
-	struct round rd;
+	struct round rd, next;
 	int rv;
 
 	if (rc->sentinel == NULL && (rc->sentinel = sentinel_new(u)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	if (share < min2(connect_ms, SHARE_MIN_MS))
 		share = min2(connect_ms, SHARE_MIN_MS);
+	memset(&rd, 0, sizeof(rd));
 	for (;;) {
 		long long left;
 
-		memset(&rd, 0, sizeof(rd));
-		if ((rv = one_round(rc, deadline, share, &rd, e)) != 0)
+		memset(&next, 0, sizeof(next));
+		if ((rv = one_round(rc, deadline, share, &next, e)) != 0)
 			return rv > 0 ? 0 : -1;
+		/* the message tells the last round that asked every sentinel
+		 * asked before: one the deadline cut short says less */
+		if (next.asked >= rd.asked)
+			rd = next;
 		/* a failover under way: the sentinels may soon say more */
-		if (rd.gave == 0 || (left = deadline - mono_ms()) <= 0)
+		if (next.gave == 0 || (left = deadline - mono_ms()) <= 0)
 			break;
 		struct timespec ts = { 0, min2(left, ROUND_PAUSE_MS) * 1000000 };
 		nanosleep(&ts, NULL);

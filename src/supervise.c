@@ -1,6 +1,7 @@
-/* supervise.c -- the wait loop: one poll(2) over the signalfd and, while a
- * renewal is in flight, the backend's socket, with a timeout computed from
- * the next thing due (renewal, retry, stop, SIGKILL, --timeout). */
+/* supervise.c -- the wait loop: one poll(2) over the signalfd and the
+ * backend's socket (while a renewal is in flight, or all along for a
+ * backend that watches its session), with a timeout computed from the
+ * next thing due (renewal, retry, stop, SIGKILL, --timeout). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -231,6 +232,38 @@ lease_overrun(struct loop *l, long long now)
 	    now - l->next_renew);
 }
 
+/* The socket to poll: the renewal's answer, while one is in flight; and
+ * between renewals too for a backend that watches its session (idle_read),
+ * since a session lock ends with its session, whenever that is. */
+static int
+watched_fd(const struct loop *l)
+{
+	const struct lr_backend *be = l->s->be;
+
+	if (!l->renewing || (l->in_flight < 0 && be->ops->idle_read == NULL))
+		return -1;
+	return be->ops->fd(be);
+}
+
+/* The socket became readable between renewals. The server ending the
+ * session (pg_terminate_backend(), KILL) or a cut connection (end of
+ * file, a reset) takes the session lock with it at once: the lock is
+ * lost now, not at the next renewal. Newcomers still wait for the lease,
+ * but only until it ends, so the command must be gone by then: SIGKILL
+ * at lease_kill_at() at the latest, as when the lease is unconfirmed. */
+static void
+idle_readable(struct loop *l, long long now)
+{
+	struct lr_err e;
+
+	if (l->s->be->ops->idle_read(l->s->be, &e) == 0)
+		return;		/* a notice: the session goes on */
+	e.transport = 1;
+	renew_failed(l, now, &e);
+	if (l->stopping)
+		stop(l, lease_kill_at(&l->lease));
+}
+
 /* Act on whatever is due at now; return when the next thing is due. */
 static long long
 due(struct loop *l, long long now)
@@ -310,7 +343,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 		long long next = due(&l, mono_ms()), now = mono_ms();	/* due() may block */
 		struct pollfd pfd[3] = {
 			{ .fd = l.ch->sfd, .events = POLLIN },
-			{ .fd = l.in_flight >= 0 ? s->be->ops->fd(s->be) : -1, .events = POLLIN },
+			{ .fd = watched_fd(&l), .events = POLLIN },
 			{ .fd = l.ch->ctl, .events = POLLIN },
 		};
 		int wait = next == NEVER ? -1 : (int)(next > now ? min2(next - now, 1 << 30) : 0);
@@ -321,8 +354,10 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 			tree_kill_all();
 			break;
 		}
-		if (pfd[1].revents & (POLLIN | POLLERR | POLLHUP))
+		if ((pfd[1].revents & (POLLIN | POLLERR | POLLHUP)) && l.in_flight >= 0)
 			renew_recv(&l, mono_ms());
+		else if (pfd[1].revents & (POLLIN | POLLERR | POLLHUP))
+			idle_readable(&l, mono_ms());
 		if (pfd[0].revents & POLLIN)
 			ended = child_event(l.ch);
 		if (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))

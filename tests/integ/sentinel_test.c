@@ -228,6 +228,32 @@ Test(sentinel, sentinels_that_do_not_know_the_master_are_69)
 	cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "one line: %s", r.err);
 }
 
+/* The sentinels still name a master that is gone (its replica too, so
+ * none can be promoted): 69, one line saying what each sentinel gave and
+ * why that master could not be reached -- not "none asked", which the last
+ * round, cut short by the deadline, used to leave. */
+Test(sentinel, a_dead_master_is_named_with_each_sentinels_answer)
+{
+	char re[1024], s[3][32], m[32];
+	struct result r;
+
+	start_group();
+	redis_halt(&rep);
+	redis_halt(&fx);
+	for (int i = 0; i < SENTINELS; i++)
+		snprintf(s[i], sizeof(s[i]), "127\\.0\\.0\\.1:%d", sg.node[i].port);
+	snprintf(m, sizeof(m), "127\\.0\\.0\\.1:%d", fx.port);
+	snprintf(re, sizeof(re), "^lockrun: redis\\+sentinel " MASTER ": no master found "
+	    "\\(%s gave %s: cannot connect: Connection refused; "
+	    "%s gave %s: cannot connect: Connection refused; "
+	    "%s gave %s: cannot connect: Connection refused\\)\n$",
+	    s[0], m, s[1], m, s[2], m);
+	LR(&r, "--redis", url, "-k", "s7", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
+	cr_assert(eq(str, r.out, ""), "the command did not run");
+	cr_assert(matches(r.err, re), "stderr: %s", r.err);
+}
+
 /* A sentinel that does not answer is passed over for the next. */
 Test(sentinel, a_dead_sentinel_is_passed_over)
 {
