@@ -10,9 +10,8 @@
 VERSION = 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
-# lockrun-sql, which lockrun execs for mysql:// and postgres:// URLs
-LIBEXECDIR ?= $(PREFIX)/libexec/lockrun
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/lockrun
 CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
@@ -52,67 +51,62 @@ endif
 
 WARN = -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Wshadow \
 	$(if $(filter true,$(CI)),-Werror)
-# TLS (rediss://) when OpenSSL is there (libssl-dev; `make deps` installs
-# it): without it, lockrun builds and refuses rediss:// URLs with a message.
-# Recursive (=) on purpose: evaluated when a recipe runs, after `deps`.
-TLS_MOD = $(shell $(PKG_CONFIG) --exists openssl 2>/dev/null && echo openssl)
-LIB_MODS = hiredis yaml-0.1 $(TLS_MOD)
-LR_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(SAN) -MMD -MP -I$(B) -Isrc \
-	-DLOCKRUN_VERSION='"$(VERSION)"' $(if $(TLS_MOD),-DLR_TLS) \
-	-DLR_LIBEXECDIR='"$(LIBEXECDIR)"' \
-	$(shell $(PKG_CONFIG) --cflags $(LIB_MODS))
-# lockrun is linked statically by default, libc and OpenSSL included: no
-# ld.so work and no shared libraries mapped on every cron start (make
-# bench: about 1 ms and 700 KiB of peak RSS less a run; README,
-# "Dependencies"). It is not a PIE: a static PIE relocates itself at each
-# start, and OpenSSL brings 20,000 relocations, which cost about 110 page
-# faults and 2 ms a run (perf stat, 200 runs) -- a third more than the whole
-# uncontended run. The stack, heap and mmap areas are still randomized;
-# LINK=static-pie randomizes the image too, at that cost. The linker warns
-# that getaddrinfo (and OpenSSL's dlopen, which lockrun never reaches: it
-# does not read openssl.cnf, where providers and engines are named) in a
-# static binary would load parts of the same glibc at run time; glibc 2.36
-# has the "files" and "dns" hosts sources built in, so only sources beyond
-# those (mdns, resolve) depend on it, and a failure there falls through to
-# dns. LINK=libs links only hiredis, libyaml and OpenSSL statically;
-# LINK=dynamic links everything as shared libraries.
-# Under SANITIZE=1 the binary is dynamic, as the sanitizers need.
-LINK ?= static
+
+# One program, lockrun, linked against the system's shared glibc, hiredis
+# and libyaml, a PIE. The libraries that only some URLs need are loaded
+# with dlopen() when a URL needs them (tls.c, pg_conn.c, mysql_conn.c):
+# OpenSSL for rediss://, libpq for postgres://, libmariadb for mysql://; a
+# Redis run maps none of them. Their headers are needed to build:
+#   TLS=yes|no   rediss:// (libssl-dev); yes fails the build without them
+#   SQL=yes|no   postgres:// and mysql:// (libpq-dev, libmariadb-dev)
+#   LINK=static  glibc, hiredis, libyaml and OpenSSL linked in, for a release
+#                tarball: a static binary cannot dlopen(), so SQL=no, and
+#                TLS is linked in rather than loaded (about 6 MB)
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment (a distribution's
+# hardening) are used as given; lockrun's own flags go beside them.
+TLS ?= yes
+SQL ?= yes
+LINK ?= dynamic
 ifeq ($(SANITIZE),1)
 LINK = dynamic
 endif
-LIBS_STATIC = -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs $(LIB_MODS)) -Wl,-Bdynamic \
-	$(if $(TLS_MOD),-ldl -pthread)
 ifeq ($(LINK),static)
-LR_LIBS = -no-pie -static $(shell $(PKG_CONFIG) --libs --static $(LIB_MODS))
-else ifeq ($(LINK),static-pie)
-LR_LIBS = -static-pie $(shell $(PKG_CONFIG) --libs --static $(LIB_MODS))
-else ifeq ($(LINK),libs)
-LR_LIBS = $(LIBS_STATIC)
+SQL = no
+endif
+ifneq ($(filter-out yes no,$(TLS) $(SQL)),)
+$(error TLS and SQL take yes or no)
+endif
+ifneq ($(filter-out dynamic static,$(LINK)),)
+$(error LINK takes dynamic or static)
+endif
+# The sonames dlopen() may load: --version lists them; packagers read them
+# from the .note.dlopen section (notes.c) for Recommends.
+TLS_MOD = $(if $(filter yes,$(TLS)),openssl)
+SQL_MODS = $(if $(filter yes,$(SQL)),libpq libmariadb)
+LIB_MODS = hiredis yaml-0.1
+LR_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(SAN) -MMD -MP -I$(B) -Isrc -fPIE \
+	-DLOCKRUN_VERSION='"$(VERSION)"' $(if $(TLS_MOD),-DLR_TLS) \
+	$(if $(SQL_MODS),-DLR_SQL) $(if $(filter static,$(LINK)),-DLR_TLS_LINKED) \
+	$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) 2>/dev/null)
+ifeq ($(LINK),static)
+LR_LIBS = -static $(shell $(PKG_CONFIG) --libs --static $(LIB_MODS) $(TLS_MOD))
+LR_LDFLAGS = -no-pie
 else
-LR_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_MODS))
+LR_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_MODS)) -ldl
+LR_LDFLAGS = -pie
 endif
 TEST_DYN_LIBS = $(shell $(PKG_CONFIG) --libs $(LIB_MODS))
 TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
-# Pure modules: libc only, linked alone into the unit tests. pg_sql is
-# pure too, but only lockrun-sql needs its statements: not in lockrun.
-PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster sqlurl pgurl
-SQL_PURE_OBJS = $(B)/pg_sql.o
-CORE = $(PURE) file secret yamltree config cli log tls rreader rconn sentinel rcluster lock backend redis_backend \
-	child guard supervise check ctx run status history unlock
+# Pure modules: libc only, linked alone into the unit tests.
+PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster sqlurl \
+	pgurl pg_sql
+SQL_SRC = $(if $(SQL_MODS),pg pg_conn mysql mysql_conn mysql_read mysql_sql)
+CORE = $(PURE) file secret yamltree config cli log tls rreader rconn sentinel rcluster lock \
+	backend redis_backend child guard supervise check ctx run status history unlock notes \
+	$(SQL_SRC)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
-# lockrun-sql: the same program with the SQL backends, linked against a
-# shared libc so that it can dlopen() libpq or libmariadb (a static binary
-# cannot). Only ctx.o and backend.o differ (-DLR_SQL): lockrun execs it for
-# SQL URLs, lockrun-sql does not. Its other libraries are static, as
-# LINK=libs links them.
-SQL_BIN = $(dir $(BIN))lockrun-sql
-SQL_CFLAGS = -DLR_SQL $(shell $(PKG_CONFIG) --cflags libpq libmariadb 2>/dev/null)
-SQL_OBJS = $(filter-out $(B)/ctx.o $(B)/backend.o,$(CORE_OBJS)) $(B)/sql/ctx.o \
-	$(B)/sql/backend.o $(B)/sql/pg.o $(B)/sql/pg_conn.o $(SQL_PURE_OBJS) $(B)/sql/mysql.o \
-	$(B)/sql/mysql_conn.o $(B)/sql/mysql_read.o $(B)/sql/mysql_sql.o $(B)/main.o
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
 INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
@@ -122,7 +116,13 @@ SHIM = $(B)/tests/shim.so
 
 .PHONY: all check unit integ deps demo bench install uninstall clean lint
 
-all: $(BIN) $(SQL_BIN)
+all: $(BIN)
+
+# Asked for and missing is an error, not a build without it.
+have-libs:
+	@for m in $(LIB_MODS) $(TLS_MOD) $(SQL_MODS); do \
+		$(PKG_CONFIG) --exists $$m || { echo "make: $$m is missing (make deps, or" \
+		"TLS=no / SQL=no to build without it)" >&2; exit 1; }; done
 
 $(B)/scripts.h: src/scripts/embed.sh src/scripts/history.lua src/scripts/acquire.lua \
 		src/scripts/renew.lua src/scripts/release.lua src/scripts/unlock.lua \
@@ -132,52 +132,31 @@ $(B)/scripts.h: src/scripts/embed.sh src/scripts/history.lua src/scripts/acquire
 
 $(B)/lock.o: $(B)/scripts.h
 
-$(B)/%.o: src/%.c
+# The build's settings, so that changing TLS, SQL or LINK rebuilds what
+# depends on them.
+$(B)/flags: FORCE
 	@mkdir -p $(@D)
-	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
+	@echo '$(TLS) $(SQL) $(LINK)' | cmp -s - $@ || echo '$(TLS) $(SQL) $(LINK)' > $@
+.PHONY: FORCE have-libs
+FORCE:
 
-$(B)/sql/%.o: src/%.c
+$(B)/%.o: src/%.c $(B)/flags | have-libs
 	@mkdir -p $(@D)
-	$(CC) $(LR_CFLAGS) $(SQL_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Criterion's eq(str, ...) takes char *, so string literals may not be const here.
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(LR_CFLAGS) $(TEST_CFLAGS) -Wno-discarded-qualifiers $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(LR_CFLAGS) $(TEST_CFLAGS) -Wno-discarded-qualifiers $(CFLAGS) \
+		-c -o $@ $<
 
-# -z now binds every libc symbol at start (full RELRO) when libc is
-# shared: the guard forked later then never writes the GOT, and each such
-# write would copy a page (perf stat counts about a dozen fewer page faults
-# a run).
+# -z now binds every libc symbol at start (full RELRO): the guard forked
+# later then never writes the GOT, and each such write would copy a page
+# (perf stat counts about a dozen fewer page faults a run).
 $(BIN): $(CORE_OBJS) $(B)/main.o
-	$(CC) $(SAN) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(LR_LIBS)
+	$(CC) $(SAN) $(LR_LDFLAGS) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(LR_LIBS)
 
-$(SQL_BIN): $(SQL_OBJS)
-	$(CC) $(SAN) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(if $(SAN),$(TEST_DYN_LIBS),$(LIBS_STATIC)) -ldl
-
-# The same program with a shared libc, for the tests that preload a
-# library into lockrun (libfaketime, the fault shim): a static binary
-# ignores LD_PRELOAD.
-$(B)/lockrun-preload: $(CORE_OBJS) $(B)/main.o
-	$(CC) $(SAN) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(LIBS_STATIC)
-
-# ctx.c has LIBEXECDIR compiled in: a make install with another PREFIX
-# than the build's must rebuild it, or lockrun would look for lockrun-sql
-# where it was not installed. The stamp changes only with the value.
-$(B)/libexecdir: FORCE
-	@mkdir -p $(@D)
-	@echo '$(LIBEXECDIR)' | cmp -s - $@ || echo '$(LIBEXECDIR)' > $@
-$(B)/ctx.o $(B)/sql/ctx.o: $(B)/libexecdir
-.PHONY: FORCE
-FORCE:
-
-# It execs the lockrun-sql beside it for a SQL URL, as lockrun does.
-ifneq ($(abspath $(dir $(SQL_BIN))),$(abspath $(B)))
-$(B)/lockrun-sql: $(SQL_BIN)
-	ln -sf $(abspath $(SQL_BIN)) $@
-endif
-
-$(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS) $(SQL_PURE_OBJS)
+$(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
 $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
@@ -207,17 +186,16 @@ check: deps
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
 
-integ: $(BIN) $(SQL_BIN) $(B)/lockrun-preload $(B)/lockrun-sql $(B)/integ_tests $(SHIM)
-	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_BIN_PRELOAD=$(abspath $(B)/lockrun-preload) \
-		LOCKRUN_DATA=$(abspath tests/data) \
+integ: $(BIN) $(B)/integ_tests $(SHIM)
+	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
 		LOCKRUN_SHIM=$(abspath $(SHIM)) $(B)/integ_tests
 
 demo: deps
-	$(MAKE) --no-print-directory $(BIN) $(SQL_BIN) $(B)/demo
+	$(MAKE) --no-print-directory $(BIN) $(B)/demo
 	$(B)/demo $(abspath $(BIN))
 
 bench: deps
-	$(MAKE) --no-print-directory $(BIN) $(SQL_BIN) $(B)/bench
+	$(MAKE) --no-print-directory $(BIN) $(B)/bench
 	$(B)/bench $(abspath $(BIN))
 
 # Install what is missing: as root with apt-get, else print the command.
@@ -237,16 +215,16 @@ deps:
 		exit 1; \
 	fi
 
-install: $(BIN) $(SQL_BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man5
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DOCDIR)
+	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lockrun
-	install -m 755 $(SQL_BIN) $(DESTDIR)$(LIBEXECDIR)/lockrun-sql
 	install -m 644 man/lockrun.1 $(DESTDIR)$(MANDIR)/man1/lockrun.1
 	install -m 644 man/lockrun.yaml.5 $(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/lockrun $(DESTDIR)$(LIBEXECDIR)/lockrun-sql \
+	rm -f $(DESTDIR)$(BINDIR)/lockrun $(DESTDIR)$(DOCDIR)/LICENSE \
 		$(DESTDIR)$(MANDIR)/man1/lockrun.1 \
 		$(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
 
@@ -254,6 +232,6 @@ lint:
 	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5
 
 clean:
-	rm -rf build lockrun lockrun-sql
+	rm -rf build lockrun
 
 -include $(wildcard $(B)/*.d $(B)/sql/*.d $(B)/tests/*.d $(B)/tests/*/*.d)

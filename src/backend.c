@@ -100,6 +100,7 @@ backend_init(struct lr_backend *b, const struct lr_backend_cfg *cfg, struct lr_e
 		return pg_backend_init(b, e);
 	return mysql_backend_init(b, e);
 #else
-	return lr_errf(e, EX_SOFTWARE, "%s://: this lockrun was built without it", kind);
+	return lr_errf(e, EX_UNAVAILABLE, "%s://: this lockrun was built without the SQL "
+	    "backends (SQL=no, or LINK=static)", kind);
 #endif
 }

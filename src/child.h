@@ -67,8 +67,7 @@ struct lr_child {
 int	child_signals_block(struct lr_sigstate *saved, struct lr_err *e);
 
 /* Give back the signal mask and SIGPIPE action child_signals_block()
- * saved: before an exec of another program (the command; lockrun-sql,
- * which blocks them again itself and hands on what it was given). */
+ * saved: before the command is executed. */
 void	child_signals_restore(const struct lr_sigstate *saved);
 
 /* A forwarded signal that arrived before the command started, or 0. */

@@ -168,8 +168,8 @@ check_wait_timeout(struct walk *w, const struct yt_node *n, const struct lr_redi
 }
 
 /* url: (or redis.url:), where the lock lives. A Redis or MySQL URL is
- * checked here; a PostgreSQL one by lockrun-sql, with libpq, which reads
- * it (ctx.c names this place, url_at, when libpq refuses it). */
+ * checked here; a PostgreSQL one when the backend is set up, with libpq,
+ * which reads it (ctx.c names this place, url_at, when it is refused). */
 static int
 set_url(struct walk *w, const struct yt_node *v, const char *what, const char **url)
 {
@@ -190,7 +190,7 @@ set_url(struct walk *w, const struct yt_node *v, const char *what, const char **
 	if ((kind == NULL || strcmp(kind, "redis") == 0) && rurl_parse(s, &u, &ue) != 0)
 		return bad(w, v, "%s: %s", what, ue.msg +
 		    (strncmp(ue.msg, "redis URL: ", 11) == 0 ? 11 : 0));
-	/* a PostgreSQL URL is libpq's to read: lockrun-sql checks it */
+	/* a PostgreSQL URL is libpq's to read: checked with libpq loaded */
 	if (kind && strcmp(kind, "mysql") == 0 && sqlurl_parse(s, &my, &ue) != 0)
 		return bad(w, v, "%s: %s", what, ue.msg);
 	return 0;

@@ -182,61 +182,11 @@ ctx_backend(struct lr_ctx *x, struct lr_err *e)
 	return backend_init(&x->be, &c, e);
 }
 
-#ifndef LR_SQL
-#ifndef LR_LIBEXECDIR
-#define LR_LIBEXECDIR "/usr/local/libexec/lockrun"
-#endif
-
-/* The SQL backends live in lockrun-sql, a dynamically linked sibling that
- * can dlopen() libpq or libmariadb: this static binary cannot load shared
- * libraries, and a Redis run should not pay for the dynamic loader. Exec
- * it, with the same arguments, from this program's directory (a build
- * tree, or an install beside it), else from LR_LIBEXECDIR. The password
- * variables are still set: nothing has been read yet. Returns only on
- * failure, -1 with e = EX_UNAVAILABLE. */
-static int
-ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
-{
-	char self[PATH_MAX], path[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-	int err;
-
-	/* lockrun-sql must save the signal state lockrun was given, for the
-	 * command, not the one main() made */
-	child_signals_restore(&x->sig);
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			snprintf(path, sizeof(path), "%.*s/lockrun-sql", (int)(slash - self),
-			    self);
-			if (access(path, X_OK) == 0)
-				execv(path, x->argv);
-		}
-	}
-	snprintf(path, sizeof(path), "%s/lockrun-sql", LR_LIBEXECDIR);
-	execv(path, x->argv);
-	err = errno;
-	if (child_signals_block(&x->sig, e) != 0)
-		return -1;
-	return lr_errf(e, EX_UNAVAILABLE, "%s://: lockrun-sql, which speaks to SQL "
-	    "databases, is not beside lockrun nor in " LR_LIBEXECDIR ": %s",
-	    backend_kind(x->redis.url), strerror(err));
-}
-#else
-static int
-ctx_exec_sql(struct lr_ctx *x, struct lr_err *e)
-{
-	(void)x, (void)e;
-	return 0;
-}
-#endif
 
 /* The passwords are lockrun's, not the command's nor anyone else's: out
  * of the environment the command inherits, and out of the environment
  * block and argv that /proc shows of lockrun and its guard. The URL in
- * use was copied (ctx_redis()), so it may point into either. lockrun-sql
- * is exec'd before this, with what lockrun was given. */
+ * use was copied (ctx_redis()), so it may point into either. */
 static void
 secrets_hide(struct lr_ctx *x)
 {
@@ -304,14 +254,19 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 	x->prefix = x->cli.prefix ? x->cli.prefix :
 	    x->cfg.prefix ? x->cfg.prefix : DEFAULT_PREFIX;
 
-	if (!redis && ctx_exec_sql(x, e) != 0)	/* returns only in lockrun-sql */
-		return -1;
 	if ((redis && rurl_parse(x->redis.url, &x->url, e) != 0) ||
 	    rconn_password(x->cli.redis.password_file, x->cfg.redis.password_file,
 	    &x->url, x->password, sizeof(x->password), e) != 0 ||
 	    (x->url.nsentinels && sentinel_password(x->cfg.redis.sentinel_password_file,
 	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0))
 		return -1;
+	/* OpenSSL is loaded now, when the URL asks for TLS: a missing
+	 * library is named before anything is tried */
+	if (redis && x->url.tls) {
+		char why[300];
+		if (tls_load(why, sizeof(why)) != 0)
+			return lr_errf(e, EX_UNAVAILABLE, "%s", why);
+	}
 	/* TLS settings beside a URL that does not use them would send the
 	 * password in the clear while the config reads as if it did not */
 	if (x->cfg.tls_at[0] != '\0' && !(redis && x->url.tls))

@@ -35,7 +35,6 @@ struct lr_ctx {
 	char			 sentinel_password[512];	/* redis+sentinel:// */
 	struct lr_redis_setup	 rsetup;	/* for a Redis backend */
 	struct lr_backend	 be;		/* where the lock lives */
-	char			**argv;		/* main()'s, for lockrun-sql */
 	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
 	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */
 	char			 host[HOST_MAX + 1];	/* ctx_host(), once known */

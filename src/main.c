@@ -16,6 +16,7 @@
 
 #include "ctx.h"
 #include "log.h"
+#include "notes.h"
 
 #ifndef LOCKRUN_VERSION
 #define LOCKRUN_VERSION "0.0.0"
@@ -60,7 +61,6 @@ main(int argc, char *argv[])
 	 * passwords. The guard inherits it; the command, exec'd, does not. */
 	prctl(PR_SET_DUMPABLE, 0);
 	ctx_init(&x);
-	x.argv = argv;
 	/* the forwarded signals wait, blocked, until the command can take them */
 	if (child_signals_block(&x.sig, &e) != 0)
 		ctx_die(&x, &e);
@@ -71,7 +71,7 @@ main(int argc, char *argv[])
 		if (x.cli.help)
 			cli_usage(stdout, x.cli.verb);
 		else
-			printf("lockrun %s\n", LOCKRUN_VERSION);
+			notes_version(stdout, LOCKRUN_VERSION);
 		ctx_free(&x);
 		return 0;
 	}

@@ -15,10 +15,11 @@
 
 #include "file.h"
 #include "mysql_conn.h"
+#include "notes.h"
 #include "mysql_sql.h"
 #include "text.h"
 
-#define MY_LIB		"libmariadb.so.3"
+#define MY_LIB		NOTES_MARIADB
 #define MY_NAME_MAX	64	/* a GET_LOCK name, in MySQL (counted in bytes here) */
 
 struct my_api my_api;

@@ -1,6 +1,6 @@
 /* pg_conn.c -- the PostgreSQL backend's connection: libpq loaded with
- * dlopen(3) at pg_backend_init() time (lockrun-sql does not link it, so
- * a host without libpq5 runs Redis and MySQL all the same), a
+ * dlopen(3) at pg_backend_init() time (lockrun does not link it, so a
+ * host without libpq5 runs Redis and MySQL all the same), a
  * non-blocking connect, and statements sent and answered within the
  * command timeout.
  *
@@ -26,13 +26,14 @@
 
 #include "backend.h"
 #include "duration.h"
+#include "notes.h"
 #include "pg_conn.h"
 #include "pg_sql.h"
 #include "pgurl.h"
 #include "rurl.h"
 #include "text.h"
 
-#define LIBPQ		"libpq.so.5"
+#define LIBPQ		NOTES_PQ
 #define UNIX_DEFAULT	"/var/run/postgresql"	/* Debian's libpq, without a host */
 
 struct pg_api pq;

@@ -1,11 +1,14 @@
 /* tls.h -- TLS on a connected socket, with OpenSSL when lockrun is built
- * with it (LR_TLS); without it, tls_open() refuses. */
+ * with it (LR_TLS, loaded when first needed); without it, tls_open()
+ * refuses. */
 #ifndef LR_TLS_H
 #define LR_TLS_H
 
 #include <sys/types.h>
 
 #include <stddef.h>
+
+#include "notes.h"
 
 struct lr_tls;
 
@@ -17,6 +20,13 @@ struct lr_tls_opts {
 	const char	*server_name;	/* SNI and the name verified; NULL: the host */
 	int		 insecure;	/* 1: no verification of the server at all */
 };
+
+/* The shared library tls_load() opens, for --version and packagers. */
+#define TLS_LIBRARY	NOTES_SSL
+
+/* Load OpenSSL, once (a no-op when it is linked in). Returns 0, or -1 with
+ * why[n] naming the library and the Debian package that has it. */
+int	tls_load(char *why, size_t n);
 
 /* Run the TLS handshake on fd (non-blocking, connected) for host, by
  * deadline (CLOCK_MONOTONIC ms). Returns the session, or NULL with why[n]

@@ -557,7 +557,7 @@ Test(backends, pg_a_password_in_the_url_query_stays_out_of_the_command)
 
 /* A database URL in the config that cannot be read is a config error at
  * its place, exit 78, and nothing runs: a MySQL one is read with the
- * config, a PostgreSQL one by libpq in lockrun-sql. */
+ * config, a PostgreSQL one by libpq when the backend is set up. */
 Test(backends, a_bad_database_url_in_the_config_is_named_at_its_place)
 {
 	static const char *const bad[][2] = {

@@ -76,24 +76,13 @@ status_of(int st)
 	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }
 
-/* Whether env preloads a library (libfaketime, the fault shim). */
-static int
-preloads(const char *const env[])
-{
-	for (size_t i = 0; env && env[i]; i++)
-		if (strncmp(env[i], "LD_PRELOAD=", 11) == 0)
-			return 1;
-	return 0;
-}
-
-/* lockrun, or with a library to preload, $LOCKRUN_BIN_PRELOAD: the same
- * program with a shared libc (a static binary ignores LD_PRELOAD). */
+/* lockrun, $LOCKRUN_BIN: a dynamically linked program, so that a library
+ * can be preloaded into it (libfaketime, the fault shim). */
 static pid_t
 spawn_env(const char *const env[], const char *const args[], const char *out,
     const char *err)
 {
-	const char *bin = preloads(env) && getenv("LOCKRUN_BIN_PRELOAD") ?
-	    getenv("LOCKRUN_BIN_PRELOAD") : getenv("LOCKRUN_BIN");
+	const char *bin = getenv("LOCKRUN_BIN");
 	const char *argv[64] = { bin ? bin : "./lockrun" };
 	size_t n = 1;
 	pid_t pid;
@@ -198,6 +187,15 @@ lr_stderr_of(pid_t pid, char *buf, size_t n)
 	snprintf(name, sizeof(name), "pid%d.err", (int)pid);
 	slurp(redis_path(&fx, name, path, sizeof(path)), buf, n);
 	return buf;
+}
+
+const char *
+gate_sh(const char *ready, const char *go)
+{
+	static char script[600];
+
+	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	return script;
 }
 
 long

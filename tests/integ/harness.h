@@ -78,6 +78,11 @@ const char *write_config(const char *body);
 const char *scratch(const char *name);
 const char *fifo(const char *name);
 
+/* A shell script for sh -c: say the shell's pid on the FIFO ready, then
+ * wait for a line on the FIFO go (the ready/go gate). A static buffer,
+ * good until the next call. */
+const char *gate_sh(const char *ready, const char *go);
+
 /* Block until a writer sends a line on the FIFO; return it as a number. */
 long	fifo_read_long(const char *path);
 /* Open the FIFO for writing (blocks until the reader is there), send s. */

@@ -610,22 +610,47 @@ Test(run, url_option_env_and_config_twin_reach_the_same_redis)
 	cr_assert(eq(int, key_exists("lockrun:{u3}:last"), 1), "u3 ran on this server");
 }
 
-Test(run, a_sql_url_without_lockrun_sql_beside_is_69_and_runs_nothing)
+/* The libraries are lockrun's own, shared: a Redis run maps no OpenSSL,
+ * libpq or libmariadb (they are loaded only for URLs that need them). */
+Test(run, a_redis_run_loads_no_optional_library)
 {
-	struct result r;
-	char copy[300], cmd[700];
+	const char *ready = fifo("ready"), *go = fifo("go");
+	char path[64], maps[1 << 16];
+	pid_t pid;
+	size_t n;
+	FILE *fp;
 
-	/* a copy of lockrun alone in a directory: no lockrun-sql beside it */
-	snprintf(copy, sizeof(copy), "%s", scratch("alone"));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s %s/lockrun", copy,
-	    getenv("LOCKRUN_BIN"), copy);
-	cr_assert(eq(int, system(cmd), 0));
-	strcat(copy, "/lockrun");
-	setenv("LOCKRUN_BIN", copy, 1);
-	LR(&r, "--url", "postgres://u@127.0.0.1:1/db", "--", "touch", scratch("ran"));
-	cr_assert(eq(int, r.status, 69));
-	cr_assert(matches(r.err, "^lockrun: postgres://: lockrun-sql, which speaks to SQL "
-	    "databases, is not beside lockrun nor in [^ ]+: No such file or directory\n$"),
-	    "%s", r.err);
+	pid = LR_START("--redis", fx.url, "-k", "maps", "--", "sh", "-c", gate_sh(ready, go));
+	cr_assert(fifo_read_long(ready) > 0);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fp = fopen(path, "r");
+	cr_assert(fp != NULL);
+	n = fread(maps, 1, sizeof(maps) - 1, fp);
+	maps[n] = '\0';
+	fclose(fp);
+	fifo_write(go, "go\n");
+	cr_assert(eq(int, lr_wait(pid), 0));
+	cr_assert(matches(maps, "libhiredis"), "%s", maps);
+	cr_assert(not(matches(maps, "libssl|libcrypto|libpq|libmariadb")), "%s", maps);
+}
+
+/* rediss:// without libssl.so.3 on the host: one line naming the package,
+ * 69, nothing run (the fault shim makes dlopen() fail as the loader does). */
+Test(run, a_rediss_url_without_libssl_names_the_package)
+{
+	char buf[3][256], missing[64] = "LOCKRUN_SHIM_DLOPEN_MISSING=libssl.so.3";
+	const char *env[6] = { 0 };
+	struct result r;
+	size_t i;
+
+	shim_env(env, buf, NULL, NULL);
+	for (i = 0; env[i] != NULL; i++)
+		;
+	env[i] = missing;
+	lr_run_env(&r, env, (const char *const[]){ "--url", "rediss://127.0.0.1:1/0", "--",
+	    "touch", scratch("ran"), NULL });
+	cr_assert(eq(int, r.status, 69), "%s", r.err);
+	cr_assert(matches(r.err, "^lockrun: rediss://: cannot load libssl\\.so\\.3 \\(Debian: "
+	    "apt-get install libssl3\\): [^\n]*No such file or directory\n$"), "%s", r.err);
 	cr_assert(eq(int, access(scratch("ran"), F_OK), -1), "the command did not run");
 }
