@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # lockrun -- run a command once across a fleet, under a lock held in Redis.
 #
 #   make            build ./lockrun

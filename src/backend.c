@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* backend.c -- choosing a backend from the URL; the records every backend
  * returns (fields, history, state). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* backend.h -- where the lock lives. The run path, the renewal loop and
  * the verbs talk to a backend through these operations only; Redis
  * (redis_backend.c), PostgreSQL (pg.c) and MySQL/MariaDB (mysql.c)

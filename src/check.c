@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* check.c -- print what a run would use: keys, lease, slot, fire times. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* check.h -- `lockrun check`: what a run would use, without running. */
 #ifndef LR_CHECK_H
 #define LR_CHECK_H

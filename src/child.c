@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* child.c -- run the command under the lock: fork, exec, forward signals,
  * reap, and map the wait status to lockrun's exit status. */
 #include <sys/prctl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* child.h -- the command's process: fork, exec, signals, reap. */
 #ifndef LR_CHILD_H
 #define LR_CHILD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cli.c -- getopt_long into a struct lr_cli; usage text. */
 #include <getopt.h>
 #include <limits.h>

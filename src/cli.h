@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cli.h -- the command line. */
 #ifndef LR_CLI_H
 #define LR_CLI_H

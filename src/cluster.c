@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cluster.c -- Redis Cluster key slots and redirect replies; pure, libc
  * only. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cluster.h -- Redis Cluster arithmetic: which slot a key hashes to, and
  * what a MOVED or ASK reply says. Pure: libc only. */
 #ifndef LR_CLUSTER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* config.c -- validate the YAML tree of a lockrun config and fill a
  * struct lr_config; every complaint carries file:line:col. */
 #include <stdarg.h>

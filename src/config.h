@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* config.h -- the YAML configuration file. */
 #ifndef LR_CONFIG_H
 #define LR_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cron.c -- parse cron expressions and walk wall-clock days, hours and
  * minutes to the fire times around an instant; pure, libc only. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cron.h -- cron expressions as Vixie and Debian cron read them: parse the
  * five fields, and find the fire times around an instant in a time zone. */
 #ifndef LR_CRON_H

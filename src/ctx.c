@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ctx.c -- the settings every verb shares, merged in one order: command
  * line, environment, task, the config's defaults, built-in values. */
 #include <sys/utsname.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ctx.h -- what every verb shares: the command line, the config, the
  * merged settings, the backend holding the lock; and one way to fail. */
 #ifndef LR_CTX_H

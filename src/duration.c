@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* duration.c -- parse and format durations; pure, libc only. */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* duration.h -- "500ms", "90s", "10m", "1h30m", "2d" and plain seconds, in ms. */
 #ifndef LR_DURATION_H
 #define LR_DURATION_H

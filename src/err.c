@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* err.c -- fill a struct lr_err. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* err.h -- how modules report a failure: a sysexits status and one line. */
 #ifndef LR_ERR_H
 #define LR_ERR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* file.c -- open a file lockrun reads: regular files only (file.h). */
 #include <sys/stat.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* file.h -- open a file lockrun reads (the config, a password, a
  * certificate): a regular file only, opened without blocking. */
 #ifndef LR_FILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* guard.c -- keep the command's whole process tree contained.
  *
  * With kill_mode: tree, lockrun forks the guard and the guard forks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* guard.h -- the process between lockrun and the command, which keeps the
  * command's whole process tree contained (kill_mode: tree). */
 #ifndef LR_GUARD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* history.c -- `lockrun history TASK`: the task's last decisions across
  * all servers, newest first, read from its history stream in one round
  * trip and shown as a table or as JSON lines. */

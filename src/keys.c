@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* keys.c -- key names and derived names; pure, libc only. */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* keys.h -- Redis key names for a task: {prefix}{name}, :slot:<stamp>,
  * :fence, :history, :last. */
 #ifndef LR_KEYS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* lease.c -- lease arithmetic; pure. */
 #include "lease.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* lease.h -- the lock as a lease on lockrun's own monotonic clock: when to
  * renew, when the lease ends if Redis stops answering, and when to stop
  * the command so that it is gone before then. Pure arithmetic, in ms. */

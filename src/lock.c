@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* lock.c -- acquire and release the lock with Lua scripts sent by
  * EVALSHA, falling back to EVAL once when Redis does not know them. */
 #include <sys/random.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* lock.h -- the lock in Redis: acquire, release, fencing token. */
 #ifndef LR_LOCK_H
 #define LR_LOCK_H

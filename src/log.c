@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* log.c -- every message lockrun gives goes through lr_event(): a human
  * line on stderr (quiet by default, so cron mails nothing), and with
  * --log or log: the same line to syslog(3), or a JSON object per line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* log.h -- lockrun's messages: human lines on stderr, syslog(3), or JSON
  * lines on stderr or appended to a file. */
 #ifndef LR_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* main.c -- lockrun: run a command under a lock held in Redis, and see
  * what the fleet did.
  *

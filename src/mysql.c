@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mysql.c -- the lock in MySQL/MariaDB (backend.h): the stable key is a
  * row with an expiry, the lease, which decides (a newcomer never runs
  * while it has not expired, whatever became of the session that wrote

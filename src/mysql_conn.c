@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mysql_conn.c -- the MySQL/MariaDB client layer: libmariadb.so.3 loaded
  * with dlopen(), statements with escaped inputs, the connection, and one
  * exchange: a string of statements sent at once (CLIENT_MULTI_STATEMENTS)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mysql_conn.h -- the MySQL/MariaDB client layer under mysql.c: the
  * client library loaded with dlopen(), statements built with escaped
  * inputs, the connection, and one exchange (a string of statements sent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mysql_read.c -- the MySQL/MariaDB operations that look rather than run:
  * peek (before `lockrun unlock`), states (`lockrun status`), keys,
  * history, and probe (`lockrun check`). Each is one exchange but probe,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mysql_sql.h -- the SQL text of the MySQL/MariaDB backend (mysql.c).
  * Each operation is one string of statements sent in one round trip
  * (CLIENT_MULTI_STATEMENTS); mysql.c puts a SET of its inputs in front,

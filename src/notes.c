@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* notes.c -- what this build of lockrun may load, and when (notes.h).
  *
  * The same facts go into the binary as an ELF note, in the format systemd

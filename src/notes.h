@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* notes.h -- the shared libraries lockrun loads with dlopen() when a URL
  * needs them, named once: the loaders (tls.c, pg_conn.c, mysql_conn.c),
  * --version and the ELF .note.dlopen section use these names. */

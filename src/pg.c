@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pg.c -- the lock in PostgreSQL: the operations of backend.h over one
  * connection (pg_conn.c), with a session advisory lock for the stable key
  * and rows for the records (pg_sql.c holds the SQL and says what each

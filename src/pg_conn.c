@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pg_conn.c -- the PostgreSQL backend's connection: libpq loaded with
  * dlopen(3) at pg_backend_init() time (lockrun does not link it, so a
  * host without libpq5 runs Redis and MySQL all the same), a

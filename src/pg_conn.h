@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pg_conn.h -- the PostgreSQL backend's connection (pg_conn.c): libpq
  * loaded with dlopen(3), a non-blocking connect, and one statement sent
  * and answered within the command timeout. Only pg.c and pg_conn.c see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pg_sql.c -- the PostgreSQL backend's SQL, one statement per operation,
  * and the helpers that build its parameters; pure, libc only.
  *

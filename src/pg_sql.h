@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pg_sql.h -- the SQL the PostgreSQL backend (pg.c) sends, and the pure
  * helpers that turn lockrun's values into its parameters; libc only. */
 #ifndef LR_PG_SQL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pgurl.c -- check a postgres:// URL's values before libpq connects
  * (pgurl.h); pure, libc only. The words are libpq 15's. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pgurl.h -- the values in a postgres:// URL that libpq parses without a
  * word and refuses only when it connects; pure, libc only. */
 #ifndef LR_PGURL_H

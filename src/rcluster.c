@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rcluster.c -- Redis Cluster connections: seed nodes, the node that
  * serves the keys, and MOVED/ASK redirects followed. */
 #include <sys/socket.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rcluster.h -- a connection to a Redis Cluster, as hooks of rconn.c: dial
  * the node last seen serving the keys, else the first seed node that
  * answers; follow MOVED (for good) and ASK (once) by sending again, on a

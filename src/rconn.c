@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rconn.c -- connect to Redis and make the connection ready for commands. */
 #include <sys/socket.h>
 #include <sys/stat.h>

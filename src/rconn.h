@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rconn.h -- a connection to Redis: URL, password, AUTH/SELECT, timeouts.
  * lockrun owns the socket (and its TLS session): hiredis only formats
  * commands and parses replies, so every transport is one pollable fd. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* redis_backend.c -- the lock in Redis, behind backend.h: the scripts of
  * lock.c for a run, and the reads of status, history and unlock (GET,
  * PTTL, HGETALL, XREVRANGE, SCAN), each in one round trip. */

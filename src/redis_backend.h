@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* redis_backend.h -- the lock in Redis, as a backend (backend.h). */
 #ifndef LR_REDIS_BACKEND_H
 #define LR_REDIS_BACKEND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rerr.c -- classify Redis error replies; pure. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rerr.h -- what a Redis error reply means for lockrun: the one place that
  * tells a refusal from a busy server. Pure: no hiredis. */
 #ifndef LR_RERR_H

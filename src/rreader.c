@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rreader.c -- hiredis' reply reader, bounded (rreader.h).
  *
  * hiredis 0.14 builds a reply as it parses it and buffers a bulk string

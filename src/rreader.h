@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rreader.h -- hiredis' reply reader, bounded: a server (or anyone in the
  * path of a plaintext connection) cannot make lockrun hold more than a
  * few MiB for one reply, however the bytes arrive. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* run.c -- `lockrun run`: check the command can run, connect, acquire
  * (one round trip), run the command under the lease, release (one more),
  * exit with the command's status. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rurl.c -- parse Redis URLs; pure, libc only. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rurl.h -- Redis URLs: redis://[user[:password]@]host[:port][/db],
  * rediss://... (the same over TLS), unix://[user[:password]@]/path[?db=N]
  * redis+sentinel://[user[:password]@]host[:port][,...]/MASTER[/db]

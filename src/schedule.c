@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* schedule.c -- slot arithmetic over cron schedules and fixed periods;
  * pure, libc only. */
 #include <stdio.h>

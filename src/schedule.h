@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* schedule.h -- which slot a run belongs to, and how long its key lives. */
 #ifndef LR_SCHEDULE_H
 #define LR_SCHEDULE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* secret.c -- wipe what lockrun was handed in the environment and argv
  * (secret.h). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* secret.h -- a password lockrun was handed leaves no copy that another
  * process could read: not in its environment block, not in its argv. */
 #ifndef LR_SECRET_H

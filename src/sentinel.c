@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sentinel.c -- ask Redis Sentinel where the master is, connect there and
  * make sure it is one. The sentinels are spoken to with lr_conn too, each
  * as a plain redis://host:port with the sentinels' password. */

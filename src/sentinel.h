@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sentinel.h -- find the Redis master through Redis Sentinel, at every
  * connect and reconnect, and notice when the sentinels move it. */
 #ifndef LR_SENTINEL_H

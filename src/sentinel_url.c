@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sentinel_url.c -- parse redis+sentinel:// URLs; pure, libc only. The
  * user, password and each host:port are read by rurl_parse() itself, as
  * parts of a redis:// URL, so every URL spells them the same way. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sqlurl.c -- parse mysql:// and mariadb:// URLs into what
  * mysql_real_connect() takes. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sqlurl.h -- MySQL/MariaDB URLs:
  * mysql://[user[:password]@]host[:port]/database[?param=value&...], also
  * mariadb://; pure, libc only. The parameters: socket=/path, and for TLS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* status.c -- `lockrun status`: which locks are held, by whom and since
  * when, and how each task's last run ended, as a table, JSON lines or
  * Prometheus metrics. Every task is read in one pipelined round trip. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* supervise.c -- the wait loop: one poll(2) over the signalfd and the
  * backend's socket (while a renewal is in flight, or all along for a
  * backend that watches its session), with a timeout computed from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* supervise.h -- run the command while holding the lease. */
 #ifndef LR_SUPERVISE_H
 #define LR_SUPERVISE_H

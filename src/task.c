@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* task.c -- run settings: set from text, merge, free; pure, libc only. */
 #include <stddef.h>
 #include <stdio.h>

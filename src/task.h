@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* task.h -- the settings of one run, as given by the command line, a task,
  * or the config's defaults; merged in that order of precedence. */
 #ifndef LR_TASK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* text.c -- text that other programs read or write: JSON strings, made
  * valid whatever bytes they hold, ISO 8601 UTC times, decimal numbers;
  * pure, libc only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* text.h -- text that other programs read or write: JSON strings, made
  * valid whatever bytes they hold, ISO 8601 UTC times, and the decimal
  * numbers servers send back; pure, libc only. */

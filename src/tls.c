@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tls.c -- TLS on lockrun's own socket, with OpenSSL.
  *
  * OpenSSL is loaded with dlopen(3) the first time a URL needs TLS

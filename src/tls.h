@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tls.h -- TLS on a connected socket, with OpenSSL when lockrun is built
  * with it (LR_TLS, loaded when first needed); without it, tls_open()
  * refuses. */

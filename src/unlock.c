@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* unlock.c -- `lockrun unlock TASK|KEY`: show who holds a lock, say what
  * unlocking will do, then do it: a running holder is told to stop at its
  * next renewal and keeps newcomers out until it has (a tombstone, see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* yamltree.c -- libyaml events to a struct yt_node tree, refusing the YAML
  * features a config file has no use for. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* yamltree.h -- a YAML file as a small tree of plain data, with positions. */
 #ifndef LR_YAMLTREE_H
 #define LR_YAMLTREE_H

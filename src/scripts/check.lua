@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- check.lua -- `lockrun check`: would a run work against these keys?
 -- It only reads, so a replica answers it too.
 -- KEYS[1] stable key, KEYS[2] slot key (the stable key again when

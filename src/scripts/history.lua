@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- history.lua -- put before each script that records a decision.
 -- The history is a stream of at most `cap` entries, newest last; `last` is
 -- a hash describing the task's latest run. Each write sets them to expire

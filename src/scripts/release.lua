@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- release.lua -- record how the run ended; free the stable key if this
 -- run still owns it.
 -- KEYS[1] stable key, KEYS[2] history, KEYS[3] last run.

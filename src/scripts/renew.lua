@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- renew.lua -- extend the stable key while this run's command lives.
 -- KEYS[1] stable key, KEYS[2] fencing counter, KEYS[3] history, KEYS[4]
 -- last run. ARGV[1] the value this run stored ("<owner id> <token> <host>

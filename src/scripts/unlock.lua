@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- unlock.lua -- `lockrun unlock`: free a lock by hand, and make its holder
 -- notice at its next renewal instead of taking the key back.
 -- KEYS[1] the key to free (the stable key, or a slot key), KEYS[2]

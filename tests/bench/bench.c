@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* bench.c -- what lockrun costs in front of a job: median wall time of
  * N runs of true, flock -n FILE true, lockrun (uncontended) and lockrun
  * (skip), interleaved, against a local redis-server; peak RSS of each.

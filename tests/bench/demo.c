@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* demo.c -- `make demo`: three servers' crontabs fire the same job at the
  * same moment; with lockrun in front, it runs once. */
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* acl_test.c -- Redis ACL users: a user named in the URL is the user
  * lockrun authenticates as, with or without a password, over TCP or a
  * unix socket; and a user with exactly the permissions lockrun(1)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* auth_test.c -- a redis-server with requirepass: every way of giving the
  * password, and refusals. */
 #include <sys/stat.h>

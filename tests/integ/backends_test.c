@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* backends_test.c -- one table of behaviours, run against each backend:
  * Redis, PostgreSQL and MariaDB (MySQL's protocol). Every test below is
  * written once, as a function, and THREE() makes a Test of it for each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* bookkeeping_test.c -- the history and the last-run hash never stand in
  * the lock's way, and say what happened once: a history key of the wrong
  * type does not stop a run; a --wait is one skipped-held entry; unlocking a

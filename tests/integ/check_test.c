@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* check_test.c -- `lockrun check` asks the server, not only PING: a key
  * of the wrong type, a user without a permission the run needs, a replica
  * and a cluster node are each named, with status 69; a healthy setup says

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cluster_test.c -- lockrun on a Redis Cluster of three masters and three
  * replicas: a seed node that does not serve the key (MOVED), a planned
  * failover under a running job, a slot moved under it (ASK). */

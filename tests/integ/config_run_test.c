@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* config_run_test.c -- tasks from a config file, through the real binary. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* config_scale_test.c -- a config of 10,000 tasks runs its last one and
  * passes lockrun check; a mistake inside one task stops only that task's
  * runs and check; status and unlock work from a config whose other tasks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* contain_test.c -- the command's whole process tree is held under the lock
  * and stopped with it: grandchildren after a SIGKILLed lockrun, children
  * left by the main process, daemons, stopped commands, ignored signals,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fakeredis.c -- a scripted, hostile RESP server for the tests
  * (fakeredis.h). One process, one connection at a time, blocking I/O: the
  * client under test is the only one. */

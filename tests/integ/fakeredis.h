@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fakeredis.h -- a server that speaks just enough RESP to be hostile: it
  * answers the commands lockrun sends from a script, one answer a command,
  * and some answers never end.

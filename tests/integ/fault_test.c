@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fault_test.c -- Redis answers that are not "yes" or "no": refusals of
  * every class, a busy server, a Redis gone while waiting, a lost counter,
  * a key retaken after a foreign run; and lockrun started with stderr

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fixture_test.c -- the fixtures themselves: the test PKI, a TLS server,
  * a replica, a sentinel group and a cluster each start and answer. */
 #include <stdarg.h>

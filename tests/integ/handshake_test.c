@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* handshake_test.c -- a run sends AUTH and SELECT in the same write as its
  * acquire, so a password and a database cost no round trip of their own;
  * and when Redis refuses them but runs the acquire all the same (as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* harness.c -- spawn and reap lockrun, FIFOs for synchronisation, Redis
  * helpers. Tests synchronise on FIFOs and exits, never on sleeps. */
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* harness.h -- run the real lockrun binary against the suite's redis-server. */
 #ifndef LR_HARNESS_H
 #define LR_HARNESS_H

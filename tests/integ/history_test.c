@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* history_test.c -- `lockrun history` after each kind of decision, read
  * back through the real binary and its JSON lines, parsed strictly. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* hostile_test.c -- a server that answers with replies that never end, or
  * that announce more than lockrun could ever hold: lockrun refuses them
  * within its deadlines and its memory stays small, on the acquire, on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* input_test.c -- command-line and config input that lockrun refuses
  * before anything runs, through the real binary. */
 #include <signal.h>

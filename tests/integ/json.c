@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* json.c -- a strict RFC 8259 JSON parser for the tests (see json.h). */
 #include <errno.h>
 #include <stdarg.h>

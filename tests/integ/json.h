@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* json.h -- a strict JSON parser for tests. */
 #ifndef LR_JSON_H
 #define LR_JSON_H

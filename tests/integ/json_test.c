@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* json_test.c -- the tests' strict JSON parser (json.c); needs no Redis. */
 #include <math.h>
 #include <stdio.h>

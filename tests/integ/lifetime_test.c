@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* lifetime_test.c -- the lease: renewal, lost locks, parent death, Redis
  * stalls, --wait, --timeout, --min-hold. Real binary, real redis-server. */
 #include <signal.h>

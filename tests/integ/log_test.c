@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* log_test.c -- where lockrun's messages go: human lines on stderr (the
  * default, unchanged), JSON lines on stderr or appended to a file (every
  * line parsed by a strict JSON parser), syslog(3) datagrams (received on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mysql_tls_test.c -- mysql:// over TLS against real MariaDB servers with
  * certificates the test makes (tls_make_certs()). A server that refuses
  * TCP without TLS proves a run that works was encrypted; a CA that did not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pgurl_test.c -- a postgres:// URL that cannot be right is a usage error
  * (64) on the command line and a config error at its place (78) in the
  * config, before any connection: never "unavailable" (69), so never run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* proxy.c -- a TCP relay in a forked process, to freeze, thaw or cut the
  * network between lockrun and Redis. One poll() loop, no threads, a
  * bounded buffer per direction. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* proxy.h -- a TCP relay between lockrun and Redis, in a process of its own,
  * to inject network faults: freeze it (a stalled network or server), thaw
  * it, or cut it (every connection breaks, new ones are refused).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* proxy_test.c -- the fault-injection relay itself, against the suite's
  * redis-server: it relays, a freeze holds the bytes, a cut breaks all. */
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* redis_fixture.c -- real redis-servers for tests: one on a free port in
  * a temp dir (plain or TLS, a replica), a test PKI, three sentinels, a
  * six-node cluster; each waits until it answers and stops by PID.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* redis_fixture.h -- throwaway redis-servers for tests, demo and bench: one
  * server (plain, TLS, a replica), a test PKI, three sentinels, a cluster. */
 #ifndef LR_REDIS_FIXTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* run_test.c -- the real lockrun binary against a real redis-server. */
 #include <sys/stat.h>
 #include <sys/wait.h>

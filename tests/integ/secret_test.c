@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* secret_test.c -- a password lockrun is given leaves no copy where
  * another process can read it: lockrun runs as an unprivileged user, with
  * the password in its environment and in --url, and its command -- the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sentinel_test.c -- redis+sentinel:// against a real master, one replica
  * and three sentinels (fx is the first master): the lock is taken on the
  * master the sentinels name; across a planned failover the holder moves to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* shim.c -- LD_PRELOADed into lockrun by the integration tests to fake OS
  * faults; built alone as $(B)/tests/shim.so, without sanitizers (the
  * Makefile passes its path as LOCKRUN_SHIM; harness.c has shim_env()).

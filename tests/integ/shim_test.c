@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* shim_test.c -- the fault shim: it loads into lockrun and fakes what it
  * says it fakes, and nothing while its switches are off. */
 #include <sys/random.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* slot_test.c -- one run per scheduled slot across servers whose clocks
  * disagree: each lockrun gets its own clock from libfaketime, standing
  * still at the instant the test names, so slots and TTLs are exact. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sql_fixture.c -- real PostgreSQL and MariaDB servers for tests: each a
  * copy of a template data dir, on a free port in a temp dir, run as an
  * unprivileged user, waited for until it answers, stopped by PID.

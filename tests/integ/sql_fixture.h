@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sql_fixture.h -- throwaway PostgreSQL and MariaDB servers for tests,
  * demo and bench: each on a free loopback port in a temp dir, with a
  * database and a user "lockrun" that has a password, and an admin. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sqlfixture_test.c -- the SQL fixtures themselves: a PostgreSQL and a
  * MariaDB server each start unprivileged, let user lockrun in with its
  * password only, over TCP and the socket, keep its data across a real

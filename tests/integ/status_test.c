@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* status_test.c -- `lockrun status` against a real redis-server: held,
  * free and stranded locks, the last run, SCAN without a config, and each
  * format checked by parsing it (json.c; a strict Prometheus text parser

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* tls_test.c -- rediss:// against a real redis-server with a TLS port and
  * certificates the test makes: the server is verified by default (a CA
  * that did not sign it, or a name it is not for, is refused with the

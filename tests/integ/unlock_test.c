@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* unlock_test.c -- `lockrun unlock`: a running holder stops, nothing is
  * freed unconfirmed, keys outside lockrun's are refused. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* wait_test.c -- redis.wait_replicas: WAIT goes behind the acquire and
  * each renewal, in the same write; a lock too few replicas acknowledged
  * is released (exit 69), a renewal too few acknowledged leaves the lease

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* backend_test.c -- which backend a URL names; the field lists every
  * backend fills. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cli_test.c -- the command line. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cluster_test.c -- Redis Cluster key slots and redirect replies. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* config_test.c -- the config file: good files load, and every broken one
  * is refused with one exact "file:line:col: message" and EX_CONFIG. The
  * tests run in tests/data, so paths in messages are relative. */

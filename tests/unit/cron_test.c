@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* cron_test.c -- cron expressions: fields, messages, fire times, DST.
  * Expected instants were worked out apart from this code (Python's
  * calendar.timegm and zoneinfo); each carries its UTC and wall time. */

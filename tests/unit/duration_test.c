@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* duration_test.c -- parse and format durations. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* keys_test.c -- key names, derived names, slot arithmetic. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* lease_test.c -- lease arithmetic and the --wait backoff. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>

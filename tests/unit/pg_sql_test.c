@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pg_sql_test.c -- the PostgreSQL backend's parameter helpers. */
 #include <stdint.h>
 #include <stdio.h>

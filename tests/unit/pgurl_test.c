@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pgurl_test.c -- the postgres:// values libpq would refuse only when it
  * connects. */
 #include <criterion/criterion.h>

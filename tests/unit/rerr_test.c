@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rerr_test.c -- every error class, and the text shown for it. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* rurl_test.c -- Redis URLs. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* sqlurl_test.c -- MySQL/MariaDB URLs. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* task_test.c -- option values from text, and merging by precedence. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* text_test.c -- JSON strings and ISO 8601 times. */
 #include <limits.h>
 #include <stdio.h>

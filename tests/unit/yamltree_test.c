@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* yamltree_test.c -- the YAML reader on its own: what config.c never sees
  * because yt_load() refuses it first. */
 #include <stdio.h>
