@@ -21,6 +21,7 @@
 #include "text.h"
 
 #define MY_LIB		NOTES_MARIADB
+#define MY_PACKET_MAX	(1024UL * 1024)	/* lockrun's rows and statements: a few KiB */
 #define MY_NAME_MAX	64	/* a GET_LOCK name, in MySQL (counted in bytes here) */
 
 struct my_api my_api;
@@ -281,6 +282,7 @@ my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 	    u->password;
 	unsigned int ct = secs(cap_ms), rt = secs(b->cfg.command_timeout_ms);
 	unsigned int proto = u->is_unix ? MYSQL_PROTOCOL_SOCKET : MYSQL_PROTOCOL_TCP;
+	unsigned long max_packet = MY_PACKET_MAX;
 	my_bool no = 0;
 	MYSQL *db;
 	int fd;
@@ -292,6 +294,9 @@ my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 	my_api.options(db, MYSQL_OPT_READ_TIMEOUT, &rt);
 	my_api.options(db, MYSQL_OPT_WRITE_TIMEOUT, &rt);
 	my_api.options(db, MYSQL_OPT_PROTOCOL, &proto);
+	/* a packet (a row, a statement) larger than lockrun can ever need is
+	 * refused as it is announced, not read until memory runs out */
+	my_api.options(db, MYSQL_OPT_MAX_ALLOWED_PACKET, &max_packet);
 	/* a silent reconnect would hide the loss of the session lock */
 	my_api.options(db, MYSQL_OPT_RECONNECT, &no);
 	if (tls_options(b, db, e) != 0) {

@@ -409,6 +409,7 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	h->n = 0;
 	h->e = NULL;
 	num_s(limit, count > 0 ? count : 0);
+	pg_conn_allow(b, (size_t)(count > 0 ? count : 0) * 1024);	/* a row: < 1 KiB */
 	if ((res = pg_conn_read(b, "history", pg_sql_history, 2, params, &missing, e)) == NULL)
 		return missing ? 0 : -1;
 	rows = pq.ntuples(res);
@@ -503,11 +504,13 @@ pg_idle_read(struct lr_backend *b, struct lr_err *e)
 	struct pg *p = b->impl;
 	const char *why;
 
-	if (p->conn != NULL && pq.consume_input(p->conn) &&
+	char broke[300] = "";
+
+	p->in_bytes = 0;	/* nothing in flight: whatever comes is unasked */
+	if (p->conn != NULL && pg_conn_consume(p, broke, sizeof(broke)) &&
 	    pq.status(p->conn) == CONNECTION_OK)
 		return 0;
-	why = p->conn == NULL ? "not connected" : p->notice[0] ? p->notice :
-	    pq.error_message(p->conn);
+	why = p->conn == NULL ? "not connected" : p->notice[0] ? p->notice : broke;
 	lr_errf(e, EX_UNAVAILABLE, "postgres %s: the session ended: %.*s", b->where,
 	    (int)strcspn(why, "\n"), why);
 	pg_conn_close(b);

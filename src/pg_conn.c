@@ -14,6 +14,8 @@
  * EX_CONFIG. Messages are one line; libpq's never hold the password. */
 #include <sys/types.h>
 
+#include <sys/ioctl.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +60,7 @@ static const struct {
 	SYM(result_status, "PQresultStatus"), SYM(result_error_field, "PQresultErrorField"),
 	SYM(ntuples, "PQntuples"), SYM(getvalue, "PQgetvalue"),
 	SYM(getisnull, "PQgetisnull"), SYM(clear, "PQclear"),
+	SYM(nfields, "PQnfields"), SYM(getlength, "PQgetlength"),
 };
 
 /* Load libpq once; it stays loaded. */
@@ -311,22 +314,52 @@ keep(PGresult **res, PGresult *r)
 	*res = r;
 }
 
+int
+pg_conn_consume(struct pg *p, char *why, size_t n)
+{
+	int avail = 0;
+
+	/* what is about to be read, as the kernel counts it (with TLS, the
+	 * records: a little more than libpq keeps) */
+	if (ioctl(pq.socket(p->conn), FIONREAD, &avail) == 0 && avail > 0)
+		p->in_bytes += (size_t)avail;
+	if (p->in_bytes > (p->in_max ? p->in_max : PG_ANSWER_MAX)) {
+		snprintf(why, n, "protocol error: an answer larger than lockrun accepts "
+		    "(%zu MiB)", (p->in_max ? p->in_max : PG_ANSWER_MAX) >> 20);
+		return 0;
+	}
+	if (!pq.consume_input(p->conn)) {
+		conn_error(p->conn, why, n);
+		return 0;
+	}
+	return 1;
+}
+
+void
+pg_conn_allow(struct lr_backend *b, size_t bytes)
+{
+	struct pg *p = b->impl;
+
+	if (bytes > PG_ANSWER_MAX)
+		p->in_max = bytes;
+}
+
 /* Write out what is queued, within deadline. Returns 0, or -1 with e. */
 static int
 send_out(struct lr_backend *b, const char *what, long long deadline, struct lr_err *e)
 {
 	struct pg *p = b->impl;
+	char why[300];
 	int f, w;
 
 	while ((f = pq.flush(p->conn)) == 1) {
 		w = mono_poll(pq.socket(p->conn), POLLOUT | POLLIN, deadline);
 		if (w <= 0)
 			return broken(b, what, w == 0 ? "timed out" : strerror(errno), e);
-		if (!pq.consume_input(p->conn))	/* the server may be talking */
-			break;
+		if (!pg_conn_consume(p, why, sizeof(why)))	/* the server may be talking */
+			return broken(b, what, why, e);
 	}
 	if (f != 0) {
-		char why[300];
 		conn_error(p->conn, why, sizeof(why));
 		return broken(b, what, why, e);
 	}
@@ -348,12 +381,10 @@ collect(struct lr_backend *b, const char *what, long long deadline, PGresult **r
 	for (;;) {
 		while (pq.is_busy(p->conn)) {
 			if ((w = mono_poll(pq.socket(p->conn), POLLIN, deadline)) <= 0 ||
-			    !pq.consume_input(p->conn)) {
+			    !pg_conn_consume(p, why, sizeof(why))) {
 				if (w <= 0)
 					snprintf(why, sizeof(why), "%s", w == 0 ? "no answer in time" :
 					    strerror(errno));
-				else
-					conn_error(p->conn, why, sizeof(why));
 				if (*res != NULL)
 					pq.clear(*res);
 				*res = NULL;
@@ -364,6 +395,20 @@ collect(struct lr_backend *b, const char *what, long long deadline, PGresult **r
 			return 0;
 		keep(res, r);
 	}
+}
+
+/* The bytes of a result's values. libpq reads a message whole before
+ * lockrun sees any of it, so pg_conn_consume() counts only what arrives in
+ * many messages; a single long row is refused here, once it is in. */
+static size_t
+answer_size(const PGresult *res)
+{
+	size_t n = 0;
+
+	for (int r = 0; r < pq.ntuples(res); r++)
+		for (int c = 0; c < pq.nfields(res); c++)
+			n += (size_t)pq.getlength(res, r, c);
+	return n;
 }
 
 /* A query's result: 0 for rows or success; else -1 with e -- a broken
@@ -379,6 +424,12 @@ outcome(struct lr_backend *b, const char *what, const PGresult *res, char state[
 
 	state[0] = '\0';
 	p->notice[0] = '\0';	/* the statement's own notices are no news later */
+	if (res != NULL && pq.result_status(res) == PGRES_TUPLES_OK &&
+	    answer_size(res) > (p->in_max ? p->in_max : PG_ANSWER_MAX)) {
+		snprintf(why, sizeof(why), "protocol error: an answer larger than lockrun "
+		    "accepts (%zu MiB)", (p->in_max ? p->in_max : PG_ANSWER_MAX) >> 20);
+		return broken(b, what, why, e);
+	}
 	if (res != NULL && (pq.result_status(res) == PGRES_TUPLES_OK ||
 	    pq.result_status(res) == PGRES_COMMAND_OK))
 		return 0;
@@ -435,6 +486,7 @@ start(struct lr_backend *b, const char *what, const char *sql, int n,
 	}
 	if (settle(b, what, deadline, e) != 0)
 		return -1;
+	p->in_bytes = 0;
 	sent = n < 0 ? pq.send_query(p->conn, sql) :
 	    pq.send_query_params(p->conn, sql, n, NULL, params, NULL, NULL, 0);
 	if (!sent) {
@@ -488,10 +540,8 @@ pg_conn_recv(struct lr_backend *b, const char *what, PGresult **res, struct lr_e
 	*res = NULL;
 	if (p->conn == NULL || !p->in_flight)
 		return lr_errf(e, EX_SOFTWARE, "postgres %s: %s: nothing sent", b->where, what);
-	if (!pq.consume_input(p->conn)) {
-		conn_error(p->conn, why, sizeof(why));
+	if (!pg_conn_consume(p, why, sizeof(why)))
 		return broken(b, what, why, e);
-	}
 	while (!pq.is_busy(p->conn)) {
 		if ((r = pq.get_result(p->conn)) != NULL) {
 			keep(&p->pending, r);

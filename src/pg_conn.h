@@ -37,6 +37,8 @@ struct pg_api {
 	__typeof__(PQntuples)			*ntuples;
 	__typeof__(PQgetvalue)			*getvalue;
 	__typeof__(PQgetisnull)			*getisnull;
+	__typeof__(PQnfields)			*nfields;
+	__typeof__(PQgetlength)			*getlength;
 	__typeof__(PQclear)			*clear;
 };
 
@@ -49,7 +51,23 @@ struct pg {
 	int		 in_flight;	/* a statement was sent with pg_conn_send() */
 	char		 notice[256];	/* the server's last notice, one line (an
 					 * error between statements comes as one) */
+	size_t		 in_bytes;	/* read for the statement in flight */
+	size_t		 in_max;	/* its bound: PG_ANSWER_MAX unless raised */
 };
+
+/* The most an answer may bring (libpq holds a result whole): lockrun's
+ * largest, a history page or the state of many tasks, are far below it. A
+ * server (or anyone in the path of a connection without TLS) sending more
+ * is refused as Redis is (rreader.h), not followed until memory runs out. */
+#define PG_ANSWER_MAX	(8u * 1024 * 1024)
+
+/* Read what has arrived for the statement in flight (PQconsumeInput),
+ * counting it against p->in_max. Returns 1, or 0 with why[n] set: the
+ * connection broke or the answer went past the bound. */
+int	pg_conn_consume(struct pg *p, char *why, size_t n);
+
+/* Let the next answers bring up to bytes (history -n sizes its own). */
+void	pg_conn_allow(struct lr_backend *b, size_t bytes);
 
 /* Load libpq (once). Returns 0, or -1 with e = EX_UNAVAILABLE naming the
  * Debian package. */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* sqlbound_test.c -- a database answer larger than lockrun can ever need is
+ * refused, as a Redis reply is (hostile_test.c): a last-run record grown to
+ * 10 MiB by hand makes `status` exit 69 naming the bound, not hold it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+#include "sql_fixture.h"
+
+static struct sql_server srv;
+
+static void
+teardown(void)
+{
+	sql_stop(&srv);
+	suite_teardown();
+}
+
+TestSuite(sqlbound, .init = suite_setup, .fini = teardown, .timeout = 120);
+
+Test(sqlbound, pg_an_answer_past_the_bound_is_refused)
+{
+	char out[256];
+	struct result r;
+
+	cr_assert(eq(int, sql_start(&srv, SQL_PG), 0));
+	setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+	LR(&r, "--url", srv.url, "-k", "big", "--", "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, sql_admin(&srv, "UPDATE lockrun_last SET event = "
+	    "repeat('x', 10 * 1024 * 1024) WHERE k = 'lockrun:{big}:last'", out,
+	    sizeof(out)), 0), "%s", out);
+	LR(&r, "--url", srv.url, "status", "big");
+	cr_assert(eq(int, r.status, 69), "%s", r.err);
+	cr_assert(matches(r.err, "^lockrun: postgres [^ ]+: status: protocol error: an answer "
+	    "larger than lockrun accepts \\(8 MiB\\)\n$"), "%s", r.err);
+}
+
+Test(sqlbound, mysql_a_packet_past_the_bound_is_refused)
+{
+	char out[256];
+	struct result r;
+
+	cr_assert(eq(int, sql_start(&srv, SQL_MYSQL), 0));
+	setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+	LR(&r, "--url", srv.url, "-k", "big", "--", "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	/* a server that sends more than lockrun wrote: the column widened */
+	cr_assert(eq(int, sql_admin(&srv, "ALTER TABLE lockrun_last MODIFY event LONGBLOB; "
+	    "UPDATE lockrun_last SET event = REPEAT('x', 2 * 1024 * 1024) "
+	    "WHERE k = 'lockrun:{big}:last'", out, sizeof(out)), 0), "%s", out);
+	LR(&r, "--url", srv.url, "status", "big");
+	cr_assert(eq(int, r.status, 69), "%s", r.err);
+	/* libmariadb drops the connection as it reads the packet's length */
+	cr_assert(matches(r.err, "^lockrun: mysql [^ ]+: status: [^\n]+\n$"), "%s", r.err);
+}
