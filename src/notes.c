@@ -21,7 +21,7 @@
 	"\"priority\":\"recommended\",\"soname\":[\"" NOTES_SSL "\"]}"
 #endif
 #else
-#define TLS_LOADS	NULL
+#define TLS_LOADS	"not built (TLS=no)"
 #define TLS_JSON	""
 #endif
 
@@ -54,7 +54,7 @@ void
 notes_version(FILE *fp, const char *version)
 {
 	fprintf(fp, "lockrun %s\n", version);
-	fprintf(fp, "TLS (rediss://): %s\n", TLS_LOADS ? TLS_LOADS : "not built (TLS=no)");
+	fprintf(fp, "TLS (rediss://): %s\n", TLS_LOADS);
 #ifdef LR_SQL
 	fprintf(fp, "PostgreSQL (postgres://): loads " NOTES_PQ " when a URL needs it\n");
 	fprintf(fp, "MySQL/MariaDB (mysql://): loads " NOTES_MARIADB " when a URL needs it\n");

@@ -426,17 +426,16 @@ Test(cron, zone_files_are_found_under_tzdir)
 	    "/nonexistent/UTC)"));
 }
 
-Test(cron, yearly_search_is_fast)
+/* A search that must cross two years finds the leap day (how long it
+ * takes is make bench's, not a test's). */
+Test(cron, yearly_search_finds_the_leap_day)
 {
 	struct lr_cron c = cron_in("0 0 29 2 *", NY);
-	clock_t start = clock();
 	long long t = 1767225600;	/* 2026-01-01T00:00Z */
 
 	for (int i = 0; i < 1000; i++)
 		t = (long long)cron_next(&c, (time_t)(1767225600 + i * 3600));
 	cr_assert(eq(i64, t, 1835413200), "2028-02-29T05:00Z");
-	/* 1000 searches of two years each: well under a millisecond apiece */
-	cr_assert(lt(dbl, (double)(clock() - start) / CLOCKS_PER_SEC, 1.0));
 }
 
 /* cron_utc() agrees with gmtime_r() over four centuries, leap days and
