@@ -129,6 +129,17 @@ is_master(int i)
 	    strcmp(role, "master") == 0;
 }
 
+/* A master other than node a, for a slot to move to. */
+static int
+other_master(int a)
+{
+	for (int i = 0; i < CLUSTER_NODES; i++)
+		if (i != a && is_master(i))
+			return i;
+	cr_fatal("no master but node %d", a);
+	return -1;
+}
+
 static void node_id(int i, char *buf, size_t n);
 
 /* Does master m count node i among its replicas (CLUSTER REPLICAS)? It
@@ -384,7 +395,7 @@ Test(cluster, a_slot_moved_under_a_job_is_followed_with_ask, .fini = teardown)
 	redisContext *mon;
 	redisReply *keys;
 	struct result res;
-	int a, b = -1, seen;
+	int a, b, seen;
 	pid_t job;
 
 	start();
@@ -392,10 +403,7 @@ Test(cluster, a_slot_moved_under_a_job_is_followed_with_ask, .fini = teardown)
 	go = fifo("go");
 	a = cluster_node_for_key(&cl, key);
 	cr_assert(a >= 0);
-	for (int i = 0; i < CLUSTER_NODES && b < 0; i++)
-		if (i != a && is_master(i))
-			b = i;
-	cr_assert(b >= 0);
+	b = other_master(a);
 	snprintf(slot, sizeof(slot), "%lld", on_int(a, "CLUSTER KEYSLOT %s", key));
 	node_id(a, ida, sizeof(ida));
 	node_id(b, idb, sizeof(idb));
@@ -590,7 +598,7 @@ Test(cluster, a_resharding_keeps_the_job_and_skips_the_starters, .fini = teardow
 	char script[1024], err[4096], slot[16], url[160], ready[256], go[256];
 	redisContext *mon_b, *mon_a;
 	struct result res;
-	int a, b = -1, n;
+	int a, b, n;
 	pid_t job, loop;
 
 	start();
@@ -600,10 +608,7 @@ Test(cluster, a_resharding_keeps_the_job_and_skips_the_starters, .fini = teardow
 	snprintf(go, sizeof(go), "%s", fifo("go"));
 	a = cluster_node_for_key(&cl, key);
 	cr_assert(a >= 0);
-	for (int i = 0; i < CLUSTER_NODES && b < 0; i++)
-		if (i != a && is_master(i))
-			b = i;
-	cr_assert(b >= 0);
+	b = other_master(a);
 	/* the slot of the hash tag {rs}, which every key of the task has */
 	snprintf(slot, sizeof(slot), "%lld", on_int(a, "CLUSTER KEYSLOT %s", "{rs}"));
 	/* a first run leaves every key of the task but the lock: four keys */
