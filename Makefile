@@ -101,12 +101,20 @@ TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 # Pure modules: libc only, linked alone into the unit tests.
-PURE = err duration keys rurl sentinel_url cron schedule task lease rerr text cluster sqlurl \
-	pgurl pg_sql
-SQL_SRC = $(if $(SQL_MODS),pg pg_conn mysql mysql_conn mysql_read mysql_sql)
-CORE = $(PURE) file secret yamltree config cli log tls rreader rconn sentinel rcluster lock \
-	backend redis_backend child guard supervise check ctx run status history unlock notes \
-	$(SQL_SRC)
+# The source tree, a folder per subsystem (src/README.md says which is
+# which); every object but main's goes into the unit tests too.
+SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file)
+SRC_CONFIG = config/config config/yamltree
+SRC_OUT = out/log
+SRC_PROC = $(addprefix proc/,supervise child guard)
+SRC_BACKEND = backend/backend backend/notes
+SRC_REDIS = $(addprefix backend/redis/,redis_backend rlock rconn rreader rcluster cluster \
+	sentinel sentinel_url rurl rerr tls)
+SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_sql pgurl)
+SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql sqlurl)
+SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret)
+CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
+	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
@@ -125,13 +133,13 @@ have-libs:
 		$(PKG_CONFIG) --exists $$m || { echo "make: $$m is missing (make deps, or" \
 		"TLS=no / SQL=no to build without it)" >&2; exit 1; }; done
 
-$(B)/scripts.h: src/scripts/embed.sh src/scripts/history.lua src/scripts/acquire.lua \
-		src/scripts/renew.lua src/scripts/release.lua src/scripts/unlock.lua \
-		src/scripts/check.lua
+LUA = src/backend/redis/scripts
+$(B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
+		$(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua
 	@mkdir -p $(B)
-	sh src/scripts/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
+	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 
-$(B)/lock.o: $(B)/scripts.h
+$(B)/backend/redis/rlock.o: $(B)/scripts.h
 
 # The build's settings, so that changing TLS, SQL or LINK rebuilds what
 # depends on them.
@@ -154,7 +162,7 @@ $(B)/tests/%.o: tests/%.c
 # -z now binds every libc symbol at start (full RELRO): the guard forked
 # later then never writes the GOT, and each such write would copy a page
 # (perf stat counts about a dozen fewer page faults a run).
-$(BIN): $(CORE_OBJS) $(B)/main.o
+$(BIN): $(CORE_OBJS) $(B)/cli/main.o
 	$(CC) $(SAN) $(LR_LDFLAGS) $(LDFLAGS) -Wl,-z,now -o $@ $^ $(LR_LIBS)
 
 $(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
@@ -163,7 +171,7 @@ $(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
 $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
-$(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ) $(B)/cron.o
+$(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ) $(B)/core/cron.o
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 
 $(B)/demo: $(B)/tests/bench/demo.o $(FIXTURE_OBJ)
@@ -243,4 +251,4 @@ lint: deps $(B)/scripts.h
 clean:
 	rm -rf build lockrun
 
--include $(wildcard $(B)/*.d $(B)/sql/*.d $(B)/tests/*.d $(B)/tests/*/*.d)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

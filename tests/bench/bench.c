@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/cron.h"
+#include "core/cron.h"
 #include "../integ/redis_fixture.h"
 #include "../integ/sql_fixture.h"
 

@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 Test(backend, every_redis_scheme_is_redis)
 {

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 #define ARGV(...) ((char *[]){ "lockrun", __VA_ARGS__, NULL })
 #define ARGC(v) ((int)(sizeof(v) / sizeof(v[0])) - 1)

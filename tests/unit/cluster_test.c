@@ -6,7 +6,7 @@
 #include <criterion/new/assert.h>
 #include <criterion/parameterized.h>
 
-#include "cluster.h"
+#include "backend/redis/cluster.h"
 
 Test(cluster, crc16_matches_the_specification_check_value)
 {

@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "config.h"
+#include "config/config.h"
 
 /* Load tests/data/bad/NAME.yaml; expect exactly want and status 78. */
 #define BAD(name, want)							\

@@ -11,7 +11,7 @@
 #include <criterion/new/assert.h>
 #include <criterion/parameterized.h>
 
-#include "cron.h"
+#include "core/cron.h"
 
 #define B(n)		((uint64_t)1 << (n))
 #define R(lo, hi)	((B(hi) << 1) - B(lo))		/* bits lo..hi */

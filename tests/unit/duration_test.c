@@ -4,7 +4,7 @@
 #include <criterion/new/assert.h>
 #include <criterion/parameterized.h>
 
-#include "duration.h"
+#include "core/duration.h"
 
 struct good { char text[16]; long long ms; };
 

@@ -7,9 +7,9 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "keys.h"
-#include "schedule.h"
-#include "task.h"
+#include "core/keys.h"
+#include "core/schedule.h"
+#include "core/task.h"
 
 /* 2026-11-21T17:45:02Z */
 #define T_174502 ((time_t)1795283102)

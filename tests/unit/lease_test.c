@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "lease.h"
+#include "core/lease.h"
 
 Test(lease, default_ttl_timeline)
 {

@@ -8,8 +8,8 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "keys.h"
-#include "pg_sql.h"
+#include "core/keys.h"
+#include "backend/pg/pg_sql.h"
 
 Test(pg_sql, array_quotes_every_element)
 {

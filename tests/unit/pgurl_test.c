@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "pgurl.h"
+#include "backend/pg/pgurl.h"
 
 static const char *
 problem(const char *k, const char *v)

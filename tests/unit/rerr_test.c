@@ -4,7 +4,7 @@
 #include <criterion/new/assert.h>
 #include <criterion/parameterized.h>
 
-#include "rerr.h"
+#include "backend/redis/rerr.h"
 
 /* Arrays, not pointers: Criterion runs each case in a new process. */
 struct case_ {

@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "rurl.h"
+#include "backend/redis/rurl.h"
 
 static struct lr_url
 parse_ok(const char *url)

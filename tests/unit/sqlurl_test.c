@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "sqlurl.h"
+#include "backend/mysql/sqlurl.h"
 
 static struct lr_sqlurl
 parse_ok(const char *url)

@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "task.h"
+#include "core/task.h"
 
 Test(task, sets_options_by_name)
 {

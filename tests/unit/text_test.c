@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "text.h"
+#include "core/text.h"
 
 #define FFFD	"\\ufffd"	/* what a byte that is not UTF-8 becomes */
 

@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "yamltree.h"
+#include "config/yamltree.h"
 
 /* Keys in the generated mapping: the most one mapping can hold under the
  * 100000-node cap (the mapping, then a key and a value per entry).

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mysql.c -- the lock in MySQL/MariaDB (backend.h): the stable key is a
+ * row with an expiry, the lease, which decides (a newcomer never runs
+ * while it has not expired, whatever became of the session that wrote
+ * it), and a GET_LOCK() of this connection, which keeps the lock while its
+ * session lives and lets the release free it at once; the holder watches
+ * that connection between keep-alives (idle_read). Slot, fence, history
+ * and last-run records are rows (mysql_sql.c has the tables and the SQL,
+ * mysql_conn.c the client library and the connection).
+ *
+ * Round trips: every operation is one string of statements sent at once
+ * (CLIENT_MULTI_STATEMENTS): a SET of its inputs as user variables, the
+ * statements, which carry their decisions in user variables (GET_LOCK's
+ * answer, whether the slot upsert claimed the row, ...) and end with one
+ * SELECT, the answer; then, behind acquire and release, a bounded cleanup
+ * of expired rows. So acquire, release and the renewal are one exchange
+ * each, and unlock, peek, states (for all tasks), keys and history too.
+ * The first exchange on a connection also sets the time zone and
+ * @lr_boot, at no extra round trip. A missing table costs, once per
+ * database, a new connection, the CREATE TABLEs and the string again.
+ *
+ * The renewal does not block lockrun's poll loop: renew_send() only
+ * writes (mysql_send_query); renew_recv(), called when fd() is readable,
+ * reads with mysql_read_query_result() and mysql_next_result(), which may
+ * block until the whole answer is in: the server writes it at once, and
+ * the read timeout (the command timeout) bounds the wait. So renew_recv()
+ * never returns 0.
+ *
+ * libmariadb.so.3 (MariaDB Connector/C, which speaks to MySQL too) is
+ * loaded with dlopen() in mysql_backend_init(). Servers: MariaDB 10.2 or
+ * later, MySQL 8 (window functions; the uptime in performance_schema). */
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mariadb_version.h>
+
+#include "backend/mysql/mysql_conn.h"
+#include "backend/mysql/mysql_sql.h"
+#include "core/text.h"
+
+static MYSQL *
+db_of(const struct lr_backend *b)
+{
+	return ((struct my *)b->impl)->db;
+}
+
+/* "host pid" (of "host pid start") as @host and @pid. */
+static void
+who_vars(struct myq *q, MYSQL *db, const char *who)
+{
+	char host[256] = "", pid[32] = "";
+
+	sscanf(who, "%255s %31s", host, pid);
+	myq_str(q, db, "host", host);
+	myq_str(q, db, "pid", pid);
+}
+
+/* The inputs acquire, renew and release share. */
+static void
+lock_vars(struct myq *q, MYSQL *db, const struct lr_lock *l)
+{
+	char name[KEY_MAX];
+
+	my_lock_name(l->keys.stable, name, sizeof(name));
+	my_clock_vars(q);
+	myq_str(q, db, "stable", l->keys.stable);
+	myq_str(q, db, "slot", l->slot_ttl_ms ? l->keys.slot : NULL);
+	myq_str(q, db, "fence", l->keys.fence);
+	myq_str(q, db, "hist", l->keys.hist);
+	myq_str(q, db, "last", l->keys.last);
+	myq_str(q, db, "name", name);
+	who_vars(q, db, l->owner);
+	myq_str(q, db, "slot_iso", l->slot_ttl_ms ? l->keys.slot_iso : "");
+	myq_ll(q, "ttl", l->ttl_ms);
+	myq_ll(q, "slot_ttl", l->slot_ttl_ms);
+	myq_ll(q, "cap", l->hist_cap);
+	myq_ll(q, "hist_ttl", l->hist_ttl_ms);
+}
+
+/* An answer of one row (code, text), as acquire, renew, release and
+ * unlock give. */
+struct answer {
+	int		got;
+	long long	code;
+	int		null;		/* text is SQL NULL */
+	char		text[512];
+};
+
+static int
+answer_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
+{
+	struct answer *a = arg;
+
+	(void)set;
+	a->got = 1;
+	a->code = row[0] ? my_num(row[0]) : -1;
+	a->null = nf < 2 || row[1] == NULL;
+	snprintf(a->text, sizeof(a->text), "%s", a->null ? "" : row[1]);
+	return 0;
+}
+
+static int
+no_answer(struct lr_backend *b, const char *what, struct lr_err *e)
+{
+	my_close(b);
+	return lr_errf(e, EX_SOFTWARE, "mysql %s: %s: unexpected answer", b->where, what);
+}
+
+/* Connect, unless connected: the run path leaves it to acquire, the
+ * verbs open first. */
+static int
+my_open(struct lr_backend *b, struct lr_err *e)
+{
+	return db_of(b) != NULL ? 0 : my_connect(b, b->cfg.connect_timeout_ms, e);
+}
+
+static int
+my_ping(struct lr_backend *b, struct lr_err *e)
+{
+	struct myq q = { 0 };
+	int rc;
+
+	if (my_open(b, e) != 0)
+		return -1;
+	myq_add(&q, "SELECT 1");
+	rc = my_exec(b, "ping", &q, 1, MY_KEEP, NULL, NULL, e);
+	free(q.s);
+	return rc;
+}
+
+static int
+my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
+    struct lr_err *e)
+{
+	struct myq q = { 0 };
+	struct answer a = { 0 };
+	MYSQL *db;
+	int rc;
+
+	if (my_open(b, e) != 0)
+		return -1;
+	db = db_of(b);
+	lock_vars(&q, db, l);
+	myq_str(&q, db, "id", l->id);
+	myq_str(&q, db, "owner", l->owner);
+	myq_ll(&q, "say_held", !l->quiet_held);
+	myq_end(&q);
+	myq_add(&q, MY_SQL_ACQUIRE);
+	myq_add(&q, ";\n");
+	myq_add(&q, MY_SQL_PRUNE);
+	rc = my_exec(b, "acquire", &q, 1, MY_CREATE, answer_row, &a, e);
+	free(q.s);
+	if (rc != 0)
+		return -1;
+	if (!a.got || a.code < 0 || a.code > 2)
+		return no_answer(b, "acquire", e);
+	if (a.code == 1) {
+		*out = LOCK_ACQUIRED;
+		lock_took(l, my_num(a.text));
+	} else {
+		*out = a.code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
+		snprintf(l->holder, sizeof(l->holder), "%s", a.null ? "?" : a.text);
+	}
+	return 0;
+}
+
+static int
+my_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
+    long long wait_ms, struct lr_err *e)
+{
+	struct my *m = b->impl;
+	struct myq q = { 0 };
+	int rc;
+
+	(void)cap_ms;	/* a session lock is not carried across a new connection */
+	(void)wait_ms;
+	if (m->db == NULL)
+		return my_not_connected(b, "renew", e);
+	lock_vars(&q, m->db, l);
+	myq_str(&q, m->db, "val", l->value);
+	myq_str(&q, m->db, "token", l->token_s);
+	myq_end(&q);
+	myq_add(&q, MY_SQL_RENEW);
+	rc = my_send(b, "renew", &q, e);
+	free(q.s);
+	m->renewing = rc == 0;
+	return rc;
+}
+
+static int
+my_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	static const enum renew_outcome outcomes[] = {
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+	};
+	struct my *m = b->impl;
+	struct answer a = { 0 };
+
+	if (!m->renewing)
+		return lr_errf(e, EX_SOFTWARE, "mysql %s: renew: nothing sent", b->where);
+	m->renewing = 0;
+	if (my_recv(b, "renew", 1, answer_row, &a, e) != 0)
+		return -1;
+	if (!a.got || a.code < 0 || a.code > 3)
+		return no_answer(b, "renew", e);
+	*out = outcomes[a.code];
+	if (*out == RENEW_LOST || *out == RENEW_LOST_LATER)
+		snprintf(l->holder, sizeof(l->holder), "%s", a.text);
+	return 1;
+}
+
+static int
+my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	struct myq q = { 0 };
+	struct answer a = { 0 };
+	MYSQL *db = db_of(b);
+	char status[16], dur[24];
+	int rc;
+
+	if (l->ttl_ms == 0 && l->hist_cap == 0)
+		return 0;
+	if (db == NULL)
+		return my_not_connected(b, "release", e);
+	snprintf(status, sizeof(status), "%d", end->status);
+	snprintf(dur, sizeof(dur), "%lld", end->duration_ms > 0 ? end->duration_ms : 0);
+	lock_vars(&q, db, l);
+	myq_str(&q, db, "val", l->value);
+	myq_str(&q, db, "token", l->token_s);
+	myq_ll(&q, "keep", end->keep_ms > 0 ? end->keep_ms : 0);
+	myq_str(&q, db, "status", status);
+	myq_str(&q, db, "dur", dur);
+	myq_str(&q, db, "event", end->event);
+	myq_end(&q);
+	myq_add(&q, MY_SQL_RELEASE);
+	myq_add(&q, ";\n");
+	myq_add(&q, MY_SQL_PRUNE);
+	rc = my_exec(b, "release", &q, 1, MY_CREATE, answer_row, &a, e);
+	free(q.s);
+	if (rc != 0)
+		return -1;
+	if (!a.got)
+		return no_answer(b, "release", e);
+	return a.code == 1;
+}
+
+static int
+my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
+    const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
+    char *holder, size_t n, struct lr_err *e)
+{
+	struct myq q = { 0 };
+	struct answer a = { 0 };
+	MYSQL *db = db_of(b);
+	char name[KEY_MAX];
+	int rc;
+
+	if (db == NULL)
+		return my_not_connected(b, "unlock", e);
+	my_lock_name(k->stable, name, sizeof(name));
+	my_clock_vars(&q);
+	myq_str(&q, db, "key", key);
+	myq_str(&q, db, "name", strcmp(key, k->stable) == 0 ? name : NULL);
+	myq_str(&q, db, "fence", k->fence);
+	myq_str(&q, db, "hist", k->hist);
+	myq_str(&q, db, "last", k->last);
+	myq_str(&q, db, "expect", expect);
+	who_vars(&q, db, who);
+	myq_str(&q, db, "slot_iso", strcmp(key, k->slot) == 0 ? k->slot_iso : "");
+	myq_ll(&q, "cap", hist_cap);
+	myq_ll(&q, "hist_ttl", hist_ttl_ms);
+	myq_end(&q);
+	myq_add(&q, MY_SQL_UNLOCK);
+	rc = my_exec(b, "unlock", &q, 1, MY_CREATE, answer_row, &a, e);
+	free(q.s);
+	if (rc != 0)
+		return -1;
+	if (!a.got || a.code < 0 || a.code > 3)
+		return no_answer(b, "unlock", e);
+	snprintf(holder, n, "%s", a.text);
+	return (int)a.code;
+}
+
+static int
+my_fd(const struct lr_backend *b)
+{
+	MYSQL *db = db_of(b);
+
+	return db ? (int)my_api.get_socket(db) : -1;
+}
+
+/* An error packet the server sent unasked (MariaDB's "Connection was
+ * killed"): its message into why[n], or "" when buf[len] is not one. A
+ * packet is a 3-byte length and a sequence number; an error's payload is
+ * 0xff, the error number (2 bytes), '#' and the SQLSTATE, the message. */
+static void
+error_packet(const unsigned char *buf, size_t len, char *why, size_t n)
+{
+	size_t plen = 0, at = len > 7 && buf[7] == '#' ? 13 : 7;
+	char msg[256];
+
+	why[0] = '\0';
+	if (len >= 4)
+		plen = (size_t)buf[0] | (size_t)buf[1] << 8 | (size_t)buf[2] << 16;
+	if (len < 8 || buf[4] != 0xff || plen + 4 > len || plen + 4 < at)
+		return;
+	snprintf(msg, sizeof(msg), "%.*s", (int)(plen + 4 - at), (const char *)buf + at);
+	text_one_line(why, n, msg);
+}
+
+/* Between exchanges the server sends nothing but when the session ends:
+ * KILL (MariaDB sends the error first), wait_timeout, a shutdown; a proxy
+ * or a firewall cutting the connection gives end of file or a reset. So
+ * anything readable then means the session is over. A peek leaves the
+ * client library's stream as it is (TLS records are not read, only seen). */
+static int
+my_idle_read(struct lr_backend *b, struct lr_err *e)
+{
+	MYSQL *db = db_of(b);
+	unsigned char buf[512];
+	char why[300];
+	ssize_t n;
+
+	if (db == NULL)
+		return my_not_connected(b, "session", e);
+	n = recv((int)my_api.get_socket(db), buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return 0;
+	if (n < 0)
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+	else if (n == 0)
+		snprintf(why, sizeof(why), "the server closed the connection");
+	else {
+		error_packet(buf, (size_t)n, why, sizeof(why));
+		if (why[0] == '\0')
+			snprintf(why, sizeof(why), "the server closed the session");
+	}
+	my_close(b);
+	lr_errf(e, EX_UNAVAILABLE, "mysql %s: the session ended: %s", b->where, why);
+	if (e != NULL)
+		e->transport = 1;
+	return -1;
+}
+
+/* The client library counts its timeouts in whole seconds: a cap below
+ * one second still waits up to one. */
+static int
+my_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
+{
+	long long ct = b->cfg.connect_timeout_ms;
+
+	if (cap_ms < 1)
+		cap_ms = 1;
+	return my_connect(b, cap_ms < ct ? cap_ms : ct, e);
+}
+
+static void
+my_free(struct lr_backend *b)
+{
+	if (b->impl == NULL)
+		return;
+	my_close(b);
+	free(b->impl);
+	b->impl = NULL;
+}
+
+static const struct lr_backend_ops mysql_ops = {
+	.name = "mysql",
+	.title = "MySQL",
+	.session = 1,
+	.open = my_open,
+	.ping = my_ping,
+	.acquire = my_acquire,
+	.renew_send = my_renew_send,
+	.renew_recv = my_renew_recv,
+	.release = my_release,
+	.unlock = my_unlock,
+	.peek = my_peek,
+	.states = my_states,
+	.keys = my_keys,
+	.history = my_history,
+	.probe = my_probe,
+	.fd = my_fd,
+	.idle_read = my_idle_read,
+	.close = my_close,
+	.reopen = my_reopen,
+	.free = my_free,
+};
+
+int
+mysql_backend_init(struct lr_backend *b, struct lr_err *e)
+{
+	struct my *m;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return lr_errf(e, EX_OSERR, "mysql://: out of memory");
+	/* a mistyped URL is said before a missing library */
+	if (sqlurl_parse(b->cfg.url, &m->url, e) != 0 || my_load(e) != 0) {
+		free(m);
+		return -1;
+	}
+	b->impl = m;
+	b->ops = &mysql_ops;
+	sqlurl_where(&m->url, MARIADB_UNIX_ADDR, b->where, sizeof(b->where));
+	return 0;
+}

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mysql_sql.c -- the SQL text of the MySQL/MariaDB backend: the tables and
+ * one multi-statement string per operation (mysql_sql.h). The scripts in
+ * src/scripts (the Lua) are the semantics mirrored here.
+ *
+ * Rules the text keeps:
+ * - Tables are read with SELECT ... INTO @var (INTO last, as MySQL 8
+ *   wants it), a plain consistent read: SET @var := (SELECT ...) takes
+ *   shared locks inside a transaction, and racers holding them deadlock
+ *   on the row they all go on to write.
+ *   MAX() makes a read of at most one row assign NULL when there is none
+ *   (SELECT ... INTO leaves the variable alone on no row).
+ * - Decisions are made in SET statements and carried in user variables;
+ *   INSERT/UPDATE/DELETE only test them. A statement reads only variables
+ *   that earlier statements set: MariaDB fixes a variable's type when it
+ *   prepares a statement, and one still unset then reads as NULL there
+ *   (SET @a := 0, @b := NOT @a leaves @b NULL on a new connection); and
+ *   no variable is assigned inside another statement (MySQL 8 deprecates
+ *   it). A conversion that MySQL only warns about in a SET (CAST('released'
+ *   AS SIGNED)) would be an error in a data-changing statement under
+ *   strict mode.
+ * - Strings are compared with strings (the columns are VARBINARY, byte
+ *   for byte as Redis compares): a number compared with a string column
+ *   would convert every row's value, and fail on strict servers.
+ * - The first statement that reads a table names all three, so a missing
+ *   table (ER_NO_SUCH_TABLE) stops the string before anything is written;
+ *   mysql_conn.c then creates them on a new connection and sends it again.
+ * - The server stops at the first failing statement. Each operation's
+ *   answer is one SELECT: the statements before it decide and take or
+ *   free the lock, so an answer means all of them ran. The history, the
+ *   last-run row and the cleanup come after it (BOOKKEEPING), and a
+ *   failure there costs only the bookkeeping, as with history.lua's pcall
+ *   (`lockrun check` names a missing privilege).
+ * - Writes that belong together are one transaction, so a run costs the
+ *   server a log flush for the decision and one for the bookkeeping (and
+ *   one for trimming the history), not one a statement
+ *   (innodb_flush_log_at_trx_commit=1). A transaction left open by an
+ *   error is rolled back: before the answer the connection is closed,
+ *   after it mysql_conn.c sends ROLLBACK. The GET_LOCK comes before the
+ *   transaction, so its snapshot is taken after the lock is ours and sees
+ *   what the last holder committed; the upserts read the newest row
+ *   anyway (they lock it). The renewal is one UPDATE: no transaction.
+ * - GET_LOCK() counts: a session that takes a name twice must free it
+ *   twice. acquire takes it once and gives it back on every path but
+ *   "acquired"; mysql_conn.c closes the connection on an error before the
+ *   answer, which frees it too. */
+#include "backend/mysql/mysql_sql.h"
+
+/* k: "lockrun:{name}", "...:slot:<stamp>", "...:fence"; history and last
+ * run rows are keyed by "...:history" and "...:last", as in Redis. The
+ * other text columns are what the Redis stream and hash hold. */
+const char MY_SQL_DDL[] =
+"CREATE TABLE IF NOT EXISTS lockrun_keys (\n"
+"  k          VARBINARY(400)  NOT NULL PRIMARY KEY,\n"
+"  v          VARBINARY(1024) NOT NULL,\n"
+"  expires_ms BIGINT          NULL,\n"
+"  boot       VARCHAR(64)     NULL,\n"
+"  INDEX lockrun_keys_expires (expires_ms)\n"
+") ENGINE=InnoDB;\n"
+"CREATE TABLE IF NOT EXISTS lockrun_history (\n"
+"  id          BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
+"  k           VARBINARY(400)  NOT NULL,\n"
+"  at_ms       BIGINT          NOT NULL,\n"
+"  expires_ms  BIGINT          NOT NULL,\n"
+"  event       VARBINARY(64)   NULL,\n"
+"  host        VARBINARY(300)  NULL,\n"
+"  pid         VARBINARY(32)   NULL,\n"
+"  slot        VARBINARY(64)   NULL,\n"
+"  token       VARBINARY(32)   NULL,\n"
+"  holder      VARBINARY(340)  NULL,\n"
+"  status      VARBINARY(16)   NULL,\n"
+"  duration_ms VARBINARY(32)   NULL,\n"
+"  INDEX lockrun_history_k (k, id),\n"
+"  INDEX lockrun_history_expires (expires_ms)\n"
+") ENGINE=InnoDB;\n"
+"CREATE TABLE IF NOT EXISTS lockrun_last (\n"
+"  k           VARBINARY(400)  NOT NULL PRIMARY KEY,\n"
+"  expires_ms  BIGINT          NOT NULL,\n"
+"  event       VARBINARY(64)   NULL,\n"
+"  host        VARBINARY(300)  NULL,\n"
+"  pid         VARBINARY(32)   NULL,\n"
+"  slot        VARBINARY(64)   NULL,\n"
+"  token       VARBINARY(32)   NULL,\n"
+"  start_ms    VARBINARY(32)   NULL,\n"
+"  end_ms      VARBINARY(32)   NULL,\n"
+"  status      VARBINARY(16)   NULL,\n"
+"  duration_ms VARBINARY(32)   NULL,\n"
+"  success_ms  VARBINARY(32)   NULL,\n"
+"  INDEX lockrun_last_expires (expires_ms)\n"
+") ENGINE=InnoDB";
+
+/* The server's start in seconds: now - Uptime. Two connections may see
+ * it a second apart, so rows compare it with a tolerance of 2 s. */
+const char MY_SQL_SESSION_MARIADB[] =
+"SET time_zone = '+00:00', @lr_boot := UNIX_TIMESTAMP() - (SELECT VARIABLE_VALUE "
+"FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'UPTIME');\n";
+const char MY_SQL_SESSION_MYSQL[] =
+"SET time_zone = '+00:00', @lr_boot := UNIX_TIMESTAMP() - (SELECT VARIABLE_VALUE "
+"FROM performance_schema.global_status WHERE VARIABLE_NAME = 'Uptime');\n";
+
+/* A value "id token host pid start" as history.lua's holder_of(): @htok
+ * and @hby ("host pid") from @hv, NULL when it is not one (counting
+ * spaces: MySQL 8's REGEXP refuses binary strings). */
+#define FIELDS4 "LENGTH(@hv) - LENGTH(REPLACE(@hv, ' ', '')) >= 3"
+#define HOLDER_OF \
+"@htok := IF(" FIELDS4 ", SUBSTRING_INDEX(SUBSTRING_INDEX(@hv, ' ', 2), ' ', -1),\n" \
+"        NULL),\n" \
+"    @hby := IF(" FIELDS4 ", SUBSTRING_INDEX(SUBSTRING_INDEX(@hv, ' ', 4), ' ', -2),\n" \
+"        NULL)"
+
+/* history.lua's record(): when @rec, one entry (@event, @host, @pid,
+ * @slot_iso, @htok, @hby, @status, @dur) living @hist_ttl ms. */
+#define RECORD \
+"INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, token,\n" \
+"    holder, status, duration_ms)\n" \
+"  SELECT @hist, @now, @now + @hist_ttl, @event, @host, @pid, NULLIF(@slot_iso, ''),\n" \
+"    NULLIF(@htok, ''), NULLIF(@hby, ''), @status, @dur FROM DUAL WHERE @rec;\n"
+
+/* ... and at most @cap entries kept for the key. Not in a transaction
+ * with the insert: its range lock would wait for another run's entry not
+ * yet committed while that run waited for this one's. */
+#define CAP \
+"SELECT MAX(id) FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC) AS n\n" \
+"    FROM lockrun_history WHERE @rec AND k = @hist) AS r WHERE n > @cap INTO @cut;\n" \
+"DELETE FROM lockrun_history WHERE k = @hist AND id <= @cut"
+
+/* Marks where an operation's answer ends: what follows is the history and
+ * the last-run row, bookkeeping that must never fail the lock (as
+ * history.lua's pcall): mysql_conn.c takes the answer and ignores an error
+ * behind it. Empty: it is for the reader. */
+#define BOOKKEEPING ""
+
+/* Opens the other two tables with the first read of lockrun_keys (see
+ * the rules above); its value is not used. */
+#define TOUCH_TABLES \
+"MAX((SELECT 1 FROM lockrun_history WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_last " \
+"WHERE 1 = 0))"
+
+/* acquire.lua. Inputs: @stable @slot @fence @hist @last @name (the
+ * session lock) @id @owner @host @pid @slot_iso @ttl @slot_ttl @cap
+ * @hist_ttl @say_held @now @us. Answer: (1, token) acquired, (0, holder)
+ * held, (2, holder) slot taken.
+ * 1. No-overlap: the lease decides: a stable row that has not expired is
+ *    a holder, whatever became of the session that wrote it (KILL, a
+ *    reset, a restart: its command may still run, and is stopped before
+ *    the lease ends); else GET_LOCK, which a live holder's session keeps.
+ * 2. One-server: a live slot row.
+ * 3. Token: max(fence + 1, now in us), drawn in the fence row's upsert
+ *    and read back while the transaction holds that row.
+ *    The slot row is claimed by an upsert that overwrites only an expired
+ *    row: racers serialize on its primary key, and ROW_COUNT() (1 inserted,
+ *    2 replaced, 0 left as it was) tells each whether it won. A racer's
+ *    claim newer than this transaction's snapshot is seen by the upsert,
+ *    which reads the newest row; the slot's value is read again after the
+ *    commit, for the holder. */
+const char MY_SQL_ACQUIRE[] =
+"SET @got := IF(@ttl > 0, GET_LOCK(@name, 0), NULL);\n"
+"START TRANSACTION;\n"
+"SELECT MAX(v), MAX(expires_ms > @now), " TOUCH_TABLES "\n"
+"  FROM lockrun_keys WHERE k = @stable INTO @sv, @lease, @touch;\n"
+"SET @held := @ttl > 0 AND (NOT (@got <=> 1) OR COALESCE(@lease, 0));\n"
+"SELECT MAX(v) FROM lockrun_keys WHERE @slot_ttl > 0 AND NOT @held AND\n"
+"    k = @slot AND (expires_ms IS NULL OR expires_ms > @now) INTO @tv;\n"
+"SET @go := NOT @held AND @tv IS NULL;\n"
+"INSERT INTO lockrun_keys (k, v, expires_ms)\n"
+"  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @go\n"
+"  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
+"    expires_ms = @now + 86400000;\n"
+"SELECT MAX(v) FROM lockrun_keys WHERE @go AND k = @fence INTO @toks;\n"
+"SET @val := CONCAT(@id, ' ', @toks, ' ', @owner);\n"
+"INSERT INTO lockrun_keys (k, v, expires_ms)\n"
+"  SELECT @slot, @val, @now + @slot_ttl FROM DUAL WHERE @go AND @slot_ttl > 0\n"
+"  ON DUPLICATE KEY UPDATE v = IF(expires_ms <= @now, @val, v),\n"
+"    expires_ms = IF(expires_ms <= @now, @now + @slot_ttl, expires_ms);\n"
+"SET @won := @go AND (@slot_ttl = 0 OR ROW_COUNT() > 0);\n"
+"INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
+"  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @won AND @ttl > 0\n"
+"  ON DUPLICATE KEY UPDATE v = @val, expires_ms = @now + @ttl, boot = @lr_boot;\n"
+"COMMIT;\n"
+"SELECT MAX(v) FROM lockrun_keys WHERE @go AND NOT @won AND k = @slot INTO @racer;\n"
+"SET @rel := IF(@got = 1 AND NOT @won, RELEASE_LOCK(@name), NULL),\n"
+"    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv, @racer)));\n"/* a holder's session ends after ttl without a statement (its keep-alive
+ * comes every ttl/3): a frozen or vanished holder frees the lock then, as
+ * PostgreSQL's idle_session_timeout has it, not after 8 hours */
+"SET SESSION wait_timeout = IF(@won AND @ttl > 0,\n"
+"    LEAST(GREATEST(CEIL(@ttl / 1000), 1), 31536000), @@SESSION.wait_timeout);\n"
+"SELECT IF(@won, 1, IF(@held, 0, 2)), IF(@won, @toks, @hv);\n"
+BOOKKEEPING
+"START TRANSACTION;\n"
+"SET @event := IF(@won, 'ran', IF(@held, 'skipped-held', 'skipped-slot')),\n"
+"    @rec := @cap > 0 AND (@won OR NOT @held OR @say_held),\n"
+"    @status := NULL, @dur := NULL, " HOLDER_OF ";\n"
+"SET @htok := IF(@won, @toks, @htok);\n"
+RECORD
+/* a new run; the last success is kept until the next (acquire.lua) */
+"INSERT INTO lockrun_last (k, expires_ms, event, host, pid, slot, token, start_ms)\n"
+"  SELECT @last, @now + @hist_ttl, 'running', @host, @pid, NULLIF(@slot_iso, ''),\n"
+"    @toks, CAST(@now AS CHAR) FROM DUAL WHERE @won AND @cap > 0\n"
+"  ON DUPLICATE KEY UPDATE success_ms = IF(expires_ms > @now, success_ms, NULL),\n"
+"    event = 'running', host = @host, pid = @pid, slot = NULLIF(@slot_iso, ''),\n"
+"    token = @toks, start_ms = CAST(@now AS CHAR), end_ms = NULL, status = NULL,\n"
+"    duration_ms = NULL, expires_ms = @now + @hist_ttl;\n"
+"COMMIT;\n"
+CAP;
+
+/* renew.lua, for a stable row backed by this session's GET_LOCK. Inputs:
+ * @stable @fence @hist @last @name @val (what acquire stored) @token
+ * @host @pid @slot_iso @ttl @cap @hist_ttl @now. Answer: (code, the
+ * row's value when another's): 1 renewed; 0 this session no longer holds
+ * the lock (lost); 2 the row had vanished (the expired-row cleanup) and
+ * no later token was drawn: it is put back; 3 the row holds our tombstone
+ * ('unlocked:' and our value: `lockrun unlock`) or another value, or is
+ * gone with a later token drawn: lost. The session lock is kept: the
+ * run's release lets it go (and deletes our tombstone) once the
+ * command's tree is gone. A loss is recorded in the history and the
+ * last-run row. */
+const char MY_SQL_RENEW[] =
+"SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0);\n"
+"UPDATE lockrun_keys SET expires_ms = @now + @ttl\n"
+"  WHERE k = @stable AND v = @val AND @mine;\n"
+"SELECT MAX(v), " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable\n"
+"  INTO @cur, @touch;\n"
+"SELECT MAX(CAST(v AS SIGNED)) FROM lockrun_keys WHERE k = @fence INTO @last_tok;\n"
+"SET @r := IF(NOT @mine, 0, IF(@cur <=> @val, 1, IF(@cur IS NULL AND\n"
+"    COALESCE(@last_tok, 0) <= CAST(@token AS SIGNED), 2, 3)));\n"
+"INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
+"  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @r = 2;\n"
+"SET @hv := IF(@cur <=> @val OR @cur <=> CONCAT('unlocked:', @val), NULL, @cur);\n"
+"SELECT @r, @hv;\n"
+BOOKKEEPING
+"SET @event := 'lost', @status := NULL, @dur := NULL,\n"
+"    @rec := @cap > 0 AND @r IN (0, 3), " HOLDER_OF ";\n"
+"SET @htok := @token;\n"
+RECORD
+"UPDATE lockrun_last SET event = 'lost', end_ms = CAST(@now AS CHAR),\n"
+"    expires_ms = @now + @hist_ttl\n"
+"  WHERE k = @last AND token = @token AND event = 'running' AND @rec;\n"
+CAP;
+
+/* release.lua. Inputs: @stable @hist @last @name @val @token @host @pid
+ * @slot_iso @ttl (0: no stable row, no session lock) @keep @status @dur
+ * @event (NULL: record nothing, after a lost lock) @cap @hist_ttl @now.
+ * The row is kept for @keep ms as a lease ('released': newcomers respect
+ * it) or deleted, if it is still ours; our tombstone ('unlocked:' and our
+ * value) is deleted; the session lock is let go either way. Answer: 1
+ * released, 0 not ours. */
+const char MY_SQL_RELEASE[] =
+"SELECT " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable INTO @touch;\n"
+"UPDATE lockrun_keys SET boot = 'released', expires_ms = @now + @keep\n"
+"  WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep > 0;\n"
+"SET @kept := ROW_COUNT() > 0;\n"
+"DELETE FROM lockrun_keys WHERE k = @stable AND @ttl > 0 AND\n"
+"    (v = @val AND @keep = 0 OR v = CONCAT('unlocked:', @val));\n"
+"SET @deleted := ROW_COUNT() > 0, @rel := IF(@ttl > 0, RELEASE_LOCK(@name), NULL);\n"
+"SELECT @kept OR @deleted;\n"
+BOOKKEEPING
+"START TRANSACTION;\n"
+"SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL;\n"
+RECORD
+"UPDATE lockrun_last SET event = @event, status = @status, duration_ms = @dur,\n"
+"    end_ms = CAST(@now AS CHAR),\n"
+"    success_ms = IF(@event = 'released' AND @status = '0', CAST(@now AS CHAR),\n"
+"        success_ms),\n"
+"    expires_ms = @now + @hist_ttl\n"
+"  WHERE k = @last AND token = @token AND event = 'running' AND\n"
+"    expires_ms > @now AND @rec;\n"
+"COMMIT;\n"
+CAP;
+
+/* unlock.lua. Inputs: @key (stable or slot key) @name (its session lock,
+ * NULL for a slot key) @fence @hist @last @expect @host @pid (who
+ * unlocks) @slot_iso (the slot, for a slot key) @cap @hist_ttl @now @us.
+ * A row counts while it has not expired or its session lock is taken.
+ * A running holder's stable row is not deleted (a newcomer would run
+ * beside its command): its value becomes the tombstone 'unlocked:' and
+ * the value, keeping its expiry, which holds newcomers off as the lease
+ * did; the holder's next renewal finds it (3), stops its command, and its
+ * release deletes the tombstone and lets the session lock go. A row that
+ * is a tombstone already, a --min-hold row ('released') and a slot row
+ * have no command behind them: deleted at once. The fence moves past the
+ * holder's token either way. Answer: (1, value) freed, (3, value)
+ * tombstoned, (0, NULL) free, (2, value) another value. */
+const char MY_SQL_UNLOCK[] =
+"START TRANSACTION;\n"
+"SELECT MAX(v), MAX(boot), " TOUCH_TABLES " FROM lockrun_keys\n"
+"  WHERE k = @key AND (expires_ms IS NULL OR expires_ms > @now OR\n"
+"    IS_USED_LOCK(@name) IS NOT NULL) INTO @cur, @cboot, @touch;\n"
+"SET @code := IF(@cur IS NULL, 0, IF(@cur <> @expect, 2,\n"
+"    IF(@name IS NOT NULL AND NOT (@cboot <=> 'released') AND\n"
+"    LEFT(@cur, 9) <> 'unlocked:', 3, 1)));\n"
+"UPDATE lockrun_keys SET v = CONCAT('unlocked:', v)\n"
+"  WHERE k = @key AND v = @expect AND @code = 3;\n"
+"DELETE FROM lockrun_keys WHERE k = @key AND v = @expect AND @code = 1;\n"
+"INSERT INTO lockrun_keys (k, v, expires_ms)\n"
+"  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @code IN (1, 3)\n"
+"  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
+"    expires_ms = @now + 86400000;\n"
+"COMMIT;\n"
+"SELECT @code, @cur;\n"
+BOOKKEEPING
+"START TRANSACTION;\n"
+"SET @hv := @cur, @event := 'unlocked', @status := NULL, @dur := NULL,\n"
+"    @rec := @cap > 0 AND @code IN (1, 3);\n"
+"SET " HOLDER_OF ";\n"
+RECORD
+/* the run ends with its stable key, not with a slot key */
+"UPDATE lockrun_last SET event = 'unlocked', end_ms = CAST(@now AS CHAR),\n"
+"    expires_ms = @now + @hist_ttl\n"
+"  WHERE k = @last AND token = @htok AND event = 'running' AND @rec AND\n"
+"    @name IS NOT NULL;\n"
+"COMMIT;\n"
+CAP;
+
+/* peek, and each task of states: the stable (or slot) row as it is, and
+ * whether its session lock is taken; mysql.c decides (row_held()).
+ * Inputs: @key @name (NULL: no session lock) @last @hist @counts @now.
+ * Columns: v expires_ms boot used lr_boot now, the last-run fields
+ * (event host pid slot token start_ms end_ms status duration_ms
+ * success_ms), runs, skips. */
+const char MY_SQL_PEEK[] =
+"SELECT s.v, s.expires_ms, s.boot, IS_USED_LOCK(@name) IS NOT NULL, @lr_boot, @now,\n"
+"    l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status,\n"
+"    l.duration_ms, l.success_ms,\n"
+"    IF(@counts, (SELECT COUNT(*) FROM lockrun_history WHERE k = @hist AND\n"
+"        event = 'ran' AND expires_ms > @now), NULL),\n"
+"    IF(@counts, (SELECT COUNT(*) FROM lockrun_history WHERE k = @hist AND\n"
+"        event IN ('skipped-held', 'skipped-slot') AND expires_ms > @now), NULL)\n"
+"  FROM (SELECT 1) AS one\n"
+"  LEFT JOIN lockrun_keys AS s ON s.k = @key\n"
+"  LEFT JOIN lockrun_last AS l ON l.k = @last AND l.expires_ms > @now";
+
+/* Every live key under a prefix: @pattern is a LIKE pattern with '!' as
+ * its escape character. */
+const char MY_SQL_KEYS[] =
+"SELECT k FROM lockrun_keys WHERE k LIKE @pattern ESCAPE '!' AND\n"
+"    (expires_ms IS NULL OR expires_ms > @now)\n"
+"UNION SELECT k FROM lockrun_last WHERE k LIKE @pattern ESCAPE '!' AND\n"
+"    expires_ms > @now\n"
+"UNION SELECT k FROM lockrun_history WHERE k LIKE @pattern ESCAPE '!' AND\n"
+"    expires_ms > @now";
+
+/* The newest entries first; mysql.c appends LIMIT n. Input: @hist @now. */
+const char MY_SQL_HISTORY[] =
+"SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms\n"
+"  FROM lockrun_history WHERE k = @hist AND expires_ms > @now ORDER BY id DESC";
+
+/* After the answer, so that a failure here (it is bookkeeping) costs
+ * nothing but the cleanup. READ COMMITTED for each DELETE (SET TRANSACTION
+ * applies to the next one only) takes no gap locks, so a cleanup cannot
+ * deadlock with a run that revives an expired row in the same range (a
+ * server logging statements, binlog_format=STATEMENT, refuses writes at
+ * READ COMMITTED: there the cleanup fails, and only the cleanup). A
+ * stable row deleted under a run whose renewals are late is put back by
+ * its next renewal (MY_SQL_RENEW's 2). */
+const char MY_SQL_PRUNE[] =
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+"DELETE FROM lockrun_keys WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+"DELETE FROM lockrun_history WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+"DELETE FROM lockrun_last WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";

@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pg.c -- the lock in PostgreSQL: the operations of backend.h over one
+ * connection (pg_conn.c), with a session advisory lock for the stable key
+ * and rows for the records (pg_sql.c holds the SQL and says what each
+ * statement decides).
+ *
+ * The stable key is a row in lockrun_keys with an expiry, the lease, and
+ * pg_try_advisory_lock(key_hash64(stable key)) held by this connection's
+ * session. The lease decides, as a Redis key's TTL does: a newcomer never
+ * runs while the row has not expired, whatever became of the session that
+ * wrote it (pg_terminate_backend(), a proxy's reset, a server restart):
+ * its holder may still run, and stops its command before the lease ends
+ * (it watches its connection between keep-alives: idle_read). The session
+ * lock adds that the lock stays held while its session lives, and frees
+ * it with the release; while a lease is held the session ends once it has
+ * been idle for the ttl (idle_session_timeout, PostgreSQL 14+), so a
+ * frozen holder does not keep it past its lease. The boot column records
+ * the server instance, for display only.
+ *
+ * Round trips: every operation is one statement, sent with its values as
+ * parameters (PQsendQueryParams: Parse, Bind, Describe, Execute and Sync
+ * in one write, one answer): acquire, renew, release, unlock, peek,
+ * states, keys, history and probe each cost one round trip. Parameters
+ * rather than PQescapeLiteral: the SQL text is constant and reviewable,
+ * and no value (a key, a host name) ever becomes SQL. The DDL alone is
+ * several statements in one simple query; it is sent when a statement
+ * that writes finds a table missing (SQLSTATE 42P01, raised while the
+ * statement is parsed, before any of it ran), and that statement is sent
+ * again: an uncontended run with the tables there pays nothing for them.
+ *
+ * Session locks are not transactional: a statement that took one and
+ * then failed leaves it held after the rollback. So a failed acquire
+ * closes the connection, which ends the session and its locks, and each
+ * statement lets the lock go in its main query, after its writes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/pg/pg_conn.h"
+#include "backend/pg/pg_sql.h"
+#include "core/text.h"
+
+#define NUM_MAX	24	/* a long long in digits, and its NUL */
+
+static void
+num_s(char buf[NUM_MAX], long long v)
+{
+	snprintf(buf, NUM_MAX, "%lld", v);
+}
+
+/* host and pid of "host pid ..." (an owner, or who unlocks). */
+static void
+host_pid(const char *s, char host[256], char pid[32])
+{
+	host[0] = pid[0] = '\0';
+	sscanf(s, "%255s %31s", host, pid);
+}
+
+/* The slot the history records for l: ISO 8601, or "" for none. */
+static const char *
+slot_iso(const struct lr_lock *l)
+{
+	return l->slot_ttl_ms ? l->keys.slot_iso : "";
+}
+
+/* The answer is not the shape pg_sql.c gives it. Clears res; returns -1. */
+static int
+unexpected(struct lr_backend *b, const char *what, PGresult *res, struct lr_err *e)
+{
+	pq.clear(res);
+	return lr_errf(e, EX_SOFTWARE, "postgres %s: %s: unexpected answer", b->where, what);
+}
+
+/* Connect, unless connected: the run path leaves it to acquire, the
+ * verbs open first. */
+static int
+pg_open(struct lr_backend *b, struct lr_err *e)
+{
+	const struct pg *p = b->impl;
+
+	return p->conn != NULL ? 0 : pg_conn_open(b, b->cfg.connect_timeout_ms, e);
+}
+
+static int
+pg_ping(struct lr_backend *b, struct lr_err *e)
+{
+	PGresult *res;
+	int missing = 0;
+
+	if (pg_open(b, e) != 0 ||
+	    (res = pg_conn_read(b, "ping", "SELECT 1", 0, NULL, &missing, e)) == NULL)
+		return -1;
+	pq.clear(res);
+	return 0;
+}
+
+static int
+pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
+    struct lr_err *e)
+{
+	struct pg_lockid id;
+	char ttl[NUM_MAX], slot_ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256],
+	    pid[32];
+	const char *params[] = { l->keys.stable, l->slot_ttl_ms ? l->keys.slot : "",
+	    l->keys.fence, l->keys.hist, l->keys.last, id.id, ttl, slot_ttl, cap, hist_ttl,
+	    l->id, l->owner, host, pid, slot_iso(l), l->quiet_held ? "false" : "true" };
+	PGresult *res;
+	long long code;
+
+	pg_sql_lockid(l->keys.stable, &id);
+	num_s(ttl, l->ttl_ms);
+	num_s(slot_ttl, l->slot_ttl_ms);
+	num_s(cap, l->hist_cap);
+	num_s(hist_ttl, l->hist_ttl_ms);
+	host_pid(l->owner, host, pid);
+	if (pg_open(b, e) != 0)
+		return -1;
+	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 16, params, e)) == NULL) {
+		pg_conn_close(b);	/* what the statement took before it failed */
+		return -1;
+	}
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 2) {
+		unexpected(b, "acquire", res, e);
+		pg_conn_close(b);	/* a session lock it may have taken goes too */
+		return -1;
+	}
+	if (code == 1) {
+		*out = LOCK_ACQUIRED;
+		lock_took(l, pg_conn_num(res, 0, 1, 0));
+	} else {
+		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
+		snprintf(l->holder, sizeof(l->holder), "%s",
+		    pg_conn_cell(res, 0, 2) ? pg_conn_cell(res, 0, 2) : "?");
+	}
+	pq.clear(res);
+	return 0;
+}
+
+static int
+pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
+    long long wait_ms, struct lr_err *e)
+{
+	struct pg_lockid id;
+	char ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32];
+	const char *params[] = { l->keys.stable, l->keys.fence, l->keys.hist, l->keys.last,
+	    id.id, id.hi, id.lo, l->value, ttl, cap, hist_ttl, host, pid, slot_iso(l),
+	    l->token_s };
+
+	(void)cap_ms;	/* a session lock is not carried across a new connection */
+	(void)wait_ms;
+	pg_sql_lockid(l->keys.stable, &id);
+	num_s(ttl, l->ttl_ms);
+	num_s(cap, l->hist_cap);
+	num_s(hist_ttl, l->hist_ttl_ms);
+	host_pid(l->owner, host, pid);
+	return pg_conn_send(b, "renew", pg_sql_renew, 15, params, e);
+}
+
+static int
+pg_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	static const enum renew_outcome outcomes[] = {
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+	};
+	PGresult *res;
+	long long code;
+	int rc;
+
+	if ((rc = pg_conn_recv(b, "renew", &res, e)) <= 0)
+		return rc;
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 3)
+		return unexpected(b, "renew", res, e);
+	*out = outcomes[code];
+	if (pg_conn_cell(res, 0, 1) != NULL)
+		snprintf(l->holder, sizeof(l->holder), "%s", pg_conn_cell(res, 0, 1));
+	pq.clear(res);
+	return 1;
+}
+
+static int
+pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	struct pg_lockid id;
+	char keep[NUM_MAX], status[NUM_MAX], took[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX],
+	    host[256], pid[32];
+	const char *params[] = { l->keys.stable, l->keys.hist, l->keys.last, id.id, id.hi,
+	    id.lo, l->value, keep, status, took, end->event, cap, hist_ttl, host, pid,
+	    slot_iso(l), l->token_s };
+	PGresult *res;
+	int released;
+
+	if (l->ttl_ms == 0 && l->hist_cap == 0)
+		return 0;	/* a slot row is never released: nothing to say */
+	pg_sql_lockid(l->keys.stable, &id);
+	num_s(keep, l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0);
+	num_s(status, end->status);
+	num_s(took, end->duration_ms > 0 ? end->duration_ms : 0);
+	num_s(cap, l->hist_cap);
+	num_s(hist_ttl, l->hist_ttl_ms);
+	host_pid(l->owner, host, pid);
+	if ((res = pg_conn_write(b, "release", pg_sql_release, 17, params, e)) == NULL)
+		return -1;
+	if (pq.ntuples(res) != 1)
+		return unexpected(b, "release", res, e);
+	released = pg_conn_num(res, 0, 0, 0) == 1;
+	pq.clear(res);
+	return released;
+}
+
+/* Whether key is a stable key: it ends with the name's closing brace
+ * (names and prefixes hold none); a slot key ends with its stamp. */
+static int
+is_stable(const char *key)
+{
+	size_t len = strlen(key);
+
+	return len > 0 && key[len - 1] == '}';
+}
+
+static int
+pg_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
+    const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
+    char *holder, size_t n, struct lr_err *e)
+{
+	struct pg_lockid id;
+	char cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32];
+	const char *params[] = { key, k->fence, k->hist, k->last,
+	    strcmp(key, k->stable) == 0 ? "true" : "false", id.hi, id.lo, expect, cap,
+	    hist_ttl, host, pid, strcmp(key, k->slot) == 0 ? k->slot_iso : "" };
+	PGresult *res;
+	long long code;
+	int missing;
+
+	pg_sql_lockid(key, &id);
+	num_s(cap, hist_cap);
+	num_s(hist_ttl, hist_ttl_ms);
+	host_pid(who, host, pid);
+	holder[0] = '\0';
+	res = pg_conn_read(b, "unlock", pg_sql_unlock, 13, params, &missing, e);
+	if (res == NULL)
+		return missing ? 0 : -1;	/* no tables: nothing to free */
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 3)
+		return unexpected(b, "unlock", res, e);
+	if (pg_conn_cell(res, 0, 1) != NULL)
+		snprintf(holder, n, "%s", pg_conn_cell(res, 0, 1));
+	pq.clear(res);
+	return (int)code;
+}
+
+static int
+pg_peek(struct lr_backend *b, const char *key, char *buf, size_t n, long long *ttl_ms,
+    struct lr_err *e)
+{
+	struct pg_lockid id;
+	const char *params[] = { key, is_stable(key) ? "true" : "false", id.hi, id.lo };
+	PGresult *res;
+	int missing, held;
+
+	pg_sql_lockid(key, &id);
+	if ((res = pg_conn_read(b, "peek", pg_sql_peek, 4, params, &missing, e)) == NULL)
+		return missing ? 0 : -1;
+	if ((held = pq.ntuples(res) > 0)) {
+		snprintf(buf, n, "%s", pg_conn_cell(res, 0, 0) ? pg_conn_cell(res, 0, 0) : "?");
+		*ttl_ms = pg_conn_num(res, 0, 1, -1);
+	}
+	pq.clear(res);
+	return held;
+}
+
+/* The task arrays of pg_sql_states, as array literals into lit[5]
+ * (malloc'd). Returns 0, or -1 when out of memory. */
+static int
+states_arrays(const struct lr_keys *k, size_t n, char *lit[5])
+{
+	const char **v = calloc(5 * n + 1, sizeof(*v));
+	struct pg_lockid *ids = calloc(n + 1, sizeof(*ids));
+	int rc = 0;
+
+	for (size_t i = 0; v != NULL && ids != NULL && i < n; i++) {
+		pg_sql_lockid(k[i].stable, &ids[i]);
+		v[i] = k[i].stable;
+		v[n + i] = k[i].last;
+		v[2 * n + i] = k[i].hist;
+		v[3 * n + i] = ids[i].hi;
+		v[4 * n + i] = ids[i].lo;
+	}
+	for (size_t j = 0; j < 5; j++)
+		if (v == NULL || ids == NULL || (lit[j] = pg_sql_array(v + j * n, n)) == NULL)
+			rc = -1;
+	free(v);
+	free(ids);
+	return rc;
+}
+
+/* Row r of pg_sql_states into s. Returns 0, or -1 when out of memory. */
+static int
+state_read(const PGresult *res, int r, int counts, struct lr_state *s)
+{
+	static const char *const last[] = { "event", "host", "pid", "slot", "token",
+	    "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
+	const char *v = pg_conn_cell(res, r, 2);
+
+	if (v != NULL && (s->value = strdup(v)) == NULL)
+		return -1;
+	s->ttl_ms = pg_conn_num(res, r, 3, -1);
+	for (int i = 0; i < 10; i++)
+		if (fields_add(&s->last, last[i], pg_conn_cell(res, r, 4 + i)) != 0)
+			return -1;
+	s->runs = counts ? pg_conn_num(res, r, 14, 0) : -1;
+	s->skips = counts ? pg_conn_num(res, r, 15, 0) : -1;
+	return 0;
+}
+
+/* The server's clock alone, when the tables are not there. */
+static int
+server_now(struct lr_backend *b, long long *now_ms, struct lr_err *e)
+{
+	PGresult *res;
+	int missing;
+
+	if ((res = pg_conn_read(b, "status", pg_sql_now, 0, NULL, &missing, e)) == NULL)
+		return -1;
+	*now_ms = pq.ntuples(res) == 1 ? pg_conn_num(res, 0, 0, 0) : 0;
+	pq.clear(res);
+	return 0;
+}
+
+static int
+pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
+    struct lr_state *out, long long *now_ms, struct lr_err *e)
+{
+	char *lit[5] = { NULL };
+	const char *params[6];
+	PGresult *res = NULL;
+	int missing = 0, rc = -1;
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct lr_state){ .ttl_ms = -1, .runs = -1, .skips = -1 };
+	if (states_arrays(k, n, lit) != 0) {
+		lr_errf(e, EX_OSERR, "out of memory");
+		goto out;
+	}
+	for (int j = 0; j < 5; j++)
+		params[j] = lit[j];
+	params[5] = counts ? "true" : "false";
+	if ((res = pg_conn_read(b, "status", pg_sql_states, 6, params, &missing, e)) == NULL) {
+		rc = missing ? server_now(b, now_ms, e) : -1;	/* no tables: all free */
+		goto out;
+	}
+	*now_ms = pq.ntuples(res) > 0 ? pg_conn_num(res, 0, 1, 0) : 0;
+	rc = 0;
+	for (int r = 0; r < pq.ntuples(res) && rc == 0; r++) {
+		long long i = pg_conn_num(res, r, 0, 0);
+		if (i >= 1 && (size_t)i <= n && state_read(res, r, counts, &out[i - 1]) != 0)
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+	}
+	pq.clear(res);
+out:
+	for (int j = 0; j < 5; j++)
+		free(lit[j]);
+	return rc;
+}
+
+static int
+pg_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
+    struct lr_err *e)
+{
+	char *pattern = pg_sql_like_prefix(prefix);
+	const char *params[] = { pattern };
+	PGresult *res;
+	int missing, rows;
+
+	*keys = NULL;
+	*n = 0;
+	if (pattern == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	res = pg_conn_read(b, "status", pg_sql_keys, 1, params, &missing, e);
+	free(pattern);
+	if (res == NULL)
+		return missing ? 0 : -1;
+	rows = pq.ntuples(res);
+	if ((*keys = calloc((size_t)rows + 1, sizeof(**keys))) == NULL) {
+		pq.clear(res);
+		return lr_errf(e, EX_OSERR, "out of memory");
+	}
+	for (int r = 0; r < rows; r++)
+		if (((*keys)[(*n)++] = strdup(pq.getvalue(res, r, 0))) == NULL) {
+			pq.clear(res);
+			return lr_errf(e, EX_OSERR, "out of memory");
+		}
+	pq.clear(res);
+	return 0;
+}
+
+static int
+pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
+    struct lr_hist *h, struct lr_err *e)
+{
+	static const char *const f[] = { "event", "host", "pid", "slot", "token", "holder",
+	    "status", "duration_ms" };
+	char limit[NUM_MAX];
+	const char *params[] = { k->hist, limit };
+	PGresult *res;
+	int missing, rows;
+
+	h->n = 0;
+	h->e = NULL;
+	num_s(limit, count > 0 ? count : 0);
+	pg_conn_allow(b, (size_t)(count > 0 ? count : 0) * 1024);	/* a row: < 1 KiB */
+	if ((res = pg_conn_read(b, "history", pg_sql_history, 2, params, &missing, e)) == NULL)
+		return missing ? 0 : -1;
+	rows = pq.ntuples(res);
+	if ((h->e = calloc((size_t)rows + 1, sizeof(*h->e))) == NULL) {
+		pq.clear(res);
+		return lr_errf(e, EX_OSERR, "out of memory");
+	}
+	for (int r = 0; r < rows; r++, h->n++) {
+		h->e[r].at_ms = pg_conn_num(res, r, 0, 0);
+		for (int i = 0; i < 8; i++)
+			if (fields_add(&h->e[r].fields, f[i], pg_conn_cell(res, r, 1 + i)) != 0) {
+				pq.clear(res);
+				h->n++;		/* so hist_free() frees this one too */
+				return lr_errf(e, EX_OSERR, "out of memory");
+			}
+	}
+	pq.clear(res);
+	return 0;
+}
+
+/* The problems pg_sql_probe's row r shows about its table. */
+static void
+probe_table(const PGresult *res, int r, char *buf, size_t n, int *count)
+{
+	const char *name = pg_conn_cell(res, r, 0), *denied = pg_conn_cell(res, r, 3),
+	    *lacks = pg_conn_cell(res, r, 4), *schema = pg_conn_cell(res, r, 8);
+	char word[32];
+
+	if (strcmp(pg_conn_cell(res, r, 1), "f") == 0) {
+		if (strcmp(pg_conn_cell(res, r, 2), "f") == 0)
+			text_problem(buf, n, count, "table %s is missing, and this user may "
+			    "not create it (no CREATE on schema %s)", name,
+			    *schema ? schema : "(none)");
+		return;
+	}
+	for (const char *p = denied; p != NULL && sscanf(p, "%31s", word) == 1;
+	    p = strchr(p + 1, ' '))
+		text_problem(buf, n, count, "table %s: permission denied for %s", name,
+		    word);
+	for (const char *p = lacks; p != NULL && sscanf(p, "%31s", word) == 1;
+	    p = strchr(p + 1, ' '))
+		text_problem(buf, n, count, "table %s has no column %s", name, word);
+}
+
+static int
+pg_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *buf,
+    size_t n, struct lr_err *e)
+{
+	PGresult *res;
+	int missing, count = 0;
+	const char *iso;
+
+	(void)k;		/* the same tables for every key */
+	(void)one_server;
+	buf[0] = '\0';
+	if ((res = pg_conn_read(b, "check", pg_sql_probe, 0, NULL, &missing, e)) == NULL)
+		return -1;
+	if (pq.ntuples(res) != 3)
+		return unexpected(b, "check", res, e);
+	if (strcmp(pg_conn_cell(res, 0, 5), "t") == 0)
+		text_problem(buf, n, &count, "this server is a read-only standby (in recovery); "
+		    "point lockrun at the primary");
+	else if (strcmp(pg_conn_cell(res, 0, 6), "on") == 0)
+		text_problem(buf, n, &count, "transactions are read-only for this user "
+		    "(default_transaction_read_only)");
+	if (strcmp((iso = pg_conn_cell(res, 0, 7)), "read committed") != 0)
+		text_problem(buf, n, &count, "default_transaction_isolation is %s: "
+		    "lockrun's statements need read committed", iso);
+	for (int r = 0; r < 3; r++)
+		probe_table(res, r, buf, n, &count);
+	pq.clear(res);
+	return count;
+}
+
+static int
+pg_fd(const struct lr_backend *b)
+{
+	const struct pg *p = b->impl;
+
+	return p->conn != NULL ? pq.socket(p->conn) : -1;
+}
+
+/* Between statements the server sends nothing unless something happened
+ * to the session: a notice or a parameter's new value (harmless), or its
+ * end -- pg_terminate_backend() or a shutdown sends a FATAL error (libpq
+ * hands it to the notice processor, pg_conn.c keeps it) and closes; a
+ * proxy or a firewall cutting the connection gives end of file or a
+ * reset. libpq reads what came without blocking. */
+static int
+pg_idle_read(struct lr_backend *b, struct lr_err *e)
+{
+	struct pg *p = b->impl;
+	const char *why;
+
+	char broke[300] = "";
+
+	p->in_bytes = 0;	/* nothing in flight: whatever comes is unasked */
+	if (p->conn != NULL && pg_conn_consume(p, broke, sizeof(broke)) &&
+	    pq.status(p->conn) == CONNECTION_OK)
+		return 0;
+	why = p->conn == NULL ? "not connected" : p->notice[0] ? p->notice : broke;
+	lr_errf(e, EX_UNAVAILABLE, "postgres %s: the session ended: %.*s", b->where,
+	    (int)strcspn(why, "\n"), why);
+	pg_conn_close(b);
+	if (e != NULL)
+		e->transport = 1;
+	return -1;
+}
+
+static int
+pg_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
+{
+	long long ms = b->cfg.connect_timeout_ms;
+
+	if (cap_ms < 1)
+		cap_ms = 1;	/* as for Redis: a try, if a hopeless one */
+	return pg_conn_open(b, cap_ms < ms ? cap_ms : ms, e);
+}
+
+static void
+pg_free(struct lr_backend *b)
+{
+	if (b->impl == NULL)
+		return;
+	pg_conn_close(b);
+	free(b->impl);
+	b->impl = NULL;
+}
+
+static const struct lr_backend_ops pg_ops = {
+	.name = "postgres", .title = "PostgreSQL", .session = 1,
+	.open = pg_open, .ping = pg_ping, .acquire = pg_acquire,
+	.renew_send = pg_renew_send, .renew_recv = pg_renew_recv,
+	.release = pg_release, .unlock = pg_unlock, .peek = pg_peek,
+	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
+	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,
+	.free = pg_free,
+};
+
+int
+pg_backend_init(struct lr_backend *b, struct lr_err *e)
+{
+	if (pg_conn_load(e) != 0 || pg_conn_where(b, e) != 0)
+		return -1;
+	if ((b->impl = calloc(1, sizeof(struct pg))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	b->ops = &pg_ops;
+	return 0;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pg_conn.h -- the PostgreSQL backend's connection (pg_conn.c): libpq
+ * loaded with dlopen(3), a non-blocking connect, and one statement sent
+ * and answered within the command timeout. Only pg.c and pg_conn.c see
+ * libpq. */
+#ifndef LR_PG_CONN_H
+#define LR_PG_CONN_H
+
+#include <libpq-fe.h>
+
+#include "backend/backend.h"
+
+/* libpq's functions, resolved by pg_conn_load(). */
+struct pg_api {
+	__typeof__(PQconnectStartParams)	*connect_start;
+	__typeof__(PQconnectPoll)		*connect_poll;
+	__typeof__(PQconninfoParse)		*conninfo_parse;
+	__typeof__(PQconninfoFree)		*conninfo_free;
+	__typeof__(PQfreemem)			*freemem;
+	__typeof__(PQstatus)			*status;
+	__typeof__(PQsocket)			*socket;
+	__typeof__(PQhost)			*host;
+	__typeof__(PQport)			*port;
+	__typeof__(PQerrorMessage)		*error_message;
+	__typeof__(PQsetErrorVerbosity)		*set_verbosity;
+	__typeof__(PQsetNoticeProcessor)	*set_notice_processor;
+	__typeof__(PQsetnonblocking)		*set_nonblocking;
+	__typeof__(PQfinish)			*finish;
+	__typeof__(PQsendQuery)			*send_query;
+	__typeof__(PQsendQueryParams)		*send_query_params;
+	__typeof__(PQflush)			*flush;
+	__typeof__(PQconsumeInput)		*consume_input;
+	__typeof__(PQisBusy)			*is_busy;
+	__typeof__(PQgetResult)			*get_result;
+	__typeof__(PQresultStatus)		*result_status;
+	__typeof__(PQresultErrorField)		*result_error_field;
+	__typeof__(PQntuples)			*ntuples;
+	__typeof__(PQgetvalue)			*getvalue;
+	__typeof__(PQgetisnull)			*getisnull;
+	__typeof__(PQnfields)			*nfields;
+	__typeof__(PQgetlength)			*getlength;
+	__typeof__(PQclear)			*clear;
+};
+
+extern struct pg_api pq;
+
+/* b->impl. */
+struct pg {
+	PGconn		*conn;		/* NULL: closed */
+	PGresult	*pending;	/* a sent statement's answer, until all of it is in */
+	int		 in_flight;	/* a statement was sent with pg_conn_send() */
+	char		 notice[256];	/* the server's last notice, one line (an
+					 * error between statements comes as one) */
+	size_t		 in_bytes;	/* read for the statement in flight */
+	size_t		 in_max;	/* its bound: PG_ANSWER_MAX unless raised */
+};
+
+/* The most an answer may bring (libpq holds a result whole): lockrun's
+ * largest, a history page or the state of many tasks, are far below it. A
+ * server (or anyone in the path of a connection without TLS) sending more
+ * is refused as Redis is (rreader.h), not followed until memory runs out. */
+#define PG_ANSWER_MAX	(8u * 1024 * 1024)
+
+/* Read what has arrived for the statement in flight (PQconsumeInput),
+ * counting it against p->in_max. Returns 1, or 0 with why[n] set: the
+ * connection broke or the answer went past the bound. */
+int	pg_conn_consume(struct pg *p, char *why, size_t n);
+
+/* Let the next answers bring up to bytes (history -n sizes its own). */
+void	pg_conn_allow(struct lr_backend *b, size_t bytes);
+
+/* Load libpq (once). Returns 0, or -1 with e = EX_UNAVAILABLE naming the
+ * Debian package. */
+int	pg_conn_load(struct lr_err *e);
+
+/* Check b->cfg.url (EX_USAGE when libpq cannot parse it) and name its
+ * server in b->where. Returns 0, or -1 with e. */
+int	pg_conn_where(struct lr_backend *b, struct lr_err *e);
+
+/* Connect within cap_ms (closing any connection first). Returns 0, or -1
+ * with e as backend.h's open(). */
+int	pg_conn_open(struct lr_backend *b, long long cap_ms, struct lr_err *e);
+void	pg_conn_close(struct lr_backend *b);
+
+/* One statement with n parameters, its answer awaited within the command
+ * timeout. Returns the result (PGRES_TUPLES_OK or _COMMAND_OK), which the
+ * caller clears, or NULL with e: e->transport set when the connection
+ * broke or the answer did not come in time (then it is closed).
+ * _write: a missing table is created (pg_sql_ddl) and the statement sent
+ * again. _read: a missing table is no error: NULL with *missing set. */
+PGresult *pg_conn_write(struct lr_backend *b, const char *what, const char *sql, int n,
+	    const char *const *params, struct lr_err *e);
+PGresult *pg_conn_read(struct lr_backend *b, const char *what, const char *sql, int n,
+	    const char *const *params, int *missing, struct lr_err *e);
+
+/* Without waiting for the answer: send the statement (pg_conn_send:
+ * returns 0, or -1 with e), then, when the socket is readable, read what
+ * has come (pg_conn_recv: 1 with *res when all of the answer is in, 0 when
+ * not yet, -1 with e). A statement in flight is awaited and its answer
+ * dropped before any other is sent. */
+int	pg_conn_send(struct lr_backend *b, const char *what, const char *sql, int n,
+	    const char *const *params, struct lr_err *e);
+int	pg_conn_recv(struct lr_backend *b, const char *what, PGresult **res,
+	    struct lr_err *e);
+
+/* Column c of row r: NULL when SQL NULL; as a number, dflt when NULL or
+ * not a decimal. */
+const char *pg_conn_cell(const PGresult *res, int r, int c);
+long long pg_conn_num(const PGresult *res, int r, int c, long long dflt);
+
+#endif

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* redis_backend.c -- the lock in Redis, behind backend.h: the scripts of
+ * lock.c for a run, and the reads of status, history and unlock (GET,
+ * PTTL, HGETALL, XREVRANGE, SCAN), each in one round trip. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hiredis/hiredis.h>
+
+#include "core/duration.h"
+#include "backend/redis/redis_backend.h"
+#include "backend/redis/rerr.h"
+#include "backend/redis/sentinel.h"
+#include "core/text.h"
+
+struct redis_impl {
+	struct lr_conn		conn;
+	struct lr_redis_setup	setup;
+};
+
+static struct lr_conn *
+conn_of(const struct lr_backend *b)
+{
+	return &((struct redis_impl *)b->impl)->conn;
+}
+
+/* The connection names the server it reached; a sentinel or a cluster
+ * redirect may change it. */
+static void
+sync_where(struct lr_backend *b)
+{
+	snprintf(b->where, sizeof(b->where), "%s", conn_of(b)->where);
+}
+
+static int
+redis_open(struct lr_backend *b, struct lr_err *e)
+{
+	struct redis_impl *r = b->impl;
+	int rc;
+
+	if (rconn_is_open(&r->conn))
+		return 0;
+	r->conn.tls_opts = r->setup.tls;
+	r->conn.sentinel_password = r->setup.sentinel_password;
+	rc = rconn_open(&r->conn, r->setup.url, r->setup.password,
+	    b->cfg.connect_timeout_ms, b->cfg.command_timeout_ms, e);
+	sync_where(b);
+	return rc;
+}
+
+static int
+redis_ping(struct lr_backend *b, struct lr_err *e)
+{
+	return redis_open(b, e) == 0 ? rconn_ping(conn_of(b), e) : -1;
+}
+
+/* Connect with AUTH and SELECT sent together with the acquire that
+ * follows (lock_acquire() undoes an acquire they turn out not to allow). */
+static int
+open_for_acquire(struct lr_backend *b, struct lr_err *e)
+{
+	if (!rconn_is_open(conn_of(b)))
+		rconn_defer(conn_of(b));
+	return redis_open(b, e);
+}
+
+static int
+redis_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
+    struct lr_err *e)
+{
+	struct lr_conn *c = conn_of(b);
+
+	if (open_for_acquire(b, e) != 0)
+		return -1;
+	/* a master that a failover has demoted refuses the script before it
+	 * writes (READONLY): ask the sentinels again, once */
+	if (lock_acquire(c, l, out, e) != 0 && (!c->demoted ||
+	    open_for_acquire(b, e) != 0 || lock_acquire(c, l, out, e) != 0))
+		return -1;
+	sync_where(b);
+	return 0;
+}
+
+static int
+redis_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
+    long long wait_ms, struct lr_err *e)
+{
+	struct lr_conn *c = conn_of(b);
+
+	/* through Sentinel: go where the sentinels say the master is now */
+	sentinel_recheck(c, cap_ms);
+	if (rconn_fd(c) < 0 && rconn_reopen(c, cap_ms, e) != 0)
+		return -1;
+	sync_where(b);
+	if (lock_renew_send(c, l, e) != 0)
+		return -1;
+	c->read_by = mono_ms() + wait_ms;	/* a cluster redirect connects by then */
+	return 0;
+}
+
+static int
+redis_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	return lock_renew_recv(conn_of(b), l, out, e);
+}
+
+static int
+redis_release(struct lr_backend *b, const struct lr_lock *l,
+    const struct lr_ending *end, struct lr_err *e)
+{
+	return lock_release(conn_of(b), l, end, e);
+}
+
+static int
+redis_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
+    const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
+    char *holder, size_t n, struct lr_err *e)
+{
+	return lock_unlock(conn_of(b), k, key, expect, who, hist_cap, hist_ttl_ms,
+	    holder, n, e);
+}
+
+static int
+redis_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *buf,
+    size_t n, struct lr_err *e)
+{
+	return lock_probe(conn_of(b), k, one_server, buf, n, e);
+}
+
+/* An error reply as lockrun's one line: "redis HOST: DOING: why". */
+static int
+reply_error(const struct lr_backend *b, const redisReply *r, const char *doing,
+    struct lr_err *e)
+{
+	char why[400];
+
+	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", why,
+	    sizeof(why));
+	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", b->where, doing, why);
+}
+
+/* The key's value and what is left of its TTL, in one round trip (GET and
+ * PTTL, pipelined). */
+static int
+redis_peek(struct lr_backend *b, const char *key, char *buf, size_t n,
+    long long *ttl_ms, struct lr_err *e)
+{
+	struct lr_conn *c = conn_of(b);
+	const char *get[] = { "GET", key }, *ttl[] = { "PTTL", key };
+	redisReply *r[2] = { NULL, NULL };
+	char doing[KEY_MAX + 16];
+	int held = -1;
+
+	snprintf(doing, sizeof(doing), "unlock %s", key);
+	if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, ttl) != 0) {
+		rconn_fail(c, "unlock", e);
+		goto out;
+	}
+	if ((r[0] = rconn_reply(c, "unlock", e)) == NULL ||
+	    (r[1] = rconn_reply(c, "unlock", e)) == NULL)
+		goto out;
+	for (int i = 0; i < 2; i++)
+		if (r[i]->type == REDIS_REPLY_ERROR) {
+			reply_error(b, r[i], doing, e);
+			goto out;
+		}
+	if (r[0]->type == REDIS_REPLY_NIL) {
+		held = 0;
+		goto out;
+	}
+	if (r[0]->type != REDIS_REPLY_STRING || r[1]->type != REDIS_REPLY_INTEGER) {
+		lr_errf(e, EX_SOFTWARE, "redis %s: %s: unexpected reply", b->where, doing);
+		goto out;
+	}
+	snprintf(buf, n, "%s", r[0]->str);
+	*ttl_ms = r[1]->integer >= 0 ? r[1]->integer : -1;
+	held = 1;
+out:
+	freeReplyObject(r[0]);
+	freeReplyObject(r[1]);
+	return held;
+}
+
+/* --- status ---------------------------------------------------------- */
+
+/* KEYS[1] a task's history stream. Returns {runs, skips}: how many of the
+ * entries kept record a run started (ran) and a run skipped (skipped-held,
+ * skipped-slot). Reads only. record() in history.lua writes the event
+ * first. */
+static const char count_lua[] =
+"local r, s = 0, 0\n"
+"for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do\n"
+"  local f = e[2]\n"
+"  if f[1] == 'event' then\n"
+"    if f[2] == 'ran' then r = r + 1\n"
+"    elseif f[2] == 'skipped-held' or f[2] == 'skipped-slot' then s = s + 1 end\n"
+"  end\n"
+"end\n"
+"return {r, s}\n";
+
+/* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
+ * of its last-run hash, and (counts) the history count. */
+static int
+states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
+{
+	const char *tv[] = { "TIME" };
+	int rc = rconn_append(c, 1, tv);
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *get[] = { "GET", k[i].stable }, *pttl[] = { "PTTL", k[i].stable },
+		    *hall[] = { "HGETALL", k[i].last },
+		    *count[] = { "EVAL", count_lua, "1", k[i].hist };
+
+		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
+		    rconn_append(c, 2, hall) != 0 ||
+		    (counts && rconn_append(c, 4, count) != 0))
+			rc = -1;
+	}
+	return rc;
+}
+
+/* The task name in a stable key, prefix{name}, for messages. */
+static void
+name_of(const char *stable, char *buf, size_t n)
+{
+	const char *open = strchr(stable, '{');
+	size_t len = open ? strcspn(open + 1, "}") : 0;
+
+	snprintf(buf, n, "%.*s", (int)len, open ? open + 1 : "");
+}
+
+/* One task's state from its replies: GET, PTTL, HGETALL[, the count]. */
+static int
+state_read(redisReply **r, int counts, struct lr_state *s)
+{
+	*s = (struct lr_state){ .ttl_ms = -1, .runs = -1, .skips = -1 };
+	if (r[0]->type == REDIS_REPLY_STRING && (s->value = strdup(r[0]->str)) == NULL)
+		return -1;
+	if (r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= 0)
+		s->ttl_ms = r[1]->integer;
+	for (size_t i = 0; r[2]->type == REDIS_REPLY_ARRAY && i + 1 < r[2]->elements; i += 2)
+		if (r[2]->element[i]->type == REDIS_REPLY_STRING &&
+		    r[2]->element[i + 1]->type == REDIS_REPLY_STRING &&
+		    fields_add(&s->last, r[2]->element[i]->str,
+		    r[2]->element[i + 1]->str) != 0)
+			return -1;
+	if (counts && r[3]->type == REDIS_REPLY_ARRAY && r[3]->elements == 2 &&
+	    r[3]->element[0]->type == REDIS_REPLY_INTEGER &&
+	    r[3]->element[1]->type == REDIS_REPLY_INTEGER) {
+		s->runs = r[3]->element[0]->integer;
+		s->skips = r[3]->element[1]->integer;
+	}
+	return 0;
+}
+
+/* The server's clock from TIME's reply, in ms. */
+static int
+server_ms(const struct lr_backend *b, const redisReply *r, long long *now_ms,
+    struct lr_err *e)
+{
+	long long sec, usec;
+
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[0]->type != REDIS_REPLY_STRING ||
+	    r->element[1]->type != REDIS_REPLY_STRING ||
+	    text_decimal(r->element[0]->str, &sec) != 0 ||
+	    text_decimal(r->element[1]->str, &usec) != 0)
+		return lr_errf(e, EX_UNAVAILABLE, "redis %s: TIME: unexpected reply",
+		    b->where);
+	*now_ms = sec * 1000 + usec / 1000;
+	return 0;
+}
+
+static int
+redis_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
+    struct lr_state *out, long long *now_ms, struct lr_err *e)
+{
+	struct lr_conn *c = conn_of(b);
+	size_t per = counts ? 4 : 3, want = 1 + n * per, got = 0;
+	redisReply **r = calloc(want, sizeof(*r));
+	int rc = -1;
+
+	if (r == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (states_send(c, k, n, counts) != 0) {
+		rconn_fail(c, "status", e);
+		goto out;
+	}
+	for (; got < want; got++) {
+		if ((r[got] = rconn_reply(c, "status", e)) == NULL)
+			goto out;
+		if (r[got]->type == REDIS_REPLY_ERROR) {
+			char doing[KEY_NAME_MAX + 8] = "status";
+			if (got > 0) {
+				strcpy(doing, "status ");
+				name_of(k[(got - 1) / per].stable, doing + 7, sizeof(doing) - 7);
+			}
+			reply_error(b, r[got], doing, e);
+			got++;
+			goto out;
+		}
+	}
+	if (server_ms(b, r[0], now_ms, e) != 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (state_read(r + 1 + i * per, counts, &out[i]) != 0) {
+			lr_errf(e, EX_OSERR, "out of memory");
+			goto out;
+		}
+	rc = 0;
+out:
+	for (size_t i = 0; i < got; i++)
+		freeReplyObject(r[i]);
+	free(r);
+	return rc;
+}
+
+/* Add a copy of key to *keys. */
+static int
+keys_add(char ***keys, size_t *n, size_t *cap, const char *key)
+{
+	char *copy;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		char **grown = realloc(*keys, ncap * sizeof(*grown));
+		if (grown == NULL)
+			return -1;
+		*keys = grown;
+		*cap = ncap;
+	}
+	if ((copy = strdup(key)) == NULL)
+		return -1;
+	(*keys)[(*n)++] = copy;
+	return 0;
+}
+
+/* SCAN for prefix*, with the prefix's glob characters escaped. SCAN sees
+ * one node's keys: a cluster has to be told the names. The whole scan
+ * keeps to the command timeout and to SCAN_KEYS_MAX keys (five records
+ * a task: a fleet's worth of tasks many times over). */
+#define SCAN_KEYS_MAX		100000
+#define SCAN_KEYS_MAX_TEXT	"100,000"
+static int
+redis_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
+    struct lr_err *e)
+{
+	struct lr_conn *c = conn_of(b);
+	char pattern[2 * KEY_PREFIX_MAX + 2], cursor[32] = "0", *p = pattern;
+	size_t cap = 0;
+	long long scan_by = mono_ms() + b->cfg.command_timeout_ms;
+
+	if (((struct redis_impl *)b->impl)->setup.url->cluster)
+		return lr_errf(e, EX_USAGE, "status: on a Redis Cluster, name the tasks "
+		    "(lockrun status TASK...) or give a config that lists them; lockrun "
+		    "does not scan every node");
+	for (const char *q = prefix; *q; q++) {
+		if (strchr("*?[]\\", *q))
+			*p++ = '\\';
+		*p++ = *q;
+	}
+	*p++ = '*';
+	*p = '\0';
+	do {
+		/* a server whose cursor never comes back to 0 would keep this
+		 * loop going, and the names growing, for ever */
+		if (*n >= SCAN_KEYS_MAX || mono_ms() >= scan_by)
+			return lr_errf(e, EX_UNAVAILABLE, "redis %s: status: SCAN for %s did "
+			    "not finish %s; name the tasks (lockrun status TASK...)", b->where,
+			    pattern, *n >= SCAN_KEYS_MAX ? "within " SCAN_KEYS_MAX_TEXT " keys" :
+			    "within the command timeout");
+		const char *argv[] = { "SCAN", cursor, "MATCH", pattern, "COUNT", "1000" };
+		redisReply *r = rconn_command(c, "SCAN", 6, argv, e);
+
+		if (r == NULL)
+			return -1;
+		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+		    r->element[0]->type != REDIS_REPLY_STRING ||
+		    r->element[1]->type != REDIS_REPLY_ARRAY) {
+			reply_error(b, r, "SCAN", e);
+			freeReplyObject(r);
+			return -1;
+		}
+		snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
+		for (size_t i = 0; i < r->element[1]->elements; i++) {
+			redisReply *k = r->element[1]->element[i];
+			if (k->type == REDIS_REPLY_STRING && keys_add(keys, n, &cap, k->str) != 0) {
+				freeReplyObject(r);
+				return lr_errf(e, EX_OSERR, "out of memory");
+			}
+		}
+		freeReplyObject(r);
+	} while (strcmp(cursor, "0") != 0);
+	return 0;
+}
+
+/* --- history --------------------------------------------------------- */
+
+/* One XREVRANGE element, [ "<ms>-<seq>", [field, value, ...] ], into h.
+ * Returns 0, -1 when it is not shaped like a stream entry, -2 out of
+ * memory. */
+static int
+entry_read(const redisReply *r, struct lr_hist_entry *h)
+{
+	const redisReply *id, *kv;
+	char *end;
+
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2)
+		return -1;
+	id = r->element[0];
+	kv = r->element[1];
+	if (id->type != REDIS_REPLY_STRING || kv->type != REDIS_REPLY_ARRAY ||
+	    kv->elements % 2 != 0)
+		return -1;
+	h->at_ms = strtoll(id->str, &end, 10);
+	if (end == id->str || *end != '-')
+		return -1;
+	for (size_t i = 0; i < kv->elements; i += 2) {
+		const redisReply *f = kv->element[i], *v = kv->element[i + 1];
+		if (f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+			return -1;
+		if (fields_add(&h->fields, f->str, v->str) != 0)
+			return -2;
+	}
+	return 0;
+}
+
+/* XREVRANGE history + - COUNT n: the newest n entries, newest first. */
+static int
+redis_history(struct lr_backend *b, const struct lr_keys *k, long long count,
+    struct lr_hist *h, struct lr_err *e)
+{
+	char n[24], doing[KEY_MAX + 16];
+	const char *argv[] = { "XREVRANGE", k->hist, "+", "-", "COUNT", n };
+	redisReply *r;
+	int rc = 0;
+
+	snprintf(n, sizeof(n), "%lld", count);
+	snprintf(doing, sizeof(doing), "history %s", k->hist);
+	/* an entry is an array of its id and its fields' array */
+	rconn_allow_objects(conn_of(b), (size_t)count * (3 + 2 * LR_FIELDS_MAX) + 1);
+	if ((r = rconn_command(conn_of(b), "history", 6, argv, e)) == NULL)
+		return -1;
+	if (r->type != REDIS_REPLY_ARRAY) {
+		if (r->type == REDIS_REPLY_ERROR)
+			reply_error(b, r, doing, e);
+		else
+			lr_errf(e, EX_SOFTWARE, "redis %s: %s: unexpected reply", b->where, doing);
+		freeReplyObject(r);
+		return -1;
+	}
+	if ((h->e = calloc(r->elements + 1, sizeof(*h->e))) == NULL)
+		rc = lr_errf(e, EX_OSERR, "out of memory");
+	for (size_t i = 0; rc == 0 && i < r->elements; i++) {
+		int bad = entry_read(r->element[i], &h->e[i]);
+
+		h->n = i + 1;
+		if (bad == -1)
+			rc = lr_errf(e, EX_SOFTWARE, "redis %s: history: unexpected reply",
+			    b->where);
+		else if (bad == -2)
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+	}
+	freeReplyObject(r);
+	return rc;
+}
+
+/* --- the connection --------------------------------------------------- */
+
+static int
+redis_fd(const struct lr_backend *b)
+{
+	return rconn_fd(conn_of(b));
+}
+
+static void
+redis_close(struct lr_backend *b)
+{
+	rconn_close(conn_of(b));
+}
+
+static int
+redis_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
+{
+	int rc = rconn_reopen(conn_of(b), cap_ms, e);
+
+	sync_where(b);
+	return rc;
+}
+
+static void
+redis_free(struct lr_backend *b)
+{
+	if (b->impl == NULL)
+		return;
+	rconn_free(conn_of(b));
+	free(b->impl);
+	b->impl = NULL;
+}
+
+static const struct lr_backend_ops redis_ops = {
+	.name = "redis", .title = "Redis", .session = 0,
+	.open = redis_open, .ping = redis_ping, .acquire = redis_acquire,
+	.renew_send = redis_renew_send, .renew_recv = redis_renew_recv,
+	.release = redis_release, .unlock = redis_unlock, .peek = redis_peek,
+	.states = redis_states, .keys = redis_keys, .history = redis_history,
+	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
+	.reopen = redis_reopen, .free = redis_free,
+};
+
+int
+redis_backend_init(struct lr_backend *b, struct lr_err *e)
+{
+	struct redis_impl *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	rconn_init(&r->conn);
+	r->setup = *(const struct lr_redis_setup *)b->cfg.extra;
+	b->impl = r;
+	b->ops = &redis_ops;
+	rurl_where(r->setup.url, b->where, sizeof(b->where));
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* rerr.c -- classify Redis error replies; pure. */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/redis/rerr.h"
+
+/* Error codes lockrun knows, with what each means for a run. A code is the
+ * first word of the reply; the explanation is put in front of the reply's
+ * own text. Codes not listed are refusals, explained by Redis's text. */
+static const struct {
+	const char	*code;
+	enum rerr_class	 cls;
+	const char	*explain;
+} codes[] = {
+	{ "NOSCRIPT",	RERR_NOSCRIPT,	"the script cache is empty" },
+	{ "BUSY",	RERR_RETRY,	"Redis is busy running a script" },
+	{ "LOADING",	RERR_RETRY,	"Redis is loading its dataset" },
+	{ "TRYAGAIN",	RERR_RETRY,	"the cluster asks to try again" },
+	{ "MASTERDOWN",	RERR_RETRY,	"this replica has lost its master" },
+	{ "READONLY",	RERR_REFUSED,	"this server is a read-only replica; point lockrun "
+					"at the master" },
+	{ "MOVED",	RERR_REFUSED,	"this is a Redis Cluster node and the key lives "
+					"on another node" },
+	{ "ASK",	RERR_REFUSED,	"this is a Redis Cluster node and the key is "
+					"being moved to another node" },
+	{ "CLUSTERDOWN", RERR_REFUSED,	"the Redis Cluster is down" },
+	{ "CROSSSLOT",	RERR_REFUSED,	"this is a Redis Cluster node and the keys are "
+					"on different slots" },
+	{ "NOPERM",	RERR_REFUSED,	"the Redis user lacks a permission lockrun needs "
+					"(see lockrun(1), Redis permissions)" },
+	{ "NOAUTH",	RERR_REFUSED,	"Redis wants a password (password_file or "
+					"LOCKRUN_REDIS_PASSWORD)" },
+	{ "WRONGPASS",	RERR_REFUSED,	"authentication refused" },
+	{ "WRONGTYPE",	RERR_REFUSED,	"a key lockrun uses holds another type of value "
+					"(does something else write under the prefix?)" },
+	{ "BADFENCE",	RERR_REFUSED,	"the fencing counter is corrupt (does something "
+					"else write under the prefix?)" },
+	{ "OOM",	RERR_REFUSED,	"Redis is out of memory (maxmemory) and refuses "
+					"writes" },
+	{ "NOREPLICAS",	RERR_REFUSED,	"Redis refuses writes: too few replicas "
+					"(min-replicas-to-write)" },
+	{ "MISCONF",	RERR_REFUSED,	"Redis refuses writes: it cannot save to disk" },
+};
+
+/* Refusals that come as a plain ERR, recognised by their text. */
+static const struct {
+	const char	*text;
+	const char	*explain;
+} err_texts[] = {
+	/* NOPERM raised by redis.call() inside a script (Redis 7) */
+	{ "can't run this command", "the Redis user lacks a permission lockrun needs "
+	    "(see lockrun(1), Redis permissions)" },
+	/* a client that sent more than ten arguments before AUTH */
+	{ "unauthenticated", "Redis wants a password (password_file or "
+	    "LOCKRUN_REDIS_PASSWORD)" },
+};
+
+/* Redis's text without the tail it appends to errors inside scripts. */
+static int
+text_len(const char *msg)
+{
+	const char *tail = strstr(msg, " script: ");
+
+	return (int)(tail ? (size_t)(tail - msg) : strlen(msg));
+}
+
+enum rerr_class
+rerr_classify(const char *msg, char *why, size_t n)
+{
+	size_t code_len = strcspn(msg, " ");
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		if (strlen(codes[i].code) != code_len ||
+		    strncmp(msg, codes[i].code, code_len) != 0)
+			continue;
+		snprintf(why, n, "%s (%.*s)", codes[i].explain, text_len(msg), msg);
+		return codes[i].cls;
+	}
+	for (size_t i = 0; i < sizeof(err_texts) / sizeof(err_texts[0]); i++) {
+		const char *hit = strstr(msg, err_texts[i].text);
+		if (hit && hit - msg < text_len(msg)) {
+			snprintf(why, n, "%s (%.*s)", err_texts[i].explain, text_len(msg), msg);
+			return RERR_REFUSED;
+		}
+	}
+	snprintf(why, n, "refused: %.*s", text_len(msg), msg);
+	return RERR_REFUSED;
+}

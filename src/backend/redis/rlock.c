@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* lock.c -- acquire and release the lock with Lua scripts sent by
+ * EVALSHA, falling back to EVAL once when Redis does not know them. */
+#include <sys/random.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+#include "core/duration.h"
+#include "core/lease.h"
+#include "backend/lock.h"
+#include "out/log.h"
+#include "backend/redis/rerr.h"
+#include "scripts.h"
+#include "core/text.h"
+
+/* 16 random bytes that never block: getrandom(2) may block at early boot
+ * until the pool is ready, outside every timeout, so ask it not to; then
+ * /dev/urandom; then the clocks and the pid, which still make the id
+ * unique (it is an owner check, not a secret). */
+static void
+owner_bytes(unsigned char raw[16])
+{
+	struct timespec rt, mt;
+	unsigned long long a, b;
+	int fd;
+
+	if (getrandom(raw, 16, GRND_NONBLOCK) == 16)
+		return;
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		ssize_t got = read(fd, raw, 16);
+		close(fd);
+		if (got == 16)
+			return;
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	a = (unsigned long long)rt.tv_sec * 1000000000ULL + (unsigned long long)rt.tv_nsec;
+	b = ((unsigned long long)mt.tv_nsec << 32) ^ (unsigned long long)getpid();
+	memcpy(raw, &a, 8);
+	memcpy(raw + 8, &b, 8);
+}
+
+void
+lock_init(struct lr_lock *l, const char *host)
+{
+	unsigned char raw[16];
+	struct timespec ts;
+	char start[TEXT_ISO_MAX];
+
+	owner_bytes(raw);
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(l->id + 2 * i, 3, "%02x", raw[i]);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	text_iso(ts.tv_sec * 1000LL + ts.tv_nsec / 1000000, TEXT_ISO_MS, start,
+	    sizeof(start));
+	snprintf(l->owner, sizeof(l->owner), "%s %ld %s", host, (long)getpid(), start);
+}
+
+void
+lock_took(struct lr_lock *l, long long token)
+{
+	l->token = token;
+	snprintf(l->token_s, sizeof(l->token_s), "%lld", token);
+	snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, token, l->owner);
+}
+
+/* An error reply to what: one line, never flagged as a transport failure,
+ * so on_redis_error: run does not apply. Returns -1. */
+static int
+refused(const struct lr_conn *rc, const char *what, const char *reply, struct lr_err *e)
+{
+	char why[400];
+
+	rerr_classify(reply, why, sizeof(why));
+	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->where, what, why);
+}
+
+/* The slot as the scripts record it: ISO 8601, or "-" for none. */
+static const char *
+slot_word(const struct lr_lock *l)
+{
+	return l->slot_ttl_ms && l->keys.slot_iso[0] ? l->keys.slot_iso : "-";
+}
+
+/* What WAIT answered: 1 when at least l->wait_replicas replicas
+ * acknowledged, else 0 with why in l->unacked. */
+static int
+acked(struct lr_lock *l, const redisReply *w)
+{
+	char within[32], why[280];
+
+	if (w->type == REDIS_REPLY_INTEGER && w->integer >= l->wait_replicas)
+		return 1;
+	duration_format(l->wait_timeout_ms, within, sizeof(within));
+	if (w->type == REDIS_REPLY_INTEGER)
+		snprintf(l->unacked, sizeof(l->unacked), "only %lld of %lld replicas "
+		    "acknowledged within %s", w->integer, l->wait_replicas, within);
+	else if (w->type == REDIS_REPLY_ERROR) {
+		rerr_classify(w->str, why, sizeof(why));
+		snprintf(l->unacked, sizeof(l->unacked), "WAIT refused: %s", why);
+	} else
+		snprintf(l->unacked, sizeof(l->unacked), "WAIT: unexpected reply");
+	return 0;
+}
+
+/* Queue WAIT for l's replicas (the writes before it on this connection). */
+static int
+wait_append(struct lr_conn *rc, const struct lr_lock *l)
+{
+	char n[24], ms[24];
+	const char *argv[] = { "WAIT", n, ms };
+
+	snprintf(n, sizeof(n), "%lld", l->wait_replicas);
+	snprintf(ms, sizeof(ms), "%lld", l->wait_timeout_ms);
+	return rconn_append(rc, 3, argv);
+}
+
+/* argv, and with l->wait_replicas a WAIT behind it in the same write: one
+ * round trip. WAIT counts the replicas that acknowledged this connection's
+ * replication offset, which covers a script's writes (Redis 7 replicates
+ * a script as its effects). Returns argv's reply, with *ok set from WAIT's
+ * (1 when enough replicas acknowledged), or NULL with e. */
+static redisReply *
+command_acked(struct lr_conn *rc, const char *what, int argc, const char **argv,
+    struct lr_lock *l, int *ok, struct lr_err *e)
+{
+	redisReply *r, *w;
+
+	if (l == NULL || l->wait_replicas == 0)
+		return rconn_command(rc, what, argc, argv, e);
+	if (rconn_append(rc, argc, argv) != 0 || wait_append(rc, l) != 0) {
+		rconn_fail(rc, what, e);
+		return NULL;
+	}
+	if ((r = rconn_reply(rc, what, e)) == NULL)
+		return NULL;
+	if ((w = rconn_reply(rc, what, e)) == NULL) {
+		freeReplyObject(r);
+		return NULL;
+	}
+	*ok = acked(l, w);
+	freeReplyObject(w);
+	return r;
+}
+
+/* Run a script: EVALSHA sha nkeys args..., and if Redis answers NOSCRIPT
+ * (restarted, or SCRIPT FLUSH), EVAL body. A busy server is asked again
+ * on the same connection, with backoff, until the command timeout has
+ * passed since the first try. With l (and l->wait_replicas), each try is
+ * followed by WAIT, and *ok says whether enough replicas acknowledged the
+ * last. Returns the reply, which the caller frees, or NULL with e set. */
+static redisReply *
+script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
+    const char *body, const char *nkeys, const char **args, int nargs,
+    struct lr_lock *l, int *ok, struct lr_err *e)
+{
+	const char *argv[12] = { "EVALSHA", sha, nkeys };
+	long long give_up = mono_ms() + rc->command_timeout_ms;
+	redisReply *r;
+	char why[400];
+	int said = 0;
+
+	for (int i = 0; i < nargs; i++)
+		argv[3 + i] = args[i];
+	for (int n = 0; ; n++) {
+		if ((r = command_acked(rc, what, 3 + nargs, argv, l, ok, e)) == NULL)
+			return NULL;
+		if (r->type != REDIS_REPLY_ERROR)
+			return r;
+		switch (rerr_classify(r->str, why, sizeof(why))) {
+		case RERR_NOSCRIPT:
+			argv[0] = "EVAL";
+			argv[1] = body;
+			break;
+		case RERR_RETRY:
+			if (!said++)
+				lr_event(LOG_INFO, "redis-busy", NULL, "redis %s: %s: %s; "
+				    "asking again for up to %lldms", rc->where, what, why,
+				    rc->command_timeout_ms);
+			if (mono_ms() < give_up) {
+				long long pause = backoff_delay(n, 0.5), left = give_up - mono_ms();
+				if (pause > left)
+					pause = left > 0 ? left : 0;
+				struct timespec ts = { pause / 1000, (pause % 1000) * 1000000 };
+				nanosleep(&ts, NULL);
+				break;
+			}
+			/* FALLTHROUGH */
+		case RERR_REFUSED:
+			refused(rc, what, r->str, e);
+			freeReplyObject(r);
+			return NULL;
+		}
+		freeReplyObject(r);
+	}
+}
+
+static redisReply *
+script_call(struct lr_conn *rc, const char *what, const char *sha,
+    const char *body, const char *nkeys, const char **args, int nargs,
+    struct lr_err *e)
+{
+	return script_call_acked(rc, what, sha, body, nkeys, args, nargs, NULL, NULL, e);
+}
+
+/* The AUTH or SELECT sent with the acquire was refused, yet Redis ran the
+ * acquire (as "default", or in database 0, which needed no password): if
+ * it took the lock, give it back at once (history: "refused", 69); a slot
+ * key stays, as release never frees one. Frees r; returns -1 with e set to
+ * the refusal, which stops the run: the command never runs. */
+static int
+undo(struct lr_conn *rc, struct lr_lock *l, redisReply *r, struct lr_err *e)
+{
+	struct lr_ending end = { .status = EX_UNAVAILABLE, .event = "refused" };
+	int taken = r->element[0]->integer == 1;
+
+	if (taken)
+		lock_took(l, r->element[1]->integer);
+	freeReplyObject(r);
+	if (taken)
+		lock_release(rc, l, &end, NULL);
+	return rconn_handshake_error(rc, e);
+}
+
+int
+lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
+    struct lr_err *e)
+{
+	char how[200];
+	const char *slot = l->slot_ttl_ms ? l->keys.slot : l->keys.stable;
+	const char *args[] = { l->keys.fence, l->keys.stable, slot, l->keys.hist,
+	    l->keys.last, how, l->owner };
+	redisReply *r;
+	long long code;
+	int ok = 1;
+
+	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d", l->id, l->ttl_ms,
+	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l), !l->quiet_held);
+	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "5",
+	    args, 7, l, &ok, e);
+	if (r == NULL) {
+		rconn_handshake_error(rc, e);	/* the cause, when there is one */
+		return -1;
+	}
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER) {
+		freeReplyObject(r);
+		return lr_errf(e, EX_SOFTWARE, "redis %s: acquire: unexpected reply", rc->where);
+	}
+	code = r->element[0]->integer;
+	if (rconn_handshake_error(rc, NULL) != 0)
+		return undo(rc, l, r, e);
+	if (code == 1) {
+		/* a skip wrote only history: what WAIT said does not matter */
+		*out = ok ? LOCK_ACQUIRED : LOCK_UNCONFIRMED;
+		lock_took(l, r->element[1]->integer);
+	} else {
+		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
+		snprintf(l->holder, sizeof(l->holder), "%s",
+		    r->element[1]->type == REDIS_REPLY_STRING ? r->element[1]->str : "?");
+	}
+	freeReplyObject(r);
+	return 0;
+}
+
+/* Queue the renewal as EVALSHA, or EVAL with the body, and write it out. */
+static int
+renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
+{
+	char how[160];
+	const char *argv[] = { eval ? "EVAL" : "EVALSHA",
+	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "4", l->keys.stable, l->keys.fence,
+	    l->keys.hist, l->keys.last, l->value, how };
+
+	snprintf(how, sizeof(how), "%lld %lld %lld %s", l->ttl_ms, l->hist_cap,
+	    l->hist_ttl_ms, slot_word(l));
+	if (rconn_append(rc, 9, argv) != 0 ||
+	    (l->wait_replicas > 0 && wait_append(rc, l) != 0))
+		return rconn_fail(rc, "renew", e);
+	if (rconn_flush(rc, "renew", e) != 0)
+		return -1;
+	l->renew_eval = eval;
+	return 0;
+}
+
+int
+lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e)
+{
+	l->renew_skip = l->renew_waiting = 0;	/* nothing else is in flight */
+	return renew_write(rc, l, 0, e);
+}
+
+/* The renewal's own reply: 1 with *out set, or -1 with e. */
+static int
+renew_outcome(const struct lr_conn *rc, const redisReply *r, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	static const enum renew_outcome outcomes[] = {
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+	};
+
+	if (r->type == REDIS_REPLY_ERROR)
+		return refused(rc, "renew", r->str, e);
+	if (r->type != REDIS_REPLY_INTEGER || r->integer < 0 || r->integer > 3)
+		return lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->where);
+	*out = outcomes[r->integer];
+	return 1;
+}
+
+/* WAIT's reply w has come after the renewal's (held in l): the renewal's
+ * answer, unless it kept the key but too few replicas acknowledged. */
+static int
+renew_acked(struct lr_lock *l, const redisReply *w, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	l->renew_waiting = 0;
+	if (l->renew_rc < 0) {
+		*e = l->renew_err;
+		return -1;
+	}
+	*out = l->renew_out;
+	if ((*out == RENEW_OK || *out == RENEW_RETAKEN) && !acked(l, w))
+		*out = RENEW_UNCONFIRMED;
+	return 1;
+}
+
+int
+lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
+    struct lr_err *e)
+{
+	redisReply *r = NULL;
+	int rc_;
+
+	/* with WAIT behind the renewal, read on: both replies may have come
+	 * in one segment, and poll(2) would not report the second */
+	for (;;) {
+		if ((rc_ = rconn_read(rc, &r, "renew", e)) <= 0)
+			return rc_;		/* broken, or not all of it yet */
+		if (l->renew_skip > 0) {	/* WAIT behind a NOSCRIPT */
+			l->renew_skip--;
+			freeReplyObject(r);
+			continue;
+		}
+		if (l->renew_waiting) {
+			rc_ = renew_acked(l, r, out, e);
+			freeReplyObject(r);
+			return rc_;
+		}
+		if (r->type == REDIS_REPLY_ERROR && !l->renew_eval &&
+		    strncmp(r->str, "NOSCRIPT", 8) == 0) {
+			freeReplyObject(r);	/* Redis restarted: send the body */
+			l->renew_skip = l->wait_replicas > 0;
+			return renew_write(rc, l, 1, e);
+		}
+		rc_ = renew_outcome(rc, r, out, e);
+		freeReplyObject(r);
+		if (l->wait_replicas == 0)
+			return rc_;
+		l->renew_waiting = 1;		/* hold the answer until WAIT's */
+		l->renew_rc = rc_;
+		if (rc_ < 0)
+			l->renew_err = *e;
+		else
+			l->renew_out = *out;
+	}
+}
+
+int
+lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	char how[200];
+	const char *args[] = { l->keys.stable, l->keys.hist, l->keys.last, l->value, how };
+	redisReply *r;
+	int released;
+
+	if (l->ttl_ms == 0 && l->hist_cap == 0)
+		return 0;
+	snprintf(how, sizeof(how), "%lld %d %lld %s %lld %lld %s",
+	    l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0, end->status,
+	    end->duration_ms > 0 ? end->duration_ms : 0, end->event, l->hist_cap,
+	    l->hist_ttl_ms, slot_word(l));
+	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "3",
+	    args, 5, e);
+	if (r == NULL)
+		return -1;
+	released = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+	freeReplyObject(r);
+	return released;
+}
+
+int
+lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
+    const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
+    char *holder, size_t n, struct lr_err *e)
+{
+	char how[64];
+	const char *args[] = { key, k->fence, k->hist, k->last, who, how, expect };
+	redisReply *r;
+	long long code = -1;
+
+	snprintf(how, sizeof(how), "%lld %lld", hist_cap, hist_ttl_ms);
+	r = script_call(rc, "unlock", SCRIPT_UNLOCK_SHA, SCRIPT_UNLOCK, "4", args, 7, e);
+	if (r == NULL)
+		return -1;
+	holder[0] = '\0';
+	if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 &&
+	    r->element[0]->type == REDIS_REPLY_INTEGER)
+		code = r->element[0]->integer;
+	if ((code == 1 || code == 2 || code == 3) && r->elements == 2 &&
+	    r->element[1]->type == REDIS_REPLY_STRING)
+		snprintf(holder, n, "%s", r->element[1]->str);
+	else if (code != 0)
+		code = lr_errf(e, EX_SOFTWARE, "redis %s: unlock: unexpected reply", rc->where);
+	freeReplyObject(r);
+	return (int)code;
+}
+
+/* ROLE: a replica takes no writes. Returns 0 (a problem noted in buf), or
+ * -1 with e. */
+static int
+probe_role(struct lr_conn *rc, char *buf, size_t n, int *count, struct lr_err *e)
+{
+	const char *role[] = { "ROLE" };
+	redisReply *r;
+
+	if ((r = rconn_command(rc, "ROLE", 1, role, e)) == NULL)
+		return -1;
+	if (r->type == REDIS_REPLY_ARRAY && r->elements >= 3 &&
+	    r->element[0]->type == REDIS_REPLY_STRING &&
+	    strcmp(r->element[0]->str, "slave") == 0 &&
+	    r->element[1]->type == REDIS_REPLY_STRING) {
+		char port[24];
+		snprintf(port, sizeof(port), "%lld", r->element[2]->type ==
+		    REDIS_REPLY_INTEGER ? r->element[2]->integer : 0);
+		text_problem(buf, n, count, "this server is a read-only replica of %s:%s; "
+		    "point lockrun at the master", r->element[1]->str, port);
+	}
+	freeReplyObject(r);
+	return 0;
+}
+
+int
+lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
+    char *buf, size_t n, struct lr_err *e)
+{
+	const char *args[] = { k->stable, one_server ? k->slot : k->stable, k->fence,
+	    k->hist, k->last };
+	redisReply *r;
+	int count = 0;
+
+	buf[0] = '\0';
+	/* on a cluster, ROLE is whichever node's answers; the script goes
+	 * to the master that serves the keys */
+	if (!rc->url->cluster && probe_role(rc, buf, n, &count, e) != 0)
+		return -1;
+	if ((r = script_call(rc, "check", SCRIPT_CHECK_SHA, SCRIPT_CHECK, "5", args, 5,
+	    e)) == NULL)
+		return -1;
+	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+		if (r->element[i]->type == REDIS_REPLY_STRING)
+			text_problem(buf, n, &count, "%s", r->element[i]->str);
+	freeReplyObject(r);
+	return count;
+}

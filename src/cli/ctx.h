@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* ctx.h -- what every verb shares: the command line, the config, the
+ * merged settings, the backend holding the lock; and one way to fail. */
+#ifndef LR_CTX_H
+#define LR_CTX_H
+
+#include <limits.h>
+
+#include "proc/child.h"
+#include "cli/cli.h"
+#include "config/config.h"
+#include "core/keys.h"
+#include "backend/lock.h"
+#include "backend/backend.h"
+#include "backend/redis/rconn.h"
+#include "backend/redis/redis_backend.h"
+#include "backend/redis/rurl.h"
+#include "core/schedule.h"
+#include "core/task.h"
+
+#define DEFAULT_URL		"redis://127.0.0.1:6379/0"
+#define DEFAULT_PREFIX		"lockrun:"
+#define DEFAULT_TIMEOUT_MS	LR_COMMAND_TIMEOUT_MS
+
+/* Everything a verb holds, so every exit path can free it. The fields
+ * after `be` are the run's (run.c). */
+struct lr_ctx {
+	struct lr_cli		 cli;
+	struct lr_config	 cfg;		/* empty when there is no config file */
+	struct lr_task		 t;		/* the merged settings */
+	struct lr_redis_opts	 redis;		/* borrows from cli and cfg */
+	const char		*prefix;
+	struct lr_url		 url;
+	char			*url_copy;	/* the URL in use, lockrun's copy */
+	char			 password[512];
+	char			 sentinel_password[512];	/* redis+sentinel:// */
+	struct lr_redis_setup	 rsetup;	/* for a Redis backend */
+	struct lr_backend	 be;		/* where the lock lives */
+	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
+	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */
+	char			 host[HOST_MAX + 1];	/* ctx_host(), once known */
+	char			**exec_argv;	/* argv for execvp, borrows t.argv */
+	char			 exec_path[PATH_MAX];	/* exec_argv[0], found */
+	struct lr_sigstate	 sig;
+	struct lr_lock		 lock;
+	struct lr_schedule	 sched;		/* the one-server slots */
+	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
+	int			 seen_held;	/* an acquire found the lock held by another */
+	struct lr_child_spec	 spec;		/* the command, as child.c runs it */
+	struct lr_child		 child;		/* the command, or its guard */
+	struct lr_vars		 vars;		/* LOCKRUN_KEY and the others */
+};
+
+/* An empty context. */
+void	ctx_init(struct lr_ctx *x);
+void	ctx_free(struct lr_ctx *x);
+
+/* Say e as lockrun's one line, free x and exit with e's status. Only
+ * called before a lock is taken or after it is released. */
+void	ctx_die(struct lr_ctx *x, const struct lr_err *e) __attribute__((noreturn));
+
+/* -c FILE, else $LOCKRUN_CONFIG, else the default path if it exists. */
+int	ctx_load_config(struct lr_ctx *x, struct lr_err *e);
+
+/* Merge the settings of task (NULL: -t, or none) into x->t: command line
+ * over task over defaults over built-in values; complete them
+ * (task_finish). Returns 0, or -1 with e. */
+int	ctx_merge(struct lr_ctx *x, const char *task, struct lr_err *e);
+
+/* Redis settings and the prefix: command line, environment, config,
+ * built-in; then parse the URL and read the password, and keep both out
+ * of the environment the command inherits. Returns 0, or -1 with e. */
+int	ctx_redis(struct lr_ctx *x, struct lr_err *e);
+
+/* The name recorded for this host: --host, else the node name (uname -n),
+ * else "unknown". */
+const char *ctx_host(struct lr_ctx *x);
+
+/* Connect to the backend as configured. Returns 0, or -1 with e. */
+int	ctx_connect(struct lr_ctx *x, struct lr_err *e);
+
+/* The run's lock name and the argv to exec (x->name, x->exec_argv,
+ * x->exec_path), after chdir to the task's cwd; checks the command can be
+ * run. Returns 0, or -1 with e. */
+int	run_prepare(struct lr_ctx *x, struct lr_err *e);
+
+/* The verbs: each returns lockrun's exit status, or dies. */
+int	verb_run(struct lr_ctx *x);
+int	verb_check(struct lr_ctx *x);
+int	verb_status(struct lr_ctx *x);
+int	verb_history(struct lr_ctx *x);
+int	verb_unlock(struct lr_ctx *x);
+
+#endif

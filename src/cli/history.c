@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* history.c -- `lockrun history TASK`: the task's last decisions across
+ * all servers, newest first, read from its history stream in one round
+ * trip and shown as a table or as JSON lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/ctx.h"
+#include "core/duration.h"
+#include "out/log.h"
+#include "core/text.h"
+
+#define HISTORY_COUNT	20	/* entries shown without -n */
+
+/* The fields the scripts write (history.lua), in the table's order. */
+enum hist_field { F_HOST, F_PID, F_EVENT, F_SLOT, F_TOKEN, F_STATUS, F_DURATION,
+	F_HOLDER, NFIELDS };
+static const char *const field_names[NFIELDS] = {
+	"host", "pid", "event", "slot", "token", "status", "duration_ms", "holder",
+};
+
+/* One entry: when it was written (the server's clock, the same for every
+ * host) and its fields, borrowed from the backend's answer; NULL where the
+ * entry has none. */
+struct hist_entry {
+	long long	 ms;
+	const char	*f[NFIELDS];
+};
+
+/* The task named on the command line: exactly one, a valid name. */
+static int
+task_word(const struct lr_ctx *x, const char **name, struct lr_err *e)
+{
+	char *const *w = x->cli.cmd;
+	const char *why;
+
+	if (w == NULL || w[0] == NULL)
+		return lr_errf(e, EX_USAGE, "history: no task named");
+	if (w[1] != NULL)
+		return lr_errf(e, EX_USAGE, "history: one task at a time, got \"%s\" and "
+		    "\"%s\"", w[0], w[1]);
+	if ((why = key_name_problem(w[0])) != NULL)
+		return lr_errf(e, EX_USAGE, "history: task \"%s\" %s", w[0], why);
+	*name = w[0];
+	return 0;
+}
+
+/* h's known fields from e; unknown ones are skipped, so a later lockrun
+ * may add some. */
+static void
+entry_fill(struct hist_entry *h, const struct lr_hist_entry *e)
+{
+	memset(h, 0, sizeof(*h));
+	h->ms = e->at_ms;
+	for (int f = 0; f < NFIELDS; f++)
+		h->f[f] = fields_get(&e->fields, field_names[f]);
+}
+
+/* A field that is a plain decimal number, as the scripts write them
+ * (pid, status, duration_ms): 1 with *v set, else 0. */
+static int
+field_number(const char *s, long long *v)
+{
+	return s != NULL && *s != '-' && text_decimal(s, v) == 0;
+}
+
+/* "key":"value" or "key":null. */
+static void
+json_field_str(FILE *fp, const char *key, const char *v)
+{
+	text_json_member(fp, key, v, v ? strlen(v) : 0);
+}
+
+/* "key":number or "key":null (absent, or not a number). */
+static void
+json_field_num(FILE *fp, const char *key, const char *v)
+{
+	long long n;
+
+	if (field_number(v, &n))
+		fprintf(fp, ",\"%s\":%lld", key, n);
+	else
+		fprintf(fp, ",\"%s\":null", key);
+}
+
+/* One entry as one line of JSON. The token is a string: it is up to 16
+ * digits, more than a double (JavaScript's only number) holds exactly. */
+static void
+json_entry(FILE *fp, const struct hist_entry *h)
+{
+	char t[TEXT_ISO_MAX];
+
+	fprintf(fp, "{\"time\":\"%s\",\"time_ms\":%lld",
+	    text_iso(h->ms, TEXT_ISO_MS, t, sizeof(t)), h->ms);
+	json_field_str(fp, "host", h->f[F_HOST]);
+	json_field_num(fp, "pid", h->f[F_PID]);
+	json_field_str(fp, "event", h->f[F_EVENT]);
+	json_field_str(fp, "slot", h->f[F_SLOT]);
+	json_field_str(fp, "token", h->f[F_TOKEN]);
+	json_field_num(fp, "status", h->f[F_STATUS]);
+	json_field_num(fp, "duration_ms", h->f[F_DURATION]);
+	json_field_str(fp, "holder", h->f[F_HOLDER]);
+	fputs("}\n", fp);
+}
+
+/* The table's columns: the entry's time, then its fields, the duration
+ * written for people. */
+#define NCOLS	(1 + NFIELDS)
+static const char *const col_names[NCOLS] = {
+	"TIME", "HOST", "PID", "EVENT", "SLOT", "TOKEN", "STATUS", "DURATION", "HOLDER",
+};
+
+/* One row of the table: its cells, each "-" when empty. */
+struct row {
+	char		 time[TEXT_ISO_MAX];
+	char		 dur[40];
+	const char	*cell[NCOLS];
+	int		 len[NCOLS];
+};
+
+/* A duration for people: 850ms, 12.345s, then whole seconds (1m30s). */
+static char *
+dur_text(long long ms, char *buf, size_t n)
+{
+	if (ms < 1000)
+		snprintf(buf, n, "%lldms", ms);
+	else if (ms < 60000)
+		snprintf(buf, n, "%lld.%03llds", ms / 1000, ms % 1000);
+	else
+		duration_format(ms / 1000 * 1000, buf, n);
+	return buf;
+}
+
+/* The cells of h's row: its time, its fields, "-" for the empty ones. */
+static void
+row_fill(struct row *w, const struct hist_entry *h)
+{
+	long long d;
+
+	w->cell[0] = text_iso(h->ms, TEXT_ISO_MS, w->time, sizeof(w->time));
+	w->len[0] = (int)strlen(w->time);
+	for (int f = 0; f < NFIELDS; f++) {
+		const char *v = h->f[f];
+		w->cell[1 + f] = v && *v ? v : "-";
+		w->len[1 + f] = v && *v ? (int)strlen(v) : 1;
+	}
+	if (field_number(h->f[F_DURATION], &d)) {
+		w->cell[1 + F_DURATION] = dur_text(d, w->dur, sizeof(w->dur));
+		w->len[1 + F_DURATION] = (int)strlen(w->dur);
+	}
+}
+
+/* Write a cell padded to width, control bytes as '?' so that a value
+ * written by hand into the stream cannot drive the terminal. */
+static void
+cell_print(FILE *fp, const char *s, int len, int width)
+{
+	text_visible_put(fp, s, (size_t)len);
+	for (int i = len; i < width; i++)
+		putc(' ', fp);
+}
+
+/* The table: a header, then one line per row, columns two spaces apart,
+ * each as wide as its widest cell; no padding after the last. */
+static void
+table_print(FILE *fp, const struct row *rows, size_t n)
+{
+	int width[NCOLS];
+
+	for (int c = 0; c < NCOLS; c++) {
+		width[c] = (int)strlen(col_names[c]);
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].len[c] > width[c])
+				width[c] = rows[i].len[c];
+	}
+	for (int c = 0; c < NCOLS; c++) {
+		cell_print(fp, col_names[c], (int)strlen(col_names[c]),
+		    c == NCOLS - 1 ? 0 : width[c]);
+		fputs(c == NCOLS - 1 ? "\n" : "  ", fp);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < NCOLS; c++) {
+			cell_print(fp, rows[i].cell[c], rows[i].len[c],
+			    c == NCOLS - 1 ? 0 : width[c]);
+			fputs(c == NCOLS - 1 ? "\n" : "  ", fp);
+		}
+}
+
+/* Print the entries as JSON lines or as a table. Returns 0, or -1 with
+ * e. */
+static int
+history_print(const struct lr_ctx *x, const struct lr_hist *hist, struct lr_err *e)
+{
+	struct hist_entry *h;
+	struct row *rows = NULL;
+
+	if ((h = calloc(hist->n + 1, sizeof(*h))) == NULL ||
+	    (!x->cli.json && (rows = calloc(hist->n + 1, sizeof(*rows))) == NULL)) {
+		free(h);
+		return lr_errf(e, EX_OSERR, "out of memory");
+	}
+	for (size_t i = 0; i < hist->n; i++) {
+		entry_fill(&h[i], &hist->e[i]);
+		if (rows)
+			row_fill(&rows[i], &h[i]);
+	}
+	for (size_t i = 0; x->cli.json && i < hist->n; i++)
+		json_entry(stdout, &h[i]);
+	if (rows)
+		table_print(stdout, rows, hist->n);
+	free(h);
+	free(rows);
+	return 0;
+}
+
+int
+verb_history(struct lr_ctx *x)
+{
+	struct lr_err e = { 0, "", 0 };
+	struct lr_hist hist = { 0, NULL };
+	struct lr_keys k;
+	const char *name = NULL;
+	int rc;
+
+	if (task_word(x, &name, &e) != 0 || ctx_redis(x, &e) != 0)
+		ctx_die(x, &e);
+	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
+	if (ctx_connect(x, &e) != 0)
+		ctx_die(x, &e);
+	if (x->be.ops->history(&x->be, &k, x->cli.count != LR_UNSET ? x->cli.count :
+	    HISTORY_COUNT, &hist, &e) != 0) {
+		hist_free(&hist);
+		ctx_die(x, &e);
+	}
+	if (hist.n == 0)
+		lr_info("no history for %s (%s is empty or gone)", name, k.hist);
+	rc = history_print(x, &hist, &e);
+	hist_free(&hist);
+	if (rc != 0)
+		ctx_die(x, &e);
+	if (fflush(stdout) != 0) {
+		lr_errf(&e, EX_IOERR, "standard output: write failed");
+		ctx_die(x, &e);
+	}
+	return 0;
+}

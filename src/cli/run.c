@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* run.c -- `lockrun run`: check the command can run, connect, acquire
+ * (one round trip), run the command under the lease, release (one more),
+ * exit with the command's status. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/ctx.h"
+#include "core/duration.h"
+#include "core/lease.h"
+#include "out/log.h"
+#include "proc/supervise.h"
+
+int
+run_prepare(struct lr_ctx *x, struct lr_err *e)
+{
+	struct lr_task *t = &x->t;
+	size_t n = strv_len(t->argv), k = 0;
+	const char *path = getenv("PATH");
+
+	if (n == 0)
+		return lr_errf(e, EX_USAGE, "no command (expected -t TASK or -- COMMAND [ARG...])");
+	if (x->cli.key)
+		snprintf(x->name, sizeof(x->name), "%s", x->cli.key);
+	else if (x->cli.task)
+		snprintf(x->name, sizeof(x->name), "%s", x->cli.task);
+	else
+		key_derive(t->argv, x->name, sizeof(x->name));
+
+	if ((x->exec_argv = calloc(n + 3, sizeof(char *))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (t->shell) {
+		static char sh[] = "/bin/sh", dash_c[] = "-c";	/* execvp wants char * */
+		x->exec_argv[k++] = sh;
+		x->exec_argv[k++] = dash_c;
+	}
+	for (size_t i = 0; i < n; i++)
+		x->exec_argv[k++] = t->argv[i];
+
+	if (t->cwd && chdir(t->cwd) != 0)
+		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
+	/* the task's env is applied in the child; its PATH is the one exec uses */
+	for (size_t i = 0; t->env && t->env[i]; i++)
+		if (strncmp(t->env[i], "PATH=", 5) == 0)
+			path = t->env[i] + 5;
+	return child_find(x->exec_argv[0], path, x->exec_path, sizeof(x->exec_path), e);
+}
+
+/* Tell the log what this run is, as the command's LOCKRUN_ variables say:
+ * the task (or lock name), the key, the fencing token, the slot. */
+static void
+run_log_context(const struct lr_ctx *x, long long token)
+{
+	const struct lr_lock *l = &x->lock;
+
+	log_context(x->cli.task ? x->cli.task : x->name,
+	    x->t.no_overlap ? l->keys.stable : l->keys.slot, token,
+	    x->t.one_server ? l->keys.slot_iso : NULL);
+}
+
+/* Connect and try once: one round trip. */
+static int
+acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
+{
+	long long sent = mono_ms();
+
+	if (x->be.ops->acquire(&x->be, &x->lock, out, e) != 0)
+		return -1;
+	x->acquired_at = sent;
+	return 0;
+}
+
+/* Take the lock; with --wait, retry a held lock with jittered backoff
+ * until the deadline. A slot that already ran is final: waiting would not
+ * un-run it. Returns 0 with *out set (and *sig set if a signal cut the
+ * wait short), or -1 with e. */
+static int
+acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
+{
+	struct lr_lock *l = &x->lock;
+	time_t slot = (time_t)-1;
+	long long deadline;
+	unsigned long long seed;
+
+	*sig = 0;
+	lock_init(l, ctx_host(x));
+	l->hist_cap = x->t.history;
+	l->hist_ttl_ms = x->t.history_ttl_ms;
+	l->wait_replicas = x->redis.wait_replicas;
+	l->wait_timeout_ms = x->redis.wait_timeout_ms;
+	if (x->t.one_server) {
+		long long now = real_ms();
+		if ((slot = schedule_slot(&x->sched, now)) == (time_t)-1)
+			return lr_errf(e, EX_CONFIG, "schedule \"%s\" has no fire time in reach",
+			    x->t.schedule);
+		l->slot_ttl_ms = schedule_slot_ttl_ms(&x->sched, now, slot);
+	}
+	l->ttl_ms = x->t.no_overlap ? x->t.ttl_ms : 0;
+	keys_build(&l->keys, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
+	run_log_context(x, 0);
+	deadline = mono_ms() + x->t.wait_ms;
+	seed = strtoull(l->id + 16, NULL, 16) | 1;	/* 64 random bits of the owner id */
+	for (int n = 0; ; n++) {
+		long long left, pause;
+
+		l->quiet_held = n > 0;	/* a wait is one skipped-held, its first */
+		if (acquire_once(x, out, e) != 0)
+			return -1;
+		x->seen_held |= *out == LOCK_HELD;
+		if (*out != LOCK_HELD || (left = deadline - mono_ms()) <= 0)
+			return 0;
+		if (n == 0)
+			lr_event(LOG_INFO, "waiting", NULL, "%s is held; waiting up to "
+			    "%lldms for it", l->keys.stable, left);
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;	/* xorshift64 */
+		pause = backoff_delay(n, (double)(seed >> 11) / (double)(1ULL << 53));
+		if ((*sig = child_sleep(pause < left ? pause : left)) != 0)
+			return 0;
+	}
+}
+
+/* The LOCKRUN_ variables for the command; no token without the lock. */
+static void
+export_env(struct lr_ctx *x, int locked)
+{
+	const struct lr_lock *l = &x->lock;
+	struct lr_vars *v = &x->vars;
+
+	snprintf(v->key, sizeof(v->key), "LOCKRUN_KEY=%s",
+	    x->t.no_overlap ? l->keys.stable : l->keys.slot);
+	snprintf(v->task, sizeof(v->task), "LOCKRUN_TASK=%s",
+	    x->cli.task ? x->cli.task : x->name);
+	v->slot[0] = v->token[0] = '\0';
+	if (x->t.one_server)
+		snprintf(v->slot, sizeof(v->slot), "LOCKRUN_SLOT=%s", l->keys.slot_iso);
+	if (locked)
+		snprintf(v->token, sizeof(v->token), "LOCKRUN_TOKEN=%lld", l->token);
+}
+
+static void	release_orphaned(void *arg, int status);
+
+/* The command, as child.c runs it. */
+static void
+command_spec(struct lr_ctx *x, int locked)
+{
+	x->spec = (struct lr_child_spec){ .path = x->exec_path, .argv = x->exec_argv,
+	    .env = x->t.env,
+	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
+	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
+	    .keeps_deadline = x->t.on_lost == ON_LOST_TERM,
+	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x };
+}
+
+/* Say how the release went: end's status and duration go with it. */
+static void
+report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
+    const struct lr_err *e)
+{
+	const struct lr_lock *l = &x->lock;
+	struct log_fields f;
+	char took[32];
+
+	log_fields_init(&f);
+	f.status = end->status;
+	f.duration_ms = end->duration_ms;
+	duration_format(end->duration_ms, took, sizeof(took));
+	if (rc < 0 && l->ttl_ms && x->be.ops->session)
+		lr_event(LOG_WARNING, "release-failed", &f, "cannot release %s (the server "
+		    "frees it as this session ends): %s", l->keys.stable, e->msg);
+	else if (rc < 0 && l->ttl_ms)
+		lr_event(LOG_WARNING, "release-failed", &f, "cannot release %s (it expires "
+		    "by itself within %lldms): %s", l->keys.stable, l->ttl_ms, e->msg);
+	else if (rc < 0)
+		lr_event(LOG_WARNING, "release-failed", &f, "cannot record the end of the "
+		    "run in %s: %s", l->keys.hist, e->msg);
+	else if (rc == 0 && l->ttl_ms)
+		lr_event(LOG_WARNING, "lost-at-release", &f, "%s was no longer ours at "
+		    "release: it expired or was taken while the command ran", l->keys.stable);
+	else if (l->ttl_ms)
+		lr_event(LOG_INFO, "released", &f, "released %s after %s (status %d)",
+		    l->keys.stable, took, end->status);
+	else
+		lr_event(LOG_INFO, "released", &f, "done with slot %s after %s (status %d); "
+		    "its key stays until it expires", l->keys.slot_iso, took, end->status);
+}
+
+/* Record how the run ended and release, reconnecting once if the
+ * connection went away while the command ran; with --min-hold, leave the
+ * key for the rest of it, whether the command ran or a signal stopped the
+ * run before it started. A failure is a warning: the key expires by itself
+ * within the TTL. */
+static int
+release(struct lr_ctx *x, int status, const char *event)
+{
+	struct lr_err e = { 0, "", 0 };
+	struct lr_ending end = { .status = status, .event = event,
+	    .duration_ms = mono_ms() - x->acquired_at };
+	int rc = -1;
+
+	end.keep_ms = x->t.min_hold_ms - end.duration_ms;
+	for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
+		if (x->be.ops->fd(&x->be) < 0 &&
+		    x->be.ops->reopen(&x->be, x->redis.connect_timeout_ms, &e) != 0)
+			continue;
+		if ((rc = x->be.ops->release(&x->be, &x->lock, &end, &e)) < 0)
+			x->be.ops->close(&x->be);
+	}
+	report_release(x, &end, rc, &e);
+	return rc;
+}
+
+/* In the guard (guard.c), when lockrun was killed and the command's tree
+ * is gone: free the lock now rather than leave it to its lease, on a
+ * connection of our own (the one inherited is lockrun's, mid-exchange
+ * perhaps; closing it ends a session lock's session), and record the run
+ * as killed. */
+static void
+release_orphaned(void *arg, int status)
+{
+	struct lr_ctx *x = arg;
+
+	x->be.ops->close(&x->be);
+	release(x, status, "killed");
+}
+
+/* After another run took the lock, or unlock left its tombstone, a
+ * session backend's session lock is still ours: the keep-alive keeps it
+ * until the command's tree is gone. Let it go now, and delete our
+ * tombstone, recording nothing more (the keep-alive recorded the loss).
+ * A failure is no matter: the session ends with lockrun, the tombstone
+ * with its lease. */
+static void
+release_lost(struct lr_ctx *x)
+{
+	struct lr_err e = { 0, "", 0 };
+	struct lr_ending end = { .event = NULL };
+
+	end.keep_ms = x->t.min_hold_ms - (mono_ms() - x->acquired_at);
+	if (x->be.ops->fd(&x->be) >= 0)
+		(void)x->be.ops->release(&x->be, &x->lock, &end, &e);
+}
+
+/* Run the command under the lease (or with no lock: be NULL). */
+static int
+run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
+{
+	struct lr_supervise s = {
+		.child = &x->child, .spec = &x->spec, .vars = &x->vars,
+		.kill_after_ms = x->t.kill_after_ms,
+		.be = be && x->t.renew ? be : NULL, .lock = &x->lock,
+		.acquired_at = x->acquired_at,
+		.timeout_ms = x->t.timeout_ms, .on_lost = x->t.on_lost,
+	};
+	int status;
+
+	command_spec(x, be != NULL);
+	status = supervise(&s, e);
+	/* also when it could not start: no lock is left. Not after another
+	 * run took the lock; but a session lock that went with its
+	 * connection (a database restart) is recorded as lost, and its row,
+	 * still ours, freed: the command is gone now; and so is a lock that
+	 * unlock freed (LOST_FREED): its tombstone, which kept newcomers out
+	 * while the tree was being stopped, goes now. A database's keep-alive
+	 * recorded that loss itself (Redis's renew.lua leaves it to the
+	 * release, which has the command's status): only the session lock
+	 * and the tombstone are let go then. */
+	if (!be)
+		return status;
+	if (s.lost == LOST_TAKEN || (s.lost == LOST_FREED && be->ops->session)) {
+		if (be->ops->session)
+			release_lost(x);
+	} else
+		release(x, status >= 0 ? status : e->status, s.lost ? "lost" :
+		    s.timed_out ? "stopped-timeout" : "released");
+	return status;
+}
+
+/* Why a held key is still held when no holder is running in full: its
+ * holder was unlocked and is stopping, or its run ended and --min-hold
+ * keeps it (keys_value_phase()). */
+static const char *
+skip_phase(const char *value)
+{
+	switch (keys_value_phase(value)) {
+	case KEY_UNLOCKED:
+		return " (unlocked, stopping)";
+	case KEY_RELEASED:
+		return " (ended, kept for --min-hold)";
+	default:
+		return "";
+	}
+}
+
+/* Say who holds what (on stderr with -v): the value is "id token host pid
+ * start". The line carries the holder's token, as the history does, and
+ * status, lockrun's exit status. */
+static void
+report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
+{
+	const struct lr_lock *l = &x->lock;
+	char host[256] = "?", start[64] = "?", holder[300];
+	long long token = 0, pid = 0;
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = status;
+	if (sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start) < 3 &&
+	    x->be.ops->session) {
+		/* a session lock with no row behind it: its holder was unlocked
+		 * (or its row pruned) and lets go at its next keep-alive */
+		lr_event(LOG_INFO, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f,
+		    "skipped: %s is held by a session that left no record of itself",
+		    out == LOCK_HELD ? l->keys.stable : l->keys.slot);
+		return;
+	}
+	snprintf(holder, sizeof(holder), "%s %lld", host, pid);
+	f.token = token;
+	f.holder = holder;
+	if (out == LOCK_HELD)
+		lr_event(LOG_INFO, "skipped-held", &f, "skipped: %s is held by %s pid %lld "
+		    "since %s (token %lld)%s", l->keys.stable, host, pid, start, token,
+		    skip_phase(l->holder));
+	else
+		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
+		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
+}
+
+/* Say how the command ended (on stderr with -v); started is when it was
+ * started, on the monotonic clock. */
+static void
+report_exit(const struct lr_ctx *x, int status, long long started)
+{
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = status;
+	f.duration_ms = mono_ms() - started;
+	lr_event(LOG_INFO, "exited", &f, "%s exited with status %d", x->exec_argv[0],
+	    status);
+}
+
+
+/* Redis could not be reached: with on_redis_error: run, run without a
+ * lock -- unless this run saw the lock held by another. */
+static int
+run_unlocked(struct lr_ctx *x, struct lr_err *e)
+{
+	long long started;
+	int status;
+
+	/* only when Redis cannot be reached at all: a refusal is an answer,
+	 * and a run that saw the lock held knows someone else runs */
+	if (!e->transport || x->t.on_redis_error != ON_REDIS_ERROR_RUN)
+		ctx_die(x, e);
+	if (x->seen_held) {
+		size_t len = strlen(e->msg);
+		snprintf(e->msg + len, sizeof(e->msg) - len, "; not running without "
+		    "a lock (on_redis_error: run), as this run saw it held by another");
+		ctx_die(x, e);
+	}
+	lr_event(LOG_WARNING, "run-without-lock", NULL, "%s; running without a lock "
+	    "(on_redis_error: run)", e->msg);
+	x->be.ops->close(&x->be);
+	export_env(x, 0);
+	started = mono_ms();
+	if ((status = run_command(x, NULL, e)) < 0)
+		ctx_die(x, e);
+	report_exit(x, status, started);
+	return status;
+}
+
+/* The lock was taken but too few replicas acknowledged it: a failover
+ * now could promote a replica without it, and another run would start.
+ * Release it (recorded in the history as "unconfirmed", status 69) and
+ * fail as Redis unavailable -- but not as unreachable: the master answered,
+ * and with on_redis_error: run every server would run without the lock
+ * while a replica lags. */
+static void
+unconfirmed(struct lr_ctx *x)
+{
+	struct lr_err e;
+	int rc = release(x, EX_UNAVAILABLE, "unconfirmed");
+
+	lr_errf(&e, EX_UNAVAILABLE, "%s %s: acquire: %s; %s", x->be.ops->name, x->be.where,
+	    x->lock.unacked, !x->t.no_overlap ? "the slot stays taken" :
+	    rc < 0 ? "could not release the lock (it expires within its ttl)" :
+	    "released the lock");
+	ctx_die(x, &e);
+}
+
+/* WAIT after a renewal must answer well within the renewal's own
+ * deadline (a third of the ttl), or every renewal would time out. */
+static int
+check_wait(const struct lr_ctx *x, struct lr_err *e)
+{
+	char a[32], b[32];
+
+	if (x->redis.wait_replicas == 0 || !x->t.no_overlap || !x->t.renew ||
+	    x->redis.wait_timeout_ms < x->t.ttl_ms / 3)
+		return 0;
+	duration_format(x->redis.wait_timeout_ms, a, sizeof(a));
+	duration_format(x->t.ttl_ms, b, sizeof(b));
+	return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a third "
+	    "of the ttl (%s)", a, b);
+}
+
+int
+verb_run(struct lr_ctx *x)
+{
+	struct lr_err e = { 0, "", 0 };
+	enum lock_outcome out;
+	long long started;
+	int status, sig;
+
+	log_context(x->cli.task, NULL, 0, NULL);
+	if (ctx_merge(x, NULL, &e) != 0 || ctx_redis(x, &e) != 0 ||
+	    check_wait(x, &e) != 0 || run_prepare(x, &e) != 0)
+		ctx_die(x, &e);
+	if (acquire(x, &out, &sig, &e) != 0)
+		return run_unlocked(x, &e);
+	if (sig == 0)
+		sig = child_signal_pending();
+	if (out == LOCK_UNCONFIRMED)
+		unconfirmed(x);
+	if (out != LOCK_ACQUIRED) {
+		status = sig ? 128 + sig : x->t.conflict_exit;
+		report_skip(x, out, status);
+		return status;
+	}
+	run_log_context(x, x->lock.token);
+	lr_event(LOG_INFO, "acquired", NULL, "acquired %s (token %lld)", x->t.no_overlap ?
+	    x->lock.keys.stable : x->lock.keys.slot, x->lock.token);
+	if (sig != 0) {		/* told to stop before the command started */
+		release(x, 128 + sig, "released");
+		return 128 + sig;
+	}
+	export_env(x, 1);
+	started = mono_ms();
+	if ((status = run_command(x, &x->be, &e)) < 0)
+		ctx_die(x, &e);
+	report_exit(x, status, started);
+	return status;
+}

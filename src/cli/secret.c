@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* secret.c -- wipe what lockrun was handed in the environment and argv
+ * (secret.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/redis/rurl.h"
+#include "cli/secret.h"
+
+extern char **environ;
+
+void
+secret_env_wipe(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			explicit_bzero(*e + n + 1, strlen(*e + n + 1));
+	unsetenv(name);
+}
+
+size_t
+secret_url_mask(char *url)
+{
+	struct rurl_span s[8];
+	size_t n = rurl_password_spans(url, s, sizeof(s) / sizeof(s[0]));
+
+	for (size_t i = 0; i < n; i++)
+		memset(url + s[i].off, 'x', s[i].len);
+	return n;
+}

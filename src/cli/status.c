@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* status.c -- `lockrun status`: which locks are held, by whom and since
+ * when, and how each task's last run ended, as a table, JSON lines or
+ * Prometheus metrics. Every task is read in one pipelined round trip. */
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/ctx.h"
+#include "core/duration.h"
+#include "out/log.h"
+#include "core/text.h"
+
+#define ABSENT		LLONG_MIN	/* a number the backend did not give */
+#define EXIT_STALE	1		/* a lock held longer than --stale-after */
+
+enum status_format { FMT_TEXT, FMT_JSON, FMT_PROM };
+
+/* One task's lock and last run, as read from the backend. Strings borrow
+ * from the states, which live as long as the struct status. */
+struct row {
+	const char	*name;
+	int		 held;
+	int		 stale;
+	char		 host[256];	/* the holder's, from the stable key's value */
+	int		 phase;		/* enum key_phase: running, unlocked, released */
+	long long	 pid;
+	long long	 token;
+	long long	 since_ms;	/* when the holder started */
+	long long	 held_ms;	/* for how long, by the server's clock */
+	long long	 ttl_ms;	/* PTTL; ABSENT when the key never expires */
+	int		 session;	/* ...or when it is a session lock */
+	int		 has_last;	/* the last-run hash exists */
+	const char	*l_event, *l_host, *l_slot;
+	long long	 l_pid, l_token, l_start, l_end, l_status, l_duration;
+	long long	 success_ms;	/* the last run that ended with status 0 */
+	long long	 runs, skips;	/* in the history kept (prometheus only) */
+};
+
+struct status {
+	struct lr_ctx		 *x;
+	enum status_format	  fmt;
+	const char		**names;
+	size_t			  n;
+	char			**owned;	/* names found with SCAN */
+	size_t			  nowned;
+	struct row		 *rows;
+	struct lr_keys		 *keys;		/* each task's */
+	struct lr_state		 *states;	/* as the backend read them */
+	long long		  now_ms;	/* the server's clock */
+};
+
+static void
+status_free(struct status *s)
+{
+	for (size_t i = 0; s->states && i < s->n; i++)
+		state_free(&s->states[i]);
+	free(s->states);
+	free(s->keys);
+	for (size_t i = 0; i < s->nowned; i++)
+		free(s->owned[i]);
+	free(s->owned);
+	free(s->names);
+	free(s->rows);
+}
+
+/* Days since 1970-01-01 of a date in the proleptic Gregorian calendar. */
+static long long
+days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* The number in s[0..n), all digits; -1 if not. */
+static int
+digits(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* "2026-06-15T12:00:00.123Z" (the fraction optional, as lock.c writes
+ * the start into the stable key's value) as ms since the epoch; ABSENT if
+ * s is not that. */
+static long long
+iso_ms(const char *s)
+{
+	int y, mo, d, h, mi, sec, frac = 0;
+
+	if (strlen(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+	    s[13] != ':' || s[16] != ':')
+		return ABSENT;
+	y = digits(s, 4), mo = digits(s + 5, 2), d = digits(s + 8, 2);
+	h = digits(s + 11, 2), mi = digits(s + 14, 2), sec = digits(s + 17, 2);
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 ||
+	    mi < 0 || mi > 59 || sec < 0 || sec > 60)
+		return ABSENT;
+	s += 19;
+	if (*s == '.') {
+		if ((frac = digits(s + 1, 3)) < 0)
+			return ABSENT;
+		s += 4;
+	}
+	if (strcmp(s, "Z") != 0)
+		return ABSENT;
+	return ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000LL +
+	    sec * 1000LL + frac;
+}
+
+/* A decimal integer, all of s; ABSENT otherwise. */
+static long long
+number(const char *s)
+{
+	long long v;
+
+	return text_decimal(s, &v) == 0 && v != ABSENT ? v : ABSENT;
+}
+
+/* --- which tasks ---------------------------------------------------- */
+
+/* --json and --format agree; set s->fmt. */
+static int
+choose_format(struct status *s, struct lr_err *e)
+{
+	const char *f = s->x->cli.format;
+
+	if (s->x->cli.json && f != NULL && strcmp(f, "json") != 0)
+		return lr_errf(e, EX_USAGE, "--json and --format %s disagree", f);
+	if (s->x->cli.json || (f != NULL && strcmp(f, "json") == 0))
+		s->fmt = FMT_JSON;
+	else if (f != NULL && strcmp(f, "prometheus") == 0)
+		s->fmt = FMT_PROM;
+	else
+		s->fmt = FMT_TEXT;
+	return 0;
+}
+
+/* Is name already listed? (Each task once: Prometheus refuses a series
+ * twice.) */
+static int
+listed(const struct status *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The tasks named on the command line, else the config's, in order; with
+ * neither, none yet (they are found with SCAN). */
+static int
+list_tasks(struct status *s, struct lr_err *e)
+{
+	const struct lr_config *cfg = &s->x->cfg;
+	char **words = s->x->cli.cmd;
+	size_t max = cfg->nnames;
+
+	for (size_t i = 0; words && words[i]; i++)
+		max++;
+	if ((s->names = calloc(max + 1, sizeof(*s->names))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	for (size_t i = 0; words && words[i]; i++) {
+		const char *why;
+
+		if (cfg->path != NULL && !config_has(cfg, words[i]))
+			return lr_errf(e, EX_USAGE, "%s: no such task in %s", words[i],
+			    cfg->path);
+		if ((why = key_name_problem(words[i])) != NULL)
+			return lr_errf(e, EX_USAGE, "\"%s\" %s", words[i], why);
+		if (!listed(s, words[i]))
+			s->names[s->n++] = words[i];
+	}
+	if (words && words[0])
+		return 0;
+	for (size_t i = 0; i < cfg->nnames; i++)	/* distinct: the file's keys */
+		s->names[s->n++] = cfg->names[i];
+	return 0;
+}
+
+/* Add a copy of name[0..len) to the names found with SCAN. */
+static int
+add_found(struct status *s, const char *name, size_t len, size_t *cap)
+{
+	char *copy;
+
+	if (s->nowned == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		char **grown = realloc(s->owned, ncap * sizeof(*grown));
+		if (grown == NULL)
+			return -1;
+		s->owned = grown;
+		*cap = ncap;
+	}
+	if ((copy = strndup(name, len)) == NULL)
+		return -1;
+	s->owned[s->nowned++] = copy;
+	return 0;
+}
+
+/* If key is prefix{name} (a lock) or prefix{name}:last (a task that ran),
+ * add name. Slot, fence and history keys belong to a task that shows
+ * through its stable or last-run key, if it has one. */
+static int
+add_key(struct status *s, const char *key, size_t *cap)
+{
+	size_t plen = strlen(s->x->prefix);
+	const char *name, *close;
+
+	if (strncmp(key, s->x->prefix, plen) != 0 || key[plen] != '{')
+		return 0;
+	name = key + plen + 1;
+	if ((close = strchr(name, '}')) == NULL || close == name ||
+	    (close[1] != '\0' && strcmp(close + 1, ":last") != 0))
+		return 0;
+	return add_found(s, name, (size_t)(close - name), cap);
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every task under the prefix, from the keys the backend lists; sorted
+ * by name, each once. */
+static int
+find_tasks(struct status *s, struct lr_err *e)
+{
+	struct lr_backend *be = &s->x->be;
+	char **keys = NULL;
+	size_t nkeys = 0, cap = 0;
+	const char **names;
+	int rc = be->ops->keys(be, s->x->prefix, &keys, &nkeys, e);
+
+	for (size_t i = 0; i < nkeys; i++) {
+		if (rc == 0 && add_key(s, keys[i], &cap) != 0)
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+		free(keys[i]);
+	}
+	free(keys);
+	if (rc != 0)
+		return -1;
+	qsort(s->owned, s->nowned, sizeof(*s->owned), cmp_names);
+	if ((names = realloc(s->names, (s->nowned + 1) * sizeof(*names))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	s->names = names;
+	for (size_t i = 0; i < s->nowned; i++)
+		if (s->n == 0 || strcmp(s->names[s->n - 1], s->owned[i]) != 0)
+			s->names[s->n++] = s->owned[i];
+	return 0;
+}
+
+/* Every task's state, in one round trip. */
+static int
+fetch(struct status *s, struct lr_err *e)
+{
+	struct lr_backend *be = &s->x->be;
+
+	if ((s->keys = calloc(s->n + 1, sizeof(*s->keys))) == NULL ||
+	    (s->states = calloc(s->n + 1, sizeof(*s->states))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < s->n; i++)
+		keys_build(&s->keys[i], s->x->prefix, s->names[i], (time_t)-1, 0);
+	return be->ops->states(be, s->keys, s->n, s->fmt == FMT_PROM, s->states,
+	    &s->now_ms, e);
+}
+
+/* --- reading the replies -------------------------------------------- */
+
+/* The stable key's value: "<owner id> <token> <host> <pid> <start>". A
+ * value of another shape leaves what it does not say unknown. */
+static void
+read_holder(struct row *w, const char *value)
+{
+	char token[32] = "", start[64] = "";
+
+	w->host[0] = '\0';
+	w->phase = keys_value_phase(value);
+	sscanf(value, "%*s %31s %255s %lld %63s", token, w->host, &w->pid, start);
+	w->token = number(token);
+	w->since_ms = iso_ms(start);
+}
+
+/* The last-run record, field by field. */
+static void
+read_last(struct row *w, const struct lr_fields *h)
+{
+	static const struct { const char *f; size_t off; } nums[] = {
+		{ "pid", offsetof(struct row, l_pid) },
+		{ "token", offsetof(struct row, l_token) },
+		{ "start_ms", offsetof(struct row, l_start) },
+		{ "end_ms", offsetof(struct row, l_end) },
+		{ "status", offsetof(struct row, l_status) },
+		{ "duration_ms", offsetof(struct row, l_duration) },
+		{ "success_ms", offsetof(struct row, success_ms) },
+	};
+
+	w->has_last = h->n > 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const char *f = h->f[i], *v = h->v[i];
+
+		if (strcmp(f, "event") == 0)
+			w->l_event = v;
+		else if (strcmp(f, "host") == 0)
+			w->l_host = v;
+		else if (strcmp(f, "slot") == 0)
+			w->l_slot = v;
+		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++)
+			if (strcmp(f, nums[j].f) == 0)
+				*(long long *)((char *)w + nums[j].off) = number(v);
+	}
+}
+
+/* Fill row i from its state. The hold started at the last run's start
+ * (the server's clock) when that run is the holder, else at the start
+ * the holder wrote in the value (its own clock). */
+static void
+read_row(struct status *s, size_t i)
+{
+	const struct lr_state *r = &s->states[i];
+	struct row *w = &s->rows[i];
+	long long stale = s->x->cli.stale_after_ms;
+
+	*w = (struct row){ .name = s->names[i], .pid = ABSENT, .token = ABSENT,
+	    .since_ms = ABSENT, .held_ms = ABSENT, .ttl_ms = ABSENT, .l_pid = ABSENT,
+	    .l_token = ABSENT, .l_start = ABSENT, .l_end = ABSENT, .l_status = ABSENT,
+	    .l_duration = ABSENT, .success_ms = ABSENT, .runs = ABSENT, .skips = ABSENT };
+	read_last(w, &r->last);
+	if (r->value != NULL) {
+		w->held = 1;
+		read_holder(w, r->value);
+		if (r->ttl_ms >= 0)
+			w->ttl_ms = r->ttl_ms;
+		else
+			w->session = s->x->be.ops->session;
+		if (w->has_last && w->token != ABSENT && w->l_token == w->token &&
+		    w->l_start != ABSENT)
+			w->since_ms = w->l_start;
+		if (w->since_ms != ABSENT)
+			w->held_ms = s->now_ms > w->since_ms ? s->now_ms - w->since_ms : 0;
+		w->stale = stale != LR_UNSET && w->held_ms != ABSENT && w->held_ms > stale;
+	}
+	if (s->fmt == FMT_PROM && r->runs >= 0) {
+		w->runs = r->runs;
+		w->skips = r->skips;
+	}
+}
+
+/* --- text ------------------------------------------------------------ */
+
+enum { C_TASK, C_STATE, C_HOLDER, C_SINCE, C_HELD, C_TTL, C_TOKEN, C_LAST, C_BY,
+	C_SLOT, C_STARTED, C_EXIT, C_TOOK, NCOLS };
+
+static const char *const col_names[NCOLS] = {
+	"TASK", "STATE", "HOLDER", "SINCE", "HELD", "TTL", "TOKEN", "LAST", "BY",
+	"SLOT", "STARTED", "EXIT", "TOOK",
+};
+
+/* A duration for people: whole seconds from 1s up ("2h3m4s"), else ms. */
+static char *
+human_ms(long long ms, char *buf, size_t n)
+{
+	return duration_format(ms >= 1000 ? ms / 1000 * 1000 : ms, buf, n);
+}
+
+/* "host:pid", or "-" when neither is known. */
+static void
+host_pid(const char *host, long long pid, char *buf, size_t n)
+{
+	if ((host == NULL || *host == '\0') && pid == ABSENT)
+		snprintf(buf, n, "-");
+	else if (pid == ABSENT)
+		snprintf(buf, n, "%s", host);
+	else
+		snprintf(buf, n, "%s:%lld", host && *host ? host : "?", pid);
+}
+
+static void text_cells_fill(const struct row *w, char cell[NCOLS][300]);
+
+/* Row w's cells, each in its own buffer; what came from the server (a
+ * holder's host, an event, a slot) cannot drive the terminal. */
+static void
+text_cells(const struct row *w, char cell[NCOLS][300])
+{
+	text_cells_fill(w, cell);
+	for (int c = 0; c < NCOLS; c++)
+		text_visible(cell[c]);
+}
+
+static void
+text_cells_fill(const struct row *w, char cell[NCOLS][300])
+{
+	for (int c = 0; c < NCOLS; c++)
+		snprintf(cell[c], 300, "-");
+	snprintf(cell[C_TASK], 300, "%s", w->name);
+	/* an unlocked holder is stopping; a --min-hold leftover runs nothing */
+	snprintf(cell[C_STATE], 300, "%s", w->stale ? "stale" : !w->held ? "free" :
+	    w->phase == KEY_UNLOCKED ? "unlocked" : w->phase == KEY_RELEASED ? "min-hold" :
+	    "held");
+	if (w->held) {
+		host_pid(w->host, w->pid, cell[C_HOLDER], 300);
+		if (w->since_ms != ABSENT)
+			text_iso(w->since_ms, TEXT_ISO_S, cell[C_SINCE], 300);
+		if (w->held_ms != ABSENT)
+			human_ms(w->held_ms, cell[C_HELD], 300);
+		if (w->ttl_ms != ABSENT)
+			human_ms(w->ttl_ms, cell[C_TTL], 300);
+		else
+			snprintf(cell[C_TTL], 300, w->session ? "session" : "never");
+		if (w->token != ABSENT)
+			snprintf(cell[C_TOKEN], 300, "%lld", w->token);
+	}
+	if (!w->has_last)
+		return;
+	if (w->l_event)
+		snprintf(cell[C_LAST], 300, "%s", w->l_event);
+	host_pid(w->l_host, w->l_pid, cell[C_BY], 300);
+	if (w->l_slot)
+		snprintf(cell[C_SLOT], 300, "%s", w->l_slot);
+	if (w->l_start != ABSENT)
+		text_iso(w->l_start, TEXT_ISO_S, cell[C_STARTED], 300);
+	if (w->l_status != ABSENT)
+		snprintf(cell[C_EXIT], 300, "%lld", w->l_status);
+	if (w->l_duration != ABSENT)
+		human_ms(w->l_duration, cell[C_TOOK], 300);
+}
+
+/* One line of cells, each padded to its column's width. */
+static void
+text_line(FILE *fp, char cell[NCOLS][300], const size_t width[NCOLS])
+{
+	for (int c = 0; c < NCOLS - 1; c++)
+		fprintf(fp, "%-*s  ", (int)width[c], cell[c]);
+	fprintf(fp, "%s\n", cell[NCOLS - 1]);
+}
+
+/* An aligned table, a line per task under a header. Each row's cells are
+ * made twice, to measure and to print, rather than kept for 1,000 tasks. */
+static void
+print_text(const struct status *s, FILE *fp)
+{
+	size_t width[NCOLS];
+	char cell[NCOLS][300];
+
+	for (int c = 0; c < NCOLS; c++) {
+		snprintf(cell[c], sizeof(cell[c]), "%s", col_names[c]);
+		width[c] = strlen(col_names[c]);
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		char row[NCOLS][300];
+
+		text_cells(&s->rows[i], row);
+		for (int c = 0; c < NCOLS; c++)
+			if (strlen(row[c]) > width[c])
+				width[c] = strlen(row[c]);
+	}
+	text_line(fp, cell, width);
+	for (size_t i = 0; i < s->n; i++) {
+		text_cells(&s->rows[i], cell);
+		text_line(fp, cell, width);
+	}
+}
+
+/* --- escaping --------------------------------------------------------- */
+
+/* s as a JSON string (text_json_fput()). */
+static void
+put_json(FILE *fp, const char *s)
+{
+	text_json_fput(fp, s, strlen(s));
+}
+
+/* s as a Prometheus label value, quoted. The text format escapes only a
+ * backslash, a quotation mark and a newline; each byte that is not part
+ * of valid UTF-8 is written as U+FFFD, so the output stays valid. */
+static void
+put_label(FILE *fp, const char *s)
+{
+	size_t left = strlen(s), len;
+
+	fputc('"', fp);
+	for (; left > 0; s += len, left -= len) {
+		if ((len = text_utf8_len(s, left)) == 0) {
+			fputs("\xef\xbf\xbd", fp);
+			len = 1;
+		} else if (*s == '"' || *s == '\\')
+			fprintf(fp, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", fp);
+		else
+			fwrite(s, 1, len, fp);
+	}
+	fputc('"', fp);
+}
+
+/* --- JSON lines ------------------------------------------------------- */
+
+/* ,"key":value for a JSON string (null when absent). */
+static void
+put_json_str(FILE *fp, const char *key, const char *v)
+{
+	text_json_member(fp, key, v, v ? strlen(v) : 0);
+}
+
+static void
+put_json_int(FILE *fp, const char *key, long long v)
+{
+	if (v == ABSENT)
+		fprintf(fp, ",\"%s\":null", key);
+	else
+		fprintf(fp, ",\"%s\":%lld", key, v);
+}
+
+/* ,"key":"<ISO 8601>","key_ms":<ms>, both null when absent. */
+static void
+put_json_time(FILE *fp, const char *key, long long ms)
+{
+	char iso[TEXT_ISO_MAX];
+
+	put_json_str(fp, key, ms == ABSENT ? NULL : text_iso(ms, TEXT_ISO_MS, iso,
+	    sizeof(iso)));
+	fprintf(fp, ",\"%s_ms\":", key);
+	if (ms == ABSENT)
+		fputs("null", fp);
+	else
+		fprintf(fp, "%lld", ms);
+}
+
+/* One object per task, one per line; the fields are listed in lockrun(1). */
+static void
+print_json_row(const struct status *s, const struct row *w, FILE *fp)
+{
+	char key[KEY_MAX];
+
+	snprintf(key, sizeof(key), "%s{%s}", s->x->prefix, w->name);
+	fputs("{\"task\":", fp);
+	put_json(fp, w->name);
+	put_json_str(fp, "key", key);
+	fprintf(fp, ",\"held\":%s,\"stale\":%s", w->held ? "true" : "false",
+	    w->stale ? "true" : "false");
+	if (w->held) {
+		fputs(",\"holder\":{\"host\":", fp);
+		if (w->host[0])
+			put_json(fp, w->host);
+		else
+			fputs("null", fp);
+		put_json_int(fp, "pid", w->pid);
+		put_json_int(fp, "token", w->token);
+		put_json_time(fp, "since", w->since_ms);
+		put_json_int(fp, "held_ms", w->held_ms);
+		put_json_int(fp, "ttl_ms", w->ttl_ms);
+		fputc('}', fp);
+	} else {
+		fputs(",\"holder\":null", fp);
+	}
+	if (w->has_last) {
+		fputs(",\"last_run\":{\"event\":", fp);
+		if (w->l_event)
+			put_json(fp, w->l_event);
+		else
+			fputs("null", fp);
+		put_json_str(fp, "host", w->l_host);
+		put_json_int(fp, "pid", w->l_pid);
+		put_json_str(fp, "slot", w->l_slot);
+		put_json_int(fp, "token", w->l_token);
+		put_json_time(fp, "start", w->l_start);
+		put_json_time(fp, "end", w->l_end);
+		put_json_int(fp, "status", w->l_status);
+		put_json_int(fp, "duration_ms", w->l_duration);
+		fputc('}', fp);
+	} else {
+		fputs(",\"last_run\":null", fp);
+	}
+	put_json_time(fp, "last_success", w->success_ms);
+	fputs("}\n", fp);
+}
+
+/* --- Prometheus --------------------------------------------------------- */
+
+static const struct family {
+	const char	*name;
+	const char	*help;
+} families[] = {
+	{ "lockrun_lock_held", "Whether the task's lock is held (1) or free (0)." },
+	{ "lockrun_lock_held_seconds", "How long the lock has been held, by the "
+	  "lock server's clock." },
+	{ "lockrun_last_run_start_timestamp_seconds", "When the task's last run "
+	  "took the lock (Unix time, lock server's clock)." },
+	{ "lockrun_last_run_end_timestamp_seconds", "When the task's last run ended "
+	  "(Unix time, lock server's clock)." },
+	{ "lockrun_last_success_timestamp_seconds", "When a run of the task last "
+	  "ended with exit status 0 (Unix time, lock server's clock)." },
+	{ "lockrun_last_exit_status", "The exit status of the task's last run that "
+	  "ended." },
+	{ "lockrun_last_duration_seconds", "How long the task's last run that ended "
+	  "held the lock." },
+	{ "lockrun_history_runs", "Runs started among the entries of the task's "
+	  "history kept by the lock server." },
+	{ "lockrun_history_skips", "Runs skipped (lock held, or slot already run) "
+	  "among the entries of the task's history kept by the lock server." },
+};
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+/* Family f's value for row w as a number of ms (secs set) or a plain
+ * integer; ABSENT to leave the sample out. */
+static long long
+sample(size_t f, const struct row *w, int *secs)
+{
+	int ended = w->has_last && w->l_event && strcmp(w->l_event, "running") != 0;
+
+	*secs = 1;
+	switch (f) {
+	case 0: *secs = 0; return w->held;
+	case 1: return w->held ? w->held_ms : ABSENT;
+	case 2: return w->l_start;
+	case 3: return ended ? w->l_end : ABSENT;
+	case 4: return w->success_ms;
+	case 5: *secs = 0; return ended ? w->l_status : ABSENT;
+	case 6: return ended ? w->l_duration : ABSENT;
+	case 7: *secs = 0; return w->runs;
+	case 8: *secs = 0; return w->skips;
+	}
+	return ABSENT;
+}
+
+/* Each family's HELP and TYPE once, then its samples, one per task that
+ * has a value. ms are written as seconds with three decimals. */
+static void
+print_prom(const struct status *s, FILE *fp)
+{
+	for (size_t f = 0; f < NFAMILIES; f++) {
+		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", families[f].name,
+		    families[f].help, families[f].name);
+		for (size_t i = 0; i < s->n; i++) {
+			int secs;
+			long long v = sample(f, &s->rows[i], &secs);
+
+			if (v == ABSENT)
+				continue;
+			fprintf(fp, "%s{task=", families[f].name);
+			put_label(fp, s->rows[i].name);
+			if (secs)
+				fprintf(fp, "} %s%lld.%03lld\n", v < 0 ? "-" : "",
+				    llabs(v) / 1000, llabs(v) % 1000);
+			else
+				fprintf(fp, "} %lld\n", v);
+		}
+	}
+}
+
+/* --- the verb ----------------------------------------------------------- */
+
+/* Name each lock held longer than --stale-after; return how many. */
+static int
+report_stale(const struct status *s)
+{
+	char held[32], limit[32];
+	int n = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct row *w = &s->rows[i];
+		char who[300];
+
+		if (!w->stale)
+			continue;
+		n++;
+		host_pid(w->host, w->pid, who, sizeof(who));
+		lr_warn("%s: held by %s for %s, longer than --stale-after %s", w->name, who,
+		    human_ms(w->held_ms, held, sizeof(held)),
+		    duration_format(s->x->cli.stale_after_ms, limit, sizeof(limit)));
+	}
+	return n;
+}
+
+/* Read every listed task in one round trip and print them. Returns 0 or
+ * EXIT_STALE, or -1 with e. */
+static int
+status_run(struct status *s, struct lr_err *e)
+{
+	struct lr_ctx *x = s->x;
+
+	if (choose_format(s, e) != 0 || list_tasks(s, e) != 0 || ctx_redis(x, e) != 0)
+		return -1;
+	if (ctx_connect(x, e) != 0)
+		return -1;
+	if (x->cfg.path == NULL && s->n == 0 && find_tasks(s, e) != 0)
+		return -1;
+	if ((s->rows = calloc(s->n + 1, sizeof(*s->rows))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (fetch(s, e) != 0)
+		return -1;
+	for (size_t i = 0; i < s->n; i++)
+		read_row(s, i);
+	if (s->fmt == FMT_TEXT)
+		print_text(s, stdout);
+	else if (s->fmt == FMT_PROM)
+		print_prom(s, stdout);
+	else
+		for (size_t i = 0; i < s->n; i++)
+			print_json_row(s, &s->rows[i], stdout);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return lr_errf(e, EX_IOERR, "standard output: write error");
+	return report_stale(s) > 0 ? EXIT_STALE : 0;
+}
+
+int
+verb_status(struct lr_ctx *x)
+{
+	struct status s = { .x = x };
+	struct lr_err e = { 0, "", 0 };
+	int rc = status_run(&s, &e);
+
+	status_free(&s);
+	if (rc < 0)
+		ctx_die(x, &e);
+	return rc;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* keys.c -- key names and derived names; pure, libc only. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/cron.h"
+#include "core/keys.h"
+#include "core/text.h"
+
+/* Names are UTF-8 on every backend: PostgreSQL keeps them as text, and a
+ * name that one backend takes and another refuses would surface only as
+ * a failed statement, long after the command line was read. */
+static const char *
+name_bytes_problem(const char *s)
+{
+	size_t left = strlen(s), len;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += len, left -= len) {
+		if (*p == '{' || *p == '}')
+			return "may not contain '{' or '}' (they delimit the hash tag)";
+		if (*p <= ' ' || *p == 0x7f)
+			return "may not contain spaces or control characters";
+		if ((len = text_utf8_len((const char *)p, left)) == 0)
+			return "is not valid UTF-8";
+	}
+	return NULL;
+}
+
+const char *
+key_name_problem(const char *name)
+{
+	if (name == NULL || *name == '\0')
+		return "is empty";
+	if (strlen(name) > KEY_NAME_MAX)
+		return "is longer than 200 bytes";
+	return name_bytes_problem(name);
+}
+
+const char *
+key_prefix_problem(const char *prefix)
+{
+	if (strlen(prefix) > KEY_PREFIX_MAX)
+		return "is longer than 100 bytes";
+	return name_bytes_problem(prefix);
+}
+
+#define FNV_BASIS	0xcbf29ce484222325ULL	/* FNV-1a 64 offset basis */
+#define FNV_PRIME	0x100000001b3ULL	/* FNV 64 prime */
+
+uint64_t
+key_hash64(const char *key)
+{
+	uint64_t h = FNV_BASIS;
+
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+		h ^= *p;
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+void
+key_derive(char *const argv[], char *buf, size_t n)
+{
+	uint64_t h = FNV_BASIS;
+	const char *prog = argv[0], *slash, *end;
+	char base[41];
+	size_t len = 0;
+
+	for (size_t i = 0; argv[i] != NULL; i++) {
+		const unsigned char *p = (const unsigned char *)argv[i];
+		do {
+			h ^= *p;
+			h *= FNV_PRIME;
+		} while (*p++ != '\0');
+	}
+	prog += strspn(prog, " \t");
+	end = prog + strcspn(prog, " \t");
+	for (slash = prog; slash < end; slash++)
+		if (*slash == '/')
+			prog = slash + 1;
+	for (const char *p = prog; p < end && len < sizeof(base) - 1; p++) {
+		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-';
+		base[len++] = ok ? *p : '_';
+	}
+	base[len] = '\0';
+	snprintf(buf, n, "%s-%016llx", len ? base : "cmd", (unsigned long long)h);
+}
+
+void
+keys_build(struct lr_keys *k, const char *prefix, const char *name,
+    time_t slot_start, long long every_ms)
+{
+	struct tm tm;
+	char stamp[64];
+
+	snprintf(k->stable, sizeof(k->stable), "%s{%s}", prefix, name);
+	snprintf(k->fence, sizeof(k->fence), "%s{%s}:fence", prefix, name);
+	snprintf(k->hist, sizeof(k->hist), "%s{%s}:history", prefix, name);
+	snprintf(k->last, sizeof(k->last), "%s{%s}:last", prefix, name);
+	k->slot[0] = k->slot_iso[0] = '\0';
+	if (slot_start == (time_t)-1)
+		return;
+	/* by hand, not strftime(3) nor gmtime_r(3): those load and parse the
+	 * local time zone on every run, for a UTC stamp */
+	cron_utc(slot_start, &tm);
+	if (every_ms % 60000 == 0)
+		snprintf(stamp, sizeof(stamp), "%04d%02d%02dT%02d%02dZ", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min);
+	else
+		snprintf(stamp, sizeof(stamp), "%04d%02d%02dT%02d%02d%02dZ",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		    tm.tm_sec);
+	text_iso((long long)slot_start * 1000, TEXT_ISO_S, k->slot_iso,
+	    sizeof(k->slot_iso));
+	snprintf(k->slot, sizeof(k->slot), "%s{%s}:slot:%s", prefix, name, stamp);
+}
+
+int
+keys_stamp_iso(const char *s, char *buf, size_t n)
+{
+	size_t len = strlen(s);
+
+	if (n > 0)
+		buf[0] = '\0';
+	if (len != 14 && len != 16)
+		return -1;
+	for (size_t i = 0; i < len - 1; i++)
+		if (i == 8 ? s[i] != 'T' : s[i] < '0' || s[i] > '9')
+			return -1;
+	if (s[len - 1] != 'Z')
+		return -1;
+	snprintf(buf, n, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", s, s + 4, s + 6, s + 9, s + 11,
+	    len == 16 ? s + 13 : "00");
+	return 0;
+}
+
+enum key_phase
+keys_value_phase(const char *value)
+{
+	if (strncmp(value, "unlocked:", 9) == 0)
+		return KEY_UNLOCKED;
+	if (strncmp(value, "released:", 9) == 0)
+		return KEY_RELEASED;
+	return KEY_RUNNING;
+}

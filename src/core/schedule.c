@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* schedule.c -- slot arithmetic over cron schedules and fixed periods;
+ * pure, libc only. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/duration.h"
+#include "core/schedule.h"
+#include "core/task.h"
+
+int
+schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
+    long long every_ms, long long tolerance_ms, int *pos, char *why, size_t n)
+{
+	char a[32], b[32], msg[300];
+	long long limit;
+
+	memset(s, 0, sizeof(*s));
+	*pos = -1;		/* a fault outside the expression, unless set below */
+	s->every_ms = every_ms;
+	if (expr) {
+		if (cron_parse(expr, &s->cron, pos, why, n) != 0)
+			return -1;
+		s->has_cron = 1;
+		*pos = -1;
+	}
+	if (tz && cron_set_tz(&s->cron, tz, msg, sizeof(msg)) != 0) {
+		snprintf(why, n, "timezone: %s", msg);
+		return -1;
+	}
+	/* cron slots are at least a minute apart; fixed ones every_ms */
+	limit = s->has_cron ? 60000 : every_ms;
+	if (tolerance_ms == LR_UNSET)
+		tolerance_ms = SCHEDULE_TOLERANCE_MS < limit / 4 ?
+		    SCHEDULE_TOLERANCE_MS : limit / 4;
+	else if (tolerance_ms * 2 >= limit) {
+		snprintf(why, n, "slot_tolerance %s must be under half the slot (%s)",
+		    duration_format(tolerance_ms, a, sizeof(a)),
+		    duration_format(limit, b, sizeof(b)));
+		return -1;
+	}
+	s->tolerance_ms = tolerance_ms;
+	return 0;
+}
+
+/* floor(a / b) for b > 0, also for a < 0 */
+static long long
+floor_div(long long a, long long b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+time_t
+schedule_slot(const struct lr_schedule *s, long long now_ms)
+{
+	long long t = now_ms + s->tolerance_ms;
+
+	if (s->has_cron)
+		return cron_prev(&s->cron, (time_t)floor_div(t, 1000));
+	return (time_t)(floor_div(t, s->every_ms) * s->every_ms / 1000);
+}
+
+time_t
+schedule_next(const struct lr_schedule *s, time_t t)
+{
+	long long every_s = s->every_ms / 1000;
+
+	if (s->has_cron)
+		return cron_next(&s->cron, t);
+	return (time_t)((floor_div((long long)t, every_s) + 1) * every_s);
+}
+
+long long
+schedule_slot_ttl_ms(const struct lr_schedule *s, long long now_ms, time_t slot)
+{
+	time_t next = schedule_next(s, slot);
+	long long ttl;
+
+	if (next == (time_t)-1)		/* the last fire time there is */
+		next = slot + 366LL * 86400;
+	ttl = (long long)next * 1000 + s->tolerance_ms - now_ms;
+	return ttl < 1000 ? 1000 : ttl;
+}
+
+long long
+schedule_stamp_ms(const struct lr_schedule *s)
+{
+	return s->has_cron ? 60000 : s->every_ms;
+}

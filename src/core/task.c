@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* task.c -- run settings: set from text, merge, free; pure, libc only. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/duration.h"
+#include "core/schedule.h"
+#include "core/task.h"
+
+enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_STRING, K_CHOICE };
+
+#define HISTORY_MAX 100000	/* entries; a stream this long is ~10 MB */
+
+/* The words of a K_CHOICE option, in the order of its enum's values. */
+static const char *const on_redis_error_words[] = { "fail", "run", NULL };
+static const char *const on_lost_words[] = { "term", "ignore", NULL };
+static const char *const kill_mode_words[] = { "tree", "process", NULL };
+
+static const struct option_def {
+	const char	*name;
+	enum kind	 kind;
+	size_t		 off;
+	long long	 min_ms;	/* K_DURATION: smallest accepted; 0 allows "0" */
+	int		 whole_s;	/* K_DURATION: whole seconds only */
+	const char *const *words;	/* K_CHOICE */
+} options[] = {
+	{ "shell",		K_BOOL,		offsetof(struct lr_task, shell), 0, 0, NULL },
+	{ "one_server",		K_BOOL,		offsetof(struct lr_task, one_server), 0, 0, NULL },
+	{ "no_overlap",		K_BOOL,		offsetof(struct lr_task, no_overlap), 0, 0, NULL },
+	{ "ttl",		K_DURATION,	offsetof(struct lr_task, ttl_ms), 1000, 0, NULL },
+	{ "every",		K_DURATION,	offsetof(struct lr_task, every_ms), 1000, 1, NULL },
+	{ "conflict_exit",	K_EXIT,		offsetof(struct lr_task, conflict_exit), 0, 0, NULL },
+	{ "cwd",		K_STRING,	offsetof(struct lr_task, cwd), 0, 0, NULL },
+	{ "on_redis_error",	K_CHOICE,	offsetof(struct lr_task, on_redis_error), 0, 0,
+	    on_redis_error_words },
+	{ "renew",		K_BOOL,		offsetof(struct lr_task, renew), 0, 0, NULL },
+	{ "on_lost",		K_CHOICE,	offsetof(struct lr_task, on_lost), 0, 0,
+	    on_lost_words },
+	{ "kill_mode",		K_CHOICE,	offsetof(struct lr_task, kill_mode), 0, 0,
+	    kill_mode_words },
+	{ "kill_after",		K_DURATION,	offsetof(struct lr_task, kill_after_ms), 1, 0, NULL },
+	{ "wait",		K_DURATION,	offsetof(struct lr_task, wait_ms), 0, 0, NULL },
+	{ "timeout",		K_DURATION,	offsetof(struct lr_task, timeout_ms), 1, 0, NULL },
+	{ "min_hold",		K_DURATION,	offsetof(struct lr_task, min_hold_ms), 1, 0, NULL },
+	{ "schedule",		K_STRING,	offsetof(struct lr_task, schedule), 0, 0, NULL },
+	{ "timezone",		K_STRING,	offsetof(struct lr_task, timezone), 0, 0, NULL },
+	{ "slot_tolerance",	K_DURATION,	offsetof(struct lr_task, slot_tolerance_ms), 0, 0, NULL },
+	{ "history",		K_COUNT,	offsetof(struct lr_task, history), 0, 0, NULL },
+	{ "history_ttl",	K_DURATION,	offsetof(struct lr_task, history_ttl_ms), 1000, 0, NULL },
+};
+
+#define DEFAULT_KILL_AFTER_MS 10000
+
+const struct lr_task task_builtin = {
+	.shell = 0, .one_server = 0, .no_overlap = 0,
+	.ttl_ms = 30000, .every_ms = 60000,
+	.conflict_exit = 0, .on_redis_error = ON_REDIS_ERROR_FAIL,
+	.renew = 1, .on_lost = ON_LOST_TERM, .kill_mode = KILL_MODE_TREE,
+	.kill_after_ms = LR_UNSET,
+	.wait_ms = 0, .timeout_ms = 0, .min_hold_ms = 0,
+	.slot_tolerance_ms = LR_UNSET,	/* depends on the schedule: schedule.c */
+	/* longer than the longest month: a monthly job keeps its history */
+	.history = 100, .history_ttl_ms = 35LL * 24 * 3600 * 1000,
+};
+
+void
+task_init(struct lr_task *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->shell = t->one_server = t->no_overlap = LR_UNSET;
+	t->ttl_ms = t->every_ms = LR_UNSET;
+	t->conflict_exit = t->on_redis_error = LR_UNSET;
+	t->renew = t->on_lost = t->kill_mode = LR_UNSET;
+	t->kill_after_ms = t->wait_ms = t->timeout_ms = t->min_hold_ms = LR_UNSET;
+	t->slot_tolerance_ms = LR_UNSET;
+	t->history = LR_UNSET;
+	t->history_ttl_ms = LR_UNSET;
+}
+
+void
+task_free(struct lr_task *t)
+{
+	if (t == NULL)
+		return;
+	free(t->name);
+	strv_free(t->argv);
+	free(t->cwd);
+	strv_free(t->env);
+	free(t->schedule);
+	free(t->timezone);
+	task_init(t);
+}
+
+size_t
+strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+void
+strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Concatenate a then b into a new vector (either may be NULL). */
+static char **
+strv_cat(char *const *a, char *const *b)
+{
+	size_t na = strv_len(a), nb = strv_len(b);
+	char **v = calloc(na + nb + 1, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; i < na + nb; i++) {
+		if ((v[i] = strdup(i < na ? a[i] : b[i - na])) == NULL) {
+			strv_free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+char **
+strv_dup(char *const *v)
+{
+	return strv_cat(v, NULL);
+}
+
+int
+task_inherit(struct lr_task *dst, const struct lr_task *src)
+{
+	/* --every given nearer masks a schedule given further away, and the
+	 * other way round: the nearer level chose how slots are cut */
+	int every_near = dst->every_ms != LR_UNSET && dst->schedule == NULL;
+	int sched_near = dst->schedule != NULL;
+
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+		if ((every_near && options[i].off == offsetof(struct lr_task, schedule)) ||
+		    (sched_near && options[i].off == offsetof(struct lr_task, every_ms)))
+			continue;
+		char *d = (char *)dst + options[i].off;
+		const char *s = (const char *)src + options[i].off;
+		if (options[i].kind == K_DURATION) {
+			if (*(long long *)d == LR_UNSET)
+				*(long long *)d = *(const long long *)s;
+		} else if (options[i].kind == K_STRING) {
+			if (*(char **)d == NULL && *(char *const *)s != NULL &&
+			    (*(char **)d = strdup(*(char *const *)s)) == NULL)
+				return -1;
+		} else if (*(int *)d == LR_UNSET)
+			*(int *)d = *(const int *)s;
+	}
+	if (dst->name == NULL && src->name && (dst->name = strdup(src->name)) == NULL)
+		return -1;
+	if (dst->argv == NULL && src->argv && (dst->argv = strv_dup(src->argv)) == NULL)
+		return -1;
+	if (src->env) {
+		char **env = strv_cat(src->env, dst->env);
+		if (env == NULL)
+			return -1;
+		strv_free(dst->env);
+		dst->env = env;
+	}
+	return 0;
+}
+
+static int
+set_bool(int *dst, const char *text, char *why, size_t n)
+{
+	if (strcmp(text, "true") == 0)
+		*dst = 1;
+	else if (strcmp(text, "false") == 0)
+		*dst = 0;
+	else {
+		snprintf(why, n, "expected true or false, got \"%s\"", text);
+		return -1;
+	}
+	return 1;
+}
+
+static int
+set_duration(const struct option_def *o, long long *dst, const char *text,
+    char *why, size_t n)
+{
+	long long ms;
+
+	if (duration_parse(text, &ms) != 0 || (ms == 0 && o->min_ms > 0)) {
+		snprintf(why, n, "\"%s\" is not a %sduration "
+		    "(e.g. 500ms, 90s, 10m, 1h30m)", text, o->min_ms ? "positive " : "");
+		return -1;
+	}
+	if (ms < o->min_ms) {
+		snprintf(why, n, "\"%s\" is shorter than 1s", text);
+		return -1;
+	}
+	if (o->whole_s && ms % 1000 != 0) {
+		snprintf(why, n, "\"%s\" is not a whole number of seconds", text);
+		return -1;
+	}
+	*dst = ms;
+	return 1;
+}
+
+static int
+set_exit(int *dst, const char *text, char *why, size_t n)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (*text == '\0' || *end != '\0' || v < 0 || v > 255 ||
+	    (*text < '0' || *text > '9')) {
+		snprintf(why, n, "expected an exit status from 0 to 255, got \"%s\"", text);
+		return -1;
+	}
+	*dst = (int)v;
+	return 1;
+}
+
+static int
+set_count(int *dst, const char *text, char *why, size_t n)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (*text < '0' || *text > '9' || *end != '\0' || v > HISTORY_MAX) {
+		snprintf(why, n, "expected a count from 0 to %d, got \"%s\"", HISTORY_MAX, text);
+		return -1;
+	}
+	*dst = (int)v;
+	return 1;
+}
+
+/* One of words: its index into dst. */
+static int
+set_choice(const char *const *words, int *dst, const char *text, char *why, size_t n)
+{
+	size_t len = 0;
+
+	for (int i = 0; words[i]; i++)
+		if (strcmp(words[i], text) == 0) {
+			*dst = i;
+			return 1;
+		}
+	len = (size_t)snprintf(why, n, "expected %s", words[0]);
+	for (int i = 1; words[i] && len < n; i++)
+		len += (size_t)snprintf(why + len, n - len, "%s%s", words[i + 1] ? ", " : " or ",
+		    words[i]);
+	if (len < n)
+		snprintf(why + len, n - len, ", got \"%s\"", text);
+	return -1;
+}
+
+int
+task_set(struct lr_task *t, const char *name, const char *text, char *why, size_t n)
+{
+	const struct option_def *o = NULL;
+	char *dst;
+
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (strcmp(options[i].name, name) == 0)
+			o = &options[i];
+	if (o == NULL)
+		return 0;
+	dst = (char *)t + o->off;
+	switch (o->kind) {
+	case K_BOOL:
+		return set_bool((int *)dst, text, why, n);
+	case K_DURATION:
+		return set_duration(o, (long long *)dst, text, why, n);
+	case K_EXIT:
+		return set_exit((int *)dst, text, why, n);
+	case K_COUNT:
+		return set_count((int *)dst, text, why, n);
+	case K_STRING:
+		if (*text == '\0') {
+			snprintf(why, n, "is empty");
+			return -1;
+		}
+		free(*(char **)dst);
+		if ((*(char **)dst = strdup(text)) == NULL) {
+			snprintf(why, n, "out of memory");
+			return -1;
+		}
+		return 1;
+	case K_CHOICE:
+		return set_choice(o->words, (int *)dst, text, why, n);
+	}
+	return 0;
+}
+
+/* The schedule, its zone and the tolerance, whenever given, into sched. */
+static int
+check_slots(const struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
+{
+	char msg[300];
+	int pos;
+
+	if (!t->one_server && !t->schedule && !t->timezone)
+		return 0;
+	if (schedule_init(sched, t->schedule, t->timezone, t->every_ms,
+	    t->slot_tolerance_ms, &pos, msg, sizeof(msg)) == 0)
+		return 0;
+	if (pos >= 0)
+		snprintf(why, n, "schedule \"%s\": %s", t->schedule, msg);
+	else
+		snprintf(why, n, "%s", msg);
+	return -1;
+}
+
+int
+task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
+{
+	struct lr_schedule unused;
+	char a[32], b[32];
+
+	/* no-overlap unless one-server is what was asked for: switching
+	 * one_server off must not leave a run with no lock at all */
+	if (t->no_overlap == LR_UNSET)
+		t->no_overlap = t->one_server != 1;
+	if (!t->no_overlap && t->one_server != 1) {
+		snprintf(why, n, "no_overlap and one_server are both off: there is "
+		    "nothing to lock");
+		return -1;
+	}
+	if (task_inherit(t, &task_builtin) != 0) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	if (t->kill_after_ms == LR_UNSET)
+		t->kill_after_ms = t->ttl_ms / 3 < DEFAULT_KILL_AFTER_MS ?
+		    t->ttl_ms / 3 : DEFAULT_KILL_AFTER_MS;
+	/* a lost lock must be able to stop the command, SIGKILL included,
+	 * before the lease ends, and still leave room to renew */
+	if (t->no_overlap && t->renew && t->on_lost == ON_LOST_TERM &&
+	    t->kill_after_ms > t->ttl_ms / 3) {
+		snprintf(why, n, "kill_after %s must be at most a third of ttl %s "
+		    "(a lost lock must be stopped before the lease ends)",
+		    duration_format(t->kill_after_ms, a, sizeof(a)),
+		    duration_format(t->ttl_ms, b, sizeof(b)));
+		return -1;
+	}
+	if (check_slots(t, sched ? sched : &unused, why, n) != 0)
+		return -1;
+	if (t->min_hold_ms > 0 && !t->no_overlap) {
+		snprintf(why, n, "min_hold applies to the no-overlap lock, which is off");
+		return -1;
+	}
+	if (t->min_hold_ms > 0 && t->one_server && !t->schedule &&
+	    t->min_hold_ms > t->every_ms) {
+		snprintf(why, n, "min_hold %s is longer than the slot (every %s)",
+		    duration_format(t->min_hold_ms, a, sizeof(a)),
+		    duration_format(t->every_ms, b, sizeof(b)));
+		return -1;
+	}
+	return 0;
+}
+
+/* What lockrun itself gives the command (main.c, export_env): a task's
+ * env applies after it, so it could forge the token or the key. */
+static const char *const own_env[] = {
+	"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT",
+};
+
+/* Is name one a task may set? Returns 0, or -1 with why. */
+static int
+env_name_check(const char *name, char *why, size_t n)
+{
+	if (*name == '\0' || strchr(name, '=') != NULL ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_") != strlen(name) || (*name >= '0' && *name <= '9')) {
+		snprintf(why, n, "\"%s\" is not a valid environment variable name", name);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(own_env) / sizeof(own_env[0]); i++) {
+		if (strcmp(name, own_env[i]) == 0) {
+			snprintf(why, n, "%s is set by lockrun itself", name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+task_add_env(struct lr_task *t, const char *name, const char *value, char *why,
+    size_t n)
+{
+	size_t cnt = strv_len(t->env);
+	char **v, *kv;
+
+	if (env_name_check(name, why, n) != 0)
+		return -1;
+	if ((v = realloc(t->env, (cnt + 2) * sizeof(*v))) == NULL)
+		goto oom;
+	t->env = v;		/* v[cnt] is still the terminator */
+	if ((kv = malloc(strlen(name) + strlen(value) + 2)) == NULL)
+		goto oom;
+	sprintf(kv, "%s=%s", name, value);
+	v[cnt] = kv;
+	v[cnt + 1] = NULL;
+	return 0;
+oom:
+	snprintf(why, n, "out of memory");
+	return -1;
+}

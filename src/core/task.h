@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* task.h -- the settings of one run, as given by the command line, a task,
+ * or the config's defaults; merged in that order of precedence. */
+#ifndef LR_TASK_H
+#define LR_TASK_H
+
+#include <stddef.h>
+
+#include "backend/redis/tls.h"
+
+#define LR_UNSET (-1)
+
+enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
+enum lr_on_lost { ON_LOST_TERM, ON_LOST_IGNORE };
+/* What lockrun stops and waits for (systemd's KillMode): the command's whole
+ * process tree, detached descendants included, or its main process only. */
+enum lr_kill_mode { KILL_MODE_TREE, KILL_MODE_PROCESS };
+
+/* Every scalar starts LR_UNSET and every pointer NULL; task_inherit()
+ * fills what is unset. A task owns all its strings. */
+struct lr_task {
+	char		 *name;		/* task name, or NULL */
+	char		**argv;		/* command, NULL-terminated */
+	int		  shell;	/* argv[0] is run by /bin/sh -c */
+	int		  one_server;
+	int		  no_overlap;
+	long long	  ttl_ms;
+	long long	  every_ms;
+	int		  conflict_exit;
+	char		 *cwd;
+	char		**env;		/* "NAME=value", NULL-terminated, in order */
+	int		  on_redis_error;
+	int		  renew;	/* extend the no-overlap key while the command runs */
+	int		  on_lost;	/* enum lr_on_lost */
+	int		  kill_mode;	/* enum lr_kill_mode */
+	long long	  kill_after_ms;	/* SIGTERM to SIGKILL when stopping */
+	long long	  wait_ms;	/* retry a held lock this long; 0: skip at once */
+	long long	  timeout_ms;	/* the command's maximum runtime; 0: none */
+	long long	  min_hold_ms;	/* keep the no-overlap key at least this long */
+	char		 *schedule;	/* cron expression: slots are its fire times */
+	char		 *timezone;	/* zone the schedule is read in; NULL: local */
+	long long	  slot_tolerance_ms;	/* a start this early still gets the slot */
+	int		  history;	/* entries kept in the task's history; 0: none */
+	long long	  history_ttl_ms;	/* history and last-run keys live this
+					 * long after their last write */
+};
+
+#define LR_COMMAND_TIMEOUT_MS	2000	/* connect and command timeouts, built in */
+#define LR_WAIT_TIMEOUT_MS	100	/* redis.wait_timeout, built in */
+#define LR_WAIT_REPLICAS_MAX	1000
+
+/* Where and how to reach Redis; unset like a task's fields. The strings
+ * are owned by whoever fills the struct (config.c frees its own). */
+struct lr_redis_opts {
+	const char	*url;
+	const char	*password_file;
+	const char	*sentinel_password_file;	/* redis+sentinel:// */
+	struct lr_tls_opts tls;		/* for rediss:// URLs */
+	long long	 connect_timeout_ms;
+	long long	 command_timeout_ms;
+	long long	 wait_replicas;	/* WAIT for this many replicas after each
+					 * write of the lock; 0: do not */
+	long long	 wait_timeout_ms;	/* WAIT's own timeout */
+};
+
+void	task_init(struct lr_task *t);
+void	task_free(struct lr_task *t);
+
+/* The built-in values: what is left unset after the command line, the
+ * task and the defaults. Kill-after is left unset: it depends on the TTL. */
+extern const struct lr_task task_builtin;
+
+/* Fill each unset field of dst with a copy of src's; env is the
+ * concatenation src then dst, so dst's entries are applied last and win.
+ * Returns 0, or -1 when out of memory. */
+int	task_inherit(struct lr_task *dst, const struct lr_task *src);
+
+/* Set the scalar option called name ("ttl", "one_server", ...) from text.
+ * Returns 1 when set, 0 when name is not a scalar option, or -1 when text
+ * is bad, with why (a fragment such as "\"-3s\" is not a positive
+ * duration") written to why[n]. */
+int	task_set(struct lr_task *t, const char *name, const char *text,
+	    char *why, size_t n);
+
+struct lr_schedule;
+
+/* Complete a merged task: neither protection named means no-overlap;
+ * an unset kill-after is min(10s, ttl/3). Then check the combination,
+ * filling sched (if not NULL) with the one-server slots. Returns 0, or -1
+ * with why ("kill_after 20s must be at most a third of ttl 30s"). */
+int	task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n);
+
+/* Append "NAME=value" to t->env. Returns 0, or -1 with why when NAME is
+ * not a valid environment variable name or is one lockrun sets for the
+ * command itself (LOCKRUN_KEY, LOCKRUN_TOKEN, LOCKRUN_TASK, LOCKRUN_SLOT). */
+int	task_add_env(struct lr_task *t, const char *name, const char *value,
+	    char *why, size_t n);
+
+/* Copy a NULL-terminated string vector; NULL when out of memory. */
+char	**strv_dup(char *const *v);
+void	  strv_free(char **v);
+size_t	  strv_len(char *const *v);
+
+#endif

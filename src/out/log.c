@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* log.c -- every message lockrun gives goes through lr_event(): a human
+ * line on stderr (quiet by default, so cron mails nothing), and with
+ * --log or log: the same line to syslog(3), or a JSON object per line. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/keys.h"
+#include "out/log.h"
+#include "core/text.h"
+
+#define MSG_MAX		1024	/* bytes of a message, as it always was */
+#define JSON_MAX	8192	/* bytes of a JSON line: fits every field escaped */
+
+enum log_dest { DEST_STDERR, DEST_SYSLOG, DEST_JSON };
+
+static struct {
+	enum log_dest	dest;
+	int		fd;		/* DEST_JSON: stderr or the file */
+	int		verbose, quiet;
+	long		pid;		/* lockrun's, also in its guard */
+	char		host[256];
+	char		task[KEY_NAME_MAX + 1];
+	char		key[KEY_MAX];
+	char		slot[64];
+	long long	token;
+} lg = { .fd = STDERR_FILENO };
+
+void
+log_fields_init(struct log_fields *f)
+{
+	f->status = f->duration_ms = f->token = LOG_NONE;
+	f->holder = NULL;
+}
+
+const char *
+log_spec_problem(const char *spec)
+{
+	if (strcmp(spec, "stderr") == 0 || strcmp(spec, "syslog") == 0 ||
+	    strcmp(spec, "json") == 0)
+		return NULL;
+	if (strcmp(spec, "json:") == 0)
+		return "names no file after json:";
+	if (strncmp(spec, "json:", 5) == 0)
+		return NULL;
+	return "is not a log destination (expected stderr, syslog, json or json:FILE)";
+}
+
+void
+log_setup(int verbose, int quiet)
+{
+	lg.verbose = verbose;
+	lg.quiet = quiet;
+	lg.pid = (long)getpid();
+}
+
+int
+log_open(const char *spec, const char *host, struct lr_err *e)
+{
+	const char *why;
+	int fd;
+
+	if ((why = log_spec_problem(spec)) != NULL)
+		return lr_errf(e, EX_USAGE, "log: \"%s\" %s", spec, why);
+	snprintf(lg.host, sizeof(lg.host), "%s", host);
+	if (strcmp(spec, "syslog") == 0) {
+		/* connect now, before any fork: the guard shares the socket */
+		openlog("lockrun", LOG_PID | LOG_NDELAY, LOG_CRON);
+		lg.dest = DEST_SYSLOG;
+	} else if (strncmp(spec, "json", 4) == 0) {
+		fd = STDERR_FILENO;
+		if (spec[4] == ':' && (fd = open(spec + 5, O_WRONLY | O_APPEND | O_CREAT |
+		    O_CLOEXEC | O_NOCTTY, 0640)) == -1)
+			return lr_errf(e, EX_CANTCREAT, "log file %s: %s", spec + 5,
+			    strerror(errno));
+		if (lg.dest == DEST_JSON && lg.fd != STDERR_FILENO)
+			close(lg.fd);
+		lg.fd = fd;
+		lg.dest = DEST_JSON;
+	} else
+		lg.dest = DEST_STDERR;
+	return 0;
+}
+
+void
+log_context(const char *task, const char *key, long long token, const char *slot)
+{
+	snprintf(lg.task, sizeof(lg.task), "%s", task ? task : "");
+	snprintf(lg.key, sizeof(lg.key), "%s", key ? key : "");
+	snprintf(lg.slot, sizeof(lg.slot), "%s", slot ? slot : "");
+	lg.token = token;
+}
+
+int
+log_human_stderr(void)
+{
+	return !(lg.dest == DEST_JSON && lg.fd == STDERR_FILENO);
+}
+
+/* Write all of buf in one write(2) where it fits a pipe's atomic size:
+ * lines of concurrent lockruns (and of the guard) do not interleave. */
+static void
+put_line(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;		/* nowhere left to say it */
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* --- JSON ---------------------------------------------------------- */
+
+/* A JSON line being built; room is always kept for the closing "}\n". */
+struct jline {
+	char	b[JSON_MAX];
+	size_t	n;
+};
+
+#define JSON_TAIL	2
+
+/* Append len bytes of s, all or nothing. Returns 0, or -1 if they do not
+ * fit. */
+static int
+jput(struct jline *j, const char *s, size_t len)
+{
+	if (j->n + len > sizeof(j->b) - JSON_TAIL)
+		return -1;
+	memcpy(j->b + j->n, s, len);
+	j->n += len;
+	return 0;
+}
+
+/* s as a JSON string (text_json()), cut short at a character if the
+ * line is full. */
+static void
+jstr(struct jline *j, const char *s)
+{
+	j->n += text_json(j->b + j->n, sizeof(j->b) - JSON_TAIL - j->n, s, strlen(s));
+}
+
+/* ,"name": then the value: a string, or a number when s is NULL. Left out
+ * whole when the line cannot take a short value any more. */
+static void
+jfield(struct jline *j, const char *name, const char *s, long long num)
+{
+	char buf[32];
+	int len;
+
+	if (j->n + strlen(name) + 4 + 32 > sizeof(j->b) - JSON_TAIL)
+		return;
+	jput(j, ",\"", 2);
+	jput(j, name, strlen(name));
+	jput(j, "\":", 2);
+	if (s != NULL)
+		jstr(j, s);
+	else {
+		len = snprintf(buf, sizeof(buf), "%lld", num);
+		jput(j, buf, (size_t)len);
+	}
+}
+
+/* The time now, ISO 8601 UTC to the millisecond. */
+static void
+iso_now(char *buf, size_t n)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	text_iso(ts.tv_sec * 1000LL + ts.tv_nsec / 1000000, TEXT_ISO_MS, buf, n);
+}
+
+/* The JSON name of a syslog level. */
+static const char *
+level_name(int level)
+{
+	return level == LOG_ERR ? "error" : level == LOG_WARNING ? "warn" : "info";
+}
+
+/* One JSON object: time, level, event, the context, f, message. Absent
+ * fields are left out. */
+static void
+json_line(int level, const char *event, const struct log_fields *f, const char *msg)
+{
+	struct jline j = { .n = 0 };
+	long long token = f && f->token != LOG_NONE ? f->token : lg.token;
+	char now[96];
+
+	iso_now(now, sizeof(now));
+	jput(&j, "{\"time\":", 8);
+	jstr(&j, now);
+	jfield(&j, "level", level_name(level), 0);
+	jfield(&j, "event", event, 0);
+	if (lg.task[0])
+		jfield(&j, "task", lg.task, 0);
+	if (lg.key[0])
+		jfield(&j, "key", lg.key, 0);
+	jfield(&j, "host", lg.host, 0);
+	jfield(&j, "pid", NULL, lg.pid);
+	if (token > 0)
+		jfield(&j, "token", NULL, token);
+	if (lg.slot[0])
+		jfield(&j, "slot", lg.slot, 0);
+	if (f && f->holder)
+		jfield(&j, "holder", f->holder, 0);
+	if (f && f->status != LOG_NONE)
+		jfield(&j, "status", NULL, f->status);
+	if (f && f->duration_ms != LOG_NONE)
+		jfield(&j, "duration_ms", NULL, f->duration_ms);
+	jfield(&j, "message", msg, 0);
+	memcpy(j.b + j.n, "}\n", JSON_TAIL);	/* room was kept for it */
+	put_line(lg.fd, j.b, j.n + JSON_TAIL);
+}
+
+/* --- one path for every line ---------------------------------------- */
+
+/* Is a line of this level shown on stderr, given -v and -q? */
+static int
+human_shown(int level)
+{
+	if (level == LOG_ERR)
+		return 1;
+	if (level == LOG_WARNING)
+		return !lg.quiet;
+	return lg.verbose && !lg.quiet;
+}
+
+/* Format the message once, and give it to each destination. */
+static void
+vevent(int level, const char *event, const struct log_fields *f, const char *fmt,
+    va_list ap)
+{
+	char msg[MSG_MAX], line[MSG_MAX + 16];
+	int len;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* JSON escapes every byte, so it keeps them; for people (a
+	 * terminal, syslog) server text, lock values and the command line in
+	 * a message must not drive the terminal or break the line */
+	if (lg.dest == DEST_JSON)
+		json_line(level, event, f, msg);
+	text_visible(msg);
+	if (log_human_stderr() && human_shown(level)) {
+		len = snprintf(line, sizeof(line), "lockrun: %s\n", msg);
+		put_line(STDERR_FILENO, line, (size_t)len);
+	}
+	if (lg.dest == DEST_SYSLOG)
+		syslog(level, "%s", msg);
+}
+
+void
+lr_event(int level, const char *event, const struct log_fields *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vevent(level, event, f, fmt, ap);
+	va_end(ap);
+}
+
+void
+lr_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vevent(LOG_ERR, "error", NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+lr_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vevent(LOG_WARNING, "warning", NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+lr_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vevent(LOG_INFO, "info", NULL, fmt, ap);
+	va_end(ap);
+}

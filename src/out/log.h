@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* log.h -- lockrun's messages: human lines on stderr, syslog(3), or JSON
+ * lines on stderr or appended to a file. */
+#ifndef LR_LOG_H
+#define LR_LOG_H
+
+#include <syslog.h>	/* the levels: LOG_ERR, LOG_WARNING, LOG_INFO */
+
+#include "core/err.h"
+
+#define LOG_NONE	(-1LL)	/* a field of struct log_fields left out */
+
+/* What one line says beyond the run's context (log_context()). Start
+ * from log_fields_init(), which leaves every field out. */
+struct log_fields {
+	long long	 status;	/* an exit status */
+	long long	 duration_ms;
+	long long	 token;		/* instead of the context's: a holder's */
+	const char	*holder;	/* "host pid" of the run holding the lock */
+};
+
+void	log_fields_init(struct log_fields *f);
+
+/* NULL if spec names a destination (stderr, syslog, json, json:FILE),
+ * else why not, to follow the quoted spec in a message. */
+const char *log_spec_problem(const char *spec);
+
+/* Human lines on stderr, filtered by -v and -q. Call first thing: it
+ * also notes this process's pid, which the guard's lines carry too. */
+void	log_setup(int verbose, int quiet);
+
+/* Send every line where spec says as well (syslog, json:FILE), or JSON
+ * lines on stderr instead of human ones (json); host names this machine
+ * in JSON lines. Returns 0, or -1 with e =
+ * EX_USAGE (a bad spec: checked before) or EX_CANTCREAT (the file). */
+int	log_open(const char *spec, const char *host, struct lr_err *e);
+
+/* What the run has learnt, carried by each later line: the task (the lock
+ * name when there is no task), the key locked, the fencing token (0:
+ * none yet), the slot (NULL: none). NULL leaves task or key out. Copied. */
+void	log_context(const char *task, const char *key, long long token,
+	    const char *slot);
+
+/* Do human lines reach stderr (every destination but json)? */
+int	log_human_stderr(void);
+
+/* One line: level LOG_ERR, LOG_WARNING or LOG_INFO; event one word from
+ * the list in lockrun(1), LOGGING; f NULL or the line's own fields. On
+ * stderr an error is always shown, a warning unless -q, an info line
+ * only with -v; syslog and JSON get every line. */
+void	lr_event(int level, const char *event, const struct log_fields *f,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The same with the event "error": why lockrun stops with a non-zero
+ * status. */
+void	lr_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The event "warning": something the operator should know. */
+void	lr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The event "info": what was decided. */
+void	lr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
