@@ -244,8 +244,13 @@ CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portab
 	--inline-suppr --suppress=missingIncludeSystem --suppress=ctuuninitvar \
 	-D__GNUC__ $(if $(TLS_MOD),-DLR_TLS) $(if $(SQL_MODS),-DLR_SQL) -Isrc -I$(B) \
 	$(filter -I%,$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) 2>/dev/null))
-lint: deps $(B)/scripts.h
+# tests/lint/ checks the tree's rules: from the #include lines (cycles,
+# layers, each backend apart, libraries where they belong, file sizes) and
+# from the objects' symbols (no cycle the linker sees).
+lint: deps $(B)/scripts.h $(CORE_OBJS)
 	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5
+	sh tests/lint/tree.sh
+	sh tests/lint/symbols.sh $(B)
 	$(CPPCHECK) src/
 
 clean:
