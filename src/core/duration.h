@@ -9,6 +9,9 @@
  * far from overflowing a long long of milliseconds. */
 #define DURATION_MAX_MS (366LL * 24 * 3600 * 1000)
 
+/* A setting (a duration or a count) that was not given: the default applies. */
+#define LR_UNSET (-1)
+
 /* Parse s into *ms. Units (ms, s, m, h, d) appear at most once each, from
  * largest to smallest ("1h30m", not "30m1h"); a bare number is seconds.
  * Returns 0, or -1 if s is not a duration of 0..DURATION_MAX_MS. */

@@ -7,7 +7,6 @@
 
 #include "core/duration.h"
 #include "core/schedule.h"
-#include "core/task.h"
 
 int
 schedule_init(struct lr_schedule *s, const char *expr, const char *tz,

@@ -7,8 +7,7 @@
 #include <stddef.h>
 
 #include "backend/redis/tls.h"
-
-#define LR_UNSET (-1)
+#include "core/duration.h"
 
 enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
 enum lr_on_lost { ON_LOST_TERM, ON_LOST_IGNORE };

@@ -36,14 +36,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "proc/child.h"
+#include "proc/spawn.h"
 #include "core/duration.h"
 #include "core/err.h"
 #include "proc/guard.h"
 #include "out/log.h"
-#include "proc/supervise.h"
 
 #define NEVER		(1LL << 62)
 #define KILL_ROUND_MS	20	/* SIGKILL again this often, for late forks */

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* spawn.c -- start the command: the signals it inherits, where its program
+ * is, its environment, and the vfork(2) and exec. Shared by lockrun and the
+ * guard (guard.c), which each may start it. */
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/task.h"
+#include "out/log.h"
+#include "proc/spawn.h"
+static const int forwarded[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2 };
+#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+
+void
+child_forwarded_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaddset(set, forwarded[i]);
+}
+
+int
+child_signals_block(struct lr_sigstate *saved, struct lr_err *e)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL };
+	sigset_t set;
+
+	child_forwarded_set(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &saved->mask) != 0 ||
+	    sigaction(SIGPIPE, &ign, &saved->pipe) != 0)
+		return lr_errf(e, EX_OSERR, "cannot set up signals: %s", strerror(errno));
+	/* as timeout(1) does: lockrun and the command act on them again; and
+	 * SIGCHLD inherited ignored would be discarded, never reaching the
+	 * signalfd, and would have the kernel reap children unasked */
+	for (size_t i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &dfl, NULL);
+	sigaction(SIGCHLD, &dfl, NULL);
+	return 0;
+}
+
+void
+child_signals_restore(const struct lr_sigstate *saved)
+{
+	sigaction(SIGPIPE, &saved->pipe, NULL);
+	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+}
+
+int
+child_signal_pending(void)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending) != 0)
+		return 0;
+	for (size_t i = 0; i < NFORWARDED; i++)
+		if (sigismember(&pending, forwarded[i]) == 1)
+			return forwarded[i];
+	return 0;
+}
+
+/* Is path a regular file we may execute? Returns 0, or the errno. */
+static int
+runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode))
+		return EACCES;
+	return access(path, X_OK) == 0 ? 0 : errno;
+}
+
+int
+child_find(const char *argv0, const char *path, char *found, size_t n, struct lr_err *e)
+{
+	const char *p;
+	int err, seen = ENOENT;
+
+	if (strchr(argv0, '/') != NULL) {
+		snprintf(found, n, "%s", argv0);
+		if ((err = runnable(argv0)) == 0)
+			return 0;
+		return lr_errf(e, err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC,
+		    "cannot run %s: %s", argv0, strerror(err));
+	}
+	if (path == NULL)
+		path = "/bin:/usr/bin";		/* execvp(3)'s default */
+	for (p = path; ; p += strcspn(p, ":") + 1) {
+		int len = (int)strcspn(p, ":");
+		snprintf(found, n, "%.*s%s%s", len, p, len ? "/" : "", argv0);
+		if ((err = runnable(found)) == 0)
+			return 0;
+		if (err == EACCES)
+			seen = EACCES;
+		if (p[len] == '\0')
+			break;
+	}
+	if (seen == EACCES)
+		return lr_errf(e, LR_EXIT_NOEXEC, "cannot run %s: found in PATH, "
+		    "but not an executable file", argv0);
+	return lr_errf(e, LR_EXIT_NOTFOUND, "cannot run %s: command not found in PATH",
+	    argv0);
+}
+
+int
+child_sleep(long long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
+	sigset_t set;
+	int sig;
+
+	child_forwarded_set(&set);
+	while ((sig = sigtimedwait(&set, NULL, &ts)) == -1 && errno == EINTR)
+		;
+	return sig > 0 ? sig : 0;
+}
+
+static int
+reserved(const char *var)
+{
+	static const char *const names[] = {
+		"LOCKRUN_KEY=", "LOCKRUN_TOKEN=", "LOCKRUN_TASK=", "LOCKRUN_SLOT=",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(var, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+char **
+child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
+{
+	extern char **environ;
+	const char *mine[] = { vars->key, vars->token, vars->task, vars->slot };
+	char *const *add = spec->env;
+	size_t n = 0, m = 0, k = 0;
+	char **envp;
+
+	while (environ[n])
+		n++;
+	while (add && add[m])
+		m++;
+	if ((envp = calloc(n + m + 5, sizeof(*envp))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strcspn(environ[i], "=");
+		int replaced = reserved(environ[i]);
+		for (size_t j = 0; j < m && !replaced; j++)
+			replaced = strncmp(add[j], environ[i], len + 1) == 0;
+		if (!replaced)
+			envp[k++] = environ[i];
+	}
+	for (size_t j = 0; j < m; j++)
+		envp[k++] = add[j];
+	for (size_t j = 0; j < 4; j++)
+		if (mine[j][0] != '\0')
+			envp[k++] = (char *)mine[j];
+	return envp;
+}
+
+/* In the vfork(2) child, which shares the parent's memory until it execs:
+ * only system calls on its own state, then exec. If exec fails, leave its
+ * errno in *failed, which is the parent's to read (and to log: no line is
+ * written from here, where stdio or syslog(3) would change the parent's
+ * state), and exit. Never returns. */
+static void __attribute__((noreturn))
+spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
+    volatile int *failed)
+{
+	int err;
+
+	/* (1) give the command the signal state lockrun was started with */
+	child_signals_restore(spec->saved);
+	/* (2) lead a process group, so a forwarded signal reaches a whole
+	 * pipeline (timeout(1) does the same); --foreground keeps the
+	 * terminal's group so the command can read the terminal */
+	setpgid(0, spec->foreground ? spec->pgid : 0);
+	/* (3) die with the parent (lockrun, or the guard): nothing would
+	 * renew the lock or contain the command. If it died before this
+	 * line, getppid() has already changed. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+		_exit(128 + SIGTERM);
+	/* (4) the Redis socket, the signalfds and the control socket are
+	 * close-on-exec; the task's environment is in envp, so a task TZ
+	 * never moves lockrun's own schedule. The path was found before
+	 * (child_find()): no search of $PATH again, one failed execve(2) per
+	 * directory; a script without #! still goes to the shell. */
+	execve(spec->path, spec->argv, envp);
+	if (errno == ENOEXEC)	/* a path with a slash: glibc runs /bin/sh path */
+		execvpe(spec->path, spec->argv, envp);
+	err = errno;
+	*failed = err ? err : ENOEXEC;
+	_exit(err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
+}
+
+pid_t
+child_spawn(const struct lr_child_spec *spec, char *const envp[])
+{
+	pid_t parent = getpid(), pid;
+	volatile int failed = 0;
+	struct log_fields f;
+
+	/* vfork: on a virtual machine fork(2) of even a small process costs a
+	 * millisecond copying page tables, paid before every job. The parent
+	 * resumes once the child has exec'd or exited, so failed is set by
+	 * then if exec failed. */
+	if ((pid = vfork()) == 0)
+		spawned(spec, envp, parent, &failed);
+	if (pid > 0 && failed != 0) {
+		log_fields_init(&f);
+		f.status = failed == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC;
+		lr_event(LOG_ERR, "exec-failed", &f, "cannot run %s: %s", spec->argv[0],
+		    strerrordesc_np(failed) ? strerrordesc_np(failed) : "exec failed");
+	}
+	return pid;
+}
+
+int
+child_ends_a_job(int sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGHUP;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* spawn.h -- start the command: its signals, program, environment, exec. */
+#ifndef LR_SPAWN_H
+#define LR_SPAWN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/err.h"
+
+/* What lockrun saved of its own signal state before changing it, so the
+ * command starts with what lockrun was given. */
+struct lr_sigstate {
+	sigset_t		mask;		/* the inherited signal mask */
+	struct sigaction	pipe;		/* the inherited SIGPIPE action */
+};
+
+/* What to run, and how. */
+struct lr_child_spec {
+	const char		 *path;		/* argv[0] as found: child_find() */
+	char *const		 *argv;
+	char *const		 *env;		/* "NAME=value" added, may be NULL */
+	int			  foreground;	/* stay in lockrun's process group */
+	pid_t			  pgid;		/* lockrun's process group */
+	int			  kill_mode;	/* enum lr_kill_mode */
+	long long		  kill_after_ms;
+	/* on_lost: term: the guard stops the tree by the last deadline
+	 * lockrun sent even while lockrun lives (guard.c, keep_deadline) */
+	int			  keeps_deadline;
+	const struct lr_sigstate *saved;
+	/* In the guard, when lockrun died and the tree is gone: free the
+	 * lock, with the main process's status (NULL: nothing to free). The
+	 * guard keeps lockrun's connection to the lock server open until
+	 * then (close-on-exec: the command has none), so a session lock
+	 * lasts as long as the tree, and the hook can close it as its own. */
+	void			(*orphaned)(void *arg, int status);
+	void			 *orphaned_arg;
+};
+
+/* The variables lockrun sets for the command, each "NAME=value", or ""
+ * to leave it out. Any of the four lockrun's own environment has is
+ * dropped, so a nested lockrun does not pass on its parent run's values. */
+struct lr_vars {
+	char	key[448];	/* LOCKRUN_KEY= */
+	char	token[40];	/* LOCKRUN_TOKEN= */
+	char	task[300];	/* LOCKRUN_TASK= */
+	char	slot[80];	/* LOCKRUN_SLOT= */
+};
+
+/* Reset the forwarded signals and SIGCHLD to their default action (a job
+ * started with `&` inherits SIGINT and SIGQUIT ignored, and an ignored
+ * signal would never reach the signalfd) and block them with SIGCHLD, so they are read
+ * from a signalfd and none can kill lockrun while it holds the lock;
+ * ignore SIGPIPE (a closed Redis socket is an error, not a death). Call
+ * first thing. */
+int	child_signals_block(struct lr_sigstate *saved, struct lr_err *e);
+
+/* Give back the signal mask and SIGPIPE action child_signals_block()
+ * saved: before the command is executed. */
+void	child_signals_restore(const struct lr_sigstate *saved);
+
+/* A forwarded signal that arrived before the command started, or 0. */
+int	child_signal_pending(void);
+
+/* Sleep up to ms, or less if a forwarded signal arrives: returns that
+ * signal (consumed), or 0 when the time ran out. */
+int	child_sleep(long long ms);
+
+/* Find argv0 as execvp(3) would with path as $PATH (NULL: execvp's
+ * default), and write where to found[n]. Returns 0, or -1 with e = 127
+ * (not found) or 126 (not executable). */
+int	child_find(const char *argv0, const char *path, char *found, size_t n,
+	    struct lr_err *e);
+
+/* The command's whole environment: lockrun's, less the four LOCKRUN_
+ * variables, with spec->env replacing variables of the same name, then
+ * vars. The strings are borrowed: free only the array. NULL when out of
+ * memory. */
+char	**child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars);
+
+/* Does sig ask a job to end (TERM, INT, QUIT, HUP)? Such a signal is
+ * followed by SIGCONT, so that a stopped command acts on it. */
+int	child_ends_a_job(int sig);
+
+/* Start the command of spec with vfork(2) (no copy of the caller's memory:
+ * the child only sets up its signals, group and parent-death signal, and
+ * execs with envp). Returns its pid, or -1 with errno. */
+pid_t	child_spawn(const struct lr_child_spec *spec, char *const envp[]);
+
+/* The signals lockrun forwards to the command (TERM, INT, QUIT, HUP, USR1,
+ * USR2), in set. */
+void	child_forwarded_set(sigset_t *set);
+
+#endif
