@@ -38,6 +38,7 @@
 
 #include <mariadb_version.h>
 
+#include "backend/mysql/mysql.h"
 #include "backend/mysql/mysql_conn.h"
 #include "backend/mysql/mysql_sql.h"
 #include "core/text.h"
@@ -401,12 +402,20 @@ mysql_backend_init(struct lr_backend *b, struct lr_err *e)
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return lr_errf(e, EX_OSERR, "mysql://: out of memory");
 	/* a mistyped URL is said before a missing library */
-	if (sqlurl_parse(b->cfg.url, &m->url, e) != 0 || my_load(e) != 0) {
+	if (mysqlurl_parse(b->cfg.url, &m->url, e) != 0 || my_load(e) != 0) {
 		free(m);
 		return -1;
 	}
 	b->impl = m;
 	b->ops = &mysql_ops;
-	sqlurl_where(&m->url, MARIADB_UNIX_ADDR, b->where, sizeof(b->where));
+	mysqlurl_where(&m->url, MARIADB_UNIX_ADDR, b->where, sizeof(b->where));
 	return 0;
+}
+
+int
+mysql_check_url(const char *url, struct lr_err *e)
+{
+	struct lr_mysqlurl u;
+
+	return mysqlurl_parse(url, &u, e);
 }

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/pg/pg.h"
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pg_sql.h"
 #include "core/text.h"

@@ -27,7 +27,7 @@
 
 #include <libpq-fe.h>
 
-#include "backend/backend.h"
+#include "backend/ops.h"
 #include "core/duration.h"
 #include "backend/notes.h"
 #include "backend/pg/pg_conn.h"

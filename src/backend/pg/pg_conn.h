@@ -8,7 +8,7 @@
 
 #include <libpq-fe.h>
 
-#include "backend/backend.h"
+#include "backend/ops.h"
 
 /* libpq's functions, resolved by pg_conn_load(). */
 struct pg_api {
