@@ -110,7 +110,7 @@ SRC_PROC = $(addprefix proc/,supervise child guard)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rreader rcluster cluster \
 	sentinel sentinel_url rurl rerr tls)
-SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_sql pgurl)
+SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \

@@ -59,22 +59,26 @@ path(const char *v, size_t len, char *buf, size_t n)
 
 /* The parameter named [s, s+nlen) is not one of ours: name it when the
  * name looks like one (anything else may be a secret pasted in the wrong
- * place, and stays unsaid). */
-static void
-unknown(const char *s, size_t nlen, char *why, size_t n)
+ * place, and stays unsaid). Returns -1 with e, as bad(). */
+static int
+unknown(const char *s, size_t nlen, const char *scheme, struct lr_err *e)
 {
+	char why[160];
+
 	if (nlen == 0 || nlen > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") < nlen)
-		snprintf(why, n, "an unknown parameter (known: " KNOWN ")");
-	else
-		snprintf(why, n, "unknown parameter %.*s (known: " KNOWN ")", (int)nlen, s);
+		return bad(e, scheme, "an unknown parameter (known: " KNOWN ")");
+	snprintf(why, sizeof(why), "unknown parameter %.*s (known: " KNOWN ")", (int)nlen, s);
+	return bad(e, scheme, why);
 }
 
 /* ?name=value&...: socket=, ssl-mode=, ssl-ca=, ssl-cert=, ssl-key=; the
- * last of a name counts. */
+ * last of a name counts. Returns 0, or -1 with e, as bad(). */
 static int
-parse_query(const char *q, struct lr_mysqlurl *u, char *why, size_t n)
+parse_query(const char *q, struct lr_mysqlurl *u, const char *scheme, struct lr_err *e)
 {
+	char why[160];
+
 	while (*q) {
 		size_t len = strcspn(q, "&");
 		const char *eq = memchr(q, '=', len), *v = eq ? eq + 1 : q + len;
@@ -92,17 +96,14 @@ parse_query(const char *q, struct lr_mysqlurl *u, char *why, size_t n)
 		else if (IS("ssl-key"))
 			dst = u->ssl_key, dn = sizeof(u->ssl_key);
 		if (IS("ssl-mode")) {
-			if (ssl_mode(v, vlen, &u->ssl_mode) != 0) {
-				snprintf(why, n, "bad ssl-mode (DISABLED, PREFERRED, "
+			if (ssl_mode(v, vlen, &u->ssl_mode) != 0)
+				return bad(e, scheme, "bad ssl-mode (DISABLED, PREFERRED, "
 				    "REQUIRED, VERIFY_CA or VERIFY_IDENTITY)");
-				return -1;
-			}
 		} else if (dst == NULL) {
-			unknown(q, nlen, why, n);
-			return -1;
+			return unknown(q, nlen, scheme, e);
 		} else if (path(v, vlen, dst, dn) != 0) {
-			snprintf(why, n, "bad %.*s path (an absolute one)", (int)nlen, q);
-			return -1;
+			snprintf(why, sizeof(why), "bad %.*s path (an absolute one)", (int)nlen, q);
+			return bad(e, scheme, why);
 		}
 #undef IS
 		q += len + (q[len] == '&');
@@ -138,7 +139,6 @@ mysqlurl_parse(const char *url, struct lr_mysqlurl *u, struct lr_err *e)
 {
 	const char *scheme = strncmp(url, "mariadb://", 10) == 0 ? "mariadb" : "mysql";
 	const char *rest, *slash, *at, *q, *why = NULL;
-	char qwhy[160];
 	int explicit_port;
 
 	memset(u, 0, sizeof(*u));
@@ -162,8 +162,8 @@ mysqlurl_parse(const char *url, struct lr_mysqlurl *u, struct lr_err *e)
 	if (q == slash + 1 || rurl_pct_decode(slash + 1, (size_t)(q - slash - 1), u->database,
 	    sizeof(u->database)) != 0 || strchr(u->database, '/') != NULL)
 		return bad(e, scheme, "no database, or a bad one");
-	if (*q == '?' && parse_query(q + 1, u, qwhy, sizeof(qwhy)) != 0)
-		return bad(e, scheme, qwhy);
+	if (*q == '?' && parse_query(q + 1, u, scheme, e) != 0)
+		return -1;
 	if ((why = ssl_check(u)) != NULL)
 		return bad(e, scheme, why);
 	if (u->socket[0] && (explicit_port || strcmp(u->host, "localhost") != 0))
