@@ -16,7 +16,7 @@ enum {				/* long-only options */
 	OPT_NO_OVERLAP,
 	OPT_TTL,
 	OPT_EVERY,
-	OPT_REDIS,
+	OPT_URL,
 	OPT_PASSWORD_FILE,
 	OPT_CONNECT_TIMEOUT,
 	OPT_COMMAND_TIMEOUT,
@@ -67,8 +67,8 @@ static const struct {
 	{ { "ttl",		required_argument,	NULL, OPT_TTL }, RUN },
 	{ { "every",		required_argument,	NULL, OPT_EVERY }, RUN },
 	{ { "conflict-exit",	required_argument,	NULL, 'E' }, RUN },
-	{ { "url",		required_argument,	NULL, OPT_REDIS }, ALL },
-	{ { "redis",		required_argument,	NULL, OPT_REDIS }, ALL },
+	{ { "url",		required_argument,	NULL, OPT_URL }, ALL },
+	{ { "redis",		required_argument,	NULL, OPT_URL }, ALL },
 	{ { "password-file",	required_argument,	NULL, OPT_PASSWORD_FILE }, ALL },
 	{ { "connect-timeout",	required_argument,	NULL, OPT_CONNECT_TIMEOUT }, ALL },
 	{ { "command-timeout",	required_argument,	NULL, OPT_COMMAND_TIMEOUT }, ALL },
@@ -351,7 +351,7 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	case OPT_TIMEZONE: return set_opt(c, "--timezone", "timezone", arg, e);
 	case OPT_SLOT_TOLERANCE:
 		return set_opt(c, "--slot-tolerance", "slot_tolerance", arg, e);
-	case OPT_REDIS: c->server.url = arg; return 0;
+	case OPT_URL: c->server.url = arg; return 0;
 	case OPT_PASSWORD_FILE: c->server.password_file = arg; return 0;
 	case OPT_CONNECT_TIMEOUT:
 		return set_timeout("--connect-timeout", arg, &c->server.connect_timeout_ms, e);

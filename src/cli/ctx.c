@@ -44,7 +44,9 @@ ctx_free(struct lr_ctx *x)
 	child_close(&x->child);		/* last: the guard exits with lockrun */
 }
 
-/* The event of an error that ends lockrun, from its exit status. */
+/* The event of an error that ends lockrun, from its exit status. The
+ * server could not be reached or refused is "redis-error" for every
+ * backend: the name is part of the JSON log's documented interface. */
 static const char *
 die_event(int status)
 {

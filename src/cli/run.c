@@ -344,8 +344,9 @@ report_exit(const struct lr_ctx *x, int status, long long started)
 }
 
 
-/* Redis could not be reached: with on_redis_error: run, run without a
- * lock -- unless this run saw the lock held by another. */
+/* The server could not be reached (any backend): with on_redis_error:
+ * run, run without a lock -- unless this run saw the lock held by
+ * another. */
 static int
 run_unlocked(struct lr_ctx *x, struct lr_err *e)
 {
