@@ -107,11 +107,11 @@ SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text fil
 SRC_CONFIG = config/config config/yamltree
 SRC_OUT = out/log
 SRC_PROC = $(addprefix proc/,supervise child spawn guard)
-SRC_BACKEND = backend/backend backend/notes
-SRC_REDIS = $(addprefix backend/redis/,redis_backend rlock rconn rreader rcluster cluster \
+SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
+SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rreader rcluster cluster \
 	sentinel sentinel_url rurl rerr tls)
-SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_sql pgurl)
-SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql sqlurl)
+SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
+SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_CLI)

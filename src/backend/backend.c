@@ -1,65 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* backend.c -- choosing a backend from the URL; the records every backend
- * returns (fields, history, state). */
+/* backend.c -- choosing a backend from the URL: the one module that
+ * knows every backend (a backend knows ops.h, record.h and lock.h only). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
-#include "backend/redis/redis_backend.h"
-
-int
-fields_add(struct lr_fields *fl, const char *f, const char *v)
-{
-	if (v == NULL || *v == '\0')
-		return 0;
-	if (fl->n == LR_FIELDS_MAX)
-		return -1;
-	if ((fl->f[fl->n] = strdup(f)) == NULL)
-		return -1;
-	if ((fl->v[fl->n] = strdup(v)) == NULL) {
-		free(fl->f[fl->n]);
-		return -1;
-	}
-	fl->n++;
-	return 0;
-}
-
-const char *
-fields_get(const struct lr_fields *fl, const char *f)
-{
-	for (size_t i = 0; i < fl->n; i++)
-		if (strcmp(fl->f[i], f) == 0)
-			return fl->v[i];
-	return NULL;
-}
-
-void
-fields_free(struct lr_fields *fl)
-{
-	for (size_t i = 0; i < fl->n; i++) {
-		free(fl->f[i]);
-		free(fl->v[i]);
-	}
-	fl->n = 0;
-}
-
-void
-hist_free(struct lr_hist *h)
-{
-	for (size_t i = 0; i < h->n; i++)
-		fields_free(&h->e[i].fields);
-	free(h->e);
-	h->e = NULL;
-	h->n = 0;
-}
-
-void
-state_free(struct lr_state *s)
-{
-	free(s->value);
-	s->value = NULL;
-	fields_free(&s->last);
-}
+#include "backend/redis/redis.h"
+#ifdef LR_SQL
+#include "backend/mysql/mysql.h"
+#include "backend/pg/pg.h"
+#endif
 
 static int
 has_scheme(const char *url, const char *scheme)
@@ -104,4 +54,25 @@ backend_init(struct lr_backend *b, const struct lr_backend_cfg *cfg, struct lr_e
 	return lr_errf(e, EX_UNAVAILABLE, "%s://: this lockrun was built without the SQL "
 	    "backends (SQL=no, or LINK=static)", kind);
 #endif
+}
+
+int
+backend_check_url(const char *url, struct lr_err *e)
+{
+	const char *kind = backend_kind(url);
+
+	/* not a scheme lockrun knows: the Redis parser's message lists them */
+	if (kind == NULL || strcmp(kind, "redis") == 0)
+		return redis_check_url(url, e);
+#ifdef LR_SQL
+	if (strcmp(kind, "mysql") == 0)
+		return mysql_check_url(url, e);
+#endif
+	return 0;	/* PostgreSQL: libpq reads it when it is loaded */
+}
+
+int
+backend_url_tls(const char *url)
+{
+	return has_scheme(url, "rediss");
 }

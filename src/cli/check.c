@@ -109,7 +109,7 @@ check_config(struct lr_ctx *x)
 	struct lr_err e;
 	struct lr_keys k;
 
-	if (ctx_redis(x, &e) != 0)
+	if (ctx_server(x, &e) != 0)
 		ctx_die(x, &e);
 	config_line(x);
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
@@ -156,7 +156,7 @@ verb_check(struct lr_ctx *x)
 
 	if (x->cli.task == NULL && x->cli.cmd == NULL)
 		return check_config(x);
-	if (ctx_merge(x, NULL, &e) != 0 || ctx_redis(x, &e) != 0 || run_prepare(x, &e) != 0)
+	if (ctx_merge(x, NULL, &e) != 0 || ctx_server(x, &e) != 0 || run_prepare(x, &e) != 0)
 		ctx_die(x, &e);
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;

@@ -16,7 +16,7 @@ enum {				/* long-only options */
 	OPT_NO_OVERLAP,
 	OPT_TTL,
 	OPT_EVERY,
-	OPT_REDIS,
+	OPT_URL,
 	OPT_PASSWORD_FILE,
 	OPT_CONNECT_TIMEOUT,
 	OPT_COMMAND_TIMEOUT,
@@ -67,8 +67,8 @@ static const struct {
 	{ { "ttl",		required_argument,	NULL, OPT_TTL }, RUN },
 	{ { "every",		required_argument,	NULL, OPT_EVERY }, RUN },
 	{ { "conflict-exit",	required_argument,	NULL, 'E' }, RUN },
-	{ { "url",		required_argument,	NULL, OPT_REDIS }, ALL },
-	{ { "redis",		required_argument,	NULL, OPT_REDIS }, ALL },
+	{ { "url",		required_argument,	NULL, OPT_URL }, ALL },
+	{ { "redis",		required_argument,	NULL, OPT_URL }, ALL },
 	{ { "password-file",	required_argument,	NULL, OPT_PASSWORD_FILE }, ALL },
 	{ { "connect-timeout",	required_argument,	NULL, OPT_CONNECT_TIMEOUT }, ALL },
 	{ { "command-timeout",	required_argument,	NULL, OPT_COMMAND_TIMEOUT }, ALL },
@@ -351,23 +351,23 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	case OPT_TIMEZONE: return set_opt(c, "--timezone", "timezone", arg, e);
 	case OPT_SLOT_TOLERANCE:
 		return set_opt(c, "--slot-tolerance", "slot_tolerance", arg, e);
-	case OPT_REDIS: c->redis.url = arg; return 0;
-	case OPT_PASSWORD_FILE: c->redis.password_file = arg; return 0;
+	case OPT_URL: c->server.url = arg; return 0;
+	case OPT_PASSWORD_FILE: c->server.password_file = arg; return 0;
 	case OPT_CONNECT_TIMEOUT:
-		return set_timeout("--connect-timeout", arg, &c->redis.connect_timeout_ms, e);
+		return set_timeout("--connect-timeout", arg, &c->server.connect_timeout_ms, e);
 	case OPT_COMMAND_TIMEOUT:
-		return set_timeout("--command-timeout", arg, &c->redis.command_timeout_ms, e);
+		return set_timeout("--command-timeout", arg, &c->server.command_timeout_ms, e);
 	case OPT_WAIT_REPLICAS: {
 		char *end;
 		long long v = strtoll(arg, &end, 10);
 		if (*arg < '0' || *arg > '9' || *end != '\0' || v > LR_WAIT_REPLICAS_MAX)
 			return lr_errf(e, EX_USAGE, "--wait-replicas: \"%s\" is not a number "
 			    "of replicas (0 to %d; 0: do not wait)", arg, LR_WAIT_REPLICAS_MAX);
-		c->redis.wait_replicas = v;
+		c->server.wait_replicas = v;
 		return 0;
 	}
 	case OPT_WAIT_TIMEOUT:
-		return set_timeout("--wait-timeout", arg, &c->redis.wait_timeout_ms, e);
+		return set_timeout("--wait-timeout", arg, &c->server.wait_timeout_ms, e);
 	case OPT_HISTORY: return set_opt(c, "--history", "history", arg, e);
 	case OPT_HISTORY_TTL: return set_opt(c, "--history-ttl", "history_ttl", arg, e);
 	case OPT_HOST:
@@ -488,8 +488,8 @@ cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
 
 	memset(c, 0, sizeof(*c));
 	task_init(&c->o);
-	c->redis.connect_timeout_ms = c->redis.command_timeout_ms = LR_UNSET;
-	c->redis.wait_replicas = c->redis.wait_timeout_ms = LR_UNSET;
+	c->server.connect_timeout_ms = c->server.command_timeout_ms = LR_UNSET;
+	c->server.wait_replicas = c->server.wait_timeout_ms = LR_UNSET;
 	c->stale_after_ms = c->count = LR_UNSET;
 	/* (1) find the verb: the first word after the options, unless "--"
 	 * said it is a command */

@@ -17,7 +17,7 @@ struct lr_cli {
 	const char		 *task;		/* -t NAME */
 	const char		 *key;		/* -k NAME */
 	const char		 *prefix;	/* --prefix STR */
-	struct lr_redis_opts	  redis;	/* strings point into argv */
+	struct lr_server_opts	  server;	/* strings point into argv */
 	struct lr_task		  o;		/* run options; owns its strings */
 	int			  verbose;
 	int			  quiet;

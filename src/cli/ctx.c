@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "cli/ctx.h"
-#include "core/duration.h"
-#include "out/log.h"
 #include "cli/secret.h"
-#include "backend/redis/sentinel.h"
+#include "core/duration.h"
+#include "core/file.h"
+#include "out/log.h"
 
 void
 ctx_init(struct lr_ctx *x)
@@ -41,11 +41,12 @@ ctx_free(struct lr_ctx *x)
 		x->url_copy = NULL;
 	}
 	explicit_bzero(x->password, sizeof(x->password));
-	explicit_bzero(x->sentinel_password, sizeof(x->sentinel_password));
 	child_close(&x->child);		/* last: the guard exits with lockrun */
 }
 
-/* The event of an error that ends lockrun, from its exit status. */
+/* The event of an error that ends lockrun, from its exit status. The
+ * server could not be reached or refused is "redis-error" for every
+ * backend: the name is part of the JSON log's documented interface. */
 static const char *
 die_event(int status)
 {
@@ -168,113 +169,121 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 
 static const char *const url_vars[] = { "LOCKRUN_URL", "LOCKRUN_REDIS_URL" };
 
-/* Set up the backend the URL names, with the settings every backend has. */
+/* Set up the backend the URL names, with the settings every backend has
+ * (and, in opts, its own). */
 static int
 ctx_backend(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_backend_cfg c = { .url = x->redis.url, .password = x->password,
-	    .connect_timeout_ms = x->redis.connect_timeout_ms,
-	    .command_timeout_ms = x->redis.command_timeout_ms, .extra = &x->rsetup };
+	struct lr_backend_cfg c = { .url = x->server.url, .password = x->password,
+	    .connect_timeout_ms = x->server.connect_timeout_ms,
+	    .command_timeout_ms = x->server.command_timeout_ms, .opts = &x->server };
 
-	x->rsetup = (struct lr_redis_setup){ .url = &x->url, .password = x->password,
-	    .sentinel_password = x->sentinel_password, .tls = &x->redis.tls };
 	if (x->be.ops)
 		x->be.ops->free(&x->be);
 	return backend_init(&x->be, &c, e);
 }
 
+/* The password, first found of: the file given on the command line,
+ * $LOCKRUN_REDIS_PASSWORD, the config's password_file; else "", and the
+ * backend takes the URL's. */
+static int
+ctx_password(struct lr_ctx *x, struct lr_err *e)
+{
+	const char *cfg_file = x->cfg.server.password_file;
+	int env;
+
+	x->password[0] = '\0';
+	if (x->cli.server.password_file)
+		return file_read_secret(x->cli.server.password_file, "password_file",
+		    x->password, sizeof(x->password), e);
+	if ((env = file_env_secret("LOCKRUN_REDIS_PASSWORD", x->password,
+	    sizeof(x->password), e)) != 0)
+		return env < 0 ? -1 : 0;
+	if (cfg_file)
+		return file_read_secret(cfg_file, "password_file", x->password,
+		    sizeof(x->password), e);
+	return 0;
+}
 
 /* The passwords are lockrun's, not the command's nor anyone else's: out
  * of the environment the command inherits, and out of the environment
  * block and argv that /proc shows of lockrun and its guard. The URL in
- * use was copied (ctx_redis()), so it may point into either. */
+ * use was copied (ctx_server()), so it may point into either. */
 static void
 secrets_hide(struct lr_ctx *x)
 {
-	const char *env_url;
-
 	secret_env_wipe("LOCKRUN_REDIS_PASSWORD");
 	secret_env_wipe("LOCKRUN_SENTINEL_PASSWORD");
 	/* either variable, the one in use or not */
 	for (size_t i = 0; i < sizeof(url_vars) / sizeof(url_vars[0]); i++)
-		if ((env_url = getenv(url_vars[i])) && rurl_has_password(env_url))
-			secret_env_wipe(url_vars[i]);
-	if (x->cli.redis.url && secret_url_mask((char *)x->cli.redis.url) > 0)
+		secret_env_url_wipe(url_vars[i]);
+	if (x->cli.server.url && secret_url_mask((char *)x->cli.server.url) > 0)
 		lr_warn("--url: a password on the command line can be read by any user "
 		    "(ps, /proc) until lockrun hides it; give it in a password file "
 		    "(--password-file) or $LOCKRUN_REDIS_PASSWORD");
 }
 
-/* Where Redis is and the password, read before the task's cwd and env
- * apply: they are the command's, not lockrun's. */
+/* Where the server is and the password, read before the task's cwd and
+ * env apply: they are the command's, not lockrun's. */
 int
-ctx_redis(struct lr_ctx *x, struct lr_err *e)
+ctx_server(struct lr_ctx *x, struct lr_err *e)
 {
 	const char *env_url = getenv("LOCKRUN_URL"), *kind;
-	int redis, from_config;
+	int tls, sql, from_config;
 
-	x->redis = x->cli.redis;
+	x->server = x->cli.server;
 	if (env_url == NULL || *env_url == '\0')
 		env_url = getenv("LOCKRUN_REDIS_URL");
-	if (x->redis.url == NULL && env_url && *env_url != '\0')
-		x->redis.url = env_url;
-	if (x->redis.url == NULL)
-		x->redis.url = x->cfg.redis.url ? x->cfg.redis.url : DEFAULT_URL;
+	if (x->server.url == NULL && env_url && *env_url != '\0')
+		x->server.url = env_url;
+	if (x->server.url == NULL)
+		x->server.url = x->cfg.server.url ? x->cfg.server.url : DEFAULT_URL;
 	/* lockrun's own copy: the one given is wiped (secrets_hide()) */
-	from_config = x->redis.url == x->cfg.redis.url;
-	if ((x->url_copy = strdup(x->redis.url)) == NULL)
+	from_config = x->server.url == x->cfg.server.url;
+	if ((x->url_copy = strdup(x->server.url)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	x->redis.url = x->url_copy;
-	kind = backend_kind(x->redis.url);
-	redis = kind == NULL || strcmp(kind, "redis") == 0;	/* else it is SQL */
-	x->redis.tls = x->cfg.redis.tls;
-	if (x->redis.connect_timeout_ms == LR_UNSET)
-		x->redis.connect_timeout_ms = x->cfg.redis.connect_timeout_ms;
-	if (x->redis.connect_timeout_ms == LR_UNSET)
-		x->redis.connect_timeout_ms = DEFAULT_TIMEOUT_MS;
-	if (x->redis.command_timeout_ms == LR_UNSET)
-		x->redis.command_timeout_ms = x->cfg.redis.command_timeout_ms;
-	if (x->redis.command_timeout_ms == LR_UNSET)
-		x->redis.command_timeout_ms = DEFAULT_TIMEOUT_MS;
-	if (x->redis.wait_replicas == LR_UNSET)
-		x->redis.wait_replicas = x->cfg.redis.wait_replicas;
-	if (x->redis.wait_replicas == LR_UNSET)
-		x->redis.wait_replicas = 0;
-	if (x->redis.wait_timeout_ms == LR_UNSET)
-		x->redis.wait_timeout_ms = x->cfg.redis.wait_timeout_ms;
-	if (x->redis.wait_timeout_ms == LR_UNSET)
-		x->redis.wait_timeout_ms = LR_WAIT_TIMEOUT_MS;
-	if (x->redis.wait_replicas > 0 &&
-	    x->redis.wait_timeout_ms >= x->redis.command_timeout_ms) {
+	x->server.url = x->url_copy;
+	kind = backend_kind(x->server.url);
+	sql = kind && strcmp(kind, "redis") != 0;
+	tls = backend_url_tls(x->server.url);
+	x->server.tls = x->cfg.server.tls;
+	x->server.sentinel_password_file = x->cfg.server.sentinel_password_file;
+	if (x->server.connect_timeout_ms == LR_UNSET)
+		x->server.connect_timeout_ms = x->cfg.server.connect_timeout_ms;
+	if (x->server.connect_timeout_ms == LR_UNSET)
+		x->server.connect_timeout_ms = DEFAULT_TIMEOUT_MS;
+	if (x->server.command_timeout_ms == LR_UNSET)
+		x->server.command_timeout_ms = x->cfg.server.command_timeout_ms;
+	if (x->server.command_timeout_ms == LR_UNSET)
+		x->server.command_timeout_ms = DEFAULT_TIMEOUT_MS;
+	if (x->server.wait_replicas == LR_UNSET)
+		x->server.wait_replicas = x->cfg.server.wait_replicas;
+	if (x->server.wait_replicas == LR_UNSET)
+		x->server.wait_replicas = 0;
+	if (x->server.wait_timeout_ms == LR_UNSET)
+		x->server.wait_timeout_ms = x->cfg.server.wait_timeout_ms;
+	if (x->server.wait_timeout_ms == LR_UNSET)
+		x->server.wait_timeout_ms = LR_WAIT_TIMEOUT_MS;
+	if (x->server.wait_replicas > 0 &&
+	    x->server.wait_timeout_ms >= x->server.command_timeout_ms) {
 		char a[32], b[32];
-		duration_format(x->redis.wait_timeout_ms, a, sizeof(a));
-		duration_format(x->redis.command_timeout_ms, b, sizeof(b));
+		duration_format(x->server.wait_timeout_ms, a, sizeof(a));
+		duration_format(x->server.command_timeout_ms, b, sizeof(b));
 		return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than the "
 		    "command timeout (%s)", a, b);
 	}
 	x->prefix = x->cli.prefix ? x->cli.prefix :
 	    x->cfg.prefix ? x->cfg.prefix : DEFAULT_PREFIX;
 
-	if ((redis && rurl_parse(x->redis.url, &x->url, e) != 0) ||
-	    rconn_password(x->cli.redis.password_file, x->cfg.redis.password_file,
-	    &x->url, x->password, sizeof(x->password), e) != 0 ||
-	    (x->url.nsentinels && sentinel_password(x->cfg.redis.sentinel_password_file,
-	    x->sentinel_password, sizeof(x->sentinel_password), e) != 0))
+	if (backend_check_url(x->server.url, e) != 0 || ctx_password(x, e) != 0)
 		return -1;
-	/* OpenSSL is loaded now, when the URL asks for TLS: a missing
-	 * library is named before anything is tried */
-	if (redis && x->url.tls) {
-		char why[300];
-		if (tls_load(why, sizeof(why)) != 0)
-			return lr_errf(e, EX_UNAVAILABLE, "%s", why);
-	}
 	/* TLS settings beside a URL that does not use them would send the
 	 * password in the clear while the config reads as if it did not */
-	if (x->cfg.tls_at[0] != '\0' && !(redis && x->url.tls))
+	if (x->cfg.tls_at[0] != '\0' && !tls)
 		return lr_errf(e, EX_CONFIG, "%s: TLS settings, but the URL in use is not "
 		    "rediss:// (nothing would be encrypted); use rediss://%s, or remove "
-		    "redis.tls", x->cfg.tls_at, redis ? "" : " (a database URL takes "
-		    "its TLS settings as URL parameters)");
+		    "redis.tls", x->cfg.tls_at, sql ? " (a database URL takes "
+		    "its TLS settings as URL parameters)" : "");
 	if (ctx_backend(x, e) != 0) {
 		/* a URL from the config that the client library refuses is a
 		 * mistake in the config: say where */

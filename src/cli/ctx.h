@@ -6,17 +6,13 @@
 
 #include <limits.h>
 
-#include "proc/child.h"
+#include "backend/backend.h"
 #include "cli/cli.h"
 #include "config/config.h"
 #include "core/keys.h"
-#include "backend/lock.h"
-#include "backend/backend.h"
-#include "backend/redis/rconn.h"
-#include "backend/redis/redis_backend.h"
-#include "backend/redis/rurl.h"
 #include "core/schedule.h"
 #include "core/task.h"
+#include "proc/child.h"
 
 #define DEFAULT_URL		"redis://127.0.0.1:6379/0"
 #define DEFAULT_PREFIX		"lockrun:"
@@ -28,13 +24,10 @@ struct lr_ctx {
 	struct lr_cli		 cli;
 	struct lr_config	 cfg;		/* empty when there is no config file */
 	struct lr_task		 t;		/* the merged settings */
-	struct lr_redis_opts	 redis;		/* borrows from cli and cfg */
+	struct lr_server_opts	 server;		/* borrows from cli and cfg */
 	const char		*prefix;
-	struct lr_url		 url;
 	char			*url_copy;	/* the URL in use, lockrun's copy */
-	char			 password[512];
-	char			 sentinel_password[512];	/* redis+sentinel:// */
-	struct lr_redis_setup	 rsetup;	/* for a Redis backend */
+	char			 password[512];	/* from a file or the environment */
 	struct lr_backend	 be;		/* where the lock lives */
 	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
 	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */
@@ -67,10 +60,11 @@ int	ctx_load_config(struct lr_ctx *x, struct lr_err *e);
  * (task_finish). Returns 0, or -1 with e. */
 int	ctx_merge(struct lr_ctx *x, const char *task, struct lr_err *e);
 
-/* Redis settings and the prefix: command line, environment, config,
- * built-in; then parse the URL and read the password, and keep both out
- * of the environment the command inherits. Returns 0, or -1 with e. */
-int	ctx_redis(struct lr_ctx *x, struct lr_err *e);
+/* The server's settings and the prefix: command line, environment,
+ * config, built-in; then check the URL, read the password, set the
+ * backend up (x->be), and keep URL and password out of the environment
+ * the command inherits. Returns 0, or -1 with e. */
+int	ctx_server(struct lr_ctx *x, struct lr_err *e);
 
 /* The name recorded for this host: --host, else the node name (uname -n),
  * else "unknown". */

@@ -224,7 +224,7 @@ verb_history(struct lr_ctx *x)
 	const char *name = NULL;
 	int rc;
 
-	if (task_word(x, &name, &e) != 0 || ctx_redis(x, &e) != 0)
+	if (task_word(x, &name, &e) != 0 || ctx_server(x, &e) != 0)
 		ctx_die(x, &e);
 	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
 	if (ctx_connect(x, &e) != 0)

@@ -90,8 +90,8 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	lock_init(l, ctx_host(x));
 	l->hist_cap = x->t.history;
 	l->hist_ttl_ms = x->t.history_ttl_ms;
-	l->wait_replicas = x->redis.wait_replicas;
-	l->wait_timeout_ms = x->redis.wait_timeout_ms;
+	l->wait_replicas = x->server.wait_replicas;
+	l->wait_timeout_ms = x->server.wait_timeout_ms;
 	if (x->t.one_server) {
 		long long now = real_ms();
 		if ((slot = schedule_slot(&x->sched, now)) == (time_t)-1)
@@ -204,7 +204,7 @@ release(struct lr_ctx *x, int status, const char *event)
 	end.keep_ms = x->t.min_hold_ms - end.duration_ms;
 	for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
 		if (x->be.ops->fd(&x->be) < 0 &&
-		    x->be.ops->reopen(&x->be, x->redis.connect_timeout_ms, &e) != 0)
+		    x->be.ops->reopen(&x->be, x->server.connect_timeout_ms, &e) != 0)
 			continue;
 		if ((rc = x->be.ops->release(&x->be, &x->lock, &end, &e)) < 0)
 			x->be.ops->close(&x->be);
@@ -344,8 +344,9 @@ report_exit(const struct lr_ctx *x, int status, long long started)
 }
 
 
-/* Redis could not be reached: with on_redis_error: run, run without a
- * lock -- unless this run saw the lock held by another. */
+/* The server could not be reached (any backend): with on_redis_error:
+ * run, run without a lock -- unless this run saw the lock held by
+ * another. */
 static int
 run_unlocked(struct lr_ctx *x, struct lr_err *e)
 {
@@ -399,10 +400,10 @@ check_wait(const struct lr_ctx *x, struct lr_err *e)
 {
 	char a[32], b[32];
 
-	if (x->redis.wait_replicas == 0 || !x->t.no_overlap || !x->t.renew ||
-	    x->redis.wait_timeout_ms < x->t.ttl_ms / 3)
+	if (x->server.wait_replicas == 0 || !x->t.no_overlap || !x->t.renew ||
+	    x->server.wait_timeout_ms < x->t.ttl_ms / 3)
 		return 0;
-	duration_format(x->redis.wait_timeout_ms, a, sizeof(a));
+	duration_format(x->server.wait_timeout_ms, a, sizeof(a));
 	duration_format(x->t.ttl_ms, b, sizeof(b));
 	return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a third "
 	    "of the ttl (%s)", a, b);
@@ -417,7 +418,7 @@ verb_run(struct lr_ctx *x)
 	int status, sig;
 
 	log_context(x->cli.task, NULL, 0, NULL);
-	if (ctx_merge(x, NULL, &e) != 0 || ctx_redis(x, &e) != 0 ||
+	if (ctx_merge(x, NULL, &e) != 0 || ctx_server(x, &e) != 0 ||
 	    check_wait(x, &e) != 0 || run_prepare(x, &e) != 0)
 		ctx_die(x, &e);
 	if (acquire(x, &out, &sig, &e) != 0)

@@ -20,6 +20,16 @@ secret_env_wipe(const char *name)
 	unsetenv(name);
 }
 
+void
+secret_env_url_wipe(const char *name)
+{
+	const char *url = getenv(name);
+	struct rurl_span s[1];
+
+	if (url && rurl_password_spans(url, s, 1) > 0)
+		secret_env_wipe(name);
+}
+
 size_t
 secret_url_mask(char *url)
 {

@@ -12,6 +12,10 @@
  * guard's, which copies it). */
 void	secret_env_wipe(const char *name);
 
+/* secret_env_wipe() the variable name if it holds a URL with a password
+ * in it (secret_url_mask() would find one). */
+void	secret_env_url_wipe(const char *name);
+
 /* Overwrite every password in url (rurl_password_spans()) with 'x', in
  * place: for an argv string, what /proc/PID/cmdline and ps show. Returns
  * how many were found. */

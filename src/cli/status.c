@@ -693,7 +693,7 @@ status_run(struct status *s, struct lr_err *e)
 {
 	struct lr_ctx *x = s->x;
 
-	if (choose_format(s, e) != 0 || list_tasks(s, e) != 0 || ctx_redis(x, e) != 0)
+	if (choose_format(s, e) != 0 || list_tasks(s, e) != 0 || ctx_server(x, e) != 0)
 		return -1;
 	if (ctx_connect(x, e) != 0)
 		return -1;

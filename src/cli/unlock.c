@@ -247,7 +247,7 @@ verb_unlock(struct lr_ctx *x)
 	long long pttl = -1;
 	int held;
 
-	if (ctx_redis(x, &e) != 0 || target_parse(x, &t, &e) != 0 ||
+	if (ctx_server(x, &e) != 0 || target_parse(x, &t, &e) != 0 ||
 	    settings(x, t.name, &e) != 0 || ctx_connect(x, &e) != 0)
 		ctx_die(x, &e);
 	if ((held = x->be.ops->peek(&x->be, t.key, value, sizeof(value), &pttl, &e)) < 0)

@@ -12,8 +12,6 @@
 #include "core/duration.h"
 #include "core/keys.h"
 #include "out/log.h"
-#include "backend/redis/rurl.h"
-#include "backend/mysql/sqlurl.h"
 #include "config/yamltree.h"
 
 struct walk {
@@ -154,7 +152,7 @@ set_replicas(struct walk *w, const struct yt_node *n, long long *dst)
 /* WAIT must answer within the command timeout, or lockrun would give up on
  * the connection before Redis gives up waiting. */
 static int
-check_wait_timeout(struct walk *w, const struct yt_node *n, const struct lr_redis_opts *r)
+check_wait_timeout(struct walk *w, const struct yt_node *n, const struct lr_server_opts *r)
 {
 	long long cmd = r->command_timeout_ms == LR_UNSET ? LR_COMMAND_TIMEOUT_MS :
 	    r->command_timeout_ms;
@@ -175,9 +173,6 @@ static int
 set_url(struct walk *w, const struct yt_node *v, const char *what, const char **url)
 {
 	char *s = (char *)*url;
-	const char *kind;
-	struct lr_url u;
-	struct lr_sqlurl my;
 	struct lr_err ue;
 
 	if (*url != NULL)
@@ -187,18 +182,15 @@ set_url(struct walk *w, const struct yt_node *v, const char *what, const char **
 	*url = s;
 	snprintf(w->cfg->url_at, sizeof(w->cfg->url_at), "%s:%d:%d: %s", w->path,
 	    v->line, v->col, what);
-	kind = backend_kind(s);
-	if ((kind == NULL || strcmp(kind, "redis") == 0) && rurl_parse(s, &u, &ue) != 0)
+	/* a PostgreSQL URL is libpq's to read: checked with libpq loaded */
+	if (backend_check_url(s, &ue) != 0)
 		return bad(w, v, "%s: %s", what, ue.msg +
 		    (strncmp(ue.msg, "redis URL: ", 11) == 0 ? 11 : 0));
-	/* a PostgreSQL URL is libpq's to read: checked with libpq loaded */
-	if (kind && strcmp(kind, "mysql") == 0 && sqlurl_parse(s, &my, &ue) != 0)
-		return bad(w, v, "%s: %s", what, ue.msg);
 	return 0;
 }
 
 static int
-parse_redis(struct walk *w, const struct yt_node *map, struct lr_redis_opts *r)
+parse_redis(struct walk *w, const struct yt_node *map, struct lr_server_opts *r)
 {
 	char *file = (char *)r->password_file;
 	char *sfile = (char *)r->sentinel_password_file;
@@ -439,9 +431,9 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 		int rc;
 
 		if (strcmp(k->value, "redis") == 0)
-			rc = parse_redis(w, v, &cfg->redis);
+			rc = parse_redis(w, v, &cfg->server);
 		else if (strcmp(k->value, "url") == 0)
-			rc = set_url(w, v, "url", &cfg->redis.url);
+			rc = set_url(w, v, "url", &cfg->server.url);
 		else if (strcmp(k->value, "prefix") == 0) {
 			if ((rc = set_string(w, v, "prefix", &cfg->prefix)) == 0 &&
 			    (why = key_prefix_problem(cfg->prefix)) != NULL)
@@ -467,8 +459,8 @@ void
 config_init(struct lr_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->redis.connect_timeout_ms = cfg->redis.command_timeout_ms = LR_UNSET;
-	cfg->redis.wait_replicas = cfg->redis.wait_timeout_ms = LR_UNSET;
+	cfg->server.connect_timeout_ms = cfg->server.command_timeout_ms = LR_UNSET;
+	cfg->server.wait_replicas = cfg->server.wait_timeout_ms = LR_UNSET;
 	task_init(&cfg->defaults);
 }
 
@@ -501,13 +493,13 @@ config_free(struct lr_config *cfg)
 		free(cfg->names[i]);
 	free(cfg->names);
 	task_free(&cfg->defaults);
-	free((char *)cfg->redis.url);		/* ours: set_string() made them */
-	free((char *)cfg->redis.password_file);
-	free((char *)cfg->redis.sentinel_password_file);
-	free((char *)cfg->redis.tls.ca_file);
-	free((char *)cfg->redis.tls.cert_file);
-	free((char *)cfg->redis.tls.key_file);
-	free((char *)cfg->redis.tls.server_name);
+	free((char *)cfg->server.url);		/* ours: set_string() made them */
+	free((char *)cfg->server.password_file);
+	free((char *)cfg->server.sentinel_password_file);
+	free((char *)cfg->server.tls.ca_file);
+	free((char *)cfg->server.tls.cert_file);
+	free((char *)cfg->server.tls.key_file);
+	free((char *)cfg->server.tls.server_name);
 	free(cfg->prefix);
 	free(cfg->log);
 	free(cfg->path);

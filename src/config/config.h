@@ -12,7 +12,7 @@
 
 struct lr_config {
 	char			*path;
-	struct lr_redis_opts	 redis;
+	struct lr_server_opts	 server;
 	char			 url_at[300];	/* "path:line:col: url" where
 						 * redis.url was given */
 	char			 tls_at[300];	/* "path:line:col: redis.tls" where

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,4 +50,50 @@ file_why(const char *what, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%s", strerror(errno));
 	return buf;
+}
+
+/* A password file readable by others is a leak already made: refuse it,
+ * so that it is fixed, rather than use it. */
+int
+file_read_secret(const char *path, const char *what, char *buf, size_t n,
+    struct lr_err *e)
+{
+	const char *kind;
+	char why[64];
+	FILE *fp = file_open_regular(path, &kind);
+	struct stat st;
+	int failed;
+
+	if (fp == NULL)
+		return lr_errf(e, EX_CONFIG, "%s %s: %s", what, path,
+		    file_why(kind, why, sizeof(why)));
+	if (fstat(fileno(fp), &st) == 0 && (st.st_mode & S_IRWXO) != 0) {
+		fclose(fp);
+		return lr_errf(e, EX_CONFIG, "%s %s is open to other users "
+		    "(mode %04o); chmod o-rwx it", what, path, (unsigned)(st.st_mode & 07777));
+	}
+	if (fgets(buf, (int)n, fp) == NULL)
+		buf[0] = '\0';
+	failed = ferror(fp);
+	fclose(fp);
+	if (failed)
+		return lr_errf(e, EX_CONFIG, "%s %s: cannot be read", what, path);
+	if (strlen(buf) == n - 1 && buf[n - 2] != '\n')
+		return lr_errf(e, EX_CONFIG, "%s %s: the password is longer "
+		    "than %zu bytes", what, path, n - 2);
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return 0;
+}
+
+int
+file_env_secret(const char *name, char *buf, size_t n, struct lr_err *e)
+{
+	const char *env = getenv(name);
+
+	if (env == NULL || *env == '\0')
+		return 0;
+	if (strlen(env) >= n)
+		return lr_errf(e, EX_CONFIG, "%s is longer than %zu bytes", name, n - 1);
+	snprintf(buf, n, "%s", env);
+	return 1;
 }

@@ -6,7 +6,6 @@
 
 #include <stddef.h>
 
-#include "backend/redis/tls.h"
 #include "core/duration.h"
 
 enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
@@ -48,9 +47,19 @@ struct lr_task {
 #define LR_WAIT_TIMEOUT_MS	100	/* redis.wait_timeout, built in */
 #define LR_WAIT_REPLICAS_MAX	1000
 
-/* Where and how to reach Redis; unset like a task's fields. The strings
- * are owned by whoever fills the struct (config.c frees its own). */
-struct lr_redis_opts {
+/* The config's tls: settings, for rediss:// URLs. */
+struct lr_tls_opts {
+	const char	*ca_file;	/* NULL: the system's CA store */
+	const char	*cert_file;	/* client certificate, or NULL */
+	const char	*key_file;	/* its key (NULL: in cert_file) */
+	const char	*server_name;	/* SNI and the name verified; NULL: the host */
+	int		 insecure;	/* 1: no verification of the server at all */
+};
+
+/* Where and how to reach the server that holds the lock (any backend);
+ * unset like a task's fields. The strings are owned by whoever fills the
+ * struct (config.c frees its own). */
+struct lr_server_opts {
 	const char	*url;
 	const char	*password_file;
 	const char	*sentinel_password_file;	/* redis+sentinel:// */

@@ -173,7 +173,7 @@ Test(config, empty_file_is_an_empty_config)
 
 	cr_assert(eq(int, config_load("good/empty.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(sz, c.ntasks, 0));
-	cr_assert(eq(ptr, (void *)c.redis.url, NULL));
+	cr_assert(eq(ptr, (void *)c.server.url, NULL));
 	config_free(&c);
 }
 
@@ -184,10 +184,10 @@ Test(config, full_file_loads_every_field)
 	const struct lr_task *t, *s;
 
 	cr_assert(eq(int, config_load("good/full.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(str, (char *)c.redis.url, "redis://cron:pw@10.0.0.5:6380/2"));
-	cr_assert(eq(str, (char *)c.redis.password_file, "/etc/lockrun/redis.pass"));
-	cr_assert(eq(i64, c.redis.connect_timeout_ms, 1500));
-	cr_assert(eq(i64, c.redis.command_timeout_ms, 3000));
+	cr_assert(eq(str, (char *)c.server.url, "redis://cron:pw@10.0.0.5:6380/2"));
+	cr_assert(eq(str, (char *)c.server.password_file, "/etc/lockrun/redis.pass"));
+	cr_assert(eq(i64, c.server.connect_timeout_ms, 1500));
+	cr_assert(eq(i64, c.server.command_timeout_ms, 3000));
 	cr_assert(eq(str, c.prefix, "app:"));
 	cr_assert(eq(i64, c.defaults.ttl_ms, 45000));
 	cr_assert(eq(int, c.defaults.on_redis_error, ON_REDIS_ERROR_RUN));
@@ -226,11 +226,11 @@ Test(config, tls_settings_load)
 	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/tls.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(str, (char *)c.redis.tls.ca_file, "/etc/lockrun/ca.crt"));
-	cr_assert(eq(str, (char *)c.redis.tls.cert_file, "/etc/lockrun/client.crt"));
-	cr_assert(eq(str, (char *)c.redis.tls.key_file, "/etc/lockrun/client.key"));
-	cr_assert(eq(str, (char *)c.redis.tls.server_name, "redis.internal"));
-	cr_assert(eq(int, c.redis.tls.insecure, 0));
+	cr_assert(eq(str, (char *)c.server.tls.ca_file, "/etc/lockrun/ca.crt"));
+	cr_assert(eq(str, (char *)c.server.tls.cert_file, "/etc/lockrun/client.crt"));
+	cr_assert(eq(str, (char *)c.server.tls.key_file, "/etc/lockrun/client.key"));
+	cr_assert(eq(str, (char *)c.server.tls.server_name, "redis.internal"));
+	cr_assert(eq(int, c.server.tls.insecure, 0));
 	config_free(&c);
 }
 
@@ -240,8 +240,8 @@ Test(config, wait_settings_load)
 	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/wait.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(i64, c.redis.wait_replicas, 2));
-	cr_assert(eq(i64, c.redis.wait_timeout_ms, 250));
+	cr_assert(eq(i64, c.server.wait_replicas, 2));
+	cr_assert(eq(i64, c.server.wait_timeout_ms, 250));
 	config_free(&c);
 }
 
@@ -251,8 +251,8 @@ Test(config, wait_settings_are_unset_when_absent)
 	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/tls.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(i64, c.redis.wait_replicas, LR_UNSET));
-	cr_assert(eq(i64, c.redis.wait_timeout_ms, LR_UNSET));
+	cr_assert(eq(i64, c.server.wait_replicas, LR_UNSET));
+	cr_assert(eq(i64, c.server.wait_timeout_ms, LR_UNSET));
 	config_free(&c);
 }
 
@@ -374,9 +374,9 @@ Test(config, sentinel_url_and_password_file_load)
 	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/sentinel.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(str, (char *)c.redis.url,
+	cr_assert(eq(str, (char *)c.server.url,
 	    "redis+sentinel://10.0.0.1,10.0.0.2:26380/mymaster/1"));
-	cr_assert(eq(str, (char *)c.redis.sentinel_password_file,
+	cr_assert(eq(str, (char *)c.server.sentinel_password_file,
 	    "/etc/lockrun/sentinel.pass"));
 	config_free(&c);
 }

@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* pgurl_test.c -- the postgres:// values libpq would refuse only when it
  * connects. */
+#include <string.h>
+
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
 #include "backend/pg/pgurl.h"
 
+#define PREFIX "postgres URL: "
+
+/* pgurl_check()'s message after its prefix, or NULL when v passes. */
 static const char *
 problem(const char *k, const char *v)
 {
-	static char why[200];
+	static struct lr_err e;
 
-	return pgurl_problem(k, v, why, sizeof(why));
+	if (pgurl_check(k, v, &e) == 0)
+		return NULL;
+	cr_assert(eq(int, e.status, EX_USAGE));
+	cr_assert(eq(int, strncmp(e.msg, PREFIX, strlen(PREFIX)), 0), "%s", e.msg);
+	return e.msg + strlen(PREFIX);
 }
 
 Test(pgurl, good_values_pass)

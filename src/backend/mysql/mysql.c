@@ -38,6 +38,7 @@
 
 #include <mariadb_version.h>
 
+#include "backend/mysql/mysql.h"
 #include "backend/mysql/mysql_conn.h"
 #include "backend/mysql/mysql_sql.h"
 #include "core/text.h"
@@ -296,22 +297,26 @@ my_fd(const struct lr_backend *b)
 }
 
 /* An error packet the server sent unasked (MariaDB's "Connection was
- * killed"): its message into why[n], or "" when buf[len] is not one. A
- * packet is a 3-byte length and a sequence number; an error's payload is
- * 0xff, the error number (2 bytes), '#' and the SQLSTATE, the message. */
-static void
-error_packet(const unsigned char *buf, size_t len, char *why, size_t n)
+ * killed"): its message into e and 1, or 0 when buf[len] is not one (e
+ * untouched). A packet is a 3-byte length and a sequence number; an
+ * error's payload is 0xff, the error number (2 bytes), '#' and the
+ * SQLSTATE, the message. */
+static int
+error_packet(const unsigned char *buf, size_t len, struct lr_err *e)
 {
 	size_t plen = 0, at = len > 7 && buf[7] == '#' ? 13 : 7;
-	char msg[256];
+	char msg[256], line[256];
 
-	why[0] = '\0';
 	if (len >= 4)
 		plen = (size_t)buf[0] | (size_t)buf[1] << 8 | (size_t)buf[2] << 16;
 	if (len < 8 || buf[4] != 0xff || plen + 4 > len || plen + 4 < at)
-		return;
+		return 0;
 	snprintf(msg, sizeof(msg), "%.*s", (int)(plen + 4 - at), (const char *)buf + at);
-	text_one_line(why, n, msg);
+	text_one_line(line, sizeof(line), msg);
+	if (line[0] == '\0')
+		return 0;
+	lr_errf(e, EX_UNAVAILABLE, "%s", line);
+	return 1;
 }
 
 /* Between exchanges the server sends nothing but when the session ends:
@@ -324,7 +329,7 @@ my_idle_read(struct lr_backend *b, struct lr_err *e)
 {
 	MYSQL *db = db_of(b);
 	unsigned char buf[512];
-	char why[300];
+	struct lr_err why;
 	ssize_t n;
 
 	if (db == NULL)
@@ -333,16 +338,13 @@ my_idle_read(struct lr_backend *b, struct lr_err *e)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return 0;
 	if (n < 0)
-		snprintf(why, sizeof(why), "%s", strerror(errno));
+		lr_errf(&why, EX_UNAVAILABLE, "%s", strerror(errno));
 	else if (n == 0)
-		snprintf(why, sizeof(why), "the server closed the connection");
-	else {
-		error_packet(buf, (size_t)n, why, sizeof(why));
-		if (why[0] == '\0')
-			snprintf(why, sizeof(why), "the server closed the session");
-	}
+		lr_errf(&why, EX_UNAVAILABLE, "the server closed the connection");
+	else if (!error_packet(buf, (size_t)n, &why))
+		lr_errf(&why, EX_UNAVAILABLE, "the server closed the session");
 	my_close(b);
-	lr_errf(e, EX_UNAVAILABLE, "mysql %s: the session ended: %s", b->where, why);
+	lr_errf(e, EX_UNAVAILABLE, "mysql %s: the session ended: %s", b->where, why.msg);
 	if (e != NULL)
 		e->transport = 1;
 	return -1;
@@ -401,12 +403,20 @@ mysql_backend_init(struct lr_backend *b, struct lr_err *e)
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return lr_errf(e, EX_OSERR, "mysql://: out of memory");
 	/* a mistyped URL is said before a missing library */
-	if (sqlurl_parse(b->cfg.url, &m->url, e) != 0 || my_load(e) != 0) {
+	if (mysqlurl_parse(b->cfg.url, &m->url, e) != 0 || my_load(e) != 0) {
 		free(m);
 		return -1;
 	}
 	b->impl = m;
 	b->ops = &mysql_ops;
-	sqlurl_where(&m->url, MARIADB_UNIX_ADDR, b->where, sizeof(b->where));
+	mysqlurl_where(&m->url, MARIADB_UNIX_ADDR, b->where, sizeof(b->where));
 	return 0;
+}
+
+int
+mysql_check_url(const char *url, struct lr_err *e)
+{
+	struct lr_mysqlurl u;
+
+	return mysqlurl_parse(url, &u, e);
 }

@@ -217,7 +217,7 @@ secs(long long ms)
 static int
 tls_options(struct lr_backend *b, MYSQL *db, struct lr_err *e)
 {
-	const struct lr_sqlurl *u = &((struct my *)b->impl)->url;
+	const struct lr_mysqlurl *u = &((struct my *)b->impl)->url;
 	const struct {
 		const char *name, *path;
 		enum mysql_option opt;
@@ -229,14 +229,14 @@ tls_options(struct lr_backend *b, MYSQL *db, struct lr_err *e)
 	/* VERIFY_CA is the CA given: with one, libmariadb checks the chain;
 	 * VERIFY_SERVER_CERT adds the host name (and without a CA checks the
 	 * chain against the system's) */
-	my_bool on = u->ssl_mode >= SQLURL_SSL_PREFERRED;
-	my_bool host = u->ssl_mode == SQLURL_SSL_VERIFY_IDENTITY;
+	my_bool on = u->ssl_mode >= MYSQLURL_SSL_PREFERRED;
+	my_bool host = u->ssl_mode == MYSQLURL_SSL_VERIFY_IDENTITY;
 	const char *kind;
 	char why[64];
 	int bad = 0;
 	FILE *fp;
 
-	if (u->ssl_mode == SQLURL_SSL_DEFAULT)
+	if (u->ssl_mode == MYSQLURL_SSL_DEFAULT)
 		return 0;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (files[i].path[0] == '\0')
@@ -261,12 +261,12 @@ tls_options(struct lr_backend *b, MYSQL *db, struct lr_err *e)
 static int
 tls_check(struct lr_backend *b, MYSQL *db, struct lr_err *e)
 {
-	const struct lr_sqlurl *u = &((struct my *)b->impl)->url;
+	const struct lr_mysqlurl *u = &((struct my *)b->impl)->url;
 
-	if (u->ssl_mode < SQLURL_SSL_REQUIRED || my_api.ssl_cipher(db) != NULL)
+	if (u->ssl_mode < MYSQLURL_SSL_REQUIRED || my_api.ssl_cipher(db) != NULL)
 		return 0;
 	lr_errf(e, EX_UNAVAILABLE, "mysql %s: connect: ssl-mode=%s, but the server "
-	    "offers no TLS", b->where, sqlurl_ssl_name(u->ssl_mode));
+	    "offers no TLS", b->where, mysqlurl_ssl_name(u->ssl_mode));
 	/* as the library's own "SSL is required" for VERIFY_IDENTITY */
 	if (e != NULL)
 		e->transport = my_transport(CR_SSL_CONNECTION_ERROR);
@@ -277,7 +277,7 @@ int
 my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 {
 	struct my *m = b->impl;
-	const struct lr_sqlurl *u = &m->url;
+	const struct lr_mysqlurl *u = &m->url;
 	const char *pw = b->cfg.password && *b->cfg.password ? b->cfg.password :
 	    u->password;
 	unsigned int ct = secs(cap_ms), rt = secs(b->cfg.command_timeout_ms);

@@ -10,8 +10,8 @@
 
 #include <mysql.h>
 
-#include "backend/backend.h"
-#include "backend/mysql/sqlurl.h"
+#include "backend/ops.h"
+#include "backend/mysql/mysqlurl.h"
 
 /* The client library's functions we call, resolved with dlsym(). */
 #define MY_FUNCS(X) \
@@ -38,7 +38,7 @@ extern struct my_api my_api;
 /* A backend's state (b->impl). */
 struct my {
 	MYSQL		*db;		/* NULL: closed */
-	struct lr_sqlurl url;
+	struct lr_mysqlurl url;
 	int		 mariadb;	/* the server is MariaDB, not MySQL */
 	int		 primed;	/* this connection has run the session SET */
 	int		 renewing;	/* a renewal's answer is due */

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/pg/pg.h"
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pg_sql.h"
 #include "core/text.h"
@@ -502,15 +502,14 @@ static int
 pg_idle_read(struct lr_backend *b, struct lr_err *e)
 {
 	struct pg *p = b->impl;
+	struct lr_err broke = { 0, "", 0 };
 	const char *why;
 
-	char broke[300] = "";
-
 	p->in_bytes = 0;	/* nothing in flight: whatever comes is unasked */
-	if (p->conn != NULL && pg_conn_consume(p, broke, sizeof(broke)) &&
+	if (p->conn != NULL && pg_conn_consume(p, &broke) == 0 &&
 	    pq.status(p->conn) == CONNECTION_OK)
 		return 0;
-	why = p->conn == NULL ? "not connected" : p->notice[0] ? p->notice : broke;
+	why = p->conn == NULL ? "not connected" : p->notice[0] ? p->notice : broke.msg;
 	lr_errf(e, EX_UNAVAILABLE, "postgres %s: the session ended: %.*s", b->where,
 	    (int)strcspn(why, "\n"), why);
 	pg_conn_close(b);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* pg_conn.h -- the PostgreSQL backend's connection (pg_conn.c): libpq
- * loaded with dlopen(3), a non-blocking connect, and one statement sent
- * and answered within the command timeout. Only pg.c and pg_conn.c see
- * libpq. */
+/* pg_conn.h -- the PostgreSQL backend's connection: libpq loaded with
+ * dlopen(3) and a non-blocking connect (pg_conn.c), and one statement
+ * sent and answered within the command timeout (pg_query.c). Only
+ * backend/pg sees libpq. */
 #ifndef LR_PG_CONN_H
 #define LR_PG_CONN_H
 
 #include <libpq-fe.h>
 
-#include "backend/backend.h"
+#include "backend/ops.h"
 
 /* libpq's functions, resolved by pg_conn_load(). */
 struct pg_api {
@@ -62,9 +62,10 @@ struct pg {
 #define PG_ANSWER_MAX	(8u * 1024 * 1024)
 
 /* Read what has arrived for the statement in flight (PQconsumeInput),
- * counting it against p->in_max. Returns 1, or 0 with why[n] set: the
- * connection broke or the answer went past the bound. */
-int	pg_conn_consume(struct pg *p, char *why, size_t n);
+ * counting it against p->in_max. Returns 0, or -1 with e (EX_UNAVAILABLE,
+ * transport, the message without the server's name): the connection
+ * broke or the answer went past the bound. */
+int	pg_conn_consume(struct pg *p, struct lr_err *e);
 
 /* Let the next answers bring up to bytes (history -n sizes its own). */
 void	pg_conn_allow(struct lr_backend *b, size_t bytes);
@@ -81,6 +82,18 @@ int	pg_conn_where(struct lr_backend *b, struct lr_err *e);
  * with e as backend.h's open(). */
 int	pg_conn_open(struct lr_backend *b, long long cap_ms, struct lr_err *e);
 void	pg_conn_close(struct lr_backend *b);
+
+/* The connection failed, timed out or broke while doing what, for the
+ * reason why: close it and fill e as a transport failure ("postgres
+ * WHERE: WHAT: WHY"). why must not be e's own message. Returns -1. */
+int	pg_conn_broken(struct lr_backend *b, const char *what, const char *why,
+	    struct lr_err *e);
+
+/* The first line of libpq's message about conn into e, as a transport
+ * failure (EX_UNAVAILABLE): the rest is hints, the server's LOCATION, or
+ * "server closed the connection unexpectedly" after the FATAL that said
+ * why. "connection lost" when libpq says nothing. */
+void	pg_conn_error(const PGconn *conn, struct lr_err *e);
 
 /* One statement with n parameters, its answer awaited within the command
  * timeout. Returns the result (PGRES_TUPLES_OK or _COMMAND_OK), which the

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* pgurl.c -- check a postgres:// URL's values before libpq connects
  * (pgurl.h); pure, libc only. The words are libpq 15's. */
-#include <stdio.h>
 #include <string.h>
 
 #include "backend/pg/pgurl.h"
@@ -76,26 +75,26 @@ ports(const char *s)
 	}
 }
 
-const char *
-pgurl_problem(const char *keyword, const char *value, char *why, size_t n)
+int
+pgurl_check(const char *keyword, const char *value, struct lr_err *e)
 {
 	long v;
 
 	if (value == NULL)
-		return NULL;
+		return 0;
 	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
 		if (strcmp(keyword, params[i].keyword) != 0)
 			continue;
 		if (params[i].kind == WORDS && !one_of(params[i].words, value, strlen(value)))
-			snprintf(why, n, "%s: \"%s\" is not one of %s", keyword, value,
-			    params[i].words);
-		else if (params[i].kind == INTEGER && !integer(value, strlen(value), &v))
-			snprintf(why, n, "%s: \"%s\" is not a whole number", keyword, value);
-		else if (params[i].kind == PORTS && !ports(value))
-			snprintf(why, n, "port: \"%s\" is not a port from 1 to 65535", value);
-		else
-			return NULL;
-		return why;
+			return lr_errf(e, EX_USAGE, "postgres URL: %s: \"%s\" is not one of %s",
+			    keyword, value, params[i].words);
+		if (params[i].kind == INTEGER && !integer(value, strlen(value), &v))
+			return lr_errf(e, EX_USAGE, "postgres URL: %s: \"%s\" is not a whole "
+			    "number", keyword, value);
+		if (params[i].kind == PORTS && !ports(value))
+			return lr_errf(e, EX_USAGE, "postgres URL: port: \"%s\" is not a port "
+			    "from 1 to 65535", value);
+		return 0;
 	}
-	return NULL;
+	return 0;
 }

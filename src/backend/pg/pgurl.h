@@ -4,14 +4,15 @@
 #ifndef LR_PGURL_H
 #define LR_PGURL_H
 
-#include <stddef.h>
+#include "core/err.h"
 
-/* The problem with the value of URL parameter keyword (as libpq's
- * PQconninfoParse() names them: port, sslmode, connect_timeout, ...), into
- * why[n] ("sslmode: \"verify_full\" is not one of disable, allow, ..."), or
- * NULL when libpq would take it. A bad one would otherwise be found only
- * at connect time and look like a server that cannot be reached (69), so
- * that on_redis_error: run ran the command unlocked. */
-const char *pgurl_problem(const char *keyword, const char *value, char *why, size_t n);
+/* Would libpq take value for URL parameter keyword (as its
+ * PQconninfoParse() names them: port, sslmode, connect_timeout, ...)?
+ * Returns 0 if so, or -1 with e = EX_USAGE, "postgres URL: sslmode:
+ * \"verify_full\" is not one of disable, allow, ...". A bad one would
+ * otherwise be found only at connect time and look like a server that
+ * cannot be reached (69), so that on_redis_error: run ran the command
+ * unlocked. */
+int	pgurl_check(const char *keyword, const char *value, struct lr_err *e);
 
 #endif

@@ -10,17 +10,9 @@
 #include <stddef.h>
 
 #include "backend/notes.h"
+#include "core/task.h"	/* struct lr_tls_opts */
 
 struct lr_tls;
-
-/* What rediss:// URLs use: the tls: settings of the config. */
-struct lr_tls_opts {
-	const char	*ca_file;	/* NULL: the system's CA store */
-	const char	*cert_file;	/* client certificate, or NULL */
-	const char	*key_file;	/* its key (NULL: in cert_file) */
-	const char	*server_name;	/* SNI and the name verified; NULL: the host */
-	int		 insecure;	/* 1: no verification of the server at all */
-};
 
 /* The shared library tls_load() opens, for --version and packagers. */
 #define TLS_LIBRARY	NOTES_SSL

@@ -1,37 +1,37 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* sqlurl_test.c -- MySQL/MariaDB URLs. */
+/* mysqlurl_test.c -- MySQL/MariaDB URLs. */
 #include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "backend/mysql/sqlurl.h"
+#include "backend/mysql/mysqlurl.h"
 
-static struct lr_sqlurl
+static struct lr_mysqlurl
 parse_ok(const char *url)
 {
-	struct lr_sqlurl u;
+	struct lr_mysqlurl u;
 	struct lr_err e = { 0, "", 0 };
 
-	cr_assert(eq(int, sqlurl_parse(url, &u, &e), 0), "%s: %s", url, e.msg);
+	cr_assert(eq(int, mysqlurl_parse(url, &u, &e), 0), "%s: %s", url, e.msg);
 	return u;
 }
 
 static void
 parse_bad(const char *url, const char *msg)
 {
-	struct lr_sqlurl u;
+	struct lr_mysqlurl u;
 	struct lr_err e = { 0, "", 0 };
 
-	cr_assert(eq(int, sqlurl_parse(url, &u, &e), -1), "%s", url);
+	cr_assert(eq(int, mysqlurl_parse(url, &u, &e), -1), "%s", url);
 	cr_assert(eq(int, e.status, 64));
 	cr_assert(eq(str, e.msg, (char *)msg));
 }
 
-Test(sqlurl, host_and_database_default_the_port)
+Test(mysqlurl, host_and_database_default_the_port)
 {
-	struct lr_sqlurl u = parse_ok("mysql://db.internal/jobs");
+	struct lr_mysqlurl u = parse_ok("mysql://db.internal/jobs");
 
 	cr_assert(eq(str, u.host, "db.internal"));
 	cr_assert(eq(int, u.port, 3306));
@@ -41,9 +41,9 @@ Test(sqlurl, host_and_database_default_the_port)
 	cr_assert(eq(str, u.password, ""));
 }
 
-Test(sqlurl, user_password_port_percent_decoded)
+Test(mysqlurl, user_password_port_percent_decoded)
 {
-	struct lr_sqlurl u = parse_ok("mariadb://cr%40n:p%3Aw%2Fd@10.0.0.5:3307/my%2Ddb");
+	struct lr_mysqlurl u = parse_ok("mariadb://cr%40n:p%3Aw%2Fd@10.0.0.5:3307/my%2Ddb");
 
 	cr_assert(eq(str, u.user, "cr@n"));
 	cr_assert(eq(str, u.password, "p:w/d"));
@@ -52,61 +52,61 @@ Test(sqlurl, user_password_port_percent_decoded)
 	cr_assert(eq(str, u.database, "my-db"));
 }
 
-Test(sqlurl, password_may_hold_an_at_sign)
+Test(mysqlurl, password_may_hold_an_at_sign)
 {
-	struct lr_sqlurl u = parse_ok("mysql://cron:a@b@db/jobs");
+	struct lr_mysqlurl u = parse_ok("mysql://cron:a@b@db/jobs");
 
 	cr_assert(eq(str, u.user, "cron"));
 	cr_assert(eq(str, u.password, "a@b"));
 	cr_assert(eq(str, u.host, "db"));
 }
 
-Test(sqlurl, ipv6_in_brackets)
+Test(mysqlurl, ipv6_in_brackets)
 {
-	struct lr_sqlurl u = parse_ok("mysql://[::1]:3310/jobs");
+	struct lr_mysqlurl u = parse_ok("mysql://[::1]:3310/jobs");
 	char where[300];
 
 	cr_assert(eq(str, u.host, "::1"));
 	cr_assert(eq(int, u.port, 3310));
-	cr_assert(eq(str, sqlurl_where(&u, "/d", where, sizeof(where)), "[::1]:3310"));
+	cr_assert(eq(str, mysqlurl_where(&u, "/d", where, sizeof(where)), "[::1]:3310"));
 }
 
-Test(sqlurl, localhost_without_port_is_the_default_socket)
+Test(mysqlurl, localhost_without_port_is_the_default_socket)
 {
-	struct lr_sqlurl u = parse_ok("mysql://localhost/jobs");
+	struct lr_mysqlurl u = parse_ok("mysql://localhost/jobs");
 	char where[300];
 
 	cr_assert(eq(int, u.is_unix, 1));
 	cr_assert(eq(str, u.socket, ""));
-	cr_assert(eq(str, sqlurl_where(&u, "/run/mysqld/mysqld.sock", where,
+	cr_assert(eq(str, mysqlurl_where(&u, "/run/mysqld/mysqld.sock", where,
 	    sizeof(where)), "unix:/run/mysqld/mysqld.sock"));
 }
 
-Test(sqlurl, localhost_with_port_is_tcp)
+Test(mysqlurl, localhost_with_port_is_tcp)
 {
-	struct lr_sqlurl u = parse_ok("mysql://localhost:3306/jobs");
+	struct lr_mysqlurl u = parse_ok("mysql://localhost:3306/jobs");
 	char where[300];
 
 	cr_assert(eq(int, u.is_unix, 0));
-	cr_assert(eq(str, sqlurl_where(&u, "/d", where, sizeof(where)), "localhost:3306"));
+	cr_assert(eq(str, mysqlurl_where(&u, "/d", where, sizeof(where)), "localhost:3306"));
 }
 
-Test(sqlurl, socket_parameter)
+Test(mysqlurl, socket_parameter)
 {
-	struct lr_sqlurl u = parse_ok("mysql://cron@localhost/jobs?socket=/tmp/my%20db/sock");
-	struct lr_sqlurl v = parse_ok("mysql:///jobs?socket=/s");
+	struct lr_mysqlurl u = parse_ok("mysql://cron@localhost/jobs?socket=/tmp/my%20db/sock");
+	struct lr_mysqlurl v = parse_ok("mysql:///jobs?socket=/s");
 	char where[300];
 
 	cr_assert(eq(int, u.is_unix, 1));
 	cr_assert(eq(str, u.socket, "/tmp/my db/sock"));
 	cr_assert(eq(str, u.user, "cron"));
-	cr_assert(eq(str, sqlurl_where(&u, "/d", where, sizeof(where)),
+	cr_assert(eq(str, mysqlurl_where(&u, "/d", where, sizeof(where)),
 	    "unix:/tmp/my db/sock"));
 	cr_assert(eq(int, v.is_unix, 1));
 	cr_assert(eq(str, v.socket, "/s"));
 }
 
-Test(sqlurl, refusals_never_show_the_url)
+Test(mysqlurl, refusals_never_show_the_url)
 {
 	parse_bad("mysql://u:secret@db", "mysql://: no database (expected "
 	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
@@ -122,7 +122,7 @@ Test(sqlurl, refusals_never_show_the_url)
 	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 }
 
-Test(sqlurl, unknown_parameters_and_bad_socket_paths_are_refused)
+Test(mysqlurl, unknown_parameters_and_bad_socket_paths_are_refused)
 {
 	parse_bad("mysql://db/x?ssl=1", "mysql://: unknown parameter ssl (known: socket, "
 	    "ssl-mode, ssl-ca, ssl-cert, ssl-key) (expected mysql://[user[:password]@]"
@@ -138,13 +138,13 @@ Test(sqlurl, unknown_parameters_and_bad_socket_paths_are_refused)
 	    "host[:port]/database[?param=value&...])");
 }
 
-Test(sqlurl, database_may_not_hold_a_slash)
+Test(mysqlurl, database_may_not_hold_a_slash)
 {
 	parse_bad("mysql://db/a/b", "mysql://: no database, or a bad one (expected "
 	    "mysql://[user[:password]@]host[:port]/database[?param=value&...])");
 }
 
-Test(sqlurl, not_a_mysql_url)
+Test(mysqlurl, not_a_mysql_url)
 {
 	parse_bad("postgres://db/x", "not a mysql:// or mariadb:// URL");
 }
@@ -154,74 +154,74 @@ Test(sqlurl, not_a_mysql_url)
 #define EXPECTED " (expected mysql://[user[:password]@]host[:port]/database" \
 	"[?param=value&...])"
 
-Test(sqlurl, no_ssl_mode_leaves_the_librarys_default)
+Test(mysqlurl, no_ssl_mode_leaves_the_librarys_default)
 {
-	struct lr_sqlurl u = parse_ok("mysql://db/x");
+	struct lr_mysqlurl u = parse_ok("mysql://db/x");
 
-	cr_assert(eq(int, u.ssl_mode, SQLURL_SSL_DEFAULT));
+	cr_assert(eq(int, u.ssl_mode, MYSQLURL_SSL_DEFAULT));
 	cr_assert(eq(str, u.ssl_ca, ""));
-	cr_assert(eq(str, (char *)sqlurl_ssl_name(u.ssl_mode), ""));
+	cr_assert(eq(str, (char *)mysqlurl_ssl_name(u.ssl_mode), ""));
 }
 
-Test(sqlurl, ssl_mode_names_in_any_case)
+Test(mysqlurl, ssl_mode_names_in_any_case)
 {
 	static const struct {
 		const char *v;
-		enum sqlurl_ssl mode;
+		enum mysqlurl_ssl mode;
 	} t[] = {
-		{ "DISABLED", SQLURL_SSL_DISABLED }, { "preferred", SQLURL_SSL_PREFERRED },
-		{ "Required", SQLURL_SSL_REQUIRED },
-		{ "verify_identity", SQLURL_SSL_VERIFY_IDENTITY },
+		{ "DISABLED", MYSQLURL_SSL_DISABLED }, { "preferred", MYSQLURL_SSL_PREFERRED },
+		{ "Required", MYSQLURL_SSL_REQUIRED },
+		{ "verify_identity", MYSQLURL_SSL_VERIFY_IDENTITY },
 	};
 	char url[128];
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct lr_sqlurl u;
+		struct lr_mysqlurl u;
 
 		snprintf(url, sizeof(url), "mysql://db/x?ssl-mode=%s", t[i].v);
 		u = parse_ok(url);
 		cr_assert(eq(int, u.ssl_mode, t[i].mode), "%s", url);
 	}
-	cr_assert(eq(str, (char *)sqlurl_ssl_name(SQLURL_SSL_VERIFY_CA), "VERIFY_CA"));
+	cr_assert(eq(str, (char *)mysqlurl_ssl_name(MYSQLURL_SSL_VERIFY_CA), "VERIFY_CA"));
 }
 
-Test(sqlurl, ssl_files_with_the_mode_and_the_socket)
+Test(mysqlurl, ssl_files_with_the_mode_and_the_socket)
 {
-	struct lr_sqlurl u = parse_ok("mariadb://cron@db:3307/jobs?ssl-mode=VERIFY_CA&"
+	struct lr_mysqlurl u = parse_ok("mariadb://cron@db:3307/jobs?ssl-mode=VERIFY_CA&"
 	    "ssl-ca=/etc/lockrun/my%20ca.crt&ssl-cert=/etc/c.crt&ssl-key=/etc/c.key");
-	struct lr_sqlurl v = parse_ok("mysql://localhost/x?ssl-mode=REQUIRED&socket=/s");
+	struct lr_mysqlurl v = parse_ok("mysql://localhost/x?ssl-mode=REQUIRED&socket=/s");
 
-	cr_assert(eq(int, u.ssl_mode, SQLURL_SSL_VERIFY_CA));
+	cr_assert(eq(int, u.ssl_mode, MYSQLURL_SSL_VERIFY_CA));
 	cr_assert(eq(str, u.ssl_ca, "/etc/lockrun/my ca.crt"));
 	cr_assert(eq(str, u.ssl_cert, "/etc/c.crt"));
 	cr_assert(eq(str, u.ssl_key, "/etc/c.key"));
 	cr_assert(eq(int, u.port, 3307));
-	cr_assert(eq(int, v.ssl_mode, SQLURL_SSL_REQUIRED));
+	cr_assert(eq(int, v.ssl_mode, MYSQLURL_SSL_REQUIRED));
 	cr_assert(eq(str, v.socket, "/s"));
 	cr_assert(eq(int, v.is_unix, 1));
 }
 
-Test(sqlurl, a_ca_alone_means_verify_ca_a_certificate_alone_required)
+Test(mysqlurl, a_ca_alone_means_verify_ca_a_certificate_alone_required)
 {
-	struct lr_sqlurl u = parse_ok("mysql://db/x?ssl-ca=/ca.crt");
-	struct lr_sqlurl v = parse_ok("mysql://db/x?ssl-cert=/both.pem");
-	struct lr_sqlurl w = parse_ok("mysql://db/x?ssl-ca=/ca.crt&ssl-mode=VERIFY_IDENTITY");
+	struct lr_mysqlurl u = parse_ok("mysql://db/x?ssl-ca=/ca.crt");
+	struct lr_mysqlurl v = parse_ok("mysql://db/x?ssl-cert=/both.pem");
+	struct lr_mysqlurl w = parse_ok("mysql://db/x?ssl-ca=/ca.crt&ssl-mode=VERIFY_IDENTITY");
 
-	cr_assert(eq(int, u.ssl_mode, SQLURL_SSL_VERIFY_CA));
-	cr_assert(eq(int, v.ssl_mode, SQLURL_SSL_REQUIRED));
+	cr_assert(eq(int, u.ssl_mode, MYSQLURL_SSL_VERIFY_CA));
+	cr_assert(eq(int, v.ssl_mode, MYSQLURL_SSL_REQUIRED));
 	cr_assert(eq(str, v.ssl_key, ""), "the key in the certificate's file");
-	cr_assert(eq(int, w.ssl_mode, SQLURL_SSL_VERIFY_IDENTITY));
+	cr_assert(eq(int, w.ssl_mode, MYSQLURL_SSL_VERIFY_IDENTITY));
 }
 
-Test(sqlurl, verify_identity_may_use_the_system_cas)
+Test(mysqlurl, verify_identity_may_use_the_system_cas)
 {
-	struct lr_sqlurl u = parse_ok("mysql://db.example/x?ssl-mode=VERIFY_IDENTITY");
+	struct lr_mysqlurl u = parse_ok("mysql://db.example/x?ssl-mode=VERIFY_IDENTITY");
 
-	cr_assert(eq(int, u.ssl_mode, SQLURL_SSL_VERIFY_IDENTITY));
+	cr_assert(eq(int, u.ssl_mode, MYSQLURL_SSL_VERIFY_IDENTITY));
 	cr_assert(eq(str, u.ssl_ca, ""));
 }
 
-Test(sqlurl, bad_ssl_values_are_refused)
+Test(mysqlurl, bad_ssl_values_are_refused)
 {
 	parse_bad("mysql://db/x?ssl-mode=on", "mysql://: bad ssl-mode (DISABLED, "
 	    "PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY)" EXPECTED);
@@ -237,7 +237,7 @@ Test(sqlurl, bad_ssl_values_are_refused)
 	    "absolute one)" EXPECTED);
 }
 
-Test(sqlurl, ssl_combinations_that_cannot_mean_what_they_say)
+Test(mysqlurl, ssl_combinations_that_cannot_mean_what_they_say)
 {
 	parse_bad("mysql://db/x?ssl-mode=VERIFY_CA", "mysql://: ssl-mode=VERIFY_CA needs "
 	    "ssl-ca (VERIFY_IDENTITY may go without)" EXPECTED);
@@ -252,7 +252,7 @@ Test(sqlurl, ssl_combinations_that_cannot_mean_what_they_say)
 }
 
 /* A parameter's name is said, unless it does not look like one. */
-Test(sqlurl, unknown_parameters_are_named_secrets_are_not)
+Test(mysqlurl, unknown_parameters_are_named_secrets_are_not)
 {
 	parse_bad("mysql://db/x?ssl-mode=REQUIRED&sslmode=require", "mysql://: unknown "
 	    "parameter sslmode (known: socket, ssl-mode, ssl-ca, ssl-cert, ssl-key)"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* redis_backend.c -- the lock in Redis, behind backend.h: the scripts of
- * lock.c for a run, and the reads of status, history and unlock (GET,
+/* redis.c -- the lock in Redis, behind backend.h: the scripts of
+ * rlock.c for a run, and the reads of status, history and unlock (GET,
  * PTTL, HGETALL, XREVRANGE, SCAN), each in one round trip. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,14 +9,23 @@
 #include <hiredis/hiredis.h>
 
 #include "core/duration.h"
-#include "backend/redis/redis_backend.h"
+#include "backend/redis/redis.h"
+#include "backend/redis/rconn.h"
 #include "backend/redis/rerr.h"
+#include "backend/redis/rlock.h"
+#include "backend/redis/rurl.h"
 #include "backend/redis/sentinel.h"
+#include "backend/redis/tls.h"
 #include "core/text.h"
 
+/* The connection, and what it is made from: the URL parsed, the
+ * passwords (wiped when freed) and the tls: settings (borrowed). */
 struct redis_impl {
-	struct lr_conn		conn;
-	struct lr_redis_setup	setup;
+	struct lr_conn		 conn;
+	struct lr_url		 url;
+	char			 password[512];
+	char			 sentinel_password[512];	/* redis+sentinel:// */
+	const struct lr_tls_opts *tls;
 };
 
 static struct lr_conn *
@@ -41,9 +50,9 @@ redis_open(struct lr_backend *b, struct lr_err *e)
 
 	if (rconn_is_open(&r->conn))
 		return 0;
-	r->conn.tls_opts = r->setup.tls;
-	r->conn.sentinel_password = r->setup.sentinel_password;
-	rc = rconn_open(&r->conn, r->setup.url, r->setup.password,
+	r->conn.tls_opts = r->tls;
+	r->conn.sentinel_password = r->sentinel_password;
+	rc = rconn_open(&r->conn, &r->url, r->password,
 	    b->cfg.connect_timeout_ms, b->cfg.command_timeout_ms, e);
 	sync_where(b);
 	return rc;
@@ -352,7 +361,7 @@ redis_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
 	size_t cap = 0;
 	long long scan_by = mono_ms() + b->cfg.command_timeout_ms;
 
-	if (((struct redis_impl *)b->impl)->setup.url->cluster)
+	if (((struct redis_impl *)b->impl)->url.cluster)
 		return lr_errf(e, EX_USAGE, "status: on a Redis Cluster, name the tasks "
 		    "(lockrun status TASK...) or give a config that lists them; lockrun "
 		    "does not scan every node");
@@ -493,10 +502,13 @@ redis_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 static void
 redis_free(struct lr_backend *b)
 {
-	if (b->impl == NULL)
+	struct redis_impl *r = b->impl;
+
+	if (r == NULL)
 		return;
-	rconn_free(conn_of(b));
-	free(b->impl);
+	rconn_free(&r->conn);
+	explicit_bzero(r, sizeof(*r));	/* the passwords, and the URL's */
+	free(r);
 	b->impl = NULL;
 }
 
@@ -510,6 +522,29 @@ static const struct lr_backend_ops redis_ops = {
 	.reopen = redis_reopen, .free = redis_free,
 };
 
+/* What the URL asks for beyond the connection: the sentinels' own
+ * password, and OpenSSL loaded now, so that a missing library is named
+ * before anything is tried. */
+static int
+redis_setup(struct redis_impl *r, const struct lr_backend_cfg *cfg, struct lr_err *e)
+{
+	char why[300];
+
+	if (rurl_parse(cfg->url, &r->url, e) != 0)
+		return -1;
+	/* a password from a file or the environment wins over the URL's */
+	snprintf(r->password, sizeof(r->password), "%s",
+	    cfg->password && *cfg->password ? cfg->password : r->url.password);
+	r->tls = cfg->opts ? &cfg->opts->tls : NULL;
+	if (r->url.nsentinels && sentinel_password(cfg->opts ?
+	    cfg->opts->sentinel_password_file : NULL, r->sentinel_password,
+	    sizeof(r->sentinel_password), e) != 0)
+		return -1;
+	if (r->url.tls && tls_load(why, sizeof(why)) != 0)
+		return lr_errf(e, EX_UNAVAILABLE, "%s", why);
+	return 0;
+}
+
 int
 redis_backend_init(struct lr_backend *b, struct lr_err *e)
 {
@@ -518,9 +553,20 @@ redis_backend_init(struct lr_backend *b, struct lr_err *e)
 	if (r == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	rconn_init(&r->conn);
-	r->setup = *(const struct lr_redis_setup *)b->cfg.extra;
 	b->impl = r;
+	if (redis_setup(r, &b->cfg, e) != 0) {
+		redis_free(b);
+		return -1;
+	}
 	b->ops = &redis_ops;
-	rurl_where(r->setup.url, b->where, sizeof(b->where));
+	rurl_where(&r->url, b->where, sizeof(b->where));
 	return 0;
+}
+
+int
+redis_check_url(const char *url, struct lr_err *e)
+{
+	struct lr_url u;
+
+	return rurl_parse(url, &u, e);
 }

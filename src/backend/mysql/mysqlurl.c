@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* sqlurl.c -- parse mysql:// and mariadb:// URLs into what
+/* mysqlurl.c -- parse mysql:// and mariadb:// URLs into what
  * mysql_real_connect() takes. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "backend/redis/rurl.h"
-#include "backend/mysql/sqlurl.h"
+#include "backend/mysql/mysqlurl.h"
 
 #define USAGE	"[user[:password]@]host[:port]/database[?param=value&...]"
 #define KNOWN	"socket, ssl-mode, ssl-ca, ssl-cert, ssl-key"
@@ -19,31 +19,31 @@ bad(struct lr_err *e, const char *scheme, const char *why)
 }
 
 static const char *const ssl_names[] = {
-	[SQLURL_SSL_DEFAULT] = "",
-	[SQLURL_SSL_DISABLED] = "DISABLED",
-	[SQLURL_SSL_PREFERRED] = "PREFERRED",
-	[SQLURL_SSL_REQUIRED] = "REQUIRED",
-	[SQLURL_SSL_VERIFY_CA] = "VERIFY_CA",
-	[SQLURL_SSL_VERIFY_IDENTITY] = "VERIFY_IDENTITY",
+	[MYSQLURL_SSL_DEFAULT] = "",
+	[MYSQLURL_SSL_DISABLED] = "DISABLED",
+	[MYSQLURL_SSL_PREFERRED] = "PREFERRED",
+	[MYSQLURL_SSL_REQUIRED] = "REQUIRED",
+	[MYSQLURL_SSL_VERIFY_CA] = "VERIFY_CA",
+	[MYSQLURL_SSL_VERIFY_IDENTITY] = "VERIFY_IDENTITY",
 };
 
 const char *
-sqlurl_ssl_name(enum sqlurl_ssl mode)
+mysqlurl_ssl_name(enum mysqlurl_ssl mode)
 {
 	return ssl_names[mode];
 }
 
 /* ssl-mode's value, any case, as the mysql client takes it. */
 static int
-ssl_mode(const char *v, size_t len, enum sqlurl_ssl *mode)
+ssl_mode(const char *v, size_t len, enum mysqlurl_ssl *mode)
 {
 	char buf[32];
 
 	if (rurl_pct_decode(v, len, buf, sizeof(buf)) != 0)
 		return -1;
-	for (size_t m = SQLURL_SSL_DISABLED; m <= SQLURL_SSL_VERIFY_IDENTITY; m++)
+	for (size_t m = MYSQLURL_SSL_DISABLED; m <= MYSQLURL_SSL_VERIFY_IDENTITY; m++)
 		if (strcasecmp(buf, ssl_names[m]) == 0) {
-			*mode = (enum sqlurl_ssl)m;
+			*mode = (enum mysqlurl_ssl)m;
 			return 0;
 		}
 	return -1;
@@ -59,22 +59,26 @@ path(const char *v, size_t len, char *buf, size_t n)
 
 /* The parameter named [s, s+nlen) is not one of ours: name it when the
  * name looks like one (anything else may be a secret pasted in the wrong
- * place, and stays unsaid). */
-static void
-unknown(const char *s, size_t nlen, char *why, size_t n)
+ * place, and stays unsaid). Returns -1 with e, as bad(). */
+static int
+unknown(const char *s, size_t nlen, const char *scheme, struct lr_err *e)
 {
+	char why[160];
+
 	if (nlen == 0 || nlen > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") < nlen)
-		snprintf(why, n, "an unknown parameter (known: " KNOWN ")");
-	else
-		snprintf(why, n, "unknown parameter %.*s (known: " KNOWN ")", (int)nlen, s);
+		return bad(e, scheme, "an unknown parameter (known: " KNOWN ")");
+	snprintf(why, sizeof(why), "unknown parameter %.*s (known: " KNOWN ")", (int)nlen, s);
+	return bad(e, scheme, why);
 }
 
 /* ?name=value&...: socket=, ssl-mode=, ssl-ca=, ssl-cert=, ssl-key=; the
- * last of a name counts. */
+ * last of a name counts. Returns 0, or -1 with e, as bad(). */
 static int
-parse_query(const char *q, struct lr_sqlurl *u, char *why, size_t n)
+parse_query(const char *q, struct lr_mysqlurl *u, const char *scheme, struct lr_err *e)
 {
+	char why[160];
+
 	while (*q) {
 		size_t len = strcspn(q, "&");
 		const char *eq = memchr(q, '=', len), *v = eq ? eq + 1 : q + len;
@@ -92,17 +96,14 @@ parse_query(const char *q, struct lr_sqlurl *u, char *why, size_t n)
 		else if (IS("ssl-key"))
 			dst = u->ssl_key, dn = sizeof(u->ssl_key);
 		if (IS("ssl-mode")) {
-			if (ssl_mode(v, vlen, &u->ssl_mode) != 0) {
-				snprintf(why, n, "bad ssl-mode (DISABLED, PREFERRED, "
+			if (ssl_mode(v, vlen, &u->ssl_mode) != 0)
+				return bad(e, scheme, "bad ssl-mode (DISABLED, PREFERRED, "
 				    "REQUIRED, VERIFY_CA or VERIFY_IDENTITY)");
-				return -1;
-			}
 		} else if (dst == NULL) {
-			unknown(q, nlen, why, n);
-			return -1;
+			return unknown(q, nlen, scheme, e);
 		} else if (path(v, vlen, dst, dn) != 0) {
-			snprintf(why, n, "bad %.*s path (an absolute one)", (int)nlen, q);
-			return -1;
+			snprintf(why, sizeof(why), "bad %.*s path (an absolute one)", (int)nlen, q);
+			return bad(e, scheme, why);
 		}
 #undef IS
 		q += len + (q[len] == '&');
@@ -114,31 +115,30 @@ parse_query(const char *q, struct lr_sqlurl *u, char *why, size_t n)
  * a client certificate alone for REQUIRED (neither makes sense without
  * TLS); then the combinations that cannot mean what they say. */
 static const char *
-ssl_check(struct lr_sqlurl *u)
+ssl_check(struct lr_mysqlurl *u)
 {
-	if (u->ssl_mode == SQLURL_SSL_DEFAULT && u->ssl_ca[0])
-		u->ssl_mode = SQLURL_SSL_VERIFY_CA;
-	else if (u->ssl_mode == SQLURL_SSL_DEFAULT && (u->ssl_cert[0] || u->ssl_key[0]))
-		u->ssl_mode = SQLURL_SSL_REQUIRED;
+	if (u->ssl_mode == MYSQLURL_SSL_DEFAULT && u->ssl_ca[0])
+		u->ssl_mode = MYSQLURL_SSL_VERIFY_CA;
+	else if (u->ssl_mode == MYSQLURL_SSL_DEFAULT && (u->ssl_cert[0] || u->ssl_key[0]))
+		u->ssl_mode = MYSQLURL_SSL_REQUIRED;
 	if (u->ssl_key[0] && !u->ssl_cert[0])
 		return "ssl-key needs ssl-cert";
-	if (u->ssl_mode == SQLURL_SSL_DISABLED && (u->ssl_ca[0] || u->ssl_cert[0]))
+	if (u->ssl_mode == MYSQLURL_SSL_DISABLED && (u->ssl_ca[0] || u->ssl_cert[0]))
 		return "ssl-mode=DISABLED takes no ssl-ca, ssl-cert or ssl-key";
 	/* the client library would verify with it all the same */
-	if (u->ssl_ca[0] && u->ssl_mode < SQLURL_SSL_VERIFY_CA)
+	if (u->ssl_ca[0] && u->ssl_mode < MYSQLURL_SSL_VERIFY_CA)
 		return "ssl-ca goes with ssl-mode=VERIFY_CA or VERIFY_IDENTITY";
 	/* any server with any publicly trusted certificate would pass */
-	if (u->ssl_mode == SQLURL_SSL_VERIFY_CA && !u->ssl_ca[0])
+	if (u->ssl_mode == MYSQLURL_SSL_VERIFY_CA && !u->ssl_ca[0])
 		return "ssl-mode=VERIFY_CA needs ssl-ca (VERIFY_IDENTITY may go without)";
 	return NULL;
 }
 
 int
-sqlurl_parse(const char *url, struct lr_sqlurl *u, struct lr_err *e)
+mysqlurl_parse(const char *url, struct lr_mysqlurl *u, struct lr_err *e)
 {
 	const char *scheme = strncmp(url, "mariadb://", 10) == 0 ? "mariadb" : "mysql";
 	const char *rest, *slash, *at, *q, *why = NULL;
-	char qwhy[160];
 	int explicit_port;
 
 	memset(u, 0, sizeof(*u));
@@ -162,8 +162,8 @@ sqlurl_parse(const char *url, struct lr_sqlurl *u, struct lr_err *e)
 	if (q == slash + 1 || rurl_pct_decode(slash + 1, (size_t)(q - slash - 1), u->database,
 	    sizeof(u->database)) != 0 || strchr(u->database, '/') != NULL)
 		return bad(e, scheme, "no database, or a bad one");
-	if (*q == '?' && parse_query(q + 1, u, qwhy, sizeof(qwhy)) != 0)
-		return bad(e, scheme, qwhy);
+	if (*q == '?' && parse_query(q + 1, u, scheme, e) != 0)
+		return -1;
 	if ((why = ssl_check(u)) != NULL)
 		return bad(e, scheme, why);
 	if (u->socket[0] && (explicit_port || strcmp(u->host, "localhost") != 0))
@@ -171,12 +171,12 @@ sqlurl_parse(const char *url, struct lr_sqlurl *u, struct lr_err *e)
 	/* the mysql client's rule: localhost without a port is the socket */
 	u->is_unix = u->socket[0] || (!explicit_port && strcmp(u->host, "localhost") == 0);
 	if (!explicit_port)
-		u->port = SQLURL_PORT;
+		u->port = MYSQLURL_PORT;
 	return 0;
 }
 
 char *
-sqlurl_where(const struct lr_sqlurl *u, const char *dflt, char *buf, size_t n)
+mysqlurl_where(const struct lr_mysqlurl *u, const char *dflt, char *buf, size_t n)
 {
 	if (u->is_unix)
 		snprintf(buf, n, "unix:%s", u->socket[0] ? u->socket : dflt);

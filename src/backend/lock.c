@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* lock.c -- the parts of a lock every backend shares: the owner id and
+ * description drawn at start, and the value written once it is taken. */
+#include <sys/random.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/lock.h"
+#include "core/text.h"
+
+/* 16 random bytes that never block: getrandom(2) may block at early boot
+ * until the pool is ready, outside every timeout, so ask it not to; then
+ * /dev/urandom; then the clocks and the pid, which still make the id
+ * unique (it is an owner check, not a secret). */
+static void
+owner_bytes(unsigned char raw[16])
+{
+	struct timespec rt, mt;
+	unsigned long long a, b;
+	int fd;
+
+	if (getrandom(raw, 16, GRND_NONBLOCK) == 16)
+		return;
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		ssize_t got = read(fd, raw, 16);
+		close(fd);
+		if (got == 16)
+			return;
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	a = (unsigned long long)rt.tv_sec * 1000000000ULL + (unsigned long long)rt.tv_nsec;
+	b = ((unsigned long long)mt.tv_nsec << 32) ^ (unsigned long long)getpid();
+	memcpy(raw, &a, 8);
+	memcpy(raw + 8, &b, 8);
+}
+
+void
+lock_init(struct lr_lock *l, const char *host)
+{
+	unsigned char raw[16];
+	struct timespec ts;
+	char start[TEXT_ISO_MAX];
+
+	owner_bytes(raw);
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(l->id + 2 * i, 3, "%02x", raw[i]);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	text_iso(ts.tv_sec * 1000LL + ts.tv_nsec / 1000000, TEXT_ISO_MS, start,
+	    sizeof(start));
+	snprintf(l->owner, sizeof(l->owner), "%s %ld %s", host, (long)getpid(), start);
+}
+
+void
+lock_took(struct lr_lock *l, long long token)
+{
+	l->token = token;
+	snprintf(l->token_s, sizeof(l->token_s), "%lld", token);
+	snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, token, l->owner);
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* ops.h -- where the lock lives: what a backend implements. The run
+ * path, the renewal loop and the verbs talk to a backend through these
+ * operations only; Redis (redis/redis.c), PostgreSQL (pg/pg.c) and
+ * MySQL/MariaDB (mysql/mysql.c) implement them; backend.c (backend.h)
+ * picks one. A backend includes this header, never backend.h.
+ *
+ * Every backend keeps the same records under the same names (keys.h): the
+ * stable key and a slot key hold "<owner id> <token> <host> <pid> <start>",
+ * the fence key the last fencing token, the history key a list of entries
+ * and the last-run key a set of fields. Redis keeps them as keys, the SQL
+ * backends as rows (man lockrun.yaml(5), "Tables"). The lease decides on
+ * every backend: a stable key (row) that has not expired holds newcomers
+ * off, whatever became of the connection that wrote it. A SQL backend
+ * holds the stable key as a session lock of its open connection as well,
+ * which keeps it held while that session lives and lets the release free
+ * it at once; the holder watches that connection (idle_read) and stops
+ * its command before the lease ends when the session does. */
+#ifndef LR_OPS_H
+#define LR_OPS_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "core/keys.h"
+#include "core/task.h"
+#include "backend/lock.h"
+#include "backend/record.h"
+
+struct lr_backend;
+
+/* How a backend is set up: the URL and the settings every backend has.
+ * Strings are borrowed and must outlive the backend. */
+struct lr_backend_cfg {
+	const char	*url;		/* as given: redis://, mysql://, postgres:// ... */
+	const char	*password;	/* from a file or the environment; "": the URL's */
+	long long	 connect_timeout_ms;
+	long long	 command_timeout_ms;
+	const struct lr_server_opts *opts;	/* all the settings, for a backend's
+					 * own (Redis: tls, sentinel_password_file) */
+};
+
+struct lr_backend_ops {
+	const char	*name;		/* "redis", "postgres", "mysql": in messages */
+	const char	*title;		/* "Redis", "PostgreSQL", "MySQL": in sentences */
+	int		 session;	/* the stable key is a session lock too: a
+					 * broken connection means this holder lost
+					 * it (its lease still holds newcomers off) */
+
+	/* Connect, within the connect timeout (and, for a SQL backend,
+	 * create the tables if they are missing -- or create them on first
+	 * use, after a statement finds one missing). Returns 0, or -1 with
+	 * e = EX_UNAVAILABLE, transport set when the server could not be
+	 * reached, clear when it refused (a bad password); EX_CONFIG for a
+	 * database that does not exist. */
+	int	(*open)(struct lr_backend *b, struct lr_err *e);
+
+	/* One round trip that proves the server answers (`lockrun check`).
+	 * Returns 0, or -1 with e. */
+	int	(*ping)(struct lr_backend *b, struct lr_err *e);
+
+	/* The whole run decision in one round trip (redis/rlock.h, lock_acquire():
+	 * the stable key if l->ttl_ms, the slot key if l->slot_ttl_ms, a
+	 * fencing token, a history entry "ran", "skipped-held" (unless
+	 * l->quiet_held) or "skipped-slot", the last-run record). Fills
+	 * l->token/token_s/value when acquired, l->holder when not.
+	 * Returns 0 with *out, or -1 with e = EX_UNAVAILABLE. */
+	int	(*acquire)(struct lr_backend *b, struct lr_lock *l,
+		    enum lock_outcome *out, struct lr_err *e);
+
+	/* Keep-alive of the stable key, without blocking: send, then
+	 * recv when fd() is readable (redis/rlock.h, lock_renew_send/_recv). A
+	 * closed connection is opened again first if the backend can keep
+	 * its lock across one (Redis), within cap_ms; a session backend
+	 * fails instead (transport set): its lock went with the session.
+	 * The caller waits wait_ms for the answer; a backend that may have
+	 * to follow a redirect meanwhile (Redis Cluster) does so within it. */
+	int	(*renew_send)(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
+		    long long wait_ms, struct lr_err *e);
+	int	(*renew_recv)(struct lr_backend *b, struct lr_lock *l,
+		    enum renew_outcome *out, struct lr_err *e);
+
+	/* Record how the run ended and free the stable key if it is still
+	 * ours (lock_release()), or our tombstone (unlock). A session backend
+	 * takes end->event NULL: free only, record nothing (after a lost lock,
+	 * whose loss the keep-alive recorded). Returns 1, 0 or -1 as
+	 * lock_release(). */
+	int	(*release)(struct lr_backend *b, const struct lr_lock *l,
+		    const struct lr_ending *end, struct lr_err *e);
+
+	/* `lockrun unlock` (lock_unlock()): free key if it still holds
+	 * expect. A stable key whose holder may be running (a lockrun value
+	 * with a lease, not already a tombstone) is not freed: its value V
+	 * becomes the tombstone "unlocked:" V for the rest of the lease, so
+	 * newcomers are skipped while the holder, told so at its next
+	 * renewal (RENEW_LOST_LATER), stops its tree and then deletes it at
+	 * its release. A tombstone, a --min-hold leftover (no holder runs:
+	 * Redis keeps it as "released:" V, a database marks its row), a slot
+	 * key or a value with no lease are freed at once. Either way the
+	 * fencing counter moves past the holder's token and the history
+	 * records "unlocked". Returns 1 freed now, 3 tombstoned (its holder
+	 * told to stop), 2 not freed as it changed hands (each with the key's
+	 * value in holder[n]), 0 the key was free, -1 with e.
+	 * peek: the look before it: key's value into buf[n] and its lease in
+	 * *ttl_ms (-1: none). Returns 1 held, 0 free, -1 with e. */
+	int	(*unlock)(struct lr_backend *b, const struct lr_keys *k, const char *key,
+		    const char *expect, const char *who, long long hist_cap,
+		    long long hist_ttl_ms, char *holder, size_t n, struct lr_err *e);
+	int	(*peek)(struct lr_backend *b, const char *key, char *buf, size_t n,
+		    long long *ttl_ms, struct lr_err *e);
+
+	/* `lockrun status`: the state of n tasks (keys k[i]) in one round
+	 * trip, runs and skips counted when counts is set, and the server's
+	 * clock in *now_ms. Returns 0, or -1 with e. */
+	int	(*states)(struct lr_backend *b, const struct lr_keys *k, size_t n,
+		    int counts, struct lr_state *out, long long *now_ms, struct lr_err *e);
+
+	/* Every record's key under prefix (stable, slot, fence, history,
+	 * last-run keys alike; status.c derives the task names), into *keys:
+	 * a malloc'd array of malloc'd strings, in any order. Returns 0, or
+	 * -1 with e (EX_USAGE when the backend cannot list them, as a Redis
+	 * cluster). */
+	int	(*keys)(struct lr_backend *b, const char *prefix, char ***keys,
+		    size_t *n, struct lr_err *e);
+
+	/* `lockrun history`: the newest count entries. Returns 0, or -1. */
+	int	(*history)(struct lr_backend *b, const struct lr_keys *k, long long count,
+		    struct lr_hist *h, struct lr_err *e);
+
+	/* `lockrun check`: can a run use k's records (and take writes)?
+	 * Problems into buf[n], one per line. Returns their number, or -1. */
+	int	(*probe)(struct lr_backend *b, const struct lr_keys *k, int one_server,
+		    char *buf, size_t n, struct lr_err *e);
+
+	/* The connection's socket, for poll(2) and for the command's child to
+	 * close; -1 when closed. */
+	int	(*fd)(const struct lr_backend *b);
+	/* fd() became readable while no request is in flight: read what came,
+	 * without blocking. Returns 0 when the session goes on (a notice),
+	 * or -1 with e (transport set, the connection closed) when it is
+	 * over: the server ended the session (pg_terminate_backend(), KILL)
+	 * or the connection was closed or reset (a proxy, a firewall). NULL:
+	 * the connection is not watched between requests (Redis: a broken
+	 * connection is found, and opened again, at the next renewal). */
+	int	(*idle_read)(struct lr_backend *b, struct lr_err *e);
+	/* Close the connection, and open it again within cap_ms (or the
+	 * connect timeout, whichever is sooner). */
+	void	(*close)(struct lr_backend *b);
+	int	(*reopen)(struct lr_backend *b, long long cap_ms, struct lr_err *e);
+	/* Free everything; the backend may not be used after. */
+	void	(*free)(struct lr_backend *b);
+};
+
+struct lr_backend {
+	const struct lr_backend_ops	*ops;
+	struct lr_backend_cfg		 cfg;
+	char				 where[300];	/* "db.example:5432", for messages */
+	void				*impl;		/* the backend's own state */
+};
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* record.c -- building and freeing the records every backend returns. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/record.h"
+
+int
+fields_add(struct lr_fields *fl, const char *f, const char *v)
+{
+	if (v == NULL || *v == '\0')
+		return 0;
+	if (fl->n == LR_FIELDS_MAX)
+		return -1;
+	if ((fl->f[fl->n] = strdup(f)) == NULL)
+		return -1;
+	if ((fl->v[fl->n] = strdup(v)) == NULL) {
+		free(fl->f[fl->n]);
+		return -1;
+	}
+	fl->n++;
+	return 0;
+}
+
+const char *
+fields_get(const struct lr_fields *fl, const char *f)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		if (strcmp(fl->f[i], f) == 0)
+			return fl->v[i];
+	return NULL;
+}
+
+void
+fields_free(struct lr_fields *fl)
+{
+	for (size_t i = 0; i < fl->n; i++) {
+		free(fl->f[i]);
+		free(fl->v[i]);
+	}
+	fl->n = 0;
+}
+
+void
+hist_free(struct lr_hist *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		fields_free(&h->e[i].fields);
+	free(h->e);
+	h->e = NULL;
+	h->n = 0;
+}
+
+void
+state_free(struct lr_state *s)
+{
+	free(s->value);
+	s->value = NULL;
+	fields_free(&s->last);
+}

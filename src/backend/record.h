@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* record.h -- the records every backend returns (a run's fields, a
+ * task's history and state), and the helpers that build and free them:
+ * the backends depend on these, never on the dispatcher (backend.c). */
+#ifndef LR_RECORD_H
+#define LR_RECORD_H
+
+#include <stddef.h>
+
+#define LR_FIELDS_MAX	16
+
+/* Field/value pairs, as the history and the last-run record hold them:
+ * event, host, pid, slot, token, holder, status, duration_ms; the last
+ * run also start_ms, end_ms, success_ms. Strings are owned (malloc). */
+struct lr_fields {
+	size_t	 n;
+	char	*f[LR_FIELDS_MAX];
+	char	*v[LR_FIELDS_MAX];
+};
+
+/* Add a copy of f and v (v NULL or "": left out). Returns 0, or -1 when
+ * out of memory or full. */
+int	fields_add(struct lr_fields *fl, const char *f, const char *v);
+/* The value of field f, or NULL. */
+const char *fields_get(const struct lr_fields *fl, const char *f);
+void	fields_free(struct lr_fields *fl);
+
+/* One history entry: when it was written (the server's clock, ms) and
+ * its fields. */
+struct lr_hist_entry {
+	long long		at_ms;
+	struct lr_fields	fields;
+};
+
+struct lr_hist {
+	size_t			 n;
+	struct lr_hist_entry	*e;	/* newest first */
+};
+
+void	hist_free(struct lr_hist *h);
+
+/* A task's lock and last run, for `lockrun status`. */
+struct lr_state {
+	char		*value;		/* the stable key's holder value; NULL: free */
+	long long	 ttl_ms;	/* what is left of its lease; -1: none (a
+					 * session lock, or no expiry) */
+	struct lr_fields last;		/* the last-run record; n 0: none */
+	long long	 runs, skips;	/* history entries "ran" and
+					 * "skipped-*"; -1 unless counted */
+};
+
+void	state_free(struct lr_state *s);
+
+#endif
