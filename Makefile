@@ -103,7 +103,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # Pure modules: libc only, linked alone into the unit tests.
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
-SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file)
+SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file url)
 SRC_CONFIG = config/config config/yamltree
 SRC_OUT = out/log
 SRC_PROC = $(addprefix proc/,supervise child guard)

@@ -14,6 +14,7 @@
 #include "core/duration.h"
 #include "out/log.h"
 #include "cli/secret.h"
+#include "core/url.h"
 #include "backend/redis/sentinel.h"
 
 void
@@ -197,7 +198,7 @@ secrets_hide(struct lr_ctx *x)
 	secret_env_wipe("LOCKRUN_SENTINEL_PASSWORD");
 	/* either variable, the one in use or not */
 	for (size_t i = 0; i < sizeof(url_vars) / sizeof(url_vars[0]); i++)
-		if ((env_url = getenv(url_vars[i])) && rurl_has_password(env_url))
+		if ((env_url = getenv(url_vars[i])) && url_has_password(env_url))
 			secret_env_wipe(url_vars[i]);
 	if (x->cli.redis.url && secret_url_mask((char *)x->cli.redis.url) > 0)
 		lr_warn("--url: a password on the command line can be read by any user "

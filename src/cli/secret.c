@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/redis/rurl.h"
+#include "core/url.h"
 #include "cli/secret.h"
 
 extern char **environ;
@@ -23,8 +23,8 @@ secret_env_wipe(const char *name)
 size_t
 secret_url_mask(char *url)
 {
-	struct rurl_span s[8];
-	size_t n = rurl_password_spans(url, s, sizeof(s) / sizeof(s[0]));
+	struct url_span s[8];
+	size_t n = url_password_spans(url, s, sizeof(s) / sizeof(s[0]));
 
 	for (size_t i = 0; i < n; i++)
 		memset(url + s[i].off, 'x', s[i].len);

@@ -12,7 +12,7 @@
  * guard's, which copies it). */
 void	secret_env_wipe(const char *name);
 
-/* Overwrite every password in url (rurl_password_spans()) with 'x', in
+/* Overwrite every password in url (url_password_spans()) with 'x', in
  * place: for an argv string, what /proc/PID/cmdline and ps show. Returns
  * how many were found. */
 size_t	secret_url_mask(char *url);
