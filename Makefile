@@ -108,8 +108,8 @@ SRC_CONFIG = config/config config/yamltree
 SRC_OUT = out/log
 SRC_PROC = $(addprefix proc/,supervise child guard)
 SRC_BACKEND = backend/backend backend/notes
-SRC_REDIS = $(addprefix backend/redis/,redis_backend rlock rconn rreader rcluster cluster \
-	sentinel sentinel_url rurl rerr tls)
+SRC_REDIS = $(addprefix backend/redis/,redis_backend rlock rconn rlink rsecret rreader \
+	rcluster cluster sentinel sentinel_url rurl rerr tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql sqlurl)
 SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret)

@@ -264,11 +264,8 @@ ctx_redis(struct lr_ctx *x, struct lr_err *e)
 		return -1;
 	/* OpenSSL is loaded now, when the URL asks for TLS: a missing
 	 * library is named before anything is tried */
-	if (redis && x->url.tls) {
-		char why[300];
-		if (tls_load(why, sizeof(why)) != 0)
-			return lr_errf(e, EX_UNAVAILABLE, "%s", why);
-	}
+	if (redis && x->url.tls && tls_load(e) != 0)
+		return -1;
 	/* TLS settings beside a URL that does not use them would send the
 	 * password in the clear while the config reads as if it did not */
 	if (x->cfg.tls_at[0] != '\0' && !(redis && x->url.tls))

@@ -11,7 +11,6 @@
 #include "core/duration.h"
 #include "backend/redis/redis_backend.h"
 #include "backend/redis/rerr.h"
-#include "backend/redis/sentinel.h"
 #include "core/text.h"
 
 struct redis_impl {
@@ -30,7 +29,7 @@ conn_of(const struct lr_backend *b)
 static void
 sync_where(struct lr_backend *b)
 {
-	snprintf(b->where, sizeof(b->where), "%s", conn_of(b)->where);
+	snprintf(b->where, sizeof(b->where), "%s", conn_of(b)->link.where);
 }
 
 static int
@@ -89,7 +88,7 @@ redis_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	struct lr_conn *c = conn_of(b);
 
 	/* through Sentinel: go where the sentinels say the master is now */
-	sentinel_recheck(c, cap_ms);
+	rconn_recheck_master(c, cap_ms);
 	if (rconn_fd(c) < 0 && rconn_reopen(c, cap_ms, e) != 0)
 		return -1;
 	sync_where(b);
@@ -134,11 +133,10 @@ static int
 reply_error(const struct lr_backend *b, const redisReply *r, const char *doing,
     struct lr_err *e)
 {
-	char why[400];
+	struct lr_err why;
 
-	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", why,
-	    sizeof(why));
-	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", b->where, doing, why);
+	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", &why);
+	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", b->where, doing, why.msg);
 }
 
 /* The key's value and what is left of its TTL, in one round trip (GET and
