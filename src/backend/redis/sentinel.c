@@ -138,24 +138,19 @@ sentinel_open(struct lr_sentinel *s, int i, long long ms, struct lr_err *e)
  * know the master, -1 with why. */
 static int
 ask_once(struct lr_sentinel *s, int i, long long ms, char *host, size_t hn, int *port,
-    char *why, size_t wn)
+    struct lr_err *why)
 {
 	const char *argv[] = { "SENTINEL", "get-master-addr-by-name",
 	    s->master_url->master };
 	struct lr_link *c = &s->conn[i];
-	struct lr_err e = { 0, "", 0 };
 	redisReply *r;
 	int rc = -1;
 
-	if (!rlink_is_open(c) && sentinel_open(s, i, ms, &e) != 0) {
-		snprintf(why, wn, "%s", e.msg);
+	if (!rlink_is_open(c) && sentinel_open(s, i, ms, why) != 0)
 		return -1;
-	}
 	rlink_set_command_timeout(c, ms);
-	if ((r = rlink_command(c, "SENTINEL get-master-addr-by-name", 3, argv, &e)) == NULL) {
-		snprintf(why, wn, "%s", e.msg);
+	if ((r = rlink_command(c, "SENTINEL get-master-addr-by-name", 3, argv, why)) == NULL)
 		return -1;
-	}
 	if (r->type == REDIS_REPLY_NIL)
 		rc = 0;
 	else if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
@@ -165,7 +160,7 @@ ask_once(struct lr_sentinel *s, int i, long long ms, char *host, size_t hn, int 
 		snprintf(host, hn, "%s", r->element[0]->str);
 		rc = 1;
 	} else
-		snprintf(why, wn, "%s", r->type == REDIS_REPLY_ERROR ? r->str :
+		lr_errf(why, EX_UNAVAILABLE, "%s", r->type == REDIS_REPLY_ERROR ? r->str :
 		    "unexpected reply to SENTINEL get-master-addr-by-name");
 	freeReplyObject(r);
 	if (rc < 0)
@@ -177,13 +172,13 @@ ask_once(struct lr_sentinel *s, int i, long long ms, char *host, size_t hn, int 
  * meanwhile (the sentinel restarted) gets one fresh try. */
 static int
 ask(struct lr_sentinel *s, int i, long long ms, char *host, size_t hn, int *port,
-    char *why, size_t wn)
+    struct lr_err *why)
 {
 	int was_open = rlink_is_open(&s->conn[i]);
-	int got = ask_once(s, i, ms, host, hn, port, why, wn);
+	int got = ask_once(s, i, ms, host, hn, port, why);
 
 	if (got < 0 && was_open)
-		got = ask_once(s, i, ms, host, hn, port, why, wn);
+		got = ask_once(s, i, ms, host, hn, port, why);
 	return got;
 }
 
@@ -191,8 +186,8 @@ ask(struct lr_sentinel *s, int i, long long ms, char *host, size_t hn, int *port
  * normally; a name only with the sentinels' announce-hostnames, and then
  * resolved). */
 static int
-point_at(struct lr_link *l, struct lr_addr *a, const char *host, int port, char *why,
-    size_t wn)
+point_at(struct lr_link *l, struct lr_addr *a, const char *host, int port,
+    struct lr_err *why)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 	    .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV }, *ai;
@@ -204,10 +199,9 @@ point_at(struct lr_link *l, struct lr_addr *a, const char *host, int port, char 
 		hints.ai_flags = AI_NUMERICSERV;
 		rv = getaddrinfo(host, p, &hints, &ai);
 	}
-	if (rv != 0) {
-		snprintf(why, wn, "cannot resolve %s: %s", host, gai_strerror(rv));
-		return -1;
-	}
+	if (rv != 0)
+		return lr_errf(why, EX_UNAVAILABLE, "cannot resolve %s: %s", host,
+		    gai_strerror(rv));
 	memcpy(&a->ss, ai->ai_addr, ai->ai_addrlen);
 	a->len = ai->ai_addrlen;
 	freeaddrinfo(ai);
@@ -219,22 +213,19 @@ point_at(struct lr_link *l, struct lr_addr *a, const char *host, int port, char 
 /* After AUTH/SELECT: is rc a master? 1 yes, 0 no (why says what it is),
  * -1 when it did not answer (why says so). */
 static int
-is_master(struct lr_link *l, char *why, size_t wn)
+is_master(struct lr_link *l, struct lr_err *why)
 {
 	const char *argv[] = { "ROLE" };
-	struct lr_err e = { 0, "", 0 };
-	redisReply *r = rlink_command(l, "ROLE", 1, argv, &e);
+	redisReply *r = rlink_command(l, "ROLE", 1, argv, why);
 	int yes;
 
-	if (r == NULL) {
-		snprintf(why, wn, "%s", e.msg);
+	if (r == NULL)
 		return -1;
-	}
 	yes = r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
 	    r->element[0]->type == REDIS_REPLY_STRING &&
 	    strcmp(r->element[0]->str, "master") == 0;
 	if (!yes)
-		snprintf(why, wn, "%s is not a master (ROLE: %s)", l->where,
+		lr_errf(why, EX_UNAVAILABLE, "%s is not a master (ROLE: %s)", l->where,
 		    r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
 		    r->element[0]->type == REDIS_REPLY_STRING ? r->element[0]->str :
 		    r->type == REDIS_REPLY_ERROR ? r->str : "?");
@@ -249,13 +240,14 @@ static int
 try_master(struct lr_link *l, const char *host, int port, long long ms,
     const char *sname, struct round *rd, struct lr_err *e)
 {
-	char why[400], what[600];
+	char what[600];
+	struct lr_err why;
 	struct lr_addr a;
 	int role;
 
 	snprintf(what, sizeof(what), "%s gave %s:%d", sname, host, port);
-	if (point_at(l, &a, host, port, why, sizeof(why)) != 0) {
-		note(rd, what, why);
+	if (point_at(l, &a, host, port, &why) != 0) {
+		note(rd, what, why.msg);
 		return 0;
 	}
 	if (rlink_connect(l, &a, ms, e) != 0) {
@@ -271,9 +263,9 @@ try_master(struct lr_link *l, const char *host, int port, long long ms,
 		note(rd, what, m);
 		return 0;
 	}
-	if ((role = is_master(l, why, sizeof(why))) != 1) {
+	if ((role = is_master(l, &why)) != 1) {
 		rlink_close(l);
-		note(rd, what, why);
+		note(rd, what, why.msg);
 		return 0;
 	}
 	return 1;
@@ -301,7 +293,8 @@ one_round(struct lr_sentinel *s, struct lr_link *l, long long deadline, long lon
 	const struct lr_url *u = s->master_url;
 
 	for (int i = 0; i < u->nsentinels; i++) {
-		char host[256], why[512], sname[300];
+		char host[256], sname[300];
+		struct lr_err why;
 		long long left = deadline - mono_ms();
 		int port = 0, got, rv;
 
@@ -309,10 +302,9 @@ one_round(struct lr_sentinel *s, struct lr_link *l, long long deadline, long lon
 			break;
 		rurl_where(&s->url[i], sname, sizeof(sname));
 		rd->asked++;
-		got = ask(s, i, min2(share, left), host, sizeof(host), &port, why,
-		    sizeof(why));
+		got = ask(s, i, min2(share, left), host, sizeof(host), &port, &why);
 		if (got < 0) {
-			note(rd, sname, why);
+			note(rd, sname, why.msg);
 			continue;
 		}
 		rd->answered++;
@@ -384,7 +376,8 @@ sentinel_connect(struct lr_sentinel *s, struct lr_link *l, long long connect_ms,
 int
 sentinel_recheck(struct lr_sentinel *s, struct lr_link *l, long long cap_ms)
 {
-	char host[256], why[512];
+	char host[256];
+	struct lr_err why;
 	int port = 0, i;
 	long long ms;
 
@@ -394,7 +387,7 @@ sentinel_recheck(struct lr_sentinel *s, struct lr_link *l, long long cap_ms)
 	ms = min2(l->connect_timeout_ms, cap_ms / 2);
 	if (ms < 1)
 		return 0;	/* no time to ask: renew where we are */
-	if (ask(s, i, ms, host, sizeof(host), &port, why, sizeof(why)) != 1) {
+	if (ask(s, i, ms, host, sizeof(host), &port, &why) != 1) {
 		s->last = (i + 1) % s->master_url->nsentinels;	/* ask another next time */
 		return 0;
 	}
