@@ -103,13 +103,13 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # Pure modules: libc only, linked alone into the unit tests.
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
-SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file)
+SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file url)
 SRC_CONFIG = config/config config/yamltree
 SRC_OUT = out/log
 SRC_PROC = $(addprefix proc/,supervise child spawn guard)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
-SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rreader rcluster cluster \
-	sentinel sentinel_url rurl rerr tls)
+SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rsecret rreader \
+	rcluster cluster sentinel sentinel_url rurl rerr tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret)

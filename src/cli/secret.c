@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/redis/rurl.h"
+#include "core/url.h"
 #include "cli/secret.h"
 
 extern char **environ;
@@ -24,17 +24,17 @@ void
 secret_env_url_wipe(const char *name)
 {
 	const char *url = getenv(name);
-	struct rurl_span s[1];
+	struct url_span s[1];
 
-	if (url && rurl_password_spans(url, s, 1) > 0)
+	if (url && url_password_spans(url, s, 1) > 0)
 		secret_env_wipe(name);
 }
 
 size_t
 secret_url_mask(char *url)
 {
-	struct rurl_span s[8];
-	size_t n = rurl_password_spans(url, s, sizeof(s) / sizeof(s[0]));
+	struct url_span s[8];
+	size_t n = url_password_spans(url, s, sizeof(s) / sizeof(s[0]));
 
 	for (size_t i = 0; i < n; i++)
 		memset(url + s[i].off, 'x', s[i].len);

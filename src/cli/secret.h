@@ -16,7 +16,7 @@ void	secret_env_wipe(const char *name);
  * in it (secret_url_mask() would find one). */
 void	secret_env_url_wipe(const char *name);
 
-/* Overwrite every password in url (rurl_password_spans()) with 'x', in
+/* Overwrite every password in url (url_password_spans()) with 'x', in
  * place: for an argv string, what /proc/PID/cmdline and ps show. Returns
  * how many were found. */
 size_t	secret_url_mask(char *url);

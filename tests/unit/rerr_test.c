@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rerr_test.c -- every error class, and the text shown for it. */
+#include <string.h>
+
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <criterion/parameterized.h>
@@ -53,17 +55,21 @@ ParameterizedTestParameters(rerr, classifies)
 
 ParameterizedTest(struct case_ *c, rerr, classifies)
 {
-	char why[400];
+	struct lr_err e = { 0, "", 1 };
 
-	cr_assert(eq(int, (int)rerr_classify(c->reply, why, sizeof(why)), (int)c->cls),
-	    "%s", c->reply);
-	cr_assert(eq(str, why, c->why));
+	cr_assert(eq(int, (int)rerr_classify(c->reply, &e), (int)c->cls), "%s", c->reply);
+	cr_assert(eq(str, e.msg, c->why));
+	cr_assert(eq(int, e.status, EX_UNAVAILABLE));
+	cr_assert(eq(int, e.transport, 0), "Redis answered: not a transport failure");
 }
 
-Test(rerr, a_short_buffer_is_cut_not_overrun)
+Test(rerr, a_long_reply_is_cut_not_overrun)
 {
-	char why[8];
+	struct lr_err e = { 0, "", 0 };
+	char reply[1200] = "LOADING ";
 
-	rerr_classify("LOADING Redis is loading the dataset in memory", why, sizeof(why));
-	cr_assert(eq(str, why, "Redis i"));
+	memset(reply + 8, 'x', sizeof(reply) - 9);
+	rerr_classify(reply, &e);
+	cr_assert(eq(sz, strlen(e.msg), sizeof(e.msg) - 1));
+	cr_assert(eq(int, strncmp(e.msg, "Redis is loading its dataset (LOADING xx", 40), 0));
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "backend/redis/rurl.h"
+#include "core/url.h"
 #include "backend/mysql/mysqlurl.h"
 
 #define USAGE	"[user[:password]@]host[:port]/database[?param=value&...]"
@@ -39,7 +39,7 @@ ssl_mode(const char *v, size_t len, enum mysqlurl_ssl *mode)
 {
 	char buf[32];
 
-	if (rurl_pct_decode(v, len, buf, sizeof(buf)) != 0)
+	if (url_pct_decode(v, len, buf, sizeof(buf)) != 0)
 		return -1;
 	for (size_t m = MYSQLURL_SSL_DISABLED; m <= MYSQLURL_SSL_VERIFY_IDENTITY; m++)
 		if (strcasecmp(buf, ssl_names[m]) == 0) {
@@ -54,7 +54,7 @@ ssl_mode(const char *v, size_t len, enum mysqlurl_ssl *mode)
 static int
 path(const char *v, size_t len, char *buf, size_t n)
 {
-	return rurl_pct_decode(v, len, buf, n) != 0 || buf[0] != '/' ? -1 : 0;
+	return url_pct_decode(v, len, buf, n) != 0 || buf[0] != '/' ? -1 : 0;
 }
 
 /* The parameter named [s, s+nlen) is not one of ours: name it when the
@@ -139,6 +139,7 @@ mysqlurl_parse(const char *url, struct lr_mysqlurl *u, struct lr_err *e)
 {
 	const char *scheme = strncmp(url, "mariadb://", 10) == 0 ? "mariadb" : "mysql";
 	const char *rest, *slash, *at, *q, *why = NULL;
+	struct lr_err hpwhy;
 	int explicit_port;
 
 	memset(u, 0, sizeof(*u));
@@ -147,19 +148,19 @@ mysqlurl_parse(const char *url, struct lr_mysqlurl *u, struct lr_err *e)
 	rest = url + strlen(scheme) + 3;
 	if ((slash = strchr(rest, '/')) == NULL)
 		return bad(e, scheme, "no database");
-	if ((at = rurl_last_at(rest, slash)) != NULL) {
-		if (rurl_userinfo(rest, (size_t)(at - rest), u->user, sizeof(u->user),
+	if ((at = url_last_at(rest, slash)) != NULL) {
+		if (url_userinfo(rest, (size_t)(at - rest), u->user, sizeof(u->user),
 		    u->password, sizeof(u->password)) != 0)
 			return bad(e, scheme, "bad user or password");
 		rest = at + 1;
 	}
-	if (rurl_hostport(rest, slash, u->host, sizeof(u->host), &u->port, &why) != 0)
-		return bad(e, scheme, why);
+	if (url_hostport(rest, slash, u->host, sizeof(u->host), &u->port, &hpwhy) != 0)
+		return bad(e, scheme, hpwhy.msg);
 	if (u->host[0] == '\0')	/* as the mysql client has it */
 		snprintf(u->host, sizeof(u->host), "localhost");
 	explicit_port = u->port != 0;
 	q = slash + 1 + strcspn(slash + 1, "?");
-	if (q == slash + 1 || rurl_pct_decode(slash + 1, (size_t)(q - slash - 1), u->database,
+	if (q == slash + 1 || url_pct_decode(slash + 1, (size_t)(q - slash - 1), u->database,
 	    sizeof(u->database)) != 0 || strchr(u->database, '/') != NULL)
 		return bad(e, scheme, "no database, or a bad one");
 	if (*q == '?' && parse_query(q + 1, u, scheme, e) != 0)

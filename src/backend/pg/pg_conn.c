@@ -29,7 +29,7 @@
 #include "backend/notes.h"
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pgurl.h"
-#include "backend/redis/rurl.h"
+#include "core/url.h"
 #include "core/text.h"
 
 #define LIBPQ		NOTES_PQ
@@ -113,7 +113,7 @@ pg_conn_where(struct lr_backend *b, struct lr_err *e)
 		text_one_line(line, sizeof(line), why ? why : "out of memory");
 		if (why != NULL)
 			pq.freemem(why);
-		if (rurl_has_password(b->cfg.url)) {
+		if (url_has_password(b->cfg.url)) {
 			line[strcspn(line, "\"")] = '\0';
 			text_one_line(line, sizeof(line), line);
 			if (line[0] != '\0' && line[strlen(line) - 1] == ':')

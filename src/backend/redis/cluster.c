@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "backend/redis/cluster.h"
-#include "backend/redis/rurl.h"
+#include "core/url.h"
 
 unsigned
 cluster_crc16(const char *buf, size_t len)
@@ -54,11 +54,11 @@ cluster_redirect_parse(const char *msg, struct cluster_redirect *r)
 	} else
 		return 0;
 	if (*slot++ != ' ' || (addr = strchr(slot, ' ')) == NULL ||
-	    rurl_decimal(slot, (size_t)(addr - slot), 0, CLUSTER_SLOTS - 1, &r->slot) != 0)
+	    url_decimal(slot, (size_t)(addr - slot), 0, CLUSTER_SLOTS - 1, &r->slot) != 0)
 		return -1;
 	addr++;
 	if ((colon = strrchr(addr, ':')) == NULL ||
-	    rurl_decimal(colon + 1, strcspn(colon + 1, " "), 1, 65535, &r->port) != 0)
+	    url_decimal(colon + 1, strcspn(colon + 1, " "), 1, 65535, &r->port) != 0)
 		return -1;
 	if ((hostlen = (size_t)(colon - addr)) >= sizeof(r->host) ||
 	    memchr(addr, ' ', hostlen) != NULL)

@@ -16,21 +16,20 @@
 #include <hiredis/hiredis.h>
 
 #include "core/duration.h"
-#include "backend/redis/cluster.h"
 #include "core/lease.h"
+#include "backend/redis/cluster.h"
 #include "backend/redis/rcluster.h"
-#include "backend/redis/rconn.h"
-
-struct lr_addr {
-	struct sockaddr_storage	ss;
-	socklen_t		len;
-};
+#include "backend/redis/rlink.h"
+#include "backend/redis/rurl.h"
 
 struct lr_cluster {
+	const struct lr_url *url;		/* the seeds */
 	struct lr_addr	seed[RURL_NODES_MAX];	/* resolved at the first dial */
 	int		nseeds;
 	int		resolved;
-	int		pinned;		/* dial rc->addr only: a redirect's target */
+	struct lr_addr	home;		/* the node reconnects go to: the last
+					 * that answered, or MOVED's; len 0: none */
+	int		pinned;		/* dial home only: a redirect's target */
 	char		*log;		/* the commands unanswered, as sent */
 	size_t		 loglen, logcap;
 	size_t		*lens;		/* the length of each, oldest first */
@@ -45,8 +44,18 @@ struct lr_cluster {
 					 * named: each command goes after ASKING */
 };
 
-const char rcluster_asking_cmd[] = "*1\r\n$6\r\nASKING\r\n";
+/* ASKING, as sent: queued in front of each command while ask_there. */
+static const char asking_cmd[] = "*1\r\n$6\r\nASKING\r\n";
 
+struct lr_cluster *
+rcluster_new(const struct lr_url *u)
+{
+	struct lr_cluster *cl = calloc(1, sizeof(*cl));
+
+	if (cl != NULL)
+		cl->url = u;
+	return cl;
+}
 
 void
 rcluster_free(struct lr_cluster *cl)
@@ -75,40 +84,17 @@ addr_where(const struct lr_addr *a, char *buf, size_t n)
 	}
 }
 
-/* host:port's first IPv4 address, else its first IPv6 one (as rconn.c
- * resolves); a numeric address is taken as it is. Returns 0 or gai's
- * error. */
-static int
-lookup(const char *host, int port, struct lr_addr *a)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_family = AF_INET }, *ai;
-	char p[16];
-	int rv;
-
-	snprintf(p, sizeof(p), "%d", port);
-	if ((rv = getaddrinfo(host, p, &hints, &ai)) != 0) {
-		hints.ai_family = AF_INET6;
-		rv = getaddrinfo(host, p, &hints, &ai);
-	}
-	if (rv != 0)
-		return rv;
-	memcpy(&a->ss, ai->ai_addr, ai->ai_addrlen);
-	a->len = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
-}
-
 /* Resolve every seed, once: no name lookup (which no timeout bounds)
  * happens later, while a lock is held. Seeds that do not resolve are left
  * out; none is an error. */
 static int
-resolve_seeds(struct lr_conn *rc, struct lr_cluster *cl, struct lr_err *e)
+resolve_seeds(struct lr_cluster *cl, const char *where, struct lr_err *e)
 {
-	const struct lr_url *u = rc->url;
+	const struct lr_url *u = cl->url;
 	int rv = 0;
 
 	for (int i = 0; i < u->nnodes; i++) {
-		int r = lookup(u->nodes[i].host, u->nodes[i].port, &cl->seed[cl->nseeds]);
+		int r = rlink_lookup(u->nodes[i].host, u->nodes[i].port, &cl->seed[cl->nseeds]);
 		if (r == 0)
 			cl->nseeds++;
 		else
@@ -117,25 +103,33 @@ resolve_seeds(struct lr_conn *rc, struct lr_cluster *cl, struct lr_err *e)
 	cl->resolved = 1;
 	if (cl->nseeds > 0)
 		return 0;
-	lr_errf(e, EX_UNAVAILABLE, "redis cluster %s: cannot resolve %s: %s", rc->where,
+	lr_errf(e, EX_UNAVAILABLE, "redis cluster %s: cannot resolve %s: %s", where,
 	    u->nnodes > 1 ? "any seed node" : u->host, gai_strerror(rv));
 	e->transport = 1;
 	return -1;
 }
 
-int
-rcluster_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
+/* A new connection: nothing on it is in flight, redirected or asked
+ * again yet. */
+static void
+fresh(struct lr_cluster *cl)
 {
-	struct lr_cluster *cl = rc->cluster;
-	struct lr_addr cand[RURL_NODES_MAX + 1], home = { rc->addr, rc->addrlen };
-	long long deadline = mono_ms() + ms;
-	int n = 0, fd = -1;
+	cl->loglen = cl->nlens = 0;
+	cl->hops = cl->tries = 0;
+	cl->refreshes = cl->ask_there = 0;
+}
 
-	if (cl == NULL && (cl = rc->cluster = calloc(1, sizeof(*cl))) == NULL) {
-		lr_errf(e, EX_OSERR, "out of memory");
-		return -1;
-	}
-	if (!cl->resolved && resolve_seeds(rc, cl, e) != 0)
+/* A connected socket for l: to home when a node is remembered, else (or
+ * when it does not answer) to each seed in turn. Returns 0, or -1 with
+ * e = EX_UNAVAILABLE, e->transport set. */
+static int
+dial(struct lr_cluster *cl, struct lr_link *l, long long ms, struct lr_err *e)
+{
+	struct lr_addr cand[RURL_NODES_MAX + 1], home = cl->home;
+	long long deadline = mono_ms() + ms;
+	int n = 0, rc = -1;
+
+	if (!cl->resolved && resolve_seeds(cl, l->where, e) != 0)
 		return -1;
 	if (home.len > 0)
 		cand[n++] = home;
@@ -143,18 +137,15 @@ rcluster_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 		if (home.len == 0 || cl->seed[i].len != home.len ||
 		    memcmp(&cl->seed[i].ss, &home.ss, home.len) != 0)
 			cand[n++] = cl->seed[i];
-	for (int i = 0; i < n && fd < 0; i++) {
+	for (int i = 0; i < n && rc != 0; i++) {
 		long long share = (deadline - mono_ms()) / (n - i);
 
-		rc->addr = cand[i].ss;
-		rc->addrlen = cand[i].len;
-		addr_where(&cand[i], rc->where, sizeof(rc->where));
-		fd = rconn_dial(rc, share < 1 ? 1 : share, e);
+		addr_where(&cand[i], l->where, sizeof(l->where));
+		if ((rc = rlink_dial(l, &cand[i], share < 1 ? 1 : share, e)) == 0)
+			cl->home = cand[i];	/* the node that answered */
 	}
-	if (fd >= 0)
-		return fd;		/* the node that answered is remembered */
-	rc->addr = home.ss;
-	rc->addrlen = home.len;
+	if (rc == 0)
+		return 0;
 	if (n > 1) {
 		char last[sizeof(e->msg)];
 		snprintf(last, sizeof(last), "%s", e->msg);
@@ -166,10 +157,38 @@ rcluster_dial(struct lr_conn *rc, long long ms, struct lr_err *e)
 }
 
 int
-rcluster_sent(struct lr_conn *rc, const char *cmd, size_t len)
+rcluster_connect(struct lr_cluster *cl, struct lr_link *l, long long ms,
+    struct lr_err *e)
 {
-	struct lr_cluster *cl = rc->cluster;
+	long long by = mono_ms() + ms;
 
+	fresh(cl);
+	if (dial(cl, l, ms, e) != 0)
+		return -1;
+	/* the TLS handshake is part of connecting: what is left of its time */
+	return rlink_ready(l, by - mono_ms(), e);
+}
+
+int
+rcluster_reopen(struct lr_cluster *cl, struct lr_link *l, long long cap_ms,
+    struct lr_err *e)
+{
+	struct rlink_timeouts saved;
+	long long connect_ms;
+	int rc;
+
+	rlink_close(l);
+	connect_ms = rlink_cap(l, cap_ms, &saved);
+	rc = rcluster_connect(cl, l, connect_ms, e);
+	rlink_uncap(l, &saved);		/* the capped timeouts were for this only */
+	return rc;
+}
+
+/* Note cmd[0..len) as sent and unanswered. Returns 0, or -1 when out of
+ * memory. */
+static int
+logged(struct lr_cluster *cl, const char *cmd, size_t len)
+{
 	if (cl->loglen + len > cl->logcap) {
 		size_t cap = (cl->loglen + len) * 2;
 		char *p = realloc(cl->log, cap);
@@ -192,27 +211,32 @@ rcluster_sent(struct lr_conn *rc, const char *cmd, size_t len)
 	return 0;
 }
 
-void
-rcluster_closed(struct lr_conn *rc)
+/* Queue cmd[0..len) on l and log it. */
+static int
+queue(struct lr_cluster *cl, struct lr_link *l, const char *cmd, size_t len)
 {
-	if (rc->cluster == NULL)
-		return;
-	rc->cluster->loglen = rc->cluster->nlens = 0;
-	rc->cluster->hops = rc->cluster->tries = 0;
-	rc->cluster->refreshes = rc->cluster->ask_there = 0;
+	if (logged(cl, cmd, len) != 0)
+		return rlink_break(l, "out of memory");
+	return rlink_append_raw(l, cmd, len);
 }
 
 int
-rcluster_ask_there(const struct lr_conn *rc)
+rcluster_append(struct lr_cluster *cl, struct lr_link *l, const char *cmd, size_t len)
 {
-	return rc->cluster != NULL && rc->cluster->ask_there;
+	if (!rlink_is_open(l))
+		return -1;
+	/* on the node an ASK named, the slot is not its own yet: ASKING
+	 * (pipelined, no round trip) lets it serve the command */
+	if (cl->ask_there && queue(cl, l, asking_cmd, sizeof(asking_cmd) - 1) != 0)
+		return -1;
+	return queue(cl, l, cmd, len);
 }
 
-/* Is the logged command cmd[0..len) the ASKING rconn.c put in front? */
+/* Is the logged command cmd[0..len) the ASKING put in front? */
 static int
 is_asking(const char *cmd, size_t len)
 {
-	return len == sizeof(rcluster_asking_cmd) - 1 && memcmp(cmd, rcluster_asking_cmd, len) == 0;
+	return len == sizeof(asking_cmd) - 1 && memcmp(cmd, asking_cmd, len) == 0;
 }
 
 /* Drop the oldest command from the log. */
@@ -248,45 +272,46 @@ in_flight(const struct lr_cluster *cl)
 
 /* Where to: the node named, or (no host) the one that answered. */
 static int
-target(struct lr_conn *rc, const struct cluster_redirect *to, struct lr_addr *a,
+target(const struct lr_link *l, const struct cluster_redirect *to, struct lr_addr *a,
     struct lr_err *e)
 {
 	int rv;
 
 	if (to->host[0] == '\0') {
 		a->len = sizeof(a->ss);
-		if (getpeername(rconn_fd(rc), (struct sockaddr *)&a->ss, &a->len) != 0)
+		if (getpeername(l->fd, (struct sockaddr *)&a->ss, &a->len) != 0)
 			return lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot tell its address",
-			    rc->where);
+			    l->where);
 		if (a->ss.ss_family == AF_INET6)
 			((struct sockaddr_in6 *)&a->ss)->sin6_port = htons((uint16_t)to->port);
 		else
 			((struct sockaddr_in *)&a->ss)->sin_port = htons((uint16_t)to->port);
 		return 0;
 	}
-	if ((rv = lookup(to->host, to->port, a)) != 0) {
+	if ((rv = rlink_lookup(to->host, to->port, a)) != 0) {
 		lr_errf(e, EX_UNAVAILABLE, "redis %s: %s to %s:%d: cannot resolve it: %s",
-		    rc->where, to->ask ? "ASK" : "MOVED", to->host, to->port, gai_strerror(rv));
+		    l->where, to->ask ? "ASK" : "MOVED", to->host, to->port, gai_strerror(rv));
 		e->transport = 1;
 		return -1;
 	}
 	return 0;
 }
 
-/* Queue and send again the commands unanswered (rconn_append_raw() puts
+/* Queue and send again the commands unanswered (rcluster_append() puts
  * ASKING in front of each on a node an ASK named, so the old ASKINGs are
  * left out); the log, set aside (cl->log is empty), is freed. */
 static int
-resend(struct lr_conn *rc, char *log, size_t *lens, size_t nlens, struct lr_err *e)
+resend(struct lr_cluster *cl, struct lr_link *l, char *log, size_t *lens, size_t nlens,
+    struct lr_err *e)
 {
 	size_t off = 0;
 	int rc_ = 1;
 
 	for (size_t i = 0; i < nlens && rc_ == 1; off += lens[i++])
 		if (!is_asking(log + off, lens[i]) &&
-		    rconn_append_raw(rc, log + off, lens[i]) != 0)
-			rc_ = rconn_fail(rc, "redirect", e);
-	if (rc_ == 1 && rconn_flush(rc, "redirect", e) != 0)
+		    rcluster_append(cl, l, log + off, lens[i]) != 0)
+			rc_ = rlink_fail(l, "redirect", e);
+	if (rc_ == 1 && rlink_flush(l, "redirect", e) != 0)
 		rc_ = -1;
 	free(log);
 	free(lens);
@@ -311,16 +336,15 @@ take_log(struct lr_cluster *cl, char **log, size_t **lens, size_t *nlens)
  * from the first such answer. e says why the node did not answer. The
  * log, set aside, is freed. Returns 1 sent again, or -1 with e. */
 static int
-refresh(struct lr_conn *rc, char *log, size_t *lens, size_t nlens, long long by,
-    struct lr_err *e)
+refresh(struct lr_cluster *cl, struct lr_link *l, char *log, size_t *lens, size_t nlens,
+    long long by, struct lr_err *e)
 {
-	struct lr_cluster *cl = rc->cluster;
 	long long now = mono_ms(), pause;
 	int n = cl->refreshes;
 	struct timespec ts;
 
 	if (n == 0)
-		cl->refresh_until = by > 0 ? by : now + rc->command_timeout_ms;
+		cl->refresh_until = by > 0 ? by : now + l->command_timeout_ms;
 	if (now >= cl->refresh_until) {
 		free(log);
 		free(lens);
@@ -331,63 +355,59 @@ refresh(struct lr_conn *rc, char *log, size_t *lens, size_t nlens, long long by,
 		pause = cl->refresh_until - now;
 	ts = (struct timespec){ pause / 1000, (pause % 1000) * 1000000 };
 	nanosleep(&ts, NULL);
-	rc->addrlen = 0;		/* forget it: dial the seeds */
-	if (rconn_reopen(rc, cl->refresh_until - mono_ms(), e) != 0) {
+	cl->home.len = 0;		/* forget it: dial the seeds */
+	if (rcluster_reopen(cl, l, cl->refresh_until - mono_ms(), e) != 0) {
 		free(log);
 		free(lens);
 		return -1;
 	}
 	cl->refreshes = n + 1;		/* the reopen reset it */
-	return resend(rc, log, lens, nlens, e);
+	return resend(cl, l, log, lens, nlens, e);
 }
 
 /* Connect to the node to names, by `by` (0: within the connect timeout),
  * and queue there again the commands unanswered: after ASKING for ASK
- * (rconn_append_raw() puts it in front while this connection lasts); a
+ * (rcluster_append() puts it in front while this connection lasts); a
  * MOVED to a node that does not answer asks the seeds again (refresh()). */
 static int
-follow(struct lr_conn *rc, const struct cluster_redirect *to, long long by,
-    struct lr_err *e)
+follow(struct lr_cluster *cl, struct lr_link *l, const struct cluster_redirect *to,
+    long long by, struct lr_err *e)
 {
-	struct lr_cluster *cl = rc->cluster;
-	struct lr_addr home = { rc->addr, rc->addrlen }, there;
+	struct lr_addr home = cl->home, there;
 	char *log;
 	size_t *lens, nlens;
 	long long cap = by > 0 ? by - mono_ms() : LLONG_MAX / 4;
 	int rc_, refreshes = cl->refreshes;
 
-	if (target(rc, to, &there, e) != 0) {
-		rconn_close(rc);
+	if (target(l, to, &there, e) != 0) {
+		rlink_close(l);
 		return -1;
 	}
 	if (cap <= 0) {
-		rconn_close(rc);
+		rlink_close(l);
 		lr_errf(e, EX_UNAVAILABLE, "redis %s: redirected (%s) with no time left",
-		    rc->where, to->ask ? "ASK" : "MOVED");
+		    l->where, to->ask ? "ASK" : "MOVED");
 		e->transport = 1;
 		return -1;
 	}
 	/* set aside: the new connection's AUTH goes through the log */
 	take_log(cl, &log, &lens, &nlens);
-	rc->addr = there.ss;
-	rc->addrlen = there.len;
+	cl->home = there;
 	cl->pinned = 1;
-	rc_ = rconn_reopen(rc, cap, e);
+	rc_ = rcluster_reopen(cl, l, cap, e);
 	cl->pinned = 0;
 	if (rc_ == 0) {
 		cl->ask_there = to->ask;
-		rc_ = resend(rc, log, lens, nlens, e);
+		rc_ = resend(cl, l, log, lens, nlens, e);
 	} else if (!to->ask && e->transport) {
 		cl->refreshes = refreshes;	/* the reopen reset it */
-		rc_ = refresh(rc, log, lens, nlens, by, e);
+		rc_ = refresh(cl, l, log, lens, nlens, by, e);
 	} else {
 		free(log);
 		free(lens);
 	}
-	if (to->ask) {			/* once: the keys' node is still home */
-		rc->addr = home.ss;
-		rc->addrlen = home.len;
-	}
+	if (to->ask)			/* once: the keys' node is still home */
+		cl->home = home;
 	return rc_;
 }
 
@@ -404,16 +424,15 @@ unsettled(const char *msg)
  * command timeout since the first such answer lasts. Returns 1 sent, 0
  * time is up. */
 static int
-ask_again(struct lr_conn *rc, long long by, struct lr_err *e)
+ask_again(struct lr_cluster *cl, struct lr_link *l, long long by, struct lr_err *e)
 {
-	struct lr_cluster *cl = rc->cluster;
 	long long now = mono_ms(), pause;
 	char *log;
 	size_t *lens, nlens;
 	struct timespec ts;
 
 	if (cl->tries == 0)
-		cl->retry_until = by > 0 ? by : now + rc->command_timeout_ms;
+		cl->retry_until = by > 0 ? by : now + l->command_timeout_ms;
 	if (now >= cl->retry_until)
 		return 0;
 	pause = backoff_delay(cl->tries++, 0.5);
@@ -422,13 +441,13 @@ ask_again(struct lr_conn *rc, long long by, struct lr_err *e)
 	ts = (struct timespec){ pause / 1000, (pause % 1000) * 1000000 };
 	nanosleep(&ts, NULL);
 	take_log(cl, &log, &lens, &nlens);
-	return resend(rc, log, lens, nlens, e);
+	return resend(cl, l, log, lens, nlens, e);
 }
 
 int
-rcluster_reply(struct lr_conn *rc, redisReply **r, long long by, struct lr_err *e)
+rcluster_reply(struct lr_cluster *cl, struct lr_link *l, redisReply **r, long long by,
+    struct lr_err *e)
 {
-	struct lr_cluster *cl = rc->cluster;
 	struct cluster_redirect to;
 	char said[200];
 	int hops, tries = cl->tries;
@@ -441,7 +460,7 @@ rcluster_reply(struct lr_conn *rc, redisReply **r, long long by, struct lr_err *
 	}
 	/* alone in flight (not behind WAIT, which would answer first) */
 	if ((*r)->type == REDIS_REPLY_ERROR && in_flight(cl) == 1 && unsettled((*r)->str)) {
-		int again = ask_again(rc, by, e);
+		int again = ask_again(cl, l, by, e);
 		if (again != 0) {
 			freeReplyObject(*r);
 			*r = NULL;
@@ -459,12 +478,12 @@ rcluster_reply(struct lr_conn *rc, redisReply **r, long long by, struct lr_err *
 	hops = ++cl->hops;
 	/* while the seeds name a node that does not answer, time decides */
 	if (hops > CLUSTER_MAX_REDIRECTS && cl->refreshes == 0) {
-		rconn_close(rc);
+		rlink_close(l);
 		return lr_errf(e, EX_UNAVAILABLE, "redis %s: the cluster redirected a "
-		    "command more than %d times (last: %s)", rc->where, CLUSTER_MAX_REDIRECTS,
+		    "command more than %d times (last: %s)", l->where, CLUSTER_MAX_REDIRECTS,
 		    said);
 	}
-	if (follow(rc, &to, by, e) != 1)
+	if (follow(cl, l, &to, by, e) != 1)
 		return -1;
 	cl->hops = hops;	/* the reopen's AUTH reset them */
 	cl->tries = tries;

@@ -1,52 +1,37 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* rconn.h -- a connection to Redis: URL, password, AUTH/SELECT, timeouts.
- * lockrun owns the socket (and its TLS session): hiredis only formats
- * commands and parses replies, so every transport is one pollable fd. */
+/* rconn.h -- a connection to Redis as a URL names it: through Sentinel to
+ * the master, to a Redis Cluster's node that serves the keys, or straight
+ * to one server. It routes; the socket itself is a link (rlink.h), and
+ * sentinel.c and rcluster.c, on top of links, find where it goes. */
 #ifndef LR_RCONN_H
 #define LR_RCONN_H
 
-#include <sys/socket.h>
+#include <stddef.h>
 
 #include "core/err.h"
-#include "backend/redis/rreader.h"
+#include "backend/redis/rlink.h"
 #include "backend/redis/rurl.h"
-#include "core/task.h"
 #include "backend/redis/tls.h"
 
 struct lr_cluster;
-struct redisReader;
+struct lr_sentinel;
 struct redisReply;
 
 /* A connection, and what it takes to make it again. url and password are
  * borrowed and must outlive the connection. */
 struct lr_conn {
-	int			 fd;		/* non-blocking; -1 when closed */
-	struct lr_tls		*tls;		/* the TLS session, or NULL */
-	struct redisReader	*reader;	/* replies parsed from what was read */
-	struct rreader_bounds	 bounds;	/* what one reply may hold (rreader.h) */
-	char			*out;		/* commands formatted, not yet sent */
-	size_t			 outlen, outcap;
-	char			 why[200];	/* why the connection last broke */
-	char			 timeout_why[48]; /* "no answer within 2s" */
-	char			 where[300];	/* "127.0.0.1:6379", for messages */
+	struct lr_link		 link;		/* the socket in use; link.where
+						 * names the server it reached */
 	const struct lr_url	*url;
 	const char		*password;
 	const struct lr_tls_opts *tls_opts;	/* for rediss://; NULL: defaults */
-	long long		 connect_timeout_ms;
-	long long		 command_timeout_ms;
-	struct sockaddr_storage	 addr;		/* resolved once, at the first open */
-	socklen_t		 addrlen;	/* 0 until then */
-	/* redis+sentinel:// (sentinel.c): the master is found at each open */
+	struct lr_addr		 addr;		/* redis://, unix://: resolved once,
+						 * at the first open */
+	/* redis+sentinel:// (sentinel.h): the master is found at each open */
 	const char		*sentinel_password;	/* for the sentinels; borrowed */
 	struct lr_sentinel	*sentinel;	/* what the sentinels said; owned */
 	int			 demoted;	/* the last break was a READONLY reply */
-	/* A run's first command goes out with AUTH/SELECT (rconn_defer()) */
-	int			 defer;		/* the next open queues AUTH/SELECT */
-	int			 pending;	/* their replies, not read yet */
-	int			 pending_auth;	/* the first of them answers AUTH */
-	int			 hs_failed;	/* one was an error: hs_err says */
-	struct lr_err		 hs_err;
-	struct lr_cluster	*cluster;	/* redis+cluster:// (rcluster.c), or NULL */
+	struct lr_cluster	*cluster;	/* redis+cluster:// (rcluster.h), or NULL */
 	long long		 read_by;	/* rconn_read(): a cluster redirect it
 						 * follows connects by then (monotonic
 						 * ms); 0: within the connect timeout */
@@ -56,7 +41,7 @@ struct lr_conn {
  * (cli_file), $LOCKRUN_REDIS_PASSWORD, the config's password_file
  * (cfg_file), the URL's. Writes "" for none. Returns 0, or -1 with
  * e = EX_CONFIG when a file cannot be read, is open to other users (any
- * permission bit for "others"), or its line does not fit. */
+ * permission bit for "others"), or its line does not fit (rsecret.h). */
 int	rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *u,
 	    char *buf, size_t n, struct lr_err *e);
 
@@ -74,25 +59,6 @@ int	rconn_password(const char *cli_file, const char *cfg_file, const struct lr_u
 int	rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
 	    long long connect_ms, long long command_ms, struct lr_err *e);
 
-/* Connect to rc->addr (rc->where names it) within connect_ms: TLS as the
- * URL says, then AUTH/SELECT as rconn_open() does. For sentinel.c, which
- * fills rc->addr with the master it found. Returns 0, or -1 with e. */
-int	rconn_attach(struct lr_conn *rc, long long connect_ms, struct lr_err *e);
-
-/* Set the command timeout, and the words that report it. */
-void	rconn_set_command_timeout(struct lr_conn *rc, long long ms);
-
-/* The environment variable name into buf, when it is set and not empty:
- * returns 1; 0 when it is not (buf untouched); -1 with e = EX_CONFIG when
- * it does not fit. */
-int	rconn_env_secret(const char *name, char *buf, size_t n, struct lr_err *e);
-
-/* The first line of the file at path into buf, as a password; what names
- * the setting in messages ("password_file"). Returns 0, or -1 with
- * e = EX_CONFIG as rconn_password() says. */
-int	rconn_read_secret(const char *path, const char *what, char *buf, size_t n,
-	    struct lr_err *e);
-
 /* Make the next rconn_open() queue AUTH and SELECT instead of waiting for
  * their answers, so that they go out with the first command and cost no
  * round trip of their own. Their answers are read before that command's;
@@ -108,6 +74,12 @@ int	rconn_handshake_error(const struct lr_conn *rc, struct lr_err *e);
 /* Close and connect again as rconn_open() did, but give up after cap_ms
  * if that is sooner than the connect timeout. */
 int	rconn_reopen(struct lr_conn *rc, long long cap_ms, struct lr_err *e);
+
+/* Before a renewal through Sentinel: close rc when the sentinel that
+ * answered last names another master now, within cap_ms (sentinel.h,
+ * sentinel_recheck()), so that the renewal reconnects there. Returns 1
+ * when it closed rc; 0 otherwise, and always for other URLs. */
+int	rconn_recheck_master(struct lr_conn *rc, long long cap_ms);
 
 void	rconn_init(struct lr_conn *rc);	/* closed, nothing allocated */
 

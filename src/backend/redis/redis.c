@@ -39,7 +39,7 @@ conn_of(const struct lr_backend *b)
 static void
 sync_where(struct lr_backend *b)
 {
-	snprintf(b->where, sizeof(b->where), "%s", conn_of(b)->where);
+	snprintf(b->where, sizeof(b->where), "%s", conn_of(b)->link.where);
 }
 
 static int
@@ -98,7 +98,7 @@ redis_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	struct lr_conn *c = conn_of(b);
 
 	/* through Sentinel: go where the sentinels say the master is now */
-	sentinel_recheck(c, cap_ms);
+	rconn_recheck_master(c, cap_ms);
 	if (rconn_fd(c) < 0 && rconn_reopen(c, cap_ms, e) != 0)
 		return -1;
 	sync_where(b);
@@ -143,11 +143,10 @@ static int
 reply_error(const struct lr_backend *b, const redisReply *r, const char *doing,
     struct lr_err *e)
 {
-	char why[400];
+	struct lr_err why;
 
-	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", why,
-	    sizeof(why));
-	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", b->where, doing, why);
+	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", &why);
+	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", b->where, doing, why.msg);
 }
 
 /* The key's value and what is left of its TTL, in one round trip (GET and
@@ -528,8 +527,6 @@ static const struct lr_backend_ops redis_ops = {
 static int
 redis_setup(struct redis_impl *r, const struct lr_backend_cfg *cfg, struct lr_err *e)
 {
-	char why[300];
-
 	if (rurl_parse(cfg->url, &r->url, e) != 0)
 		return -1;
 	/* a password from a file or the environment wins over the URL's */
@@ -540,8 +537,8 @@ redis_setup(struct redis_impl *r, const struct lr_backend_cfg *cfg, struct lr_er
 	    cfg->opts->sentinel_password_file : NULL, r->sentinel_password,
 	    sizeof(r->sentinel_password), e) != 0)
 		return -1;
-	if (r->url.tls && tls_load(why, sizeof(why)) != 0)
-		return lr_errf(e, EX_UNAVAILABLE, "%s", why);
+	if (r->url.tls && tls_load(e) != 0)
+		return -1;
 	return 0;
 }
 

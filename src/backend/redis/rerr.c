@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rerr.c -- classify Redis error replies; pure. */
-#include <stdio.h>
 #include <string.h>
 
 #include "backend/redis/rerr.h"
@@ -66,7 +65,7 @@ text_len(const char *msg)
 }
 
 enum rerr_class
-rerr_classify(const char *msg, char *why, size_t n)
+rerr_classify(const char *msg, struct lr_err *e)
 {
 	size_t code_len = strcspn(msg, " ");
 
@@ -74,16 +73,18 @@ rerr_classify(const char *msg, char *why, size_t n)
 		if (strlen(codes[i].code) != code_len ||
 		    strncmp(msg, codes[i].code, code_len) != 0)
 			continue;
-		snprintf(why, n, "%s (%.*s)", codes[i].explain, text_len(msg), msg);
+		lr_errf(e, EX_UNAVAILABLE, "%s (%.*s)", codes[i].explain, text_len(msg),
+		    msg);
 		return codes[i].cls;
 	}
 	for (size_t i = 0; i < sizeof(err_texts) / sizeof(err_texts[0]); i++) {
 		const char *hit = strstr(msg, err_texts[i].text);
 		if (hit && hit - msg < text_len(msg)) {
-			snprintf(why, n, "%s (%.*s)", err_texts[i].explain, text_len(msg), msg);
+			lr_errf(e, EX_UNAVAILABLE, "%s (%.*s)", err_texts[i].explain,
+			    text_len(msg), msg);
 			return RERR_REFUSED;
 		}
 	}
-	snprintf(why, n, "refused: %.*s", text_len(msg), msg);
+	lr_errf(e, EX_UNAVAILABLE, "refused: %.*s", text_len(msg), msg);
 	return RERR_REFUSED;
 }

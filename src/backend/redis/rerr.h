@@ -4,7 +4,7 @@
 #ifndef LR_RERR_H
 #define LR_RERR_H
 
-#include <stddef.h>
+#include "core/err.h"
 
 enum rerr_class {
 	RERR_REFUSED,	/* a well-formed request refused (replica, cluster node,
@@ -16,9 +16,11 @@ enum rerr_class {
 };
 
 /* Classify the error reply msg, as Redis sent it ("CODE text ..."), and
- * write one line for the operator to why[n]: what is wrong, in words,
- * then Redis's own text without the " script: <sha>, on @user_script:N."
- * tail that Redis 7 appends to errors raised inside a script. */
-enum rerr_class rerr_classify(const char *msg, char *why, size_t n);
+ * fill e with one line for the operator: what is wrong, in words, then
+ * Redis's own text without the " script: <sha>, on @user_script:N." tail
+ * that Redis 7 appends to errors raised inside a script. e->status is
+ * EX_UNAVAILABLE and e->transport clear (Redis answered); callers put
+ * e->msg in their own line ("redis HOST: DOING: ..."). */
+enum rerr_class rerr_classify(const char *msg, struct lr_err *e);
 
 #endif

@@ -22,10 +22,10 @@
 static int
 refused(const struct lr_conn *rc, const char *what, const char *reply, struct lr_err *e)
 {
-	char why[400];
+	struct lr_err why;
 
-	rerr_classify(reply, why, sizeof(why));
-	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->where, what, why);
+	rerr_classify(reply, &why);
+	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->link.where, what, why.msg);
 }
 
 /* The slot as the scripts record it: ISO 8601, or "-" for none. */
@@ -40,7 +40,8 @@ slot_word(const struct lr_lock *l)
 static int
 acked(struct lr_lock *l, const redisReply *w)
 {
-	char within[32], why[280];
+	char within[32];
+	struct lr_err why;
 
 	if (w->type == REDIS_REPLY_INTEGER && w->integer >= l->wait_replicas)
 		return 1;
@@ -49,8 +50,10 @@ acked(struct lr_lock *l, const redisReply *w)
 		snprintf(l->unacked, sizeof(l->unacked), "only %lld of %lld replicas "
 		    "acknowledged within %s", w->integer, l->wait_replicas, within);
 	else if (w->type == REDIS_REPLY_ERROR) {
-		rerr_classify(w->str, why, sizeof(why));
-		snprintf(l->unacked, sizeof(l->unacked), "WAIT refused: %s", why);
+		rerr_classify(w->str, &why);
+		/* the line is cut to fit, as before */
+		snprintf(l->unacked, sizeof(l->unacked), "WAIT refused: %.*s",
+		    (int)sizeof(l->unacked) - 15, why.msg);
 	} else
 		snprintf(l->unacked, sizeof(l->unacked), "WAIT: unexpected reply");
 	return 0;
@@ -108,9 +111,9 @@ script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
     struct lr_lock *l, int *ok, struct lr_err *e)
 {
 	const char *argv[12] = { "EVALSHA", sha, nkeys };
-	long long give_up = mono_ms() + rc->command_timeout_ms;
+	long long give_up = mono_ms() + rc->link.command_timeout_ms;
 	redisReply *r;
-	char why[400];
+	struct lr_err why;
 	int said = 0;
 
 	for (int i = 0; i < nargs; i++)
@@ -120,7 +123,7 @@ script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
 			return NULL;
 		if (r->type != REDIS_REPLY_ERROR)
 			return r;
-		switch (rerr_classify(r->str, why, sizeof(why))) {
+		switch (rerr_classify(r->str, &why)) {
 		case RERR_NOSCRIPT:
 			argv[0] = "EVAL";
 			argv[1] = body;
@@ -128,8 +131,8 @@ script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
 		case RERR_RETRY:
 			if (!said++)
 				lr_event(LOG_INFO, "redis-busy", NULL, "redis %s: %s: %s; "
-				    "asking again for up to %lldms", rc->where, what, why,
-				    rc->command_timeout_ms);
+				    "asking again for up to %lldms", rc->link.where, what, why.msg,
+				    rc->link.command_timeout_ms);
 			if (mono_ms() < give_up) {
 				long long pause = backoff_delay(n, 0.5), left = give_up - mono_ms();
 				if (pause > left)
@@ -198,7 +201,7 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 	    r->element[0]->type != REDIS_REPLY_INTEGER) {
 		freeReplyObject(r);
-		return lr_errf(e, EX_SOFTWARE, "redis %s: acquire: unexpected reply", rc->where);
+		return lr_errf(e, EX_SOFTWARE, "redis %s: acquire: unexpected reply", rc->link.where);
 	}
 	code = r->element[0]->integer;
 	if (rconn_handshake_error(rc, NULL) != 0)
@@ -255,7 +258,7 @@ renew_outcome(const struct lr_conn *rc, const redisReply *r, enum renew_outcome 
 	if (r->type == REDIS_REPLY_ERROR)
 		return refused(rc, "renew", r->str, e);
 	if (r->type != REDIS_REPLY_INTEGER || r->integer < 0 || r->integer > 3)
-		return lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->where);
+		return lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->link.where);
 	*out = outcomes[r->integer];
 	return 1;
 }
@@ -364,7 +367,7 @@ lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 	    r->element[1]->type == REDIS_REPLY_STRING)
 		snprintf(holder, n, "%s", r->element[1]->str);
 	else if (code != 0)
-		code = lr_errf(e, EX_SOFTWARE, "redis %s: unlock: unexpected reply", rc->where);
+		code = lr_errf(e, EX_SOFTWARE, "redis %s: unlock: unexpected reply", rc->link.where);
 	freeReplyObject(r);
 	return (int)code;
 }

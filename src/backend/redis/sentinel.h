@@ -8,31 +8,38 @@
 
 #include "core/err.h"
 
-struct lr_conn;
+struct lr_link;
 struct lr_sentinel;
+struct lr_url;
 struct redisReply;
+
+/* What the sentinels of u (a redis+sentinel:// URL) are asked with: their
+ * own password (sentinel_password()). Both are borrowed and must outlive
+ * the result. NULL: out of memory. */
+struct lr_sentinel *sentinel_new(const struct lr_url *u, const char *password);
 
 /* For rconn_open() with a redis+sentinel:// URL: ask the sentinels, in the
  * URL's order, for the master's address (each within a share of
- * connect_ms), connect there (rconn_attach) and confirm with ROLE that it
- * is a master. A sentinel that does not answer, a master that cannot be
- * reached or says it is a replica, sends lockrun on to the next sentinel,
- * and round again until connect_ms has passed. Returns 0, or -1 with
- * e = EX_UNAVAILABLE naming the sentinels asked and why: e->transport set
- * when nothing answered or the master could not be reached, clear when
- * the sentinels do not know the master or it refused (AUTH), so that
- * on_redis_error: run does not apply. */
-int	sentinel_connect(struct lr_conn *rc, long long connect_ms, struct lr_err *e);
+ * connect_ms), connect l there (as l->setup says) and confirm with ROLE
+ * that it is a master. A sentinel that does not answer, a master that
+ * cannot be reached or says it is a replica, sends lockrun on to the next
+ * sentinel, and round again until connect_ms has passed. Returns 0, or -1
+ * with e = EX_UNAVAILABLE naming the sentinels asked and why:
+ * e->transport set when nothing answered or the master could not be
+ * reached, clear when the sentinels do not know the master or it refused
+ * (AUTH), so that on_redis_error: run does not apply. */
+int	sentinel_connect(struct lr_sentinel *s, struct lr_link *l, long long connect_ms,
+	    struct lr_err *e);
 
-/* Before a renewal, with rc open on a master found through the sentinels:
+/* Before a renewal, with l open on the master sentinel_connect() found:
  * ask the sentinel that answered last, within cap_ms (at most the connect
- * timeout), where the master is. When it names another address, close rc,
+ * timeout), where the master is. When it names another address, close l,
  * so that the renewal reconnects through the sentinels, and return 1: a
  * master demoted by a failover can take writes for seconds before the
- * sentinels reconfigure it, and those writes are lost. Returns 0 otherwise,
- * also when that sentinel does not answer (then the next one is asked next
- * time) and when rc is not a sentinel connection. */
-int	sentinel_recheck(struct lr_conn *rc, long long cap_ms);
+ * sentinels reconfigure it, and those writes are lost. Returns 0
+ * otherwise, also when that sentinel does not answer (then the next one
+ * is asked next time). */
+int	sentinel_recheck(struct lr_sentinel *s, struct lr_link *l, long long cap_ms);
 
 /* Is r a READONLY error: a master turned replica? */
 int	sentinel_demoted(const struct redisReply *r);

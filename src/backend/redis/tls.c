@@ -48,29 +48,26 @@ static struct {
 #undef X
 } ossl;
 
-/* Find each function: 0, or -1 with why. */
+/* Find each function: 0, or -1 with e. */
 static int
-ossl_resolve(char *why, size_t n)
+ossl_resolve(struct lr_err *e)
 {
 #ifdef LR_TLS_LINKED
 #define X(f) ossl.f = f;
 	OSSL_FUNCTIONS(X)
 #undef X
-	(void)why, (void)n;
+	(void)e;
 	return 0;
 #else
 	void *h = dlopen(TLS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 
-	if (h == NULL) {
-		snprintf(why, n, "rediss://: cannot load " TLS_LIBRARY " (Debian: apt-get "
-		    "install libssl3): %s", dlerror());
-		return -1;
-	}
+	if (h == NULL)
+		return lr_errf(e, EX_UNAVAILABLE, "rediss://: cannot load " TLS_LIBRARY
+		    " (Debian: apt-get install libssl3): %s", dlerror());
 #define X(f)								\
-	if ((*(void **)&ossl.f = dlsym(h, #f)) == NULL) {		\
-		snprintf(why, n, "rediss://: " TLS_LIBRARY " has no %s: not OpenSSL 3?", #f); \
-		return -1;						\
-	}
+	if ((*(void **)&ossl.f = dlsym(h, #f)) == NULL)			\
+		return lr_errf(e, EX_UNAVAILABLE, "rediss://: " TLS_LIBRARY	\
+		    " has no %s: not OpenSSL 3?", #f);
 	OSSL_FUNCTIONS(X)
 #undef X
 	return 0;
@@ -78,11 +75,11 @@ ossl_resolve(char *why, size_t n)
 }
 
 int
-tls_load(char *why, size_t n)
+tls_load(struct lr_err *e)
 {
 	static int loaded;
 
-	if (!loaded && ossl_resolve(why, n) != 0)
+	if (!loaded && ossl_resolve(e) != 0)
 		return -1;
 	loaded = 1;
 	return 0;
@@ -92,9 +89,10 @@ struct lr_tls {
 	SSL	*ssl;
 };
 
-/* OpenSSL's first queued error, or what the system said, into why. */
-static void
-ssl_why(char *why, size_t n, const char *doing)
+/* OpenSSL's first queued error, or what the system said, into e with
+ * status. Returns -1. */
+static int
+ssl_why(struct lr_err *e, int status, const char *doing)
 {
 	unsigned long err = ossl.ERR_peek_last_error();
 	char buf[256];
@@ -105,17 +103,19 @@ ssl_why(char *why, size_t n, const char *doing)
 			ossl.ERR_error_string_n(err, buf, sizeof(buf));
 			reason = buf;
 		}
-		snprintf(why, n, "%s%s%s", doing, *doing ? ": " : "", reason);
+		lr_errf(e, status, "%s%s%s", doing, *doing ? ": " : "", reason);
 	} else
-		snprintf(why, n, "%s%s%s", doing, *doing ? ": " : "",
+		lr_errf(e, status, "%s%s%s", doing, *doing ? ": " : "",
 		    errno ? strerror(errno) : "connection closed by the server");
 	ossl.ERR_clear_error();
+	return -1;
 }
 
-/* 0 when path can be opened for reading; else -1 with why naming the
- * setting, the file and the reason, as OpenSSL's own text does not. */
+/* 0 when path can be opened for reading; else -1 with e (EX_CONFIG)
+ * naming the setting, the file and the reason, as OpenSSL's own text does
+ * not. */
 static int
-readable(const char *path, const char *setting, char *why, size_t n)
+readable(const char *path, const char *setting, struct lr_err *e)
 {
 	const char *kind;
 	char reason[64];
@@ -126,27 +126,28 @@ readable(const char *path, const char *setting, char *why, size_t n)
 			fclose(fp);
 		return 0;
 	}
-	snprintf(why, n, "%s %s: %s", setting, path, file_why(kind, reason, sizeof(reason)));
-	return -1;
+	return lr_errf(e, EX_CONFIG, "%s %s: %s", setting, path,
+	    file_why(kind, reason, sizeof(reason)));
 }
 
-/* Load the settings into a new context. Returns it, or NULL with why.
+/* Load the settings into a new context. Returns it, or NULL with e
+ * (EX_CONFIG: the settings are at fault).
  * OpenSSL's configuration file (openssl.cnf, $OPENSSL_CONF) is not read:
  * what it names (providers, engines) is not lockrun's to load, and a
  * static build could not load it safely. */
 static SSL_CTX *
-context(const struct lr_tls_opts *o, char *why, size_t n)
+context(const struct lr_tls_opts *o, struct lr_err *e)
 {
 	SSL_CTX *ctx;
 	const char *key = o->key_file ? o->key_file : o->cert_file;
 
-	if (readable(o->insecure ? NULL : o->ca_file, "tls.ca_file", why, n) != 0 ||
-	    readable(o->cert_file, "tls.cert_file", why, n) != 0 ||
-	    readable(o->key_file, "tls.key_file", why, n) != 0)
+	if (readable(o->insecure ? NULL : o->ca_file, "tls.ca_file", e) != 0 ||
+	    readable(o->cert_file, "tls.cert_file", e) != 0 ||
+	    readable(o->key_file, "tls.key_file", e) != 0)
 		return NULL;
 	if (ossl.OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1 ||
 	    (ctx = ossl.SSL_CTX_new(ossl.TLS_client_method())) == NULL) {
-		ssl_why(why, n, "cannot set up TLS");
+		ssl_why(e, EX_CONFIG, "cannot set up TLS");
 		return NULL;
 	}
 	ossl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
@@ -155,17 +156,17 @@ context(const struct lr_tls_opts *o, char *why, size_t n)
 		if (o->ca_file ? ossl.SSL_CTX_load_verify_locations(ctx, o->ca_file, NULL) != 1 :
 		    ossl.SSL_CTX_set_default_verify_paths(ctx) != 1) {
 			errno = 0;
-			ssl_why(why, n, o->ca_file ? "tls.ca_file" : "the system CA store");
+			ssl_why(e, EX_CONFIG, o->ca_file ? "tls.ca_file" : "the system CA store");
 			goto fail;
 		}
 	}
 	if (o->cert_file && ossl.SSL_CTX_use_certificate_chain_file(ctx, o->cert_file) != 1) {
-		ssl_why(why, n, "tls.cert_file");
+		ssl_why(e, EX_CONFIG, "tls.cert_file");
 		goto fail;
 	}
 	if (o->cert_file && (ossl.SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1 ||
 	    ossl.SSL_CTX_check_private_key(ctx) != 1)) {
-		ssl_why(why, n, o->key_file ? "tls.key_file" : "tls.cert_file (its key)");
+		ssl_why(e, EX_CONFIG, o->key_file ? "tls.key_file" : "tls.cert_file (its key)");
 		goto fail;
 	}
 	return ctx;
@@ -194,9 +195,10 @@ expect_name(SSL *ssl, const char *name, int verify)
 }
 
 
-/* SSL_connect until done or deadline. Returns 0, or -1 with why. */
+/* SSL_connect until done or deadline. Returns 0, or -1 with e
+ * (EX_UNAVAILABLE: the server's fault, or the network's). */
 static int
-handshake(SSL *ssl, int fd, int verify, long long deadline, char *why, size_t n)
+handshake(SSL *ssl, int fd, int verify, long long deadline, struct lr_err *e)
 {
 	for (;;) {
 		int rv, err;
@@ -213,49 +215,50 @@ handshake(SSL *ssl, int fd, int verify, long long deadline, char *why, size_t n)
 		else if (err == SSL_ERROR_WANT_WRITE)
 			pfd.events = POLLOUT;
 		else if (verify && ossl.SSL_get_verify_result(ssl) != X509_V_OK) {
-			snprintf(why, n, "TLS handshake: certificate verify failed: %s",
+			lr_errf(e, EX_UNAVAILABLE, "TLS handshake: certificate verify failed: %s",
 			    ossl.X509_verify_cert_error_string(ossl.SSL_get_verify_result(ssl)));
 			ossl.ERR_clear_error();
 			return -1;
-		} else {
-			ssl_why(why, n, "TLS handshake");
-			return -1;
-		}
+		} else
+			return ssl_why(e, EX_UNAVAILABLE, "TLS handshake");
 		if ((left = (long)(deadline - mono_ms())) <= 0 ||
-		    poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) == 0) {
-			snprintf(why, n, "TLS handshake: no answer in time (is this a TLS "
-			    "port? rediss:// is for TLS, redis:// for plain)");
-			return -1;
-		}
+		    poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) == 0)
+			return lr_errf(e, EX_UNAVAILABLE, "TLS handshake: no answer in time "
+			    "(is this a TLS port? rediss:// is for TLS, redis:// for plain)");
 	}
 }
 
 struct lr_tls *
 tls_open(int fd, const char *host, const struct lr_tls_opts *o, long long deadline,
-    char *why, size_t n, int *config)
+    struct lr_err *e)
 {
 	struct lr_tls *t;
 	SSL_CTX *ctx;
 	SSL *ssl;
 
-	*config = 1;
-	if (tls_load(why, n) != 0 || (ctx = context(o, why, n)) == NULL)
+	/* up to the handshake, a failure is the settings' (or this build's) */
+	if (tls_load(e) != 0) {
+		e->status = EX_CONFIG;
+		return NULL;
+	}
+	if ((ctx = context(o, e)) == NULL)
 		return NULL;
 	ssl = ossl.SSL_new(ctx);
 	ossl.SSL_CTX_free(ctx);		/* ssl holds it now */
 	if (ssl == NULL || ossl.SSL_set_fd(ssl, fd) != 1 ||
 	    expect_name(ssl, o->server_name ? o->server_name : host, !o->insecure) != 0) {
-		ssl_why(why, n, "cannot set up TLS");	/* *config: still 1 */
+		ssl_why(e, EX_CONFIG, "cannot set up TLS");
 		ossl.SSL_free(ssl);
 		return NULL;
 	}
-	*config = 0;
-	if (handshake(ssl, fd, !o->insecure, deadline, why, n) != 0) {
+	if (handshake(ssl, fd, !o->insecure, deadline, e) != 0) {
+		e->transport = 1;
 		ossl.SSL_free(ssl);
 		return NULL;
 	}
 	if ((t = malloc(sizeof(*t))) == NULL) {
-		snprintf(why, n, "out of memory");
+		lr_errf(e, EX_UNAVAILABLE, "out of memory");
+		e->transport = 1;
 		ossl.SSL_free(ssl);
 		return NULL;
 	}
@@ -263,9 +266,9 @@ tls_open(int fd, const char *host, const struct lr_tls_opts *o, long long deadli
 	return t;
 }
 
-/* After a failed SSL_read or SSL_write: what to wait for, or why. */
+/* After a failed SSL_read or SSL_write: what to wait for, or e. */
 static ssize_t
-failed(struct lr_tls *t, int rv, short *want, char *why, size_t n)
+failed(struct lr_tls *t, int rv, short *want, struct lr_err *e)
 {
 	switch (ossl.SSL_get_error(t->ssl, rv)) {
 	case SSL_ERROR_WANT_READ:
@@ -279,13 +282,14 @@ failed(struct lr_tls *t, int rv, short *want, char *why, size_t n)
 	case SSL_ERROR_ZERO_RETURN:
 		return 0;
 	default:
-		ssl_why(why, n, "TLS");
+		ssl_why(e, EX_UNAVAILABLE, "TLS");
+		e->transport = 1;
 		return -1;
 	}
 }
 
 ssize_t
-tls_read(struct lr_tls *t, char *buf, size_t len, short *want, char *why, size_t n)
+tls_read(struct lr_tls *t, char *buf, size_t len, short *want, struct lr_err *e)
 {
 	int rv;
 
@@ -293,12 +297,11 @@ tls_read(struct lr_tls *t, char *buf, size_t len, short *want, char *why, size_t
 	errno = 0;
 	if ((rv = ossl.SSL_read(t->ssl, buf, len > INT_MAX ? INT_MAX : (int)len)) > 0)
 		return rv;
-	return failed(t, rv, want, why, n);
+	return failed(t, rv, want, e);
 }
 
 ssize_t
-tls_write(struct lr_tls *t, const char *buf, size_t len, short *want, char *why,
-    size_t n)
+tls_write(struct lr_tls *t, const char *buf, size_t len, short *want, struct lr_err *e)
 {
 	int rv;
 
@@ -306,7 +309,7 @@ tls_write(struct lr_tls *t, const char *buf, size_t len, short *want, char *why,
 	errno = 0;
 	if ((rv = ossl.SSL_write(t->ssl, buf, len > INT_MAX ? INT_MAX : (int)len)) > 0)
 		return rv;
-	return failed(t, rv, want, why, n);
+	return failed(t, rv, want, e);
 }
 
 void
@@ -323,35 +326,33 @@ struct lr_tls {
 };
 
 int
-tls_load(char *why, size_t n)
+tls_load(struct lr_err *e)
 {
-	snprintf(why, n, "rediss://: this lockrun was built without TLS (TLS=no)");
-	return -1;
+	return lr_errf(e, EX_UNAVAILABLE, "rediss://: this lockrun was built without "
+	    "TLS (TLS=no)");
 }
 
 struct lr_tls *
 tls_open(int fd, const char *host, const struct lr_tls_opts *o, long long deadline,
-    char *why, size_t n, int *config)
+    struct lr_err *e)
 {
 	(void)fd, (void)host, (void)o, (void)deadline;
-	*config = 1;
-	snprintf(why, n, "this lockrun was built without TLS (TLS=no)");
+	lr_errf(e, EX_CONFIG, "this lockrun was built without TLS (TLS=no)");
 	return NULL;
 }
 
 ssize_t
-tls_read(struct lr_tls *t, char *buf, size_t len, short *want, char *why, size_t n)
+tls_read(struct lr_tls *t, char *buf, size_t len, short *want, struct lr_err *e)
 {
 	(void)t, (void)buf, (void)len, (void)want;
-	snprintf(why, n, "no TLS");
+	lr_errf(e, EX_UNAVAILABLE, "no TLS");
 	return -1;
 }
 
 ssize_t
-tls_write(struct lr_tls *t, const char *buf, size_t len, short *want, char *why,
-    size_t n)
+tls_write(struct lr_tls *t, const char *buf, size_t len, short *want, struct lr_err *e)
 {
-	return tls_read(t, (char *)buf, len, want, why, n);
+	return tls_read(t, (char *)buf, len, want, e);
 }
 
 void

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "core/err.h"
 #include "backend/notes.h"
 #include "core/task.h"	/* struct lr_tls_opts */
 
@@ -18,24 +19,26 @@ struct lr_tls;
 #define TLS_LIBRARY	NOTES_SSL
 
 /* Load OpenSSL, once (a no-op when it is linked in). Returns 0, or -1 with
- * why[n] naming the library and the Debian package that has it. */
-int	tls_load(char *why, size_t n);
+ * e = EX_UNAVAILABLE naming the library and the Debian package that has
+ * it. */
+int	tls_load(struct lr_err *e);
 
 /* Run the TLS handshake on fd (non-blocking, connected) for host, by
- * deadline (CLOCK_MONOTONIC ms). Returns the session, or NULL with why[n]
- * set ("certificate verify failed: self-signed certificate"); *config is
- * set to 1 when the fault is in the settings (an unreadable file), 0 when
- * it is the server's or the network's. */
+ * deadline (CLOCK_MONOTONIC ms). Returns the session, or NULL with e:
+ * EX_CONFIG when the fault is in the settings (an unreadable file, a key
+ * that does not match, no TLS in this build), EX_UNAVAILABLE with
+ * e->transport set when it is the server's or the network's
+ * ("TLS handshake: certificate verify failed: self-signed certificate"). */
 struct lr_tls *tls_open(int fd, const char *host, const struct lr_tls_opts *o,
-	    long long deadline, char *why, size_t n, int *config);
+	    long long deadline, struct lr_err *e);
 
 /* Move bytes without blocking. Return the count (0: the peer closed, on a
  * read), or -1 with *want = POLLIN/POLLOUT to wait for, or -1 with *want
- * left 0 and why[n] set when the session broke. */
-ssize_t	tls_read(struct lr_tls *t, char *buf, size_t len, short *want, char *why,
-	    size_t n);
+ * left 0 and e (EX_UNAVAILABLE, transport) set when the session broke. */
+ssize_t	tls_read(struct lr_tls *t, char *buf, size_t len, short *want,
+	    struct lr_err *e);
 ssize_t	tls_write(struct lr_tls *t, const char *buf, size_t len, short *want,
-	    char *why, size_t n);
+	    struct lr_err *e);
 
 void	tls_free(struct lr_tls *t);
 
