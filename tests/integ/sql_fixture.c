@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "redis_fixture.h"
@@ -35,6 +34,7 @@
 #define START_MS	30000	/* bound on a server's start */
 #define STOP_MS		5000	/* the stop signal's grace before SIGKILL */
 #define RUN_MS		30000	/* bound on a client's run */
+#define TICK_MS		10	/* a step of a bounded poll */
 
 /* Who runs a client: the admin on the socket, or lockrun with its
  * password over TCP or on the socket. */
@@ -309,12 +309,6 @@ reap_within(pid_t pid, int *st, long ms)
 	return rc;
 }
 
-static int
-status_of(int st)
-{
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* Run p to its end, at most ms. Returns its exit status (128+N if killed
  * by signal N), or -1 when it could not run or overran (then it is
  * killed, and we say so). */
@@ -327,7 +321,7 @@ run(const struct proc *p, long ms)
 	if (pid < 0 || (r = reap_within(pid, &st, ms)) < 0)
 		return -1;
 	if (r == 1)
-		return status_of(st);
+		return exit_code(st);
 	kill(pid, SIGKILL);
 	reap_within(pid, &st, STOP_MS);
 	fprintf(stderr, "sql_fixture: %s ran for %ld s; killed\n", p->argv[0], ms / 1000);
@@ -769,25 +763,6 @@ make_dir(struct sql_server *s, enum sql_kind kind)
 	return give(s->dir);
 }
 
-/* Has s's server exited? Then it is reaped and s->pid is 0. */
-static int
-exited(struct sql_server *s)
-{
-	if (s->pid <= 0 || waitpid(s->pid, NULL, WNOHANG) != s->pid)
-		return 0;
-	s->pid = 0;
-	return 1;
-}
-
-/* One step of a bounded poll loop. */
-static void
-tick(void)
-{
-	struct timespec ts = { 0, 10 * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Launch s's server on s->port and wait until it accepts connections:
  * 0; -1 when it exited (the port taken, most likely); -2 when it could
  * not be launched or did not answer in START_MS (then it is halted). */
@@ -807,13 +782,13 @@ launch_and_wait(struct sql_server *s)
 		return -2;
 	}
 	for (;;) {
-		if (exited(s))
+		if (fixture_reaped(&s->pid))
 			return -1;
 		if (o->ping(s))
 			return 0;
 		if (fixture_ms() >= deadline)
 			break;
-		tick();
+		fixture_tick(TICK_MS);
 	}
 	fprintf(stderr, "sql_fixture: %s (pid %d, port %d) did not answer in %d s\n",
 	    o->name, (int)s->pid, s->port, START_MS / 1000);
