@@ -118,17 +118,6 @@ events(const char *key, char *buf, size_t n)
 	return buf;
 }
 
-/* A command that says it runs (its pid on the FIFO ready), then waits
- * until a line comes on the FIFO go. */
-static const char *
-blocking(const char *ready, const char *go)
-{
-	static char script[512];
-
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	return script;
-}
-
 /* How many of the n processes have exited. */
 static int
 exited(const pid_t *pid, int n)
@@ -145,20 +134,19 @@ exited(const pid_t *pid, int n)
 static void
 ten_racers_run_once(void)
 {
-	const char *ran = scratch("ran"), *go = fifo("go");
-	char script[512];
+	struct gate g;
 	pid_t pid[10];
 	int ok = 0, skipped = 0;
 
-	snprintf(script, sizeof(script), "echo $$ >> %s; read x < %s", ran, go);
+	gate_open_file(&g, "");		/* each racer that ran appends to it */
 	for (int i = 0; i < 10; i++)
-		pid[i] = START("-k", "race", "-E", "75", "--", "sh", "-c", script);
+		pid[i] = START("-k", "race", "-E", "75", "--", "sh", "-c", gate_sh(&g));
 	/* a racer that ran would wait for go: nine gone are nine skips */
 	POLL_UNTIL(exited(pid, 10) == 9);
 	cr_assert(eq(int, exited(pid, 10), 9), "nine skipped while the tenth runs");
-	POLL_UNTIL(file_lines(ran) > 0);
-	cr_assert(eq(int, file_lines(ran), 1), "one command ran");
-	fifo_write(go, "go\n");
+	POLL_UNTIL(file_lines(g.ready) > 0);
+	cr_assert(eq(int, file_lines(g.ready), 1), "one command ran");
+	gate_release(&g);
 	for (int i = 0; i < 10; i++) {
 		int st = lr_wait(pid[i]);
 
@@ -167,7 +155,7 @@ ten_racers_run_once(void)
 	}
 	cr_assert(eq(int, ok, 1));
 	cr_assert(eq(int, skipped, 9));
-	cr_assert(eq(int, file_lines(ran), 1));
+	cr_assert(eq(int, file_lines(g.ready), 1));
 	cr_assert(eq(int, held("race"), 0), "released");
 }
 THREE(ten_racers_run_once)
@@ -177,13 +165,15 @@ THREE(ten_racers_run_once)
 static void
 a_held_lock_is_skipped_then_free(void)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *mark = scratch("mark");
+	const char *mark = scratch("mark");
 	char buf[512];
 	struct result r;
+	struct gate g;
 	pid_t first;
 
-	first = START("-k", "job", "--", "sh", "-c", blocking(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	first = START("-k", "job", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	cr_assert(eq(int, held("job"), 1));
 	RUN(&r, "-k", "job", "-E", "75", "--", "touch", mark);
 	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
@@ -192,7 +182,7 @@ a_held_lock_is_skipped_then_free(void)
 	cr_assert(eq(int, r.status, 0), "a skip exits 0 by default");
 	cr_assert(eq(int, access(mark, F_OK), -1));
 
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	cr_assert(eq(int, held("job"), 0));
 	RUN(&r, "-k", "job", "-E", "75", "--", "touch", mark);
@@ -236,14 +226,16 @@ THREE(a_slot_runs_once)
 static void
 sigterm_is_forwarded_and_the_lock_released(void)
 {
-	const char *ready = fifo("ready"), *got = scratch("got");
-	char script[512], buf[512];
+	const char *got = scratch("got");
+	char trap[512], buf[512];
+	struct gate g;
 	pid_t lr;
 
-	snprintf(script, sizeof(script), "trap 'echo TERM > %s; exit 3' TERM; "
-	    "echo $$ > %s; while :; do sleep 1 & wait $!; done", got, ready);
-	lr = START("-k", "term", "--ttl", "1h", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	snprintf(trap, sizeof(trap), "trap 'echo TERM > %s; exit 3' TERM; ", got);
+	lr = START("-k", "term", "--ttl", "1h", "--", "sh", "-c",
+	    gate_sh_then(&g, trap, "while :; do sleep 1 & wait $!; done"));
+	gate_wait(&g);
 	kill(lr, SIGTERM);
 	cr_assert(eq(int, lr_wait(lr), 3), "the command's status");
 	cr_assert(eq(int, file_lines(got), 1), "the command had SIGTERM");
@@ -260,20 +252,21 @@ THREE(sigterm_is_forwarded_and_the_lock_released)
 static void
 sigkill_frees_the_lock_once_the_tree_is_gone(void)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap");
-	char script[512], again[512], buf[512];
+	const char *lockf = scratch("job.lock"), *overlap = scratch("overlap");
+	char before[512], again[512], buf[512];
 	struct result r;
 	long long guard = 0;
+	struct gate g;
 	pid_t lr;
 	long sleeper;
 
-	snprintf(script, sizeof(script), "trap '' TERM; exec 9>%s; flock -n 9 || "
-	    "echo OVERLAP >> %s; sleep 600 & echo $! > %s; wait", lockf, overlap, ready);
+	gate_open(&g, "");
+	snprintf(before, sizeof(before), "trap '' TERM; exec 9>%s; flock -n 9 || "
+	    "echo OVERLAP >> %s; ", lockf, overlap);
 	lr = START("-k", "kill", "--ttl", "1h", "--kill-after", "1s", "--", "sh", "-c",
-	    script);
-	sleeper = fifo_read_long(ready);
-	cr_assert(sleeper > 0 && alive((pid_t)sleeper));
+	    gate_sh_child(&g, before));
+	sleeper = gate_wait(&g);
+	cr_assert(alive((pid_t)sleeper));
 	kill(lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
 	snprintf(again, sizeof(again), "exec 9>%s; flock -n 9 || echo OVERLAP >> %s",
@@ -319,18 +312,20 @@ THREE(a_timeout_stops_the_command)
 static void
 wait_runs_after_the_holder(void)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *mark = scratch("mark");
+	const char *mark = scratch("mark");
 	char buf[512];
+	struct gate g;
 	pid_t first, waiter;
 
-	first = START("-k", "queue", "--", "sh", "-c", blocking(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	first = START("-k", "queue", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	waiter = START("-k", "queue", "--wait", "1h", "--", "touch", mark);
 	POLL_UNTIL(strstr(events("queue", buf, sizeof(buf)), "skipped-held") != NULL);
 	cr_assert(eq(str, buf, "skipped-held ran"));
 	cr_assert(eq(int, access(mark, F_OK), -1), "it waits");
 	cr_assert(eq(int, alive(waiter), 1));
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	cr_assert(eq(int, lr_wait(waiter), 0));
 	cr_assert(eq(int, access(mark, F_OK), 0), "it ran after the holder");
@@ -373,14 +368,15 @@ THREE(min_hold_keeps_the_lock_until_unlocked)
 static void
 unlock_stops_a_running_holder(void)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[1024], buf[512];
+	char err[1024], buf[512];
 	struct result r;
+	struct gate g;
 	pid_t holder;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 1000", ready);
-	holder = START("-k", "run", "--ttl", "3s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	holder = START("-k", "run", "--ttl", "3s", "--", "sh", "-c",
+	    gate_sh_then(&g, "", "exec sleep 1000"));
+	gate_wait(&g);
 	VERB(&r, "unlock", "--yes", "--host", "ops", "run");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(matches(r.out, be == BE_REDIS ? "\nttl +[0-9]s left \\([0-9]+ms\\)\n" :
@@ -402,15 +398,16 @@ THREE(unlock_stops_a_running_holder)
 static void
 a_frozen_holders_lock_ends_with_its_lease(void)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[1024];
+	char err[1024];
 	struct result r;
 	long long guard = 0;
+	struct gate g;
 	pid_t holder;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 1000", ready);
-	holder = START("-k", "frozen", "--ttl", "2s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	holder = START("-k", "frozen", "--ttl", "2s", "--", "sh", "-c",
+	    gate_sh_then(&g, "", "exec sleep 1000"));
+	gate_wait(&g);
 	kill(holder, SIGSTOP);
 	/* bounded poll: a run skips until the lease is over */
 	do
@@ -431,12 +428,13 @@ THREE(a_frozen_holders_lock_ends_with_its_lease)
 static void
 status_and_check_see_the_run(void)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
 	struct result r;
+	struct gate g;
 	pid_t lr;
 
-	lr = START("--host", "alpha", "-k", "seen", "--", "sh", "-c", blocking(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	lr = START("--host", "alpha", "-k", "seen", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	VERB(&r, "status", "--json", "seen");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(strstr(r.out, "\"held\":true") != NULL, "%s", r.out);
@@ -446,7 +444,7 @@ status_and_check_see_the_run(void)
 	cr_assert(matches(r.out, be == BE_REDIS ? "\nseen +held +alpha:[0-9]+ +[-0-9T:Z]+ "
 	    "+[0-9a-z]+ +[0-9]+s +" : "\nseen +held +alpha:[0-9]+ +[-0-9T:Z]+ +[0-9a-z]+ "
 	    "+session +"), "%s", r.out);
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0));
 	VERB(&r, "status", "--json", "seen");
 	cr_assert(strstr(r.out, "\"held\":false") != NULL, "%s", r.out);
@@ -471,19 +469,21 @@ THREE(status_and_check_see_the_run)
 static void
 restart(enum sql_kind k)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap"), *ran = scratch("ran");
+	const char *lockf = scratch("job.lock"), *overlap = scratch("overlap");
+	const char *ran = scratch("ran");
 	char script[512], err[1024], buf[512];
 	struct result r;
 	long long guard = 0;
+	struct gate g;
 	pid_t first;
 
 	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	gate_open(&g, "");
 	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP >> %s; "
-	    "echo $$ >> %s; echo $$ > %s; while :; do sleep 1 & wait $!; done", lockf,
-	    overlap, ran, ready);
-	first = START("-k", "db", "--ttl", "6s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "echo $$ >> %s; ", lockf, overlap, ran);
+	first = START("-k", "db", "--ttl", "6s", "--", "sh", "-c",
+	    gate_sh_then(&g, script, "while :; do sleep 1 & wait $!; done"));
+	gate_wait(&g);
 	cr_assert(eq(int, sql_restart(&srv), 0));
 
 	/* bounded poll: the holder notices at its next keep-alive */
@@ -595,14 +595,16 @@ Test(backends, a_bad_database_url_in_the_config_is_named_at_its_place)
 static void
 socket_and_password_file(enum sql_kind k)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *pwf = scratch("pw");
+	const char *pwf = scratch("pw");
 	const char *args[] = { "--url", NULL, "--password-file", pwf, "-k", "sock", "-E",
 	    "75", "--", "true", NULL };
 	struct result r;
+	struct gate g;
 	FILE *fp;
 	pid_t first;
 
 	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	gate_open(&g, "");
 	args[1] = srv.sock_url;
 	fp = fopen(pwf, "w");
 	cr_assert(fp != NULL);
@@ -610,12 +612,11 @@ socket_and_password_file(enum sql_kind k)
 	fclose(fp);
 	cr_assert(eq(int, chmod(pwf, 0600), 0), "lockrun refuses a file others can read");
 	first = lr_start_env(NULL, (const char *const[]){ "--url", srv.sock_url,
-	    "--password-file", pwf, "-k", "sock", "--", "sh", "-c", blocking(ready, go),
-	    NULL });
-	cr_assert(fifo_read_long(ready) > 0);
+	    "--password-file", pwf, "-k", "sock", "--", "sh", "-c", gate_sh(&g), NULL });
+	gate_wait(&g);
 	lr_run_env(&r, NULL, args);
 	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	lr_run_env(&r, NULL, args);
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
@@ -692,18 +693,19 @@ Test(backends, mysql_check_names_a_missing_privilege_on_each_table)
  */
 Test(backends, pg_a_slow_keepalive_is_waited_for)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
 	const char *hold =
 	    "BEGIN; SELECT 1 FROM lockrun_keys WHERE k = 'lockrun:{slow}' FOR UPDATE; "
 	    "SELECT pg_sleep(5); COMMIT;";
 	char err[2048], buf[512];
+	struct gate g;
 	pid_t holder, locker;
 	int st;
 
 	use(BE_PG);
+	gate_open(&g, "");
 	holder = START("-k", "slow", "--ttl", "12s", "--command-timeout", "500ms",
-	    "--kill-after", "1s", "--", "sh", "-c", blocking(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	    "--kill-after", "1s", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	if ((locker = fork()) == 0)
 		_exit(sql_admin(&srv, hold, NULL, 0) == 0 ? 0 : 1);
 	cr_assert(locker > 0);
@@ -713,7 +715,7 @@ Test(backends, pg_a_slow_keepalive_is_waited_for)
 	    "lasts") != NULL, "stderr: %s", err);
 	cr_assert(eq(int, waitpid(locker, &st, 0), locker));
 	cr_assert(eq(int, st, 0), "the row lock was held and let go");
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(holder), 0), "stderr: %s",
 	    lr_stderr_of(holder, err, sizeof(err)));
 	cr_assert(strstr(err, "LOST LOCK") == NULL, "stderr: %s", err);
@@ -773,15 +775,16 @@ newcomers_never_overlap(const char *lockf, const char *overlap)
 	cr_assert(eq(int, r.status, 0), "one ran in the end; stderr: %s", r.err);
 }
 
-/* The job: holds the file lock for its whole tree; ignore_term makes
- * stopping it take --kill-after. */
+/* The job, through g: holds the file lock for its whole tree; ignore_term
+ * makes stopping it take --kill-after. */
 static const char *
-flock_job(char *buf, size_t n, int ignore_term, const char *lockf,
-    const char *overlap, const char *ready)
+flock_job(struct gate *g, int ignore_term, const char *lockf, const char *overlap)
 {
-	snprintf(buf, n, "%sexec 9>%s; flock -n 9 || echo OVERLAP >> %s; echo $$ > %s; "
-	    "exec sleep 600", ignore_term ? "trap '' TERM; " : "", lockf, overlap, ready);
-	return buf;
+	char before[512];
+
+	snprintf(before, sizeof(before), "%sexec 9>%s; flock -n 9 || echo OVERLAP >> %s; ",
+	    ignore_term ? "trap '' TERM; " : "", lockf, overlap);
+	return gate_sh_then(g, before, "exec sleep 600");
 }
 
 /* End the session that holds the stable key's lock, as an admin would:
@@ -809,16 +812,17 @@ end_holders_session(enum sql_kind k, const char *stable)
 static void
 session_ended_by_the_server(enum sql_kind k)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap");
-	char job[512], err[2048];
+	const char *lockf = scratch("job.lock"), *overlap = scratch("overlap");
+	char err[2048];
+	struct gate g;
 	pid_t holder;
 
 	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	gate_open(&g, "");
 	/* an hour's lease: newcomers can run soon only after the holder let go */
 	holder = START("-k", "sess", "--ttl", "1h", "--", "sh", "-c",
-	    flock_job(job, sizeof(job), 0, lockf, overlap, ready));
-	cr_assert(fifo_read_long(ready) > 0);
+	    flock_job(&g, 0, lockf, overlap));
+	gate_wait(&g);
 	end_holders_session(k, "lockrun:{sess}");
 	newcomers_never_overlap(lockf, overlap);
 	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "the command was stopped");
@@ -841,20 +845,20 @@ Test(backends, mysql_a_killed_session_stops_the_command_and_newcomers_wait)
 static void
 session_cut_by_a_proxy(enum sql_kind k)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap");
-	char job[512], err[2048], purl[128];
+	const char *lockf = scratch("job.lock"), *overlap = scratch("overlap");
+	char err[2048], purl[128];
 	struct proxy p;
+	struct gate g;
 	pid_t holder;
 
 	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	gate_open(&g, "");
 	cr_assert(eq(int, proxy_start(&p, srv.port), 0));
 	snprintf(purl, sizeof(purl), "%s://lockrun@127.0.0.1:%d/lockrun",
 	    k == SQL_PG ? "postgres" : "mysql", p.port);
 	holder = lr_start_env(env_with(NULL), (const char *const[]){ "--url", purl, "-k",
-	    "sess", "--ttl", "3s", "--", "sh", "-c",
-	    flock_job(job, sizeof(job), 0, lockf, overlap, ready), NULL });
-	cr_assert(fifo_read_long(ready) > 0);
+	    "sess", "--ttl", "3s", "--", "sh", "-c", flock_job(&g, 0, lockf, overlap), NULL });
+	gate_wait(&g);
 	proxy_cut(&p);
 	newcomers_never_overlap(lockf, overlap);
 	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "the command was stopped");
@@ -878,16 +882,17 @@ Test(backends, mysql_a_cut_connection_stops_the_command_and_newcomers_wait)
 static void
 unlock_waits_for_the_holder_to_stop(enum sql_kind k)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap");
-	char job[512], err[2048];
+	const char *lockf = scratch("job.lock"), *overlap = scratch("overlap");
+	char err[2048];
 	struct result r;
+	struct gate g;
 	pid_t holder;
 
 	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	gate_open(&g, "");
 	holder = START("-k", "sess", "--ttl", "6s", "--kill-after", "2s", "--", "sh", "-c",
-	    flock_job(job, sizeof(job), 1, lockf, overlap, ready));
-	cr_assert(fifo_read_long(ready) > 0);
+	    flock_job(&g, 1, lockf, overlap));
+	gate_wait(&g);
 	VERB(&r, "unlock", "--yes", "--host", "ops", "sess");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	newcomers_never_overlap(lockf, overlap);

@@ -215,28 +215,15 @@ watch_until(redisContext *mon, int n, ...)
 	return seen;
 }
 
-/* Wait for the job's command to say it runs (a line in the file ready),
- * or for the job to end without: not a FIFO, which would block the test
- * for good when lockrun never starts the command. */
+/* Let the job's command end (it waits at the gate), if it is still there. */
 static void
-started(pid_t job, const char *ready)
-{
-	POLL_UNTIL(file_lines(ready) > 0 || !alive(job));
-	if (file_lines(ready) == 0) {
-		int status = lr_wait(job);
-		cr_fatal("the command did not start: lockrun exited %d", status);
-	}
-}
-
-/* Let the job's command end (it reads the FIFO go), if it is still there. */
-static void
-finish(pid_t job, const char *go)
+finish(pid_t job, const struct gate *g)
 {
 	if (!alive(job)) {
 		int status = lr_wait(job);
 		cr_fatal("the job was stopped: lockrun exited %d", status);
 	}
-	fifo_write(go, "\n");
+	gate_release(g);
 }
 
 /* Three tasks whose keys are on three different masters, each run through
@@ -324,22 +311,20 @@ fail_over(int r, int m)
  * another run skips, and the release frees the key. */
 Test(cluster, a_planned_failover_keeps_the_job_running, .fini = teardown)
 {
-	const char *ready, *go;
-	char script[256], err[4096], url[160];
+	char err[4096], url[160];
 	redisContext *mon;
 	struct result res;
+	struct gate g;
 	int m, r;
 	pid_t job;
 
 	start();
-	ready = scratch("ready");
-	go = fifo("go");
+	gate_open_file(&g, "");
 	cluster_url(&cl, url, sizeof(url));
 	m = cluster_node_for_key(&cl, "lockrun:{fo}");
 	cr_assert(m >= 0);
 	r = replica_of(m);
 	cr_assert(r >= 0);
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
 	/* a TTL well beyond a slow failover. CLUSTER FAILOVER pauses the
 	 * master's writes until the replica has taken over, up to its 5 s
 	 * limit (and again at each new attempt): a renewal sent meanwhile waits
@@ -349,8 +334,9 @@ Test(cluster, a_planned_failover_keeps_the_job_running, .fini = teardown)
 	 * failover on two busy cores (make check, the cluster tests in
 	 * parallel) overran now and then ("renewal 1 never reached the new
 	 * master"); with 20s it is 10.3 s, beyond any pause Redis makes */
-	job = LR_START("--redis", url, "-k", "fo", "--ttl", "20s", "--", "sh", "-c", script);
-	started(job, ready);			/* the job holds the lock */
+	job = LR_START("--redis", url, "-k", "fo", "--ttl", "20s", "--", "sh", "-c",
+	    gate_sh(&g));
+	gate_started(&g, job);			/* the job holds the lock */
 	cr_assert(eq(int, on_int(m, "EXISTS %s", "lockrun:{fo}"), 1));
 
 	POLL_UNTIL(knows_replica(m, r));
@@ -375,7 +361,7 @@ Test(cluster, a_planned_failover_keeps_the_job_running, .fini = teardown)
 	LR(&res, "--redis", url, "-k", "fo", "-E", "75", "--", "true");
 	cr_assert(eq(int, res.status, 75), "a second run was not skipped: %s", res.err);
 
-	finish(job, go);
+	finish(job, &g);
 	cr_assert(eq(int, lr_wait(job), 0));
 	lr_stderr_of(job, err, sizeof(err));
 	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
@@ -390,17 +376,17 @@ Test(cluster, a_planned_failover_keeps_the_job_running, .fini = teardown)
  * new run is served there. */
 Test(cluster, a_slot_moved_under_a_job_is_followed_with_ask, .fini = teardown)
 {
-	const char *ready, *go, *key = "lockrun:{mv}";
-	char script[256], err[4096], ida[64], idb[64], slot[16];
+	const char *key = "lockrun:{mv}";
+	char err[4096], ida[64], idb[64], slot[16];
 	redisContext *mon;
 	redisReply *keys;
 	struct result res;
+	struct gate g;
 	int a, b, seen;
 	pid_t job;
 
 	start();
-	ready = scratch("ready");
-	go = fifo("go");
+	gate_open_file(&g, "");
 	a = cluster_node_for_key(&cl, key);
 	cr_assert(a >= 0);
 	b = other_master(a);
@@ -412,10 +398,9 @@ Test(cluster, a_slot_moved_under_a_job_is_followed_with_ask, .fini = teardown)
 	 * that the renewal's keys all move (a missing one makes TRYAGAIN) */
 	LR(&res, "--redis", seed_url(a), "-k", "mv", "--", "true");
 	cr_assert(eq(int, res.status, 0), "%s", res.err);
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
 	job = LR_START("--redis", seed_url(a), "-k", "mv", "--ttl", "1500ms", "--",
-	    "sh", "-c", script);
-	started(job, ready);
+	    "sh", "-c", gate_sh(&g));
+	gate_started(&g, job);
 
 	mon = watch(b);
 	on_ok(b, "OK", "CLUSTER SETSLOT %s IMPORTING %s", slot, ida);
@@ -436,7 +421,7 @@ Test(cluster, a_slot_moved_under_a_job_is_followed_with_ask, .fini = teardown)
 	for (int i = 0; i < CLUSTER_NODES; i++)
 		if (is_master(i))
 			on_ok(i, "OK", "CLUSTER SETSLOT %s NODE %s", slot, idb);
-	finish(job, go);
+	finish(job, &g);
 	cr_assert(eq(int, lr_wait(job), 0));
 	lr_stderr_of(job, err, sizeof(err));
 	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
@@ -595,17 +580,16 @@ reshard(int src, int dst, const char *slot, const char *key, redisContext *mon)
 Test(cluster, a_resharding_keeps_the_job_and_skips_the_starters, .fini = teardown)
 {
 	const char *key = "lockrun:{rs}";
-	char script[1024], err[4096], slot[16], url[160], ready[256], go[256];
+	char before[1024], err[4096], slot[16], url[160];
 	redisContext *mon_b, *mon_a;
 	struct result res;
+	struct gate g;
 	int a, b, n;
 	pid_t job, loop;
 
 	start();
 	cluster_url(&cl, url, sizeof(url));
-	/* copies: the starters' calls to scratch() reuse its buffers */
-	snprintf(ready, sizeof(ready), "%s", scratch("ready"));
-	snprintf(go, sizeof(go), "%s", fifo("go"));
+	gate_open_file(&g, "");
 	a = cluster_node_for_key(&cl, key);
 	cr_assert(a >= 0);
 	b = other_master(a);
@@ -614,10 +598,11 @@ Test(cluster, a_resharding_keeps_the_job_and_skips_the_starters, .fini = teardow
 	/* a first run leaves every key of the task but the lock: four keys */
 	LR(&res, "--redis", url, "-k", "rs", "--", "true");
 	cr_assert(eq(int, res.status, 0), "%s", res.err);
-	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo overlap >> %s; "
-	    "echo $$ > %s; read x < %s", scratch("excl"), scratch("marks"), ready, go);
-	job = LR_START("--redis", url, "-k", "rs", "--ttl", "3s", "--", "sh", "-c", script);
-	started(job, ready);
+	snprintf(before, sizeof(before), "exec 9>%s; flock -n 9 || echo overlap >> %s; ",
+	    scratch("excl"), scratch("marks"));
+	job = LR_START("--redis", url, "-k", "rs", "--ttl", "3s", "--", "sh", "-c",
+	    gate_sh_around(&g, before, ""));
+	gate_started(&g, job);
 	loop = starters_start(url, "rs", "");
 	starters_wait(1);
 
@@ -630,7 +615,7 @@ Test(cluster, a_resharding_keeps_the_job_and_skips_the_starters, .fini = teardow
 
 	n = starters_stop(loop, "75", 0, job);
 	cr_assert(n >= 10, "only %d starters", n);
-	finish(job, go);
+	finish(job, &g);
 	cr_assert(eq(int, lr_wait(job), 0));
 	lr_stderr_of(job, err, sizeof(err));
 	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
@@ -660,26 +645,27 @@ repl_offset(int i, const char *field)
  * such a run ending 69 would be right. */
 Test(cluster, a_killed_master_is_waited_out_without_69, .fini = teardown)
 {
-	char script[1024], err[4096], url[160], ready[256], go[256];
+	char before[1024], err[4096], url[160];
 	redisContext *mon;
 	long long offset;
+	struct gate g;
 	int m, r;
 	pid_t job, loop;
 
 	start();
 	cluster_url(&cl, url, sizeof(url));
-	snprintf(ready, sizeof(ready), "%s", scratch("ready"));
-	snprintf(go, sizeof(go), "%s", fifo("go"));
+	gate_open_file(&g, "");
 	m = cluster_node_for_key(&cl, "lockrun:{kl}");
 	cr_assert(m >= 0);
 	r = replica_of(m);
 	cr_assert(r >= 0);
-	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo overlap >> %s; "
-	    "echo $$ > %s; read x < %s", scratch("excl"), scratch("marks"), ready, go);
+	snprintf(before, sizeof(before), "exec 9>%s; flock -n 9 || echo overlap >> %s; ",
+	    scratch("excl"), scratch("marks"));
 	/* a TTL well beyond the failover: the lease bridges 10.3 s without an
 	 * answer (ttl - ttl/3 - margin - kill_after; see the planned failover) */
-	job = LR_START("--redis", url, "-k", "kl", "--ttl", "20s", "--", "sh", "-c", script);
-	started(job, ready);
+	job = LR_START("--redis", url, "-k", "kl", "--ttl", "20s", "--", "sh", "-c",
+	    gate_sh_around(&g, before, ""));
+	gate_started(&g, job);
 	loop = starters_start(url, "kl", "--command-timeout 15s");
 	starters_wait(1);
 	/* the replica has the job's key: replication is asynchronous, and a
@@ -703,7 +689,7 @@ Test(cluster, a_killed_master_is_waited_out_without_69, .fini = teardown)
 	starters_wait(3);
 
 	starters_stop(loop, "75", 1, job);
-	finish(job, go);
+	finish(job, &g);
 	cr_assert(eq(int, lr_wait(job), 0));
 	lr_stderr_of(job, err, sizeof(err));
 	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
