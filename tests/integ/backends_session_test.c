@@ -187,7 +187,8 @@ session_cut_by_a_proxy(enum sql_kind k)
 	snprintf(purl, sizeof(purl), "%s://lockrun@127.0.0.1:%d/lockrun",
 	    k == SQL_PG ? "postgres" : "mysql", p.port);
 	holder = lr_start_env(env_with(NULL), (const char *const[]){ "--url", purl, "-k",
-	    "sess", "--ttl", "3s", "--", "sh", "-c", flock_job(&g, 0, lockf, overlap), NULL });
+	    "sess", "--ttl", "3s", "--", "sh", "-c", flock_job(&g, 0, lockf, overlap),
+	    NULL });
 	gate_wait(&g);
 	proxy_cut(&p);
 	newcomers_never_overlap(lockf, overlap);

@@ -49,7 +49,10 @@ missing_library(enum sql_kind k, const char *lib, const char *pkg)
 	cr_assert(eq(int, access(mark, F_OK), -1), "the command did not run");
 }
 
-Test(backends_sql, pg_a_missing_libpq_is_named) { missing_library(SQL_PG, "libpq.so.5", "libpq5"); }
+Test(backends_sql, pg_a_missing_libpq_is_named)
+{
+	missing_library(SQL_PG, "libpq.so.5", "libpq5");
+}
 Test(backends_sql, mysql_a_missing_libmariadb_is_named)
 {
 	missing_library(SQL_MYSQL, "libmariadb.so.3", "libmariadb3");
@@ -134,7 +137,10 @@ socket_and_password_file(enum sql_kind k)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 }
 
-Test(backends_sql, pg_over_the_socket_with_a_password_file) { socket_and_password_file(SQL_PG); }
+Test(backends_sql, pg_over_the_socket_with_a_password_file)
+{
+	socket_and_password_file(SQL_PG);
+}
 Test(backends_sql, mysql_over_the_socket_with_a_password_file)
 {
 	socket_and_password_file(SQL_MYSQL);

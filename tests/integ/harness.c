@@ -191,6 +191,7 @@ lr_stderr_of(pid_t pid, char *buf, size_t n)
 	return buf;
 }
 
+/* The gate's files in fx.dir, named so that a test may open several. */
 static void
 gate_paths(struct gate *g, const char *name)
 {
@@ -221,6 +222,20 @@ gate_open_file(struct gate *g, const char *name)
 	make_fifo(g->go);
 }
 
+/* Format the gate's script into g->sh; a cut one would hang the test. */
+static const char *
+gate_compose(struct gate *g, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(g->sh, sizeof(g->sh), fmt, ap);
+	va_end(ap);
+	cr_assert(n > 0 && (size_t)n < sizeof(g->sh), "gate script too long");
+	return g->sh;
+}
+
 const char *
 gate_sh(struct gate *g)
 {
@@ -230,31 +245,22 @@ gate_sh(struct gate *g)
 const char *
 gate_sh_around(struct gate *g, const char *before, const char *after)
 {
-	int n = snprintf(g->sh, sizeof(g->sh), "%secho %s %s %s; read x < %s%s", before,
-	    g->say, g->to, g->ready, g->go, after);
-
-	cr_assert(n > 0 && (size_t)n < sizeof(g->sh), "gate script too long");
-	return g->sh;
+	return gate_compose(g, "%secho %s %s %s; read x < %s%s", before, g->say, g->to,
+	    g->ready, g->go, after);
 }
 
 const char *
 gate_sh_then(struct gate *g, const char *before, const char *then)
 {
-	int n = snprintf(g->sh, sizeof(g->sh), "%secho %s %s %s; %s", before, g->say,
-	    g->to, g->ready, then);
-
-	cr_assert(n > 0 && (size_t)n < sizeof(g->sh), "gate script too long");
-	return g->sh;
+	return gate_compose(g, "%secho %s %s %s; %s", before, g->say, g->to, g->ready,
+	    then);
 }
 
 const char *
 gate_sh_child(struct gate *g, const char *before)
 {
-	int n = snprintf(g->sh, sizeof(g->sh), "%ssleep 600 & echo $! %s %s; wait",
-	    before, g->to, g->ready);
-
-	cr_assert(n > 0 && (size_t)n < sizeof(g->sh), "gate script too long");
-	return g->sh;
+	return gate_compose(g, "%ssleep 600 & echo $! %s %s; wait", before, g->to,
+	    g->ready);
 }
 
 long
