@@ -119,8 +119,9 @@ CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
 INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
-# The fixtures the bench and the demo link too (without Criterion).
-FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o
+# The fixtures the bench and the demo link too (without Criterion), and
+# the process helpers they share with the tests.
+FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o $(B)/tests/proc.o
 SHIM = $(B)/tests/shim.so
 
 .PHONY: all check unit integ deps demo bench install uninstall clean lint

@@ -66,7 +66,7 @@ run_once(char *const argv[], long *rss_kib, int *status)
 	while (wait4(pid, &st, 0, &ru) == -1 && errno == EINTR)
 		;
 	*rss_kib = ru.ru_maxrss;
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	*status = exit_code(st);
 	return now_us() - t0;
 }
 
@@ -498,7 +498,7 @@ unhold(struct held_be *be)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "bench: %s: the holder exited %d\n", be->name,
-		    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		    exit_code(st));
 		return 1;
 	}
 	return 0;

@@ -59,7 +59,7 @@ main(int argc, char *argv[])
 		int st;
 		char tag[16];
 		waitpid(pid[i], &st, 0);
-		status[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		status[i] = exit_code(st);
 		ran += status[i] == 0;
 		snprintf(tag, sizeof(tag), "server %d |", i + 1);
 		show(out[i], tag);

@@ -4,7 +4,9 @@
  * written once, as a function, and THREE() makes a Test of it for each
  * backend, on its own throwaway server: redis_NAME, pg_NAME, mysql_NAME.
  * Real binary, real servers; what a test looks at (held or free, the
- * history) it asks lockrun itself, so the same assertion holds for each. */
+ * history) it asks lockrun itself, so the same assertion holds for each.
+ * What only the SQL backends have: backends_sql_test.c and
+ * backends_session_test.c; what the three share: backends.c. */
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,114 +22,16 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "harness.h"
-#include "proxy.h"
-#include "sql_fixture.h"
-
-enum backend { BE_REDIS, BE_PG, BE_MYSQL };
-
-static enum backend be;
-static struct sql_server srv;
-static const char *url;
-static const char *pw_env[] = { "LOCKRUN_REDIS_PASSWORD=" SQL_PASSWORD, NULL };
-
-static void
-teardown(void)
-{
-	sql_stop(&srv);
-	suite_teardown();
-}
+#include "backends.h"
 
 /* suite_setup() starts a redis-server: the Redis backend's, and fx.dir,
  * the scratch dir every test uses. */
-TestSuite(backends, .init = suite_setup, .fini = teardown, .timeout = 120);
-
-/* The backend's server, and the URL the runs are given. */
-static void
-use(enum backend b)
-{
-	be = b;
-	if (b == BE_REDIS) {
-		url = fx.url;
-		return;
-	}
-	cr_assert(eq(int, sql_start(&srv, b == BE_PG ? SQL_PG : SQL_MYSQL), 0),
-	    "%s did not start", sql_name(b == BE_PG ? SQL_PG : SQL_MYSQL));
-	url = srv.url;
-}
+TestSuite(backends, .init = suite_setup, .fini = backends_teardown, .timeout = 120);
 
 #define THREE(name)							\
 	Test(backends, redis_##name) { use(BE_REDIS); name(); }		\
 	Test(backends, pg_##name) { use(BE_PG); name(); }		\
 	Test(backends, mysql_##name) { use(BE_MYSQL); name(); }
-
-/* The SQL servers' user has a password; the URLs do not hold it. */
-static const char *const *
-env_with(const char *const *extra)
-{
-	static const char *env[16];
-	size_t n = 0;
-
-	if (be != BE_REDIS)
-		env[n++] = pw_env[0];
-	for (size_t i = 0; extra && extra[i] && n < 15; i++)
-		env[n++] = extra[i];
-	env[n] = NULL;
-	return env;
-}
-
-/* lockrun --url URL ARGS, and lockrun VERB --url URL ARGS. */
-#define RUN(res, ...) lr_run_env((res), env_with(NULL),			\
-	(const char *const[]){ "--url", url, __VA_ARGS__, NULL })
-#define VERB(res, verb, ...) lr_run_env((res), env_with(NULL),		\
-	(const char *const[]){ verb, "--url", url, __VA_ARGS__, NULL })
-#define START(...) lr_start_env(env_with(NULL),				\
-	(const char *const[]){ "--url", url, __VA_ARGS__, NULL })
-
-/* Is key's lock held, as `lockrun status` sees it? */
-static int
-held(const char *key)
-{
-	struct result r;
-
-	VERB(&r, "status", "--json", key);
-	cr_assert(eq(int, r.status, 0), "status: %s", r.err);
-	return strstr(r.out, "\"held\":true") != NULL;
-}
-
-/* The events of key's history, newest first, as "EVENT EVENT ...". */
-static const char *
-events(const char *key, char *buf, size_t n)
-{
-	struct result r;
-	size_t len = 0;
-
-	VERB(&r, "history", "--json", "-n", "50", key);
-	cr_assert(eq(int, r.status, 0), "history: %s", r.err);
-	buf[0] = '\0';
-	for (const char *p = r.out; (p = strstr(p, "\"event\":\"")) != NULL; ) {
-		const char *end;
-
-		p += 9;
-		if ((end = strchr(p, '"')) == NULL)
-			break;
-		len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%.*s",
-		    len ? " " : "", (int)(end - p), p);
-		p = end;
-	}
-	return buf;
-}
-
-/* A command that says it runs (its pid on the FIFO ready), then waits
- * until a line comes on the FIFO go. */
-static const char *
-blocking(const char *ready, const char *go)
-{
-	static char script[512];
-
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	return script;
-}
 
 /* How many of the n processes have exited. */
 static int
@@ -145,20 +49,19 @@ exited(const pid_t *pid, int n)
 static void
 ten_racers_run_once(void)
 {
-	const char *ran = scratch("ran"), *go = fifo("go");
-	char script[512];
+	struct gate g;
 	pid_t pid[10];
 	int ok = 0, skipped = 0;
 
-	snprintf(script, sizeof(script), "echo $$ >> %s; read x < %s", ran, go);
+	gate_open_file(&g, "");		/* each racer that ran appends to it */
 	for (int i = 0; i < 10; i++)
-		pid[i] = START("-k", "race", "-E", "75", "--", "sh", "-c", script);
+		pid[i] = START("-k", "race", "-E", "75", "--", "sh", "-c", gate_sh(&g));
 	/* a racer that ran would wait for go: nine gone are nine skips */
 	POLL_UNTIL(exited(pid, 10) == 9);
 	cr_assert(eq(int, exited(pid, 10), 9), "nine skipped while the tenth runs");
-	POLL_UNTIL(file_lines(ran) > 0);
-	cr_assert(eq(int, file_lines(ran), 1), "one command ran");
-	fifo_write(go, "go\n");
+	POLL_UNTIL(file_lines(g.ready) > 0);
+	cr_assert(eq(int, file_lines(g.ready), 1), "one command ran");
+	gate_release(&g);
 	for (int i = 0; i < 10; i++) {
 		int st = lr_wait(pid[i]);
 
@@ -167,7 +70,7 @@ ten_racers_run_once(void)
 	}
 	cr_assert(eq(int, ok, 1));
 	cr_assert(eq(int, skipped, 9));
-	cr_assert(eq(int, file_lines(ran), 1));
+	cr_assert(eq(int, file_lines(g.ready), 1));
 	cr_assert(eq(int, held("race"), 0), "released");
 }
 THREE(ten_racers_run_once)
@@ -177,13 +80,15 @@ THREE(ten_racers_run_once)
 static void
 a_held_lock_is_skipped_then_free(void)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *mark = scratch("mark");
+	const char *mark = scratch("mark");
 	char buf[512];
 	struct result r;
+	struct gate g;
 	pid_t first;
 
-	first = START("-k", "job", "--", "sh", "-c", blocking(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	first = START("-k", "job", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	cr_assert(eq(int, held("job"), 1));
 	RUN(&r, "-k", "job", "-E", "75", "--", "touch", mark);
 	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
@@ -192,7 +97,7 @@ a_held_lock_is_skipped_then_free(void)
 	cr_assert(eq(int, r.status, 0), "a skip exits 0 by default");
 	cr_assert(eq(int, access(mark, F_OK), -1));
 
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	cr_assert(eq(int, held("job"), 0));
 	RUN(&r, "-k", "job", "-E", "75", "--", "touch", mark);
@@ -236,14 +141,16 @@ THREE(a_slot_runs_once)
 static void
 sigterm_is_forwarded_and_the_lock_released(void)
 {
-	const char *ready = fifo("ready"), *got = scratch("got");
-	char script[512], buf[512];
+	const char *got = scratch("got");
+	char trap[512], buf[512];
+	struct gate g;
 	pid_t lr;
 
-	snprintf(script, sizeof(script), "trap 'echo TERM > %s; exit 3' TERM; "
-	    "echo $$ > %s; while :; do sleep 1 & wait $!; done", got, ready);
-	lr = START("-k", "term", "--ttl", "1h", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	snprintf(trap, sizeof(trap), "trap 'echo TERM > %s; exit 3' TERM; ", got);
+	lr = START("-k", "term", "--ttl", "1h", "--", "sh", "-c",
+	    gate_sh_then(&g, trap, "while :; do sleep 1 & wait $!; done"));
+	gate_wait(&g);
 	kill(lr, SIGTERM);
 	cr_assert(eq(int, lr_wait(lr), 3), "the command's status");
 	cr_assert(eq(int, file_lines(got), 1), "the command had SIGTERM");
@@ -260,20 +167,21 @@ THREE(sigterm_is_forwarded_and_the_lock_released)
 static void
 sigkill_frees_the_lock_once_the_tree_is_gone(void)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap");
-	char script[512], again[512], buf[512];
+	const char *lockf = scratch("job.lock"), *overlap = scratch("overlap");
+	char before[512], again[512], buf[512];
 	struct result r;
 	long long guard = 0;
+	struct gate g;
 	pid_t lr;
 	long sleeper;
 
-	snprintf(script, sizeof(script), "trap '' TERM; exec 9>%s; flock -n 9 || "
-	    "echo OVERLAP >> %s; sleep 600 & echo $! > %s; wait", lockf, overlap, ready);
+	gate_open(&g, "");
+	snprintf(before, sizeof(before), "trap '' TERM; exec 9>%s; flock -n 9 || "
+	    "echo OVERLAP >> %s; ", lockf, overlap);
 	lr = START("-k", "kill", "--ttl", "1h", "--kill-after", "1s", "--", "sh", "-c",
-	    script);
-	sleeper = fifo_read_long(ready);
-	cr_assert(sleeper > 0 && alive((pid_t)sleeper));
+	    gate_sh_child(&g, before));
+	sleeper = gate_wait(&g);
+	cr_assert(alive((pid_t)sleeper));
 	kill(lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
 	snprintf(again, sizeof(again), "exec 9>%s; flock -n 9 || echo OVERLAP >> %s",
@@ -319,18 +227,20 @@ THREE(a_timeout_stops_the_command)
 static void
 wait_runs_after_the_holder(void)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *mark = scratch("mark");
+	const char *mark = scratch("mark");
 	char buf[512];
+	struct gate g;
 	pid_t first, waiter;
 
-	first = START("-k", "queue", "--", "sh", "-c", blocking(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	first = START("-k", "queue", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	waiter = START("-k", "queue", "--wait", "1h", "--", "touch", mark);
 	POLL_UNTIL(strstr(events("queue", buf, sizeof(buf)), "skipped-held") != NULL);
 	cr_assert(eq(str, buf, "skipped-held ran"));
 	cr_assert(eq(int, access(mark, F_OK), -1), "it waits");
 	cr_assert(eq(int, alive(waiter), 1));
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	cr_assert(eq(int, lr_wait(waiter), 0));
 	cr_assert(eq(int, access(mark, F_OK), 0), "it ran after the holder");
@@ -373,14 +283,15 @@ THREE(min_hold_keeps_the_lock_until_unlocked)
 static void
 unlock_stops_a_running_holder(void)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[1024], buf[512];
+	char err[1024], buf[512];
 	struct result r;
+	struct gate g;
 	pid_t holder;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 1000", ready);
-	holder = START("-k", "run", "--ttl", "3s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	holder = START("-k", "run", "--ttl", "3s", "--", "sh", "-c",
+	    gate_sh_then(&g, "", "exec sleep 1000"));
+	gate_wait(&g);
 	VERB(&r, "unlock", "--yes", "--host", "ops", "run");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(matches(r.out, be == BE_REDIS ? "\nttl +[0-9]s left \\([0-9]+ms\\)\n" :
@@ -402,15 +313,16 @@ THREE(unlock_stops_a_running_holder)
 static void
 a_frozen_holders_lock_ends_with_its_lease(void)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[1024];
+	char err[1024];
 	struct result r;
 	long long guard = 0;
+	struct gate g;
 	pid_t holder;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 1000", ready);
-	holder = START("-k", "frozen", "--ttl", "2s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	holder = START("-k", "frozen", "--ttl", "2s", "--", "sh", "-c",
+	    gate_sh_then(&g, "", "exec sleep 1000"));
+	gate_wait(&g);
 	kill(holder, SIGSTOP);
 	/* bounded poll: a run skips until the lease is over */
 	do
@@ -431,12 +343,13 @@ THREE(a_frozen_holders_lock_ends_with_its_lease)
 static void
 status_and_check_see_the_run(void)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
 	struct result r;
+	struct gate g;
 	pid_t lr;
 
-	lr = START("--host", "alpha", "-k", "seen", "--", "sh", "-c", blocking(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	lr = START("--host", "alpha", "-k", "seen", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	VERB(&r, "status", "--json", "seen");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(strstr(r.out, "\"held\":true") != NULL, "%s", r.out);
@@ -446,7 +359,7 @@ status_and_check_see_the_run(void)
 	cr_assert(matches(r.out, be == BE_REDIS ? "\nseen +held +alpha:[0-9]+ +[-0-9T:Z]+ "
 	    "+[0-9a-z]+ +[0-9]+s +" : "\nseen +held +alpha:[0-9]+ +[-0-9T:Z]+ +[0-9a-z]+ "
 	    "+session +"), "%s", r.out);
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0));
 	VERB(&r, "status", "--json", "seen");
 	cr_assert(strstr(r.out, "\"held\":false") != NULL, "%s", r.out);
@@ -459,266 +372,6 @@ status_and_check_see_the_run(void)
 	cr_assert(strstr(r.out, "types and permissions ok") != NULL, "%s", r.out);
 }
 THREE(status_and_check_see_the_run)
-
-/*
- * A database restart under a running job: the holder's session lock went
- * with the old server, and lockrun, watching its connection, finds it lost
- * at once and stops the command. A newcomer started at once waits out the
- * old lease (or until the old holder deleted its row) and runs after it --
- * never while the first command runs. The commands hold
- * a file lock; a second copy alongside would write OVERLAP.
- */
-static void
-restart(enum sql_kind k)
-{
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap"), *ran = scratch("ran");
-	char script[512], err[1024], buf[512];
-	struct result r;
-	long long guard = 0;
-	pid_t first;
-
-	use(k == SQL_PG ? BE_PG : BE_MYSQL);
-	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP >> %s; "
-	    "echo $$ >> %s; echo $$ > %s; while :; do sleep 1 & wait $!; done", lockf,
-	    overlap, ran, ready);
-	first = START("-k", "db", "--ttl", "6s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
-	cr_assert(eq(int, sql_restart(&srv), 0));
-
-	/* bounded poll: the holder notices at its next keep-alive */
-	POLL_UNTIL(!alive(first));
-	cr_assert(eq(int, lr_wait(first), 128 + SIGTERM), "the command was stopped");
-	cr_assert(strstr(lr_stderr_of(first, err, sizeof(err)), "LOST LOCK") != NULL,
-	    "stderr: %s", err);
-	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP >> %s; "
-	    "echo $$ >> %s", lockf, overlap, ran);
-	/* bounded poll: a newcomer runs once the old lease is over */
-	do
-		RUN(&r, "-k", "db", "-E", "75", "--", "sh", "-c", script);
-	while (r.status == 75 && poll_tick(&guard));
-	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(int, file_lines(ran), 2));
-	cr_assert(eq(int, file_lines(overlap), 0), "no two copies at once");
-	/* the holder sees its session end at once, while the server may still
-	 * be down: its end is recorded (lost) only if it could connect again
-	 * by the time its command was gone; else newcomers wait out its lease */
-	cr_assert(matches(events("db", buf, sizeof(buf)), "^released ran( skipped-held)*"
-	    "( lost)?( ran)?$"), "history: %s", buf);
-}
-
-Test(backends, pg_a_database_restart_stops_the_command) { restart(SQL_PG); }
-Test(backends, mysql_a_database_restart_stops_the_command) { restart(SQL_MYSQL); }
-
-/* A host without the client library: one line naming the Debian package
- * to install, exit 69, and no command run. The fault shim makes dlopen()
- * of that one library fail as the loader does when it is not there. */
-static void
-missing_library(enum sql_kind k, const char *lib, const char *pkg)
-{
-	const char *mark = scratch("mark");
-	char buf[3][256], missing[64], want[256];
-	const char *shim[6] = { 0 };
-	struct result r;
-	size_t i;
-
-	use(k == SQL_PG ? BE_PG : BE_MYSQL);
-	shim_env(shim, buf, NULL, NULL);
-	snprintf(missing, sizeof(missing), "LOCKRUN_SHIM_DLOPEN_MISSING=%s", lib);
-	for (i = 0; shim[i] != NULL; i++)
-		;
-	shim[i] = missing;
-	lr_run_env(&r, env_with(shim), (const char *const[]){ "--url", url, "-k", "lib",
-	    "--", "touch", mark, NULL });
-	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
-	snprintf(want, sizeof(want), "^lockrun: [a-z]+://: cannot load %s \\(Debian: "
-	    "apt-get install %s\\): [^\n]*No such file or directory\n$", lib, pkg);
-	cr_assert(matches(r.err, want), "stderr: %s", r.err);
-	cr_assert(eq(int, access(mark, F_OK), -1), "the command did not run");
-}
-
-Test(backends, pg_a_missing_libpq_is_named) { missing_library(SQL_PG, "libpq.so.5", "libpq5"); }
-Test(backends, mysql_a_missing_libmariadb_is_named)
-{
-	missing_library(SQL_MYSQL, "libmariadb.so.3", "libmariadb3");
-}
-
-/* A password in a PostgreSQL URL's query (libpq takes password=) is
- * lockrun's, as one before the '@' is: $LOCKRUN_URL does not reach the
- * command with it. */
-Test(backends, pg_a_password_in_the_url_query_stays_out_of_the_command)
-{
-	char var[400];
-	const char *env[] = { var, NULL };
-	struct result r;
-
-	use(BE_PG);
-	snprintf(var, sizeof(var), "LOCKRUN_URL=%s?password=%s", srv.url, SQL_PASSWORD);
-	lr_run_env(&r, env, (const char *const[]){ "-k", "pw", "--", "sh", "-c",
-	    "env | grep -c " SQL_PASSWORD "; true", NULL });
-	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(str, r.out, "0\n"), "the command saw it");
-}
-
-/* A database URL in the config that cannot be read is a config error at
- * its place, exit 78, and nothing runs: a MySQL one is read with the
- * config, a PostgreSQL one by libpq when the backend is set up. */
-Test(backends, a_bad_database_url_in_the_config_is_named_at_its_place)
-{
-	static const char *const bad[][2] = {
-		{ "mysql://u@127.0.0.1:99999/db", "mysql://: port must be a number" },
-		{ "postgres://u@[::1/db", "postgres URL: end of string reached" },
-	};
-	const char *mark = scratch("mark"), *path = scratch("bad.yaml");
-	char want[300];
-	struct result r;
-
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		FILE *fp = fopen(path, "w");
-
-		cr_assert(fp != NULL);
-		fprintf(fp, "prefix: \"lr:\"\nurl: \"%s\"\n", bad[i][0]);
-		fclose(fp);
-		lr_run_env(&r, pw_env, (const char *const[]){ "-c", path, "-k", "x", "--",
-		    "touch", mark, NULL });
-		cr_assert(eq(int, r.status, 78), "%s: stderr: %s", bad[i][0], r.err);
-		snprintf(want, sizeof(want), "^lockrun: %s:2:6: url: %s", path, bad[i][1]);
-		cr_assert(matches(r.err, want), "stderr: %s", r.err);
-		cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "one line: %s",
-		    r.err);
-		cr_assert(eq(int, access(mark, F_OK), -1), "nothing ran");
-	}
-}
-
-/* Over the server's unix socket, with the password from --password-file:
- * a run and a skip. */
-static void
-socket_and_password_file(enum sql_kind k)
-{
-	const char *ready = fifo("ready"), *go = fifo("go"), *pwf = scratch("pw");
-	const char *args[] = { "--url", NULL, "--password-file", pwf, "-k", "sock", "-E",
-	    "75", "--", "true", NULL };
-	struct result r;
-	FILE *fp;
-	pid_t first;
-
-	use(k == SQL_PG ? BE_PG : BE_MYSQL);
-	args[1] = srv.sock_url;
-	fp = fopen(pwf, "w");
-	cr_assert(fp != NULL);
-	fprintf(fp, "%s\n", SQL_PASSWORD);
-	fclose(fp);
-	cr_assert(eq(int, chmod(pwf, 0600), 0), "lockrun refuses a file others can read");
-	first = lr_start_env(NULL, (const char *const[]){ "--url", srv.sock_url,
-	    "--password-file", pwf, "-k", "sock", "--", "sh", "-c", blocking(ready, go),
-	    NULL });
-	cr_assert(fifo_read_long(ready) > 0);
-	lr_run_env(&r, NULL, args);
-	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
-	fifo_write(go, "go\n");
-	cr_assert(eq(int, lr_wait(first), 0));
-	lr_run_env(&r, NULL, args);
-	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-}
-
-Test(backends, pg_over_the_socket_with_a_password_file) { socket_and_password_file(SQL_PG); }
-Test(backends, mysql_over_the_socket_with_a_password_file)
-{
-	socket_and_password_file(SQL_MYSQL);
-}
-
-/* Rows past their expiry go as a side effect of other runs: a task's
- * history and last-run rows (--history-ttl 1s here) are gone once later
- * runs of another task have pruned them. */
-static void
-expired_rows_are_pruned(enum sql_kind k)
-{
-	const char *count =
-	    "SELECT (SELECT count(*) FROM lockrun_history WHERE k LIKE '%{old}%') + "
-	    "(SELECT count(*) FROM lockrun_last WHERE k LIKE '%{old}%')";
-	char out[64];
-	struct result r;
-	long long guard = 0;
-
-	use(k == SQL_PG ? BE_PG : BE_MYSQL);
-	RUN(&r, "-k", "old", "--history-ttl", "1s", "--", "true");
-	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(int, sql_admin(&srv, count, out, sizeof(out)), 0));
-	cr_assert(eq(int, atoi(out), 3), "ran, released and the last run: %s", out);
-	/* bounded poll: runs of another task, until the old rows are gone */
-	do {
-		RUN(&r, "-k", "new", "--", "true");
-		cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-		cr_assert(eq(int, sql_admin(&srv, count, out, sizeof(out)), 0));
-	} while (atoi(out) > 0 && poll_tick(&guard));
-	cr_assert(eq(int, atoi(out), 0), "left: %s", out);
-}
-
-Test(backends, pg_expired_rows_are_pruned) { expired_rows_are_pruned(SQL_PG); }
-Test(backends, mysql_expired_rows_are_pruned) { expired_rows_are_pruned(SQL_MYSQL); }
-
-/* `lockrun check` against a MariaDB user that may create the tables but
- * not DELETE from them: the tables are made (as a first run would), and
- * each is named for the missing privilege -- not as missing. */
-Test(backends, mysql_check_names_a_missing_privilege_on_each_table)
-{
-	char limited[200];
-	struct result r;
-
-	use(BE_MYSQL);
-	cr_assert(eq(int, sql_admin(&srv, "CREATE DATABASE lr_limited; "
-	    "CREATE USER 'limited'@'%' IDENTIFIED BY '" SQL_PASSWORD "'; "
-	    "GRANT SELECT, INSERT, UPDATE, CREATE ON lr_limited.* TO 'limited'@'%'",
-	    NULL, 0), 0));
-	snprintf(limited, sizeof(limited), "mysql://limited@127.0.0.1:%d/lr_limited", srv.port);
-	lr_run_env(&r, pw_env, (const char *const[]){ "check", "--url", limited, "-k", "t",
-	    "--", "true", NULL });
-	cr_assert(eq(int, r.status, 69), "stdout: %s stderr: %s", r.out, r.err);
-	cr_assert(matches(r.err, "^lockrun: mysql [^ ]+: table lockrun_keys: permission "
-	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_history: permission "
-	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_last: permission "
-	    "denied for DELETE\n$"), "stderr: %s", r.err);
-}
-
-/*
- * A keep-alive answered late -- its UPDATE waits behind another session's
- * row lock for 5 s, past the 500ms command timeout -- is waited for, not
- * taken for a lost session: closing the connection would end the session
- * and free the lock. The lease (12 s, renewed every 4 s) outlasts the wait
- * however the 5 s fall between renewals, so the job runs to its end.
- * PostgreSQL only: libmariadb reads an answer it has begun (the renewal's
- * first statements answer at once) within its own read timeout, the
- * command timeout in whole seconds, and drops the connection past it.
- */
-Test(backends, pg_a_slow_keepalive_is_waited_for)
-{
-	const char *ready = fifo("ready"), *go = fifo("go");
-	const char *hold =
-	    "BEGIN; SELECT 1 FROM lockrun_keys WHERE k = 'lockrun:{slow}' FOR UPDATE; "
-	    "SELECT pg_sleep(5); COMMIT;";
-	char err[2048], buf[512];
-	pid_t holder, locker;
-	int st;
-
-	use(BE_PG);
-	holder = START("-k", "slow", "--ttl", "12s", "--command-timeout", "500ms",
-	    "--kill-after", "1s", "--", "sh", "-c", blocking(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
-	if ((locker = fork()) == 0)
-		_exit(sql_admin(&srv, hold, NULL, 0) == 0 ? 0 : 1);
-	cr_assert(locker > 0);
-	POLL_UNTIL(strstr(lr_stderr_of(holder, err, sizeof(err)), "renew-slow") != NULL ||
-	    strstr(err, "no answer within") != NULL);
-	cr_assert(strstr(err, "no answer within 500ms; waiting for it while the lease "
-	    "lasts") != NULL, "stderr: %s", err);
-	cr_assert(eq(int, waitpid(locker, &st, 0), locker));
-	cr_assert(eq(int, st, 0), "the row lock was held and let go");
-	fifo_write(go, "go\n");
-	cr_assert(eq(int, lr_wait(holder), 0), "stderr: %s",
-	    lr_stderr_of(holder, err, sizeof(err)));
-	cr_assert(strstr(err, "LOST LOCK") == NULL, "stderr: %s", err);
-	cr_assert(eq(str, (char *)events("slow", buf, sizeof(buf)), "released ran"));
-}
 
 /* A slot key given in full to `lockrun unlock`: freed, and its history
  * entry names the slot, as each backend reads it from the key's stamp. */
@@ -743,166 +396,3 @@ unlock_of_a_slot_key_names_the_slot(void)
 	    "%s", r.out);
 }
 THREE(unlock_of_a_slot_key_names_the_slot)
-
-/*
- * The lease decides on a database too. A holder whose session ends while
- * its host stays up -- the server ends it (pg_terminate_backend(), KILL)
- * or a proxy in between is cut -- notices at once and stops its command;
- * newcomers started meanwhile skip while its lease row lives, and run once
- * it is gone. The commands hold a file lock for their whole tree (exec
- * keeps fd 9); a newcomer that ran beside the holder's command would find
- * it held and write OVERLAP. At least 20 newcomers, then on until one runs.
- */
-static void
-newcomers_never_overlap(const char *lockf, const char *overlap)
-{
-	char again[512];
-	struct result r;
-	long long guard = 0;
-	int starters = 0;
-
-	snprintf(again, sizeof(again), "exec 9>%s; flock -n 9 || echo OVERLAP >> %s",
-	    lockf, overlap);
-	/* bounded poll: newcomers skip until the holder's lease row is gone */
-	do {
-		RUN(&r, "-k", "sess", "-E", "75", "--", "sh", "-c", again);
-		starters++;
-	} while ((starters < 20 || r.status == 75) && poll_tick(&guard));
-	cr_assert(eq(int, file_lines(overlap), 0), "a newcomer ran beside the holder's "
-	    "command");
-	cr_assert(eq(int, r.status, 0), "one ran in the end; stderr: %s", r.err);
-}
-
-/* The job: holds the file lock for its whole tree; ignore_term makes
- * stopping it take --kill-after. */
-static const char *
-flock_job(char *buf, size_t n, int ignore_term, const char *lockf,
-    const char *overlap, const char *ready)
-{
-	snprintf(buf, n, "%sexec 9>%s; flock -n 9 || echo OVERLAP >> %s; echo $$ > %s; "
-	    "exec sleep 600", ignore_term ? "trap '' TERM; " : "", lockf, overlap, ready);
-	return buf;
-}
-
-/* End the session that holds the stable key's lock, as an admin would:
- * PostgreSQL's holder of the advisory lock (the only one taken), MariaDB's
- * of the GET_LOCK. */
-static void
-end_holders_session(enum sql_kind k, const char *stable)
-{
-	char sql[256], out[64];
-
-	if (k == SQL_PG) {
-		cr_assert(eq(int, sql_admin(&srv, "SELECT count(pg_terminate_backend(pid)) "
-		    "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted",
-		    out, sizeof(out)), 0));
-		cr_assert(eq(str, out, "1\n"), "one session terminated");
-		return;
-	}
-	snprintf(sql, sizeof(sql), "SELECT IS_USED_LOCK('%s')", stable);
-	cr_assert(eq(int, sql_admin(&srv, sql, out, sizeof(out)), 0));
-	cr_assert(atoi(out) > 0, "the holder's connection: %s", out);
-	snprintf(sql, sizeof(sql), "KILL %d", atoi(out));
-	cr_assert(eq(int, sql_admin(&srv, sql, NULL, 0), 0));
-}
-
-static void
-session_ended_by_the_server(enum sql_kind k)
-{
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap");
-	char job[512], err[2048];
-	pid_t holder;
-
-	use(k == SQL_PG ? BE_PG : BE_MYSQL);
-	/* an hour's lease: newcomers can run soon only after the holder let go */
-	holder = START("-k", "sess", "--ttl", "1h", "--", "sh", "-c",
-	    flock_job(job, sizeof(job), 0, lockf, overlap, ready));
-	cr_assert(fifo_read_long(ready) > 0);
-	end_holders_session(k, "lockrun:{sess}");
-	newcomers_never_overlap(lockf, overlap);
-	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "the command was stopped");
-	cr_assert(strstr(lr_stderr_of(holder, err, sizeof(err)), "LOST LOCK lockrun:{sess}")
-	    != NULL, "stderr: %s", err);
-}
-
-Test(backends, pg_a_terminated_session_stops_the_command_and_newcomers_wait)
-{
-	session_ended_by_the_server(SQL_PG);
-}
-Test(backends, mysql_a_killed_session_stops_the_command_and_newcomers_wait)
-{
-	session_ended_by_the_server(SQL_MYSQL);
-}
-
-/* The same through a proxy that is cut: the holder cannot reach the
- * server again to free its row, so newcomers wait out its lease (3 s),
- * and must not find its command still running then. */
-static void
-session_cut_by_a_proxy(enum sql_kind k)
-{
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap");
-	char job[512], err[2048], purl[128];
-	struct proxy p;
-	pid_t holder;
-
-	use(k == SQL_PG ? BE_PG : BE_MYSQL);
-	cr_assert(eq(int, proxy_start(&p, srv.port), 0));
-	snprintf(purl, sizeof(purl), "%s://lockrun@127.0.0.1:%d/lockrun",
-	    k == SQL_PG ? "postgres" : "mysql", p.port);
-	holder = lr_start_env(env_with(NULL), (const char *const[]){ "--url", purl, "-k",
-	    "sess", "--ttl", "3s", "--", "sh", "-c",
-	    flock_job(job, sizeof(job), 0, lockf, overlap, ready), NULL });
-	cr_assert(fifo_read_long(ready) > 0);
-	proxy_cut(&p);
-	newcomers_never_overlap(lockf, overlap);
-	cr_assert(eq(int, lr_wait(holder), 128 + SIGTERM), "the command was stopped");
-	cr_assert(strstr(lr_stderr_of(holder, err, sizeof(err)), "LOST LOCK lockrun:{sess}")
-	    != NULL, "stderr: %s", err);
-}
-
-Test(backends, pg_a_cut_connection_stops_the_command_and_newcomers_wait)
-{
-	session_cut_by_a_proxy(SQL_PG);
-}
-Test(backends, mysql_a_cut_connection_stops_the_command_and_newcomers_wait)
-{
-	session_cut_by_a_proxy(SQL_MYSQL);
-}
-
-/* `lockrun unlock` of a running holder leaves a tombstone: newcomers skip
- * while the holder, told at its next keep-alive, stops its command -- one
- * that ignores SIGTERM, so that takes --kill-after -- and run once its
- * release has deleted the tombstone. */
-static void
-unlock_waits_for_the_holder_to_stop(enum sql_kind k)
-{
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	const char *overlap = scratch("overlap");
-	char job[512], err[2048];
-	struct result r;
-	pid_t holder;
-
-	use(k == SQL_PG ? BE_PG : BE_MYSQL);
-	holder = START("-k", "sess", "--ttl", "6s", "--kill-after", "2s", "--", "sh", "-c",
-	    flock_job(job, sizeof(job), 1, lockf, overlap, ready));
-	cr_assert(fifo_read_long(ready) > 0);
-	VERB(&r, "unlock", "--yes", "--host", "ops", "sess");
-	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	newcomers_never_overlap(lockf, overlap);
-	cr_assert(matches(r.out, "\ntold    [^ ]+ pid [0-9]+ to stop; lockrun:\\{sess\\} stays "
-	    "held until it has\n"), "stdout: %s", r.out);
-	cr_assert(eq(int, lr_wait(holder), 128 + SIGKILL), "the command was killed");
-	cr_assert(strstr(lr_stderr_of(holder, err, sizeof(err)), "LOST LOCK lockrun:{sess}")
-	    != NULL, "stderr: %s", err);
-}
-
-Test(backends, pg_unlock_of_a_running_holder_waits_for_it_to_stop)
-{
-	unlock_waits_for_the_holder_to_stop(SQL_PG);
-}
-Test(backends, mysql_unlock_of_a_running_holder_waits_for_it_to_stop)
-{
-	unlock_waits_for_the_holder_to_stop(SQL_MYSQL);
-}

@@ -86,15 +86,15 @@ Test(bookkeeping, a_wait_is_one_skipped_held_entry)
  * records how it ended in the last-run hash. */
 Test(bookkeeping, unlocking_a_slot_key_leaves_the_ending_to_the_release)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], slotkey[128], v[64];
+	char slotkey[128], v[64];
 	redisReply *keys;
+	struct gate g;
 	pid_t job;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s; exit 3", ready, go);
+	gate_open(&g, "");
 	job = LR_START("--redis", fx.url, "-k", "slotted", "--one-server", "--no-overlap",
-	    "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "--", "sh", "-c", gate_sh_around(&g, "", "; exit 3"));
+	gate_wait(&g);
 	keys = rcmd("KEYS lockrun:{slotted}:slot:*");
 	cr_assert(eq(sz, keys->elements, 1));
 	snprintf(slotkey, sizeof(slotkey), "%s", keys->element[0]->str);
@@ -104,7 +104,7 @@ Test(bookkeeping, unlocking_a_slot_key_leaves_the_ending_to_the_release)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	hget("lockrun:{slotted}:last", "event", v, sizeof(v));
 	cr_assert(eq(str, v, "running"), "the run goes on");
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(job), 3));
 	hget("lockrun:{slotted}:last", "event", v, sizeof(v));
 	cr_assert(eq(str, v, "released"));

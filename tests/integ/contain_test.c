@@ -51,16 +51,18 @@ flock_free(const char *path)
  * the lock -- no process of the first run may be left. */
 Test(contain, sigkill_of_lockrun_leaves_no_process_past_the_lease)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	char script[512];
+	const char *lockf = scratch("job.lock");
+	char before[512];
+	struct gate g;
 	pid_t lr;
 	long sleeper;
 
-	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP; "
-	    "sleep 60 & echo $! > %s; wait", lockf, ready);
-	lr = LR_START("--redis", fx.url, "-k", "k9", "--ttl", "3s", "--", "sh", "-c", script);
-	sleeper = fifo_read_long(ready);
-	cr_assert(sleeper > 0 && alive((pid_t)sleeper));
+	gate_open(&g, "");
+	snprintf(before, sizeof(before), "exec 9>%s; flock -n 9 || echo OVERLAP; ", lockf);
+	lr = LR_START("--redis", fx.url, "-k", "k9", "--ttl", "3s", "--", "sh", "-c",
+	    gate_sh_child(&g, before));
+	sleeper = gate_wait(&g);
+	cr_assert(alive((pid_t)sleeper));
 	cr_assert(eq(int, flock_free(lockf), 0), "the job holds its file lock");
 	kill(lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
@@ -76,26 +78,28 @@ Test(contain, sigkill_of_lockrun_leaves_no_process_past_the_lease)
  * ignores SIGTERM. The lock stays held while it lives. */
 Test(contain, the_lock_is_held_until_the_last_process_of_the_tree_is_gone)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *armed = fifo("armed");
-	const char *mainf = scratch("main");
-	char script[512];
+	const char *armed = fifo("armed"), *mainf = scratch("main");
+	char before[256], script[1024];
 	struct result probe;
+	struct gate g;
 	pid_t lr;
 	long left, main_pid;
 
-	/* the main process exits only once its child ignores SIGTERM */
-	snprintf(script, sizeof(script), "echo $$ > %s; sh -c 'trap \"\" TERM; echo > %s; "
-	    "echo $$ > %s; read x < %s' & read x < %s; exit 3", mainf, armed, ready, go, armed);
+	gate_open(&g, "");
+	/* the main process exits only once its child (the gated one) ignores
+	 * SIGTERM */
+	snprintf(before, sizeof(before), "trap \"\" TERM; echo > %s; ", armed);
+	snprintf(script, sizeof(script), "echo $$ > %s; sh -c '%s' & read x < %s; exit 3",
+	    mainf, gate_sh_around(&g, before, ""), armed);
 	lr = LR_START("--redis", fx.url, "-k", "left", "--ttl", "60s", "--kill-after", "20s",
 	    "--", "sh", "-c", script);
-	left = fifo_read_long(ready);
-	cr_assert(left > 0);
+	left = gate_wait(&g);
 	main_pid = read_pid(mainf);
 	POLL_UNTIL(!alive((pid_t)main_pid));	/* bounded: the main process has exited */
 	cr_assert(eq(int, alive((pid_t)main_pid), 0));
 	LR(&probe, "--redis", fx.url, "-k", "left", "-E", "75", "--", "true");
 	cr_assert(eq(int, probe.status, 75), "held while a process of the tree lives");
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 3), "the main process's status");
 	cr_assert(eq(int, alive((pid_t)left), 0));
 	cr_assert(eq(int, key_exists("lockrun:{left}"), 0), "released after the last one");
@@ -199,14 +203,14 @@ child_of(pid_t parent)
  * which kills it before the release and says so. */
 Test(contain, a_killed_guard_is_reported_and_the_tree_still_goes)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[2048];
+	char err[2048];
+	struct gate g;
 	pid_t lr, guard;
 	long sleeper;
 
-	snprintf(script, sizeof(script), "sleep 60 & echo $! > %s; wait", ready);
-	lr = LR_START("--redis", fx.url, "-k", "gd", "--", "sh", "-c", script);
-	sleeper = fifo_read_long(ready);
+	gate_open(&g, "");
+	lr = LR_START("--redis", fx.url, "-k", "gd", "--", "sh", "-c", gate_sh_child(&g, ""));
+	sleeper = gate_wait(&g);
 	guard = child_of(lr);
 	kill(guard, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 71));
@@ -224,16 +228,15 @@ Test(contain, a_killed_guard_is_reported_and_the_tree_still_goes)
  * for it, would wait forever. */
 Test(contain, a_stopped_command_is_continued_to_take_sigterm)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256];
+	struct gate g;
 	pid_t lr;
 	long child;
 	int ended;
 
-	snprintf(script, sizeof(script), "trap 'exit 7' TERM; echo $$ > %s; read x < %s",
-	    ready, go);
-	lr = LR_START("--redis", fx.url, "-k", "stp", "--", "sh", "-c", script);
-	child = fifo_read_long(ready);
+	gate_open(&g, "");
+	lr = LR_START("--redis", fx.url, "-k", "stp", "--", "sh", "-c",
+	    gate_sh_around(&g, "trap 'exit 7' TERM; ", ""));
+	child = gate_wait(&g);
 	kill((pid_t)child, SIGSTOP);
 	kill(lr, SIGTERM);
 	POLL_UNTIL(!alive(lr));		/* bounded: stuck forever without SIGCONT */
@@ -291,15 +294,14 @@ reaped_in_time(pid_t pid, int *st)
 
 Test(contain, sigint_inherited_as_ignored_still_reaches_the_command)
 {
-	const char *ready = fifo("ready");
-	char script[256];
+	struct gate g;
 	pid_t lr;
 	int st = 0;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	gate_open(&g, "");
 	lr = start_raw(SIGINT, 0, (const char *const[]){ "--redis", fx.url, "-k", "ign",
-	    "--", "sh", "-c", script, NULL });
-	cr_assert(fifo_read_long(ready) > 0);
+	    "--", "sh", "-c", gate_sh_then(&g, "", "exec sleep 60"), NULL });
+	gate_wait(&g);
 	kill(lr, SIGINT);
 	/* bounded: with SIGINT ignored it would never end */
 	cr_assert(reaped_in_time(lr, &st), "lockrun did not act on SIGINT");
@@ -327,16 +329,15 @@ Test(contain, sigchld_inherited_as_ignored_does_not_hang)
  * still gone before the lease can end. */
 Test(contain, sigkill_of_lockruns_process_group_leaves_no_process_past_the_lease)
 {
-	const char *ready = fifo("ready");
-	char script[512];
+	struct gate g;
 	pid_t lr;
 	long sleeper;
 
-	snprintf(script, sizeof(script), "trap '' TERM; sleep 60 & echo $! > %s; wait", ready);
+	gate_open(&g, "");
 	lr = start_raw(0, 1, (const char *const[]){ "--redis", fx.url, "-k", "pg9",
-	    "--ttl", "3s", "--", "sh", "-c", script, NULL });
-	sleeper = fifo_read_long(ready);
-	cr_assert(sleeper > 0 && alive((pid_t)sleeper));
+	    "--ttl", "3s", "--", "sh", "-c", gate_sh_child(&g, "trap '' TERM; "), NULL });
+	sleeper = gate_wait(&g);
+	cr_assert(alive((pid_t)sleeper));
 	kill(-lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
 	/* bounded poll: until the lease has ended in Redis */
@@ -352,18 +353,19 @@ Test(contain, sigkill_of_lockruns_process_group_leaves_no_process_past_the_lease
  * job's file lock held. Continued, lockrun reports the stopped command. */
 Test(contain, sigstop_of_lockrun_the_guard_stops_the_tree_before_the_lease_ends)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	char script[512], probe[256], err[4096];
+	const char *lockf = scratch("job.lock");
+	char before[512], probe[256], err[4096];
 	struct result r = { 0 };
+	struct gate g;
 	pid_t lr, guard;
 	long sleeper;
 
-	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP; "
-	    "sleep 60 & echo $! > %s; wait", lockf, ready);
+	gate_open(&g, "");
+	snprintf(before, sizeof(before), "exec 9>%s; flock -n 9 || echo OVERLAP; ", lockf);
 	snprintf(probe, sizeof(probe), "exec 9>%s; flock -n 9 || exit 99", lockf);
 	lr = LR_START("--redis", fx.url, "-k", "stp", "--ttl", "3s", "--", "sh", "-c",
-	    script);
-	sleeper = fifo_read_long(ready);
+	    gate_sh_child(&g, before));
+	sleeper = gate_wait(&g);
 	guard = child_of(lr);
 	cr_assert(guard > 0 && alive(guard), "the guard is lockrun's child");
 	kill(lr, SIGSTOP);

@@ -190,14 +190,15 @@ Test(fault, a_busy_server_is_asked_again)
  * it when a later retry cannot reach Redis. */
 Test(fault, a_waiter_that_saw_the_lock_held_never_runs_without_it)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *mark = scratch("mark");
-	char script[256], hold[256], err[2048];
+	const char *mark = scratch("mark");
+	char script[256], err[2048];
 	pid_t holder, waiter;
 	int st;
+	struct gate g;
 
-	snprintf(hold, sizeof(hold), "echo $$ > %s; read x < %s", ready, go);
-	holder = LR_START("--redis", fx.url, "-k", "wr", "--", "sh", "-c", hold);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	holder = LR_START("--redis", fx.url, "-k", "wr", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	snprintf(script, sizeof(script), "echo ran > %s", mark);
 	waiter = LR_START("--redis", fx.url, "-k", "wr", "--wait", "60s", "-v",
 	    "--on-redis-error", "run", "--command-timeout", "300ms", "--",
@@ -212,7 +213,7 @@ Test(fault, a_waiter_that_saw_the_lock_held_never_runs_without_it)
 	cr_assert(strstr(lr_stderr_of(waiter, err, sizeof(err)), "no answer within 300ms; "
 	    "not running without a lock (on_redis_error: run), as this run saw it held "
 	    "by another\n") != NULL, "stderr: %s", err);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(holder), 0));
 }
 
@@ -316,17 +317,18 @@ Test(fault, the_fencing_token_rises_across_flushall)
  * go; the first run's renewal must not take it back. */
 Test(fault, a_vanished_key_is_not_retaken_after_a_later_run)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], err[2048], line[1024], sha[41];
+	char err[2048], line[1024], sha[41];
 	redisContext *mon;
 	redisReply *known;
 	struct result b;
 	pid_t a;
 	int ended = 0;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	a = LR_START("--redis", fx.url, "-k", "rt", "--ttl", "15s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	a = LR_START("--redis", fx.url, "-k", "rt", "--ttl", "15s", "--", "sh", "-c",
+	    gate_sh(&g));
+	gate_wait(&g);
 	mon = monitor_start();
 	/* a renewal (four keys, the stable key first): 5s to the next. On a
 	 * fresh server its EVALSHA is answered NOSCRIPT and an EVAL follows:
@@ -349,7 +351,7 @@ Test(fault, a_vanished_key_is_not_retaken_after_a_later_run)
 	/* bounded poll: the next renewal finds the loss */
 	POLL_UNTIL((ended = !alive(a)));
 	if (!ended)
-		fifo_write(go, "\n");
+		gate_release(&g);
 	cr_assert(eq(int, lr_wait(a), 128 + SIGTERM), "stderr: %s",
 	    lr_stderr_of(a, err, sizeof(err)));
 	cr_assert(strstr(lr_stderr_of(a, err, sizeof(err)), "LOST LOCK lockrun:{rt}: it "
@@ -381,14 +383,15 @@ lockrun_client_id(void)
  * connection as it is (it answered), and the lease recovers on it. */
 Test(fault, a_refused_renewal_keeps_its_connection)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], err[2048];
+	char err[2048];
 	long before, after;
 	pid_t lr;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	lr = LR_START("--redis", fx.url, "-k", "rc", "--ttl", "9s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	lr = LR_START("--redis", fx.url, "-k", "rc", "--ttl", "9s", "--", "sh", "-c",
+	    gate_sh(&g));
+	gate_wait(&g);
 	before = lockrun_client_id();
 	cr_assert(before > 0);
 	ok("CONFIG SET min-replicas-to-write %s", "1");
@@ -399,7 +402,7 @@ Test(fault, a_refused_renewal_keeps_its_connection)
 	/* bounded poll: a renewal went through again */
 	POLL_UNTIL(key_pttl("lockrun:{rc}") >= 8000);
 	after = lockrun_client_id();
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0));
 	cr_assert(eq(long, after, before), "lockrun reconnected after an error reply");
 	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),
@@ -411,19 +414,20 @@ Test(fault, a_refused_renewal_keeps_its_connection)
  * stopped answering cannot hold it up. */
 Test(fault, a_reconnect_does_not_resolve_the_host_again)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *down = scratch("dns-down");
+	const char *down = scratch("dns-down");
 	const char *env[6];
-	char buf[3][256], url[64], script[256], kill_id[32], err[2048];
+	char buf[3][256], url[64], kill_id[32], err[2048];
 	long before, after = -1;
 	pid_t lr;
 	FILE *fp;
+	struct gate g;
 
 	shim_env(env, buf, down, NULL);
 	snprintf(url, sizeof(url), "redis://localhost:%d", fx.port);
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	gate_open(&g, "");
 	lr = LR_START_ENV(env, "--redis", url, "-k", "dns", "--ttl", "9s", "--",
-	    "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	fp = fopen(down, "w");		/* from now on, no name resolves */
 	cr_assert(fp != NULL);
 	fclose(fp);
@@ -431,7 +435,7 @@ Test(fault, a_reconnect_does_not_resolve_the_host_again)
 	snprintf(kill_id, sizeof(kill_id), "%ld", before);
 	ok("CLIENT KILL ID %s", kill_id);
 	POLL_UNTIL((after = lockrun_client_id()) > 0 && after != before);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0), "stderr: %s", lr_stderr_of(lr, err, sizeof(err)));
 	cr_assert(after > 0 && after != before, "lockrun connected again");
 	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),

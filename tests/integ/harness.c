@@ -61,20 +61,21 @@ scratch(const char *name)
 	return redis_path(&fx, name, b, sizeof(bufs[0]));
 }
 
+/* A FIFO at path, or one already there (made by an earlier call). */
+static void
+make_fifo(const char *path)
+{
+	if (mkfifo(path, 0600) != 0 && errno != EEXIST)
+		cr_assert_fail("mkfifo %s: %s", path, strerror(errno));
+}
+
 const char *
 fifo(const char *name)
 {
 	const char *p = scratch(name);
 
-	if (mkfifo(p, 0600) != 0 && errno != EEXIST)
-		cr_assert_fail("mkfifo %s: %s", p, strerror(errno));
+	make_fifo(p);
 	return p;
-}
-
-static int
-status_of(int st)
-{
-	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }
 
 /* lockrun, $LOCKRUN_BIN: a dynamically linked program, so that a library
@@ -138,7 +139,7 @@ lr_run_env(struct result *res, const char *const env[], const char *const args[]
 	pid = spawn_env(env, args, out, err);
 	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 		;
-	res->status = status_of(st);
+	res->status = exit_code(st);
 	slurp(out, res->out, sizeof(res->out));
 	slurp(err, res->err, sizeof(res->err));
 }
@@ -176,7 +177,7 @@ lr_wait(pid_t pid)
 
 	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 		;
-	return status_of(st);
+	return exit_code(st);
 }
 
 const char *
@@ -190,13 +191,101 @@ lr_stderr_of(pid_t pid, char *buf, size_t n)
 	return buf;
 }
 
-const char *
-gate_sh(const char *ready, const char *go)
+/* The gate's files in fx.dir, named so that a test may open several. */
+static void
+gate_paths(struct gate *g, const char *name)
 {
-	static char script[600];
+	char file[64];
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	return script;
+	snprintf(file, sizeof(file), "%sready", name);
+	redis_path(&fx, file, g->ready, sizeof(g->ready));
+	snprintf(file, sizeof(file), "%sgo", name);
+	redis_path(&fx, file, g->go, sizeof(g->go));
+	g->say = "$$";
+	g->to = ">";
+	g->sh[0] = '\0';
+}
+
+void
+gate_open(struct gate *g, const char *name)
+{
+	gate_paths(g, name);
+	make_fifo(g->ready);
+	make_fifo(g->go);
+}
+
+void
+gate_open_file(struct gate *g, const char *name)
+{
+	gate_paths(g, name);
+	g->to = ">>";
+	make_fifo(g->go);
+}
+
+/* Format the gate's script into g->sh; a cut one would hang the test. */
+static const char *
+gate_compose(struct gate *g, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(g->sh, sizeof(g->sh), fmt, ap);
+	va_end(ap);
+	cr_assert(n > 0 && (size_t)n < sizeof(g->sh), "gate script too long");
+	return g->sh;
+}
+
+const char *
+gate_sh(struct gate *g)
+{
+	return gate_sh_around(g, "", "");
+}
+
+const char *
+gate_sh_around(struct gate *g, const char *before, const char *after)
+{
+	return gate_compose(g, "%secho %s %s %s; read x < %s%s", before, g->say, g->to,
+	    g->ready, g->go, after);
+}
+
+const char *
+gate_sh_then(struct gate *g, const char *before, const char *then)
+{
+	return gate_compose(g, "%secho %s %s %s; %s", before, g->say, g->to, g->ready,
+	    then);
+}
+
+const char *
+gate_sh_child(struct gate *g, const char *before)
+{
+	return gate_compose(g, "%ssleep 600 & echo $! %s %s; wait", before, g->to,
+	    g->ready);
+}
+
+long
+gate_wait(const struct gate *g)
+{
+	long said = fifo_read_long(g->ready);
+
+	cr_assert(said > 0, "the command said %ld on %s", said, g->ready);
+	return said;
+}
+
+void
+gate_started(const struct gate *g, pid_t job)
+{
+	POLL_UNTIL(file_lines(g->ready) > 0 || !alive(job));
+	if (file_lines(g->ready) == 0) {
+		int status = lr_wait(job);
+		cr_assert_fail("the command did not start: lockrun exited %d", status);
+	}
+}
+
+void
+gate_release(const struct gate *g)
+{
+	fifo_write(g->go, "go\n");
 }
 
 long
@@ -353,14 +442,13 @@ monitor_until(redisContext *mon, const char *re, long n, char *last, size_t len)
 int
 poll_tick(long long *guard)
 {
-	struct timespec tick = { 0, 5 * 1000000 };
 	long long now = fixture_ms();
 
 	if (*guard == 0)
 		*guard = now + 30000;
 	else if (now >= *guard)
 		return 0;
-	nanosleep(&tick, NULL);
+	fixture_tick(5);
 	return 1;
 }
 
@@ -399,15 +487,8 @@ matches(const char *s, const char *re)
 int
 alive(pid_t pid)
 {
-	char path[64], state = '?';
-	FILE *fp;
+	char state = proc_state(pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fp = fopen(path, "r")) == NULL)
-		return 0;
-	if (fscanf(fp, "%*d (%*[^)]) %c", &state) != 1)
-		state = '?';
-	fclose(fp);
 	return state != 'Z' && state != '?';
 }
 

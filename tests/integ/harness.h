@@ -7,6 +7,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "proc.h"
 #include "redis_fixture.h"
 
 extern struct redis_fixture fx;		/* started by suite_setup() */
@@ -79,10 +80,54 @@ const char *write_config(const char *body);
 const char *scratch(const char *name);
 const char *fifo(const char *name);
 
-/* A shell script for sh -c: say the shell's pid on the FIFO ready, then
- * wait for a line on the FIFO go (the ready/go gate). A static buffer,
- * good until the next call. */
-const char *gate_sh(const char *ready, const char *go);
+/*
+ * The ready/go gate, how a test knows a job's command runs and decides
+ * when it ends: the command says a pid on ready once it runs, then waits
+ * for a line on the FIFO go.
+ *	struct gate g;
+ *	gate_open(&g, "");
+ *	job = LR_START("-k", "job", "--", "sh", "-c", gate_sh(&g));
+ *	gate_wait(&g);			-- the command runs: the lock is held
+ *	...
+ *	gate_release(&g);		-- the command ends
+ * The scripts are made in g->sh, good until the next one for g.
+ */
+struct gate {
+	char	ready[256];	/* a FIFO (gate_open()) or a file (gate_open_file()) */
+	char	go[256];	/* a FIFO */
+	const char *say;	/* what the shell says on ready: "$$" unless set */
+	const char *to;		/* how: ">" to the FIFO, ">>" to append to the file */
+	char	sh[1024];
+};
+
+/* FIFOs NAMEready and NAMEgo in fx.dir (name "" gives ready and go). */
+void	gate_open(struct gate *g, const char *name);
+/* The same, but ready is a plain file each command appends its line to,
+ * for gate_started() or file_lines(): where a FIFO would block the test
+ * for good when lockrun never starts the command, or where several might
+ * run it. */
+void	gate_open_file(struct gate *g, const char *name);
+
+/* For sh -c: say the shell's pid on ready, wait for a line on go. */
+const char *gate_sh(struct gate *g);
+/* The same between the shell commands before and after ("" for none;
+ * before ends with "; ", after starts with "; "). */
+const char *gate_sh_around(struct gate *g, const char *before, const char *after);
+/* before, say the shell's pid on ready, then run then instead of waiting
+ * on go: a command that runs until it is stopped ("exec sleep 60"). */
+const char *gate_sh_then(struct gate *g, const char *before, const char *then);
+/* before, then start a sleep in the background, say its pid (not the
+ * shell's) on ready and wait for it: a command with a child of its own. */
+const char *gate_sh_child(struct gate *g, const char *before);
+
+/* Block until the command says it runs; assert it said a pid (or a
+ * number: see g->say), and return it. */
+long	gate_wait(const struct gate *g);
+/* For gate_open_file(): wait until the command has said it runs, or end
+ * the test when job, the lockrun that should run it, exits first. */
+void	gate_started(const struct gate *g, pid_t job);
+/* Let the command waiting on go end. */
+void	gate_release(const struct gate *g);
 
 /* Block until a writer sends a line on the FIFO; return it as a number. */
 long	fifo_read_long(const char *path);

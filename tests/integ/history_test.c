@@ -160,20 +160,20 @@ Test(history, ran_then_released_with_status_and_duration)
 
 Test(history, skipped_held_names_the_holder)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], who[64];
+	char who[64];
 	struct result r;
 	struct hist h;
 	pid_t holder;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	gate_open(&g, "");
 	holder = LR_START("--redis", fx.url, "--host", "alpha", "-k", "held", "--", "sh", "-c",
-	    script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    gate_sh(&g));
+	gate_wait(&g);
 	LR(&r, "--redis", fx.url, "--host", "beta", "-k", "held", "--", "echo", "ran");
 	cr_assert(eq(int, r.status, 0), "skipped, with the conflict status");
 	cr_assert(eq(str, r.out, ""), "the second command did not run");
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(holder), 0));
 
 	history_json(&h, "held", NULL);
@@ -222,15 +222,15 @@ Test(history, skipped_slot_records_the_slot)
 
 Test(history, lost_names_who_holds_it_now)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[1024];
+	char err[1024];
 	struct hist h;
 	pid_t holder;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 1000", ready);
+	gate_open(&g, "");
 	holder = LR_START("--redis", fx.url, "--host", "alpha", "--ttl", "3s", "-k", "lost",
-	    "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "--", "sh", "-c", gate_sh_then(&g, "", "exec sleep 1000"));
+	gate_wait(&g);
 	freeReplyObject(rcmd("SET lockrun:{lost} %s PX 30000", OWNER " 9 thief 77 x"));
 	/* the holder's next renewal finds the key taken and stops the command */
 	POLL_UNTIL(!alive(holder));

@@ -59,7 +59,7 @@ wait_ending(pid_t pid, struct ending *e)
 	}
 	cr_assert(eq(int, w, pid));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	e->status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	e->status = exit_code(st);
 	e->maxrss_kib = ru.ru_maxrss;
 	e->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	lr_stderr_of(pid, e->err, sizeof(e->err));

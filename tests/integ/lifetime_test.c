@@ -26,16 +26,16 @@ TestSuite(lifetime, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
  * not a long TTL, keeps the lock. */
 Test(lifetime, renewal_keeps_a_long_job_locked_with_a_short_ttl)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], err[2048];
+	char err[2048];
 	redisContext *mon = monitor_start();
 	struct result r;
 	pid_t job;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	gate_open(&g, "");
 	job = LR_START("--redis", fx.url, "-k", "long", "--ttl", "1s", "-E", "75", "--",
-	    "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);		/* the job holds the lock */
+	    "sh", "-c", gate_sh(&g));
+	gate_wait(&g);		/* the job holds the lock */
 	for (int i = 1; i <= 4; i++) {
 		long long t;
 		cr_assert(eq(long, monitor_until(mon, RENEWAL("long"), 1, NULL, 0), 1),
@@ -47,7 +47,7 @@ Test(lifetime, renewal_keeps_a_long_job_locked_with_a_short_ttl)
 	redisFree(mon);
 	LR(&r, "--redis", fx.url, "-k", "long", "-E", "75", "--", "true");
 	cr_assert(eq(int, r.status, 75), "a probe ran while the job held the lock");
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(job), 0));
 	lr_stderr_of(job, err, sizeof(err));
 	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "stderr: %s", err);
@@ -58,16 +58,16 @@ Test(lifetime, renewal_keeps_a_long_job_locked_with_a_short_ttl)
  * key is gone within the TTL: the guard frees it once the tree is gone. */
 Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
 {
-	const char *ready = fifo("ready");
-	char script[256];
 	struct result r;
 	long child;
 	long long ttl;
 	pid_t lr;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
-	lr = LR_START("--redis", fx.url, "-k", "k9", "--ttl", "2s", "--", "sh", "-c", script);
-	child = fifo_read_long(ready);
+	gate_open(&g, "");
+	lr = LR_START("--redis", fx.url, "-k", "k9", "--ttl", "2s", "--", "sh", "-c",
+	    gate_sh_then(&g, "", "exec sleep 60"));
+	child = gate_wait(&g);
 	cr_assert(alive((pid_t)child));
 	kill(lr, SIGKILL);
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGKILL));
@@ -84,21 +84,23 @@ Test(lifetime, sigkill_of_lockrun_stops_the_child_and_frees_the_lock)
 
 Test(lifetime, a_deleted_key_is_taken_back_and_the_job_finishes)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], err[2048], token[32];
+	char err[2048], token[32];
 	redisReply *v;
 	pid_t lr;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $LOCKRUN_TOKEN > %s; read x < %s", ready, go);
-	lr = LR_START("--redis", fx.url, "-k", "del", "--ttl", "1s", "--", "sh", "-c", script);
-	snprintf(token, sizeof(token), " %ld ", fifo_read_long(ready));
+	gate_open(&g, "");
+	g.say = "$LOCKRUN_TOKEN";	/* the run's fencing token, a number */
+	lr = LR_START("--redis", fx.url, "-k", "del", "--ttl", "1s", "--", "sh", "-c",
+	    gate_sh(&g));
+	snprintf(token, sizeof(token), " %ld ", gate_wait(&g));
 	freeReplyObject(rcmd("DEL lockrun:{del}"));
 	POLL_UNTIL(key_exists("lockrun:{del}"));	/* the next renewal puts it back */
 	v = rcmd("GET lockrun:{del}");
 	cr_assert(eq(int, v->type, REDIS_REPLY_STRING), "the key is back");
 	cr_assert(strstr(v->str, token) != NULL, "with this run's token%s: %s", token, v->str);
 	freeReplyObject(v);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0));
 	cr_assert(strstr(lr_stderr_of(lr, err, sizeof(err)), "had vanished") != NULL,
 	    "stderr: %s", err);
@@ -107,15 +109,17 @@ Test(lifetime, a_deleted_key_is_taken_back_and_the_job_finishes)
 
 Test(lifetime, a_key_taken_by_another_owner_stops_the_child)
 {
-	const char *ready = fifo("ready"), *got = scratch("got");
+	const char *got = scratch("got");
 	char script[512], err[2048];
 	redisReply *v;
 	pid_t lr;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "trap 'echo term >> %s; exit 9' TERM; "
-	    "echo $$ > %s; while :; do sleep 0.05; done", got, ready);
-	lr = LR_START("--redis", fx.url, "-k", "steal", "--ttl", "1s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	snprintf(script, sizeof(script), "trap 'echo term >> %s; exit 9' TERM; ", got);
+	lr = LR_START("--redis", fx.url, "-k", "steal", "--ttl", "1s", "--", "sh", "-c",
+	    gate_sh_then(&g, script, "while :; do sleep 0.05; done"));
+	gate_wait(&g);
 	freeReplyObject(rcmd("SET lockrun:{steal} %s PX 60000",
 	    "ffffffffffffffffffffffffffffffff 99 thief 1 2026-01-01T00:00:00.000Z"));
 	cr_assert(eq(int, lr_wait(lr), 9), "lockrun exits with the child's status");
@@ -130,18 +134,18 @@ Test(lifetime, a_key_taken_by_another_owner_stops_the_child)
 
 Test(lifetime, on_lost_ignore_logs_and_lets_the_child_run)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], err[2048];
+	char err[2048];
 	pid_t lr;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	gate_open(&g, "");
 	lr = LR_START("--redis", fx.url, "-k", "ign", "--ttl", "1s", "--on-lost", "ignore",
-	    "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	freeReplyObject(rcmd("SET lockrun:{ign} %s", "ffffffffffffffffffffffffffffffff 9 x 1 t"));
 	POLL_UNTIL(strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"));	/* its log */
 	cr_assert(strstr(err, "LOST") != NULL, "nothing logged: %s", err);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0), "the child ran to its end");
 	cr_assert(strstr(err, "the command goes on unprotected (on_lost: ignore)") != NULL,
 	    "stderr: %s", err);
@@ -155,18 +159,19 @@ Test(lifetime, on_lost_ignore_logs_and_lets_the_child_run)
  * the two events, observed, with no clock. */
 Test(lifetime, redis_stalled_past_the_ttl_child_is_dead_before_the_lease_ends)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[2048];
+	char err[2048];
 	struct proxy px;
 	struct result r;
 	long child;
 	pid_t lr;
 	int key, child_alive;
+	struct gate g;
 
 	cr_assert(eq(int, proxy_start(&px, fx.port), 0));
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
-	lr = LR_START("--redis", px.url, "-k", "stall", "--ttl", "2s", "--", "sh", "-c", script);
-	child = fifo_read_long(ready);
+	gate_open(&g, "");
+	lr = LR_START("--redis", px.url, "-k", "stall", "--ttl", "2s", "--", "sh", "-c",
+	    gate_sh_then(&g, "", "exec sleep 60"));
+	child = gate_wait(&g);
 	proxy_freeze(&px);	/* from here on, no renewal reaches Redis */
 	POLL_UNTIL(!key_exists("lockrun:{stall}"));	/* Redis ends the lease */
 	child_alive = alive((pid_t)child);
@@ -189,19 +194,19 @@ Test(lifetime, redis_stalled_past_the_ttl_child_is_dead_before_the_lease_ends)
  * follows, and the job runs to its end without a word about a lost lock. */
 Test(lifetime, a_short_redis_stall_changes_nothing)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], err[2048];
+	char err[2048];
 	redisContext *mon;
 	struct proxy px;
 	long long before, after = 0;
 	long held;
 	pid_t lr;
+	struct gate g;
 
 	cr_assert(eq(int, proxy_start(&px, fx.port), 0));
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	gate_open(&g, "");
 	lr = LR_START("--redis", px.url, "-k", "hiccup", "--ttl", "3s", "--",
-	    "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	proxy_freeze(&px);
 	POLL_UNTIL(proxy_pending(&px) > 0);	/* the next renewal, held */
 	held = proxy_pending(&px);
@@ -217,7 +222,7 @@ Test(lifetime, a_short_redis_stall_changes_nothing)
 	cr_assert(eq(long, monitor_until(mon, RENEWAL("hiccup"), 1, NULL, 0), 1),
 	    "renewal did not go on after the stall");
 	redisFree(mon);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0));
 	proxy_cut(&px);
 	cr_assert(eq(ptr, strstr(lr_stderr_of(lr, err, sizeof(err)), "LOST"), NULL),
@@ -226,15 +231,15 @@ Test(lifetime, a_short_redis_stall_changes_nothing)
 
 Test(lifetime, wait_runs_after_the_holder_and_short_wait_gives_up)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], out[64], err[2048];
+	char out[64], err[2048];
 	struct result r;
 	pid_t first, second;
 	FILE *fp;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	first = LR_START("--redis", fx.url, "-k", "w", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	first = LR_START("--redis", fx.url, "-k", "w", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	LR(&r, "--redis", fx.url, "-k", "w", "--wait", "300ms", "-E", "75", "--", "true");
 	cr_assert(eq(int, r.status, 75), "a short wait gives up with the conflict exit");
 	second = LR_START("--redis", fx.url, "-k", "w", "--wait", "20s", "-E", "75", "-v",
@@ -242,7 +247,7 @@ Test(lifetime, wait_runs_after_the_holder_and_short_wait_gives_up)
 	/* a poll on its log: it found the lock held */
 	POLL_UNTIL(strstr(lr_stderr_of(second, err, sizeof(err)), "waiting up to"));
 	cr_assert(strstr(err, "lockrun:{w} is held; waiting up to") != NULL, "%s", err);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	cr_assert(eq(int, lr_wait(second), 0), "the waiter ran after the holder");
 	snprintf(out, sizeof(out), "bg1.out");	/* the second background run */
@@ -274,15 +279,14 @@ Test(lifetime, wait_does_not_wait_for_a_slot_that_already_ran)
 
 Test(lifetime, timeout_stops_the_child_exits_124_and_releases)
 {
-	const char *ready = fifo("ready");
-	char script[256];
 	pid_t lr;
 	long child;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	gate_open(&g, "");
 	lr = LR_START("--redis", fx.url, "-k", "to", "--timeout", "300ms", "--",
-	    "sh", "-c", script);
-	child = fifo_read_long(ready);
+	    "sh", "-c", gate_sh_then(&g, "", "exec sleep 60"));
+	child = gate_wait(&g);
 	cr_assert(eq(int, lr_wait(lr), 124));
 	cr_assert(eq(int, alive((pid_t)child), 0), "the child is gone");
 	cr_assert(eq(int, key_exists("lockrun:{to}"), 0), "the lock is released");

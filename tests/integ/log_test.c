@@ -232,24 +232,25 @@ Test(log, json_lines_carry_the_slot_and_a_skipped_slot)
  * would overwrite a line. */
 Test(log, json_file_takes_the_lines_of_two_lockruns)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *file = scratch("log.jsonl");
-	char spec[300], script[256], text[8192], err[1024];
+	const char *file = scratch("log.jsonl");
+	char spec[300], text[8192], err[1024];
 	struct result r;
 	struct jlog l;
 	struct stat st;
 	pid_t holder;
 	size_t mine = 0;
+	struct gate g;
 
 	umask(022);
 	snprintf(spec, sizeof(spec), "json:%s", file);
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	gate_open(&g, "");
 	holder = LR_START("--redis", fx.url, "--log", spec, "-k", "jf", "--", "sh", "-c",
-	    script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    gate_sh(&g));
+	gate_wait(&g);
 	LR(&r, "--redis", fx.url, "--log", spec, "-E", "75", "-k", "jf", "--", "true");
 	cr_assert(eq(int, r.status, 75));
 	cr_assert(eq(str, r.err, ""), "nothing on stderr");
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(holder), 0));
 	cr_assert(eq(str, (char *)lr_stderr_of(holder, err, sizeof(err)), ""));
 
@@ -360,15 +361,15 @@ Test(log, json_line_for_a_timeout_is_an_error)
 /* Another run takes the key: the next renewal finds the lock lost. */
 Test(log, json_line_for_a_lost_lock_is_an_error)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[4096];
+	char err[4096];
 	struct jlog l;
 	pid_t pid;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
+	gate_open(&g, "");
 	pid = LR_START("--redis", fx.url, "--log", "json", "--ttl", "3s", "-k", "jl", "--",
-	    "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "sh", "-c", gate_sh_then(&g, "", "exec sleep 60"));
+	gate_wait(&g);
 	freeReplyObject(rcmd("SET lockrun:{jl} %s PX 30000", HOLDER));
 	cr_assert(eq(int, lr_wait(pid), 128 + 15), "the command was stopped");
 	jlog_parse(&l, lr_stderr_of(pid, err, sizeof(err)));

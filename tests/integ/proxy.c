@@ -15,11 +15,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
 
+#include "proc.h"
 #include "proxy.h"
 
 #define PROXY_CONNS	32		/* relayed connections at once */
@@ -220,32 +220,14 @@ proxy_start(struct proxy *p, int target_port)
 	return 0;
 }
 
-/* The state letter in /proc/PID/stat, or '?' if there is no such process. */
-static char
-proc_state(pid_t pid)
-{
-	char path[64], state = '?';
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fp = fopen(path, "r")) == NULL)
-		return '?';
-	if (fscanf(fp, "%*d (%*[^)]) %c", &state) != 1)
-		state = '?';
-	fclose(fp);
-	return state;
-}
-
 void
 proxy_freeze(struct proxy *p)
 {
-	struct timespec tick = { 0, 1000000 };
-
 	cr_assert(p->pid > 0, "proxy_freeze: no proxy");
 	kill(p->pid, SIGSTOP);
 	/* bounded poll: the stop is asynchronous; 30 s only guards a hang */
 	for (int i = 0; i < 30000 && proc_state(p->pid) != 'T'; i++)
-		nanosleep(&tick, NULL);
+		fixture_tick(1);
 	cr_assert(proc_state(p->pid) == 'T', "proxy %d did not stop", (int)p->pid);
 }
 

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "redis_fixture.h"
@@ -29,6 +28,7 @@
 #define START_MS	10000	/* bound on a server's start */
 #define STOP_MS		5000	/* SIGTERM's grace before SIGKILL */
 #define RUN_MS		30000	/* bound on a command fixture_run() runs */
+#define TICK_MS		10	/* a step of a bounded poll */
 
 /* An argv under construction: words are borrowed, not copied. */
 struct words {
@@ -70,24 +70,6 @@ fixture_free_port(void)
 	return port;
 }
 
-long long
-fixture_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* One step of a bounded poll loop. */
-static void
-tick(void)
-{
-	struct timespec ts = { 0, 10 * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Call ready(arg) every tick until it returns 1 (then 0), returns -1 (a
  * lost cause: -1), or timeout_ms pass (-1). */
 static int
@@ -97,7 +79,7 @@ poll_ready(int (*ready)(void *), void *arg, long timeout_ms)
 	int r;
 
 	while ((r = ready(arg)) == 0 && fixture_ms() < deadline)
-		tick();
+		fixture_tick(TICK_MS);
 	return r == 1 ? 0 : -1;
 }
 
@@ -208,7 +190,7 @@ halt_all(struct redis_fixture f[], size_t n)
 					;
 				break;
 			}
-			tick();
+			fixture_tick(TICK_MS);
 		}
 		f[i].pid = 0;
 	}
@@ -242,7 +224,7 @@ fixture_run(const char *const argv[], char *out, size_t n)
 		    RUN_MS / 1000);
 		return -1;
 	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return exit_code(st);
 }
 
 static int
@@ -361,16 +343,6 @@ redis_info_field(const struct redis_fixture *f, const char *section, const char 
 	return reply_field(f, (const char *const[]){ "INFO", section, NULL }, key, buf, n);
 }
 
-/* Has f's process exited? Then it is reaped and f->pid is 0. */
-static int
-exited(struct redis_fixture *f)
-{
-	if (f->pid <= 0 || waitpid(f->pid, NULL, WNOHANG) != f->pid)
-		return 0;
-	f->pid = 0;
-	return 1;
-}
-
 /* 1 when f answers PING (PONG, or NOAUTH when it wants a password), 0 not
  * yet, -1 when its process is gone (a port taken, most likely). */
 static int
@@ -380,7 +352,7 @@ server_up(void *arg)
 	redisReply *r;
 	int up;
 
-	if (exited(f))
+	if (fixture_reaped(&f->pid))
 		return -1;
 	if ((r = ASK(f, "PING")) == NULL)
 		return 0;
@@ -531,7 +503,7 @@ link_up(void *arg)
 	struct redis_fixture *r = arg;
 	char v[16];
 
-	if (exited(r))
+	if (fixture_reaped(&r->pid))
 		return -1;
 	return redis_info_field(r, "replication", "master_link_status", v, sizeof(v)) == 0 &&
 	    strcmp(v, "up") == 0;
@@ -789,7 +761,7 @@ group_ready(struct sentinel_group *g, const struct watch *w)
 	for (int i = 0; i < SENTINELS; i++) {
 		struct watch v;
 
-		if (exited(&g->node[i]))
+		if (fixture_reaped(&g->node[i].pid))
 			return -1;
 		v = sentinel_view(&g->node[i], w);
 		if (v.port != w->port || v.replicas != w->replicas ||
@@ -999,7 +971,7 @@ node_ready(struct redis_fixture *f)
 	struct node_view v;
 	char all[16];
 
-	if (exited(f))
+	if (fixture_reaped(&f->pid))
 		return -1;
 	v = node_view(f);
 	snprintf(all, sizeof(all), "%d", CLUSTER_NODES);

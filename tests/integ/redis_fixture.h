@@ -8,6 +8,8 @@
 
 #include <hiredis/hiredis.h>
 
+#include "proc.h"
+
 struct redis_fixture {
 	pid_t	pid;
 	int	port;
@@ -132,9 +134,6 @@ const char *cluster_url(const struct cluster_fixture *c, char *buf, size_t n);
  * running node that answers sees it (CLUSTER KEYSLOT, CLUSTER SLOTS), or
  * -1. */
 int	cluster_node_for_key(const struct cluster_fixture *c, const char *key);
-
-/* Milliseconds on the monotonic clock, for deadlines in tests and tools. */
-long long fixture_ms(void);
 
 /* A port the kernel just handed out on 127.0.0.1, free again once this
  * returns (so another process may take it first), or -1. */

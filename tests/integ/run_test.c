@@ -85,12 +85,14 @@ Test(run, not_executable_is_126)
 /* Ten lockruns released at once on one key: one runs, nine skip. */
 Test(run, ten_at_once_run_exactly_once)
 {
-	const char *out = scratch("ran"), *go = fifo("go");
-	char script[512];
+	const char *script;
+	struct gate g;
 	pid_t pids[10];
 	int gate[2], ran = 0, skipped = 0;
 
-	snprintf(script, sizeof(script), "echo ran >> %s; read x < %s", out, go);
+	gate_open_file(&g, "");		/* each racer that ran appends to it */
+	g.say = "ran";
+	script = gate_sh(&g);
 	cr_assert(pipe(gate) == 0);
 	for (int i = 0; i < 10; i++) {
 		if ((pids[i] = fork()) == 0) {	/* wait at the gate, then exec */
@@ -110,7 +112,7 @@ Test(run, ten_at_once_run_exactly_once)
 		cr_assert(wait(&st) > 0);
 		skipped += WIFEXITED(st) && WEXITSTATUS(st) == 75;
 	}
-	fifo_write(go, "done\n");	/* let the one runner finish */
+	gate_release(&g);		/* let the one runner finish */
 	for (int i = 0; i < 10; i++) {
 		int st;
 		if (waitpid(pids[i], &st, WNOHANG) == 0 && waitpid(pids[i], &st, 0) == pids[i])
@@ -118,25 +120,24 @@ Test(run, ten_at_once_run_exactly_once)
 	}
 	cr_assert(eq(int, skipped, 9));
 	cr_assert(eq(int, ran, 1));
-	cr_assert(eq(int, file_lines(out), 1));
+	cr_assert(eq(int, file_lines(g.ready), 1));
 }
 
 Test(run, no_overlap_skips_while_running_and_runs_after)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[512];
 	struct result r;
 	pid_t first;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	first = LR_START("--redis", fx.url, "-k", "job", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);		/* first holds the lock */
+	gate_open(&g, "");
+	first = LR_START("--redis", fx.url, "-k", "job", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);		/* first holds the lock */
 
 	LR(&r, "--redis", fx.url, "-k", "job", "-E", "75", "--", "true");
 	cr_assert(eq(int, r.status, 75));
 	cr_assert(eq(str, r.err, ""), "a skip is silent without -v");
 
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	LR(&r, "--redis", fx.url, "-k", "job", "-E", "75", "--", "true");
 	cr_assert(eq(int, r.status, 0));
@@ -194,18 +195,21 @@ Test(run, one_server_only_leaves_no_stable_key)
 
 Test(run, keys_values_and_environment_are_as_designed)
 {
-	const char *ready = fifo("ready"), *go = fifo("go"), *env = scratch("env");
+	const char *env = scratch("env");
 	char script[512];
 	redisReply *v, *slot, *ttl, *fence, *keys;
 	pid_t first;
 	FILE *fp;
 	char line[256], envs[2048] = "", token[64];
+	struct gate g;
 
-	snprintf(script, sizeof(script), "env | grep -E '^LOCKRUN_(KEY|SLOT|TASK|TOKEN)=' | sort > %s; "
-	    "echo $$ > %s; read x < %s", env, ready, go);
+	gate_open(&g, "");
+	snprintf(script, sizeof(script), "env | grep -E '^LOCKRUN_(KEY|SLOT|TASK|TOKEN)=' | "
+	    "sort > %s; ", env);
 	first = LR_START("--redis", fx.url, "--one-server", "--no-overlap",
-	    "--every", "1h", "--ttl", "20s", "-k", "import", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "--every", "1h", "--ttl", "20s", "-k", "import", "--", "sh", "-c",
+	    gate_sh_around(&g, script, ""));
+	gate_wait(&g);
 
 	v = rcmd("GET lockrun:{import}");
 	cr_assert(eq(int, v->type, REDIS_REPLY_STRING));
@@ -226,7 +230,7 @@ Test(run, keys_values_and_environment_are_as_designed)
 	    fence->str, v->str);
 	snprintf(token, sizeof(token), "LOCKRUN_TOKEN=%s\n", fence->str);
 
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	fp = fopen(env, "r");
 	cr_assert(fp != NULL);
@@ -275,17 +279,16 @@ Test(run, releases_the_stable_key_after_the_run)
 /* The release is owner-checked: a key someone else took is left alone. */
 Test(run, release_leaves_another_owners_key)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256];
 	redisReply *v;
 	pid_t first;
 	char err[1024];
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	first = LR_START("--redis", fx.url, "-k", "own", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	first = LR_START("--redis", fx.url, "-k", "own", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	freeReplyObject(rcmd("SET lockrun:{own} %s", "ffffffffffffffffffffffffffffffff 9 other 1 x"));
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	v = rcmd("GET lockrun:{own}");
 	cr_assert(eq(str, v->str, "ffffffffffffffffffffffffffffffff 9 other 1 x"));
@@ -366,15 +369,15 @@ Test(run, falls_back_to_eval_after_script_flush)
 
 Test(run, sigterm_reaches_the_child_and_releases)
 {
-	const char *ready = fifo("ready");
-	char script[256];
 	redisReply *k;
 	pid_t lr;
 	long child;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 60", ready);
-	lr = LR_START("--redis", fx.url, "-k", "term", "--", "sh", "-c", script);
-	child = fifo_read_long(ready);
+	gate_open(&g, "");
+	lr = LR_START("--redis", fx.url, "-k", "term", "--", "sh", "-c",
+	    gate_sh_then(&g, "", "exec sleep 60"));
+	child = gate_wait(&g);
 	cr_assert(child > 0 && alive((pid_t)child));
 	kill(lr, SIGTERM);
 	cr_assert(eq(int, lr_wait(lr), 143));
@@ -387,17 +390,19 @@ Test(run, sigterm_reaches_the_child_and_releases)
 /* The child leads a process group, so a whole pipeline gets the signal. */
 Test(run, signals_reach_the_whole_pipeline)
 {
-	const char *ready = fifo("ready"), *pids = scratch("pids");
+	const char *pids = scratch("pids");
 	char script[512];
 	pid_t lr;
 	long a = 0, b = 0;
 	FILE *fp;
+	struct gate g;
 
+	gate_open(&g, "");
 	snprintf(script, sizeof(script),
-	    "sleep 60 & a=$!; sleep 60 & b=$!; echo \"$a $b\" > %s; echo $$ > %s; wait",
-	    pids, ready);
-	lr = LR_START("--redis", fx.url, "-k", "pipe", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "sleep 60 & a=$!; sleep 60 & b=$!; echo \"$a $b\" > %s; ", pids);
+	lr = LR_START("--redis", fx.url, "-k", "pipe", "--", "sh", "-c",
+	    gate_sh_then(&g, script, "wait"));
+	gate_wait(&g);
 	fp = fopen(pids, "r");
 	cr_assert(fp && fscanf(fp, "%ld %ld", &a, &b) == 2);
 	fclose(fp);
@@ -412,15 +417,17 @@ Test(run, signals_reach_the_whole_pipeline)
 
 Test(run, hup_and_usr1_are_forwarded)
 {
-	const char *ready = fifo("ready"), *got = scratch("got");
+	const char *got = scratch("got");
 	char script[512];
 	pid_t lr;
+	struct gate g;
 
+	gate_open(&g, "");
 	snprintf(script, sizeof(script),
-	    "trap 'echo usr1 >> %s' USR1; trap 'echo hup >> %s; exit 7' HUP; "
-	    "echo $$ > %s; while :; do sleep 0.05; done", got, got, ready);
-	lr = LR_START("--redis", fx.url, "-k", "hup", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "trap 'echo usr1 >> %s' USR1; trap 'echo hup >> %s; exit 7' HUP; ", got, got);
+	lr = LR_START("--redis", fx.url, "-k", "hup", "--", "sh", "-c",
+	    gate_sh_then(&g, script, "while :; do sleep 0.05; done"));
+	gate_wait(&g);
 	kill(lr, SIGUSR1);
 	POLL_UNTIL(file_lines(got) >= 1);	/* a poll on the file the trap writes */
 	cr_assert(eq(int, file_lines(got), 1), "SIGUSR1 never reached the command");
@@ -475,23 +482,23 @@ Test(run, unix_socket_url_works)
 
 Test(run, db_from_url_is_selected)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char url[200], script[256];
+	char url[200];
 	redisContext *c;
 	redisReply *k;
 	pid_t lr;
+	struct gate g;
 
 	snprintf(url, sizeof(url), "%s/5", fx.url);
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	lr = LR_START("--redis", url, "-k", "db5", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	lr = LR_START("--redis", url, "-k", "db5", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	c = redis_client(&fx);
 	freeReplyObject(redisCommand(c, "SELECT 5"));
 	k = redisCommand(c, "EXISTS lockrun:{db5}");
 	cr_assert(eq(long, k->integer, 1));
 	freeReplyObject(k);
 	redisFree(c);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0));
 }
 
@@ -615,21 +622,22 @@ Test(run, url_option_env_and_config_twin_reach_the_same_redis)
  * libpq or libmariadb (they are loaded only for URLs that need them). */
 Test(run, a_redis_run_loads_no_optional_library)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
 	char path[64], maps[1 << 16];
 	pid_t pid;
 	size_t n;
 	FILE *fp;
+	struct gate g;
 
-	pid = LR_START("--redis", fx.url, "-k", "maps", "--", "sh", "-c", gate_sh(ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	gate_open(&g, "");
+	pid = LR_START("--redis", fx.url, "-k", "maps", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	fp = fopen(path, "r");
 	cr_assert(fp != NULL);
 	n = fread(maps, 1, sizeof(maps) - 1, fp);
 	maps[n] = '\0';
 	fclose(fp);
-	fifo_write(go, "go\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(pid), 0));
 	cr_assert(matches(maps, "libhiredis"), "%s", maps);
 	cr_assert(not(matches(maps, "libssl|libcrypto|libpq|libmariadb")), "%s", maps);

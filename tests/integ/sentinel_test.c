@@ -53,18 +53,6 @@ stop_group(void)
 
 TestSuite(sentinel, .fini = stop_group, .timeout = 120);
 
-/* A copy of a scratch() path that outlives the probes' calls to it. */
-static const char *
-keep(const char *path)
-{
-	static char bufs[2][256];
-	static int next;
-	char *b = bufs[next++ % 2];
-
-	snprintf(b, sizeof(bufs[0]), "%s", path);
-	return b;
-}
-
 /* GET key on f (its unix socket), into buf ("" when there is none). */
 static const char *
 value_on(const struct redis_fixture *f, const char *key, char *buf, size_t n)
@@ -79,15 +67,15 @@ value_on(const struct redis_fixture *f, const char *key, char *buf, size_t n)
 }
 
 /* The job's script: hold flock on excl (noting "overlap" in marks when
- * another holds it), note "job", say the shell's pid on ready, wait for a
- * line on go. */
+ * another holds it), note "job", then wait at the gate g. */
 static const char *
-job_script(char *buf, size_t n, const char *ready, const char *go)
+job_script(struct gate *g)
 {
-	snprintf(buf, n, "exec 9>%s; flock -n 9 || echo overlap >> %s; echo job >> %s; "
-	    "echo $$ > %s; read x < %s", scratch("excl"), scratch("marks"),
-	    scratch("marks"), ready, go);
-	return buf;
+	char before[512];
+
+	snprintf(before, sizeof(before), "exec 9>%s; flock -n 9 || echo overlap >> %s; "
+	    "echo job >> %s; ", scratch("excl"), scratch("marks"), scratch("marks"));
+	return gate_sh_around(g, before, "");
 }
 
 /* A second run of the same lock: if it ever runs its command while the
@@ -177,20 +165,18 @@ renewal_seen(redisContext *mon, const char *key)
 
 Test(sentinel, a_run_takes_the_lock_on_the_master)
 {
-	const char *ready, *go;
-	char script[256], v[512], pid[32];
+	char v[512], pid[32];
+	struct gate g;
 	pid_t job;
 
 	start_group();
-	ready = keep(fifo("ready"));
-	go = keep(fifo("go"));
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	job = LR_START("--redis", url, "-k", "s1", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0, "the command ran");
+	gate_open(&g, "");
+	job = LR_START("--redis", url, "-k", "s1", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);			/* the command ran */
 	snprintf(pid, sizeof(pid), " %d ", (int)job);
 	cr_assert(strstr(value_on(&fx, "lockrun:{s1}", v, sizeof(v)), pid) != NULL,
 	    "the master holds the job's key: \"%s\"", v);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(job), 0), "%s", lr_stderr_of(job, v, sizeof(v)));
 	cr_assert(eq(str, (char *)value_on(&fx, "lockrun:{s1}", v, sizeof(v)), ""),
 	    "released on the master");
@@ -282,19 +268,18 @@ Test(sentinel, a_dead_sentinel_is_passed_over)
  * back, RENEW_RETAKEN, if nobody took it meanwhile). */
 Test(sentinel, a_planned_failover_moves_the_holder_without_overlap)
 {
-	const char *ready, *go;
-	char script[512], v[512], pid[32], err[4096];
+	char v[512], pid[32], err[4096];
 	redisContext *mon;
 	int moved = 0, probes = 0;
 	long long guard = 0;
+	struct gate g;
 	pid_t job;
 
 	start_group();
-	ready = keep(fifo("ready"));
-	go = keep(fifo("go"));
+	gate_open(&g, "");
 	job = LR_START("--redis", url, "-k", "sf", "--ttl", "6s", "--", "sh", "-c",
-	    job_script(script, sizeof(script), ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	    job_script(&g));
+	gate_wait(&g);
 	cr_assert(eq(int, probe("sf"), 75), "skipped before the failover");
 	force_failover(0);
 	/* skipped while the sentinels switch */
@@ -317,7 +302,7 @@ Test(sentinel, a_planned_failover_moves_the_holder_without_overlap)
 	snprintf(pid, sizeof(pid), " %d ", (int)job);
 	cr_assert(strstr(value_on(&rep, "lockrun:{sf}", v, sizeof(v)), pid) != NULL,
 	    "the new master holds the job's key: \"%s\"", v);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(job), 0), "%s", lr_stderr_of(job, err, sizeof(err)));
 	cr_assert(eq(str, (char *)value_on(&rep, "lockrun:{sf}", v, sizeof(v)), ""),
 	    "released on the new master");
@@ -339,19 +324,18 @@ Test(sentinel, a_planned_failover_moves_the_holder_without_overlap)
  * and keeps its key. */
 Test(sentinel, a_crashed_master_admits_no_overlapping_run)
 {
-	const char *ready, *go;
-	char script[512], err[4096];
+	char err[4096];
 	redisContext *mon = NULL;
 	int moved = 0, ran = 0, status;
 	long long guard = 0;
+	struct gate g;
 	pid_t job;
 
 	start_group();
-	ready = keep(fifo("ready"));
-	go = keep(fifo("go"));
+	gate_open(&g, "");
 	job = LR_START("--redis", url, "-k", "sc", "--ttl", "2s", "--", "sh", "-c",
-	    job_script(script, sizeof(script), ready, go));
-	cr_assert(fifo_read_long(ready) > 0);
+	    job_script(&g));
+	gate_wait(&g);
 	cr_assert(eq(int, kill(fx.pid, SIGKILL), 0));
 	while (alive(job) && !moved && poll_tick(&guard)) {
 		status = probe("sc");
@@ -365,7 +349,7 @@ Test(sentinel, a_crashed_master_admits_no_overlapping_run)
 	cr_assert(moved || !alive(job), "the job neither ended nor moved");
 	if (moved) {
 		cr_assert(eq(int, probe("sc"), 75), "skipped: the job holds the lock");
-		fifo_write(go, "\n");
+		gate_release(&g);
 		status = lr_wait(job);
 		cr_assert(eq(int, status, 0));
 	} else {

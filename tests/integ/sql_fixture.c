@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "redis_fixture.h"
@@ -35,6 +34,7 @@
 #define START_MS	30000	/* bound on a server's start */
 #define STOP_MS		5000	/* the stop signal's grace before SIGKILL */
 #define RUN_MS		30000	/* bound on a client's run */
+#define TICK_MS		10	/* a step of a bounded poll */
 
 /* Who runs a client: the admin on the socket, or lockrun with its
  * password over TCP or on the socket. */
@@ -309,12 +309,6 @@ reap_within(pid_t pid, int *st, long ms)
 	return rc;
 }
 
-static int
-status_of(int st)
-{
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* Run p to its end, at most ms. Returns its exit status (128+N if killed
  * by signal N), or -1 when it could not run or overran (then it is
  * killed, and we say so). */
@@ -327,36 +321,70 @@ run(const struct proc *p, long ms)
 	if (pid < 0 || (r = reap_within(pid, &st, ms)) < 0)
 		return -1;
 	if (r == 1)
-		return status_of(st);
+		return exit_code(st);
 	kill(pid, SIGKILL);
 	reap_within(pid, &st, STOP_MS);
 	fprintf(stderr, "sql_fixture: %s ran for %ld s; killed\n", p->argv[0], ms / 1000);
 	return -1;
 }
 
+/* The last client's stderr (sql_last_error()), and whether a failing
+ * client prints it (sql_expect_errors()). */
+static char client_err[2048];
+static int errors_expected;
+
+/* Read what fd holds from its start into buf (n bytes, NUL-terminated). */
+static void
+read_back(int fd, char *buf, size_t n)
+{
+	ssize_t got = pread(fd, buf, n - 1, 0);
+
+	buf[got > 0 ? got : 0] = '\0';
+}
+
 /* Run a client (argv, more environment env) within RUN_MS, its stdout
- * into out (n bytes, NUL-terminated) unless out is NULL, its stderr to
- * ours. Returns as run() does. The output goes to a memfd, not a pipe,
- * so no output is too long to wait for the client's exit. */
+ * into out (n bytes, NUL-terminated) unless out is NULL, its stderr into
+ * client_err: a client that fails on purpose or while a server starts
+ * (a ping) would fill the test's log with errors nobody needs; those who
+ * call it show client_err when it matters. Returns as run() does. Output
+ * goes to memfds, not pipes, so none is too long to wait for the exit. */
 static int
 run_client(const char *const argv[], const char *const env[], char *out, size_t n)
 {
 	int fd = out ? memfd_create("sql_fixture", MFD_CLOEXEC) :
 	    open("/dev/null", O_WRONLY | O_CLOEXEC);
-	struct proc p = { .argv = argv, .env = env, .out = fd, .err = -1 };
-	ssize_t got = 0;
-	int rc;
+	int errfd = memfd_create("sql_fixture_err", MFD_CLOEXEC);
+	struct proc p = { .argv = argv, .env = env, .out = fd, .err = errfd };
+	int rc = -1;
 
-	if (fd < 0) {
+	client_err[0] = '\0';
+	if (fd < 0 || errfd < 0)
 		perror("sql_fixture: memfd_create");
-		return -1;
-	}
-	rc = run(&p, RUN_MS);
-	if (out && n > 0) {
-		got = pread(fd, out, n - 1, 0);
-		out[got > 0 ? got : 0] = '\0';
-	}
-	close(fd);
+	else
+		rc = run(&p, RUN_MS);
+	if (fd >= 0 && out && n > 0)
+		read_back(fd, out, n);
+	if (errfd >= 0)
+		read_back(errfd, client_err, sizeof(client_err));
+	if (fd >= 0)
+		close(fd);
+	if (errfd >= 0)
+		close(errfd);
+	return rc;
+}
+
+/* A client that ran sql for a test or a setup: what it said on stderr is
+ * printed when it failed, unless the test expects that. */
+static int
+client_said(const char *prog, int rc)
+{
+	size_t len = strlen(client_err);
+
+	if (rc == 0 || errors_expected)
+		return rc;
+	fprintf(stderr, "sql_fixture: %s exited %d\n", prog, rc);
+	if (len > 0)
+		fprintf(stderr, "%s%s", client_err, client_err[len - 1] == '\n' ? "" : "\n");
 	return rc;
 }
 
@@ -533,8 +561,8 @@ pg_client(const struct sql_server *s, enum who who, const char *db, const char *
 		return -1;
 	snprintf(port, sizeof(port), "%d", s->port);
 	snprintf(pw, sizeof(pw), "PGPASSWORD=%s", s->password);
-	return run_client(who == AS_ADMIN ? admin : who == AS_USER_TCP ? tcp : sock,
-	    env, out, n);
+	return client_said("psql", run_client(who == AS_ADMIN ? admin :
+	    who == AS_USER_TCP ? tcp : sock, env, out, n));
 }
 
 /* The template's user and database, each statement on its own (CREATE
@@ -663,8 +691,8 @@ my_client(const struct sql_server *s, enum who who, const char *db, const char *
 
 	snprintf(port, sizeof(port), "%d", s->port);
 	snprintf(pw, sizeof(pw), "MYSQL_PWD=%s", s->password);
-	return run_client(who == AS_ADMIN ? admin : who == AS_USER_TCP ? tcp : sock,
-	    env, out, n);
+	return client_said("mariadb", run_client(who == AS_ADMIN ? admin :
+	    who == AS_USER_TCP ? tcp : sock, env, out, n));
 }
 
 /* Copy from to s->dir/name with mode, the servers' user's. */
@@ -769,25 +797,6 @@ make_dir(struct sql_server *s, enum sql_kind kind)
 	return give(s->dir);
 }
 
-/* Has s's server exited? Then it is reaped and s->pid is 0. */
-static int
-exited(struct sql_server *s)
-{
-	if (s->pid <= 0 || waitpid(s->pid, NULL, WNOHANG) != s->pid)
-		return 0;
-	s->pid = 0;
-	return 1;
-}
-
-/* One step of a bounded poll loop. */
-static void
-tick(void)
-{
-	struct timespec ts = { 0, 10 * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Launch s's server on s->port and wait until it accepts connections:
  * 0; -1 when it exited (the port taken, most likely); -2 when it could
  * not be launched or did not answer in START_MS (then it is halted). */
@@ -807,16 +816,17 @@ launch_and_wait(struct sql_server *s)
 		return -2;
 	}
 	for (;;) {
-		if (exited(s))
+		if (fixture_reaped(&s->pid))
 			return -1;
 		if (o->ping(s))
 			return 0;
 		if (fixture_ms() >= deadline)
 			break;
-		tick();
+		fixture_tick(TICK_MS);
 	}
-	fprintf(stderr, "sql_fixture: %s (pid %d, port %d) did not answer in %d s\n",
-	    o->name, (int)s->pid, s->port, START_MS / 1000);
+	fprintf(stderr, "sql_fixture: %s (pid %d, port %d) did not answer in %d s%s%s",
+	    o->name, (int)s->pid, s->port, START_MS / 1000,
+	    client_err[0] ? "; the last ping said:\n" : "\n", client_err);
 	sql_halt(s);
 	return -2;
 }
@@ -1100,6 +1110,18 @@ int
 sql_user_socket(const struct sql_server *s, const char *sql, char *out, size_t n)
 {
 	return ops(s->kind)->client(s, AS_USER_SOCKET, "lockrun", sql, out, n);
+}
+
+void
+sql_expect_errors(int on)
+{
+	errors_expected = on;
+}
+
+const char *
+sql_last_error(void)
+{
+	return client_err;
 }
 
 const char *

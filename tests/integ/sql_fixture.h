@@ -119,7 +119,8 @@ void	sql_stop(struct sql_server *s);
  * unless they are separate calls) with the command-line client: psql
  * -XAtq with tabs between fields, or mariadb -N -B; no headers, one line
  * a row. Its stdout goes to out (n bytes, always NUL-terminated, the rest
- * dropped) if out is not NULL, its stderr to ours. Returns the client's
+ * dropped) if out is not NULL; its stderr is kept (sql_last_error()) and
+ * printed to ours only when it fails. Returns the client's
  * exit status (0: it ran; 128+N if killed by signal N), or -1 when it
  * could not run or ran for 30 s (then it is killed).
  *
@@ -135,6 +136,14 @@ void	sql_stop(struct sql_server *s);
 int	sql_admin(const struct sql_server *s, const char *sql, char *out, size_t n);
 int	sql_user(const struct sql_server *s, const char *sql, char *out, size_t n);
 int	sql_user_socket(const struct sql_server *s, const char *sql, char *out, size_t n);
+
+/* What the last client the fixture ran (the functions above, a ping while
+ * a server starts) said on stderr; "" when nothing. */
+const char *sql_last_error(void);
+
+/* While on, a client that fails keeps quiet: for a test that expects the
+ * refusal (and may look at sql_last_error()). Off again by the caller. */
+void	sql_expect_errors(int on);
 
 /* "postgres" or "mariadb", for messages. */
 const char *sql_name(enum sql_kind kind);

@@ -134,11 +134,14 @@ wrong_password_is_refused(enum sql_kind k)
 	start(k);
 	bad = srv;
 	snprintf(bad.password, sizeof(bad.password), "not-" SQL_PASSWORD);
+	sql_expect_errors(1);
 	cr_assert(sql_user(&bad, "SELECT 1", NULL, 0) > 0);
 	cr_assert(sql_user_socket(&bad, "SELECT 1", NULL, 0) > 0);
 	bad.password[0] = '\0';
 	cr_assert(sql_user(&bad, "SELECT 1", NULL, 0) > 0);
 	cr_assert(sql_user_socket(&bad, "SELECT 1", NULL, 0) > 0);
+	cr_assert(ne(str, (char *)sql_last_error(), ""), "the client said why");
+	sql_expect_errors(0);
 	cr_assert(eq(str, (char *)answer(sql_user, &srv, "SELECT 1"), "1"));
 	cr_assert(eq(str, (char *)answer(sql_user_socket, &srv, "SELECT 1"), "1"));
 }
@@ -162,9 +165,12 @@ static void
 user_keeps_to_its_database(enum sql_kind k)
 {
 	start(k);
+	sql_expect_errors(1);
 	cr_assert(sql_user(&srv, "CREATE DATABASE elsewhere", NULL, 0) > 0);
 	cr_assert(sql_user(&srv, pick(k, "CREATE ROLE intruder", "CREATE USER intruder"),
 	    NULL, 0) > 0);
+	cr_assert(ne(str, (char *)sql_last_error(), ""), "the client said why");
+	sql_expect_errors(0);
 	/* and holds no server-wide privilege */
 	cr_assert(eq(str, (char *)answer(sql_admin, &srv, pick(k,
 	    "SELECT rolsuper::text || rolcreatedb::text || rolcreaterole::text "
@@ -225,6 +231,8 @@ stop_removes_dir_and_process(enum sql_kind k)
 	cr_assert(eq(int, stat(was.dir, &sb), -1));
 	cr_assert(eq(int, errno, ENOENT));
 	/* and nothing answers on its port */
+	sql_expect_errors(1);
 	cr_assert(sql_user(&was, "SELECT 1", NULL, 0) > 0);
+	sql_expect_errors(0);
 }
 BOTH(stop_removes_dir_and_process)

@@ -42,31 +42,27 @@ last_stdout(void)
 	return buf;
 }
 
-/* A lockrun holding the lock of name as host, its command waiting on the
- * FIFO *go; returns its pid once the command runs. */
+/* A lockrun holding the lock of name as host, its command waiting at the
+ * gate g (a new one each call); returns its pid once the command runs. */
 static pid_t
-hold(const char *name, const char *host, const char **go)
+hold(const char *name, const char *host, struct gate *g)
 {
 	static int seq;
-	char ready_name[32], go_name[32], script[512];
-	const char *ready;
+	char gate_name[32];
 	pid_t pid;
 
-	snprintf(ready_name, sizeof(ready_name), "ready%d", seq);
-	snprintf(go_name, sizeof(go_name), "go%d", seq++);
-	ready = fifo(ready_name);
-	*go = fifo(go_name);
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, *go);
+	snprintf(gate_name, sizeof(gate_name), "%d-", seq++);
+	gate_open(g, gate_name);
 	pid = LR_START("--redis", fx.url, "--host", host, "-k", name, "--", "sh", "-c",
-	    script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    gate_sh(g));
+	gate_wait(g);
 	return pid;
 }
 
 static void
-release(pid_t pid, const char *go)
+release(pid_t pid, const struct gate *g)
 {
-	fifo_write(go, "\n");
+	gate_release(g);
 	cr_assert(eq(int, lr_wait(pid), 0));
 }
 
@@ -508,8 +504,8 @@ Test(status, held_lock_shows_its_holder)
 	struct result r;
 	struct lines ls;
 	const struct json *h, *l;
-	const char *go;
-	pid_t pid = hold("job", "web1", &go);
+	struct gate g;
+	pid_t pid = hold("job", "web1", &g);
 	double since, start;
 
 	LR(&r, "status", "--redis", fx.url, "--json", "job");
@@ -544,7 +540,7 @@ Test(status, held_lock_shows_its_holder)
 	cr_assert(matches(r.out, "\njob +held +web1:[0-9]+ +[0-9-]{10}T[0-9:]{8}Z +[0-9]+m?s "
 	    "+[0-9]+s +[0-9]+ +running +web1:[0-9]+ +- +[0-9-]{10}T[0-9:]{8}Z +- +-\n$"),
 	    "%s", r.out);
-	release(pid, go);
+	release(pid, &g);
 }
 
 Test(status, free_lock_without_history)
@@ -619,14 +615,14 @@ Test(status, stranded_lock_is_stale)
 Test(status, fresh_hold_is_not_stale)
 {
 	struct result r;
-	const char *go;
-	pid_t pid = hold("fresh", "web2", &go);
+	struct gate g;
+	pid_t pid = hold("fresh", "web2", &g);
 
 	LR(&r, "status", "--redis", fx.url, "--stale-after", "1h", "fresh");
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	cr_assert(eq(str, r.err, ""));
 	cr_assert(matches(r.out, "\nfresh +held +web2:"), "%s", r.out);
-	release(pid, go);
+	release(pid, &g);
 }
 
 /* --- the last run ------------------------------------------------------------ */
@@ -695,7 +691,8 @@ Test(status, prometheus_output_is_valid_and_says_what_happened)
 {
 	struct result r;
 	struct prom *p = malloc(sizeof(*p));
-	const char *go, *odd = "q\"x\\y";
+	const char *odd = "q\"x\\y";
+	struct gate g;
 	char *out;
 	pid_t pid;
 
@@ -703,7 +700,7 @@ Test(status, prometheus_output_is_valid_and_says_what_happened)
 	LR(&r, "--redis", fx.url, "-k", "ok", "--", "true");
 	LR(&r, "--redis", fx.url, "-k", "bad", "--", "sh", "-c", "exit 3");
 	LR(&r, "--redis", fx.url, "-k", odd, "--", "true");
-	pid = hold("busy", "h", &go);
+	pid = hold("busy", "h", &g);
 	LR(&r, "--redis", fx.url, "-k", "busy", "--", "true");	/* skipped */
 	LR(&r, "--redis", fx.url, "-k", "busy", "--", "true");	/* skipped */
 
@@ -738,7 +735,7 @@ Test(status, prometheus_output_is_valid_and_says_what_happened)
 	    "label value escaped: %s", out);
 	free(out);
 	free(p);
-	release(pid, go);
+	release(pid, &g);
 }
 
 /* --- which tasks --------------------------------------------------------------- */
@@ -747,8 +744,8 @@ Test(status, scan_lists_locks_under_the_prefix_without_a_config)
 {
 	struct result r;
 	struct lines ls;
-	const char *go;
-	pid_t pid = hold("held", "h", &go);
+	struct gate g;
+	pid_t pid = hold("held", "h", &g);
 	static const char *const want[] = { "held", "ran", "stranded", "wild*card" };
 
 	LR(&r, "--redis", fx.url, "-k", "ran", "--", "true");
@@ -777,7 +774,7 @@ Test(status, scan_lists_locks_under_the_prefix_without_a_config)
 	cr_assert(eq(sz, ls.n, 1), "%s", r.out);
 	cr_assert(eq(str, (char *)json_str(json_get(ls.line[0], "key")), "other:{elsewhere}"));
 	free_lines(&ls);
-	release(pid, go);
+	release(pid, &g);
 }
 
 Test(status, reads_every_task_with_three_commands)

@@ -242,25 +242,26 @@ Test(tls, openssl_conf_is_not_read)
 Test(tls, a_lock_held_over_tls_is_renewed_and_skips_others)
 {
 	struct result r;
-	char ca[300], script[300];
+	char ca[300];
 	const char *cfg = tls_config("hold.yaml", tfx.url,
 	    tls_line(ca, sizeof(ca), "ca_file", "ca.crt"));
-	const char *ready = fifo("tls-ready"), *go = fifo("tls-go");
 	redisContext *mon = redis_client(&tfx);
 	redisReply *ok = redisCommand(mon, "MONITOR");
 	pid_t job;
+	struct gate g;
 
 	cr_assert(ok != NULL && ok->type == REDIS_REPLY_STATUS);
 	freeReplyObject(ok);
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
-	job = LR_START("-c", cfg, "-k", "tls9", "--ttl", "1s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);		/* the job holds the lock */
+	gate_open(&g, "tls-");
+	job = LR_START("-c", cfg, "-k", "tls9", "--ttl", "1s", "--", "sh", "-c",
+	    gate_sh(&g));
+	gate_wait(&g);		/* the job holds the lock */
 	cr_assert(eq(long, monitor_until(mon, RENEWAL("tls9"), 3, NULL, 0), 3),
 	    "three renewals over TLS");
 	LR(&r, "-c", cfg, "-k", "tls9", "-E", "75", "--", "echo", "ran");
 	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, ""));
-	fifo_write(go, "x\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(job), 0));
 	cr_assert(server_has(&tfx, "lockrun:{tls9}") == 0, "released");
 	redisFree(mon);

@@ -124,18 +124,17 @@ get(const char *key, char *buf, size_t n)
 
 Test(unlock, a_running_holder_stops_and_does_not_take_it_back)
 {
-	const char *ready = fifo("ready");
-	char script[256], err[1024], want[768];
+	char err[1024], want[768];
 	struct result r;
 	struct events ev;
 	pid_t holder;
 	long child;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 1000", ready);
+	gate_open(&g, "");
 	holder = LR_START("--redis", fx.url, "--host", "alpha", "--ttl", "3s", "-k", "run",
-	    "--", "sh", "-c", script);
-	child = fifo_read_long(ready);
-	cr_assert(child > 0);
+	    "--", "sh", "-c", gate_sh_then(&g, "", "exec sleep 1000"));
+	child = gate_wait(&g);
 
 	LR(&r, "unlock", "--redis", fx.url, "--yes", "--host", "ops", "run");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
@@ -173,18 +172,19 @@ Test(unlock, a_running_holder_stops_and_does_not_take_it_back)
  * a newcomer that ran beside it would find it held (99). */
 Test(unlock, newcomers_wait_until_the_unlocked_holders_tree_is_gone)
 {
-	const char *ready = fifo("ready"), *lockf = scratch("job.lock");
-	char script[512], probe[256], err[2048];
+	const char *lockf = scratch("job.lock");
+	char before[512], probe[256], err[2048];
 	struct result r, u;
 	pid_t holder;
 	long sleeper;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "exec 9>%s; flock -n 9 || echo OVERLAP; "
-	    "sleep 60 & echo $! > %s; wait", lockf, ready);
+	gate_open(&g, "");
+	snprintf(before, sizeof(before), "exec 9>%s; flock -n 9 || echo OVERLAP; ", lockf);
 	snprintf(probe, sizeof(probe), "exec 9>%s; flock -n 9 || exit 99", lockf);
 	holder = LR_START("--redis", fx.url, "--host", "alpha", "--ttl", "3s", "-k", "unl",
-	    "--", "sh", "-c", script);
-	sleeper = fifo_read_long(ready);
+	    "--", "sh", "-c", gate_sh_child(&g, before));
+	sleeper = gate_wait(&g);
 	LR(&u, "unlock", "--redis", fx.url, "--yes", "--host", "ops", "unl");
 	cr_assert(eq(int, u.status, 0), "stderr: %s", u.err);
 	r.status = 75;

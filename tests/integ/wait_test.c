@@ -44,24 +44,6 @@ wait_teardown(void)
 
 TestSuite(wait, .init = wait_setup, .fini = wait_teardown, .timeout = 60);
 
-/* The state letter of /proc/PID/stat ('T' when stopped), or '?'. */
-static char
-proc_state(pid_t pid)
-{
-	char path[64], buf[512], *close;
-	FILE *fp;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((fp = fopen(path, "r")) == NULL)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	close = strrchr(buf, ')');	/* the name may hold spaces and parens */
-	return close && close[1] == ' ' ? close[2] : '?';
-}
-
 /* Freeze the replica: from the return on it acknowledges nothing. */
 static void
 replica_stop(void)
@@ -188,14 +170,15 @@ Test(wait, a_skip_ignores_the_replicas)
  * acknowledge, is for a loaded machine, where 100ms may pass first.) */
 Test(wait, unacknowledged_renewals_stop_the_command)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], err[4096];
+	char err[4096];
 	pid_t lr;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	gate_open(&g, "");
 	lr = LR_START("-c", write_config("  wait_replicas: 1\n  wait_timeout: 1s\n"),
-	    "-k", "w3", "--ttl", "6s", "--kill-after", "500ms", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);		/* running, lock acknowledged */
+	    "-k", "w3", "--ttl", "6s", "--kill-after", "500ms", "--", "sh", "-c",
+	    gate_sh(&g));
+	gate_wait(&g);		/* running, lock acknowledged */
 	replica_stop();
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGTERM), "stderr: %s",
 	    lr_stderr_of(lr, err, sizeof(err)));
@@ -213,15 +196,15 @@ Test(wait, unacknowledged_renewals_stop_the_command)
 /* While the replica acknowledges, each renewal carries a WAIT too. */
 Test(wait, each_renewal_is_followed_by_wait)
 {
-	const char *ready = fifo("ready"), *go = fifo("go");
-	char script[256], last[512];
+	char last[512];
 	redisContext *mon = monitor_start();
 	pid_t lr;
+	struct gate g;
 
-	snprintf(script, sizeof(script), "echo $$ > %s; read x < %s", ready, go);
+	gate_open(&g, "");
 	lr = LR_START("--redis", fx.url, "--wait-replicas", "1", "--wait-timeout", "1s",
-	    "-k", "w3ok", "--ttl", "4s", "--", "sh", "-c", script);
-	cr_assert(fifo_read_long(ready) > 0);
+	    "-k", "w3ok", "--ttl", "4s", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
 	for (int i = 0; i < 2; i++) {
 		cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"4\" "
 		    "\"lockrun:\\{w3ok\\}\" ", 1, NULL, 0), 1), "renewal %d", i + 1);
@@ -229,7 +212,7 @@ Test(wait, each_renewal_is_followed_by_wait)
 		cr_assert(eq(str, last, "\"WAIT\" \"1\" \"1000\""), "after renewal %d", i + 1);
 	}
 	redisFree(mon);
-	fifo_write(go, "\n");
+	gate_release(&g);
 	cr_assert(eq(int, lr_wait(lr), 0));
 }
 

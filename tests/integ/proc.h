@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* proc.h -- the clock, poll step and exit checks the fixtures and the
+ * tests share; plain libc, no Criterion (the bench and the demo link it). */
+#ifndef LR_PROC_H
+#define LR_PROC_H
+
+#include <sys/types.h>
+
+/* The monotonic clock, in milliseconds: deadlines of bounded polls. */
+long long fixture_ms(void);
+
+/* One step of a bounded poll loop: sleep ms milliseconds. */
+void	fixture_tick(long ms);
+
+/* Has our child *pid exited? Then it is reaped, *pid is 0, and this
+ * returns 1; 0 while it runs (or when *pid is 0 already). */
+int	fixture_reaped(pid_t *pid);
+
+/* A wait status as a shell says it: the exit status, or 128+N if killed
+ * by signal N. */
+int	exit_code(int wait_status);
+
+/* The state letter /proc gives pid ('R', 'S', 'T', 'Z', ...), or '?' when
+ * there is no such process. */
+char	proc_state(pid_t pid);
+
+#endif
