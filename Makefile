@@ -106,7 +106,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file)
 SRC_CONFIG = config/config config/yamltree
 SRC_OUT = out/log
-SRC_PROC = $(addprefix proc/,supervise child guard)
+SRC_PROC = $(addprefix proc/,supervise child guard hooks)
 SRC_BACKEND = backend/backend backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis_backend rlock rconn rreader rcluster cluster \
 	sentinel sentinel_url rurl rerr tls)
