@@ -63,6 +63,26 @@ run_log_context(const struct lr_ctx *x, long long token)
 	    x->t.one_server ? l->keys.slot_iso : NULL);
 }
 
+/* The instant a one-server run takes its slot at: now, or the instant
+ * tick or cron found the task due at (LOCKRUN_SLOT_AT, Unix ms), so that a
+ * start that crosses a slot's edge still claims the slot it was started
+ * for. Taken only within a minute of our clock, and not passed on. */
+static long long
+slot_instant(void)
+{
+	const char *at = getenv("LOCKRUN_SLOT_AT");
+	long long now = real_ms(), pinned;
+	char *end;
+
+	if (at == NULL)
+		return now;
+	pinned = strtoll(at, &end, 10);
+	unsetenv("LOCKRUN_SLOT_AT");
+	if (*at == '\0' || *end != '\0' || pinned < now - 60000 || pinned > now + 60000)
+		return now;
+	return pinned;
+}
+
 /* Connect and try once: one round trip. */
 static int
 acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
@@ -84,7 +104,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 {
 	struct lr_lock *l = &x->lock;
 	time_t slot = (time_t)-1;
-	long long deadline;
+	long long deadline, now = slot_instant();
 	unsigned long long seed;
 
 	*sig = 0;
@@ -94,7 +114,6 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	l->wait_replicas = x->redis.wait_replicas;
 	l->wait_timeout_ms = x->redis.wait_timeout_ms;
 	if (x->t.one_server) {
-		long long now = real_ms();
 		if ((slot = schedule_slot(&x->sched, now)) == (time_t)-1)
 			return lr_errf(e, EX_CONFIG, "schedule \"%s\" has no fire time in reach",
 			    x->t.schedule);
