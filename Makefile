@@ -112,7 +112,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis_backend rlock rconn rreader rcluste
 	sentinel sentinel_url rurl rerr tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql sqlurl)
-SRC_SCHED = $(addprefix sched/,due spawn tick)
+SRC_SCHED = $(addprefix sched/,due spawn tick heap lines notify crond)
 SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_CLI)

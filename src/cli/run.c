@@ -65,8 +65,10 @@ run_log_context(const struct lr_ctx *x, long long token)
 
 /* The instant a one-server run takes its slot at: now, or the instant
  * tick or cron found the task due at (LOCKRUN_SLOT_AT, Unix ms), so that a
- * start that crosses a slot's edge still claims the slot it was started
- * for. Taken only within a minute of our clock, and not passed on. */
+ * start that crosses a slot's edge, or a late start cron allows (its
+ * starting_deadline), still claims the slot it was started for. Taken when
+ * no more than a minute ahead of our clock and a day behind it; not passed
+ * on to the command. */
 static long long
 slot_instant(void)
 {
@@ -78,7 +80,7 @@ slot_instant(void)
 		return now;
 	pinned = strtoll(at, &end, 10);
 	unsetenv("LOCKRUN_SLOT_AT");
-	if (*at == '\0' || *end != '\0' || pinned < now - 60000 || pinned > now + 60000)
+	if (*at == '\0' || *end != '\0' || pinned < now - 86400000 || pinned > now + 60000)
 		return now;
 	return pinned;
 }

@@ -2,9 +2,11 @@
 /* schedverbs.c -- `lockrun tick` and `lockrun cron`: check the command line
  * and the config, hand over to sched/. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/schedverbs.h"
 #include "core/duration.h"
+#include "sched/crond.h"
 #include "sched/tick.h"
 
 /* Both take no words and need a config: it is their crontab. */
@@ -34,12 +36,23 @@ verb_tick(struct lr_ctx *x)
 	return status;
 }
 
+/* --log json (or log: json in the config): the runs' lines as records. */
+static int
+logs_json(const struct lr_ctx *x)
+{
+	const char *spec = x->cli.log ? x->cli.log : x->cfg.log;
+
+	return spec && strncmp(spec, "json", 4) == 0 && (spec[4] == '\0' || spec[4] == ':');
+}
+
 int
 verb_cron(struct lr_ctx *x)
 {
+	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig };
+	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
 	struct lr_err e = { 0, "", 0 };
 
-	if (sched_check(x, &e) == 0)
-		lr_errf(&e, EX_SOFTWARE, "`lockrun cron` is not built yet");
-	ctx_die(x, &e);
+	if (sched_check(x, &e) != 0 || crond_run(&o, &e) != 0)
+		ctx_die(x, &e);
+	return 0;
 }
