@@ -106,15 +106,16 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file url)
 SRC_CONFIG = config/config config/yamltree
 SRC_OUT = out/log
-SRC_PROC = $(addprefix proc/,supervise child spawn guard)
+SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rsecret rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
-SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret)
+SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)
+SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
-	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_CLI)
+	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.

@@ -49,7 +49,7 @@ enum {				/* long-only options */
 /* Which verbs take an option. */
 #define V(verb)		(1u << (verb))
 #define ALL		(V(VERB_RUN) | V(VERB_CHECK) | V(VERB_STATUS) | V(VERB_HISTORY) | \
-			    V(VERB_UNLOCK))
+			    V(VERB_UNLOCK) | V(VERB_TICK) | V(VERB_CRON))
 #define RUN		(V(VERB_RUN) | V(VERB_CHECK))	/* check validates a run */
 
 /* The options, and the verbs each applies to (in the same order). */
@@ -108,7 +108,8 @@ static const struct {
 
 static const char *const verb_names[NVERBS] = {
 	[VERB_RUN] = "run", [VERB_CHECK] = "check", [VERB_STATUS] = "status",
-	[VERB_HISTORY] = "history", [VERB_UNLOCK] = "unlock",
+	[VERB_HISTORY] = "history", [VERB_UNLOCK] = "unlock", [VERB_TICK] = "tick",
+	[VERB_CRON] = "cron",
 };
 
 const char *
@@ -196,6 +197,31 @@ usage_unlock(FILE *fp)
 "unavailable; 78 bad config.\n", fp);
 }
 
+static void
+usage_sched(FILE *fp, enum lr_verb v)
+{
+	if (v == VERB_TICK)
+		fputs(
+"usage: lockrun tick [options]\n"
+"\n"
+"Start every task of the config whose schedule fires this minute, each as\n"
+"`lockrun -t NAME` (one-server and no-overlap unless the task says), all at\n"
+"once; wait for them. For a crontab line: * * * * * lockrun tick\n"
+"\n", fp);
+	else
+		fputs(
+"usage: lockrun cron [options]\n"
+"\n"
+"Stay in the foreground and start each task of the config at its schedule's\n"
+"fire times, each as `lockrun -t NAME`; its output is prefixed with its\n"
+"name. SIGHUP reads the config again; SIGTERM stops the tasks and exits 0.\n"
+"\n", fp);
+	fputs(common_usage, fp);
+	fputs(v == VERB_TICK ? "\nExit: 0 every due task ran with status 0 or was skipped; else the\n"
+"status of the first that failed; 64 usage; 78 bad config.\n" :
+"\nExit: 0 stopped by SIGTERM or SIGINT; 64 usage; 71 cannot run; 78 bad config.\n", fp);
+}
+
 void
 cli_usage(FILE *fp, enum lr_verb v)
 {
@@ -203,6 +229,7 @@ cli_usage(FILE *fp, enum lr_verb v)
 	case VERB_STATUS: usage_status(fp); return;
 	case VERB_HISTORY: usage_history(fp); return;
 	case VERB_UNLOCK: usage_unlock(fp); return;
+	case VERB_TICK: case VERB_CRON: usage_sched(fp, v); return;
 	case VERB_RUN: case VERB_CHECK: case NVERBS: break;
 	}
 	fputs(
@@ -212,6 +239,8 @@ cli_usage(FILE *fp, enum lr_verb v)
 "       lockrun status [options] [task ...]\n"
 "       lockrun history [options] task\n"
 "       lockrun unlock [options] task|key\n"
+"       lockrun tick [options]\n"
+"       lockrun cron [options]\n"
 "\n"
 "Run a command at most once at a time (--no-overlap, the default) and/or once\n"
 "per scheduled slot (--one-server) across all servers sharing one Redis.\n"

@@ -9,7 +9,8 @@
 #include "core/task.h"
 
 /* The first word that is not an option, unless it follows "--". */
-enum lr_verb { VERB_RUN, VERB_CHECK, VERB_STATUS, VERB_HISTORY, VERB_UNLOCK, NVERBS };
+enum lr_verb { VERB_RUN, VERB_CHECK, VERB_STATUS, VERB_HISTORY, VERB_UNLOCK, VERB_TICK,
+	VERB_CRON, NVERBS };
 
 struct lr_cli {
 	enum lr_verb		  verb;		/* VERB_RUN when none is named */

@@ -83,7 +83,7 @@ config_part(struct lr_ctx *x)
 	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL, *open, *close;
 
 	switch (x->cli.verb) {
-	case VERB_CHECK:
+	case VERB_CHECK: case VERB_TICK: case VERB_CRON:
 		return NULL;
 	case VERB_RUN:
 		return x->cli.task ? x->cli.task : "";

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/ctx.h"
+#include "cli/schedverbs.h"
 #include "out/log.h"
 #include "backend/notes.h"
 
@@ -47,6 +48,7 @@ std_fds_open(void)
 static int (*const verbs[NVERBS])(struct lr_ctx *) = {
 	[VERB_RUN] = verb_run, [VERB_CHECK] = verb_check, [VERB_STATUS] = verb_status,
 	[VERB_HISTORY] = verb_history, [VERB_UNLOCK] = verb_unlock,
+	[VERB_TICK] = verb_tick, [VERB_CRON] = verb_cron,
 };
 
 int

@@ -13,6 +13,7 @@
 #include "core/duration.h"
 #include "core/lease.h"
 #include "out/log.h"
+#include "proc/hooks.h"
 #include "proc/supervise.h"
 
 int
@@ -62,6 +63,28 @@ run_log_context(const struct lr_ctx *x, long long token)
 	    x->t.one_server ? l->keys.slot_iso : NULL);
 }
 
+/* The instant a one-server run takes its slot at: now, or the instant
+ * tick or cron found the task due at (LOCKRUN_SLOT_AT, Unix ms), so that a
+ * start that crosses a slot's edge, or a late start cron allows (its
+ * starting_deadline), still claims the slot it was started for. Taken when
+ * no more than a minute ahead of our clock and a day behind it; not passed
+ * on to the command. */
+static long long
+slot_instant(void)
+{
+	const char *at = getenv("LOCKRUN_SLOT_AT");
+	long long now = real_ms(), pinned;
+	char *end;
+
+	if (at == NULL)
+		return now;
+	pinned = strtoll(at, &end, 10);
+	unsetenv("LOCKRUN_SLOT_AT");
+	if (*at == '\0' || *end != '\0' || pinned < now - 86400000 || pinned > now + 60000)
+		return now;
+	return pinned;
+}
+
 /* Connect and try once: one round trip. */
 static int
 acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
@@ -83,7 +106,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 {
 	struct lr_lock *l = &x->lock;
 	time_t slot = (time_t)-1;
-	long long deadline;
+	long long deadline, now = slot_instant();
 	unsigned long long seed;
 
 	*sig = 0;
@@ -93,7 +116,6 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	l->wait_replicas = x->server.wait_replicas;
 	l->wait_timeout_ms = x->server.wait_timeout_ms;
 	if (x->t.one_server) {
-		long long now = real_ms();
 		if ((slot = schedule_slot(&x->sched, now)) == (time_t)-1)
 			return lr_errf(e, EX_CONFIG, "schedule \"%s\" has no fire time in reach",
 			    x->t.schedule);
@@ -244,9 +266,11 @@ release_lost(struct lr_ctx *x)
 		(void)x->be.ops->release(&x->be, &x->lock, &end, &e);
 }
 
-/* Run the command under the lease (or with no lock: be NULL). */
+/* Run the command under the lease (or with no lock: be NULL); note in hf
+ * whether the lock was lost or the timeout stopped it. */
 static int
-run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
+run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
+    struct lr_err *e)
 {
 	struct lr_supervise s = {
 		.child = &x->child, .spec = &x->spec, .vars = &x->vars,
@@ -259,6 +283,8 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_err *e)
 
 	command_spec(x, be != NULL);
 	status = supervise(&s, e);
+	hf->lost = s.lost != 0;
+	hf->timed_out = s.timed_out;
 	/* also when it could not start: no lock is left. Not after another
 	 * run took the lock; but a session lock that went with its
 	 * connection (a database restart) is recorded as lost, and its row,
@@ -344,12 +370,55 @@ report_exit(const struct lr_ctx *x, int status, long long started)
 }
 
 
+/* The hooks' settings, and what they are told before the command starts.
+ * on_start runs under a lease that is not renewed until the command
+ * starts: it has a quarter of the ttl, and a twelfth more to stop, so
+ * that the first renewal, due at a third, is still in time. */
+static void
+hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
+    struct lr_hook_spec *after, struct lr_hook_facts *hf)
+{
+	const struct lr_lock *l = &x->lock;
+	const struct lr_task *t = &x->t;
+
+	*after = (struct lr_hook_spec){ .env = t->env, .timeout_ms = t->hook_timeout_ms,
+	    .kill_after_ms = t->kill_after_ms, .saved = &x->sig };
+	*start = *after;
+	if (locked && t->no_overlap && t->renew) {
+		if (start->timeout_ms > t->ttl_ms / 4)
+			start->timeout_ms = t->ttl_ms / 4;
+		if (start->kill_after_ms > t->ttl_ms / 12)
+			start->kill_after_ms = t->ttl_ms / 12;
+	}
+	*hf = (struct lr_hook_facts){ .task = x->cli.task ? x->cli.task : x->name,
+	    .key = t->no_overlap ? l->keys.stable : l->keys.slot,
+	    .slot = t->one_server ? l->keys.slot_iso : NULL,
+	    .token = locked ? l->token : 0 };
+}
+
+/* After the release: on_success or on_failure, told how the run ended.
+ * Whatever the hook does, the run's status stands. */
+static void
+hooks_after(struct lr_ctx *x, const struct lr_hook_spec *spec, struct lr_hook_facts *hf,
+    int status, long long started)
+{
+	hf->ended = 1;
+	hf->status = status;
+	hf->duration_ms = mono_ms() - started;
+	if (status == 0)
+		hook_run("on_success", x->t.on_success, spec, hf);
+	else
+		hook_run("on_failure", x->t.on_failure, spec, hf);
+}
+
 /* The server could not be reached (any backend): with on_redis_error:
  * run, run without a lock -- unless this run saw the lock held by
  * another. */
 static int
 run_unlocked(struct lr_ctx *x, struct lr_err *e)
 {
+	struct lr_hook_spec hstart, hafter;
+	struct lr_hook_facts hf;
 	long long started;
 	int status;
 
@@ -367,10 +436,13 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 	    "(on_redis_error: run)", e->msg);
 	x->be.ops->close(&x->be);
 	export_env(x, 0);
+	hooks_prepare(x, 0, &hstart, &hafter, &hf);
+	hook_run("on_start", x->t.on_start, &hstart, &hf);
 	started = mono_ms();
-	if ((status = run_command(x, NULL, e)) < 0)
+	if ((status = run_command(x, NULL, &hf, e)) < 0)
 		ctx_die(x, e);
 	report_exit(x, status, started);
+	hooks_after(x, &hafter, &hf, status, started);
 	return status;
 }
 
@@ -413,6 +485,8 @@ int
 verb_run(struct lr_ctx *x)
 {
 	struct lr_err e = { 0, "", 0 };
+	struct lr_hook_spec hstart, hafter;
+	struct lr_hook_facts hf;
 	enum lock_outcome out;
 	long long started;
 	int status, sig;
@@ -435,14 +509,19 @@ verb_run(struct lr_ctx *x)
 	run_log_context(x, x->lock.token);
 	lr_event(LOG_INFO, "acquired", NULL, "acquired %s (token %lld)", x->t.no_overlap ?
 	    x->lock.keys.stable : x->lock.keys.slot, x->lock.token);
+	hooks_prepare(x, 1, &hstart, &hafter, &hf);
+	started = mono_ms();
 	if (sig != 0) {		/* told to stop before the command started */
 		release(x, 128 + sig, "released");
+		hooks_after(x, &hafter, &hf, 128 + sig, started);
 		return 128 + sig;
 	}
 	export_env(x, 1);
+	hook_run("on_start", x->t.on_start, &hstart, &hf);
 	started = mono_ms();
-	if ((status = run_command(x, &x->be, &e)) < 0)
+	if ((status = run_command(x, &x->be, &hf, &e)) < 0)
 		ctx_die(x, &e);
 	report_exit(x, status, started);
+	hooks_after(x, &hafter, &hf, status, started);
 	return status;
 }

@@ -306,15 +306,51 @@ check_schedule(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 	return 0;
 }
 
+/* on_start: [program, arg...]: a hook is a list, run without a shell. */
+static int
+parse_hook(struct walk *w, const struct yt_node *v, const char *what, char ***dst)
+{
+	if (v->kind != YT_SEQ || v->nkids == 0)
+		return bad(w, v, "%s: expected a list [program, args...], got %s", what,
+		    v->kind == YT_SEQ ? "an empty list" : kind_of(v));
+	strv_free(*dst);
+	if ((*dst = calloc(v->nkids + 1, sizeof(char *))) == NULL)
+		return lr_errf(w->e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < v->nkids; i++) {
+		const struct yt_node *a = v->kids[i];
+		if (a->kind != YT_SCALAR || is_null(a))
+			return bad(w, a, "%s: expected a list of strings, got %s in it",
+			    what, kind_of(a));
+		if (((*dst)[i] = strdup(a->value)) == NULL)
+			return lr_errf(w->e, EX_OSERR, "out of memory");
+	}
+	return 0;
+}
+
+/* The hook list called name in t, or NULL if name is not a hook. */
+static char ***
+hook_of(struct lr_task *t, const char *name)
+{
+	if (strcmp(name, "on_start") == 0)
+		return &t->on_start;
+	if (strcmp(name, "on_success") == 0)
+		return &t->on_success;
+	if (strcmp(name, "on_failure") == 0)
+		return &t->on_failure;
+	return NULL;
+}
+
 /* One task option (or a default, when is_task is 0). */
 static int
 parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
     const char *section, int is_task, struct lr_task *t)
 {
-	char what[300], why[300];
+	char what[300], why[300], ***hook;
 	int rc;
 
 	snprintf(what, sizeof(what), "%s.%s", section, k->value);
+	if ((hook = hook_of(t, k->value)) != NULL)
+		return parse_hook(w, v, what, hook);
 	if (strcmp(k->value, "command") == 0) {
 		if (!is_task)
 			return bad(w, k, "defaults cannot have a command (give it to a task)");

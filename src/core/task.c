@@ -49,6 +49,9 @@ static const struct option_def {
 	{ "slot_tolerance",	K_DURATION,	offsetof(struct lr_task, slot_tolerance_ms), 0, 0, NULL },
 	{ "history",		K_COUNT,	offsetof(struct lr_task, history), 0, 0, NULL },
 	{ "history_ttl",	K_DURATION,	offsetof(struct lr_task, history_ttl_ms), 1000, 0, NULL },
+	{ "hook_timeout",	K_DURATION,	offsetof(struct lr_task, hook_timeout_ms), 1, 0, NULL },
+	{ "starting_deadline",	K_DURATION,	offsetof(struct lr_task, starting_deadline_ms), 0, 0,
+	    NULL },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -63,6 +66,8 @@ const struct lr_task task_builtin = {
 	.slot_tolerance_ms = LR_UNSET,	/* depends on the schedule: schedule.c */
 	/* longer than the longest month: a monthly job keeps its history */
 	.history = 100, .history_ttl_ms = 35LL * 24 * 3600 * 1000,
+	.hook_timeout_ms = 30000,	/* a ping that has not answered by then won't */
+	.starting_deadline_ms = 300000,	/* cron: a 5-minute-late start still runs */
 };
 
 void
@@ -77,6 +82,7 @@ task_init(struct lr_task *t)
 	t->slot_tolerance_ms = LR_UNSET;
 	t->history = LR_UNSET;
 	t->history_ttl_ms = LR_UNSET;
+	t->hook_timeout_ms = t->starting_deadline_ms = LR_UNSET;
 }
 
 void
@@ -90,6 +96,9 @@ task_free(struct lr_task *t)
 	strv_free(t->env);
 	free(t->schedule);
 	free(t->timezone);
+	strv_free(t->on_start);
+	strv_free(t->on_success);
+	strv_free(t->on_failure);
 	task_init(t);
 }
 
@@ -162,6 +171,14 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	if (dst->name == NULL && src->name && (dst->name = strdup(src->name)) == NULL)
 		return -1;
 	if (dst->argv == NULL && src->argv && (dst->argv = strv_dup(src->argv)) == NULL)
+		return -1;
+	/* a hook given nearer replaces the whole list given further away */
+	if ((dst->on_start == NULL && src->on_start &&
+	    (dst->on_start = strv_dup(src->on_start)) == NULL) ||
+	    (dst->on_success == NULL && src->on_success &&
+	    (dst->on_success = strv_dup(src->on_success)) == NULL) ||
+	    (dst->on_failure == NULL && src->on_failure &&
+	    (dst->on_failure = strv_dup(src->on_failure)) == NULL))
 		return -1;
 	if (src->env) {
 		char **env = strv_cat(src->env, dst->env);

@@ -41,6 +41,12 @@ struct lr_task {
 	int		  history;	/* entries kept in the task's history; 0: none */
 	long long	  history_ttl_ms;	/* history and last-run keys live this
 					 * long after their last write */
+	char		**on_start;	/* hooks: argv run without a shell, */
+	char		**on_success;	/* NULL-terminated; NULL: none */
+	char		**on_failure;
+	long long	  hook_timeout_ms;	/* a hook is stopped after this long */
+	long long	  starting_deadline_ms;	/* cron: a fire time missed by up to
+					 * this long still runs, once, late */
 };
 
 #define LR_COMMAND_TIMEOUT_MS	2000	/* connect and command timeouts, built in */

@@ -4,7 +4,8 @@
 # (src/README.md explains them). Prints one line per breach; exits 1 if any.
 #
 #   1. no include cycle between modules (a module is a .c and its .h)
-#   2. the folders are layered: core < out < backend < config < proc < cli;
+#   2. the folders are layered: core < out < backend < config < proc < sched
+#      < cli;
 #      a folder includes only its own headers and those of lower folders
 #   3. a backend (backend/redis, backend/pg, backend/mysql) includes no other
 #      backend's header, and no folder includes a backend's private header:
@@ -37,7 +38,8 @@ loops=$(echo "$edges" | awk '{ a = $1; b = $2; sub(/\.[ch]$/, "", a);
 layer() {
 	case $1 in
 	core/*) echo 0 ;; out/*) echo 1 ;; backend/*) echo 2 ;;
-	config/*) echo 3 ;; proc/*) echo 4 ;; cli/*) echo 5 ;; *) echo 9 ;;
+	config/*) echo 3 ;; proc/*) echo 4 ;; sched/*) echo 5 ;; cli/*) echo 6 ;;
+	*) echo 9 ;;
 	esac
 }
 backend_of() {

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* hooks.c -- run a task's hook: found on $PATH, started as the command is
+ * (child_spawn), told the run's facts, stopped at its timeout. */
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/duration.h"
+#include "core/task.h"
+#include "out/log.h"
+#include "proc/hooks.h"
+
+/* The variables a hook is given beyond the command's four. */
+#define HOOK_VARS 7
+
+struct hook_env {
+	struct lr_vars	 vars;		/* KEY, TOKEN, TASK, SLOT, as the command's */
+	char		 extra[HOOK_VARS][64];
+};
+
+static int
+is_hook_var(const char *var)
+{
+	static const char *const names[] = { "LOCKRUN_HOOK=", "LOCKRUN_STATUS=",
+	    "LOCKRUN_SIGNAL=", "LOCKRUN_DURATION_MS=", "LOCKRUN_LOST=",
+	    "LOCKRUN_TIMED_OUT=" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(var, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* The facts as "NAME=value" strings in he; how many extra ones. */
+static size_t
+facts_format(struct hook_env *he, const char *which, const struct lr_hook_facts *f)
+{
+	struct lr_vars *v = &he->vars;
+	size_t n = 0;
+	int sig = f->status - 128;
+
+	snprintf(v->task, sizeof(v->task), "LOCKRUN_TASK=%s", f->task);
+	snprintf(v->key, sizeof(v->key), "LOCKRUN_KEY=%s", f->key ? f->key : "");
+	v->slot[0] = v->token[0] = '\0';
+	if (f->slot)
+		snprintf(v->slot, sizeof(v->slot), "LOCKRUN_SLOT=%s", f->slot);
+	if (f->token > 0)
+		snprintf(v->token, sizeof(v->token), "LOCKRUN_TOKEN=%lld", f->token);
+	snprintf(he->extra[n++], sizeof(he->extra[0]), "LOCKRUN_HOOK=%s", which);
+	if (!f->ended)
+		return n;
+	snprintf(he->extra[n++], sizeof(he->extra[0]), "LOCKRUN_STATUS=%d", f->status);
+	/* 128+N is how a signal's end is reported; name it, as a shell would */
+	if (sig > 0 && sig < NSIG && sigabbrev_np(sig))
+		snprintf(he->extra[n++], sizeof(he->extra[0]), "LOCKRUN_SIGNAL=%s",
+		    sigabbrev_np(sig));
+	snprintf(he->extra[n++], sizeof(he->extra[0]), "LOCKRUN_DURATION_MS=%lld",
+	    f->duration_ms);
+	snprintf(he->extra[n++], sizeof(he->extra[0]), "LOCKRUN_LOST=%d", f->lost != 0);
+	snprintf(he->extra[n++], sizeof(he->extra[0]), "LOCKRUN_TIMED_OUT=%d",
+	    f->timed_out != 0);
+	return n;
+}
+
+/* The hook's whole environment: the command's (child_envp()), less any
+ * hook variable inherited, with the facts added. Free the array only. */
+static char **
+hook_envp(const struct lr_child_spec *cs, struct hook_env *he, size_t nextra)
+{
+	char **base = child_envp(cs, &he->vars), **envp;
+	size_t n = 0, k = 0;
+
+	if (base == NULL)
+		return NULL;
+	while (base[n])
+		n++;
+	if ((envp = calloc(n + nextra + 1, sizeof(*envp))) != NULL) {
+		for (size_t i = 0; i < n; i++)
+			if (!is_hook_var(base[i]))
+				envp[k++] = base[i];
+		for (size_t i = 0; i < nextra; i++)
+			envp[k++] = he->extra[i];
+	}
+	free(base);
+	return envp;
+}
+
+/* Wait up to ms for the process behind pidfd to end: 1 if it did. */
+static int
+ended_within(int pidfd, long long ms)
+{
+	long long until = mono_ms() + ms, left;
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	while ((left = until - mono_ms()) > 0) {
+		int rc = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (rc > 0)
+			return 1;
+		if (rc < 0 && errno != EINTR)
+			return 0;
+	}
+	return 0;
+}
+
+/* Reap the hook; past its timeout, stop its group: SIGTERM, then SIGKILL
+ * after the grace. A pidfd lets poll(2) wait with a timeout without
+ * touching SIGCHLD, which the caller reads from its signalfd. Returns the
+ * wait status, or -1; *stopped says the timeout passed. */
+static int
+hook_reap(pid_t pid, const struct lr_hook_spec *spec, int *stopped)
+{
+	int pidfd = pidfd_open(pid, 0), st = 0;
+
+	*stopped = 0;
+	if (pidfd >= 0 && !ended_within(pidfd, spec->timeout_ms)) {
+		*stopped = 1;
+		kill(-pid, SIGTERM);
+		kill(-pid, SIGCONT);
+		if (!ended_within(pidfd, spec->kill_after_ms))
+			kill(-pid, SIGKILL);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return st;
+}
+
+/* Say how the hook ended; a failure is a warning, never the run's. */
+static int
+hook_report(const char *which, const char *prog, int st, int stopped,
+    const struct lr_hook_spec *spec)
+{
+	struct log_fields f;
+	char took[32];
+	int status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+
+	log_fields_init(&f);
+	f.status = status;
+	if (stopped)
+		lr_event(LOG_WARNING, "hook-failed", &f, "%s hook %s was stopped at its "
+		    "timeout (%s)", which, prog,
+		    duration_format(spec->timeout_ms, took, sizeof(took)));
+	else if (WIFSIGNALED(st))
+		lr_event(LOG_WARNING, "hook-failed", &f, "%s hook %s was killed by "
+		    "SIG%s", which, prog, sigabbrev_np(WTERMSIG(st)) ?
+		    sigabbrev_np(WTERMSIG(st)) : "?");
+	else if (status != 0)
+		lr_event(LOG_WARNING, "hook-failed", &f, "%s hook %s exited with status "
+		    "%d", which, prog, status);
+	else
+		lr_event(LOG_INFO, "hook-ran", &f, "%s hook %s exited with status 0",
+		    which, prog);
+	return status;
+}
+
+/* The task's PATH, if its env sets one: the hook is found there. */
+static const char *
+task_path(char *const *env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			return env[i] + 5;
+	return getenv("PATH");
+}
+
+int
+hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
+    const struct lr_hook_facts *facts)
+{
+	struct lr_child_spec cs = { .argv = argv, .env = spec->env, .pgid = 0,
+	    .saved = spec->saved };
+	struct hook_env he;
+	struct lr_err e = { 0, "", 0 };
+	char path[PATH_MAX], **envp;
+	int st, stopped;
+	pid_t pid;
+
+	if (argv == NULL || argv[0] == NULL)
+		return 0;
+	if (child_find(argv[0], task_path(spec->env), path, sizeof(path), &e) != 0) {
+		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook: %s", which, e.msg);
+		return -1;
+	}
+	cs.path = path;
+	if ((envp = hook_envp(&cs, &he, facts_format(&he, which, facts))) == NULL) {
+		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook: out of memory", which);
+		return -1;
+	}
+	fflush(NULL);
+	pid = child_spawn(&cs, envp);
+	free(envp);
+	if (pid == -1) {
+		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook %s: %s", which, argv[0],
+		    strerror(errno));
+		return -1;
+	}
+	if ((st = hook_reap(pid, spec, &stopped)) == -1) {
+		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook %s: wait: %s", which,
+		    argv[0], strerror(errno));
+		return -1;
+	}
+	return hook_report(which, argv[0], st, stopped, spec);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* hooks.h -- on_start, on_success, on_failure: a task's commands run around
+ * each run, without a shell, with the run's facts in their environment. */
+#ifndef LR_HOOKS_H
+#define LR_HOOKS_H
+
+#include "proc/child.h"
+
+/* What a hook is told of its run, as LOCKRUN_ variables. */
+struct lr_hook_facts {
+	const char	*task;		/* LOCKRUN_TASK: the task, or the lock name */
+	const char	*key;		/* LOCKRUN_KEY */
+	const char	*slot;		/* LOCKRUN_SLOT, or NULL (not one-server) */
+	long long	 token;		/* LOCKRUN_TOKEN; 0: no lock held */
+	int		 ended;		/* 0 for on_start: nothing below is known */
+	int		 status;	/* LOCKRUN_STATUS: the run's exit status */
+	long long	 duration_ms;	/* LOCKRUN_DURATION_MS */
+	int		 lost;		/* LOCKRUN_LOST=1: the lock was lost */
+	int		 timed_out;	/* LOCKRUN_TIMED_OUT=1: timeout stopped it */
+};
+
+/* How hooks run: the task's own environment, their timeout, the grace
+ * between SIGTERM and SIGKILL when it passes, and the signal state lockrun
+ * was started with (the hook is given it, as the command is). */
+struct lr_hook_spec {
+	char *const		 *env;
+	long long		  timeout_ms;
+	long long		  kill_after_ms;
+	const struct lr_sigstate *saved;
+};
+
+/* Run the hook argv (NULL: there is none; nothing happens) called which
+ * ("on_start", ...), in a process group of its own, and wait for it: past
+ * spec->timeout_ms it is sent SIGTERM, and SIGKILL kill_after_ms later.
+ * Each outcome is logged (hook-ran, or hook-failed as a warning: not
+ * found, non-zero status, killed, stopped at its timeout). Returns the
+ * hook's exit status (128+N when killed), or -1 when it could not be
+ * started. The run's own status is never the caller's to change. */
+int	hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
+	    const struct lr_hook_facts *facts);
+
+#endif

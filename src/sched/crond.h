@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* crond.h -- `lockrun cron`: the foreground scheduler for containers and
+ * systemd services. */
+#ifndef LR_CROND_H
+#define LR_CROND_H
+
+#include "config/config.h"
+#include "sched/runs.h"
+
+struct crond_opts {
+	struct lr_config		*cfg;	/* read whole; replaced on SIGHUP */
+	const struct sched_spawner	*sp;
+	int				 json;	/* --log json: output as records */
+};
+
+/* Sleep until the next fire time of any task (one absolute CLOCK_REALTIME
+ * timer that a clock step cancels), start each task then due as its own
+ * run (spawn_task(), pinned to its fire time), relay the runs' output line
+ * by line, and keep going. A fire time missed (a clock step, a pause) runs
+ * once, late, if its task's starting_deadline allows, else is logged as
+ * missed; the older ones are never caught up; a slot started is never
+ * started again here, whatever the clock does. SIGHUP reads the config
+ * again (a bad one is logged and the old one kept); SIGTERM and SIGINT
+ * stop starting, pass the signal on, wait for the runs. Returns 0 then,
+ * or -1 with e when it cannot run at all. */
+int	crond_run(const struct crond_opts *o, struct lr_err *e);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* due.c -- a config's scheduled tasks, merged as a run merges them, and the
+ * slot rule applied to find the ones due. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/task.h"
+#include "sched/due.h"
+
+/* Merge task over the defaults and complete it; 1 if it has a schedule. */
+static int
+merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_task *st,
+    struct lr_err *e)
+{
+	struct lr_task t;
+	char why[300];
+	int rc = 0;
+
+	task_init(&t);
+	if (task_inherit(&t, task) != 0 || task_inherit(&t, &cfg->defaults) != 0) {
+		task_free(&t);
+		return lr_errf(e, EX_OSERR, "out of memory");
+	}
+	st->name = task->name;
+	/* a scheduled start is a slot: one-server and no-overlap both, unless
+	 * the task said otherwise (run.c would give no-overlap only) */
+	st->pin_one_server = t.one_server == LR_UNSET;
+	st->pin_no_overlap = t.no_overlap == LR_UNSET;
+	if (st->pin_one_server)
+		t.one_server = 1;
+	if (st->pin_no_overlap)
+		t.no_overlap = 1;
+	if (t.schedule == NULL)
+		rc = 0;
+	else if (task_finish(&t, &st->sched, why, sizeof(why)) != 0)
+		rc = lr_errf(e, EX_CONFIG, "%s: tasks.%s: %s", cfg->path, task->name, why);
+	else {
+		st->deadline_ms = t.starting_deadline_ms;
+		st->conflict_exit = t.conflict_exit;
+		rc = 1;
+	}
+	task_free(&t);
+	return rc;
+}
+
+int
+due_tasks(const struct lr_config *cfg, struct sched_task **out, size_t *n,
+    struct lr_err *e)
+{
+	struct sched_task *v = calloc(cfg->ntasks + 1, sizeof(*v));
+
+	*out = v;
+	*n = 0;
+	if (v == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < cfg->ntasks; i++) {
+		int rc = merge_one(cfg, &cfg->tasks[i], &v[*n], e);
+		if (rc < 0)
+			return -1;
+		*n += (size_t)rc;
+	}
+	return 0;
+}
+
+/* floor(a / b) for b > 0, also for a < 0 */
+static long long
+floor_div(long long a, long long b)
+{
+	return a / b - (a % b != 0 && a < 0);
+}
+
+int
+due_now(const struct sched_task *t, long long now_ms)
+{
+	time_t slot = schedule_slot(&t->sched, now_ms);
+	long long minute = floor_div(now_ms + t->sched.tolerance_ms, 60000) * 60;
+
+	return slot != (time_t)-1 && (long long)slot >= minute;
+}

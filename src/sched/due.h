@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* due.h -- which of a config's tasks are scheduled, and when each is due. */
+#ifndef LR_DUE_H
+#define LR_DUE_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "core/schedule.h"
+
+/* One scheduled task as tick and cron see it: its name, its merged
+ * settings' slots, how late a missed fire time may still start, and what
+ * its skip exits with. */
+struct sched_task {
+	const char		*name;		/* the config's */
+	struct lr_schedule	 sched;
+	long long		 deadline_ms;	/* starting_deadline */
+	int			 conflict_exit;	/* a skip's status */
+	int			 pin_one_server;	/* the task named neither */
+	int			 pin_no_overlap;	/* protection: tick and cron add both */
+};
+
+/* The tasks of cfg that have a schedule (a task's own or the defaults'),
+ * merged over the defaults as `lockrun -t NAME` merges them, into a new
+ * array *out of *n. Every task must have been read (config_load() with
+ * only NULL). Returns 0, or -1 with e (EX_CONFIG naming the task). */
+int	due_tasks(const struct lr_config *cfg, struct sched_task **out, size_t *n,
+	    struct lr_err *e);
+
+/* Is task t due at now_ms: is its slot (the latest fire time at or before
+ * now plus the tolerance, the rule a run applies) a fire time of the
+ * minute now plus the tolerance falls in? A tick late by up to a minute
+ * still finds the fire time it was started for. */
+int	due_now(const struct sched_task *t, long long now_ms);
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* lines.c -- split a pipe's bytes into lines and write each with one
+ * write(2), so that lines of tasks running at once never interleave. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sched/lines.h"
+
+/* s as a JSON string's contents into out (room for 6 bytes a byte). */
+static size_t
+json_escape(const char *s, size_t n, char *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			out[k++] = '\\';
+			out[k++] = (char)c;
+		} else if (c < 0x20 || c == 0x7f)
+			k += (size_t)sprintf(out + k, "\\u%04x", c);
+		else
+			out[k++] = (char)c;
+	}
+	return k;
+}
+
+/* One line, whole, in one write. */
+static void
+emit(const struct line_stream *s, const struct line_source *src, const char *line,
+    size_t n)
+{
+	static char out[LINE_MAX_BYTES * 6 + 1024];
+	size_t k;
+	ssize_t w;
+
+	if (src->json) {
+		char task[600];
+		size_t t = json_escape(src->task, strnlen(src->task, 100), task);
+		k = (size_t)snprintf(out, 1024, "{\"task\":\"%.*s\",\"stream\":\"%s\"",
+		    (int)t, task, s->out == 1 ? "stdout" : "stderr");
+		if (src->slot)
+			k += (size_t)snprintf(out + k, 1024 - k, ",\"slot\":\"%s\"", src->slot);
+		k += (size_t)snprintf(out + k, 1024 - k, ",\"line\":\"");
+		k += json_escape(line, n, out + k);
+		memcpy(out + k, "\"}\n", 3);
+		k += 3;
+	} else {
+		k = (size_t)snprintf(out, 1024, "%.200s: ", src->task);
+		memcpy(out + k, line, n);
+		k += n;
+		out[k++] = '\n';
+	}
+	for (size_t off = 0; off < k; off += (size_t)w)
+		if ((w = write(s->out, out + off, k - off)) < 0 && errno != EINTR)
+			return;
+		else if (w < 0)
+			w = 0;
+}
+
+/* Write every whole line in the buffer, and the buffer itself if full. */
+static void
+drain(struct line_stream *s, const struct line_source *src, int all)
+{
+	size_t start = 0;
+	char *nl;
+
+	while ((nl = memchr(s->buf + start, '\n', s->len - start)) != NULL) {
+		emit(s, src, s->buf + start, (size_t)(nl - s->buf) - start);
+		start = (size_t)(nl - s->buf) + 1;
+	}
+	if (start < s->len && (all || (start == 0 && s->len == sizeof(s->buf)))) {
+		emit(s, src, s->buf + start, s->len - start);
+		start = s->len;
+	}
+	memmove(s->buf, s->buf + start, s->len - start);
+	s->len -= start;
+}
+
+int
+lines_pump(struct line_stream *s, const struct line_source *src)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (s->fd < 0)
+			return 0;
+		n = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len);
+		if (n > 0) {
+			s->len += (size_t)n;
+			drain(s, src, 0);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 1;
+		drain(s, src, 1);	/* end of file, or an error: the rest */
+		close(s->fd);
+		s->fd = -1;
+		return 0;
+	}
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* runs.h -- start a scheduled task as a run of its own: this very program
+ * again, as `lockrun -t NAME`, its slot pinned to the instant it was due. */
+#ifndef LR_SCHED_RUNS_H
+#define LR_SCHED_RUNS_H
+
+#include <sys/types.h>
+
+#include "proc/child.h"
+#include "sched/due.h"
+
+/* How children are started: the scheduler's own options (its argv without
+ * the verb word, argv[0] first), and the signal state it was given. */
+struct sched_spawner {
+	char *const		 *argv;
+	const struct lr_sigstate *saved;
+};
+
+/* The variable that pins a run's slot: the Unix ms the scheduler found it
+ * due at. run.c takes it (and drops it) when it is within a minute of its
+ * own clock. */
+#define SLOT_AT_VAR "LOCKRUN_SLOT_AT"
+
+/* Start t: `lockrun [options] -t NAME`, with --one-server and
+ * --no-overlap where the task named neither, and SLOT_AT_VAR=at_ms. With
+ * out and err not NULL, its stdout and stderr go to new pipes whose read
+ * ends are returned there (close-on-exec, non-blocking); else it shares
+ * ours. Returns the child's pid, or -1 with e. */
+pid_t	spawn_task(const struct sched_spawner *sp, const struct sched_task *t,
+	    long long at_ms, int *out, int *err, struct lr_err *e);
+
+#endif

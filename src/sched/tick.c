@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* tick.c -- one pass of the fleet's crontab: the due tasks, started in
+ * parallel as runs of their own, waited for, summed up in one line. */
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/cron.h"
+#include "out/log.h"
+#include "sched/due.h"
+#include "sched/tick.h"
+
+struct started {
+	const struct sched_task	*task;
+	pid_t			 pid;	/* 0 once reaped */
+	int			 status;
+};
+
+/* The signals a tick waits on: its children's ends, and those it passes
+ * on. main() blocked them all (child_signals_block()). */
+static int
+tick_signalfd(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+/* Reap what has ended; returns how many are still running. */
+static size_t
+reap(struct started *v, size_t n)
+{
+	size_t live = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int st;
+		if (v[i].pid > 0 && waitpid(v[i].pid, &st, WNOHANG) == v[i].pid) {
+			v[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+			v[i].pid = 0;
+		}
+		live += v[i].pid > 0;
+	}
+	return live;
+}
+
+/* Wait for every child, passing on a signal that asks us to end. */
+static void
+wait_all(struct started *v, size_t n)
+{
+	struct signalfd_siginfo si;
+	int sfd = tick_signalfd();
+
+	while (reap(v, n) > 0) {
+		if (sfd < 0) {		/* no signalfd: wait blindly */
+			while (waitpid(-1, NULL, 0) == -1 && errno == EINTR)
+				;
+			continue;
+		}
+		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si) ||
+		    si.ssi_signo == SIGCHLD)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].pid > 0)
+				kill(v[i].pid, (int)si.ssi_signo);
+	}
+	if (sfd >= 0)
+		close(sfd);
+}
+
+/* The one line: how many were due, how they ended, the first failure. */
+static int
+summary(const struct started *v, size_t n, long long now_ms)
+{
+	size_t ok = 0, skipped = 0, failed = 0;
+	const struct started *first = NULL;
+	struct log_fields f;
+	struct tm tm;
+	char at[32];
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].status == 0)
+			ok++;
+		else if (v[i].status == v[i].task->conflict_exit)
+			skipped++;
+		else if (failed++ == 0)
+			first = &v[i];
+	}
+	cron_utc((time_t)(now_ms / 1000), &tm);
+	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_fields_init(&f);
+	f.status = first ? first->status : 0;
+	if (first)
+		lr_event(LOG_WARNING, "tick", &f, "tick at %s: %zu due, %zu ran, %zu skipped, "
+		    "%zu failed (first: %s, status %d)", at, n, ok, skipped, failed,
+		    first->task->name, first->status);
+	else
+		lr_event(LOG_INFO, "tick", &f, "tick at %s: %zu due, %zu ran, %zu skipped, "
+		    "0 failed", at, n, ok, skipped);
+	return first ? first->status : 0;
+}
+
+int
+tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, long long now_ms,
+    struct lr_err *e)
+{
+	struct sched_task *tasks;
+	struct started *v = NULL;
+	size_t ntasks, n = 0;
+	int rc = -1;
+
+	if (due_tasks(cfg, &tasks, &ntasks, e) != 0)
+		goto out;
+	if ((v = calloc(ntasks + 1, sizeof(*v))) == NULL) {
+		lr_errf(e, EX_OSERR, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ntasks; i++) {
+		if (!due_now(&tasks[i], now_ms))
+			continue;
+		v[n].task = &tasks[i];
+		if ((v[n].pid = spawn_task(sp, &tasks[i], now_ms, NULL, NULL, e)) < 0) {
+			/* those started run to their end; this one failed */
+			v[n].pid = 0;
+			v[n].status = e->status;
+			lr_event(LOG_ERR, "error", NULL, "%s: %s", tasks[i].name, e->msg);
+		}
+		n++;
+	}
+	wait_all(v, n);
+	rc = summary(v, n, now_ms);
+out:
+	free(v);
+	free(tasks);
+	return rc;
+}
