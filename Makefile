@@ -103,7 +103,8 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # Pure modules: libc only, linked alone into the unit tests.
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
-SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file)
+SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task lease \
+	text file)
 SRC_CONFIG = config/config config/yamltree
 SRC_OUT = out/log
 SRC_PROC = $(addprefix proc/,supervise child guard)
@@ -171,7 +172,8 @@ $(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
 $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
-$(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ) $(B)/core/cron.o
+$(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
+		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 
 $(B)/demo: $(B)/tests/bench/demo.o $(FIXTURE_OBJ)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/ctx.h"
+#include "core/civil.h"
 #include "core/duration.h"
 #include "out/log.h"
 #include "core/text.h"
@@ -64,19 +65,6 @@ status_free(struct status *s)
 	free(s->owned);
 	free(s->names);
 	free(s->rows);
-}
-
-/* Days since 1970-01-01 of a date in the proleptic Gregorian calendar. */
-static long long
-days_from_civil(long long y, int m, int d)
-{
-	long long era, yoe, doy;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 }
 
 /* The number in s[0..n), all digits; -1 if not. */
