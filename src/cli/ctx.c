@@ -79,7 +79,8 @@ ctx_die(struct lr_ctx *x, const struct lr_err *e)
 static const char *
 config_part(struct lr_ctx *x)
 {
-	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL, *open, *close;
+	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL;
+	struct lr_key_parts kp;
 
 	switch (x->cli.verb) {
 	case VERB_CHECK:
@@ -89,12 +90,11 @@ config_part(struct lr_ctx *x)
 	case VERB_UNLOCK:	/* a task, or a key: prefix{task}[:slot:...] */
 		if (word == NULL)
 			return "";
-		if ((open = strchr(word, '{')) == NULL)
+		if (strchr(word, '{') == NULL)
 			return word;
-		if ((close = strchr(open, '}')) == NULL ||
-		    (size_t)(close - open - 1) >= sizeof(x->part))
+		if (keys_parse(word, NULL, &kp) != 0 || strlen(kp.name) >= sizeof(x->part))
 			return "";
-		snprintf(x->part, sizeof(x->part), "%.*s", (int)(close - open - 1), open + 1);
+		snprintf(x->part, sizeof(x->part), "%s", kp.name);
 		return x->part;
 	case VERB_STATUS: case VERB_HISTORY: case NVERBS:
 		break;

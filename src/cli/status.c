@@ -11,6 +11,7 @@
 #include "cli/ctx.h"
 #include "core/civil.h"
 #include "core/duration.h"
+#include "core/keys.h"
 #include "out/log.h"
 #include "core/text.h"
 
@@ -205,16 +206,12 @@ add_found(struct status *s, const char *name, size_t len, size_t *cap)
 static int
 add_key(struct status *s, const char *key, size_t *cap)
 {
-	size_t plen = strlen(s->x->prefix);
-	const char *name, *close;
+	struct lr_key_parts kp;
 
-	if (strncmp(key, s->x->prefix, plen) != 0 || key[plen] != '{')
+	if (keys_parse(key, s->x->prefix, &kp) != 0 ||
+	    (kp.kind != KEY_STABLE && kp.kind != KEY_LAST))
 		return 0;
-	name = key + plen + 1;
-	if ((close = strchr(name, '}')) == NULL || close == name ||
-	    (close[1] != '\0' && strcmp(close + 1, ":last") != 0))
-		return 0;
-	return add_found(s, name, (size_t)(close - name), cap);
+	return add_found(s, kp.name, strlen(kp.name), cap);
 }
 
 static int
