@@ -106,14 +106,14 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task lease \
 	text file)
 SRC_CONFIG = config/config config/yamltree
-SRC_OUT = out/log
+SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child guard)
 SRC_BACKEND = backend/backend backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis_backend rlock rconn rreader rcluster cluster \
 	sentinel sentinel_url rurl rerr tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql sqlurl)
-SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret)
+SRC_CLI = $(addprefix cli/,cli ctx run check status status_prom history unlock secret)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
