@@ -144,7 +144,7 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	const struct lr_task *task;
 	struct lr_task *t = &x->t;
 	int runs = x->cli.verb == VERB_RUN || x->cli.verb == VERB_CHECK;
-	char why[300];
+	struct lr_err te;
 
 	if (find_task(x, name ? name : x->cli.task, &task, e) != 0)
 		return -1;
@@ -161,8 +161,8 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	    task_inherit(t, &x->cfg.defaults) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	/* the config's own combinations were checked when it was loaded */
-	if (task_finish(t, &x->sched, why, sizeof(why)) != 0)
-		return lr_errf(e, EX_USAGE, "%s", why);
+	if (task_finish(t, &x->sched, &te) != 0)
+		return lr_errf(e, EX_USAGE, "%s", te.msg);
 	return 0;
 }
 

@@ -50,13 +50,13 @@ static const struct shortcut {
 struct parse {
 	const char	*expr;		/* the whole expression: offsets count from here */
 	int		*pos;
-	char		*why;
-	size_t		 n;
+	struct lr_err	*e;
 	int		 fno;		/* field number 1-5, or 0 outside the fields */
 };
 
-/* Set *pos to the offset of at, and why to "field N (name): " and the
- * message, or the message alone outside the fields. Returns -1. */
+/* Set *pos to the offset of at, and e to "field N (name): " and the
+ * message (EX_CONFIG), or the message alone outside the fields. Returns
+ * -1. */
 static int
 parse_fail(struct parse *p, const char *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -65,21 +65,19 @@ static int
 parse_fail(struct parse *p, const char *at, const char *fmt, ...)
 {
 	va_list ap;
-	int off = 0;
+	char msg[sizeof(p->e->msg)];
 
 	if (p->pos != NULL)
 		*p->pos = (int)(at - p->expr);
-	if (p->why == NULL || p->n == 0)
-		return -1;
-	if (p->fno > 0)
-		off = snprintf(p->why, p->n, "field %d (%s): ", p->fno,
-		    fields[p->fno - 1].name);
-	if (off < 0 || (size_t)off >= p->n)
+	if (p->e == NULL)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(p->why + off, p->n - off, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return -1;
+	if (p->fno > 0)
+		return lr_errf(p->e, EX_CONFIG, "field %d (%s): %s", p->fno,
+		    fields[p->fno - 1].name, msg);
+	return lr_errf(p->e, EX_CONFIG, "%s", msg);
 }
 
 static int
@@ -281,15 +279,15 @@ shortcut_parse(struct parse *p, const char *s, struct lr_cron *c)
 		if (*rest != '\0')
 			return parse_fail(p, rest, "unexpected \"%.*s\" after %s",
 			    (int)(last - rest), rest, shortcuts[i].name);
-		return cron_parse(shortcuts[i].expr, c, NULL, NULL, 0);
+		return cron_parse(shortcuts[i].expr, c, NULL, NULL);
 	}
 	return parse_fail(p, s, "unknown shortcut \"%.*s\"", (int)(e - s), s);
 }
 
 int
-cron_parse(const char *expr, struct lr_cron *c, int *pos, char *why, size_t n)
+cron_parse(const char *expr, struct lr_cron *c, int *pos, struct lr_err *e)
 {
-	struct parse p = { expr != NULL ? expr : "", pos, why, n, 0 };
+	struct parse p = { expr != NULL ? expr : "", pos, e, 0 };
 	const char *s = p.expr, *start[5], *end[5];
 	uint64_t bits[5];
 	struct lr_cron out;
@@ -334,10 +332,10 @@ cron_parse(const char *expr, struct lr_cron *c, int *pos, char *why, size_t n)
 /* The zone is loaded here, once, so that a name that is no zone fails
  * now and the walks later find it in zone.c's table. */
 int
-cron_set_tz(struct lr_cron *c, const char *tz, char *why, size_t n)
+cron_set_tz(struct lr_cron *c, const char *tz, struct lr_err *e)
 {
-	struct parse p = { tz, NULL, why, n, 0 };
-	struct lr_err e;
+	struct parse p = { tz, NULL, e, 0 };
+	struct lr_err ze;
 
 	if (tz == NULL || *tz == '\0') {
 		c->tz[0] = '\0';
@@ -346,8 +344,8 @@ cron_set_tz(struct lr_cron *c, const char *tz, char *why, size_t n)
 	if (strlen(tz) >= sizeof(c->tz))
 		return parse_fail(&p, tz, "time zone name is longer than %zu bytes",
 		    sizeof(c->tz) - 1);
-	if (zone_load(tz, &e) == NULL)
-		return parse_fail(&p, tz, "%s", e.msg);
+	if (zone_load(tz, &ze) == NULL)
+		return parse_fail(&p, tz, "%s", ze.msg);
 	memcpy(c->tz, tz, strlen(tz) + 1);
 	return 0;
 }

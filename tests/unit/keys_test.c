@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "core/err.h"
 #include "core/keys.h"
 #include "core/schedule.h"
 #include "core/task.h"
@@ -30,11 +31,11 @@ static struct lr_schedule
 every(long long ms, long long tol)
 {
 	struct lr_schedule s;
-	char why[200];
+	struct lr_err err = { 0 };
 	int pos;
 
-	cr_assert(eq(int, schedule_init(&s, NULL, NULL, ms, tol, &pos, why, sizeof(why)), 0),
-	    "%s", why);
+	cr_assert(eq(int, schedule_init(&s, NULL, NULL, ms, tol, &pos, &err), 0),
+	    "%s", err.msg);
 	return s;
 }
 
@@ -88,12 +89,11 @@ Test(keys, default_tolerance_is_5s_or_a_quarter_of_short_periods)
 Test(keys, tolerance_must_be_under_half_the_slot)
 {
 	struct lr_schedule s;
-	char why[200];
+	struct lr_err err = { 0 };
 	int pos;
 
-	cr_assert(eq(int, schedule_init(&s, NULL, NULL, 10000, 5000, &pos, why,
-	    sizeof(why)), -1));
-	cr_assert(eq(str, why, "slot_tolerance 5s must be under half the slot (10s)"));
+	cr_assert(eq(int, schedule_init(&s, NULL, NULL, 10000, 5000, &pos, &err), -1));
+	cr_assert(eq(str, err.msg, "slot_tolerance 5s must be under half the slot (10s)"));
 }
 
 Test(keys, slot_ttl_lasts_until_the_next_slot_plus_tolerance)
