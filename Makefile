@@ -103,9 +103,10 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # Pure modules: libc only, linked alone into the unit tests.
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
-SRC_CORE = $(addprefix core/,err duration keys cron schedule task lease text file url)
+SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task lease \
+	text file url)
 SRC_CONFIG = config/config config/yamltree
-SRC_OUT = out/log
+SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rsecret rreader \
@@ -113,7 +114,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rsecret rreader \
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)
-SRC_CLI = $(addprefix cli/,cli ctx run check status history unlock secret schedverbs)
+SRC_CLI = $(addprefix cli/,cli ctx run check status status_prom history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
@@ -173,7 +174,8 @@ $(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
 $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
-$(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ) $(B)/core/cron.o
+$(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
+		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 
 $(B)/demo: $(B)/tests/bench/demo.o $(FIXTURE_OBJ)

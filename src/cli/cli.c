@@ -305,10 +305,10 @@ static int
 set_opt(struct lr_cli *c, const char *opt, const char *name, const char *arg,
     struct lr_err *e)
 {
-	char why[300];
+	struct lr_err te;
 
-	if (task_set(&c->o, name, arg, why, sizeof(why)) < 0)
-		return lr_errf(e, EX_USAGE, "%s: %s", opt, why);
+	if (task_set(&c->o, name, arg, &te) < 0)
+		return lr_errf(e, EX_USAGE, "%s: %s", opt, te.msg);
 	return 0;
 }
 
@@ -325,14 +325,15 @@ static int
 add_env(struct lr_cli *c, const char *arg, struct lr_err *e)
 {
 	const char *eq = strchr(arg, '=');
-	char name[256], why[300];
+	char name[256];
+	struct lr_err te;
 
 	if (eq == NULL || (size_t)(eq - arg) >= sizeof(name))
 		return lr_errf(e, EX_USAGE, "--env: expected NAME=VALUE, got \"%s\"", arg);
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
-	if (task_add_env(&c->o, name, eq + 1, why, sizeof(why)) != 0)
-		return lr_errf(e, EX_USAGE, "--env: %s", why);
+	if (task_add_env(&c->o, name, eq + 1, &te) != 0)
+		return lr_errf(e, EX_USAGE, "--env: %s", te.msg);
 	return 0;
 }
 

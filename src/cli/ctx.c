@@ -80,7 +80,8 @@ ctx_die(struct lr_ctx *x, const struct lr_err *e)
 static const char *
 config_part(struct lr_ctx *x)
 {
-	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL, *open, *close;
+	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL;
+	struct lr_key_parts kp;
 
 	switch (x->cli.verb) {
 	case VERB_CHECK: case VERB_TICK: case VERB_CRON:
@@ -90,12 +91,11 @@ config_part(struct lr_ctx *x)
 	case VERB_UNLOCK:	/* a task, or a key: prefix{task}[:slot:...] */
 		if (word == NULL)
 			return "";
-		if ((open = strchr(word, '{')) == NULL)
+		if (strchr(word, '{') == NULL)
 			return word;
-		if ((close = strchr(open, '}')) == NULL ||
-		    (size_t)(close - open - 1) >= sizeof(x->part))
+		if (keys_parse(word, NULL, &kp) != 0 || strlen(kp.name) >= sizeof(x->part))
 			return "";
-		snprintf(x->part, sizeof(x->part), "%.*s", (int)(close - open - 1), open + 1);
+		snprintf(x->part, sizeof(x->part), "%s", kp.name);
 		return x->part;
 	case VERB_STATUS: case VERB_HISTORY: case NVERBS:
 		break;
@@ -145,7 +145,7 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	const struct lr_task *task;
 	struct lr_task *t = &x->t;
 	int runs = x->cli.verb == VERB_RUN || x->cli.verb == VERB_CHECK;
-	char why[300];
+	struct lr_err te;
 
 	if (find_task(x, name ? name : x->cli.task, &task, e) != 0)
 		return -1;
@@ -162,8 +162,8 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	    task_inherit(t, &x->cfg.defaults) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	/* the config's own combinations were checked when it was loaded */
-	if (task_finish(t, &x->sched, why, sizeof(why)) != 0)
-		return lr_errf(e, EX_USAGE, "%s", why);
+	if (task_finish(t, &x->sched, &te) != 0)
+		return lr_errf(e, EX_USAGE, "%s", te.msg);
 	return 0;
 }
 

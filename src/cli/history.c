@@ -9,8 +9,10 @@
 
 #include "cli/ctx.h"
 #include "core/duration.h"
-#include "out/log.h"
 #include "core/text.h"
+#include "out/json.h"
+#include "out/log.h"
+#include "out/table.h"
 
 #define HISTORY_COUNT	20	/* entries shown without -n */
 
@@ -66,43 +68,35 @@ field_number(const char *s, long long *v)
 	return s != NULL && *s != '-' && text_decimal(s, v) == 0;
 }
 
-/* "key":"value" or "key":null. */
-static void
-json_field_str(FILE *fp, const char *key, const char *v)
-{
-	text_json_member(fp, key, v, v ? strlen(v) : 0);
-}
-
-/* "key":number or "key":null (absent, or not a number). */
-static void
-json_field_num(FILE *fp, const char *key, const char *v)
+/* A field as a JSON number, or null (absent, or not a number). */
+static long long
+json_number(const char *v)
 {
 	long long n;
 
-	if (field_number(v, &n))
-		fprintf(fp, ",\"%s\":%lld", key, n);
-	else
-		fprintf(fp, ",\"%s\":null", key);
+	return field_number(v, &n) ? n : JSON_NULL_NUM;
 }
 
-/* One entry as one line of JSON. The token is a string: it is up to 16
- * digits, more than a double (JavaScript's only number) holds exactly. */
+/* One entry as one line of JSON; the token is a number, as everywhere
+ * (out/json.h). */
 static void
 json_entry(FILE *fp, const struct hist_entry *h)
 {
 	char t[TEXT_ISO_MAX];
+	struct lr_json j;
 
-	fprintf(fp, "{\"time\":\"%s\",\"time_ms\":%lld",
-	    text_iso(h->ms, TEXT_ISO_MS, t, sizeof(t)), h->ms);
-	json_field_str(fp, "host", h->f[F_HOST]);
-	json_field_num(fp, "pid", h->f[F_PID]);
-	json_field_str(fp, "event", h->f[F_EVENT]);
-	json_field_str(fp, "slot", h->f[F_SLOT]);
-	json_field_str(fp, "token", h->f[F_TOKEN]);
-	json_field_num(fp, "status", h->f[F_STATUS]);
-	json_field_num(fp, "duration_ms", h->f[F_DURATION]);
-	json_field_str(fp, "holder", h->f[F_HOLDER]);
-	fputs("}\n", fp);
+	json_begin(&j, fp, NULL, 0);
+	json_str(&j, "time", text_iso(h->ms, TEXT_ISO_MS, t, sizeof(t)));
+	json_num(&j, "time_ms", h->ms);
+	json_str(&j, "host", h->f[F_HOST]);
+	json_num(&j, "pid", json_number(h->f[F_PID]));
+	json_str(&j, "event", h->f[F_EVENT]);
+	json_str(&j, "slot", h->f[F_SLOT]);
+	json_num(&j, "token", json_number(h->f[F_TOKEN]));
+	json_num(&j, "status", json_number(h->f[F_STATUS]));
+	json_num(&j, "duration_ms", json_number(h->f[F_DURATION]));
+	json_str(&j, "holder", h->f[F_HOLDER]);
+	json_end(&j);
 }
 
 /* The table's columns: the entry's time, then its fields, the duration
@@ -117,7 +111,6 @@ struct row {
 	char		 time[TEXT_ISO_MAX];
 	char		 dur[40];
 	const char	*cell[NCOLS];
-	int		 len[NCOLS];
 };
 
 /* A duration for people: 850ms, 12.345s, then whole seconds (1m30s). */
@@ -140,52 +133,21 @@ row_fill(struct row *w, const struct hist_entry *h)
 	long long d;
 
 	w->cell[0] = text_iso(h->ms, TEXT_ISO_MS, w->time, sizeof(w->time));
-	w->len[0] = (int)strlen(w->time);
 	for (int f = 0; f < NFIELDS; f++) {
 		const char *v = h->f[f];
 		w->cell[1 + f] = v && *v ? v : "-";
-		w->len[1 + f] = v && *v ? (int)strlen(v) : 1;
 	}
-	if (field_number(h->f[F_DURATION], &d)) {
+	if (field_number(h->f[F_DURATION], &d))
 		w->cell[1 + F_DURATION] = dur_text(d, w->dur, sizeof(w->dur));
-		w->len[1 + F_DURATION] = (int)strlen(w->dur);
-	}
 }
 
-/* Write a cell padded to width, control bytes as '?' so that a value
- * written by hand into the stream cannot drive the terminal. */
+/* table_print()'s rows: those history_print() filled. */
 static void
-cell_print(FILE *fp, const char *s, int len, int width)
+row_cells(void *arg, size_t i, const char **cell)
 {
-	text_visible_put(fp, s, (size_t)len);
-	for (int i = len; i < width; i++)
-		putc(' ', fp);
-}
+	const struct row *rows = arg;
 
-/* The table: a header, then one line per row, columns two spaces apart,
- * each as wide as its widest cell; no padding after the last. */
-static void
-table_print(FILE *fp, const struct row *rows, size_t n)
-{
-	int width[NCOLS];
-
-	for (int c = 0; c < NCOLS; c++) {
-		width[c] = (int)strlen(col_names[c]);
-		for (size_t i = 0; i < n; i++)
-			if (rows[i].len[c] > width[c])
-				width[c] = rows[i].len[c];
-	}
-	for (int c = 0; c < NCOLS; c++) {
-		cell_print(fp, col_names[c], (int)strlen(col_names[c]),
-		    c == NCOLS - 1 ? 0 : width[c]);
-		fputs(c == NCOLS - 1 ? "\n" : "  ", fp);
-	}
-	for (size_t i = 0; i < n; i++)
-		for (int c = 0; c < NCOLS; c++) {
-			cell_print(fp, rows[i].cell[c], rows[i].len[c],
-			    c == NCOLS - 1 ? 0 : width[c]);
-			fputs(c == NCOLS - 1 ? "\n" : "  ", fp);
-		}
+	memcpy(cell, rows[i].cell, sizeof(rows[i].cell));
 }
 
 /* Print the entries as JSON lines or as a table. Returns 0, or -1 with
@@ -209,7 +171,7 @@ history_print(const struct lr_ctx *x, const struct lr_hist *hist, struct lr_err 
 	for (size_t i = 0; x->cli.json && i < hist->n; i++)
 		json_entry(stdout, &h[i]);
 	if (rows)
-		table_print(stdout, rows, hist->n);
+		table_print(stdout, col_names, NCOLS, hist->n, row_cells, rows);
 	free(h);
 	free(rows);
 	return 0;

@@ -9,35 +9,18 @@
 #include <string.h>
 
 #include "cli/ctx.h"
+#include "cli/status.h"
+#include "core/civil.h"
 #include "core/duration.h"
-#include "out/log.h"
+#include "core/keys.h"
 #include "core/text.h"
+#include "out/json.h"
+#include "out/log.h"
+#include "out/table.h"
 
-#define ABSENT		LLONG_MIN	/* a number the backend did not give */
 #define EXIT_STALE	1		/* a lock held longer than --stale-after */
 
 enum status_format { FMT_TEXT, FMT_JSON, FMT_PROM };
-
-/* One task's lock and last run, as read from the backend. Strings borrow
- * from the states, which live as long as the struct status. */
-struct row {
-	const char	*name;
-	int		 held;
-	int		 stale;
-	char		 host[256];	/* the holder's, from the stable key's value */
-	int		 phase;		/* enum key_phase: running, unlocked, released */
-	long long	 pid;
-	long long	 token;
-	long long	 since_ms;	/* when the holder started */
-	long long	 held_ms;	/* for how long, by the server's clock */
-	long long	 ttl_ms;	/* PTTL; ABSENT when the key never expires */
-	int		 session;	/* ...or when it is a session lock */
-	int		 has_last;	/* the last-run hash exists */
-	const char	*l_event, *l_host, *l_slot;
-	long long	 l_pid, l_token, l_start, l_end, l_status, l_duration;
-	long long	 success_ms;	/* the last run that ended with status 0 */
-	long long	 runs, skips;	/* in the history kept (prometheus only) */
-};
 
 struct status {
 	struct lr_ctx		 *x;
@@ -64,19 +47,6 @@ status_free(struct status *s)
 	free(s->owned);
 	free(s->names);
 	free(s->rows);
-}
-
-/* Days since 1970-01-01 of a date in the proleptic Gregorian calendar. */
-static long long
-days_from_civil(long long y, int m, int d)
-{
-	long long era, yoe, doy;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 }
 
 /* The number in s[0..n), all digits; -1 if not. */
@@ -217,16 +187,12 @@ add_found(struct status *s, const char *name, size_t len, size_t *cap)
 static int
 add_key(struct status *s, const char *key, size_t *cap)
 {
-	size_t plen = strlen(s->x->prefix);
-	const char *name, *close;
+	struct lr_key_parts kp;
 
-	if (strncmp(key, s->x->prefix, plen) != 0 || key[plen] != '{')
+	if (keys_parse(key, s->x->prefix, &kp) != 0 ||
+	    (kp.kind != KEY_STABLE && kp.kind != KEY_LAST))
 		return 0;
-	name = key + plen + 1;
-	if ((close = strchr(name, '}')) == NULL || close == name ||
-	    (close[1] != '\0' && strcmp(close + 1, ":last") != 0))
-		return 0;
-	return add_found(s, name, (size_t)(close - name), cap);
+	return add_found(s, kp.name, strlen(kp.name), cap);
 }
 
 static int
@@ -389,18 +355,8 @@ host_pid(const char *host, long long pid, char *buf, size_t n)
 		snprintf(buf, n, "%s:%lld", host && *host ? host : "?", pid);
 }
 
-static void text_cells_fill(const struct row *w, char cell[NCOLS][300]);
-
-/* Row w's cells, each in its own buffer; what came from the server (a
- * holder's host, an event, a slot) cannot drive the terminal. */
-static void
-text_cells(const struct row *w, char cell[NCOLS][300])
-{
-	text_cells_fill(w, cell);
-	for (int c = 0; c < NCOLS; c++)
-		text_visible(cell[c]);
-}
-
+/* Row w's cells, each in its own buffer. What came from the server (a
+ * holder's host, an event, a slot) is made visible by table_print(). */
 static void
 text_cells_fill(const struct row *w, char cell[NCOLS][300])
 {
@@ -439,105 +395,81 @@ text_cells_fill(const struct row *w, char cell[NCOLS][300])
 		human_ms(w->l_duration, cell[C_TOOK], 300);
 }
 
-/* One line of cells, each padded to its column's width. */
+/* The table's rows, made when table_print() asks for them (twice, to
+ * measure and to print) rather than kept for 1,000 tasks. */
+struct text_rows {
+	const struct status	*s;
+	char			 buf[NCOLS][300];
+};
+
 static void
-text_line(FILE *fp, char cell[NCOLS][300], const size_t width[NCOLS])
+text_row(void *arg, size_t i, const char **cell)
 {
-	for (int c = 0; c < NCOLS - 1; c++)
-		fprintf(fp, "%-*s  ", (int)width[c], cell[c]);
-	fprintf(fp, "%s\n", cell[NCOLS - 1]);
+	struct text_rows *t = arg;
+
+	text_cells_fill(&t->s->rows[i], t->buf);
+	for (int c = 0; c < NCOLS; c++)
+		cell[c] = t->buf[c];
 }
 
-/* An aligned table, a line per task under a header. Each row's cells are
- * made twice, to measure and to print, rather than kept for 1,000 tasks. */
 static void
 print_text(const struct status *s, FILE *fp)
 {
-	size_t width[NCOLS];
-	char cell[NCOLS][300];
+	struct text_rows t = { .s = s };
 
-	for (int c = 0; c < NCOLS; c++) {
-		snprintf(cell[c], sizeof(cell[c]), "%s", col_names[c]);
-		width[c] = strlen(col_names[c]);
-	}
-	for (size_t i = 0; i < s->n; i++) {
-		char row[NCOLS][300];
-
-		text_cells(&s->rows[i], row);
-		for (int c = 0; c < NCOLS; c++)
-			if (strlen(row[c]) > width[c])
-				width[c] = strlen(row[c]);
-	}
-	text_line(fp, cell, width);
-	for (size_t i = 0; i < s->n; i++) {
-		text_cells(&s->rows[i], cell);
-		text_line(fp, cell, width);
-	}
-}
-
-/* --- escaping --------------------------------------------------------- */
-
-/* s as a JSON string (text_json_fput()). */
-static void
-put_json(FILE *fp, const char *s)
-{
-	text_json_fput(fp, s, strlen(s));
-}
-
-/* s as a Prometheus label value, quoted. The text format escapes only a
- * backslash, a quotation mark and a newline; each byte that is not part
- * of valid UTF-8 is written as U+FFFD, so the output stays valid. */
-static void
-put_label(FILE *fp, const char *s)
-{
-	size_t left = strlen(s), len;
-
-	fputc('"', fp);
-	for (; left > 0; s += len, left -= len) {
-		if ((len = text_utf8_len(s, left)) == 0) {
-			fputs("\xef\xbf\xbd", fp);
-			len = 1;
-		} else if (*s == '"' || *s == '\\')
-			fprintf(fp, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", fp);
-		else
-			fwrite(s, 1, len, fp);
-	}
-	fputc('"', fp);
+	table_print(fp, col_names, NCOLS, s->n, text_row, &t);
 }
 
 /* --- JSON lines ------------------------------------------------------- */
 
-/* ,"key":value for a JSON string (null when absent). */
-static void
-put_json_str(FILE *fp, const char *key, const char *v)
+/* A number the backend gave, or null. */
+static long long
+known(long long v)
 {
-	text_json_member(fp, key, v, v ? strlen(v) : 0);
+	return v == ABSENT ? JSON_NULL_NUM : v;
 }
 
+/* "key":"<ISO 8601>","key_ms":<ms>, both null when absent. */
 static void
-put_json_int(FILE *fp, const char *key, long long v)
+json_time(struct lr_json *j, const char *key, long long ms)
 {
-	if (v == ABSENT)
-		fprintf(fp, ",\"%s\":null", key);
-	else
-		fprintf(fp, ",\"%s\":%lld", key, v);
-}
+	char iso[TEXT_ISO_MAX], key_ms[64];
 
-/* ,"key":"<ISO 8601>","key_ms":<ms>, both null when absent. */
-static void
-put_json_time(FILE *fp, const char *key, long long ms)
-{
-	char iso[TEXT_ISO_MAX];
-
-	put_json_str(fp, key, ms == ABSENT ? NULL : text_iso(ms, TEXT_ISO_MS, iso,
+	json_str(j, key, ms == ABSENT ? NULL : text_iso(ms, TEXT_ISO_MS, iso,
 	    sizeof(iso)));
-	fprintf(fp, ",\"%s_ms\":", key);
-	if (ms == ABSENT)
-		fputs("null", fp);
-	else
-		fprintf(fp, "%lld", ms);
+	snprintf(key_ms, sizeof(key_ms), "%s_ms", key);
+	json_num(j, key_ms, known(ms));
+}
+
+/* The holder's object: host, pid, token (a number, out/json.h), times. */
+static void
+json_holder(struct lr_json *j, const struct row *w)
+{
+	json_open(j, "holder");
+	json_str(j, "host", w->host[0] ? w->host : NULL);
+	json_num(j, "pid", known(w->pid));
+	json_num(j, "token", known(w->token));
+	json_time(j, "since", w->since_ms);
+	json_num(j, "held_ms", known(w->held_ms));
+	json_num(j, "ttl_ms", known(w->ttl_ms));
+	json_close(j);
+}
+
+/* The last run's object. */
+static void
+json_last_run(struct lr_json *j, const struct row *w)
+{
+	json_open(j, "last_run");
+	json_str(j, "event", w->l_event);
+	json_str(j, "host", w->l_host);
+	json_num(j, "pid", known(w->l_pid));
+	json_str(j, "slot", w->l_slot);
+	json_num(j, "token", known(w->l_token));
+	json_time(j, "start", w->l_start);
+	json_time(j, "end", w->l_end);
+	json_num(j, "status", known(w->l_status));
+	json_num(j, "duration_ms", known(w->l_duration));
+	json_close(j);
 }
 
 /* One object per task, one per line; the fields are listed in lockrun(1). */
@@ -545,121 +477,24 @@ static void
 print_json_row(const struct status *s, const struct row *w, FILE *fp)
 {
 	char key[KEY_MAX];
+	struct lr_json j;
 
 	snprintf(key, sizeof(key), "%s{%s}", s->x->prefix, w->name);
-	fputs("{\"task\":", fp);
-	put_json(fp, w->name);
-	put_json_str(fp, "key", key);
-	fprintf(fp, ",\"held\":%s,\"stale\":%s", w->held ? "true" : "false",
-	    w->stale ? "true" : "false");
-	if (w->held) {
-		fputs(",\"holder\":{\"host\":", fp);
-		if (w->host[0])
-			put_json(fp, w->host);
-		else
-			fputs("null", fp);
-		put_json_int(fp, "pid", w->pid);
-		put_json_int(fp, "token", w->token);
-		put_json_time(fp, "since", w->since_ms);
-		put_json_int(fp, "held_ms", w->held_ms);
-		put_json_int(fp, "ttl_ms", w->ttl_ms);
-		fputc('}', fp);
-	} else {
-		fputs(",\"holder\":null", fp);
-	}
-	if (w->has_last) {
-		fputs(",\"last_run\":{\"event\":", fp);
-		if (w->l_event)
-			put_json(fp, w->l_event);
-		else
-			fputs("null", fp);
-		put_json_str(fp, "host", w->l_host);
-		put_json_int(fp, "pid", w->l_pid);
-		put_json_str(fp, "slot", w->l_slot);
-		put_json_int(fp, "token", w->l_token);
-		put_json_time(fp, "start", w->l_start);
-		put_json_time(fp, "end", w->l_end);
-		put_json_int(fp, "status", w->l_status);
-		put_json_int(fp, "duration_ms", w->l_duration);
-		fputc('}', fp);
-	} else {
-		fputs(",\"last_run\":null", fp);
-	}
-	put_json_time(fp, "last_success", w->success_ms);
-	fputs("}\n", fp);
-}
-
-/* --- Prometheus --------------------------------------------------------- */
-
-static const struct family {
-	const char	*name;
-	const char	*help;
-} families[] = {
-	{ "lockrun_lock_held", "Whether the task's lock is held (1) or free (0)." },
-	{ "lockrun_lock_held_seconds", "How long the lock has been held, by the "
-	  "lock server's clock." },
-	{ "lockrun_last_run_start_timestamp_seconds", "When the task's last run "
-	  "took the lock (Unix time, lock server's clock)." },
-	{ "lockrun_last_run_end_timestamp_seconds", "When the task's last run ended "
-	  "(Unix time, lock server's clock)." },
-	{ "lockrun_last_success_timestamp_seconds", "When a run of the task last "
-	  "ended with exit status 0 (Unix time, lock server's clock)." },
-	{ "lockrun_last_exit_status", "The exit status of the task's last run that "
-	  "ended." },
-	{ "lockrun_last_duration_seconds", "How long the task's last run that ended "
-	  "held the lock." },
-	{ "lockrun_history_runs", "Runs started among the entries of the task's "
-	  "history kept by the lock server." },
-	{ "lockrun_history_skips", "Runs skipped (lock held, or slot already run) "
-	  "among the entries of the task's history kept by the lock server." },
-};
-#define NFAMILIES (sizeof(families) / sizeof(families[0]))
-
-/* Family f's value for row w as a number of ms (secs set) or a plain
- * integer; ABSENT to leave the sample out. */
-static long long
-sample(size_t f, const struct row *w, int *secs)
-{
-	int ended = w->has_last && w->l_event && strcmp(w->l_event, "running") != 0;
-
-	*secs = 1;
-	switch (f) {
-	case 0: *secs = 0; return w->held;
-	case 1: return w->held ? w->held_ms : ABSENT;
-	case 2: return w->l_start;
-	case 3: return ended ? w->l_end : ABSENT;
-	case 4: return w->success_ms;
-	case 5: *secs = 0; return ended ? w->l_status : ABSENT;
-	case 6: return ended ? w->l_duration : ABSENT;
-	case 7: *secs = 0; return w->runs;
-	case 8: *secs = 0; return w->skips;
-	}
-	return ABSENT;
-}
-
-/* Each family's HELP and TYPE once, then its samples, one per task that
- * has a value. ms are written as seconds with three decimals. */
-static void
-print_prom(const struct status *s, FILE *fp)
-{
-	for (size_t f = 0; f < NFAMILIES; f++) {
-		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", families[f].name,
-		    families[f].help, families[f].name);
-		for (size_t i = 0; i < s->n; i++) {
-			int secs;
-			long long v = sample(f, &s->rows[i], &secs);
-
-			if (v == ABSENT)
-				continue;
-			fprintf(fp, "%s{task=", families[f].name);
-			put_label(fp, s->rows[i].name);
-			if (secs)
-				fprintf(fp, "} %s%lld.%03lld\n", v < 0 ? "-" : "",
-				    llabs(v) / 1000, llabs(v) % 1000);
-			else
-				fprintf(fp, "} %lld\n", v);
-		}
-	}
+	json_begin(&j, fp, NULL, 0);
+	json_str(&j, "task", w->name);
+	json_str(&j, "key", key);
+	json_bool(&j, "held", w->held);
+	json_bool(&j, "stale", w->stale);
+	if (w->held)
+		json_holder(&j, w);
+	else
+		json_str(&j, "holder", NULL);
+	if (w->has_last)
+		json_last_run(&j, w);
+	else
+		json_str(&j, "last_run", NULL);
+	json_time(&j, "last_success", w->success_ms);
+	json_end(&j);
 }
 
 /* --- the verb ----------------------------------------------------------- */
@@ -708,7 +543,7 @@ status_run(struct status *s, struct lr_err *e)
 	if (s->fmt == FMT_TEXT)
 		print_text(s, stdout);
 	else if (s->fmt == FMT_PROM)
-		print_prom(s, stdout);
+		status_prom_print(s->rows, s->n, stdout);
 	else
 		for (size_t i = 0; i < s->n; i++)
 			print_json_row(s, &s->rows[i], stdout);

@@ -11,6 +11,7 @@
 
 #include "cli/ctx.h"
 #include "core/duration.h"
+#include "core/keys.h"
 #include "out/log.h"
 #include "core/text.h"
 
@@ -26,35 +27,23 @@ struct target {
 static int
 target_key(const char *prefix, const char *word, struct target *t, struct lr_err *e)
 {
-	size_t plen = strlen(prefix), nlen;
-	const char *name = word + plen + 1, *close, *rest;
+	struct lr_key_parts kp;
 
-	if (strncmp(word, prefix, plen) != 0 || word[plen] != '{' ||
-	    (close = strchr(name, '}')) == NULL)
-		goto bad;
-	nlen = (size_t)(close - name);
-	rest = close + 1;
-	if (nlen == 0 || nlen >= sizeof(t->name))
-		goto bad;
-	memcpy(t->name, name, nlen);
-	t->name[nlen] = '\0';
-	if (key_name_problem(t->name) != NULL)
-		goto bad;
+	if (keys_parse(word, prefix, &kp) != 0 || key_name_problem(kp.name) != NULL ||
+	    (kp.kind != KEY_STABLE && kp.kind != KEY_SLOT))
+		return lr_errf(e, EX_USAGE, "unlock: \"%s\" is not a lock key under "
+		    "the prefix \"%s\" (expected %s{NAME} or %s{NAME}:slot:STAMP)", word,
+		    prefix, prefix, prefix);
+	snprintf(t->name, sizeof(t->name), "%s", kp.name);
 	keys_build(&t->k, prefix, t->name, (time_t)-1, 60000);
-	if (*rest == '\0') {
+	if (kp.kind == KEY_STABLE) {
 		t->key = t->k.stable;
 		return 0;
 	}
-	if (strncmp(rest, ":slot:", 6) != 0 ||
-	    keys_stamp_iso(rest + 6, t->k.slot_iso, sizeof(t->k.slot_iso)) != 0)
-		goto bad;
+	keys_stamp_iso(kp.stamp, t->k.slot_iso, sizeof(t->k.slot_iso));
 	snprintf(t->k.slot, sizeof(t->k.slot), "%s", word);
 	t->key = t->k.slot;
 	return 0;
-bad:
-	return lr_errf(e, EX_USAGE, "unlock: \"%s\" is not a lock key under the prefix "
-	    "\"%s\" (expected %s{NAME} or %s{NAME}:slot:STAMP)", word, prefix, prefix,
-	    prefix);
 }
 
 /* The one word: a task name, or a key given in full (it has a brace). */

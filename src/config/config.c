@@ -268,7 +268,7 @@ static int
 parse_env(struct walk *w, const struct yt_node *map, const char *what,
     struct lr_task *t)
 {
-	char why[300];
+	struct lr_err te;
 
 	if (want_map(w, map, what) != 0)
 		return -1;
@@ -280,8 +280,8 @@ parse_env(struct walk *w, const struct yt_node *map, const char *what,
 		snprintf(item, sizeof(item), "%s.%s", what, k->value);
 		if ((val = want_string(w, v, item)) == NULL)
 			return -1;
-		if (task_add_env(t, k->value, val, why, sizeof(why)) != 0)
-			return bad(w, k, "%s: %s", what, why);
+		if (task_add_env(t, k->value, val, &te) != 0)
+			return bad(w, k, "%s: %s", what, te.msg);
 	}
 	return 0;
 }
@@ -293,16 +293,16 @@ check_schedule(struct walk *w, const struct yt_node *k, const struct yt_node *v,
     const char *what)
 {
 	struct lr_cron c;
-	char why[300];
+	struct lr_err ce;
 	int pos = 0;
 
 	if (strcmp(k->value, "schedule") == 0 &&
-	    cron_parse(v->value, &c, &pos, why, sizeof(why)) != 0)
+	    cron_parse(v->value, &c, &pos, &ce) != 0)
 		return lr_errf(w->e, EX_CONFIG, "%s:%d:%d: %s: %s", w->path, v->line,
-		    v->col + (v->quoted ? 1 : 0) + pos, what, why);
+		    v->col + (v->quoted ? 1 : 0) + pos, what, ce.msg);
 	if (strcmp(k->value, "timezone") == 0 &&
-	    cron_set_tz(&c, v->value, why, sizeof(why)) != 0)
-		return bad(w, v, "%s: %s", what, why);
+	    cron_set_tz(&c, v->value, &ce) != 0)
+		return bad(w, v, "%s: %s", what, ce.msg);
 	return 0;
 }
 
@@ -345,7 +345,8 @@ static int
 parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
     const char *section, int is_task, struct lr_task *t)
 {
-	char what[300], why[300], ***hook;
+	char what[300], ***hook;
+	struct lr_err te;
 	int rc;
 
 	snprintf(what, sizeof(what), "%s.%s", section, k->value);
@@ -362,11 +363,11 @@ parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 		return bad(w, k, "defaults cannot have shell (give it to a task)");
 	if (v->kind != YT_SCALAR || is_null(v))
 		return bad(w, v, "%s: expected a value, got %s", what, kind_of(v));
-	rc = task_set(t, k->value, v->value, why, sizeof(why));
+	rc = task_set(t, k->value, v->value, &te);
 	if (rc == 0)
 		return bad(w, k, "unknown key \"%s\" in %s", k->value, section);
 	if (rc < 0)
-		return bad(w, v, "%s: %s", what, why);
+		return bad(w, v, "%s: %s", what, te.msg);
 	return check_schedule(w, k, v, what);
 }
 
@@ -435,7 +436,7 @@ check_tasks(struct walk *w, const struct yt_node *tasks, struct lr_config *cfg)
 
 	for (size_t i = 0; i < tasks->nkids; i += 2) {
 		struct lr_task t;
-		char why[300];
+		struct lr_err te;
 		int rc;
 
 		if (tasks->kids[i + 1]->kind == YT_SKIPPED)
@@ -443,12 +444,13 @@ check_tasks(struct walk *w, const struct yt_node *tasks, struct lr_config *cfg)
 		task_init(&t);
 		rc = task_inherit(&t, &cfg->tasks[j]) != 0 ||
 		    task_inherit(&t, &cfg->defaults) != 0 ? -2 :
-		    task_finish(&t, NULL, why, sizeof(why));
+		    task_finish(&t, NULL, &te);
 		task_free(&t);
 		if (rc == -2)
 			return lr_errf(w->e, EX_OSERR, "out of memory");
 		if (rc != 0)
-			return bad(w, tasks->kids[i], "tasks.%s: %s", cfg->tasks[j].name, why);
+			return bad(w, tasks->kids[i], "tasks.%s: %s", cfg->tasks[j].name,
+			    te.msg);
 		j++;
 	}
 	return 0;

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <time.h>
 
+struct lr_err;
+
 struct lr_cron {
 	uint64_t minute;	/* bit m set: minute m (0-59) */
 	uint32_t hour;		/* bits 0-23 */
@@ -25,30 +27,31 @@ struct lr_cron {
  * Items are *, N, N-M, each with an optional /STEP; N/STEP means N to the
  * field's end (day of week ends at 6). Months and days of the week may be
  * written as three-letter English names, in any case.
- * Returns 0, or -1 with *c untouched, why[n] set to one message and *pos
- * to the 0-based byte offset in expr of the field or list item at fault
- * (0 for whole-expression problems, such as a schedule that never fires).
- * pos and why may be NULL. */
-int	cron_parse(const char *expr, struct lr_cron *c, int *pos, char *why,
-	    size_t n);
+ * Returns 0, or -1 with *c untouched, e set to one message (EX_CONFIG)
+ * and *pos to the 0-based byte offset in expr of the field or list item
+ * at fault (0 for whole-expression problems, such as a schedule that
+ * never fires).
+ * pos and e may be NULL. */
+int	cron_parse(const char *expr, struct lr_cron *c, int *pos, struct lr_err *e);
 
 /* Set the zone the fields are read in, as CRON_TZ does: an IANA name
  * ("Europe/Berlin") naming a zone file under $TZDIR or, when that is unset
- * or empty, /usr/share/zoneinfo. "" or NULL means the process's local zone.
- * Returns 0, or -1 with why[n] set and c->tz untouched when tz is a path
- * (absolute, or with ".."), too long, or not a zone file. */
-int	cron_set_tz(struct lr_cron *c, const char *tz, char *why, size_t n);
+ * or empty, /usr/share/zoneinfo (read by core/zone.c, which keeps it).
+ * "" or NULL means the process's local zone, as zone_load() finds it at
+ * each walk. Returns 0, or -1 with e set and c->tz untouched when tz is a
+ * path (absolute, or with ".."), too long, or not a zone file. */
+int	cron_set_tz(struct lr_cron *c, const char *tz, struct lr_err *e);
 
 /* The latest fire time <= t, or (time_t)-1 if there is none within 8
  * years (or t is outside years 1-9999). A wall time skipped by a DST jump
  * fires at the first instant after the jump; one that occurs twice fires
- * twice. While they run, TZ is set to c->tz (unless that is ""), and put
- * back before they return: not safe with other threads reading the
- * environment or local time. */
+ * twice. The zone comes from core/zone.c: TZ and tzset(3) are left
+ * alone. Safe with other threads once c's zone has been loaded (by
+ * cron_set_tz(), or a first walk in the local zone). */
 time_t	cron_prev(const struct lr_cron *c, time_t t);
 
 /* The earliest fire time > t, or (time_t)-1 if none within 8 years. As
- * cron_prev() for DST and TZ. */
+ * cron_prev() for DST and zones. */
 time_t	cron_next(const struct lr_cron *c, time_t t);
 
 /* Break t down as UTC into tm, as gmtime_r(3) does, but without touching

@@ -138,6 +138,59 @@ keys_stamp_iso(const char *s, char *buf, size_t n)
 	return 0;
 }
 
+/* The kind of key whose text after the name's '}' is rest; -1 if none.
+ * *stamp is set to a slot key's stamp. */
+static int
+suffix_kind(const char *rest, const char **stamp)
+{
+	char iso[64];
+
+	*stamp = NULL;
+	if (*rest == '\0')
+		return KEY_STABLE;
+	if (strcmp(rest, ":fence") == 0)
+		return KEY_FENCE;
+	if (strcmp(rest, ":history") == 0)
+		return KEY_HISTORY;
+	if (strcmp(rest, ":last") == 0)
+		return KEY_LAST;
+	if (strncmp(rest, ":slot:", 6) == 0 &&
+	    keys_stamp_iso(rest + 6, iso, sizeof(iso)) == 0) {
+		*stamp = rest + 6;
+		return KEY_SLOT;
+	}
+	return -1;
+}
+
+int
+keys_parse(const char *key, const char *prefix, struct lr_key_parts *p)
+{
+	const char *open, *name, *close;
+	int kind;
+
+	if (prefix != NULL) {
+		p->plen = strlen(prefix);
+		if (strncmp(key, prefix, p->plen) != 0 || key[p->plen] != '{')
+			return -1;
+		open = key + p->plen;
+	} else {
+		if ((open = strchr(key, '{')) == NULL)
+			return -1;
+		p->plen = (size_t)(open - key);
+	}
+	name = open + 1;
+	/* prefixes and names hold no braces: the first '}' closes the name */
+	if ((close = strchr(name, '}')) == NULL || close == name ||
+	    (size_t)(close - name) > KEY_NAME_MAX || memchr(name, '{', close - name))
+		return -1;
+	if ((kind = suffix_kind(close + 1, &p->stamp)) == -1)
+		return -1;
+	p->kind = (enum key_kind)kind;
+	memcpy(p->name, name, close - name);
+	p->name[close - name] = '\0';
+	return 0;
+}
+
 enum key_phase
 keys_value_phase(const char *value)
 {

@@ -52,6 +52,33 @@ void	keys_build(struct lr_keys *k, const char *prefix, const char *name,
  * 2026-11-21T17:45:00Z. Returns 0, or -1 (buf "") when s is no stamp. */
 int	keys_stamp_iso(const char *s, char *buf, size_t n);
 
+/* What a key names, as keys_build() writes them. */
+enum key_kind {
+	KEY_STABLE,		/* prefix{name} */
+	KEY_SLOT,		/* prefix{name}:slot:<stamp> */
+	KEY_FENCE,		/* prefix{name}:fence */
+	KEY_HISTORY,		/* prefix{name}:history */
+	KEY_LAST		/* prefix{name}:last */
+};
+
+/* A key taken apart by keys_parse(). */
+struct lr_key_parts {
+	enum key_kind	kind;
+	size_t		plen;			/* bytes of prefix before the '{' */
+	char		name[KEY_NAME_MAX + 1];	/* between the braces */
+	const char	*stamp;			/* a slot key's stamp, in the key;
+						 * NULL for the others */
+};
+
+/* Take key apart into *p: a prefix (which has no brace), '{', a name of
+ * 1 to KEY_NAME_MAX bytes, '}', then nothing or one of the suffixes
+ * above; a slot key's stamp must read as keys_stamp_iso() reads it.
+ * With prefix not NULL, key must begin with exactly that prefix. The name
+ * is not otherwise checked (key_name_problem() does that): a key set by
+ * hand on the server still parses. Returns 0, or -1 (*p undefined) when
+ * key is not shaped so. */
+int	keys_parse(const char *key, const char *prefix, struct lr_key_parts *p);
+
 /* A stable key's value, "<id> <token> <host> <pid> <start>", may carry a
  * word glued to its id: "unlocked:" when `lockrun unlock` told its holder
  * to stop (the holder's tombstone, kept for the rest of its lease) or

@@ -6,38 +6,37 @@
 #include <time.h>
 
 #include "core/duration.h"
+#include "core/err.h"
 #include "core/schedule.h"
 
 int
 schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
-    long long every_ms, long long tolerance_ms, int *pos, char *why, size_t n)
+    long long every_ms, long long tolerance_ms, int *pos, struct lr_err *e)
 {
-	char a[32], b[32], msg[300];
+	char a[32], b[32];
+	struct lr_err ze;
 	long long limit;
 
 	memset(s, 0, sizeof(*s));
 	*pos = -1;		/* a fault outside the expression, unless set below */
 	s->every_ms = every_ms;
 	if (expr) {
-		if (cron_parse(expr, &s->cron, pos, why, n) != 0)
+		if (cron_parse(expr, &s->cron, pos, e) != 0)
 			return -1;
 		s->has_cron = 1;
 		*pos = -1;
 	}
-	if (tz && cron_set_tz(&s->cron, tz, msg, sizeof(msg)) != 0) {
-		snprintf(why, n, "timezone: %s", msg);
-		return -1;
-	}
+	if (tz && cron_set_tz(&s->cron, tz, &ze) != 0)
+		return lr_errf(e, EX_CONFIG, "timezone: %s", ze.msg);
 	/* cron slots are at least a minute apart; fixed ones every_ms */
 	limit = s->has_cron ? 60000 : every_ms;
 	if (tolerance_ms == LR_UNSET)
 		tolerance_ms = SCHEDULE_TOLERANCE_MS < limit / 4 ?
 		    SCHEDULE_TOLERANCE_MS : limit / 4;
 	else if (tolerance_ms * 2 >= limit) {
-		snprintf(why, n, "slot_tolerance %s must be under half the slot (%s)",
+		return lr_errf(e, EX_CONFIG, "slot_tolerance %s must be under half the slot (%s)",
 		    duration_format(tolerance_ms, a, sizeof(a)),
 		    duration_format(limit, b, sizeof(b)));
-		return -1;
 	}
 	s->tolerance_ms = tolerance_ms;
 	return 0;

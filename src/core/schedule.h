@@ -8,6 +8,8 @@
 
 #include "core/cron.h"
 
+struct lr_err;
+
 /* Slots are the fire times of a cron schedule, or fixed periods of
  * every_ms aligned to the Unix epoch. */
 struct lr_schedule {
@@ -23,10 +25,10 @@ struct lr_schedule {
 
 /* Set s from a task's settings: expr (NULL: use every_ms), tz (NULL: the
  * local zone; checked even without expr), tolerance_ms (LR_UNSET: the
- * default). Returns 0, or -1 with why and *pos: the byte offset of the
+ * default). Returns 0, or -1 with e and *pos: the byte offset of the
  * fault in expr, or -1 when the fault is not in expr (zone, tolerance). */
 int	schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
-	    long long every_ms, long long tolerance_ms, int *pos, char *why, size_t n);
+	    long long every_ms, long long tolerance_ms, int *pos, struct lr_err *e);
 
 /* The slot of a run started at now_ms (Unix ms, UTC): the latest fire time
  * at or before now + tolerance, so that a server whose clock is a little

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/duration.h"
+#include "core/err.h"
 #include "core/schedule.h"
 #include "core/task.h"
 
@@ -191,66 +192,60 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 }
 
 static int
-set_bool(int *dst, const char *text, char *why, size_t n)
+set_bool(int *dst, const char *text, struct lr_err *e)
 {
 	if (strcmp(text, "true") == 0)
 		*dst = 1;
 	else if (strcmp(text, "false") == 0)
 		*dst = 0;
 	else {
-		snprintf(why, n, "expected true or false, got \"%s\"", text);
-		return -1;
+		return lr_errf(e, EX_CONFIG, "expected true or false, got \"%s\"", text);
 	}
 	return 1;
 }
 
 static int
 set_duration(const struct option_def *o, long long *dst, const char *text,
-    char *why, size_t n)
+    struct lr_err *e)
 {
 	long long ms;
 
 	if (duration_parse(text, &ms) != 0 || (ms == 0 && o->min_ms > 0)) {
-		snprintf(why, n, "\"%s\" is not a %sduration "
+		return lr_errf(e, EX_CONFIG, "\"%s\" is not a %sduration "
 		    "(e.g. 500ms, 90s, 10m, 1h30m)", text, o->min_ms ? "positive " : "");
-		return -1;
 	}
 	if (ms < o->min_ms) {
-		snprintf(why, n, "\"%s\" is shorter than 1s", text);
-		return -1;
+		return lr_errf(e, EX_CONFIG, "\"%s\" is shorter than 1s", text);
 	}
 	if (o->whole_s && ms % 1000 != 0) {
-		snprintf(why, n, "\"%s\" is not a whole number of seconds", text);
-		return -1;
+		return lr_errf(e, EX_CONFIG, "\"%s\" is not a whole number of seconds", text);
 	}
 	*dst = ms;
 	return 1;
 }
 
 static int
-set_exit(int *dst, const char *text, char *why, size_t n)
+set_exit(int *dst, const char *text, struct lr_err *e)
 {
 	char *end;
 	long v = strtol(text, &end, 10);
 
 	if (*text == '\0' || *end != '\0' || v < 0 || v > 255 ||
 	    (*text < '0' || *text > '9')) {
-		snprintf(why, n, "expected an exit status from 0 to 255, got \"%s\"", text);
-		return -1;
+		return lr_errf(e, EX_CONFIG, "expected an exit status from 0 to 255, got \"%s\"", text);
 	}
 	*dst = (int)v;
 	return 1;
 }
 
 static int
-set_count(int *dst, const char *text, char *why, size_t n)
+set_count(int *dst, const char *text, struct lr_err *e)
 {
 	char *end;
 	long v = strtol(text, &end, 10);
 
 	if (*text < '0' || *text > '9' || *end != '\0' || v > HISTORY_MAX) {
-		snprintf(why, n, "expected a count from 0 to %d, got \"%s\"", HISTORY_MAX, text);
-		return -1;
+		return lr_errf(e, EX_CONFIG, "expected a count from 0 to %d, got \"%s\"", HISTORY_MAX, text);
 	}
 	*dst = (int)v;
 	return 1;
@@ -258,8 +253,9 @@ set_count(int *dst, const char *text, char *why, size_t n)
 
 /* One of words: its index into dst. */
 static int
-set_choice(const char *const *words, int *dst, const char *text, char *why, size_t n)
+set_choice(const char *const *words, int *dst, const char *text, struct lr_err *e)
 {
+	char list[256];
 	size_t len = 0;
 
 	for (int i = 0; words[i]; i++)
@@ -267,17 +263,15 @@ set_choice(const char *const *words, int *dst, const char *text, char *why, size
 			*dst = i;
 			return 1;
 		}
-	len = (size_t)snprintf(why, n, "expected %s", words[0]);
-	for (int i = 1; words[i] && len < n; i++)
-		len += (size_t)snprintf(why + len, n - len, "%s%s", words[i + 1] ? ", " : " or ",
-		    words[i]);
-	if (len < n)
-		snprintf(why + len, n - len, ", got \"%s\"", text);
-	return -1;
+	len = (size_t)snprintf(list, sizeof(list), "expected %s", words[0]);
+	for (int i = 1; words[i] && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+		    words[i + 1] ? ", " : " or ", words[i]);
+	return lr_errf(e, EX_CONFIG, "%s, got \"%s\"", list, text);
 }
 
 int
-task_set(struct lr_task *t, const char *name, const char *text, char *why, size_t n)
+task_set(struct lr_task *t, const char *name, const char *text, struct lr_err *e)
 {
 	const struct option_def *o = NULL;
 	char *dst;
@@ -290,51 +284,47 @@ task_set(struct lr_task *t, const char *name, const char *text, char *why, size_
 	dst = (char *)t + o->off;
 	switch (o->kind) {
 	case K_BOOL:
-		return set_bool((int *)dst, text, why, n);
+		return set_bool((int *)dst, text, e);
 	case K_DURATION:
-		return set_duration(o, (long long *)dst, text, why, n);
+		return set_duration(o, (long long *)dst, text, e);
 	case K_EXIT:
-		return set_exit((int *)dst, text, why, n);
+		return set_exit((int *)dst, text, e);
 	case K_COUNT:
-		return set_count((int *)dst, text, why, n);
+		return set_count((int *)dst, text, e);
 	case K_STRING:
 		if (*text == '\0') {
-			snprintf(why, n, "is empty");
-			return -1;
+			return lr_errf(e, EX_CONFIG, "is empty");
 		}
 		free(*(char **)dst);
 		if ((*(char **)dst = strdup(text)) == NULL) {
-			snprintf(why, n, "out of memory");
-			return -1;
+			return lr_errf(e, EX_OSERR, "out of memory");
 		}
 		return 1;
 	case K_CHOICE:
-		return set_choice(o->words, (int *)dst, text, why, n);
+		return set_choice(o->words, (int *)dst, text, e);
 	}
 	return 0;
 }
 
 /* The schedule, its zone and the tolerance, whenever given, into sched. */
 static int
-check_slots(const struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
+check_slots(const struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 {
-	char msg[300];
+	struct lr_err se;
 	int pos;
 
 	if (!t->one_server && !t->schedule && !t->timezone)
 		return 0;
 	if (schedule_init(sched, t->schedule, t->timezone, t->every_ms,
-	    t->slot_tolerance_ms, &pos, msg, sizeof(msg)) == 0)
+	    t->slot_tolerance_ms, &pos, &se) == 0)
 		return 0;
 	if (pos >= 0)
-		snprintf(why, n, "schedule \"%s\": %s", t->schedule, msg);
-	else
-		snprintf(why, n, "%s", msg);
-	return -1;
+		return lr_errf(e, EX_CONFIG, "schedule \"%s\": %s", t->schedule, se.msg);
+	return lr_errf(e, EX_CONFIG, "%s", se.msg);
 }
 
 int
-task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
+task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 {
 	struct lr_schedule unused;
 	char a[32], b[32];
@@ -344,13 +334,11 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
 	if (t->no_overlap == LR_UNSET)
 		t->no_overlap = t->one_server != 1;
 	if (!t->no_overlap && t->one_server != 1) {
-		snprintf(why, n, "no_overlap and one_server are both off: there is "
+		return lr_errf(e, EX_CONFIG, "no_overlap and one_server are both off: there is "
 		    "nothing to lock");
-		return -1;
 	}
 	if (task_inherit(t, &task_builtin) != 0) {
-		snprintf(why, n, "out of memory");
-		return -1;
+		return lr_errf(e, EX_OSERR, "out of memory");
 	}
 	if (t->kill_after_ms == LR_UNSET)
 		t->kill_after_ms = t->ttl_ms / 3 < DEFAULT_KILL_AFTER_MS ?
@@ -359,24 +347,21 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n)
 	 * before the lease ends, and still leave room to renew */
 	if (t->no_overlap && t->renew && t->on_lost == ON_LOST_TERM &&
 	    t->kill_after_ms > t->ttl_ms / 3) {
-		snprintf(why, n, "kill_after %s must be at most a third of ttl %s "
+		return lr_errf(e, EX_CONFIG, "kill_after %s must be at most a third of ttl %s "
 		    "(a lost lock must be stopped before the lease ends)",
 		    duration_format(t->kill_after_ms, a, sizeof(a)),
 		    duration_format(t->ttl_ms, b, sizeof(b)));
-		return -1;
 	}
-	if (check_slots(t, sched ? sched : &unused, why, n) != 0)
+	if (check_slots(t, sched ? sched : &unused, e) != 0)
 		return -1;
 	if (t->min_hold_ms > 0 && !t->no_overlap) {
-		snprintf(why, n, "min_hold applies to the no-overlap lock, which is off");
-		return -1;
+		return lr_errf(e, EX_CONFIG, "min_hold applies to the no-overlap lock, which is off");
 	}
 	if (t->min_hold_ms > 0 && t->one_server && !t->schedule &&
 	    t->min_hold_ms > t->every_ms) {
-		snprintf(why, n, "min_hold %s is longer than the slot (every %s)",
+		return lr_errf(e, EX_CONFIG, "min_hold %s is longer than the slot (every %s)",
 		    duration_format(t->min_hold_ms, a, sizeof(a)),
 		    duration_format(t->every_ms, b, sizeof(b)));
-		return -1;
 	}
 	return 0;
 }
@@ -387,33 +372,30 @@ static const char *const own_env[] = {
 	"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT",
 };
 
-/* Is name one a task may set? Returns 0, or -1 with why. */
+/* Is name one a task may set? Returns 0, or -1 with e. */
 static int
-env_name_check(const char *name, char *why, size_t n)
+env_name_check(const char *name, struct lr_err *e)
 {
 	if (*name == '\0' || strchr(name, '=') != NULL ||
 	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	    "0123456789_") != strlen(name) || (*name >= '0' && *name <= '9')) {
-		snprintf(why, n, "\"%s\" is not a valid environment variable name", name);
-		return -1;
+		return lr_errf(e, EX_CONFIG, "\"%s\" is not a valid environment variable name", name);
 	}
 	for (size_t i = 0; i < sizeof(own_env) / sizeof(own_env[0]); i++) {
 		if (strcmp(name, own_env[i]) == 0) {
-			snprintf(why, n, "%s is set by lockrun itself", name);
-			return -1;
+			return lr_errf(e, EX_CONFIG, "%s is set by lockrun itself", name);
 		}
 	}
 	return 0;
 }
 
 int
-task_add_env(struct lr_task *t, const char *name, const char *value, char *why,
-    size_t n)
+task_add_env(struct lr_task *t, const char *name, const char *value, struct lr_err *e)
 {
 	size_t cnt = strv_len(t->env);
 	char **v, *kv;
 
-	if (env_name_check(name, why, n) != 0)
+	if (env_name_check(name, e) != 0)
 		return -1;
 	if ((v = realloc(t->env, (cnt + 2) * sizeof(*v))) == NULL)
 		goto oom;
@@ -425,6 +407,5 @@ task_add_env(struct lr_task *t, const char *name, const char *value, char *why,
 	v[cnt + 1] = NULL;
 	return 0;
 oom:
-	snprintf(why, n, "out of memory");
-	return -1;
+	return lr_errf(e, EX_OSERR, "out of memory");
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/duration.h"
+#include "core/err.h"
 
 enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
 enum lr_on_lost { ON_LOST_TERM, ON_LOST_IGNORE };
@@ -91,24 +92,25 @@ int	task_inherit(struct lr_task *dst, const struct lr_task *src);
 
 /* Set the scalar option called name ("ttl", "one_server", ...) from text.
  * Returns 1 when set, 0 when name is not a scalar option, or -1 when text
- * is bad, with why (a fragment such as "\"-3s\" is not a positive
- * duration") written to why[n]. */
+ * is bad, with e (EX_CONFIG; a fragment such as "\"-3s\" is not a
+ * positive duration", for the caller to place). */
 int	task_set(struct lr_task *t, const char *name, const char *text,
-	    char *why, size_t n);
+	    struct lr_err *e);
 
+struct lr_err;
 struct lr_schedule;
 
 /* Complete a merged task: neither protection named means no-overlap;
  * an unset kill-after is min(10s, ttl/3). Then check the combination,
  * filling sched (if not NULL) with the one-server slots. Returns 0, or -1
- * with why ("kill_after 20s must be at most a third of ttl 30s"). */
-int	task_finish(struct lr_task *t, struct lr_schedule *sched, char *why, size_t n);
+ * with e ("kill_after 20s must be at most a third of ttl 30s"). */
+int	task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e);
 
-/* Append "NAME=value" to t->env. Returns 0, or -1 with why when NAME is
+/* Append "NAME=value" to t->env. Returns 0, or -1 with e when NAME is
  * not a valid environment variable name or is one lockrun sets for the
  * command itself (LOCKRUN_KEY, LOCKRUN_TOKEN, LOCKRUN_TASK, LOCKRUN_SLOT). */
 int	task_add_env(struct lr_task *t, const char *name, const char *value,
-	    char *why, size_t n);
+	    struct lr_err *e);
 
 /* Copy a NULL-terminated string vector; NULL when out of memory. */
 char	**strv_dup(char *const *v);

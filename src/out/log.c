@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include "core/keys.h"
-#include "out/log.h"
 #include "core/text.h"
+#include "out/json.h"
+#include "out/log.h"
 
 #define MSG_MAX		1024	/* bytes of a message, as it always was */
 #define JSON_MAX	8192	/* bytes of a JSON line: fits every field escaped */
@@ -123,55 +124,6 @@ put_line(int fd, const char *buf, size_t len)
 
 /* --- JSON ---------------------------------------------------------- */
 
-/* A JSON line being built; room is always kept for the closing "}\n". */
-struct jline {
-	char	b[JSON_MAX];
-	size_t	n;
-};
-
-#define JSON_TAIL	2
-
-/* Append len bytes of s, all or nothing. Returns 0, or -1 if they do not
- * fit. */
-static int
-jput(struct jline *j, const char *s, size_t len)
-{
-	if (j->n + len > sizeof(j->b) - JSON_TAIL)
-		return -1;
-	memcpy(j->b + j->n, s, len);
-	j->n += len;
-	return 0;
-}
-
-/* s as a JSON string (text_json()), cut short at a character if the
- * line is full. */
-static void
-jstr(struct jline *j, const char *s)
-{
-	j->n += text_json(j->b + j->n, sizeof(j->b) - JSON_TAIL - j->n, s, strlen(s));
-}
-
-/* ,"name": then the value: a string, or a number when s is NULL. Left out
- * whole when the line cannot take a short value any more. */
-static void
-jfield(struct jline *j, const char *name, const char *s, long long num)
-{
-	char buf[32];
-	int len;
-
-	if (j->n + strlen(name) + 4 + 32 > sizeof(j->b) - JSON_TAIL)
-		return;
-	jput(j, ",\"", 2);
-	jput(j, name, strlen(name));
-	jput(j, "\":", 2);
-	if (s != NULL)
-		jstr(j, s);
-	else {
-		len = snprintf(buf, sizeof(buf), "%lld", num);
-		jput(j, buf, (size_t)len);
-	}
-}
-
 /* The time now, ISO 8601 UTC to the millisecond. */
 static void
 iso_now(char *buf, size_t n)
@@ -190,38 +142,38 @@ level_name(int level)
 }
 
 /* One JSON object: time, level, event, the context, f, message. Absent
- * fields are left out. */
+ * fields are left out; the token is a number (out/json.h). The line is
+ * bounded, so that one write(2) carries it whole. */
 static void
 json_line(int level, const char *event, const struct log_fields *f, const char *msg)
 {
-	struct jline j = { .n = 0 };
+	struct lr_json j;
+	char buf[JSON_MAX], now[96];
 	long long token = f && f->token != LOG_NONE ? f->token : lg.token;
-	char now[96];
 
 	iso_now(now, sizeof(now));
-	jput(&j, "{\"time\":", 8);
-	jstr(&j, now);
-	jfield(&j, "level", level_name(level), 0);
-	jfield(&j, "event", event, 0);
+	json_begin(&j, NULL, buf, sizeof(buf));
+	json_str(&j, "time", now);
+	json_str(&j, "level", level_name(level));
+	json_str(&j, "event", event);
 	if (lg.task[0])
-		jfield(&j, "task", lg.task, 0);
+		json_str(&j, "task", lg.task);
 	if (lg.key[0])
-		jfield(&j, "key", lg.key, 0);
-	jfield(&j, "host", lg.host, 0);
-	jfield(&j, "pid", NULL, lg.pid);
+		json_str(&j, "key", lg.key);
+	json_str(&j, "host", lg.host);
+	json_num(&j, "pid", lg.pid);
 	if (token > 0)
-		jfield(&j, "token", NULL, token);
+		json_num(&j, "token", token);
 	if (lg.slot[0])
-		jfield(&j, "slot", lg.slot, 0);
+		json_str(&j, "slot", lg.slot);
 	if (f && f->holder)
-		jfield(&j, "holder", f->holder, 0);
+		json_str(&j, "holder", f->holder);
 	if (f && f->status != LOG_NONE)
-		jfield(&j, "status", NULL, f->status);
+		json_num(&j, "status", f->status);
 	if (f && f->duration_ms != LOG_NONE)
-		jfield(&j, "duration_ms", NULL, f->duration_ms);
-	jfield(&j, "message", msg, 0);
-	memcpy(j.b + j.n, "}\n", JSON_TAIL);	/* room was kept for it */
-	put_line(lg.fd, j.b, j.n + JSON_TAIL);
+		json_num(&j, "duration_ms", f->duration_ms);
+	json_str(&j, "message", msg);
+	put_line(lg.fd, buf, json_end(&j));
 }
 
 /* --- one path for every line ---------------------------------------- */

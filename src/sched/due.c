@@ -14,7 +14,7 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
     struct lr_err *e)
 {
 	struct lr_task t;
-	char why[300];
+	struct lr_err te;
 	int rc = 0;
 
 	task_init(&t);
@@ -33,8 +33,8 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		t.no_overlap = 1;
 	if (t.schedule == NULL)
 		rc = 0;
-	else if (task_finish(&t, &st->sched, why, sizeof(why)) != 0)
-		rc = lr_errf(e, EX_CONFIG, "%s: tasks.%s: %s", cfg->path, task->name, why);
+	else if (task_finish(&t, &st->sched, &te) != 0)
+		rc = lr_errf(e, te.status, "%s: tasks.%s: %s", cfg->path, task->name, te.msg);
 	else {
 		st->deadline_ms = t.starting_deadline_ms;
 		st->conflict_exit = t.conflict_exit;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/cron.h"
+#include "core/err.h"
 #include "../integ/redis_fixture.h"
 #include "../integ/sql_fixture.h"
 
@@ -708,14 +709,14 @@ static int
 cron_cost(void)
 {
 	struct lr_cron c;
-	char why[256];
+	struct lr_err e = { 0 };
 	int pos = -1;
 	clock_t start;
 	long long t = 0;
 
-	if (cron_parse("0 0 29 2 *", &c, &pos, why, sizeof(why)) != 0 ||
-	    cron_set_tz(&c, "America/New_York", why, sizeof(why)) != 0) {
-		fprintf(stderr, "bench: cron: %s\n", why);
+	if (cron_parse("0 0 29 2 *", &c, &pos, &e) != 0 ||
+	    cron_set_tz(&c, "America/New_York", &e) != 0) {
+		fprintf(stderr, "bench: cron: %s\n", e.msg);
 		return 1;
 	}
 	start = clock();

@@ -26,7 +26,7 @@ struct ent {
 	long long	pid;
 	char		event[32];
 	char		slot[64];
-	char		token[32];
+	long long	token;
 	long long	status;
 	long long	duration_ms;
 	char		holder[160];
@@ -86,7 +86,7 @@ collect(const struct json *o, void *arg)
 	e->pid = get_num(o, "pid", 1);
 	get_str(o, "event", 1, e->event, sizeof(e->event));
 	get_str(o, "slot", 1, e->slot, sizeof(e->slot));
-	get_str(o, "token", 1, e->token, sizeof(e->token));
+	e->token = get_num(o, "token", 1);
 	e->status = get_num(o, "status", 1);
 	e->duration_ms = get_num(o, "duration_ms", 1);
 	get_str(o, "holder", 1, e->holder, sizeof(e->holder));
@@ -146,12 +146,14 @@ Test(history, ran_then_released_with_status_and_duration)
 	cr_assert(eq(str, h.e[0].host, "alpha"));
 	cr_assert(eq(i64, h.e[0].status, 3));
 	cr_assert(h.e[0].duration_ms >= 0, "duration_ms present");
-	cr_assert(eq(str, h.e[0].token, r.out), "the command's LOCKRUN_TOKEN");
+	cr_assert(eq(i64, h.e[0].token, strtoll(r.out, NULL, 10)),
+	    "the command's LOCKRUN_TOKEN");
+	cr_assert(h.e[0].token > 0);
 	cr_assert(eq(str, h.e[0].slot, ""));
 	cr_assert(eq(str, h.e[0].holder, ""));
 	cr_assert(eq(str, h.e[1].event, "ran"));
 	cr_assert(eq(str, h.e[1].host, "alpha"));
-	cr_assert(eq(str, h.e[1].token, r.out));
+	cr_assert(eq(i64, h.e[1].token, h.e[0].token));
 	cr_assert(eq(i64, h.e[1].status, -1), "no status before the end");
 	cr_assert(eq(i64, h.e[1].duration_ms, -1));
 	cr_assert(h.e[1].pid > 0);
@@ -182,7 +184,7 @@ Test(history, skipped_held_names_the_holder)
 	cr_assert(eq(str, h.e[1].event, "skipped-held"));
 	cr_assert(eq(str, h.e[1].host, "beta"));
 	cr_assert(eq(str, h.e[1].holder, holder_of("alpha", holder, who, sizeof(who))));
-	cr_assert(eq(str, h.e[1].token, h.e[2].token), "the holder's token");
+	cr_assert(eq(i64, h.e[1].token, h.e[2].token), "the holder's token");
 	cr_assert(ne(i64, h.e[1].pid, (long long)holder));
 	cr_assert(eq(str, h.e[2].event, "ran"));
 	cr_assert(eq(i64, h.e[2].pid, (long long)holder));
@@ -209,7 +211,7 @@ Test(history, skipped_slot_records_the_slot)
 	cr_assert(eq(str, h.e[0].event, "skipped-slot"));
 	cr_assert(eq(str, h.e[0].host, "beta"));
 	cr_assert(eq(str, h.e[0].slot, "2026-06-15T12:00:00Z"));
-	cr_assert(eq(str, h.e[0].token, h.e[2].token), "the claim's token");
+	cr_assert(eq(i64, h.e[0].token, h.e[2].token), "the claim's token");
 	cr_assert(matches(h.e[0].holder, "^alpha [0-9]+$"), "holder %s", h.e[0].holder);
 	cr_assert(eq(str, h.e[0].holder, holder_of("alpha", (pid_t)h.e[2].pid, who,
 	    sizeof(who))));
@@ -245,7 +247,7 @@ Test(history, lost_names_who_holds_it_now)
 	cr_assert(eq(str, h.e[0].host, "alpha"));
 	cr_assert(eq(i64, h.e[0].pid, (long long)holder));
 	cr_assert(eq(str, h.e[0].holder, "thief 77"));
-	cr_assert(eq(str, h.e[0].token, h.e[1].token), "the holder's own token");
+	cr_assert(eq(i64, h.e[0].token, h.e[1].token), "the holder's own token");
 	cr_assert(eq(str, h.e[1].event, "ran"));
 }
 
@@ -280,7 +282,7 @@ Test(history, unlocked_records_who_and_whose)
 	cr_assert(eq(str, h.e[0].event, "unlocked"));
 	cr_assert(eq(str, h.e[0].host, "ops"));
 	cr_assert(h.e[0].pid > 0);
-	cr_assert(eq(str, h.e[0].token, "41"));
+	cr_assert(eq(i64, h.e[0].token, 41));
 	cr_assert(eq(str, h.e[0].holder, "web-3 4141"));
 }
 
@@ -305,8 +307,8 @@ Test(history, several_hosts_newest_first)
 			cr_assert(h.e[i].time_ms <= h.e[i - 1].time_ms, "newest first");
 	}
 	/* tokens go up with each acquisition: newer runs, larger tokens */
-	cr_assert(strtoll(h.e[1].token, NULL, 10) > strtoll(h.e[3].token, NULL, 10));
-	cr_assert(strtoll(h.e[3].token, NULL, 10) > strtoll(h.e[5].token, NULL, 10));
+	cr_assert(h.e[1].token > h.e[3].token);
+	cr_assert(h.e[3].token > h.e[5].token);
 }
 
 Test(history, count_keeps_the_newest)
@@ -390,6 +392,24 @@ Test(history, text_table_is_aligned)
 	cr_assert(cell_at(header, row2, "SLOT")[0] == '2', "the slot under SLOT");
 }
 
+/* A stream entry written by hand may hold control bytes: the table
+ * shows them as '?' (out/table.c), so they cannot drive the terminal. */
+Test(history, text_table_shows_control_bytes_as_question_marks)
+{
+	static const char host[] = "evil\x1b]0;owned\x07";
+	static const char holder[] = "web\x1b[2J 1";
+	struct result r;
+
+	freeReplyObject(rcmd("XADD lockrun:{ctl}:history 1781524800123-0 event unlocked "
+	    "host %b pid 7 holder %b", host, sizeof(host) - 1, holder, sizeof(holder) - 1));
+	LR(&r, "history", "--redis", fx.url, "ctl");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strchr(r.out, '\x1b') == NULL && strchr(r.out, '\x07') == NULL, "%s",
+	    r.out);
+	cr_assert(strstr(r.out, "  evil?]0;owned?  7  ") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "  web?[2J 1\n") != NULL, "%s", r.out);
+}
+
 Test(history, empty_history_is_a_header_and_exit_zero)
 {
 	struct result r;
@@ -425,25 +445,35 @@ Test(history, json_escapes_any_byte)
 	cr_assert(eq(i64, h.e[0].time_ms, 1781524800123LL));
 	cr_assert(eq(i64, h.e[0].pid, 12));
 	cr_assert(eq(i64, h.e[0].status, -1), "not a number: null");
-	cr_assert(eq(str, h.e[0].token, ""), "absent: null");
+	cr_assert(eq(i64, h.e[0].token, -1), "absent: null");
 }
 
-Test(history, json_token_is_a_string_of_all_its_digits)
+/* The token is a JSON number, as in status --json and the JSON log
+ * (out/json.h): written with all its digits, and null when the entry's
+ * token is no decimal number. */
+Test(history, json_token_is_a_number)
 {
 	struct result r;
 	struct json *j;
 	const struct json *tok;
 	char err[256];
+	double d;
 
-	freeReplyObject(rcmd("XADD lockrun:{big}:history * event ran host h pid 1 "
-	    "token 9007199254740993"));
-	LR(&r, "history", "--redis", fx.url, "--json", "big");
+	freeReplyObject(rcmd("XADD lockrun:{num}:history * event ran host h pid 1 "
+	    "token 1781524800123456"));
+	LR(&r, "history", "--redis", fx.url, "--json", "num");
+	cr_assert(strstr(r.out, "\"token\":1781524800123456,") != NULL, "%s", r.out);
 	j = json_parse(r.out, err, sizeof(err));
 	cr_assert(j != NULL, "%s", err);
 	tok = json_get(j, "token");
-	cr_assert(json_is(tok, "string"));
-	cr_assert(eq(str, (char *)json_str(tok), "9007199254740993"), "2^53 + 1, exactly");
+	cr_assert(json_is(tok, "number"));
+	cr_assert(eq(int, json_num(tok, &d), 0));
+	cr_assert(d == 1781524800123456.0, "below 2^53: exact in a double");
 	json_free(j);
+	freeReplyObject(rcmd("XADD lockrun:{odd}:history * event ran host h pid 1 "
+	    "token 12abc"));
+	LR(&r, "history", "--redis", fx.url, "--json", "odd");
+	cr_assert(strstr(r.out, "\"token\":null,") != NULL, "%s", r.out);
 }
 
 /* --- settings: cap, lifetime, off ------------------------------------ */

@@ -612,6 +612,32 @@ Test(status, stranded_lock_is_stale)
 	cr_assert(eq(int, r.status, 0), "only the tasks named count");
 }
 
+/* A holder's host is what the stable key's value says: a value set by
+ * hand may hold control bytes, which the table shows as '?' (out/table.c)
+ * and JSON escapes. */
+Test(status, holder_with_control_bytes_prints_escaped_in_the_table)
+{
+	static const char value[] = "0123456789abcdef0123456789abcdef 1577836800000000 "
+	    "evil\x1b]0;owned\x07\x1b[2J 4242 2020-01-01T00:00:00.000Z";
+	struct result r;
+	struct lines ls;
+
+	freeReplyObject(rcmd("SET lockrun:{ctl} %b PX 86400000", value, sizeof(value) - 1));
+	LR(&r, "status", "--redis", fx.url, "ctl");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(strchr(r.out, '\x1b') == NULL && strchr(r.out, '\x07') == NULL,
+	    "no control byte reaches the terminal: %s", r.out);
+	cr_assert(matches(r.out, "\nctl +held +evil\\?\\]0;owned\\?\\?\\[2J:4242 "), "%s",
+	    r.out);
+
+	LR(&r, "status", "--redis", fx.url, "--json", "ctl");
+	parse_lines(r.out, &ls);
+	cr_assert(eq(sz, ls.n, 1));
+	cr_assert(eq(str, (char *)json_str(json_get(json_get(ls.line[0], "holder"), "host")),
+	    "evil\x1b]0;owned\x07\x1b[2J"), "JSON keeps the bytes, escaped");
+	free_lines(&ls);
+}
+
 Test(status, fresh_hold_is_not_stale)
 {
 	struct result r;

@@ -11,6 +11,7 @@
 #include <criterion/new/assert.h>
 #include <criterion/parameterized.h>
 
+#include "core/err.h"
 #include "core/cron.h"
 
 #define B(n)		((uint64_t)1 << (n))
@@ -28,12 +29,12 @@ static struct lr_cron
 cron_in(const char *expr, const char *tz)
 {
 	struct lr_cron c;
-	char why[256] = "";
+	struct lr_err err = { 0 };
 	int pos = -1;
 
-	cr_assert(eq(int, cron_parse(expr, &c, &pos, why, sizeof(why)), 0),
-	    "%s: %s", expr, why);
-	cr_assert(eq(int, cron_set_tz(&c, tz, why, sizeof(why)), 0), "%s: %s", tz, why);
+	cr_assert(eq(int, cron_parse(expr, &c, &pos, &err), 0),
+	    "%s: %s", expr, err.msg);
+	cr_assert(eq(int, cron_set_tz(&c, tz, &err), 0), "%s: %s", tz, err.msg);
 	return c;
 }
 
@@ -110,12 +111,12 @@ ParameterizedTestParameters(cron, parses)
 ParameterizedTest(struct good *g, cron, parses)
 {
 	struct lr_cron c;
-	char why[256] = "";
+	struct lr_err err = { 0 };
 	int pos = -1;
 
 	memset(&c, 0x5a, sizeof(c));
-	cr_assert(eq(int, cron_parse(g->expr, &c, &pos, why, sizeof(why)), 0),
-	    "\"%s\": %s", g->expr, why);
+	cr_assert(eq(int, cron_parse(g->expr, &c, &pos, &err), 0),
+	    "\"%s\": %s", g->expr, err.msg);
 	cr_assert(eq(u64, c.minute, g->minute), "\"%s\"", g->expr);
 	cr_assert(eq(u32, c.hour, g->hour), "\"%s\"", g->expr);
 	cr_assert(eq(u32, c.dom, g->dom), "\"%s\"", g->expr);
@@ -184,15 +185,15 @@ ParameterizedTestParameters(cron, rejects)
 ParameterizedTest(struct bad *b, cron, rejects)
 {
 	struct lr_cron c, before;
-	char why[256] = "";
+	struct lr_err err = { 0 };
 	int pos = -1;
 
 	memset(&c, 0x5a, sizeof(c));
 	before = c;
-	cr_assert(eq(int, cron_parse(b->expr, &c, &pos, why, sizeof(why)), -1),
+	cr_assert(eq(int, cron_parse(b->expr, &c, &pos, &err), -1),
 	    "\"%s\"", b->expr);
-	cr_assert(eq(str, why, b->why), "\"%s\"", b->expr);
-	cr_assert(eq(int, pos, b->pos), "\"%s\": %s", b->expr, why);
+	cr_assert(eq(str, err.msg, b->why), "\"%s\"", b->expr);
+	cr_assert(eq(int, pos, b->pos), "\"%s\": %s", b->expr, err.msg);
 	cr_assert(eq(int, memcmp(&c, &before, sizeof(c)), 0), "untouched on error");
 }
 
@@ -200,18 +201,19 @@ Test(cron, reports_with_no_buffers)
 {
 	struct lr_cron c;
 
-	cr_assert(eq(int, cron_parse("61 * * * *", &c, NULL, NULL, 0), -1));
-	cr_assert(eq(int, cron_parse(NULL, &c, NULL, NULL, 0), -1));
+	cr_assert(eq(int, cron_parse("61 * * * *", &c, NULL, NULL), -1));
+	cr_assert(eq(int, cron_parse(NULL, &c, NULL, NULL), -1));
 }
 
-Test(cron, long_messages_are_cut_to_the_buffer)
+Test(cron, errors_are_config_errors_with_the_field_named)
 {
 	struct lr_cron c;
-	char why[12];
+	struct lr_err err = { 0 };
 	int pos = -1;
 
-	cr_assert(eq(int, cron_parse("0 0 * * fry", &c, &pos, why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "field 5 (da"));
+	cr_assert(eq(int, cron_parse("0 0 * * fry", &c, &pos, &err), -1));
+	cr_assert(eq(str, err.msg, "field 5 (day of week): unknown name \"fry\""));
+	cr_assert(eq(int, err.status, EX_CONFIG));
 	cr_assert(eq(int, pos, 8));
 }
 
@@ -394,35 +396,35 @@ Test(cron, callers_tz_is_put_back)
 Test(cron, zones_are_names_of_zone_files)
 {
 	struct lr_cron c = cron_in("0 0 * * *", BERLIN);
-	char why[256] = "";
+	struct lr_err err = { 0 };
 
 	cr_assert(eq(str, c.tz, BERLIN));
-	cr_assert(eq(int, cron_set_tz(&c, "Mars/Olympus", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "unknown time zone \"Mars/Olympus\" (no zone file "
+	cr_assert(eq(int, cron_set_tz(&c, "Mars/Olympus", &err), -1));
+	cr_assert(eq(str, err.msg, "unknown time zone \"Mars/Olympus\" (no zone file "
 	    "/usr/share/zoneinfo/Mars/Olympus)"));
-	cr_assert(eq(int, cron_set_tz(&c, "America", why, sizeof(why)), -1),
+	cr_assert(eq(int, cron_set_tz(&c, "America", &err), -1),
 	    "a directory is not a zone");
-	cr_assert(eq(int, cron_set_tz(&c, "/etc/localtime", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "time zone \"/etc/localtime\" must be a name such "
+	cr_assert(eq(int, cron_set_tz(&c, "/etc/localtime", &err), -1));
+	cr_assert(eq(str, err.msg, "time zone \"/etc/localtime\" must be a name such "
 	    "as Europe/Berlin, not a path"));
-	cr_assert(eq(int, cron_set_tz(&c, "../../../etc/passwd", why, sizeof(why)),
+	cr_assert(eq(int, cron_set_tz(&c, "../../../etc/passwd", &err),
 	    -1));
 	cr_assert(eq(int, cron_set_tz(&c, "America/Argentina/ComodRivadaviaXXXXXXXX"
-	    "XXXXXXXXXXXXXXXXXXXXXXXX", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "time zone name is longer than 63 bytes"));
+	    "XXXXXXXXXXXXXXXXXXXXXXXX", &err), -1));
+	cr_assert(eq(str, err.msg, "time zone name is longer than 63 bytes"));
 	cr_assert(eq(str, c.tz, BERLIN), "unchanged by the failures");
-	cr_assert(eq(int, cron_set_tz(&c, "", why, sizeof(why)), 0));
+	cr_assert(eq(int, cron_set_tz(&c, "", &err), 0));
 	cr_assert(eq(str, c.tz, ""));
 }
 
 Test(cron, zone_files_are_found_under_tzdir)
 {
 	struct lr_cron c = cron_in("0 0 * * *", "");
-	char why[256] = "";
+	struct lr_err err = { 0 };
 
 	cr_assert(eq(int, setenv("TZDIR", "/nonexistent", 1), 0));
-	cr_assert(eq(int, cron_set_tz(&c, "UTC", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "unknown time zone \"UTC\" (no zone file "
+	cr_assert(eq(int, cron_set_tz(&c, "UTC", &err), -1));
+	cr_assert(eq(str, err.msg, "unknown time zone \"UTC\" (no zone file "
 	    "/nonexistent/UTC)"));
 }
 

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "core/err.h"
 #include "core/keys.h"
 #include "core/schedule.h"
 #include "core/task.h"
@@ -30,11 +31,11 @@ static struct lr_schedule
 every(long long ms, long long tol)
 {
 	struct lr_schedule s;
-	char why[200];
+	struct lr_err err = { 0 };
 	int pos;
 
-	cr_assert(eq(int, schedule_init(&s, NULL, NULL, ms, tol, &pos, why, sizeof(why)), 0),
-	    "%s", why);
+	cr_assert(eq(int, schedule_init(&s, NULL, NULL, ms, tol, &pos, &err), 0),
+	    "%s", err.msg);
 	return s;
 }
 
@@ -88,12 +89,11 @@ Test(keys, default_tolerance_is_5s_or_a_quarter_of_short_periods)
 Test(keys, tolerance_must_be_under_half_the_slot)
 {
 	struct lr_schedule s;
-	char why[200];
+	struct lr_err err = { 0 };
 	int pos;
 
-	cr_assert(eq(int, schedule_init(&s, NULL, NULL, 10000, 5000, &pos, why,
-	    sizeof(why)), -1));
-	cr_assert(eq(str, why, "slot_tolerance 5s must be under half the slot (10s)"));
+	cr_assert(eq(int, schedule_init(&s, NULL, NULL, 10000, 5000, &pos, &err), -1));
+	cr_assert(eq(str, err.msg, "slot_tolerance 5s must be under half the slot (10s)"));
 }
 
 Test(keys, slot_ttl_lasts_until_the_next_slot_plus_tolerance)
@@ -215,4 +215,97 @@ Test(keys, value_phase_reads_the_prefix_of_the_id_word)
 	cr_assert(eq(int, keys_value_phase("released:ab12 41 web-3 4141 x"), KEY_RELEASED));
 	cr_assert(eq(int, keys_value_phase("unlocked"), KEY_RUNNING));
 	cr_assert(eq(int, keys_value_phase(""), KEY_RUNNING));
+}
+
+/* Every key keys_build() writes parses back to its name and kind. */
+Test(keys, parse_reads_back_what_build_writes)
+{
+	struct lr_keys k;
+	struct lr_key_parts p;
+
+	keys_build(&k, "lockrun:", "import", T_174502, 60000);
+	cr_assert(eq(int, keys_parse(k.stable, "lockrun:", &p), 0));
+	cr_assert(eq(int, p.kind, KEY_STABLE));
+	cr_assert(eq(str, p.name, "import"));
+	cr_assert(eq(sz, p.plen, 8));
+	cr_assert(eq(ptr, (void *)p.stamp, NULL));
+	cr_assert(eq(int, keys_parse(k.slot, "lockrun:", &p), 0));
+	cr_assert(eq(int, p.kind, KEY_SLOT));
+	cr_assert(eq(str, p.name, "import"));
+	cr_assert(eq(str, (char *)p.stamp, "20261121T1745Z"));
+	cr_assert(eq(int, keys_parse(k.fence, NULL, &p), 0));
+	cr_assert(eq(int, p.kind, KEY_FENCE));
+	cr_assert(eq(int, keys_parse(k.hist, NULL, &p), 0));
+	cr_assert(eq(int, p.kind, KEY_HISTORY));
+	cr_assert(eq(int, keys_parse(k.last, NULL, &p), 0));
+	cr_assert(eq(int, p.kind, KEY_LAST));
+	cr_assert(eq(str, p.name, "import"));
+}
+
+Test(keys, parse_finds_the_prefix_when_not_given)
+{
+	struct lr_key_parts p;
+
+	cr_assert(eq(int, keys_parse("app:prod:{nightly}:slot:20261121T174502Z", NULL, &p), 0));
+	cr_assert(eq(sz, p.plen, 9));
+	cr_assert(eq(str, p.name, "nightly"));
+	cr_assert(eq(int, p.kind, KEY_SLOT));
+	cr_assert(eq(int, keys_parse("{bare}", NULL, &p), 0), "an empty prefix");
+	cr_assert(eq(sz, p.plen, 0));
+	cr_assert(eq(str, p.name, "bare"));
+}
+
+Test(keys, parse_refuses_malformed_keys)
+{
+	const char *bad[] = {
+		"lockrun:import",			/* no hash tag */
+		"lockrun:{import",			/* not closed */
+		"lockrun:{}",				/* empty name */
+		"lockrun:{import}x",			/* unknown suffix */
+		"lockrun:{import}:slot:",		/* no stamp */
+		"lockrun:{import}:slot:2026",		/* not a stamp */
+		"lockrun:{import}:slot:20261121T1745Z:x",
+		"lockrun:{import}:last:",
+		"",
+	};
+	struct lr_key_parts p;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert(eq(int, keys_parse(bad[i], NULL, &p), -1), "\"%s\"", bad[i]);
+}
+
+Test(keys, parse_refuses_braces_inside_the_name)
+{
+	struct lr_key_parts p;
+
+	cr_assert(eq(int, keys_parse("lockrun:{a{b}", NULL, &p), -1));
+	cr_assert(eq(int, keys_parse("lockrun:{a}b}", NULL, &p), -1));
+	cr_assert(eq(int, keys_parse("lockrun:{a}}", NULL, &p), -1));
+	cr_assert(eq(int, keys_parse("lockrun:{{a}}", NULL, &p), -1));
+}
+
+Test(keys, parse_with_a_prefix_wants_exactly_it)
+{
+	struct lr_key_parts p;
+
+	cr_assert(eq(int, keys_parse("other:{import}", "lockrun:", &p), -1));
+	cr_assert(eq(int, keys_parse("lockrun:x{import}", "lockrun:", &p), -1));
+	cr_assert(eq(int, keys_parse("lockrun:{import}", "lockrun", &p), -1));
+	cr_assert(eq(int, keys_parse("{import}", "", &p), 0));
+}
+
+Test(keys, parse_leaves_name_checks_to_key_name_problem)
+{
+	struct lr_key_parts p;
+	char key[300], name[KEY_NAME_MAX + 2];
+
+	cr_assert(eq(int, keys_parse("lockrun:{a b\x1b}", NULL, &p), 0));
+	cr_assert(eq(str, p.name, "a b\x1b"));
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	snprintf(key, sizeof(key), "p{%s}", name);
+	cr_assert(eq(int, keys_parse(key, NULL, &p), -1), "a name over 200 bytes");
+	name[KEY_NAME_MAX] = '\0';
+	snprintf(key, sizeof(key), "p{%s}", name);
+	cr_assert(eq(int, keys_parse(key, NULL, &p), 0), "a name of 200 bytes");
 }

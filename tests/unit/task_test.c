@@ -6,19 +6,20 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "core/err.h"
 #include "core/task.h"
 
 Test(task, sets_options_by_name)
 {
 	struct lr_task t;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	cr_assert(eq(int, task_set(&t, "ttl", "90s", why, sizeof(why)), 1));
-	cr_assert(eq(int, task_set(&t, "one_server", "true", why, sizeof(why)), 1));
-	cr_assert(eq(int, task_set(&t, "conflict_exit", "75", why, sizeof(why)), 1));
-	cr_assert(eq(int, task_set(&t, "on_redis_error", "run", why, sizeof(why)), 1));
-	cr_assert(eq(int, task_set(&t, "timout", "1s", why, sizeof(why)), 0), "unknown");
+	cr_assert(eq(int, task_set(&t, "ttl", "90s", &err), 1));
+	cr_assert(eq(int, task_set(&t, "one_server", "true", &err), 1));
+	cr_assert(eq(int, task_set(&t, "conflict_exit", "75", &err), 1));
+	cr_assert(eq(int, task_set(&t, "on_redis_error", "run", &err), 1));
+	cr_assert(eq(int, task_set(&t, "timout", "1s", &err), 0), "unknown");
 	cr_assert(eq(i64, t.ttl_ms, 90000));
 	cr_assert(eq(int, t.one_server, 1));
 	cr_assert(eq(int, t.conflict_exit, 75));
@@ -29,16 +30,16 @@ Test(task, sets_options_by_name)
 Test(task, explains_bad_values)
 {
 	struct lr_task t;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	cr_assert(eq(int, task_set(&t, "conflict_exit", "-1", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "expected an exit status from 0 to 255, got \"-1\""));
-	cr_assert(eq(int, task_set(&t, "conflict_exit", "+5", why, sizeof(why)), -1));
-	cr_assert(eq(int, task_set(&t, "every", "2500ms", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "\"2500ms\" is not a whole number of seconds"));
-	cr_assert(eq(int, task_set(&t, "no_overlap", "True", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "expected true or false, got \"True\""));
+	cr_assert(eq(int, task_set(&t, "conflict_exit", "-1", &err), -1));
+	cr_assert(eq(str, err.msg, "expected an exit status from 0 to 255, got \"-1\""));
+	cr_assert(eq(int, task_set(&t, "conflict_exit", "+5", &err), -1));
+	cr_assert(eq(int, task_set(&t, "every", "2500ms", &err), -1));
+	cr_assert(eq(str, err.msg, "\"2500ms\" is not a whole number of seconds"));
+	cr_assert(eq(int, task_set(&t, "no_overlap", "True", &err), -1));
+	cr_assert(eq(str, err.msg, "expected true or false, got \"True\""));
 	cr_assert(eq(int, t.conflict_exit, LR_UNSET), "nothing set on error");
 	task_free(&t);
 }
@@ -46,14 +47,14 @@ Test(task, explains_bad_values)
 Test(task, inherit_fills_only_unset_fields)
 {
 	struct lr_task cli, task;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&cli);
 	task_init(&task);
-	task_set(&cli, "ttl", "5s", why, sizeof(why));
-	task_set(&task, "ttl", "50s", why, sizeof(why));
-	task_set(&task, "every", "5m", why, sizeof(why));
-	task_set(&task, "cwd", "/srv", why, sizeof(why));
+	task_set(&cli, "ttl", "5s", &err);
+	task_set(&task, "ttl", "50s", &err);
+	task_set(&task, "every", "5m", &err);
+	task_set(&task, "cwd", "/srv", &err);
 	cr_assert(eq(int, task_inherit(&cli, &task), 0));
 	cr_assert(eq(i64, cli.ttl_ms, 5000), "the command line wins");
 	cr_assert(eq(i64, cli.every_ms, 300000), "the task fills the rest");
@@ -66,12 +67,12 @@ Test(task, inherit_fills_only_unset_fields)
 Test(task, inherit_concatenates_env_so_the_nearer_wins)
 {
 	struct lr_task cli, defaults;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&cli);
 	task_init(&defaults);
-	task_add_env(&defaults, "LEVEL", "default", why, sizeof(why));
-	task_add_env(&cli, "LEVEL", "cli", why, sizeof(why));
+	task_add_env(&defaults, "LEVEL", "default", &err);
+	task_add_env(&cli, "LEVEL", "cli", &err);
 	cr_assert(eq(int, task_inherit(&cli, &defaults), 0));
 	cr_assert(eq(str, cli.env[0], "LEVEL=default"));
 	cr_assert(eq(str, cli.env[1], "LEVEL=cli"), "applied last, so it wins");
@@ -83,14 +84,14 @@ Test(task, inherit_concatenates_env_so_the_nearer_wins)
 Test(task, env_names_are_checked)
 {
 	struct lr_task t;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	cr_assert(eq(int, task_add_env(&t, "GOOD_1", "x=y", why, sizeof(why)), 0));
+	cr_assert(eq(int, task_add_env(&t, "GOOD_1", "x=y", &err), 0));
 	cr_assert(eq(str, t.env[0], "GOOD_1=x=y"));
-	cr_assert(eq(int, task_add_env(&t, "A-B", "x", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "\"A-B\" is not a valid environment variable name"));
-	cr_assert(eq(int, task_add_env(&t, "", "x", why, sizeof(why)), -1));
+	cr_assert(eq(int, task_add_env(&t, "A-B", "x", &err), -1));
+	cr_assert(eq(str, err.msg, "\"A-B\" is not a valid environment variable name"));
+	cr_assert(eq(int, task_add_env(&t, "", "x", &err), -1));
 	task_free(&t);
 }
 
@@ -100,14 +101,15 @@ Test(task, env_refuses_what_lockrun_sets_itself)
 		"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT",
 	};
 	struct lr_task t;
-	char why[200], want[200];
+	struct lr_err err = { 0 };
+	char want[200];
 
 	task_init(&t);
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
 		snprintf(want, sizeof(want), "%s is set by lockrun itself", ours[i]);
-		cr_assert(eq(int, task_add_env(&t, ours[i], "forged", why, sizeof(why)), -1),
+		cr_assert(eq(int, task_add_env(&t, ours[i], "forged", &err), -1),
 		    "%s", ours[i]);
-		cr_assert(eq(str, why, want));
+		cr_assert(eq(str, err.msg, want));
 	}
 	cr_assert(eq(ptr, t.env, NULL), "nothing added");
 	task_free(&t);
@@ -116,12 +118,12 @@ Test(task, env_refuses_what_lockrun_sets_itself)
 Test(task, env_takes_other_lockrun_names)
 {
 	struct lr_task t;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	cr_assert(eq(int, task_add_env(&t, "LOCKRUN_KEYS", "a", why, sizeof(why)), 0));
-	cr_assert(eq(int, task_add_env(&t, "LOCKRUN_CONFIG", "b", why, sizeof(why)), 0));
-	cr_assert(eq(int, task_add_env(&t, "lockrun_token", "c", why, sizeof(why)), 0));
+	cr_assert(eq(int, task_add_env(&t, "LOCKRUN_KEYS", "a", &err), 0));
+	cr_assert(eq(int, task_add_env(&t, "LOCKRUN_CONFIG", "b", &err), 0));
+	cr_assert(eq(int, task_add_env(&t, "lockrun_token", "c", &err), 0));
 	cr_assert(eq(str, t.env[2], "lockrun_token=c"));
 	task_free(&t);
 }
@@ -129,11 +131,11 @@ Test(task, env_takes_other_lockrun_names)
 Test(task, finish_defaults_to_no_overlap_and_a_short_kill_after)
 {
 	struct lr_task t;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	task_set(&t, "ttl", "3s", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), 0), "%s", why);
+	task_set(&t, "ttl", "3s", &err);
+	cr_assert(eq(int, task_finish(&t, NULL, &err), 0), "%s", err.msg);
 	cr_assert(eq(int, t.no_overlap, 1));
 	cr_assert(eq(int, t.one_server, 0));
 	cr_assert(eq(int, t.renew, 1));
@@ -144,11 +146,11 @@ Test(task, finish_defaults_to_no_overlap_and_a_short_kill_after)
 Test(task, finish_keeps_no_overlap_when_one_server_is_switched_off)
 {
 	struct lr_task t;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	task_set(&t, "one_server", "false", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), 0), "%s", why);
+	task_set(&t, "one_server", "false", &err);
+	cr_assert(eq(int, task_finish(&t, NULL, &err), 0), "%s", err.msg);
 	cr_assert(eq(int, t.no_overlap, 1), "never run with no lock by accident");
 	task_free(&t);
 }
@@ -156,65 +158,65 @@ Test(task, finish_keeps_no_overlap_when_one_server_is_switched_off)
 Test(task, finish_refuses_bad_combinations)
 {
 	struct lr_task t;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	task_set(&t, "no_overlap", "false", why, sizeof(why));
-	task_set(&t, "one_server", "false", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "no_overlap and one_server are both off: there is nothing "
+	task_set(&t, "no_overlap", "false", &err);
+	task_set(&t, "one_server", "false", &err);
+	cr_assert(eq(int, task_finish(&t, NULL, &err), -1));
+	cr_assert(eq(str, err.msg, "no_overlap and one_server are both off: there is nothing "
 	    "to lock"));
 	task_free(&t);
 
 	task_init(&t);
-	task_set(&t, "one_server", "true", why, sizeof(why));
-	task_set(&t, "no_overlap", "true", why, sizeof(why));
-	task_set(&t, "every", "1m", why, sizeof(why));
-	task_set(&t, "min_hold", "2m", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "min_hold 2m is longer than the slot (every 1m)"));
+	task_set(&t, "one_server", "true", &err);
+	task_set(&t, "no_overlap", "true", &err);
+	task_set(&t, "every", "1m", &err);
+	task_set(&t, "min_hold", "2m", &err);
+	cr_assert(eq(int, task_finish(&t, NULL, &err), -1));
+	cr_assert(eq(str, err.msg, "min_hold 2m is longer than the slot (every 1m)"));
 	task_free(&t);
 
 	task_init(&t);
-	task_set(&t, "one_server", "true", why, sizeof(why));
-	task_set(&t, "min_hold", "10s", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "min_hold applies to the no-overlap lock, which is off"));
+	task_set(&t, "one_server", "true", &err);
+	task_set(&t, "min_hold", "10s", &err);
+	cr_assert(eq(int, task_finish(&t, NULL, &err), -1));
+	cr_assert(eq(str, err.msg, "min_hold applies to the no-overlap lock, which is off"));
 	task_free(&t);
 }
 
 Test(task, wait_may_be_zero_but_timeout_may_not)
 {
 	struct lr_task t;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	cr_assert(eq(int, task_set(&t, "wait", "0", why, sizeof(why)), 1));
+	cr_assert(eq(int, task_set(&t, "wait", "0", &err), 1));
 	cr_assert(eq(i64, t.wait_ms, 0));
-	cr_assert(eq(int, task_set(&t, "timeout", "0", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "\"0\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)"));
-	cr_assert(eq(int, task_set(&t, "on_lost", "panic", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "expected term or ignore, got \"panic\""));
+	cr_assert(eq(int, task_set(&t, "timeout", "0", &err), -1));
+	cr_assert(eq(str, err.msg, "\"0\" is not a positive duration (e.g. 500ms, 90s, 10m, 1h30m)"));
+	cr_assert(eq(int, task_set(&t, "on_lost", "panic", &err), -1));
+	cr_assert(eq(str, err.msg, "expected term or ignore, got \"panic\""));
 	task_free(&t);
 }
 
 Test(task, the_nearer_level_chooses_schedule_or_every)
 {
 	struct lr_task cli, task;
-	char why[200];
+	struct lr_err err = { 0 };
 
 	task_init(&cli);
 	task_init(&task);
-	task_set(&cli, "every", "5m", why, sizeof(why));
-	task_set(&task, "schedule", "0 4 * * *", why, sizeof(why));
+	task_set(&cli, "every", "5m", &err);
+	task_set(&task, "schedule", "0 4 * * *", &err);
 	cr_assert(eq(int, task_inherit(&cli, &task), 0));
 	cr_assert(eq(ptr, cli.schedule, NULL), "--every on the command line wins");
 	cr_assert(eq(i64, cli.every_ms, 300000));
 	task_free(&cli);
 
 	task_init(&cli);
-	task_set(&cli, "schedule", "*/5 * * * *", why, sizeof(why));
-	task_set(&task, "every", "1h", why, sizeof(why));
+	task_set(&cli, "schedule", "*/5 * * * *", &err);
+	task_set(&task, "every", "1h", &err);
 	cr_assert(eq(int, task_inherit(&cli, &task), 0));
 	cr_assert(eq(str, cli.schedule, "*/5 * * * *"));
 	cr_assert(eq(i64, cli.every_ms, LR_UNSET), "the task's every is masked");
@@ -225,40 +227,40 @@ Test(task, the_nearer_level_chooses_schedule_or_every)
 Test(task, schedule_and_timezone_are_checked_without_one_server)
 {
 	struct lr_task t;
-	char why[300];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	task_set(&t, "schedule", "garbage", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
-	cr_assert(eq(int, strncmp(why, "schedule \"garbage\": ", 20), 0), "%s", why);
+	task_set(&t, "schedule", "garbage", &err);
+	cr_assert(eq(int, task_finish(&t, NULL, &err), -1));
+	cr_assert(eq(int, strncmp(err.msg, "schedule \"garbage\": ", 20), 0), "%s", err.msg);
 	task_free(&t);
 	task_init(&t);
-	task_set(&t, "timezone", "Mars/Olympus", why, sizeof(why));
-	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), -1));
-	cr_assert(eq(int, strncmp(why, "timezone: unknown time zone", 27), 0), "%s", why);
+	task_set(&t, "timezone", "Mars/Olympus", &err);
+	cr_assert(eq(int, task_finish(&t, NULL, &err), -1));
+	cr_assert(eq(int, strncmp(err.msg, "timezone: unknown time zone", 27), 0), "%s", err.msg);
 	task_free(&t);
 }
 
 Test(task, history_is_a_bounded_count_with_a_lifetime)
 {
 	struct lr_task t;
-	char why[300];
+	struct lr_err err = { 0 };
 
 	task_init(&t);
-	cr_assert(eq(int, task_set(&t, "history", "0", why, sizeof(why)), 1));
+	cr_assert(eq(int, task_set(&t, "history", "0", &err), 1));
 	cr_assert(eq(int, t.history, 0));
-	cr_assert(eq(int, task_set(&t, "history", "100000", why, sizeof(why)), 1));
-	cr_assert(eq(int, task_set(&t, "history", "100001", why, sizeof(why)), -1));
-	cr_assert(eq(str, why, "expected a count from 0 to 100000, got \"100001\""));
-	cr_assert(eq(int, task_set(&t, "history", "1e3", why, sizeof(why)), -1));
-	cr_assert(eq(int, task_set(&t, "history_ttl", "500ms", why, sizeof(why)), -1));
-	cr_assert(eq(int, task_set(&t, "history_ttl", "7d", why, sizeof(why)), 1));
+	cr_assert(eq(int, task_set(&t, "history", "100000", &err), 1));
+	cr_assert(eq(int, task_set(&t, "history", "100001", &err), -1));
+	cr_assert(eq(str, err.msg, "expected a count from 0 to 100000, got \"100001\""));
+	cr_assert(eq(int, task_set(&t, "history", "1e3", &err), -1));
+	cr_assert(eq(int, task_set(&t, "history_ttl", "500ms", &err), -1));
+	cr_assert(eq(int, task_set(&t, "history_ttl", "7d", &err), 1));
 	cr_assert(eq(i64, t.history_ttl_ms, 7LL * 86400 * 1000));
 	task_free(&t);
 	/* unset, they take the built-in values */
 	task_init(&t);
 	t.no_overlap = 1;
-	cr_assert(eq(int, task_finish(&t, NULL, why, sizeof(why)), 0), "%s", why);
+	cr_assert(eq(int, task_finish(&t, NULL, &err), 0), "%s", err.msg);
 	cr_assert(eq(int, t.history, 100));
 	cr_assert(eq(i64, t.history_ttl_ms, 35LL * 86400 * 1000));
 	task_free(&t);

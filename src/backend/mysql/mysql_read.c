@@ -24,13 +24,13 @@ static const char *const tables[] = { "lockrun_keys", "lockrun_history",
 #define PEEK_COLS	18	/* MY_SQL_PEEK's */
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* A stable key is prefix{name}; every other key goes on after the '}'. */
+/* Whether key is a stable key, prefix{name}, rather than a slot key. */
 static int
 is_stable(const char *key)
 {
-	size_t n = strlen(key);
+	struct lr_key_parts kp;
 
-	return n > 0 && key[n - 1] == '}';
+	return keys_parse(key, NULL, &kp) == 0 && kp.kind == KEY_STABLE;
 }
 
 /* The inputs of MY_SQL_PEEK for one key. */

@@ -210,14 +210,13 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	return released;
 }
 
-/* Whether key is a stable key: it ends with the name's closing brace
- * (names and prefixes hold none); a slot key ends with its stamp. */
+/* Whether key is a stable key, prefix{name}, rather than a slot key. */
 static int
 is_stable(const char *key)
 {
-	size_t len = strlen(key);
+	struct lr_key_parts kp;
 
-	return len > 0 && key[len - 1] == '}';
+	return keys_parse(key, NULL, &kp) == 0 && kp.kind == KEY_STABLE;
 }
 
 static int

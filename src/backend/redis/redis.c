@@ -233,10 +233,9 @@ states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 static void
 name_of(const char *stable, char *buf, size_t n)
 {
-	const char *open = strchr(stable, '{');
-	size_t len = open ? strcspn(open + 1, "}") : 0;
+	struct lr_key_parts kp;
 
-	snprintf(buf, n, "%.*s", (int)len, open ? open + 1 : "");
+	snprintf(buf, n, "%s", keys_parse(stable, NULL, &kp) == 0 ? kp.name : "");
 }
 
 /* One task's state from its replies: GET, PTTL, HGETALL[, the count]. */
