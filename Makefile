@@ -7,12 +7,19 @@
 #   make demo       race three lockruns against a throwaway redis-server
 #   make bench      median wall time and peak RSS against flock(1)
 #   make install PREFIX=/usr DESTDIR=...
+#   make deb        build the Debian package into build/deb (make deb-check: and lint it)
 
 VERSION = 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/lockrun
+EXAMPLEDIR ?= $(DOCDIR)/examples
+# Where each shell looks for completions it loads on demand. zsh's fpath
+# holds vendor-completions under /usr on Debian, site-functions elsewhere.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
@@ -25,18 +32,21 @@ PKG_CONFIG ?= pkg-config
 # Connector/C; the SQL fixtures run initdb, postgres, psql and pg_isready
 # (from /usr/lib/postgresql/N/bin: Debian keeps them off PATH), and
 # mariadb-install-db, mariadbd (in /usr/sbin), mariadb and mariadb-admin.
+# The completion tests run bash (with and without bash-completion's
+# helpers), zsh and fish.
 DEB_PKGS = build-essential pkg-config libhiredis-dev libyaml-dev libcriterion-dev \
 	redis-server redis-tools openssl libssl-dev util-linux faketime tzdata mandoc cppcheck \
 	postgresql postgresql-client libpq-dev libpq5 \
-	mariadb-server mariadb-client libmariadb-dev libmariadb3
+	mariadb-server mariadb-client libmariadb-dev libmariadb3 \
+	bash-completion zsh fish
 # What `make deps` checks for, as commands, files (globs allowed: an
 # unmatched one counts as missing) and pkg-config modules.
 DEP_CMDS = cc make pkg-config redis-server redis-cli openssl flock faketime mandoc cppcheck \
-	mariadb mariadb-admin mariadb-install-db
+	mariadb mariadb-admin mariadb-install-db zsh fish
 DEP_FILES = /usr/share/zoneinfo/America/New_York \
 	/usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/postgres \
 	/usr/lib/postgresql/*/bin/psql /usr/lib/postgresql/*/bin/pg_isready \
-	/usr/sbin/mariadbd
+	/usr/sbin/mariadbd /usr/share/bash-completion/bash_completion
 DEP_MODS = hiredis yaml-0.1 criterion openssl libpq libmariadb
 
 ifeq ($(SANITIZE),1)
@@ -126,7 +136,8 @@ INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
 FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o $(B)/tests/proc.o
 SHIM = $(B)/tests/shim.so
 
-.PHONY: all check unit integ deps demo bench install uninstall clean lint
+.PHONY: all check unit integ completion deps deb-deps deb deb-check demo bench install \
+	uninstall clean lint
 
 all: $(BIN)
 
@@ -192,9 +203,10 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-# Unit tests first (fast, pure), then the real binary against redis-server.
+# Unit tests first (fast, pure), the shell completions, then the real
+# binary against redis-server.
 check: deps
-	$(MAKE) --no-print-directory unit integ
+	$(MAKE) --no-print-directory unit completion integ
 
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
@@ -202,6 +214,12 @@ unit: $(B)/unit_tests
 integ: $(BIN) $(B)/integ_tests $(SHIM)
 	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
 		LOCKRUN_SHIM=$(abspath $(SHIM)) $(B)/integ_tests
+
+# The completions for bash (driven with COMP_WORDS, against the options
+# the binary's --help lists), zsh and fish.
+completion: $(BIN)
+	bash tests/completion/bash.sh $(abspath $(BIN))
+	sh tests/completion/zsh-fish.sh
 
 demo: deps
 	$(MAKE) --no-print-directory $(BIN) $(B)/demo
@@ -228,18 +246,70 @@ deps:
 		exit 1; \
 	fi
 
+# The examples installed beside the documentation: the config, a crontab,
+# a systemd service and timer, a Kubernetes CronJob.
+EXAMPLES = config.example.yaml contrib/crontab.example contrib/kubernetes-cronjob.yaml \
+	contrib/lockrun-nightly-backup.service contrib/lockrun-nightly-backup.timer
+
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLEDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lockrun
 	install -m 644 man/lockrun.1 $(DESTDIR)$(MANDIR)/man1/lockrun.1
 	install -m 644 man/lockrun.yaml.5 $(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(EXAMPLEDIR)
+	install -m 644 contrib/completion/lockrun.bash $(DESTDIR)$(BASHCOMPDIR)/lockrun
+	install -m 644 contrib/completion/_lockrun $(DESTDIR)$(ZSHCOMPDIR)/_lockrun
+	install -m 644 contrib/completion/lockrun.fish $(DESTDIR)$(FISHCOMPDIR)/lockrun.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lockrun $(DESTDIR)$(DOCDIR)/LICENSE \
 		$(DESTDIR)$(MANDIR)/man1/lockrun.1 \
-		$(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
+		$(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5 \
+		$(addprefix $(DESTDIR)$(EXAMPLEDIR)/,$(notdir $(EXAMPLES))) \
+		$(DESTDIR)$(BASHCOMPDIR)/lockrun $(DESTDIR)$(ZSHCOMPDIR)/_lockrun \
+		$(DESTDIR)$(FISHCOMPDIR)/lockrun.fish
+	-rmdir $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# The Debian package (debian/), built by dpkg-buildpackage in a copy of
+# the tree under build/deb, so that its `make clean` leaves this tree's
+# build alone; the .deb, .buildinfo and .changes land in build/deb.
+# make deb-check also lints it and checks its contents
+# (tests/pkg/check-deb.sh). The packaging tools and the Build-Depends are
+# installed for these targets only (make deb-deps, as root).
+DEB_TOOLS = dpkg-dev debhelper lintian fakeroot
+DEB_SRC = build/deb/lockrun-$(VERSION)
+
+deb-deps:
+	@if command -v lintian >/dev/null 2>&1 && command -v dpkg-checkbuilddeps >/dev/null 2>&1 \
+		&& dpkg-checkbuilddeps 2>/dev/null; then exit 0; fi; \
+	cmd="apt-get install -y --no-install-recommends $(DEB_TOOLS)"; \
+	bd="apt-get build-dep -y --no-install-recommends ./"; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "make deb: installing $(DEB_TOOLS) and debian/control's Build-Depends"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd && \
+			DEBIAN_FRONTEND=noninteractive $$bd; \
+	else \
+		echo "make deb: as root, run: apt-get update && $$cmd && $$bd" >&2; exit 1; \
+	fi
+
+deb: deb-deps
+	rm -rf build/deb && mkdir -p $(DEB_SRC)
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+			tar -cf - --null -T - | tar -xf - -C $(DEB_SRC); \
+	else \
+		tar -cf - --exclude=./build --exclude=./lockrun . | tar -xf - -C $(DEB_SRC); \
+	fi
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -j2
+	rm -rf $(DEB_SRC)
+	ls build/deb/*.deb
+
+deb-check: deb
+	sh tests/pkg/check-deb.sh build/deb
 
 # The man pages, and cppcheck over src/ as the build sees it. One check is
 # off, with its reason: ctuuninitvar takes snprintf()'s destination, a

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Checks the Debian package make deb built: its files, its hardening, its
+# Recommends/Suggests against the binary's .note.dlopen, and lintian.
+#
+# usage: tests/pkg/check-deb.sh DIR   (DIR holds lockrun_*.deb and *.changes)
+set -u
+dir=${1:?usage: check-deb.sh DIR}
+fails=0
+
+fail()
+{
+	fails=$((fails + 1))
+	echo "FAIL $*" >&2
+}
+
+deb=$(ls "$dir"/lockrun_*.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || { echo "check-deb: no lockrun_*.deb in $dir" >&2; exit 1; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's|^\./|/|' > "$tmp/files"
+
+# Where Debian expects each file.
+for f in /usr/bin/lockrun \
+	/usr/share/man/man1/lockrun.1.gz /usr/share/man/man5/lockrun.yaml.5.gz \
+	/usr/share/bash-completion/completions/lockrun \
+	/usr/share/zsh/vendor-completions/_lockrun \
+	/usr/share/fish/vendor_completions.d/lockrun.fish \
+	/usr/share/doc/lockrun/copyright /usr/share/doc/lockrun/changelog.gz \
+	/usr/share/doc/lockrun/examples/config.example.yaml \
+	/usr/share/doc/lockrun/examples/crontab.example \
+	/usr/share/doc/lockrun/examples/kubernetes-cronjob.yaml \
+	/usr/share/doc/lockrun/examples/lockrun-nightly-backup.service \
+	/usr/share/doc/lockrun/examples/lockrun-nightly-backup.timer; do
+	grep -qxF "$f" "$tmp/files" || fail "$deb lacks $f"
+done
+# The licence is the copyright file; nothing goes under /usr/local.
+grep -qxF /usr/share/doc/lockrun/LICENSE "$tmp/files" && fail "$deb ships LICENSE beside copyright"
+grep -q '^/usr/local' "$tmp/files" && fail "$deb ships files under /usr/local"
+
+# The binary is built with the distribution's hardening: a PIE, full
+# RELRO (GNU_RELRO and BIND_NOW), the stack protector, fortified calls.
+dpkg-deb -x "$deb" "$tmp/root"
+bin=$tmp/root/usr/bin/lockrun
+readelf -h "$bin" | grep -q 'Type:.*DYN' || fail "lockrun is not a PIE"
+readelf -l "$bin" | grep -q GNU_RELRO || fail "lockrun has no RELRO segment"
+readelf -d "$bin" | grep -q 'BIND_NOW\|FLAGS.*NOW' || fail "lockrun is not linked with -z now"
+readelf -W --dyn-syms "$bin" | grep -q __stack_chk_fail || fail "lockrun has no stack protector"
+readelf -W --dyn-syms "$bin" | grep -q '__[a-z]*_chk@' || fail "lockrun calls no fortified function"
+
+# Each library the binary may load (its .note.dlopen, the format systemd
+# defined) is a Recommends or a Suggests as the note's priority says,
+# named by Debian's rule: libfoo.so.N is in libfooN (libfoo2.so.N: libfoo2-N).
+objcopy -O binary --only-section=.note.dlopen "$bin" "$tmp/note" 2>/dev/null
+tr -d '\000' < "$tmp/note" | grep -o '"priority":"[a-z]*","soname":\["[^"]*"' |
+	sed 's/"priority":"\([a-z]*\)","soname":\["\(.*\)"/\1 \2/' > "$tmp/sonames"
+[ -s "$tmp/sonames" ] || fail "lockrun has no .note.dlopen"
+while read -r priority soname; do
+	lib=${soname%%.so.*} ver=${soname##*.so.}
+	case $lib in *[0-9]) pkg=$lib-$ver ;; *) pkg=$lib$ver ;; esac
+	case $priority in
+	recommended) field=Recommends ;;
+	*) field=Suggests ;;
+	esac
+	dpkg-deb -f "$deb" "$field" | tr ',' '\n' | sed 's/^ *//; s/ .*//' |
+		grep -qxF "$pkg" || fail "$deb: $soname ($priority) but $pkg not in $field"
+done < "$tmp/sonames"
+
+# lintian, failing on errors and warnings (informational tags shown).
+changes=$(ls "$dir"/lockrun_*.changes 2>/dev/null | head -1)
+lintian --fail-on error,warning --display-info --allow-root "${changes:-$deb}" ||
+	fail "lintian"
+
+if [ "$fails" -eq 0 ]; then
+	echo "check-deb: $deb: files, hardening, Recommends/Suggests and lintian ok"
+fi
+[ "$fails" -eq 0 ]
