@@ -27,7 +27,7 @@ _lockrun_short_arg=ctkECen
 # Print the options VERB takes (run's before any verb is typed).
 _lockrun_options()
 {
-    local own
+    local own=
     case $1 in
     '' | run | check) own="$_lockrun_run_arg $_lockrun_run_flag" ;;
     status) own=$_lockrun_status_opts ;;
