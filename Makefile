@@ -147,7 +147,7 @@ INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
 FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o $(B)/tests/proc.o
 SHIM = $(B)/tests/shim.so
 
-.PHONY: all check unit integ deps deps-demo demo bench install uninstall clean lint
+.PHONY: all check unit integ surface deps deps-demo demo bench install uninstall clean lint
 
 all: $(BIN)
 
@@ -213,9 +213,10 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-# Unit tests first (fast, pure), then the real binary against redis-server.
+# Unit tests first (fast, pure), then the real binary against redis-server,
+# then the documentation against the binary.
 check: deps
-	$(MAKE) --no-print-directory unit integ
+	$(MAKE) --no-print-directory unit integ surface
 
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
@@ -223,6 +224,11 @@ unit: $(B)/unit_tests
 integ: $(BIN) $(B)/integ_tests $(SHIM)
 	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
 		LOCKRUN_SHIM=$(abspath $(SHIM)) $(B)/integ_tests
+
+# What users read against what the program does: --help against the man
+# pages and completions, exit statuses, the README's walkthrough.
+surface: $(BIN)
+	sh tests/docs/surface.sh $(BIN)
 
 demo: deps-demo
 	$(MAKE) --no-print-directory $(BIN) $(B)/demo
