@@ -24,30 +24,50 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
-# Debian packages the build, the tests and the demo need. lockrun links
-# OpenSSL (libssl-dev) for rediss://. The test fixtures run sentinels as
-# `redis-server CONF --sentinel` (so no redis-sentinel package), build
-# clusters and speak TLS with redis-cli (redis-tools), and make their
-# certificates with openssl. The SQL backends link libpq and MariaDB
-# Connector/C; the SQL fixtures run initdb, postgres, psql and pg_isready
-# (from /usr/lib/postgresql/N/bin: Debian keeps them off PATH), and
-# mariadb-install-db, mariadbd (in /usr/sbin), mariadb and mariadb-admin.
-# The completion tests run bash (with and without bash-completion's
-# helpers), zsh and fish.
-DEB_PKGS = build-essential pkg-config libhiredis-dev libyaml-dev libcriterion-dev \
-	redis-server redis-tools openssl libssl-dev util-linux faketime tzdata mandoc cppcheck \
-	postgresql postgresql-client libpq-dev libpq5 \
-	mariadb-server mariadb-client libmariadb-dev libmariadb3 \
+# Debian packages, in two sets. The build and the demo need the compiler,
+# the headers of what lockrun links or loads (OpenSSL for rediss://, libpq
+# and MariaDB Connector/C for the databases: headers only, see below) and
+# redis-server, which the demo starts. The tests need the rest: Criterion;
+# redis-cli (redis-tools) to build clusters and speak TLS, openssl for the
+# certificates (sentinels run as `redis-server CONF --sentinel`, so no
+# redis-sentinel package); flock for the bench, faketime, tzdata, mandoc
+# and cppcheck; bash-completion, zsh and fish for the completion tests;
+# and the SQL servers, whose fixtures run initdb, postgres,
+# psql and pg_isready (from /usr/lib/postgresql/N/bin: Debian keeps them
+# off PATH), and mariadb-install-db, mariadbd (in /usr/sbin), mariadb and
+# mariadb-admin. `make deps WHAT=demo` checks the first set, `make deps`
+# both.
+DEB_PKGS_DEMO = build-essential pkg-config libhiredis-dev libyaml-dev libssl-dev \
+	libpq-dev libmariadb-dev redis-server
+DEB_PKGS_TEST = libcriterion-dev redis-tools openssl util-linux faketime tzdata mandoc \
+	cppcheck postgresql postgresql-client libpq5 mariadb-server mariadb-client libmariadb3 \
 	bash-completion zsh fish
 # What `make deps` checks for, as commands, files (globs allowed: an
 # unmatched one counts as missing) and pkg-config modules.
-DEP_CMDS = cc make pkg-config redis-server redis-cli openssl flock faketime mandoc cppcheck \
-	mariadb mariadb-admin mariadb-install-db zsh fish
-DEP_FILES = /usr/share/zoneinfo/America/New_York \
+DEP_CMDS_DEMO = cc make pkg-config redis-server
+DEP_CMDS_TEST = redis-cli openssl flock faketime mandoc cppcheck mariadb mariadb-admin \
+	mariadb-install-db zsh fish
+DEP_FILES_DEMO =
+DEP_FILES_TEST = /usr/share/zoneinfo/America/New_York \
 	/usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/postgres \
 	/usr/lib/postgresql/*/bin/psql /usr/lib/postgresql/*/bin/pg_isready \
 	/usr/sbin/mariadbd /usr/share/bash-completion/bash_completion
-DEP_MODS = hiredis yaml-0.1 criterion openssl libpq libmariadb
+DEP_MODS_DEMO = hiredis yaml-0.1 openssl libpq libmariadb
+DEP_MODS_TEST = criterion
+WHAT ?= test
+ifeq ($(WHAT),demo)
+DEB_PKGS = $(DEB_PKGS_DEMO)
+DEP_CMDS = $(DEP_CMDS_DEMO)
+DEP_FILES = $(DEP_FILES_DEMO)
+DEP_MODS = $(DEP_MODS_DEMO)
+else ifeq ($(WHAT),test)
+DEB_PKGS = $(DEB_PKGS_DEMO) $(DEB_PKGS_TEST)
+DEP_CMDS = $(DEP_CMDS_DEMO) $(DEP_CMDS_TEST)
+DEP_FILES = $(DEP_FILES_DEMO) $(DEP_FILES_TEST)
+DEP_MODS = $(DEP_MODS_DEMO) $(DEP_MODS_TEST)
+else
+$(error WHAT takes demo or test)
+endif
 
 ifeq ($(SANITIZE),1)
 B = build/asan
@@ -136,8 +156,8 @@ INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
 FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o $(B)/tests/proc.o
 SHIM = $(B)/tests/shim.so
 
-.PHONY: all check unit integ completion deps deb-deps deb deb-check demo bench install \
-	uninstall clean lint
+.PHONY: all check unit integ completion surface deps deps-demo deb-deps deb deb-check demo \
+	bench install uninstall clean lint
 
 all: $(BIN)
 
@@ -204,9 +224,9 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Unit tests first (fast, pure), the shell completions, then the real
-# binary against redis-server.
+# binary against redis-server, then the documentation against the binary.
 check: deps
-	$(MAKE) --no-print-directory unit completion integ
+	$(MAKE) --no-print-directory unit completion integ surface
 
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
@@ -221,7 +241,13 @@ completion: $(BIN)
 	bash tests/completion/bash.sh $(abspath $(BIN))
 	sh tests/completion/zsh-fish.sh
 
-demo: deps
+
+# What users read against what the program does: --help against the man
+# pages and completions, exit statuses, the README's walkthrough.
+surface: $(BIN)
+	sh tests/docs/surface.sh $(BIN)
+
+demo: deps-demo
 	$(MAKE) --no-print-directory $(BIN) $(B)/demo
 	$(B)/demo $(abspath $(BIN))
 
@@ -230,6 +256,10 @@ bench: deps
 	$(B)/bench $(abspath $(BIN))
 
 # Install what is missing: as root with apt-get, else print the command.
+# deps-demo: what the build and the demo need, and nothing more.
+deps-demo:
+	@$(MAKE) --no-print-directory deps WHAT=demo
+
 deps:
 	@missing=""; \
 	for c in $(DEP_CMDS); do command -v $$c >/dev/null 2>&1 || missing=1; done; \
@@ -241,7 +271,7 @@ deps:
 		echo "make deps: installing $(DEB_PKGS)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd; \
 	else \
-		echo "make deps: missing build or test dependencies; as root, run:" >&2; \
+		echo "make deps: missing $(if $(filter demo,$(WHAT)),build or demo,build or test) dependencies; as root, run:" >&2; \
 		echo "    apt-get update && $$cmd" >&2; \
 		exit 1; \
 	fi
@@ -253,12 +283,13 @@ EXAMPLES = config.example.yaml contrib/crontab.example contrib/kubernetes-cronjo
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLEDIR) \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(EXAMPLEDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/lockrun
 	install -m 644 man/lockrun.1 $(DESTDIR)$(MANDIR)/man1/lockrun.1
 	install -m 644 man/lockrun.yaml.5 $(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
+	install -m 644 man/lockrun.7 $(DESTDIR)$(MANDIR)/man7/lockrun.7
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(EXAMPLEDIR)
 	install -m 644 contrib/completion/lockrun.bash $(DESTDIR)$(BASHCOMPDIR)/lockrun
 	install -m 644 contrib/completion/_lockrun $(DESTDIR)$(ZSHCOMPDIR)/_lockrun
@@ -268,6 +299,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lockrun $(DESTDIR)$(DOCDIR)/LICENSE \
 		$(DESTDIR)$(MANDIR)/man1/lockrun.1 \
 		$(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5 \
+		$(DESTDIR)$(MANDIR)/man7/lockrun.7 \
 		$(addprefix $(DESTDIR)$(EXAMPLEDIR)/,$(notdir $(EXAMPLES))) \
 		$(DESTDIR)$(BASHCOMPDIR)/lockrun $(DESTDIR)$(ZSHCOMPDIR)/_lockrun \
 		$(DESTDIR)$(FISHCOMPDIR)/lockrun.fish
@@ -322,7 +354,7 @@ CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portab
 # layers, each backend apart, libraries where they belong, file sizes) and
 # from the objects' symbols (no cycle the linker sees).
 lint: deps $(B)/scripts.h $(CORE_OBJS)
-	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5
+	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5 man/lockrun.7
 	sh tests/lint/tree.sh
 	sh tests/lint/symbols.sh $(B)
 	$(CPPCHECK) src/

@@ -295,7 +295,8 @@ cli_usage(FILE *fp, enum lr_verb v)
 "Durations: 500ms, 90s, 10m, 1h30m, or plain seconds.\n"
 "Exit: the command's status (128+N if killed by signal N); the conflict\n"
 "status when skipped; 124 --timeout; 64 usage, 69 Redis unavailable,\n"
-"70 internal error, 71 fork/exec failed, 73 log file cannot be opened,\n"
+"70 internal error, 71 fork, signalfd or memory failed or the guard was\n"
+"killed, 73 log file cannot be opened, 74 output cannot be written,\n"
 "78 bad config, 126/127 command not executable/found.\n",
 	    fp);
 }

@@ -2,7 +2,8 @@
 /* acl_test.c -- Redis ACL users: a user named in the URL is the user
  * lockrun authenticates as, with or without a password, over TCP or a
  * unix socket; and a user with exactly the permissions lockrun(1)
- * documents can run, skip, check, and read status and history. */
+ * documents can run, skip, check, and read status (every format) and
+ * history. */
 #include <stdio.h>
 #include <string.h>
 
@@ -84,7 +85,8 @@ Test(acl, a_unix_socket_url_takes_a_user)
 }
 
 /* Exactly the permissions of lockrun(1), "Redis permissions": a run, a
- * skip, check, status and history all work; one fewer and a run fails. */
+ * skip, check, status (prometheus included) and history all work; one
+ * fewer and check names it. */
 #define RUN_PERMS "+evalsha +eval +get +set +pexpire +del +time +xadd +hset +hmget +hget"
 
 Test(acl, the_documented_permissions_are_enough)
@@ -93,7 +95,7 @@ Test(acl, the_documented_permissions_are_enough)
 	char url[200], flat[300];
 
 	setuser("least on >pw ~lockrun:* " RUN_PERMS " +ping +role +type +pttl +hgetall "
-	    "+xrevrange");
+	    "+xrevrange +xrange");
 	snprintf(url, sizeof(url), "redis://least:pw@127.0.0.1:%d", fx.port);
 	LR(&r, "--redis", url, "-k", "least", "--", "echo", "ran");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
@@ -105,9 +107,20 @@ Test(acl, the_documented_permissions_are_enough)
 	cr_assert(strstr(r.out, "types and permissions ok") != NULL, "%s", r.out);
 	LR(&r, "status", "--redis", url, "least");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	LR(&r, "status", "--format", "prometheus", "--redis", url, "least");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "task=\"least\"") != NULL, "%s", r.out);
 	LR(&r, "history", "--redis", url, "least");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(strstr(r.out, " released ") != NULL, "%s", r.out);
+	/* without XRANGE, which status --format prometheus reads the history
+	 * with, check says what is missing rather than "ok" */
+	setuser("least -xrange");
+	LR(&r, "check", "--redis", url, "-k", "least", "--", "true");
+	cr_assert(eq(int, r.status, 69), "%s", r.out);
+	cr_assert(strstr(r.err, "may not run XRANGE on lockrun:{least}:history") != NULL,
+	    "%s", r.err);
+	setuser("least +xrange");
 	/* without the history's XADD the run still runs and releases (the
 	 * history is bookkeeping: a user set up before it existed keeps
 	 * working), nothing is recorded, and check says why */

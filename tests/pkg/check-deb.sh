@@ -23,6 +23,7 @@ dpkg-deb -c "$deb" | awk '{ print $NF }' | sed 's|^\./|/|' > "$tmp/files"
 # Where Debian expects each file.
 for f in /usr/bin/lockrun \
 	/usr/share/man/man1/lockrun.1.gz /usr/share/man/man5/lockrun.yaml.5.gz \
+	/usr/share/man/man7/lockrun.7.gz \
 	/usr/share/bash-completion/completions/lockrun \
 	/usr/share/zsh/vendor-completions/_lockrun \
 	/usr/share/fish/vendor_completions.d/lockrun.fish \

@@ -14,14 +14,15 @@ for i = 1, 5 do
     problems[#problems + 1] = KEYS[i] .. ' holds a ' .. t .. ', not a ' .. want[i]
   end
 end
--- what the run's scripts call, key by key (Redis 7 can say, earlier cannot)
+-- what the run's scripts, history and status (its prometheus counts read
+-- the stream with XRANGE) call, key by key (Redis 7 can say, earlier cannot)
 if redis.acl_check_cmd then
   local uses = {
     {'GET', KEYS[1]}, {'SET', KEYS[1], 'v'}, {'PEXPIRE', KEYS[1], '1'},
     {'DEL', KEYS[1]}, {'GET', KEYS[2]}, {'SET', KEYS[2], 'v'},
     {'GET', KEYS[3]}, {'SET', KEYS[3], 'v'},
     {'XADD', KEYS[4], '*', 'f', 'v'}, {'PEXPIRE', KEYS[4], '1'},
-    {'XREVRANGE', KEYS[4], '+', '-'},
+    {'XREVRANGE', KEYS[4], '+', '-'}, {'XRANGE', KEYS[4], '-', '+'},
     {'HSET', KEYS[5], 'f', 'v'}, {'HMGET', KEYS[5], 'f'}, {'HGET', KEYS[5], 'f'},
     {'HGETALL', KEYS[5]},
     {'DEL', KEYS[5]}, {'PEXPIRE', KEYS[5], '1'}, {'TIME'},

@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# surface.sh -- keeps what users read in step with the program: every
+# option --help lists is in lockrun(1), the completions and (where it has
+# a config key) lockrun.yaml(5); every exit status the code returns is in
+# lockrun(1)'s EXIT STATUS; the README's walkthrough runs and prints what
+# the README shows. Usage: sh tests/docs/surface.sh [path/to/lockrun]
+set -u
+BIN=$(realpath "${1:-./lockrun}")
+MAN1=man/lockrun.1 MAN5=man/lockrun.yaml.5
+# The completion scripts; one that does not exist yet is skipped, said so.
+COMPLETIONS=${SURFACE_COMPLETIONS:-"contrib/completion/lockrun.bash contrib/completion/_lockrun contrib/completion/lockrun.fish"}
+# Options with no config key of their own: what to run or read, how to
+# show it, this run only (--foreground, --host), and aliases (--redis is
+# --url, --no-renew is renew: false).
+NO_KEY="t task k key c config h help V version v verbose q quiet json format
+	stale-after n count yes redis no-renew foreground host"
+fail=0
+bad() { echo "surface: $*" >&2; fail=1; }
+
+# --- options ------------------------------------------------------------
+# Every option a --help lists: the words that start with - or -- in it.
+help_text() {
+	"$BIN" --help
+	for v in status history unlock tick cron; do "$BIN" "$v" --help; done
+}
+OPTS=$(help_text | grep -oE '(^|[ ,[])--?[A-Za-z][A-Za-z-]*' | sed 's/^[ ,[]//' | sort -u)
+[ -n "$OPTS" ] || bad "no option found in --help"
+
+# lockrun(1): SYNOPSIS, and the .It lines that define options.
+SYN=$(sed -n '/^\.Sh SYNOPSIS/,/^\.Sh /p' "$MAN1")
+ITS=$(grep -E '^\.It ' "$MAN1")
+in_man1() {	# $1: the option as --help writes it
+	case $1 in
+	--*) printf '%s\n%s\n' "$SYN" "$ITS" | grep -qE "Fl -${1#--}( |$|=|\\\\)" ;;
+	-*) c=${1#-}
+		printf '%s\n%s\n' "$SYN" "$ITS" | grep -qE "Fl [A-Za-z]*$c[A-Za-z]*( |$)" ;;
+	esac
+}
+in_completion() {	# $1 option, $2 file
+	case $1 in
+	--*) n=${1#--}; grep -qE -- "(--$n([^A-Za-z-]|$))|(-l '?$n'?([^A-Za-z-]|$))|(--long(-option)? '?$n'?)" "$2" ;;
+	-*) c=${1#-}; grep -qE -- "(-$c([^A-Za-z-]|$))|(-s '?$c'?([^A-Za-z]|$))|(--short(-option)? '?$c'?)" "$2" ;;
+	esac
+}
+has_key() {	# $1 long option without dashes: is it exempt, or a key in (5)?
+	for x in $NO_KEY; do [ "$x" = "$1" ] && return 0; done
+	k=$(echo "$1" | tr - _)
+	grep -qE "Ic (redis\\.)?$k( |$)" "$MAN5"
+}
+for o in $OPTS; do
+	in_man1 "$o" || bad "lockrun(1) does not list $o (SYNOPSIS or an .It line)"
+	for f in $COMPLETIONS; do
+		[ -f "$f" ] || continue
+		in_completion "$o" "$f" || bad "$f does not offer $o"
+	done
+	case $o in --*) has_key "${o#--}" || bad "lockrun.yaml(5) has no key for $o" ;; esac
+done
+for f in $COMPLETIONS; do [ -f "$f" ] || echo "surface: $f does not exist yet: not checked"; done
+
+# --- exit statuses ------------------------------------------------------
+# What the code can return: the sysexits.h and LR_EXIT_* constants it uses,
+# and the plain statuses verbs return (1: status --stale-after, unlock not
+# confirmed), each in lockrun(1)'s EXIT STATUS.
+EXIT=$(sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$MAN1")
+codes=1
+for n in $(grep -rhoE '\bEX_[A-Z]+\b' src | sort -u); do
+	v=$(sed -n "s/^#define[[:space:]]*$n[[:space:]]*\([0-9]*\).*/\1/p" /usr/include/sysexits.h)
+	[ -n "$v" ] && codes="$codes $v" || bad "$n: not in sysexits.h"
+done
+for n in $(grep -rhoE '\bLR_EXIT_[A-Z]+\b' src | sort -u); do
+	v=$(sed -n "s/^#define[[:space:]]*$n[[:space:]]*\([0-9]*\).*/\1/p" src/core/err.h)
+	[ -n "$v" ] && codes="$codes $v" || bad "$n: not in src/core/err.h"
+done
+for v in $codes; do
+	printf '%s\n' "$EXIT" | grep -qE "(^|[^0-9])$v([^0-9]|$)" ||
+		bad "exit status $v is not in lockrun(1) EXIT STATUS"
+done
+
+# --- the README's walkthrough ----------------------------------------------
+# ```yaml FILE blocks are written to FILE; each ```console block's "$ "
+# lines run, in order, in one shell, against a throwaway redis-server, and
+# what they print must be the block's other lines once times, pids, tokens,
+# durations and the host name are made alike on both sides.
+W=$(mktemp -d) || exit 1
+trap 'kill "$(cat "$W/redis.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$W"' EXIT
+redis-server --port 0 --unixsocket "$W/redis.sock" --save '' --appendonly no \
+	--pidfile "$W/redis.pid" --daemonize yes >/dev/null || { bad "redis-server"; exit 1; }
+i=0
+while ! [ -S "$W/redis.sock" ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+HOST=$(uname -n)
+alike() {
+	sed -E -e "s/$HOST/web1/g" -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/TIME/g' \
+	    -e 's/[0-9]{16}/TOKEN/g' -e 's/web1([: ] *)[0-9]+/web1\1PID/g' \
+	    -e 's/[0-9]+(\.[0-9]+)?m?s\b/DUR/g' -e 's/[[:space:]]+/ /g' -e 's/ $//'
+}
+awk -v dir="$W" '
+	/^```yaml [^ ]+$/ { file = dir "/" $2; printf "" > file; mode = "yaml"; next }
+	/^```console$/ { n++; mode = "console"; next }
+	/^```/ { mode = ""; next }
+	mode == "yaml" { print > file }
+	mode == "console" && /^\$ / { print substr($0, 3) > (dir "/cmd" n); next }
+	mode == "console" { print > (dir "/want" n) }
+	END { print n + 0 > (dir "/blocks") }
+' README.md
+nblocks=$(cat "$W/blocks")
+[ "$nblocks" -gt 0 ] || bad "README.md has no \`\`\`console block"
+mkdir -p "$W/bin" && ln -s "$BIN" "$W/bin/lockrun"
+b=1
+while [ "$b" -le "$nblocks" ]; do
+	touch "$W/want$b"
+	(cd "$W" && env -u LOCKRUN_CONFIG -u LOCKRUN_REDIS_URL PATH="$W/bin:$PATH" \
+	    LOCKRUN_URL="unix://$W/redis.sock" sh -c ". ./cmd$b" >"$W/got$b" 2>&1)
+	if ! alike <"$W/want$b" >"$W/want$b.n" || ! alike <"$W/got$b" >"$W/got$b.n" ||
+	    ! cmp -s "$W/want$b.n" "$W/got$b.n"; then
+		bad "README console block $b prints otherwise:"
+		diff "$W/want$b.n" "$W/got$b.n" >&2
+	fi
+	b=$((b + 1))
+done
+[ $fail -eq 0 ] && echo "surface: options, exit statuses and $nblocks README blocks in step"
+exit $fail
