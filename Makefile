@@ -105,7 +105,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # which); every object but main's goes into the unit tests too.
 SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task lease \
 	text file url)
-SRC_CONFIG = config/config config/yamltree
+SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
