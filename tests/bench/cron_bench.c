@@ -368,7 +368,7 @@ latency(const char *lockrun, const struct redis_fixture *fx, double base)
 	printf("  start latency after a fire time (fire time to the command's first "
 	    "instruction, through lockrun -t and its lock), %d samples of one fire time "
 	    "each (a faked clock started 0.5 s before it):\n"
-	    "    median %.1f ms  p99 %.1f ms (of %d samples: the largest but none)  "
+	    "    median %.1f ms  p99 %.1f ms (with %d samples, the largest)  "
 	    "max %.1f ms%s\n", n, n ? lat[n / 2] : 0, n ? lat[(n * 99) / 100 < n - 1 ?
 	    (n * 99) / 100 : n - 1] : 0, n, n ? lat[n - 1] : 0,
 	    bad ? "  (some samples missed: see stderr)" : "");
