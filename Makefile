@@ -135,7 +135,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # which); every object but main's goes into the unit tests too.
 SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task lease \
 	text file url)
-SRC_CONFIG = config/config config/yamltree
+SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
@@ -205,7 +205,7 @@ $(B)/unit_tests: $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o) $(CORE_OBJS)
 $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
-$(B)/bench: $(B)/tests/bench/bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
+$(B)/bench: $(B)/tests/bench/bench.o $(B)/tests/bench/cron_bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
 		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 

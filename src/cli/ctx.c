@@ -32,6 +32,9 @@ ctx_free(struct lr_ctx *x)
 		x->be.ops->free(&x->be);
 	free(x->exec_argv);
 	x->exec_argv = NULL;
+	if (x->output_fd > 2)
+		close(x->output_fd);
+	x->output_fd = 0;
 	task_free(&x->t);
 	config_free(&x->cfg);
 	cli_free(&x->cli);
@@ -115,6 +118,9 @@ ctx_load_config(struct lr_ctx *x, struct lr_err *e)
 			return 0;
 		path = CONFIG_DEFAULT_PATH;
 	}
+	/* status lists every task: the tasks_dir's names too */
+	if (x->cli.verb == VERB_STATUS)
+		return config_load_names(path, &x->cfg, e);
 	return config_load(path, config_part(x), &x->cfg, e);
 }
 
@@ -136,6 +142,9 @@ find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
 	if (config_has(&x->cfg, name))	/* config_part() chose another */
 		return lr_errf(e, EX_SOFTWARE, "%s: task %s was not read", x->cfg.path,
 		    name);
+	if (x->cfg.tasks_dir)
+		return lr_errf(e, EX_USAGE, "%s%s: no such task in %s, nor a file %s.yaml in "
+		    "%s", opt, name, x->cfg.path, name, x->cfg.tasks_dir);
 	return lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name, x->cfg.path);
 }
 

@@ -34,6 +34,7 @@ struct lr_ctx {
 	char			 host[HOST_MAX + 1];	/* ctx_host(), once known */
 	char			**exec_argv;	/* argv for execvp, borrows t.argv */
 	char			 exec_path[PATH_MAX];	/* exec_argv[0], found */
+	int			 output_fd;	/* output: opened, above 2; 0: none */
 	struct lr_sigstate	 sig;
 	struct lr_lock		 lock;
 	struct lr_schedule	 sched;		/* the one-server slots */

@@ -3,6 +3,7 @@
  * (one round trip), run the command under the lease, release (one more),
  * exit with the command's status. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,31 @@
 #include "out/log.h"
 #include "proc/hooks.h"
 #include "proc/supervise.h"
+
+/* output: where the command's stdout and stderr go: lockrun's own
+ * (inherit, or unset), /dev/null (discard), or a file appended to, opened
+ * before the lock is taken so that a file that cannot be written stops
+ * the run first; above 2 and close-on-exec, so the command has it as 1
+ * and 2 only. lockrun's own lines stay on its stderr. */
+static int
+open_output(struct lr_ctx *x, struct lr_err *e)
+{
+	const char *o = x->t.output;
+	int fd;
+
+	if (o == NULL || strcmp(o, "inherit") == 0)
+		return 0;
+	if (strcmp(o, "discard") == 0)
+		o = "/dev/null";
+	if ((fd = open(o, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666)) < 0)
+		return lr_errf(e, EX_CANTCREAT, "output %s: %s", o, strerror(errno));
+	x->output_fd = fd > 2 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (fd <= 2)
+		close(fd);
+	if (x->output_fd < 0)
+		return lr_errf(e, EX_OSERR, "output %s: %s", o, strerror(errno));
+	return 0;
+}
 
 int
 run_prepare(struct lr_ctx *x, struct lr_err *e)
@@ -42,6 +68,8 @@ run_prepare(struct lr_ctx *x, struct lr_err *e)
 	for (size_t i = 0; i < n; i++)
 		x->exec_argv[k++] = t->argv[i];
 
+	if (open_output(x, e) != 0)
+		return -1;
 	if (t->cwd && chdir(t->cwd) != 0)
 		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
 	/* the task's env is applied in the child; its PATH is the one exec uses */
@@ -174,7 +202,8 @@ command_spec(struct lr_ctx *x, int locked)
 	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
 	    .keeps_deadline = x->t.on_lost == ON_LOST_TERM,
-	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x };
+	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x,
+	    .output_fd = x->output_fd };
 }
 
 /* Say how the release went: end's status and duration go with it. */

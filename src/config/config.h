@@ -5,39 +5,34 @@
 
 #include <stddef.h>
 
+#include "config/types.h"
 #include "core/err.h"
-#include "core/task.h"
-
-#define CONFIG_DEFAULT_PATH "/etc/lockrun/lockrun.yaml"
-
-struct lr_config {
-	char			*path;
-	struct lr_server_opts	 server;
-	char			 url_at[300];	/* "path:line:col: url" where
-						 * redis.url was given */
-	char			 tls_at[300];	/* "path:line:col: redis.tls" where
-						 * TLS settings were given, or "" */
-	char			*prefix;	/* NULL: not given */
-	char			*log;		/* log: stderr|syslog|json[:FILE]; NULL */
-	struct lr_task		 defaults;
-	char			**names;	/* every task's name, in file order */
-	size_t			 nnames;
-	struct lr_task		*tasks;		/* the tasks read (config_load's only) */
-	size_t			 ntasks;
-};
 
 /* An empty config: no file, nothing set. */
 void	config_init(struct lr_config *cfg);
 
 /* Read and validate path into cfg. With only NULL, every task is read
- * and checked; otherwise only the task called only (none for ""): the
- * others are listed in names only, unread, so that a mistake inside one of
- * them does not stop the run of another. The file must be valid YAML
- * throughout either way. Returns 0, or -1 with e = EX_CONFIG
- * "path:line:col: message" (or "path: reason" when it cannot be read).
- * cfg is always left safe to pass to config_free(). */
+ * and checked, the tasks_dir's files too; otherwise only the task called
+ * only (none for ""): the main file's others are listed in names only,
+ * unread, so that a mistake inside one of them does not stop the run of
+ * another, and of the tasks_dir only only's file is opened (none for ""):
+ * a run's start-up does not grow with the folder. The main file must be
+ * valid YAML throughout either way. A task both in the main file and in
+ * the tasks_dir is an error naming both places. Returns 0, or -1 with e
+ * = EX_CONFIG "path:line:col: message" (or "path: reason" when it cannot
+ * be read), path the file at fault. cfg is always left safe to pass to
+ * config_free(). */
 int	config_load(const char *path, const char *only, struct lr_config *cfg,
 	    struct lr_err *e);
+
+/* config_load() with only "", but every task's name listed, the
+ * tasks_dir's too (read from the folder; their files not opened). */
+int	config_load_names(const char *path, struct lr_config *cfg, struct lr_err *e);
+
+/* The file that defines task name: the main file, or its file in the
+ * tasks_dir. */
+void	config_task_file(const struct lr_config *cfg, const char *name, char *out,
+	    size_t n);
 
 /* Is there a task called name (read or not)? */
 int	config_has(const struct lr_config *cfg, const char *name);

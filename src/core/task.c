@@ -34,6 +34,7 @@ static const struct option_def {
 	{ "every",		K_DURATION,	offsetof(struct lr_task, every_ms), 1000, 1, NULL },
 	{ "conflict_exit",	K_EXIT,		offsetof(struct lr_task, conflict_exit), 0, 0, NULL },
 	{ "cwd",		K_STRING,	offsetof(struct lr_task, cwd), 0, 0, NULL },
+	{ "output",		K_STRING,	offsetof(struct lr_task, output), 0, 0, NULL },
 	{ "on_redis_error",	K_CHOICE,	offsetof(struct lr_task, on_redis_error), 0, 0,
 	    on_redis_error_words },
 	{ "renew",		K_BOOL,		offsetof(struct lr_task, renew), 0, 0, NULL },
@@ -94,6 +95,7 @@ task_free(struct lr_task *t)
 	free(t->name);
 	strv_free(t->argv);
 	free(t->cwd);
+	free(t->output);
 	strv_free(t->env);
 	free(t->schedule);
 	free(t->timezone);

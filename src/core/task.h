@@ -27,6 +27,9 @@ struct lr_task {
 	long long	  every_ms;
 	int		  conflict_exit;
 	char		 *cwd;
+	char		 *output;	/* the command's stdout and stderr: "inherit",
+					 * "discard" or a file appended to;
+					 * NULL: inherit */
 	char		**env;		/* "NAME=value", NULL-terminated, in order */
 	int		  on_redis_error;
 	int		  renew;	/* extend the no-overlap key while the command runs */

@@ -180,6 +180,13 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 {
 	int err;
 
+	/* (0) output: the command writes there, lockrun's lines stay where
+	 * they are; the descriptor itself is close-on-exec */
+	if (spec->output_fd > 2 && (dup2(spec->output_fd, 1) < 0 ||
+	    dup2(spec->output_fd, 2) < 0)) {
+		*failed = errno;
+		_exit(LR_EXIT_NOEXEC);
+	}
 	/* (1) give the command the signal state lockrun was started with */
 	child_signals_restore(spec->saved);
 	/* (2) lead a process group, so a forwarded signal reaches a whole

@@ -29,6 +29,9 @@ struct lr_child_spec {
 	 * lockrun sent even while lockrun lives (guard.c, keep_deadline) */
 	int			  keeps_deadline;
 	const struct lr_sigstate *saved;
+	int			  output_fd;	/* the command's stdout and stderr
+						 * (a task's output:), above 2;
+						 * 0: lockrun's own */
 	/* In the guard, when lockrun died and the tree is gone: free the
 	 * lock, with the main process's status (NULL: nothing to free). The
 	 * guard keeps lockrun's connection to the lock server open until

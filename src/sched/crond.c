@@ -29,6 +29,7 @@ struct running {
 	pid_t			pid;
 	char			task[256];
 	char			slot[32];
+	long long		token;	/* the run's, once its log said it */
 	struct line_stream	out, err;
 };
 
@@ -103,7 +104,7 @@ start(struct crond *d, size_t i, time_t slot)
 {
 	struct lr_err e = { 0, "", 0 };
 	struct running *r = running_add(d);
-	int out, err;
+	int out = -1, err = -1, relay = !d->tasks[i].output_inherit;
 
 	d->last[i] = slot;
 	if (r == NULL) {
@@ -112,8 +113,9 @@ start(struct crond *d, size_t i, time_t slot)
 	}
 	snprintf(r->task, sizeof(r->task), "%s", d->tasks[i].name);
 	iso(slot, r->slot, sizeof(r->slot));
-	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000, &out, &err,
-	    &e)) < 0) {
+	/* output: inherit: the run writes to our stdout and stderr itself */
+	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000,
+	    relay ? &out : NULL, relay ? &err : NULL, &e)) < 0) {
 		lr_event(LOG_ERR, "error", NULL, "%s: %s", r->task, e.msg);
 		d->nrun--;
 		return;
@@ -254,7 +256,10 @@ on_signal(struct crond *d)
 	}
 }
 
-/* Relay output; drop the runs that are reaped and whose pipes closed. */
+/* Relay output; drop the runs that are reaped and whose pipes closed.
+ * stderr first: the run's log line that gives its token was written there
+ * before its command started, so it is read before any line of the
+ * command's stdout, which then carries the token too. */
 static void
 pump(struct crond *d)
 {
@@ -262,9 +267,10 @@ pump(struct crond *d)
 
 	for (size_t i = 0; i < d->nrun; i++) {
 		struct running *r = &d->run[i];
-		struct line_source src = { r->task, r->slot, d->o->json };
-		lines_pump(&r->out, &src);
+		struct line_source src = { r->task, r->slot, d->o->json, r->token };
 		lines_pump(&r->err, &src);
+		lines_pump(&r->out, &src);
+		r->token = src.token;
 		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0)
 			d->run[k++] = *r;
 	}

@@ -33,11 +33,16 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		t.no_overlap = 1;
 	if (t.schedule == NULL)
 		rc = 0;
-	else if (task_finish(&t, &st->sched, &te) != 0)
-		rc = lr_errf(e, te.status, "%s: tasks.%s: %s", cfg->path, task->name, te.msg);
+	else if (task_finish(&t, &st->sched, &te) != 0) {
+		char file[4096];
+
+		config_task_file(cfg, task->name, file, sizeof(file));
+		rc = lr_errf(e, te.status, "%s: tasks.%s: %s", file, task->name, te.msg);
+	}
 	else {
 		st->deadline_ms = t.starting_deadline_ms;
 		st->conflict_exit = t.conflict_exit;
+		st->output_inherit = t.output && strcmp(t.output, "inherit") == 0;
 		rc = 1;
 	}
 	task_free(&t);

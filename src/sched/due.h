@@ -19,6 +19,8 @@ struct sched_task {
 	int			 conflict_exit;	/* a skip's status */
 	int			 pin_one_server;	/* the task named neither */
 	int			 pin_no_overlap;	/* protection: tick and cron add both */
+	int			 output_inherit;	/* output: inherit: cron does not
+						 * relay its lines */
 };
 
 /* The tasks of cfg that have a schedule (a task's own or the defaults'),

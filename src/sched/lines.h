@@ -20,11 +20,14 @@ struct line_source {
 	const char	*task;
 	const char	*slot;	/* ISO 8601, or NULL */
 	int		 json;	/* JSON records rather than "task: line" */
+	long long	 token;	/* the run's fencing token; 0: not known yet */
 };
 
 /* Read what fd has (it is non-blocking) and write each whole line. At end
  * of file, write what is left as a line and close fd. Returns 1 while fd
- * is open, 0 once closed. */
-int	lines_pump(struct line_stream *s, const struct line_source *src);
+ * is open, 0 once closed. With json, a line of the run's own JSON log
+ * (--log json) whose event is "acquired" sets src->token, which this
+ * record and every later one carry. */
+int	lines_pump(struct line_stream *s, struct line_source *src);
 
 #endif

@@ -5,7 +5,8 @@
  * Then `lockrun status` over a config of 1,000 tasks, a run from
  * configs of 1, 1,000 and 10,000 tasks, and a run and a skip over a
  * password-protected database 3 and over TLS; last, a run and a skip
- * (held by a running lockrun) against Redis, MariaDB and PostgreSQL. */
+ * (held by a running lockrun) against Redis, MariaDB and PostgreSQL.
+ * cron_bench.c adds a tasks_dir of 10,000 files and lockrun cron. */
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -23,6 +24,7 @@
 
 #include "core/cron.h"
 #include "core/err.h"
+#include "cron_bench.h"
 #include "../integ/redis_fixture.h"
 #include "../integ/sql_fixture.h"
 
@@ -809,6 +811,8 @@ main(int argc, char *argv[])
 	bad += renewal_cost(argv[1], url, c);
 	bad += status_cost(argv[1], &fx, c);
 	bad += config_cost(argv[1], &fx);
+	bad += tasksdir_cost(argv[1], &fx);
+	bad += cron_cost_all(argv[1], &fx);
 	bad += connections_cost(argv[1]);
 	bad += held_cost(argv[1]);
 	bad += cron_cost();

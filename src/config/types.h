@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* types.h -- struct lr_config: what a config file says, as the parts of
+ * config/ that read it fill it in. */
+#ifndef LR_CONFIG_TYPES_H
+#define LR_CONFIG_TYPES_H
+
+#include <stddef.h>
+
+#include "core/task.h"
+
+#define CONFIG_DEFAULT_PATH "/etc/lockrun/lockrun.yaml"
+
+struct lr_config {
+	char			*path;
+	struct lr_server_opts	 server;
+	char			 url_at[300];	/* "path:line:col: url" where
+						 * redis.url was given */
+	char			 tls_at[300];	/* "path:line:col: redis.tls" where
+						 * TLS settings were given, or "" */
+	char			*prefix;	/* NULL: not given */
+	char			*log;		/* log: stderr|syslog|json[:FILE]; NULL */
+	struct lr_task		 defaults;
+	char			*tasks_dir;	/* tasks_dir:, from the config's
+						 * folder; NULL: none */
+	char			 tasks_dir_at[300];	/* "path:line:col: tasks_dir" */
+	char			**names;	/* every task's name: the main
+						 * file's in file order, then the
+						 * tasks_dir's sorted */
+	size_t			 nnames;
+	size_t			 nmain;		/* names[0..nmain): the main file's */
+	struct lr_task		*tasks;		/* the tasks read (config_load's only) */
+	size_t			 ntasks;
+};
+
+#endif

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* cron_bench.h -- the bench's figures for lockrun cron and a tasks_dir. */
+#ifndef LR_CRON_BENCH_H
+#define LR_CRON_BENCH_H
+
+#include "../integ/redis_fixture.h"
+
+/* A run of one task from a tasks_dir of 10,000 files against a config of
+ * that one task: medians and their ratio. Returns the failures seen. */
+int	tasksdir_cost(const char *lockrun, const struct redis_fixture *fx);
+
+/* lockrun cron: idle CPU and wake-ups over a real minute, RSS with 1,000
+ * tasks, start latency after a fire time, 1,000 tasks due at once.
+ * Reported, never asserted. Returns the failures seen. */
+int	cron_cost_all(const char *lockrun, const struct redis_fixture *fx);
+
+#endif
