@@ -3,11 +3,11 @@
 -- It only reads, so a replica answers it too.
 -- KEYS[1] stable key, KEYS[2] slot key (the stable key again when
 -- one-server is off), KEYS[3] fencing counter, KEYS[4] history,
--- KEYS[5] last run.
+-- KEYS[5] last run, KEYS[6] counters.
 -- Returns the problems found, one line each; none: an empty list.
-local want = {'string', 'string', 'string', 'stream', 'hash'}
+local want = {'string', 'string', 'string', 'stream', 'hash', 'hash'}
 local problems = {}
-for i = 1, 5 do
+for i = 1, 6 do
   local t = redis.call('TYPE', KEYS[i])
   t = type(t) == 'table' and t.ok or t
   if t ~= 'none' and t ~= want[i] then
@@ -24,7 +24,9 @@ if redis.acl_check_cmd then
     {'XREVRANGE', KEYS[4], '+', '-'},
     {'HSET', KEYS[5], 'f', 'v'}, {'HMGET', KEYS[5], 'f'}, {'HGET', KEYS[5], 'f'},
     {'HGETALL', KEYS[5]},
-    {'DEL', KEYS[5]}, {'PEXPIRE', KEYS[5], '1'}, {'TIME'},
+    {'DEL', KEYS[5]}, {'PEXPIRE', KEYS[5], '1'},
+    {'HINCRBY', KEYS[6], 'f', '1'}, {'PEXPIRE', KEYS[6], '1'},
+    {'HGETALL', KEYS[6]}, {'TIME'},
   }
   local said = {}
   for _, c in ipairs(uses) do
