@@ -42,6 +42,7 @@
 #include "core/text.h"
 
 #define NUM_MAX	24	/* a long long in digits, and its NUL */
+#define PG_TABLES	4	/* pg_sql_probe's rows: keys, history, last, counts */
 
 static void
 num_s(char buf[NUM_MAX], long long v)
@@ -476,7 +477,7 @@ pg_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *bu
 	buf[0] = '\0';
 	if ((res = pg_conn_read(b, "check", pg_sql_probe, 0, NULL, &missing, e)) == NULL)
 		return -1;
-	if (pq.ntuples(res) != 3)
+	if (pq.ntuples(res) != PG_TABLES)
 		return unexpected(b, "check", res, e);
 	if (strcmp(pg_conn_cell(res, 0, 5), "t") == 0)
 		text_problem(buf, n, &count, "this server is a read-only standby (in recovery); "
@@ -487,7 +488,7 @@ pg_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *bu
 	if (strcmp((iso = pg_conn_cell(res, 0, 7)), "read committed") != 0)
 		text_problem(buf, n, &count, "default_transaction_isolation is %s: "
 		    "lockrun's statements need read committed", iso);
-	for (int r = 0; r < 3; r++)
+	for (int r = 0; r < PG_TABLES; r++)
 		probe_table(res, r, buf, n, &count);
 	pq.clear(res);
 	return count;
