@@ -200,8 +200,8 @@ verb_history(struct lr_ctx *x)
 	if (hist.n == 0 && count > 0 && !(x->cfg.path != NULL && config_has(&x->cfg, name))) {
 		/* no config names it and the server has nothing: mistyped, most
 		 * likely; an empty table and 0 would hide that */
-		lr_errf(&e, EXIT_UNKNOWN, "history: %s: no such task (%s, and %s has no "
-		    "history under %s)", name, x->cfg.path ? "not in the config" :
+		lr_errf(&e, EXIT_UNKNOWN, "history: %s: no such task, or it keeps no history "
+		    "(%s, and %s has none under %s)", name, x->cfg.path ? "not in the config" :
 		    "no config names it", x->be.where, k.hist);
 		ctx_die(x, &e);
 	}
