@@ -85,7 +85,8 @@ Test(acl, a_unix_socket_url_takes_a_user)
 
 /* Exactly the permissions of lockrun(1), "Redis permissions": a run, a
  * skip, check, status and history all work; one fewer and a run fails. */
-#define RUN_PERMS "+evalsha +eval +get +set +pexpire +del +time +xadd +hset +hmget +hget"
+#define RUN_PERMS "+evalsha +eval +get +set +pexpire +del +time +xadd +hset +hmget +hget " \
+	"+hincrby"
 
 Test(acl, the_documented_permissions_are_enough)
 {

@@ -18,7 +18,7 @@ TestSuite(lifetime, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
  * EVALSHA of the renew script, whose four keys start with the stable key
  * (an EVAL follows it only when Redis answered NOSCRIPT); the acquire has
  * five keys, and the release (three) comes after the command. */
-#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"4\" \"lockrun:\\{" key "\\}\" "
+#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"5\" \"lockrun:\\{" key "\\}\" "
 
 /* A job with a 1s TTL, held until the test lets it go: Redis sees four
  * renewals a third of the TTL apart (so the job has outlived its TTL),
