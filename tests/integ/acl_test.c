@@ -106,6 +106,10 @@ Test(acl, the_documented_permissions_are_enough)
 	cr_assert(strstr(r.out, "types and permissions ok") != NULL, "%s", r.out);
 	LR(&r, "status", "--redis", url, "least");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	/* the metrics read the counters hash: no script, no stream read */
+	LR(&r, "status", "--redis", url, "--format", "prometheus", "least");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "lockrun_runs_total{task=\"least\"} 1\n") != NULL, "%s", r.out);
 	LR(&r, "history", "--redis", url, "least");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(strstr(r.out, " released ") != NULL, "%s", r.out);
