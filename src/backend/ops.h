@@ -7,8 +7,9 @@
  *
  * Every backend keeps the same records under the same names (keys.h): the
  * stable key and a slot key hold "<owner id> <token> <host> <pid> <start>",
- * the fence key the last fencing token, the history key a list of entries
- * and the last-run key a set of fields. Redis keeps them as keys, the SQL
+ * the fence key the last fencing token, the history key a list of entries,
+ * the last-run key a set of fields and the counts key the task's counters,
+ * each added to by the operation that writes the history entry. Redis keeps them as keys, the SQL
  * backends as rows (man lockrun.yaml(5), "Tables"). The lease decides on
  * every backend: a stable key (row) that has not expired holds newcomers
  * off, whatever became of the connection that wrote it. A SQL backend
@@ -110,8 +111,8 @@ struct lr_backend_ops {
 		    long long *ttl_ms, struct lr_err *e);
 
 	/* `lockrun status`: the state of n tasks (keys k[i]) in one round
-	 * trip, runs and skips counted when counts is set, and the server's
-	 * clock in *now_ms. Returns 0, or -1 with e. */
+	 * trip, with each task's counters (record.h) when counts is set, and
+	 * the server's clock in *now_ms. Returns 0, or -1 with e. */
 	int	(*states)(struct lr_backend *b, const struct lr_keys *k, size_t n,
 		    int counts, struct lr_state *out, long long *now_ms, struct lr_err *e);
 

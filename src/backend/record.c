@@ -51,6 +51,19 @@ hist_free(struct lr_hist *h)
 	h->n = 0;
 }
 
+const char *const lr_counter_names[NCOUNTERS] = {
+	"runs", "skipped_held", "skipped_slot", "failures", "lost", "timeouts",
+};
+
+int
+counter_index(const char *name)
+{
+	for (int i = 0; i < NCOUNTERS; i++)
+		if (strcmp(lr_counter_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
 void
 state_free(struct lr_state *s)
 {

@@ -39,14 +39,28 @@ struct lr_hist {
 
 void	hist_free(struct lr_hist *h);
 
+/* A task's counters, kept by the server in the statements (scripts)
+ * that write the history, with the history's life: runs started, skips
+ * (a held lock recorded, a slot already run), runs that ended with a
+ * non-zero status (timeouts among them; not lost ones), lost locks, and
+ * runs stopped by --timeout. */
+enum lr_counter { CNT_RUNS, CNT_SKIPPED_HELD, CNT_SKIPPED_SLOT, CNT_FAILURES,
+	CNT_LOST, CNT_TIMEOUTS, NCOUNTERS };
+
+/* Each counter's name, as the Redis hash and the SQL table call it. */
+extern const char *const lr_counter_names[NCOUNTERS];
+
+/* The index of counter name, or -1. */
+int	counter_index(const char *name);
+
 /* A task's lock and last run, for `lockrun status`. */
 struct lr_state {
 	char		*value;		/* the stable key's holder value; NULL: free */
 	long long	 ttl_ms;	/* what is left of its lease; -1: none (a
 					 * session lock, or no expiry) */
 	struct lr_fields last;		/* the last-run record; n 0: none */
-	long long	 runs, skips;	/* history entries "ran" and
-					 * "skipped-*"; -1 unless counted */
+	int		 counted;	/* the counters were read (and exist) */
+	long long	 count[NCOUNTERS];
 };
 
 void	state_free(struct lr_state *s);

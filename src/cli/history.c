@@ -15,6 +15,7 @@
 #include "out/table.h"
 
 #define HISTORY_COUNT	20	/* entries shown without -n */
+#define EXIT_UNKNOWN	1	/* a task nothing knows */
 
 /* The fields the scripts write (history.lua), in the table's order. */
 enum hist_field { F_HOST, F_PID, F_EVENT, F_SLOT, F_TOKEN, F_STATUS, F_DURATION,
@@ -184,6 +185,7 @@ verb_history(struct lr_ctx *x)
 	struct lr_hist hist = { 0, NULL };
 	struct lr_keys k;
 	const char *name = NULL;
+	long long count = x->cli.count != LR_UNSET ? x->cli.count : HISTORY_COUNT;
 	int rc;
 
 	if (task_word(x, &name, &e) != 0 || ctx_server(x, &e) != 0)
@@ -191,9 +193,16 @@ verb_history(struct lr_ctx *x)
 	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
 	if (ctx_connect(x, &e) != 0)
 		ctx_die(x, &e);
-	if (x->be.ops->history(&x->be, &k, x->cli.count != LR_UNSET ? x->cli.count :
-	    HISTORY_COUNT, &hist, &e) != 0) {
+	if (x->be.ops->history(&x->be, &k, count, &hist, &e) != 0) {
 		hist_free(&hist);
+		ctx_die(x, &e);
+	}
+	if (hist.n == 0 && count > 0 && !(x->cfg.path != NULL && config_has(&x->cfg, name))) {
+		/* no config names it and the server has nothing: mistyped, most
+		 * likely; an empty table and 0 would hide that */
+		lr_errf(&e, EXIT_UNKNOWN, "history: %s: no such task, or it keeps no history "
+		    "(%s, and %s has none under %s)", name, x->cfg.path ? "not in the config" :
+		    "no config names it", x->be.where, k.hist);
 		ctx_die(x, &e);
 	}
 	if (hist.n == 0)

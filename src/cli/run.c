@@ -163,9 +163,11 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 		x->seen_held |= *out == LOCK_HELD;
 		if (*out != LOCK_HELD || (left = deadline - mono_ms()) <= 0)
 			return 0;
-		if (n == 0)
+		if (n == 0) {
+			char d[32];
 			lr_event(LOG_INFO, "waiting", NULL, "%s is held; waiting up to "
-			    "%lldms for it", l->keys.stable, left);
+			    "%s for it", l->keys.stable, duration_human(left, d, sizeof(d)));
+		}
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;	/* xorshift64 */
 		pause = backoff_delay(n, (double)(seed >> 11) / (double)(1ULL << 53));
 		if ((*sig = child_sleep(pause < left ? pause : left)) != 0)
@@ -213,18 +215,19 @@ report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
 {
 	const struct lr_lock *l = &x->lock;
 	struct log_fields f;
-	char took[32];
+	char took[32], ttl[32];
 
 	log_fields_init(&f);
 	f.status = end->status;
 	f.duration_ms = end->duration_ms;
-	duration_format(end->duration_ms, took, sizeof(took));
+	duration_human(end->duration_ms, took, sizeof(took));
+	duration_human(l->ttl_ms, ttl, sizeof(ttl));
 	if (rc < 0 && l->ttl_ms && x->be.ops->session)
 		lr_event(LOG_WARNING, "release-failed", &f, "cannot release %s (the server "
 		    "frees it as this session ends): %s", l->keys.stable, e->msg);
 	else if (rc < 0 && l->ttl_ms)
 		lr_event(LOG_WARNING, "release-failed", &f, "cannot release %s (it expires "
-		    "by itself within %lldms): %s", l->keys.stable, l->ttl_ms, e->msg);
+		    "by itself within %s): %s", l->keys.stable, ttl, e->msg);
 	else if (rc < 0)
 		lr_event(LOG_WARNING, "release-failed", &f, "cannot record the end of the "
 		    "run in %s: %s", l->keys.hist, e->msg);

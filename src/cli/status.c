@@ -14,11 +14,11 @@
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/text.h"
-#include "out/json.h"
 #include "out/log.h"
 #include "out/table.h"
 
 #define EXIT_STALE	1		/* a lock held longer than --stale-after */
+#define EXIT_UNKNOWN	1		/* a task named that nothing knows */
 
 enum status_format { FMT_TEXT, FMT_JSON, FMT_PROM };
 
@@ -291,6 +291,23 @@ read_last(struct row *w, const struct lr_fields *h)
 	}
 }
 
+/* A last run still "running" whose lease is gone: the stable key is free,
+ * or holds another run's token. Its lockrun lost the server while the
+ * command ran (its host went, or it was killed with the server silent)
+ * and could not record the end; the next run of the task replaces the
+ * record. Shown as "unknown" rather than running forever. A run with a
+ * slot may have held no stable key (one-server alone): free says nothing
+ * about it, but another holder does. */
+static int
+run_unaccounted(const struct row *w)
+{
+	if (!w->has_last || w->l_event == NULL || strcmp(w->l_event, "running") != 0)
+		return 0;
+	if (w->held)
+		return w->token != ABSENT && w->l_token != ABSENT && w->token != w->l_token;
+	return w->l_slot == NULL;
+}
+
 /* Fill row i from its state. The hold started at the last run's start
  * (the server's clock) when that run is the holder, else at the start
  * the holder wrote in the value (its own clock). */
@@ -304,7 +321,7 @@ read_row(struct status *s, size_t i)
 	*w = (struct row){ .name = s->names[i], .pid = ABSENT, .token = ABSENT,
 	    .since_ms = ABSENT, .held_ms = ABSENT, .ttl_ms = ABSENT, .l_pid = ABSENT,
 	    .l_token = ABSENT, .l_start = ABSENT, .l_end = ABSENT, .l_status = ABSENT,
-	    .l_duration = ABSENT, .success_ms = ABSENT, .runs = ABSENT, .skips = ABSENT };
+	    .l_duration = ABSENT, .success_ms = ABSENT };
 	read_last(w, &r->last);
 	if (r->value != NULL) {
 		w->held = 1;
@@ -320,10 +337,10 @@ read_row(struct status *s, size_t i)
 			w->held_ms = s->now_ms > w->since_ms ? s->now_ms - w->since_ms : 0;
 		w->stale = stale != LR_UNSET && w->held_ms != ABSENT && w->held_ms > stale;
 	}
-	if (s->fmt == FMT_PROM && r->runs >= 0) {
-		w->runs = r->runs;
-		w->skips = r->skips;
-	}
+	if (run_unaccounted(w))
+		w->l_event = "unknown";
+	w->counted = r->counted;
+	memcpy(w->count, r->count, sizeof(w->count));
 }
 
 /* --- text ------------------------------------------------------------ */
@@ -420,83 +437,6 @@ print_text(const struct status *s, FILE *fp)
 	table_print(fp, col_names, NCOLS, s->n, text_row, &t);
 }
 
-/* --- JSON lines ------------------------------------------------------- */
-
-/* A number the backend gave, or null. */
-static long long
-known(long long v)
-{
-	return v == ABSENT ? JSON_NULL_NUM : v;
-}
-
-/* "key":"<ISO 8601>","key_ms":<ms>, both null when absent. */
-static void
-json_time(struct lr_json *j, const char *key, long long ms)
-{
-	char iso[TEXT_ISO_MAX], key_ms[64];
-
-	json_str(j, key, ms == ABSENT ? NULL : text_iso(ms, TEXT_ISO_MS, iso,
-	    sizeof(iso)));
-	snprintf(key_ms, sizeof(key_ms), "%s_ms", key);
-	json_num(j, key_ms, known(ms));
-}
-
-/* The holder's object: host, pid, token (a number, out/json.h), times. */
-static void
-json_holder(struct lr_json *j, const struct row *w)
-{
-	json_open(j, "holder");
-	json_str(j, "host", w->host[0] ? w->host : NULL);
-	json_num(j, "pid", known(w->pid));
-	json_num(j, "token", known(w->token));
-	json_time(j, "since", w->since_ms);
-	json_num(j, "held_ms", known(w->held_ms));
-	json_num(j, "ttl_ms", known(w->ttl_ms));
-	json_close(j);
-}
-
-/* The last run's object. */
-static void
-json_last_run(struct lr_json *j, const struct row *w)
-{
-	json_open(j, "last_run");
-	json_str(j, "event", w->l_event);
-	json_str(j, "host", w->l_host);
-	json_num(j, "pid", known(w->l_pid));
-	json_str(j, "slot", w->l_slot);
-	json_num(j, "token", known(w->l_token));
-	json_time(j, "start", w->l_start);
-	json_time(j, "end", w->l_end);
-	json_num(j, "status", known(w->l_status));
-	json_num(j, "duration_ms", known(w->l_duration));
-	json_close(j);
-}
-
-/* One object per task, one per line; the fields are listed in lockrun(1). */
-static void
-print_json_row(const struct status *s, const struct row *w, FILE *fp)
-{
-	char key[KEY_MAX];
-	struct lr_json j;
-
-	snprintf(key, sizeof(key), "%s{%s}", s->x->prefix, w->name);
-	json_begin(&j, fp, NULL, 0);
-	json_str(&j, "task", w->name);
-	json_str(&j, "key", key);
-	json_bool(&j, "held", w->held);
-	json_bool(&j, "stale", w->stale);
-	if (w->held)
-		json_holder(&j, w);
-	else
-		json_str(&j, "holder", NULL);
-	if (w->has_last)
-		json_last_run(&j, w);
-	else
-		json_str(&j, "last_run", NULL);
-	json_time(&j, "last_success", w->success_ms);
-	json_end(&j);
-}
-
 /* --- the verb ----------------------------------------------------------- */
 
 /* Name each lock held longer than --stale-after; return how many. */
@@ -521,6 +461,36 @@ report_stale(const struct status *s)
 	return n;
 }
 
+/* A task named on the command line and in no config that has nothing on
+ * the server (no lock, no last run) is unknown: most likely mistyped.
+ * Names them all in e; returns how many. */
+static int
+report_unknown(const struct status *s, struct lr_err *e)
+{
+	char names[sizeof(e->msg) / 2] = "";
+	const char *one = NULL;
+	size_t n = 0, len = 0;
+
+	if (s->x->cli.cmd == NULL || s->x->cfg.path != NULL)
+		return 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct row *w = &s->rows[i];
+
+		if (w->held || w->has_last || w->counted)
+			continue;
+		one = w->name;
+		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len :
+		    0, "%s%s", n++ ? ", " : "", w->name);
+	}
+	if (n == 1)
+		lr_errf(e, EXIT_UNKNOWN, "%s: no such task (no config names it, and %s has "
+		    "no record of it under %s{%s})", one, s->x->be.where, s->x->prefix, one);
+	else if (n > 1)
+		lr_errf(e, EXIT_UNKNOWN, "%s: no such tasks (no config names them, and %s "
+		    "has no record of them under %s)", names, s->x->be.where, s->x->prefix);
+	return (int)n;
+}
+
 /* Read every listed task in one round trip and print them. Returns 0 or
  * EXIT_STALE, or -1 with e. */
 static int
@@ -540,13 +510,15 @@ status_run(struct status *s, struct lr_err *e)
 		return -1;
 	for (size_t i = 0; i < s->n; i++)
 		read_row(s, i);
+	if (report_unknown(s, e) > 0)
+		return -1;
 	if (s->fmt == FMT_TEXT)
 		print_text(s, stdout);
 	else if (s->fmt == FMT_PROM)
 		status_prom_print(s->rows, s->n, stdout);
 	else
 		for (size_t i = 0; i < s->n; i++)
-			print_json_row(s, &s->rows[i], stdout);
+			status_json_print(s->x->prefix, &s->rows[i], stdout);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return lr_errf(e, EX_IOERR, "standard output: write error");
 	return report_stale(s) > 0 ? EXIT_STALE : 0;

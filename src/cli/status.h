@@ -7,6 +7,8 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "backend/record.h"
+
 #define ABSENT		LLONG_MIN	/* a number the backend did not give */
 
 /* One task's lock and last run, as read from the backend. Strings borrow
@@ -27,8 +29,13 @@ struct row {
 	const char	*l_event, *l_host, *l_slot;
 	long long	 l_pid, l_token, l_start, l_end, l_status, l_duration;
 	long long	 success_ms;	/* the last run that ended with status 0 */
-	long long	 runs, skips;	/* in the history kept (prometheus only) */
+	int		 counted;	/* the server's counters (prometheus only) */
+	long long	 count[NCOUNTERS];
 };
+
+/* Row w as one JSON object on a line (the fields are listed in
+ * lockrun(1)); prefix names its key. */
+void	status_json_print(const char *prefix, const struct row *w, FILE *fp);
 
 /* The rows as Prometheus text exposition: each family's HELP and TYPE,
  * then a sample per task that has a value. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* status_prom.c -- `lockrun status --format prometheus`: each task's lock
- * and last run as gauges in the Prometheus text exposition format. */
+ * and last run as gauges, and the counters the lock server keeps, in the
+ * Prometheus text exposition format. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,31 +32,47 @@ put_label(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/* The families, in the order printed: gauges of each task's lock and last
+ * run, then the counters the server keeps (record.h). A counter's index
+ * in the row's count[], or -1 for a gauge. */
 static const struct family {
 	const char	*name;
+	const char	*type;
+	int		 counter;
+	const char	*reason;	/* the skips' label, or NULL */
 	const char	*help;
 } families[] = {
-	{ "lockrun_lock_held", "Whether the task's lock is held (1) or free (0)." },
-	{ "lockrun_lock_held_seconds", "How long the lock has been held, by the "
-	  "lock server's clock." },
-	{ "lockrun_last_run_start_timestamp_seconds", "When the task's last run "
-	  "took the lock (Unix time, lock server's clock)." },
-	{ "lockrun_last_run_end_timestamp_seconds", "When the task's last run ended "
-	  "(Unix time, lock server's clock)." },
-	{ "lockrun_last_success_timestamp_seconds", "When a run of the task last "
-	  "ended with exit status 0 (Unix time, lock server's clock)." },
-	{ "lockrun_last_exit_status", "The exit status of the task's last run that "
-	  "ended." },
-	{ "lockrun_last_duration_seconds", "How long the task's last run that ended "
-	  "held the lock." },
-	{ "lockrun_history_runs", "Runs started among the entries of the task's "
-	  "history kept by the lock server." },
-	{ "lockrun_history_skips", "Runs skipped (lock held, or slot already run) "
-	  "among the entries of the task's history kept by the lock server." },
+	{ "lockrun_lock_held", "gauge", -1, NULL,
+	  "Whether the task's lock is held (1) or free (0)." },
+	{ "lockrun_lock_held_seconds", "gauge", -1, NULL, "How long the lock has been "
+	  "held: the age of its holder, by the lock server's clock." },
+	{ "lockrun_last_run_start_timestamp_seconds", "gauge", -1, NULL, "When the "
+	  "task's last run took the lock (Unix time, lock server's clock)." },
+	{ "lockrun_last_run_end_timestamp_seconds", "gauge", -1, NULL, "When the task's "
+	  "last run ended (Unix time, lock server's clock)." },
+	{ "lockrun_last_success_timestamp_seconds", "gauge", -1, NULL, "When a run of "
+	  "the task last ended with exit status 0 (Unix time, lock server's clock)." },
+	{ "lockrun_last_exit_status", "gauge", -1, NULL, "The exit status of the "
+	  "task's last run that ended." },
+	{ "lockrun_last_duration_seconds", "gauge", -1, NULL, "How long the task's "
+	  "last run that ended held the lock." },
+	{ "lockrun_runs_total", "counter", CNT_RUNS, NULL, "Runs of the task that "
+	  "took the lock." },
+	{ "lockrun_skips_total", "counter", CNT_SKIPPED_HELD, "held", "Runs of the task "
+	  "skipped: its lock was held (held), or its slot had run elsewhere "
+	  "(slot_taken)." },
+	{ "lockrun_skips_total", NULL, CNT_SKIPPED_SLOT, "slot_taken", NULL },
+	{ "lockrun_failures_total", "counter", CNT_FAILURES, NULL, "Runs of the task "
+	  "that ended with a non-zero exit status (timeouts among them, lost runs "
+	  "not)." },
+	{ "lockrun_lost_total", "counter", CNT_LOST, NULL, "Runs of the task that "
+	  "lost their lock while the command ran." },
+	{ "lockrun_timeouts_total", "counter", CNT_TIMEOUTS, NULL, "Runs of the task "
+	  "stopped by their --timeout." },
 };
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
 
-/* Family f's value for row w as a number of ms (secs set) or a plain
+/* Gauge f's value for row w as a number of ms (secs set) or a plain
  * integer; ABSENT to leave the sample out. */
 static long long
 sample(size_t f, const struct row *w, int *secs)
@@ -71,33 +88,47 @@ sample(size_t f, const struct row *w, int *secs)
 	case 4: return w->success_ms;
 	case 5: *secs = 0; return ended ? w->l_status : ABSENT;
 	case 6: return ended ? w->l_duration : ABSENT;
-	case 7: *secs = 0; return w->runs;
-	case 8: *secs = 0; return w->skips;
 	}
 	return ABSENT;
 }
 
-/* Each family's HELP and TYPE once, then its samples, one per task that
- * has a value. ms are written as seconds with three decimals. */
+/* One sample line: name{task="...",reason="..."} value. ms are written
+ * as seconds with three decimals. */
+static void
+put_sample(FILE *fp, const struct family *fam, const char *task, long long v, int secs)
+{
+	fprintf(fp, "%s{task=", fam->name);
+	put_label(fp, task);
+	if (fam->reason != NULL)
+		fprintf(fp, ",reason=\"%s\"", fam->reason);
+	if (secs)
+		fprintf(fp, "} %s%lld.%03lld\n", v < 0 ? "-" : "", llabs(v) / 1000,
+		    llabs(v) % 1000);
+	else
+		fprintf(fp, "} %lld\n", v);
+}
+
+/* Each family's HELP and TYPE once (a family of several label values
+ * shares them: its later entries have no type), then its samples, one
+ * per task that has a value. A counter the server has no record of is 0:
+ * it was never counted, or its record expired with the history, which
+ * Prometheus reads as a reset. */
 void
 status_prom_print(const struct row *rows, size_t n, FILE *fp)
 {
 	for (size_t f = 0; f < NFAMILIES; f++) {
-		fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", families[f].name,
-		    families[f].help, families[f].name);
-		for (size_t i = 0; i < n; i++) {
-			int secs;
-			long long v = sample(f, &rows[i], &secs);
+		const struct family *fam = &families[f];
 
-			if (v == ABSENT)
-				continue;
-			fprintf(fp, "%s{task=", families[f].name);
-			put_label(fp, rows[i].name);
-			if (secs)
-				fprintf(fp, "} %s%lld.%03lld\n", v < 0 ? "-" : "",
-				    llabs(v) / 1000, llabs(v) % 1000);
-			else
-				fprintf(fp, "} %lld\n", v);
+		if (fam->type != NULL)
+			fprintf(fp, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help,
+			    fam->name, fam->type);
+		for (size_t i = 0; i < n; i++) {
+			int secs = 0;
+			long long v = fam->counter >= 0 ? rows[i].count[fam->counter] :
+			    sample(f, &rows[i], &secs);
+
+			if (v != ABSENT)
+				put_sample(fp, fam, rows[i].name, v, secs);
 		}
 	}
 }

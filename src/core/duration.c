@@ -108,6 +108,18 @@ duration_format(long long ms, char *buf, size_t n)
 	return buf;
 }
 
+char *
+duration_human(long long ms, char *buf, size_t n)
+{
+	if (ms < 1000)
+		snprintf(buf, n, "%lldms", ms > 0 ? ms : 0);
+	else if (ms < 60000 && ms % 1000 >= 100)
+		snprintf(buf, n, "%lld.%llds", ms / 1000, ms % 1000 / 100);
+	else
+		duration_format(ms / 1000 * 1000, buf, n);
+	return buf;
+}
+
 static long long
 clock_ms(clockid_t id)
 {

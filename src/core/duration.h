@@ -21,6 +21,12 @@ int	duration_parse(const char *s, long long *ms);
  * "1500ms", "0s") into buf of size n. Returns buf. */
 char	*duration_format(long long ms, char *buf, size_t n);
 
+/* Write ms for people into buf of size n: "850ms" below a second, then
+ * seconds with a tenth ("1.5s", "12s") below a minute, then whole units
+ * ("10m", "1h30m"), rounded down. For messages, not for settings: it
+ * does not always read back to ms. Returns buf. */
+char	*duration_human(long long ms, char *buf, size_t n);
+
 /* Milliseconds on the monotonic clock (leases, deadlines), and Unix
  * milliseconds on the wall clock (slots follow it). */
 long long	mono_ms(void);

@@ -101,6 +101,7 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	snprintf(k->fence, sizeof(k->fence), "%s{%s}:fence", prefix, name);
 	snprintf(k->hist, sizeof(k->hist), "%s{%s}:history", prefix, name);
 	snprintf(k->last, sizeof(k->last), "%s{%s}:last", prefix, name);
+	snprintf(k->counts, sizeof(k->counts), "%s{%s}:counts", prefix, name);
 	k->slot[0] = k->slot_iso[0] = '\0';
 	if (slot_start == (time_t)-1)
 		return;
@@ -154,6 +155,8 @@ suffix_kind(const char *rest, const char **stamp)
 		return KEY_HISTORY;
 	if (strcmp(rest, ":last") == 0)
 		return KEY_LAST;
+	if (strcmp(rest, ":counts") == 0)
+		return KEY_COUNTS;
 	if (strncmp(rest, ":slot:", 6) == 0 &&
 	    keys_stamp_iso(rest + 6, iso, sizeof(iso)) == 0) {
 		*stamp = rest + 6;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* keys.h -- Redis key names for a task: {prefix}{name}, :slot:<stamp>,
- * :fence, :history, :last. */
+ * :fence, :history, :last, :counts. */
 #ifndef LR_KEYS_H
 #define LR_KEYS_H
 
@@ -18,6 +18,7 @@ struct lr_keys {
 	char	fence[KEY_MAX];		/* prefix{name}:fence: token counter */
 	char	hist[KEY_MAX];		/* prefix{name}:history: stream of decisions */
 	char	last[KEY_MAX];		/* prefix{name}:last: hash, the last run */
+	char	counts[KEY_MAX];	/* prefix{name}:counts: hash, the counters */
 	char	slot_iso[64];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
 };
 
@@ -58,7 +59,8 @@ enum key_kind {
 	KEY_SLOT,		/* prefix{name}:slot:<stamp> */
 	KEY_FENCE,		/* prefix{name}:fence */
 	KEY_HISTORY,		/* prefix{name}:history */
-	KEY_LAST		/* prefix{name}:last */
+	KEY_LAST,		/* prefix{name}:last */
+	KEY_COUNTS		/* prefix{name}:counts */
 };
 
 /* A key taken apart by keys_parse(). */

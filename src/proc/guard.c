@@ -312,7 +312,7 @@ keep_deadline(struct guard *g, long long now)
 		return g->ctl < 0 ? NEVER : term;
 	g->kept = 1;
 	if (!g->stopping) {
-		duration_format(g->deadline - now, left, sizeof(left));
+		duration_human(g->deadline - now, left, sizeof(left));
 		lr_event(LOG_ERR, "guard-deadline", NULL, "the lease was not renewed in "
 		    "time (lockrun stopped, wedged or starved?); the guard is stopping the "
 		    "command, SIGKILL in %s, before the lease ends", left);

@@ -202,7 +202,7 @@ lease_in_doubt(struct loop *l, long long now)
 	if (l->doubt_said)
 		return;
 	l->doubt_said = 1;
-	duration_format(lease_deadline(&l->lease) - now, left, sizeof(left));
+	duration_human(lease_deadline(&l->lease) - now, left, sizeof(left));
 	if (s->on_lost == ON_LOST_TERM) {
 		lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: %s has not "
 		    "confirmed the lease (%s); stopping the command before it ends in %s "
@@ -223,14 +223,16 @@ lease_in_doubt(struct loop *l, long long now)
 static void
 lease_overrun(struct loop *l, long long now)
 {
+	char late[32];
+
 	if (!l->renewing || l->doubt_said || l->s->on_lost != ON_LOST_TERM ||
 	    l->ch->ctl < 0 || now < lease_term_at(&l->lease))
 		return;
 	l->doubt_said = 1;
 	lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: lockrun did not "
-	    "renew the lease in time (stopped or starved for %lldms past the renewal); "
+	    "renew the lease in time (stopped or starved for %s past the renewal); "
 	    "the guard stopped the command before the lease ended", l->s->lock->keys.stable,
-	    now - l->next_renew);
+	    duration_human(now - l->next_renew, late, sizeof(late)));
 }
 
 /* The socket to poll: the renewal's answer, while one is in flight; and
@@ -274,8 +276,10 @@ due(struct loop *l, long long now)
 	if (l->renewing) {
 		if (l->in_flight >= 0 && now >= l->reply_by) {
 			struct lr_err e;
-			lr_errf(&e, EX_UNAVAILABLE, "%s %s: renew: no answer within %lldms",
-			    l->s->be->ops->name, l->s->be->where, l->reply_by - l->in_flight);
+			char d[32];
+			lr_errf(&e, EX_UNAVAILABLE, "%s %s: renew: no answer within %s",
+			    l->s->be->ops->name, l->s->be->where,
+			    duration_human(l->reply_by - l->in_flight, d, sizeof(d)));
 			e.transport = 1;
 			if (l->s->be->ops->session)
 				renew_slow(l, &e);

@@ -144,7 +144,7 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		    "were missed (the clock moved on); not caught up", t->name, a, b);
 	}
 	iso(latest, b, sizeof(b));
-	duration_format(now_ms - (long long)latest * 1000, late, sizeof(late));
+	duration_human(now_ms - (long long)latest * 1000, late, sizeof(late));
 	if (latest <= d->last[h->task])
 		return;		/* started already: the clock went back */
 	if (now_ms - (long long)latest * 1000 > t->deadline_ms) {

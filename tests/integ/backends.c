@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* backends.c -- what the backends suites share (see backends.h). */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
 #include "backends.h"
+#include "prom.h"
 
 enum backend be;
 struct sql_server srv;
@@ -57,6 +60,26 @@ held(const char *key)
 	VERB(&r, "status", "--json", key);
 	cr_assert(eq(int, r.status, 0), "status: %s", r.err);
 	return strstr(r.out, "\"held\":true") != NULL;
+}
+
+double
+metric(const char *key, const char *name, const char *label)
+{
+	struct prom *p = malloc(sizeof(*p));
+	struct result r;
+	char *text;
+	double v;
+
+	cr_assert(p != NULL);
+	VERB(&r, "status", "--format", "prometheus", key);
+	cr_assert(eq(int, r.status, 0), "status: %s", r.err);
+	text = file_text(scratch("run.out"));	/* r.out holds 4 KiB at most */
+	prom_check(text, p);
+	v = label ? prom_get_label(p, name, key, label) : prom_get(p, name, key);
+	cr_assert(isfinite(v), "no %s for %s: %s", name, key, text);
+	free(text);
+	free(p);
+	return v;
 }
 
 /* The events of key's history, newest first, as "EVENT EVENT ...". */

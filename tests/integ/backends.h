@@ -40,6 +40,11 @@ const char *const *env_with(const char *const *extra);
 /* Is key's lock held, as `lockrun status` sees it? */
 int	held(const char *key);
 
+/* The value of a metric of key's, as `lockrun status --format prometheus`
+ * prints it (checked strictly, prom.h): name{task="key"}, and with label
+ * not NULL the sample whose labels hold it (`reason="held"`). */
+double	metric(const char *key, const char *name, const char *label);
+
 /* The events of key's history, newest first, as "EVENT EVENT ..." in buf. */
 const char *events(const char *key, char *buf, size_t n);
 

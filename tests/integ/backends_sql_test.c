@@ -196,6 +196,7 @@ Test(backends_sql, mysql_check_names_a_missing_privilege_on_each_table)
 	cr_assert(matches(r.err, "^lockrun: mysql [^ ]+: table lockrun_keys: permission "
 	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_history: permission "
 	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_last: permission "
+	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_counts: permission "
 	    "denied for DELETE\n$"), "stderr: %s", r.err);
 }
 

@@ -133,6 +133,10 @@ a_slot_runs_once(void)
 	}
 	cr_assert(eq(str, (char *)events("slot", evbuf, sizeof(evbuf)),
 	    "released ran skipped-slot released ran"));
+	cr_assert(eq(dbl, metric("slot", "lockrun_skips_total", "reason=\"slot_taken\""),
+	    1.0));
+	cr_assert(eq(dbl, metric("slot", "lockrun_skips_total", "reason=\"held\""), 0.0));
+	cr_assert(eq(dbl, metric("slot", "lockrun_runs_total", NULL), 2.0));
 }
 THREE(a_slot_runs_once)
 
@@ -396,3 +400,89 @@ unlock_of_a_slot_key_names_the_slot(void)
 	    "%s", r.out);
 }
 THREE(unlock_of_a_slot_key_names_the_slot)
+
+/* The counters the server keeps (`status --format prometheus`): each
+ * goes up with what it counts, and only with that -- runs, a skip while
+ * held, a failure, a timeout (a failure too), a lost lock (not a
+ * failure). */
+static void
+counters_go_up_with_runs_skips_failures_and_losses(void)
+{
+	static const char *const names[] = { "lockrun_runs_total", "lockrun_skips_total",
+	    "lockrun_failures_total", "lockrun_timeouts_total", "lockrun_lost_total" };
+	double c[5], was[5];
+	struct result r;
+	struct gate g;
+	pid_t pid;
+
+#define READ(into) for (int i = 0; i < 5; i++) \
+	(into)[i] = metric("cnt", names[i], i == 1 ? "reason=\"held\"" : NULL)
+#define WANT(runs, skips, fails, outs, lost) do {				\
+	memcpy(was, c, sizeof(c));						\
+	READ(c);								\
+	const double d[5] = { runs, skips, fails, outs, lost };			\
+	for (int i = 0; i < 5; i++)						\
+		cr_assert(eq(dbl, c[i] - was[i], d[i]), "%s went from %g to %g",	\
+		    names[i], was[i], c[i]);					\
+} while (0)
+	RUN(&r, "-k", "cnt", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	READ(c);
+	cr_assert(eq(dbl, c[0], 1.0));
+	for (int i = 1; i < 5; i++)
+		cr_assert(eq(dbl, c[i], 0.0), "%s", names[i]);
+	RUN(&r, "-k", "cnt", "--", "true");
+	WANT(1, 0, 0, 0, 0);
+	RUN(&r, "-k", "cnt", "--", "sh", "-c", "exit 3");
+	WANT(1, 0, 1, 0, 0);
+
+	gate_open(&g, "");
+	pid = START("-k", "cnt", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
+	RUN(&r, "-k", "cnt", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
+	gate_release(&g);
+	cr_assert(eq(int, lr_wait(pid), 0));
+	WANT(1, 1, 0, 0, 0);
+
+	RUN(&r, "-k", "cnt", "--timeout", "200ms", "--", "sleep", "60");
+	cr_assert(eq(int, r.status, 124), "stderr: %s", r.err);
+	WANT(1, 0, 1, 1, 0);
+
+	/* unlocked while it runs: at its next keep-alive the holder finds
+	 * the lock lost and stops */
+	gate_open(&g, "");
+	pid = START("-k", "cnt", "--ttl", "3s", "--", "sh", "-c",
+	    gate_sh_then(&g, "", "exec sleep 1000"));
+	gate_wait(&g);
+	VERB(&r, "unlock", "--yes", "cnt");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	POLL_UNTIL(!alive(pid));
+	cr_assert(eq(int, lr_wait(pid), 128 + SIGTERM));
+	WANT(1, 0, 0, 0, 1);
+#undef WANT
+#undef READ
+}
+THREE(counters_go_up_with_runs_skips_failures_and_losses)
+
+/* history and status of a task no config names and the server has no
+ * record of: said, and exit 1; once it ran, both answer. */
+static void
+an_unknown_task_is_1(void)
+{
+	struct result r;
+
+	VERB(&r, "history", "typo");
+	cr_assert(eq(int, r.status, 1), "stdout: %s", r.out);
+	cr_assert(strstr(r.err, "history: typo: no such task") != NULL, "%s", r.err);
+	VERB(&r, "status", "typo");
+	cr_assert(eq(int, r.status, 1), "stdout: %s", r.out);
+	cr_assert(strstr(r.err, "typo: no such task (") != NULL, "%s", r.err);
+	cr_assert(eq(str, r.out, ""));
+	RUN(&r, "-k", "typo", "--", "true");
+	VERB(&r, "history", "typo");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	VERB(&r, "status", "typo");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+}
+THREE(an_unknown_task_is_1)

@@ -160,7 +160,7 @@ Test(cluster_failover, a_killed_master_is_waited_out_without_69, .fini = cluster
 	POLL_UNTIL(is_master(r));
 	cr_assert(is_master(r), "node %d never took over from %d", r, m);
 	starters_mark("promoted");
-	cr_assert(eq(int, watch_until(mon, 1, "\"4\" \"lockrun:{kl}\"", NULL), 1),
+	cr_assert(eq(int, watch_until(mon, 1, "\"5\" \"lockrun:{kl}\"", NULL), 1),
 	    "no renewal reached the new master");
 	redisFree(mon);
 	starters_wait(3);

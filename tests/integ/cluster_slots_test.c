@@ -104,7 +104,7 @@ reshard(int src, int dst, const char *slot, const char *key, redisContext *mon)
 
 	node_id(src, ids, sizeof(ids));
 	node_id(dst, idd, sizeof(idd));
-	snprintf(renewal, sizeof(renewal), "\"4\" \"%s\"", key);
+	snprintf(renewal, sizeof(renewal), "\"5\" \"%s\"", key);
 	on_ok(dst, "OK", "CLUSTER SETSLOT %s IMPORTING %s", slot, ids);
 	on_ok(src, "OK", "CLUSTER SETSLOT %s MIGRATING %s", slot, idd);
 	starters_wait(1);

@@ -334,13 +334,13 @@ Test(fault, a_vanished_key_is_not_retaken_after_a_later_run)
 	 * fresh server its EVALSHA is answered NOSCRIPT and an EVAL follows:
 	 * the renewal is done only once Redis knows the script, else the EVAL
 	 * could come after the DEL below and put the key back */
-	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"4\" "
+	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"5\" "
 	    "\"lockrun:\\{rt\\}\"", 1, line, sizeof(line)), 1));
 	cr_assert(eq(int, sscanf(line, "\"EVALSHA\" \"%40[0-9a-f]\"", sha), 1), "%s", line);
 	known = rcmd("SCRIPT EXISTS %s", sha);
 	cr_assert(known->type == REDIS_REPLY_ARRAY && known->elements == 1);
 	if (known->element[0]->integer == 0)
-		cr_assert(eq(long, monitor_until(mon, "^\"EVAL\" .* \"4\" \"lockrun:\\{rt\\}\"",
+		cr_assert(eq(long, monitor_until(mon, "^\"EVAL\" .* \"5\" \"lockrun:\\{rt\\}\"",
 		    1, NULL, 0), 1), "the EVAL after NOSCRIPT");
 	freeReplyObject(known);
 	redisFree(mon);

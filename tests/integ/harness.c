@@ -311,6 +311,26 @@ fifo_write(const char *path, const char *s)
 	fclose(fp);
 }
 
+char *
+file_text(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+
+	cr_assert(fp != NULL, "open %s: %s", path, strerror(errno));
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? 2 * cap : 8192;
+			cr_assert((buf = realloc(buf, cap)) != NULL);
+		}
+		len += got = fread(buf + len, 1, cap - len - 1, fp);
+	} while (got > 0);
+	fclose(fp);
+	buf[len] = '\0';
+	return buf;
+}
+
 int
 file_lines(const char *path)
 {

@@ -136,6 +136,8 @@ void	fifo_write(const char *path, const char *s);
 
 /* Count the lines of a file (0 if it does not exist). */
 int	file_lines(const char *path);
+/* The whole of a file, NUL-terminated; the caller frees it. */
+char	*file_text(const char *path);
 
 /* One command on a fresh client, formatted like redisCommand. */
 redisReply *rcmd(const char *fmt, ...);

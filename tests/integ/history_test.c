@@ -410,20 +410,39 @@ Test(history, text_table_shows_control_bytes_as_question_marks)
 	cr_assert(strstr(r.out, "  web?[2J 1\n") != NULL, "%s", r.out);
 }
 
-Test(history, empty_history_is_a_header_and_exit_zero)
+/* A task the config names that has no history yet: the header, exit 0. */
+Test(history, empty_history_of_a_configured_task_is_a_header_and_exit_zero)
 {
+	const char *cfg = write_config("tasks:\n  never-ran:\n    command: [true]\n");
 	struct result r;
 
-	LR(&r, "history", "--redis", fx.url, "never-ran");
-	cr_assert(eq(int, r.status, 0));
+	LR(&r, "history", "--redis", fx.url, "-c", cfg, "never-ran");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	cr_assert(matches(r.out, "^TIME  .*HOLDER\n$"), "only the header: %s", r.out);
-	LR(&r, "history", "--redis", fx.url, "--json", "never-ran");
+	LR(&r, "history", "--redis", fx.url, "-c", cfg, "--json", "never-ran");
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(eq(str, r.out, ""));
 	cr_assert(eq(str, r.err, ""));
-	LR(&r, "history", "-v", "--redis", fx.url, "--json", "never-ran");
+	LR(&r, "history", "-v", "--redis", fx.url, "-c", cfg, "--json", "never-ran");
 	cr_assert(eq(str, r.err, "lockrun: no history for never-ran "
 	    "(lockrun:{never-ran}:history is empty or gone)\n"));
+}
+
+/* A name no config has and with no history: mistyped, most likely. Said,
+ * and exit 1, not an empty table. */
+Test(history, an_unknown_task_is_1)
+{
+	struct result r;
+
+	LR(&r, "history", "--redis", fx.url, "nightyl");
+	cr_assert(eq(int, r.status, 1));
+	cr_assert(eq(str, r.out, ""));
+	cr_assert(matches(r.err, "^lockrun: history: nightyl: no such task, or it keeps no "
+	    "history \\(no config names it, and 127\\.0\\.0\\.1:[0-9]+ has none under "
+	    "lockrun:\\{nightyl\\}:history\\)\n$"), "%s", r.err);
+	LR(&r, "history", "--redis", fx.url, "--json", "nightyl");
+	cr_assert(eq(int, r.status, 1));
+	cr_assert(eq(str, r.out, ""));
 }
 
 /* --- JSON ------------------------------------------------------------ */
@@ -523,7 +542,8 @@ Test(history, zero_writes_no_history)
 	cr_assert(eq(int, key_exists("lockrun:{off}:last"), 0));
 	cr_assert(eq(int, key_exists("lockrun:{off}:fence"), 1), "the run itself happened");
 	LR(&r, "history", "--redis", fx.url, "--json", "off");
-	cr_assert(eq(int, r.status, 0));
+	cr_assert(eq(int, r.status, 1), "nothing says the name is right");
+	cr_assert(strstr(r.err, "no such task, or it keeps no history") != NULL, "%s", r.err);
 	cr_assert(eq(str, r.out, ""));
 }
 
@@ -547,9 +567,11 @@ Test(history, config_prefix_applies)
 	h.n = 0;
 	cr_assert(eq(long, json_lines(r.out, collect, &h, err, sizeof(err)), 2), "%s", err);
 	cr_assert(eq(str, h.e[0].host, "cfg-host"));
-	/* a name the config does not have is still a lock name */
+	/* a name the config does not have, with no history: said, exit 1 */
 	LR(&r, "history", "-c", cfg, "--json", "not-a-task");
-	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, r.status, 1), "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "not-a-task: no such task, or it keeps no history (not in "
+	    "the config") != NULL, "%s", r.err);
 	cr_assert(eq(str, r.out, ""));
 }
 
@@ -598,7 +620,8 @@ Test(history, options_may_follow_the_task)
 	cr_assert(eq(ptr, strchr(r.out, '\n'), r.out + strlen(r.out) - 1), "one line: %s", r.out);
 	/* "--" still ends the options: a task called "-x" */
 	LR(&r, "history", "--redis", fx.url, "--", "-x");
-	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, r.status, 1), "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "history: -x: no such task") != NULL, "%s", r.err);
 }
 
 Test(history, redis_down_is_69)

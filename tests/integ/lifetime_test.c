@@ -18,7 +18,7 @@ TestSuite(lifetime, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
  * EVALSHA of the renew script, whose four keys start with the stable key
  * (an EVAL follows it only when Redis answered NOSCRIPT); the acquire has
  * five keys, and the release (three) comes after the command. */
-#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"4\" \"lockrun:\\{" key "\\}\" "
+#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"5\" \"lockrun:\\{" key "\\}\" "
 
 /* A job with a 1s TTL, held until the test lets it go: Redis sees four
  * renewals a third of the TTL apart (so the job has outlived its TTL),
@@ -247,6 +247,8 @@ Test(lifetime, wait_runs_after_the_holder_and_short_wait_gives_up)
 	/* a poll on its log: it found the lock held */
 	POLL_UNTIL(strstr(lr_stderr_of(second, err, sizeof(err)), "waiting up to"));
 	cr_assert(strstr(err, "lockrun:{w} is held; waiting up to") != NULL, "%s", err);
+	/* for people: seconds (19.9s), not 19993ms */
+	cr_assert(matches(err, "waiting up to 1?[0-9](\\.[0-9])?s for it\n"), "%s", err);
 	gate_release(&g);
 	cr_assert(eq(int, lr_wait(first), 0));
 	cr_assert(eq(int, lr_wait(second), 0), "the waiter ran after the holder");

@@ -143,7 +143,7 @@ renewal_seen(redisContext *mon, const char *key)
 	char want[128];
 	int seen = 0;
 
-	snprintf(want, sizeof(want), "\" \"4\" \"lockrun:{%s}\" ", key);
+	snprintf(want, sizeof(want), "\" \"5\" \"lockrun:{%s}\" ", key);
 	for (;;) {
 		struct pollfd pfd = { .fd = mon->fd, .events = POLLIN };
 		redisReply *line = NULL;

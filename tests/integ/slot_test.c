@@ -67,11 +67,11 @@ asked_slot_ttl(redisContext *mon)
 	const char *p;
 	long long ttl = -1;
 
-	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"5\" ", 1,
+	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"6\" ", 1,
 	    line, sizeof(line)), 1), "no acquire seen");
 	redisFree(mon);
 	p = line;
-	for (int quotes = 0; *p && quotes < 16; p++)	/* 8 quoted words */
+	for (int quotes = 0; *p && quotes < 18; p++)	/* 9 quoted words */
 		quotes += *p == '"';
 	cr_assert(eq(int, sscanf(p, " \"%*s %*d %lld", &ttl), 1), "in %s", line);
 	return ttl;

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "json.h"
+#include "prom.h"
 
 TestSuite(status, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
@@ -225,248 +226,6 @@ flag(const struct json *j, const char *key)
 	return b;
 }
 
-/* --- Prometheus: a strict text exposition parser -------------------------- */
-
-struct sample {
-	char	name[128];
-	char	labels[512];	/* name="value" pairs as written, for duplicates */
-	char	task[256];	/* the task label, unescaped */
-	double	value;
-};
-
-struct prom {
-	struct sample	s[256];
-	size_t		n;
-	char		family[64][128];	/* families typed, in order */
-	int		typed[64];
-	int		helped[64];
-	size_t		nfam;
-	int		last_fam;		/* family of the last sample */
-	char		why[512];
-};
-
-static int
-prom_fail(struct prom *p, int line, const char *what, const char *text)
-{
-	snprintf(p->why, sizeof(p->why), "line %d: %s: %.200s", line, what, text);
-	return -1;
-}
-
-/* Length of a metric (colons allowed) or label name at s; 0 if none. */
-static size_t
-name_len(const char *s, int metric)
-{
-	size_t n = 0;
-
-	if (!(isalpha((unsigned char)s[0]) || s[0] == '_' || (metric && s[0] == ':')))
-		return 0;
-	while (isalnum((unsigned char)s[n]) || s[n] == '_' || (metric && s[n] == ':'))
-		n++;
-	return n;
-}
-
-static int
-family_of(struct prom *p, const char *name, size_t len)
-{
-	for (size_t i = 0; i < p->nfam; i++)
-		if (strlen(p->family[i]) == len && strncmp(p->family[i], name, len) == 0)
-			return (int)i;
-	if (p->nfam == 64 || len >= sizeof(p->family[0]))
-		return -1;
-	snprintf(p->family[p->nfam], sizeof(p->family[0]), "%.*s", (int)len, name);
-	return (int)p->nfam++;
-}
-
-/* "# HELP name text" or "# TYPE name type"; each once, before samples. */
-static int
-prom_comment(struct prom *p, int ln, const char *line)
-{
-	int help = strncmp(line, "# HELP ", 7) == 0, type = strncmp(line, "# TYPE ", 7) == 0;
-	const char *name = line + 7, *rest;
-	size_t len;
-	int f;
-
-	if (!help && !type)
-		return prom_fail(p, ln, "a comment that is neither HELP nor TYPE", line);
-	if ((len = name_len(name, 1)) == 0 || name[len] != ' ')
-		return prom_fail(p, ln, "bad metric name", line);
-	if ((f = family_of(p, name, len)) < 0)
-		return prom_fail(p, ln, "too many families", line);
-	if ((help && p->helped[f]++) || (type && p->typed[f]++))
-		return prom_fail(p, ln, "HELP or TYPE given twice", line);
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->s[i].name, p->family[f]) == 0)
-			return prom_fail(p, ln, "HELP or TYPE after the family's samples", line);
-	rest = name + len + 1;
-	if (type && strcmp(rest, "counter") != 0 && strcmp(rest, "gauge") != 0 &&
-	    strcmp(rest, "histogram") != 0 && strcmp(rest, "summary") != 0 &&
-	    strcmp(rest, "untyped") != 0)
-		return prom_fail(p, ln, "unknown type", line);
-	for (const char *c = rest; help && *c; c++)
-		if (*c == '\\' && c[1] != '\\' && c[1] != 'n')
-			return prom_fail(p, ln, "bad escape in HELP", line);
-		else if (*c == '\\')
-			c++;
-	return 0;
-}
-
-/* {name="value",...}: label names unique and not reserved, values with
- * only \\, \" and \n escaped. Advances *s past the '}'. */
-static int
-prom_labels(struct prom *p, int ln, const char **s, struct sample *out)
-{
-	const char *c = *s + 1;
-	char names[16][64];
-	int nl = 0;
-
-	for (;;) {
-		size_t len = name_len(c, 0);
-		char value[256];
-		size_t w = 0;
-
-		if (len == 0 || len >= 64 || strncmp(c, "__", 2) == 0 || c[len] != '=' ||
-		    c[len + 1] != '"')
-			return prom_fail(p, ln, "bad label name", c);
-		for (int i = 0; i < nl; i++)
-			if (strlen(names[i]) == len && strncmp(names[i], c, len) == 0)
-				return prom_fail(p, ln, "label given twice", c);
-		if (nl == 16)
-			return prom_fail(p, ln, "too many labels", c);
-		snprintf(names[nl++], 64, "%.*s", (int)len, c);
-		for (c += len + 2; *c != '"'; c++) {
-			if (*c == '\0' || *c == '\n')
-				return prom_fail(p, ln, "unterminated label value", *s);
-			if (*c == '\\') {
-				c++;
-				if (*c != '\\' && *c != '"' && *c != 'n')
-					return prom_fail(p, ln, "bad escape in a label value", *s);
-			}
-			if (w + 1 < sizeof(value))
-				value[w++] = c[-1] == '\\' && *c == 'n' ? '\n' : *c;
-		}
-		value[w] = '\0';
-		if (strcmp(names[nl - 1], "task") == 0)
-			snprintf(out->task, sizeof(out->task), "%s", value);
-		c++;
-		if (*c == '}')
-			break;
-		if (*c != ',' || c[1] == '}')
-			return prom_fail(p, ln, "',' or '}' expected", c);
-		c++;
-	}
-	snprintf(out->labels, sizeof(out->labels), "%.*s", (int)(c - *s + 1), *s);
-	*s = c + 1;
-	return 0;
-}
-
-/* A float as Go's ParseFloat reads it, or NaN/+Inf/-Inf; then end. */
-static int
-prom_value(struct prom *p, int ln, const char *v, double *out)
-{
-	if (strcmp(v, "NaN") == 0 || strcmp(v, "+Inf") == 0 || strcmp(v, "-Inf") == 0) {
-		*out = strcmp(v, "NaN") == 0 ? NAN : v[0] == '-' ? -INFINITY : INFINITY;
-		return 0;
-	}
-	if (!matches(v, "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?$"))
-		return prom_fail(p, ln, "bad value", v);
-	*out = strtod(v, NULL);
-	return 0;
-}
-
-/* A sample: name, labels, one space, value; no timestamp (lockrun writes
- * none). The family is typed and helped already, its samples are
- * together, the series is new. */
-static int
-prom_sample(struct prom *p, int ln, const char *line)
-{
-	struct sample *s = &p->s[p->n];
-	const char *c = line;
-	size_t len = name_len(c, 1);
-	int f;
-
-	if (p->n == 256)
-		return prom_fail(p, ln, "too many samples", line);
-	memset(s, 0, sizeof(*s));
-	if (len == 0 || len >= sizeof(s->name))
-		return prom_fail(p, ln, "bad metric name", line);
-	snprintf(s->name, sizeof(s->name), "%.*s", (int)len, c);
-	c += len;
-	if (*c == '{' && prom_labels(p, ln, &c, s) != 0)
-		return -1;
-	if (*c != ' ')
-		return prom_fail(p, ln, "one space before the value expected", line);
-	if (prom_value(p, ln, c + 1, &s->value) != 0)
-		return -1;
-	if ((f = family_of(p, s->name, len)) < 0 || !p->typed[f] || !p->helped[f])
-		return prom_fail(p, ln, "sample before its HELP and TYPE", line);
-	if (p->last_fam != f)
-		for (size_t i = 0; i < p->n; i++)
-			if (strcmp(p->s[i].name, s->name) == 0)
-				return prom_fail(p, ln, "the family's samples are not together", line);
-	p->last_fam = f;
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->s[i].name, s->name) == 0 && strcmp(p->s[i].labels, s->labels) == 0)
-			return prom_fail(p, ln, "the same series twice", line);
-	p->n++;
-	return 0;
-}
-
-/* Parse text strictly: every line ends with '\n', no blank lines. */
-static int
-prom_parse(const char *text, struct prom *p)
-{
-	int ln = 0;
-
-	memset(p, 0, sizeof(*p));
-	p->last_fam = -1;
-	for (const char *c = text; *c; ) {
-		const char *nl = strchr(c, '\n');
-		char line[1024];
-		int rc;
-
-		ln++;
-		if (nl == NULL)
-			return prom_fail(p, ln, "no newline at the end", c);
-		if ((size_t)(nl - c) >= sizeof(line))
-			return prom_fail(p, ln, "line too long", c);
-		snprintf(line, sizeof(line), "%.*s", (int)(nl - c), c);
-		if (line[0] == '\0')
-			return prom_fail(p, ln, "blank line", line);
-		rc = line[0] == '#' ? prom_comment(p, ln, line) : prom_sample(p, ln, line);
-		if (rc != 0)
-			return -1;
-		c = nl + 1;
-	}
-	return 0;
-}
-
-/* The value of name{task="task"}, or NaN when there is no such sample. */
-static double
-prom_get(const struct prom *p, const char *name, const char *task)
-{
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->s[i].name, name) == 0 && strcmp(p->s[i].task, task) == 0)
-			return p->s[i].value;
-	return NAN;
-}
-
-/* Parse text with prom_parse(), failing the test on an error; and with
- * promtool if it is on PATH. */
-static void
-prom_check(const char *text, struct prom *p)
-{
-	cr_assert(eq(int, prom_parse(text, p), 0), "%s\n%s", p->why, text);
-	for (size_t i = 0; i < p->n; i++)
-		cr_assert(isfinite(p->s[i].value), "%s{%s} is not finite", p->s[i].name,
-		    p->s[i].task);
-	if (system("command -v promtool >/dev/null 2>&1") == 0) {
-		char cmd[512];
-
-		snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", scratch("run.out"));
-		cr_assert(eq(int, system(cmd), 0), "promtool check metrics refused it");
-	}
-}
-
 Test(status, prometheus_parser_refuses_what_it_should)
 {
 	static const char *const bad[] = {
@@ -485,6 +244,7 @@ Test(status, prometheus_parser_refuses_what_it_should)
 		"# HELP x h\n# TYPE x gauge\nx  1\n",
 		"# HELP x h\n# TYPE x gauge\n\nx 1\n",
 		"# HELP x h\n# TYPE x meter\nx 1\n",
+		"# HELP x h\n# TYPE x counter\nx 1\n",
 	};
 	struct prom *p = malloc(sizeof(*p));
 
@@ -543,23 +303,50 @@ Test(status, held_lock_shows_its_holder)
 	release(pid, &g);
 }
 
-Test(status, free_lock_without_history)
+Test(status, a_named_task_nothing_knows_is_1)
 {
 	struct result r;
-	struct lines ls;
+	const char *cfg = write_config("tasks:\n  never-ran:\n    command: [true]\n");
 
 	LR(&r, "status", "--redis", fx.url, "--format", "json", "never-ran");
-	cr_assert(eq(int, r.status, 0), "%s", r.err);
-	parse_lines(r.out, &ls);
-	cr_assert(eq(sz, ls.n, 1));
-	cr_assert(eq(int, json_is(json_get(ls.line[0], "holder"), "null"), 1));
-	cr_assert(eq(int, json_is(json_get(ls.line[0], "last_run"), "null"), 1));
-	cr_assert(eq(int, json_is(json_get(ls.line[0], "last_success"), "null"), 1));
-	free_lines(&ls);
+	cr_assert(eq(int, r.status, 1), "%s", r.err);
+	cr_assert(eq(str, r.out, ""));
+	cr_assert(matches(r.err, "^lockrun: never-ran: no such task \\(no config names it, "
+	    "and 127\\.0\\.0\\.1:[0-9]+ has no record of it under lockrun:\\{never-ran\\}\\)\n$"),
+	    "%s", r.err);
 
-	LR(&r, "status", "--redis", fx.url, "never-ran");
+	/* a task the config names is known, run or not */
+	LR(&r, "status", "--redis", fx.url, "-c", cfg, "--format", "json", "never-ran");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(strstr(r.out, "\"holder\":null") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"last_run\":null") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"last_success\":null") != NULL, "%s", r.out);
+	LR(&r, "status", "--redis", fx.url, "-c", cfg, "never-ran");
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(matches(r.out, "\nnever-ran +free( +-){11}\n$"), "%s", r.out);
+}
+
+/* A holder that lost the server while its command ran could not record
+ * the end: once its lease is gone, its last run is "unknown", not running
+ * forever. Here the key's lease ran out under a "running" record. */
+Test(status, a_run_whose_lease_ran_out_unrecorded_is_unknown)
+{
+	struct result r;
+	struct gate g;
+	pid_t pid = hold("silent", "h", &g);
+
+	LR(&r, "status", "--redis", fx.url, "--json", "silent");
+	cr_assert(strstr(r.out, "\"event\":\"running\"") != NULL, "%s", r.out);
+	/* what a server that never heard the release holds once the lease ends */
+	freeReplyObject(rcmd("DEL lockrun:{silent}"));
+	LR(&r, "status", "--redis", fx.url, "--json", "silent");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(strstr(r.out, "\"held\":false") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"event\":\"unknown\"") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"start_ms\":null") == NULL, "its start stays: %s", r.out);
+	LR(&r, "status", "--redis", fx.url, "silent");
+	cr_assert(matches(r.out, "\nsilent +free( +-){5} +unknown +h:[0-9]+ "), "%s", r.out);
+	release(pid, &g);
 }
 
 /* A key lockrun would have written, left by a holder that died long ago
@@ -731,30 +518,38 @@ Test(status, prometheus_output_is_valid_and_says_what_happened)
 	LR(&r, "--redis", fx.url, "-k", "busy", "--", "true");	/* skipped */
 
 	LR(&r, "status", "--redis", fx.url, "--format", "prometheus", "ok", "bad", odd,
-	    "busy", "idle");
+	    "busy");
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	out = last_stdout();
 	prom_check(out, p);
 	cr_assert(eq(dbl, prom_get(p, "lockrun_lock_held", "ok"), 0.0));
 	cr_assert(eq(dbl, prom_get(p, "lockrun_lock_held", "busy"), 1.0));
-	cr_assert(eq(dbl, prom_get(p, "lockrun_lock_held", "idle"), 0.0));
 	cr_assert(eq(dbl, prom_get(p, "lockrun_lock_held", odd), 0.0), "%s", out);
 	cr_assert(prom_get(p, "lockrun_lock_held_seconds", "busy") >= 0);
 	cr_assert(isnan(prom_get(p, "lockrun_lock_held_seconds", "ok")));
 	cr_assert(eq(dbl, prom_get(p, "lockrun_last_exit_status", "ok"), 0.0));
 	cr_assert(eq(dbl, prom_get(p, "lockrun_last_exit_status", "bad"), 3.0));
 	cr_assert(isnan(prom_get(p, "lockrun_last_exit_status", "busy")), "still running");
-	cr_assert(isnan(prom_get(p, "lockrun_last_exit_status", "idle")), "never ran");
 	cr_assert(prom_get(p, "lockrun_last_run_start_timestamp_seconds", "ok") > 1e9);
 	cr_assert(prom_get(p, "lockrun_last_success_timestamp_seconds", "ok") >=
 	    prom_get(p, "lockrun_last_run_start_timestamp_seconds", "ok"));
 	cr_assert(isnan(prom_get(p, "lockrun_last_success_timestamp_seconds", "bad")));
 	cr_assert(prom_get(p, "lockrun_last_duration_seconds", "bad") >= 0);
-	cr_assert(eq(dbl, prom_get(p, "lockrun_history_runs", "busy"), 1.0));
-	cr_assert(eq(dbl, prom_get(p, "lockrun_history_skips", "busy"), 2.0));
-	cr_assert(eq(dbl, prom_get(p, "lockrun_history_runs", "ok"), 1.0));
-	cr_assert(eq(dbl, prom_get(p, "lockrun_history_skips", "ok"), 0.0));
-	cr_assert(eq(dbl, prom_get(p, "lockrun_history_runs", "idle"), 0.0));
+	cr_assert(eq(dbl, prom_get(p, "lockrun_runs_total", "busy"), 1.0));
+	cr_assert(eq(dbl, prom_get_label(p, "lockrun_skips_total", "busy", "reason=\"held\""),
+	    2.0), "%s", out);
+	cr_assert(eq(dbl, prom_get_label(p, "lockrun_skips_total", "busy",
+	    "reason=\"slot_taken\""), 0.0), "%s", out);
+	cr_assert(eq(dbl, prom_get(p, "lockrun_runs_total", "ok"), 1.0));
+	cr_assert(eq(dbl, prom_get_label(p, "lockrun_skips_total", "ok", "reason=\"held\""),
+	    0.0));
+	cr_assert(eq(dbl, prom_get(p, "lockrun_failures_total", "ok"), 0.0));
+	cr_assert(eq(dbl, prom_get(p, "lockrun_failures_total", "bad"), 1.0));
+	cr_assert(eq(dbl, prom_get(p, "lockrun_lost_total", "bad"), 0.0));
+	cr_assert(eq(dbl, prom_get(p, "lockrun_timeouts_total", "bad"), 0.0));
+	cr_assert(matches(out, "\n# TYPE lockrun_runs_total counter\n"), "%s", out);
+	cr_assert(matches(out, "\n# TYPE lockrun_lock_held_seconds gauge\n"), "%s", out);
+	cr_assert(strstr(out, "lockrun_history_") == NULL, "the old families are gone");
 	for (size_t i = 0; i < p->n; i++)
 		cr_assert(strncmp(p->s[i].name, "lockrun_", 8) == 0, "%s", p->s[i].name);
 	cr_assert(matches(out, "\nlockrun_lock_held\\{task=\"q\\\\\"x\\\\\\\\y\"\\} 0\n"),
@@ -762,6 +557,28 @@ Test(status, prometheus_output_is_valid_and_says_what_happened)
 	free(out);
 	free(p);
 	release(pid, &g);
+}
+
+/* A task the config names that never ran: free, and its counters 0, so
+ * that rate() has a start. */
+Test(status, prometheus_counts_a_configured_task_that_never_ran_as_0)
+{
+	struct result r;
+	struct prom *p = malloc(sizeof(*p));
+	const char *cfg = write_config("tasks:\n  idle:\n    command: [true]\n");
+	char *out;
+
+	cr_assert(p != NULL);
+	LR(&r, "status", "--redis", fx.url, "-c", cfg, "--format", "prometheus");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	out = last_stdout();
+	prom_check(out, p);
+	cr_assert(eq(dbl, prom_get(p, "lockrun_lock_held", "idle"), 0.0));
+	cr_assert(isnan(prom_get(p, "lockrun_last_exit_status", "idle")), "never ran");
+	cr_assert(eq(dbl, prom_get(p, "lockrun_runs_total", "idle"), 0.0));
+	cr_assert(eq(dbl, prom_get(p, "lockrun_lost_total", "idle"), 0.0));
+	free(out);
+	free(p);
 }
 
 /* --- which tasks --------------------------------------------------------------- */

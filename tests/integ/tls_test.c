@@ -234,7 +234,7 @@ Test(tls, openssl_conf_is_not_read)
 }
 
 /* One renewal of lockrun:{KEY}, as MONITOR shows it (lifetime_test.c). */
-#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"4\" \"lockrun:\\{" key "\\}\" "
+#define RENEWAL(key) "^\"EVALSHA\" \"[0-9a-f]{40}\" \"5\" \"lockrun:\\{" key "\\}\" "
 
 /* A job with a 1s TTL on the TLS server: it is renewed over TLS (the
  * supervise loop reads the renewals' answers from the TLS session),

@@ -96,7 +96,7 @@ Test(wait, wait_goes_in_the_same_write_as_the_acquire)
 	POLL_UNTIL(proxy_pending(&px) > 0);
 	held = proxy_pending(&px);
 	proxy_thaw(&px);
-	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"5\" ", 1,
+	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"6\" ", 1,
 	    evalsha, sizeof(evalsha)), 1));
 	cr_assert(eq(long, monitor_until(mon, "^\"WAIT\" ", 1, wait, sizeof(wait)), 1));
 	redisFree(mon);
@@ -206,7 +206,7 @@ Test(wait, each_renewal_is_followed_by_wait)
 	    "-k", "w3ok", "--ttl", "4s", "--", "sh", "-c", gate_sh(&g));
 	gate_wait(&g);
 	for (int i = 0; i < 2; i++) {
-		cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"4\" "
+		cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"5\" "
 		    "\"lockrun:\\{w3ok\\}\" ", 1, NULL, 0), 1), "renewal %d", i + 1);
 		cr_assert(eq(long, monitor_until(mon, "^\"", 1, last, sizeof(last)), 1));
 		cr_assert(eq(str, last, "\"WAIT\" \"1\" \"1000\""), "after renewal %d", i + 1);

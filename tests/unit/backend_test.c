@@ -60,3 +60,13 @@ Test(backend, fields_refuse_more_than_they_hold)
 	cr_assert(eq(int, fields_add(&f, "one-more", "v"), -1));
 	fields_free(&f);
 }
+
+Test(backend, counters_are_found_by_their_stored_name)
+{
+	cr_assert(eq(int, counter_index("runs"), CNT_RUNS));
+	cr_assert(eq(int, counter_index("skipped_slot"), CNT_SKIPPED_SLOT));
+	cr_assert(eq(int, counter_index("timeouts"), CNT_TIMEOUTS));
+	cr_assert(eq(int, counter_index("skips"), -1), "0.1.0's name is no counter");
+	for (int i = 0; i < NCOUNTERS; i++)
+		cr_assert(eq(int, counter_index(lr_counter_names[i]), i));
+}

@@ -63,3 +63,17 @@ Test(duration, formats_shortest_form_that_parses_back)
 		cr_assert(eq(i64, back, cases[i].ms));
 	}
 }
+
+Test(duration, human_form_is_for_people)
+{
+	static const struct { long long ms; const char *text; } cases[] = {
+		{ 0, "0ms" }, { 850, "850ms" }, { 1000, "1s" }, { 1500, "1.5s" },
+		{ 1099, "1s" }, { 12345, "12.3s" }, { 59999, "59.9s" }, { 60000, "1m" },
+		{ 90500, "1m30s" }, { 600000, "10m" }, { 5400999, "1h30m" }, { -5, "0ms" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_assert(eq(str, duration_human(cases[i].ms, buf, sizeof(buf)),
+		    (char *)cases[i].text), "%lld", cases[i].ms);
+}

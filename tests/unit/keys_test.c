@@ -240,6 +240,10 @@ Test(keys, parse_reads_back_what_build_writes)
 	cr_assert(eq(int, keys_parse(k.last, NULL, &p), 0));
 	cr_assert(eq(int, p.kind, KEY_LAST));
 	cr_assert(eq(str, p.name, "import"));
+	cr_assert(eq(str, k.counts, "lockrun:{import}:counts"));
+	cr_assert(eq(int, keys_parse(k.counts, "lockrun:", &p), 0));
+	cr_assert(eq(int, p.kind, KEY_COUNTS));
+	cr_assert(eq(str, p.name, "import"));
 }
 
 Test(keys, parse_finds_the_prefix_when_not_given)

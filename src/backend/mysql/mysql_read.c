@@ -17,11 +17,11 @@ static const char *const last_fields[] = { "event", "host", "pid", "slot", "toke
     "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
 static const char *const hist_fields[] = { "event", "host", "pid", "slot", "token",
     "holder", "status", "duration_ms" };
-/* in this order: bits 0, 1, 2 of uses[].tables */
+/* in this order: bits 0, 1, 2, 3 of uses[].tables */
 static const char *const tables[] = { "lockrun_keys", "lockrun_history",
-    "lockrun_last" };
+    "lockrun_last", "lockrun_counts" };
 
-#define PEEK_COLS	18	/* MY_SQL_PEEK's */
+#define PEEK_COLS	23	/* MY_SQL_PEEK's */
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Whether key is a stable key, prefix{name}, rather than a slot key. */
@@ -36,7 +36,7 @@ is_stable(const char *key)
 /* The inputs of MY_SQL_PEEK for one key. */
 static void
 peek_vars(struct myq *q, MYSQL *db, const char *key, const char *last,
-    const char *hist, int counts)
+    const char *ckey, int counts)
 {
 	char name[KEY_MAX];
 
@@ -44,7 +44,7 @@ peek_vars(struct myq *q, MYSQL *db, const char *key, const char *last,
 	myq_str(q, db, "key", key);
 	myq_str(q, db, "name", is_stable(key) ? name : NULL);
 	myq_str(q, db, "last", last);
-	myq_str(q, db, "hist", hist);
+	myq_str(q, db, "ckey", ckey);
 	myq_ll(q, "counts", counts);
 	myq_end(q);
 }
@@ -142,8 +142,11 @@ state_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	for (size_t i = 0; i < NELEM(last_fields); i++)
 		if (fields_add(&s->last, last_fields[i], row[6 + i]) != 0)
 			return MY_ROW_NOMEM;
-	s->runs = st->counts ? my_num(row[16]) : -1;
-	s->skips = st->counts ? my_num(row[17]) : -1;
+	if (st->counts && row[16] != NULL && strcmp(row[16], "1") == 0) {
+		s->counted = 1;
+		for (int c = 0; c < NCOUNTERS; c++)
+			s->count[c] = row[17 + c] ? my_num(row[17 + c]) : 0;
+	}
 	return 0;
 }
 
@@ -157,7 +160,7 @@ my_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
 	int rc;
 
 	for (size_t i = 0; i < n; i++)
-		out[i] = (struct lr_state){ .ttl_ms = -1, .runs = -1, .skips = -1 };
+		out[i] = (struct lr_state){ .ttl_ms = -1 };
 	if (m->db == NULL)
 		return my_not_connected(b, "status", e);
 	my_clock_vars(&q);
@@ -165,7 +168,7 @@ my_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
 	if (n == 0)
 		myq_add(&q, "SELECT @now");
 	for (size_t i = 0; i < n; i++) {
-		peek_vars(&q, m->db, k[i].stable, k[i].last, k[i].hist, counts);
+		peek_vars(&q, m->db, k[i].stable, k[i].last, k[i].counts, counts);
 		myq_add(&q, MY_SQL_PEEK);
 		myq_add(&q, i + 1 < n ? ";\n" : "");
 	}
@@ -352,9 +355,9 @@ static const struct use {
 	const char	*verb, *head, *mid, *tail;	/* head TABLE [mid TABLE] tail */
 	unsigned	 tables;
 } uses[] = {
-	{ "INSERT", "INSERT INTO ", " SELECT * FROM ", " WHERE 1 = 0", 7 },
-	{ "UPDATE", "UPDATE ", NULL, " SET expires_ms = expires_ms WHERE 1 = 0", 5 },
-	{ "DELETE", "DELETE FROM ", NULL, " WHERE 1 = 0", 7 },
+	{ "INSERT", "INSERT INTO ", " SELECT * FROM ", " WHERE 1 = 0", 15 },
+	{ "UPDATE", "UPDATE ", NULL, " SET expires_ms = expires_ms WHERE 1 = 0", 13 },
+	{ "DELETE", "DELETE FROM ", NULL, " WHERE 1 = 0", 15 },
 };
 
 /* The tables exist (or can be created) and take what a run does to them:

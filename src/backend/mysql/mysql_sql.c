@@ -46,9 +46,11 @@
  *   answer, which frees it too. */
 #include "backend/mysql/mysql_sql.h"
 
-/* k: "lockrun:{name}", "...:slot:<stamp>", "...:fence"; history and last
- * run rows are keyed by "...:history" and "...:last", as in Redis. The
- * other text columns are what the Redis stream and hash hold. */
+/* k: "lockrun:{name}", "...:slot:<stamp>", "...:fence"; history, last
+ * run and counters rows are keyed by "...:history", "...:last" and
+ * "...:counts", as in Redis. The other text columns are what the Redis
+ * stream and hashes hold. A table a later lockrun added (lockrun_counts)
+ * is created as the others: a statement finds it missing. */
 const char MY_SQL_DDL[] =
 "CREATE TABLE IF NOT EXISTS lockrun_keys (\n"
 "  k          VARBINARY(400)  NOT NULL PRIMARY KEY,\n"
@@ -87,6 +89,17 @@ const char MY_SQL_DDL[] =
 "  duration_ms VARBINARY(32)   NULL,\n"
 "  success_ms  VARBINARY(32)   NULL,\n"
 "  INDEX lockrun_last_expires (expires_ms)\n"
+") ENGINE=InnoDB;\n"
+"CREATE TABLE IF NOT EXISTS lockrun_counts (\n"
+"  k            VARBINARY(400)  NOT NULL PRIMARY KEY,\n"
+"  expires_ms   BIGINT          NOT NULL,\n"
+"  runs         BIGINT          NOT NULL,\n"
+"  skipped_held BIGINT          NOT NULL,\n"
+"  skipped_slot BIGINT          NOT NULL,\n"
+"  failures     BIGINT          NOT NULL,\n"
+"  lost         BIGINT          NOT NULL,\n"
+"  timeouts     BIGINT          NOT NULL,\n"
+"  INDEX lockrun_counts_expires (expires_ms)\n"
 ") ENGINE=InnoDB";
 
 /* The server's start in seconds: now - Uptime. Two connections may see
@@ -130,13 +143,39 @@ const char MY_SQL_SESSION_MYSQL[] =
  * behind it. Empty: it is for the reader. */
 #define BOOKKEEPING ""
 
-/* Opens the other two tables with the first read of lockrun_keys (see
- * the rules above); its value is not used. */
+/* Opens the other tables with the first read of lockrun_keys (see the
+ * rules above); its value is not used. */
 #define TOUCH_TABLES \
 "MAX((SELECT 1 FROM lockrun_history WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_last " \
-"WHERE 1 = 0))"
+"WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_counts WHERE 1 = 0))"
 
-/* acquire.lua. Inputs: @stable @slot @fence @hist @last @name (the
+/* The task's counters (record.h) count what RECORD records (@event,
+ * @status; when @rec), in the same exchange: no round trip of their own.
+ * The row lives @hist_ttl ms after its last write, as the history, so a
+ * counter never resets while the task runs; an expired row starts again
+ * from 0 (expires_ms is assigned last: the others read its old value). A
+ * lost run is counted as lost, not failed; a timeout is a failure too.
+ * Written before the last-run row, in every transaction alike. */
+#define COUNT \
+"SET @c_run := @event = 'ran', @c_held := @event = 'skipped-held',\n" \
+"    @c_slot := @event = 'skipped-slot', @c_lost := @event = 'lost',\n" \
+"    @c_out := @event = 'stopped-timeout',\n" \
+"    @c_fail := @event NOT IN ('ran', 'skipped-held', 'skipped-slot', 'lost') AND\n" \
+"        COALESCE(@status, '0') <> '0';\n" \
+"INSERT INTO lockrun_counts (k, expires_ms, runs, skipped_held, skipped_slot,\n" \
+"    failures, lost, timeouts)\n" \
+"  SELECT @ckey, @now + @hist_ttl, @c_run, @c_held, @c_slot, @c_fail, @c_lost,\n" \
+"    @c_out FROM DUAL WHERE @rec\n" \
+"  ON DUPLICATE KEY UPDATE runs = IF(expires_ms > @now, runs, 0) + @c_run,\n" \
+"    skipped_held = IF(expires_ms > @now, skipped_held, 0) + @c_held,\n" \
+"    skipped_slot = IF(expires_ms > @now, skipped_slot, 0) + @c_slot,\n" \
+"    failures = IF(expires_ms > @now, failures, 0) + @c_fail,\n" \
+"    lost = IF(expires_ms > @now, lost, 0) + @c_lost,\n" \
+"    timeouts = IF(expires_ms > @now, timeouts, 0) + @c_out,\n" \
+"    expires_ms = @now + @hist_ttl;\n"
+
+/* acquire.lua. Inputs: @stable @slot @fence @hist @last @ckey (the
+ * counters) @name (the
  * session lock) @id @owner @host @pid @slot_iso @ttl @slot_ttl @cap
  * @hist_ttl @say_held @now @us. Answer: (1, token) acquired, (0, holder)
  * held, (2, holder) slot taken.
@@ -192,6 +231,7 @@ BOOKKEEPING
 "    @status := NULL, @dur := NULL, " HOLDER_OF ";\n"
 "SET @htok := IF(@won, @toks, @htok);\n"
 RECORD
+COUNT
 /* a new run; the last success is kept until the next (acquire.lua) */
 "INSERT INTO lockrun_last (k, expires_ms, event, host, pid, slot, token, start_ms)\n"
 "  SELECT @last, @now + @hist_ttl, 'running', @host, @pid, NULLIF(@slot_iso, ''),\n"
@@ -204,7 +244,7 @@ RECORD
 CAP;
 
 /* renew.lua, for a stable row backed by this session's GET_LOCK. Inputs:
- * @stable @fence @hist @last @name @val (what acquire stored) @token
+ * @stable @fence @hist @last @ckey @name @val (what acquire stored) @token
  * @host @pid @slot_iso @ttl @cap @hist_ttl @now. Answer: (code, the
  * row's value when another's): 1 renewed; 0 this session no longer holds
  * the lock (lost); 2 the row had vanished (the expired-row cleanup) and
@@ -232,12 +272,13 @@ BOOKKEEPING
 "    @rec := @cap > 0 AND @r IN (0, 3), " HOLDER_OF ";\n"
 "SET @htok := @token;\n"
 RECORD
+COUNT
 "UPDATE lockrun_last SET event = 'lost', end_ms = CAST(@now AS CHAR),\n"
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @token AND event = 'running' AND @rec;\n"
 CAP;
 
-/* release.lua. Inputs: @stable @hist @last @name @val @token @host @pid
+/* release.lua. Inputs: @stable @hist @last @ckey @name @val @token @host @pid
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @status @dur
  * @event (NULL: record nothing, after a lost lock) @cap @hist_ttl @now.
  * The row is kept for @keep ms as a lease ('released': newcomers respect
@@ -257,6 +298,7 @@ BOOKKEEPING
 "START TRANSACTION;\n"
 "SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL;\n"
 RECORD
+COUNT
 "UPDATE lockrun_last SET event = @event, status = @status, duration_ms = @dur,\n"
 "    end_ms = CAST(@now AS CHAR),\n"
 "    success_ms = IF(@event = 'released' AND @status = '0', CAST(@now AS CHAR),\n"
@@ -313,21 +355,20 @@ CAP;
 
 /* peek, and each task of states: the stable (or slot) row as it is, and
  * whether its session lock is taken; mysql.c decides (row_held()).
- * Inputs: @key @name (NULL: no session lock) @last @hist @counts @now.
+ * Inputs: @key @name (NULL: no session lock) @last @ckey @counts @now.
  * Columns: v expires_ms boot used lr_boot now, the last-run fields
  * (event host pid slot token start_ms end_ms status duration_ms
- * success_ms), runs, skips. */
+ * success_ms), and with @counts whether the counters row is there and
+ * the counters (record.h's order). */
 const char MY_SQL_PEEK[] =
 "SELECT s.v, s.expires_ms, s.boot, IS_USED_LOCK(@name) IS NOT NULL, @lr_boot, @now,\n"
 "    l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status,\n"
-"    l.duration_ms, l.success_ms,\n"
-"    IF(@counts, (SELECT COUNT(*) FROM lockrun_history WHERE k = @hist AND\n"
-"        event = 'ran' AND expires_ms > @now), NULL),\n"
-"    IF(@counts, (SELECT COUNT(*) FROM lockrun_history WHERE k = @hist AND\n"
-"        event IN ('skipped-held', 'skipped-slot') AND expires_ms > @now), NULL)\n"
+"    l.duration_ms, l.success_ms, c.k IS NOT NULL, c.runs, c.skipped_held,\n"
+"    c.skipped_slot, c.failures, c.lost, c.timeouts\n"
 "  FROM (SELECT 1) AS one\n"
 "  LEFT JOIN lockrun_keys AS s ON s.k = @key\n"
-"  LEFT JOIN lockrun_last AS l ON l.k = @last AND l.expires_ms > @now";
+"  LEFT JOIN lockrun_last AS l ON l.k = @last AND l.expires_ms > @now\n"
+"  LEFT JOIN lockrun_counts AS c ON c.k = @ckey AND c.expires_ms > @now AND @counts";
 
 /* Every live key under a prefix: @pattern is a LIKE pattern with '!' as
  * its escape character. */
@@ -358,4 +399,6 @@ const char MY_SQL_PRUNE[] =
 "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
 "DELETE FROM lockrun_history WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
 "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
-"DELETE FROM lockrun_last WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";
+"DELETE FROM lockrun_last WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+"DELETE FROM lockrun_counts WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";

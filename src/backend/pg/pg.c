@@ -42,6 +42,7 @@
 #include "core/text.h"
 
 #define NUM_MAX	24	/* a long long in digits, and its NUL */
+#define PG_TABLES	4	/* pg_sql_probe's rows: keys, history, last, counts */
 
 static void
 num_s(char buf[NUM_MAX], long long v)
@@ -104,7 +105,8 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	    pid[32];
 	const char *params[] = { l->keys.stable, l->slot_ttl_ms ? l->keys.slot : "",
 	    l->keys.fence, l->keys.hist, l->keys.last, id.id, ttl, slot_ttl, cap, hist_ttl,
-	    l->id, l->owner, host, pid, slot_iso(l), l->quiet_held ? "false" : "true" };
+	    l->id, l->owner, host, pid, slot_iso(l), l->quiet_held ? "false" : "true",
+	    l->keys.counts };
 	PGresult *res;
 	long long code;
 
@@ -116,7 +118,7 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	host_pid(l->owner, host, pid);
 	if (pg_open(b, e) != 0)
 		return -1;
-	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 16, params, e)) == NULL) {
+	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 17, params, e)) == NULL) {
 		pg_conn_close(b);	/* what the statement took before it failed */
 		return -1;
 	}
@@ -145,7 +147,7 @@ pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	char ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32];
 	const char *params[] = { l->keys.stable, l->keys.fence, l->keys.hist, l->keys.last,
 	    id.id, id.hi, id.lo, l->value, ttl, cap, hist_ttl, host, pid, slot_iso(l),
-	    l->token_s };
+	    l->token_s, l->keys.counts };
 
 	(void)cap_ms;	/* a session lock is not carried across a new connection */
 	(void)wait_ms;
@@ -154,7 +156,7 @@ pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	num_s(cap, l->hist_cap);
 	num_s(hist_ttl, l->hist_ttl_ms);
 	host_pid(l->owner, host, pid);
-	return pg_conn_send(b, "renew", pg_sql_renew, 15, params, e);
+	return pg_conn_send(b, "renew", pg_sql_renew, 16, params, e);
 }
 
 static int
@@ -188,7 +190,7 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	    host[256], pid[32];
 	const char *params[] = { l->keys.stable, l->keys.hist, l->keys.last, id.id, id.hi,
 	    id.lo, l->value, keep, status, took, end->event, cap, hist_ttl, host, pid,
-	    slot_iso(l), l->token_s };
+	    slot_iso(l), l->token_s, l->keys.counts };
 	PGresult *res;
 	int released;
 
@@ -201,7 +203,7 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	num_s(cap, l->hist_cap);
 	num_s(hist_ttl, l->hist_ttl_ms);
 	host_pid(l->owner, host, pid);
-	if ((res = pg_conn_write(b, "release", pg_sql_release, 17, params, e)) == NULL)
+	if ((res = pg_conn_write(b, "release", pg_sql_release, 18, params, e)) == NULL)
 		return -1;
 	if (pq.ntuples(res) != 1)
 		return unexpected(b, "release", res, e);
@@ -282,7 +284,7 @@ states_arrays(const struct lr_keys *k, size_t n, char *lit[5])
 		pg_sql_lockid(k[i].stable, &ids[i]);
 		v[i] = k[i].stable;
 		v[n + i] = k[i].last;
-		v[2 * n + i] = k[i].hist;
+		v[2 * n + i] = k[i].counts;
 		v[3 * n + i] = ids[i].hi;
 		v[4 * n + i] = ids[i].lo;
 	}
@@ -308,8 +310,11 @@ state_read(const PGresult *res, int r, int counts, struct lr_state *s)
 	for (int i = 0; i < 10; i++)
 		if (fields_add(&s->last, last[i], pg_conn_cell(res, r, 4 + i)) != 0)
 			return -1;
-	s->runs = counts ? pg_conn_num(res, r, 14, 0) : -1;
-	s->skips = counts ? pg_conn_num(res, r, 15, 0) : -1;
+	if (counts && pg_conn_cell(res, r, 14) && strcmp(pg_conn_cell(res, r, 14), "t") == 0) {
+		s->counted = 1;
+		for (int c = 0; c < NCOUNTERS; c++)
+			s->count[c] = pg_conn_num(res, r, 15 + c, 0);
+	}
 	return 0;
 }
 
@@ -332,20 +337,26 @@ pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
     struct lr_state *out, long long *now_ms, struct lr_err *e)
 {
 	char *lit[5] = { NULL };
-	const char *params[6];
+	const char *params[5];
 	PGresult *res = NULL;
 	int missing = 0, rc = -1;
 
 	for (size_t i = 0; i < n; i++)
-		out[i] = (struct lr_state){ .ttl_ms = -1, .runs = -1, .skips = -1 };
+		out[i] = (struct lr_state){ .ttl_ms = -1 };
 	if (states_arrays(k, n, lit) != 0) {
 		lr_errf(e, EX_OSERR, "out of memory");
 		goto out;
 	}
 	for (int j = 0; j < 5; j++)
 		params[j] = lit[j];
-	params[5] = counts ? "true" : "false";
-	if ((res = pg_conn_read(b, "status", pg_sql_states, 6, params, &missing, e)) == NULL) {
+	/* the counters' table may be missing alone, in a database an older
+	 * lockrun set up: then read the rest without them */
+	if (counts && (res = pg_conn_read(b, "status", pg_sql_states_counts, 5, params,
+	    &missing, e)) == NULL && !missing)
+		goto out;
+	counts = counts && res != NULL;
+	if (res == NULL &&
+	    (res = pg_conn_read(b, "status", pg_sql_states, 5, params, &missing, e)) == NULL) {
 		rc = missing ? server_now(b, now_ms, e) : -1;	/* no tables: all free */
 		goto out;
 	}
@@ -466,7 +477,7 @@ pg_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *bu
 	buf[0] = '\0';
 	if ((res = pg_conn_read(b, "check", pg_sql_probe, 0, NULL, &missing, e)) == NULL)
 		return -1;
-	if (pq.ntuples(res) != 3)
+	if (pq.ntuples(res) != PG_TABLES)
 		return unexpected(b, "check", res, e);
 	if (strcmp(pg_conn_cell(res, 0, 5), "t") == 0)
 		text_problem(buf, n, &count, "this server is a read-only standby (in recovery); "
@@ -477,7 +488,7 @@ pg_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *bu
 	if (strcmp((iso = pg_conn_cell(res, 0, 7)), "read committed") != 0)
 		text_problem(buf, n, &count, "default_transaction_isolation is %s: "
 		    "lockrun's statements need read committed", iso);
-	for (int r = 0; r < 3; r++)
+	for (int r = 0; r < PG_TABLES; r++)
 		probe_table(res, r, buf, n, &count);
 	pq.clear(res);
 	return count;

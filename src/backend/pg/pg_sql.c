@@ -83,8 +83,28 @@
 	"OFFSET (SELECT greatest(cap - 1, 0) FROM a) " \
 	"FOR UPDATE OF t SKIP LOCKED)), "
 
+/* The task's counters (ops.h, record.h) count the decision the statement
+ * records, event ev with exit status st (SQL expressions), in the same
+ * statement: no round trip of their own. The row lives as long as the
+ * history, hist_ttl after its last write, so a counter never resets while
+ * the task runs; an expired row starts again from 0. A lost run is
+ * counted as lost, not failed; a timeout is a failure too. */
+#define COUNT_ADD(c) \
+	c " = CASE WHEN t.expires_ms > (SELECT now_ms FROM a) THEN t." c " ELSE 0 END + " \
+	"excluded." c
+#define COUNT(ev, st, from) \
+	"cw AS (INSERT INTO lockrun_counts AS t (k, expires_ms, runs, skipped_held, " \
+	"skipped_slot, failures, lost, timeouts) SELECT a.counts, a.now_ms + a.hist_ttl, " \
+	"(" ev " = 'ran')::int, (" ev " = 'skipped-held')::int, (" ev " = 'skipped-slot')::int, " \
+	"(" ev " NOT IN ('ran', 'skipped-held', 'skipped-slot', 'lost') " \
+	"AND coalesce(" st ", '0') <> '0')::int, (" ev " = 'lost')::int, " \
+	"(" ev " = 'stopped-timeout')::int FROM " from " " \
+	"ON CONFLICT (k) DO UPDATE SET " COUNT_ADD("runs") ", " COUNT_ADD("skipped_held") ", " \
+	COUNT_ADD("skipped_slot") ", " COUNT_ADD("failures") ", " COUNT_ADD("lost") ", " \
+	COUNT_ADD("timeouts") ", expires_ms = excluded.expires_ms), "
+
 /* Expired rows go, at most 100 of each table a statement, never one this
- * statement writes (keys, last: its own). One session prunes at a time:
+ * statement writes (keys, last: its own; a.counts). One session prunes at a time:
  * the gate is a transaction-level advisory lock taken without waiting.
  * The prune skips rows other sessions hold rather than wait for them;
  * with one pruner and no waiting, two statements never deadlock over each
@@ -98,14 +118,19 @@
 	"WHERE gate.ok AND t.expires_ms < a.now_ms AND t.k <> " last " LIMIT 100 " \
 	"FOR UPDATE OF t SKIP LOCKED)), " \
 	"ph AS (DELETE FROM lockrun_history WHERE id IN (SELECT t.id FROM lockrun_history t, a, " \
-	"gate WHERE gate.ok AND t.expires_ms < a.now_ms LIMIT 100 FOR UPDATE OF t SKIP LOCKED)) "
+	"gate WHERE gate.ok AND t.expires_ms < a.now_ms LIMIT 100 FOR UPDATE OF t SKIP LOCKED)), " \
+	"pc AS (DELETE FROM lockrun_counts WHERE k IN (SELECT t.k FROM lockrun_counts t, a, gate " \
+	"WHERE gate.ok AND t.expires_ms < a.now_ms AND t.k <> a.counts LIMIT 100 " \
+	"FOR UPDATE OF t SKIP LOCKED)) "
 
 /* Concurrent CREATE TABLE IF NOT EXISTS of one table can fail on the
  * catalog's unique index: the first run of ten racers on an empty
  * database would. The advisory lock queues them for the transaction.
  * k is COLLATE "C": keys are compared as bytes, and a LIKE prefix can
  * use the index. Every column the other statements read is here; a
- * DBA may create the tables beforehand from this text. */
+ * DBA may create the tables beforehand from this text. A table added by a
+ * later lockrun (lockrun_counts) is created the same way: the first
+ * statement that writes to it finds it missing. */
 const char pg_sql_ddl[] =
 	"SELECT pg_advisory_xact_lock(" LR_PG_CLASS ", " LR_PG_DDL ");\n"
 	"CREATE TABLE IF NOT EXISTS lockrun_keys (\n"
@@ -131,13 +156,20 @@ const char pg_sql_ddl[] =
 	"    event text, host text, pid text, slot text, token text,\n"
 	"    start_ms text, end_ms text, status text, duration_ms text, success_ms text\n"
 	");\n"
-	"CREATE INDEX IF NOT EXISTS lockrun_last_expires ON lockrun_last (expires_ms);\n";
+	"CREATE INDEX IF NOT EXISTS lockrun_last_expires ON lockrun_last (expires_ms);\n"
+	"CREATE TABLE IF NOT EXISTS lockrun_counts (\n"
+	"    k           text COLLATE \"C\" PRIMARY KEY,\n"
+	"    expires_ms  bigint NOT NULL,\n"
+	"    runs bigint NOT NULL, skipped_held bigint NOT NULL, skipped_slot bigint NOT NULL,\n"
+	"    failures bigint NOT NULL, lost bigint NOT NULL, timeouts bigint NOT NULL\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS lockrun_counts_expires ON lockrun_counts (expires_ms);\n";
 
 /* acquire.lua. $1 stable key, $2 slot key ("" when one-server is off),
  * $3 fence, $4 history, $5 last run, $6 session lock id, $7 stable ttl
  * (0: no-overlap off), $8 slot ttl (0: one-server off), $9 history cap,
  * $10 history ttl, $11 owner id, $12 "host pid start", $13 host, $14
- * pid, $15 slot ISO ("" none), $16 record a held lock.
+ * pid, $15 slot ISO ("" none), $16 record a held lock, $17 counters.
  * Returns one row: code (1 acquired, 0 held, 2 slot taken), token, holder
  * (our value when acquired), and whether the session lock was let go.
  * - lk: the lease decides: a stable row that has not expired is a holder,
@@ -160,7 +192,8 @@ const char pg_sql_acquire[] =
 	"$4::text AS hist, $5::text AS last, $6::bigint AS lockid, $7::bigint AS ttl, "
 	"$8::bigint AS slot_ttl, $9::bigint AS cap, $10::bigint AS hist_ttl, $11::text AS id, "
 	"$12::text AS owner, $13::text AS host, $14::text AS pid, nullif($15::text, '') AS slot_iso, "
-	"$16::boolean AS say_held, " NOW_MS " AS now_ms, " NOW_US " AS now_us, " BOOT " AS boot), "
+	"$16::boolean AS say_held, $17::text AS counts, " NOW_MS " AS now_ms, " NOW_US " AS now_us, "
+	BOOT " AS boot), "
 	"cur AS (SELECT t.v, t.boot, t.expires_ms FROM lockrun_keys t, a WHERE t.k = a.stable), "
 	"lk AS (SELECT CASE WHEN a.ttl = 0 THEN true WHEN EXISTS (SELECT 1 FROM cur "
 	"WHERE cur.expires_ms > a.now_ms) THEN false "
@@ -200,6 +233,7 @@ const char pg_sql_acquire[] =
 	"token, holder) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, ev.event, a.host, a.pid, "
 	"a.slot_iso, ev.token, ev.by FROM a, ev RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
+	COUNT("ev.event", "NULL", "a, ev")
 	"lw AS (INSERT INTO lockrun_last AS t (k, expires_ms, event, host, pid, slot, token, "
 	"start_ms) SELECT a.last, a.now_ms + a.hist_ttl, 'running', a.host, a.pid, a.slot_iso, "
 	"h.token, a.now_ms::text FROM a, h WHERE a.cap > 0 AND h.code = 1 "
@@ -218,7 +252,7 @@ const char pg_sql_acquire[] =
 /* renew.lua. $1 stable key, $2 fence, $3 history, $4 last run, $5
  * session lock id, $6 its high and $7 low half, $8 our value, $9 ttl,
  * $10 history cap, $11 history ttl, $12 host, $13 pid, $14 slot ISO, $15
- * our token.
+ * our token, $16 counters.
  * Returns one row: code 1 renewed; 2 the row had gone (pruned after it
  * expired) and no later token was drawn, while this session still holds
  * the lock: ours again; 0 lost: this session no longer holds the lock
@@ -233,7 +267,7 @@ const char pg_sql_renew[] =
 	"$4::text AS last, $5::bigint AS lockid, $6::oid AS hi, $7::oid AS lo, $8::text AS value, "
 	"$9::bigint AS ttl, $10::bigint AS cap, $11::bigint AS hist_ttl, $12::text AS host, "
 	"$13::text AS pid, nullif($14::text, '') AS slot_iso, $15::bigint AS token, "
-	NOW_MS " AS now_ms, " BOOT " AS boot), "
+	"$16::text AS counts, " NOW_MS " AS now_ms, " BOOT " AS boot), "
 	"held AS (SELECT " LOCKED_MINE("a.hi", "a.lo") " AS ok FROM a), "
 	"cur AS (SELECT t.v FROM lockrun_keys t, a WHERE t.k = a.stable), "
 	"d AS (SELECT CASE WHEN NOT held.ok THEN 0 WHEN (SELECT v FROM cur) = a.value THEN 1 "
@@ -259,6 +293,7 @@ const char pg_sql_renew[] =
 	"a.slot_iso, a.token::text, " HOLDER_BY("r.holder") " FROM a, r "
 	"WHERE a.cap > 0 AND r.code IN (0, 3) RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
+	COUNT("'lost'", "NULL", "a, r WHERE a.cap > 0 AND r.code IN (0, 3)")
 	"lw AS (UPDATE lockrun_last t SET event = 'lost', end_ms = a.now_ms::text, "
 	"expires_ms = a.now_ms + a.hist_ttl FROM a, r WHERE a.cap > 0 AND r.code IN (0, 3) "
 	"AND t.k = a.last AND t.token = a.token::text AND t.event = 'running' "
@@ -270,7 +305,7 @@ const char pg_sql_renew[] =
  * stable key, 0: delete the row, more: keep it that long, boot
  * 'released', which newcomers respect as a lease), $9 exit status, $10
  * duration ms, $11 event, $12 history cap, $13 history ttl, $14 host,
- * $15 pid, $16 slot ISO, $17 our token. $11 NULL: free only, record
+ * $15 pid, $16 slot ISO, $17 our token, $18 counters. $11 NULL: free only, record
  * nothing (after a lost lock, whose loss the keep-alive recorded).
  * Returns one row: 1 when the row was ours (kept or deleted), else 0; and
  * whether the session lock was let go. Our tombstone ('unlocked:' || our
@@ -284,7 +319,8 @@ const char pg_sql_release[] =
 	"$4::bigint AS lockid, $5::oid AS hi, $6::oid AS lo, $7::text AS value, $8::bigint AS keep, "
 	"$9::text AS status, $10::text AS duration, $11::text AS event, $12::bigint AS cap, "
 	"$13::bigint AS hist_ttl, $14::text AS host, $15::text AS pid, "
-	"nullif($16::text, '') AS slot_iso, $17::text AS token, " NOW_MS " AS now_ms), "
+	"nullif($16::text, '') AS slot_iso, $17::text AS token, $18::text AS counts, "
+	NOW_MS " AS now_ms), "
 	"kept AS (UPDATE lockrun_keys t SET expires_ms = a.now_ms + a.keep, boot = 'released' "
 	"FROM a WHERE a.keep > 0 AND t.k = a.stable AND t.v = a.value RETURNING 1), "
 	"gone AS (DELETE FROM lockrun_keys t USING a WHERE a.keep >= 0 AND t.k = a.stable "
@@ -294,6 +330,7 @@ const char pg_sql_release[] =
 	"a.pid, a.slot_iso, a.token, a.status, a.duration FROM a WHERE a.cap > 0 "
 	"AND a.event IS NOT NULL RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
+	COUNT("a.event", "a.status", "a WHERE a.cap > 0 AND a.event IS NOT NULL")
 	"lw AS (UPDATE lockrun_last t SET event = a.event, status = a.status, "
 	"duration_ms = a.duration, end_ms = a.now_ms::text, success_ms = CASE WHEN "
 	"a.event = 'released' AND a.status = '0' THEN a.now_ms::text ELSE t.success_ms END, "
@@ -369,36 +406,40 @@ const char pg_sql_peek[] =
 	"FROM a CROSS JOIN used LEFT JOIN lockrun_keys t ON t.k = a.key "
 	"WHERE used.yes OR (t.k IS NOT NULL AND coalesce(t.expires_ms > a.now_ms, true))";
 
-/* Every task at once: $1 stable keys, $2 last-run keys, $3 history keys,
- * $4 and $5 the halves of the session lock ids (arrays, one element per
- * task), $6 count runs and skips. Returns a row per task in their order
- * (none when there are no tasks, then one row of NULLs but the clock):
- * i, now_ms, value, ttl_ms, the last-run fields (event host pid slot
- * token start_ms end_ms status duration_ms success_ms), runs, skips.
- * pg_locks is read once for all. */
-const char pg_sql_states[] =
-	"WITH a AS (SELECT " NOW_MS " AS now_ms), "
-	"locks AS (SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND "
-	"database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND "
-	"objsubid = 1 AND granted), "
-	"u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::oid[], $5::oid[]) "
-	"WITH ORDINALITY AS u(stable, last, hist, hi, lo, i)), "
-	"s AS (SELECT u.*, EXISTS (SELECT 1 FROM locks WHERE locks.classid = u.hi "
-	"AND locks.objid = u.lo) AS used FROM u) "
-	"SELECT s.i, a.now_ms, "
-	"CASE WHEN s.used THEN coalesce(t.v, '?') "
-	"WHEN t.expires_ms > a.now_ms THEN t.v END, "
-	"CASE WHEN s.used THEN -1 WHEN t.expires_ms > a.now_ms "
-	"THEN t.expires_ms - a.now_ms END, "
-	"l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status, "
-	"l.duration_ms, l.success_ms, c.runs, c.skips "
-	"FROM a LEFT JOIN s ON true "
-	"LEFT JOIN lockrun_keys t ON t.k = s.stable "
-	"LEFT JOIN lockrun_last l ON l.k = s.last AND l.expires_ms > a.now_ms "
-	"LEFT JOIN LATERAL (SELECT count(*) FILTER (WHERE h.event = 'ran') AS runs, "
-	"count(*) FILTER (WHERE h.event IN ('skipped-held', 'skipped-slot')) AS skips "
-	"FROM lockrun_history h WHERE $6::boolean AND h.k = s.hist "
-	"AND h.expires_ms > a.now_ms) c ON $6::boolean ORDER BY s.i";
+/* Every task at once: $1 stable keys, $2 last-run keys, $3 counters
+ * keys, $4 and $5 the halves of the session lock ids (arrays, one element
+ * per task). Returns a row per task in their order (none when there are
+ * no tasks, then one row of NULLs but the clock): i, now_ms, value,
+ * ttl_ms, the last-run fields (event host pid slot token start_ms end_ms
+ * status duration_ms success_ms); and, with counts, whether the counters
+ * row is there and the counters (record.h's order). pg_locks is read
+ * once for all. Without counts the statement does not name
+ * lockrun_counts, which a database that an older lockrun set up lacks
+ * until a run creates it. */
+#define STATES(cols, join) \
+	"WITH a AS (SELECT " NOW_MS " AS now_ms), " \
+	"locks AS (SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND " \
+	"database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND " \
+	"objsubid = 1 AND granted), " \
+	"u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::oid[], $5::oid[]) " \
+	"WITH ORDINALITY AS u(stable, last, counts, hi, lo, i)), " \
+	"s AS (SELECT u.*, EXISTS (SELECT 1 FROM locks WHERE locks.classid = u.hi " \
+	"AND locks.objid = u.lo) AS used FROM u) " \
+	"SELECT s.i, a.now_ms, " \
+	"CASE WHEN s.used THEN coalesce(t.v, '?') " \
+	"WHEN t.expires_ms > a.now_ms THEN t.v END, " \
+	"CASE WHEN s.used THEN -1 WHEN t.expires_ms > a.now_ms " \
+	"THEN t.expires_ms - a.now_ms END, " \
+	"l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status, " \
+	"l.duration_ms, l.success_ms" cols " " \
+	"FROM a LEFT JOIN s ON true " \
+	"LEFT JOIN lockrun_keys t ON t.k = s.stable " \
+	"LEFT JOIN lockrun_last l ON l.k = s.last AND l.expires_ms > a.now_ms " join \
+	"ORDER BY s.i"
+const char pg_sql_states[] = STATES("", "");
+const char pg_sql_states_counts[] = STATES(", c.k IS NOT NULL, c.runs, c.skipped_held, "
+	"c.skipped_slot, c.failures, c.lost, c.timeouts",
+	"LEFT JOIN lockrun_counts c ON c.k = s.counts AND c.expires_ms > a.now_ms ");
 
 /* Every live row's key that matches $1 (a LIKE prefix pattern). */
 const char pg_sql_keys[] =
@@ -424,7 +465,9 @@ const char pg_sql_probe[] =
 	"('lockrun_history', ARRAY['id', 'k', 'at_ms', 'expires_ms', 'event', 'host', 'pid', "
 	"'slot', 'token', 'holder', 'status', 'duration_ms']), "
 	"('lockrun_last', ARRAY['k', 'expires_ms', 'event', 'host', 'pid', 'slot', 'token', "
-	"'start_ms', 'end_ms', 'status', 'duration_ms', 'success_ms'])), "
+	"'start_ms', 'end_ms', 'status', 'duration_ms', 'success_ms']), "
+	"('lockrun_counts', ARRAY['k', 'expires_ms', 'runs', 'skipped_held', 'skipped_slot', "
+	"'failures', 'lost', 'timeouts'])), "
 	"r AS (SELECT t.name, t.cols, to_regclass(t.name) AS oid FROM t) "
 	"SELECT r.name, r.oid IS NOT NULL, "
 	"coalesce(has_schema_privilege(current_schema(), 'CREATE'), false), "

@@ -16,6 +16,7 @@ extern const char pg_sql_release[];
 extern const char pg_sql_unlock[];
 extern const char pg_sql_peek[];
 extern const char pg_sql_states[];
+extern const char pg_sql_states_counts[];
 extern const char pg_sql_keys[];
 extern const char pg_sql_history[];
 extern const char pg_sql_probe[];

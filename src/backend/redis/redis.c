@@ -193,23 +193,8 @@ out:
 
 /* --- status ---------------------------------------------------------- */
 
-/* KEYS[1] a task's history stream. Returns {runs, skips}: how many of the
- * entries kept record a run started (ran) and a run skipped (skipped-held,
- * skipped-slot). Reads only. record() in history.lua writes the event
- * first. */
-static const char count_lua[] =
-"local r, s = 0, 0\n"
-"for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do\n"
-"  local f = e[2]\n"
-"  if f[1] == 'event' then\n"
-"    if f[2] == 'ran' then r = r + 1\n"
-"    elseif f[2] == 'skipped-held' or f[2] == 'skipped-slot' then s = s + 1 end\n"
-"  end\n"
-"end\n"
-"return {r, s}\n";
-
 /* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
- * of its last-run hash, and (counts) the history count. */
+ * of its last-run hash, and (counts) HGETALL of its counters. */
 static int
 states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 {
@@ -219,11 +204,11 @@ states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const char *get[] = { "GET", k[i].stable }, *pttl[] = { "PTTL", k[i].stable },
 		    *hall[] = { "HGETALL", k[i].last },
-		    *count[] = { "EVAL", count_lua, "1", k[i].hist };
+		    *count[] = { "HGETALL", k[i].counts };
 
 		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
 		    rconn_append(c, 2, hall) != 0 ||
-		    (counts && rconn_append(c, 4, count) != 0))
+		    (counts && rconn_append(c, 2, count) != 0))
 			rc = -1;
 	}
 	return rc;
@@ -238,11 +223,30 @@ name_of(const char *stable, char *buf, size_t n)
 	snprintf(buf, n, "%s", keys_parse(stable, NULL, &kp) == 0 ? kp.name : "");
 }
 
-/* One task's state from its replies: GET, PTTL, HGETALL[, the count]. */
+/* The counters from HGETALL's reply r (the counts hash), into s. Fields
+ * this lockrun does not know are skipped; a counter not there is 0. */
+static void
+counts_read(const redisReply *r, struct lr_state *s)
+{
+	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+		long long v;
+		int c;
+
+		if (r->element[i]->type != REDIS_REPLY_STRING ||
+		    r->element[i + 1]->type != REDIS_REPLY_STRING ||
+		    (c = counter_index(r->element[i]->str)) < 0 ||
+		    text_decimal(r->element[i + 1]->str, &v) != 0)
+			continue;
+		s->count[c] = v;
+		s->counted = 1;
+	}
+}
+
+/* One task's state from its replies: GET, PTTL, HGETALL[, HGETALL]. */
 static int
 state_read(redisReply **r, int counts, struct lr_state *s)
 {
-	*s = (struct lr_state){ .ttl_ms = -1, .runs = -1, .skips = -1 };
+	*s = (struct lr_state){ .ttl_ms = -1 };
 	if (r[0]->type == REDIS_REPLY_STRING && (s->value = strdup(r[0]->str)) == NULL)
 		return -1;
 	if (r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= 0)
@@ -253,12 +257,8 @@ state_read(redisReply **r, int counts, struct lr_state *s)
 		    fields_add(&s->last, r[2]->element[i]->str,
 		    r[2]->element[i + 1]->str) != 0)
 			return -1;
-	if (counts && r[3]->type == REDIS_REPLY_ARRAY && r[3]->elements == 2 &&
-	    r[3]->element[0]->type == REDIS_REPLY_INTEGER &&
-	    r[3]->element[1]->type == REDIS_REPLY_INTEGER) {
-		s->runs = r[3]->element[0]->integer;
-		s->skips = r[3]->element[1]->integer;
-	}
+	if (counts)
+		counts_read(r[3], s);
 	return 0;
 }
 

@@ -129,10 +129,12 @@ script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
 			argv[1] = body;
 			break;
 		case RERR_RETRY:
-			if (!said++)
+			if (!said++) {
+				char d[32];
 				lr_event(LOG_INFO, "redis-busy", NULL, "redis %s: %s: %s; "
-				    "asking again for up to %lldms", rc->link.where, what, why.msg,
-				    rc->link.command_timeout_ms);
+				    "asking again for up to %s", rc->link.where, what, why.msg,
+				    duration_human(rc->link.command_timeout_ms, d, sizeof(d)));
+			}
 			if (mono_ms() < give_up) {
 				long long pause = backoff_delay(n, 0.5), left = give_up - mono_ms();
 				if (pause > left)
@@ -182,17 +184,18 @@ int
 lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
     struct lr_err *e)
 {
-	char how[200];
+	char how[600];
 	const char *slot = l->slot_ttl_ms ? l->keys.slot : l->keys.stable;
 	const char *args[] = { l->keys.fence, l->keys.stable, slot, l->keys.hist,
-	    l->keys.last, how, l->owner };
+	    l->keys.last, l->keys.counts, how };
 	redisReply *r;
 	long long code;
 	int ok = 1;
 
-	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d", l->id, l->ttl_ms,
-	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l), !l->quiet_held);
-	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "5",
+	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d %s", l->id, l->ttl_ms,
+	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l), !l->quiet_held,
+	    l->owner);
+	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "6",
 	    args, 7, l, &ok, e);
 	if (r == NULL) {
 		rconn_handshake_error(rc, e);	/* the cause, when there is one */
@@ -225,12 +228,12 @@ renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 {
 	char how[160];
 	const char *argv[] = { eval ? "EVAL" : "EVALSHA",
-	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "4", l->keys.stable, l->keys.fence,
-	    l->keys.hist, l->keys.last, l->value, how };
+	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "5", l->keys.stable, l->keys.fence,
+	    l->keys.hist, l->keys.last, l->keys.counts, l->value, how };
 
 	snprintf(how, sizeof(how), "%lld %lld %lld %s", l->ttl_ms, l->hist_cap,
 	    l->hist_ttl_ms, slot_word(l));
-	if (rconn_append(rc, 9, argv) != 0 ||
+	if (rconn_append(rc, 10, argv) != 0 ||
 	    (l->wait_replicas > 0 && wait_append(rc, l) != 0))
 		return rconn_fail(rc, "renew", e);
 	if (rconn_flush(rc, "renew", e) != 0)
@@ -326,7 +329,8 @@ lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending
     struct lr_err *e)
 {
 	char how[200];
-	const char *args[] = { l->keys.stable, l->keys.hist, l->keys.last, l->value, how };
+	const char *args[] = { l->keys.stable, l->keys.hist, l->keys.last,
+	    l->keys.counts, l->value, how };
 	redisReply *r;
 	int released;
 
@@ -336,8 +340,8 @@ lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending
 	    l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0, end->status,
 	    end->duration_ms > 0 ? end->duration_ms : 0, end->event, l->hist_cap,
 	    l->hist_ttl_ms, slot_word(l));
-	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "3",
-	    args, 5, e);
+	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "4",
+	    args, 6, e);
 	if (r == NULL)
 		return -1;
 	released = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
@@ -401,7 +405,7 @@ lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
     char *buf, size_t n, struct lr_err *e)
 {
 	const char *args[] = { k->stable, one_server ? k->slot : k->stable, k->fence,
-	    k->hist, k->last };
+	    k->hist, k->last, k->counts };
 	redisReply *r;
 	int count = 0;
 
@@ -410,7 +414,7 @@ lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
 	 * to the master that serves the keys */
 	if (!rc->url->cluster && probe_role(rc, buf, n, &count, e) != 0)
 		return -1;
-	if ((r = script_call(rc, "check", SCRIPT_CHECK_SHA, SCRIPT_CHECK, "5", args, 5,
+	if ((r = script_call(rc, "check", SCRIPT_CHECK_SHA, SCRIPT_CHECK, "6", args, 6,
 	    e)) == NULL)
 		return -1;
 	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)

@@ -2,13 +2,14 @@
 -- acquire.lua -- the whole run decision in one round trip.
 -- KEYS[1] fencing counter, KEYS[2] stable key, KEYS[3] slot key (the
 -- stable key again when one-server is off), KEYS[4] history, KEYS[5] last
--- run. ARGV[1] "<owner id> <stable ttl ms> <slot ttl ms> <history cap>
--- <history ttl ms> <slot, ISO 8601, or -> <1: record a held lock, 0: not>":
+-- run, KEYS[6] counters. ARGV[1] "<owner id> <stable ttl ms> <slot ttl ms> <history cap>
+-- <history ttl ms> <slot, ISO 8601, or -> <1: record a held lock, 0: not>
+-- <host> <pid> <start>":
 -- a stable ttl of 0 means no-overlap is off, a slot ttl of 0 one-server;
 -- the last field is 0 for the attempts of --wait after the first, so that
--- a wait leaves one skipped-held entry, not one per attempt. ARGV[2]
--- "host pid start".
--- The settings share one argument because Redis refuses more than ten
+-- a wait leaves one skipped-held entry, not one per attempt; the rest
+-- is the owner, "host pid start".
+-- The settings and the owner share one argument because Redis refuses more than ten
 -- arguments from a client that has not authenticated, which would turn a
 -- clear NOAUTH into a protocol error.
 -- Returns {1, token}  acquired; token is the new fencing token,
@@ -16,7 +17,7 @@
 --         {2, holder} this slot already ran (the slot key's value);
 -- an error BADFENCE when the counter holds something other than a number.
 -- "Still running" is checked first: it is the more useful thing to report.
--- Every outcome is appended to the history (history.lua).
+-- Every outcome is appended to the history and counted (history.lua).
 --
 -- The token is the larger of (last token + 1) and the server's clock in
 -- microseconds, so it goes up even when the counter was lost (FLUSHALL, a
@@ -25,18 +26,20 @@
 -- last acquire.
 local fence_ttl = 86400000
 if redis.replicate_commands then redis.replicate_commands() end
-local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held =
-  string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) (%S+) ([01])$')
+local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, owner =
+  string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) (%S+) ([01]) (%S+ %S+ %S+)$')
 if not id then return redis.error_reply('ERR acquire: bad arguments') end
 stable_ttl, slot_ttl = tonumber(stable_ttl), tonumber(slot_ttl)
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
 if slot == '-' then slot = '' end
-local host, pid = string.match(ARGV[2], '^(%S+) (%S+)')
+local host, pid = string.match(owner, '^(%S+) (%S+)')
 
 local function skipped(event, value)
   local token, by = holder_of(value)
   record(KEYS[4], cap, hist_ttl, {'event', event, 'host', host, 'pid', pid,
     'slot', slot, 'token', token, 'holder', by})
+  count(KEYS[6], cap, hist_ttl,
+    {event == 'skipped-held' and 'skipped_held' or 'skipped_slot'})
 end
 
 if stable_ttl > 0 then
@@ -64,11 +67,12 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local token = math.max(n + 1, tonumber(t[1]) * 1000000 + tonumber(t[2]))
 local digits = string.format('%.0f', token)	-- tostring() would say 1.7e+15
 redis.call('SET', KEYS[1], digits, 'PX', fence_ttl)
-local value = id .. ' ' .. digits .. ' ' .. ARGV[2]
+local value = id .. ' ' .. digits .. ' ' .. owner
 if stable_ttl > 0 then redis.call('SET', KEYS[2], value, 'PX', stable_ttl) end
 if slot_ttl > 0 then redis.call('SET', KEYS[3], value, 'PX', slot_ttl) end
 record(KEYS[4], cap, hist_ttl, {'event', 'ran', 'host', host, 'pid', pid,
   'slot', slot, 'token', digits})
+count(KEYS[6], cap, hist_ttl, {'runs'})
 if cap > 0 then
   -- a new run, but the last success (release.lua) is kept until the next
   local success = redis.pcall('HGET', KEYS[5], 'success_ms')

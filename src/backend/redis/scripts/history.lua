@@ -32,6 +32,17 @@ local function note_last(last, cap, ttl, token, fields)
   redis.pcall('PEXPIRE', last, ttl)
 end
 
+-- Add one to each counter named in `fields` in the task's counts hash
+-- (`lockrun status --format prometheus`). Counted in the script that
+-- records the decision, so they cost no round trip; the hash lives `ttl`
+-- ms after its last write, as the history does, so counters never reset
+-- while the task runs. cap 0 turns them off with the history.
+local function count(counts, cap, ttl, fields)
+  if cap <= 0 then return end
+  for _, f in ipairs(fields) do redis.pcall('HINCRBY', counts, f, 1) end
+  redis.pcall('PEXPIRE', counts, ttl)
+end
+
 -- The server's clock in ms: one clock for every host's entries.
 local function server_ms()
   local t = redis.call('TIME')

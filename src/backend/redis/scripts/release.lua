@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 -- release.lua -- record how the run ended; free the stable key if this
 -- run still owns it.
--- KEYS[1] stable key, KEYS[2] history, KEYS[3] last run.
+-- KEYS[1] stable key, KEYS[2] history, KEYS[3] last run, KEYS[4] counters.
 -- ARGV[1] the value this run stored ("<owner id> <token> <host> <pid>
 -- <start>"); ARGV[2] "<keep ms> <exit status> <duration ms> <event>
 -- <history cap> <history ttl ms> <slot or ->": keep is how long the key
@@ -25,6 +25,12 @@ local id = string.match(ARGV[1], '^%S+')
 
 record(KEYS[2], cap, hist_ttl, {'event', event, 'host', host, 'pid', pid,
   'slot', slot, 'token', token, 'status', status, 'duration_ms', duration})
+-- a lost run counts as lost, not failed; a timeout is a failure too
+local counted = {}
+if event == 'lost' then counted[1] = 'lost'
+elseif tonumber(status) ~= 0 then counted[1] = 'failures' end
+if event == 'stopped-timeout' then counted[#counted + 1] = 'timeouts' end
+count(KEYS[4], cap, hist_ttl, counted)
 local now = string.format('%.0f', server_ms())
 local ending = {'event', event, 'status', status, 'duration_ms', duration,
   'end_ms', now}

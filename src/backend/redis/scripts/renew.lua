@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 -- renew.lua -- extend the stable key while this run's command lives.
 -- KEYS[1] stable key, KEYS[2] fencing counter, KEYS[3] history, KEYS[4]
--- last run. ARGV[1] the value this run stored ("<owner id> <token> <host>
+-- last run, KEYS[5] counters. ARGV[1] the value this run stored ("<owner id> <token> <host>
 -- <pid> <start>"); ARGV[2] "<ttl ms> <history cap> <history ttl ms>
 -- <slot or ->".
 -- Returns 1 renewed;
@@ -12,7 +12,7 @@
 --           ("unlocked:" .. ARGV[1], unlock.lua), or the key was gone and a
 --           later token was drawn (another run took the lock and let it go
 --           since, or unlock freed it): the lock is lost, and not extended.
--- A lost lock is appended to the history (0); for 3 the run's release,
+-- A lost lock is appended to the history and counted (0); for 3 the run's release,
 -- which follows once its tree is gone, records it, and deletes the
 -- tombstone.
 local ttl, cap, hist_ttl, slot = string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+)$')
@@ -26,6 +26,7 @@ local function lost(code, value)
   local _, by = holder_of(value)
   record(KEYS[3], cap, hist_ttl, {'event', 'lost', 'host', host, 'pid', pid,
     'slot', slot, 'token', token, 'holder', by})
+  count(KEYS[5], cap, hist_ttl, {'lost'})
   note_last(KEYS[4], cap, hist_ttl, token, {'event', 'lost',
     'end_ms', string.format('%.0f', server_ms())})
   return code
