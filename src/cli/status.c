@@ -147,7 +147,7 @@ list_tasks(struct status *s, struct lr_err *e)
 		const char *why;
 
 		if (cfg->path != NULL && !config_has(cfg, words[i]))
-			return lr_errf(e, EX_USAGE, "%s: no such task in %s", words[i],
+			return lr_errf(e, EXIT_UNKNOWN, "%s: no such task in %s", words[i],
 			    cfg->path);
 		if ((why = key_name_problem(words[i])) != NULL)
 			return lr_errf(e, EX_USAGE, "\"%s\" %s", words[i], why);

@@ -635,16 +635,15 @@ Test(status, reads_every_task_with_three_commands)
 	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n){3}$"), "%s", seen);
 }
 
-Test(status, unknown_task_is_64)
+Test(status, a_task_the_config_does_not_name_is_1)
 {
 	struct result r;
 	const char *cfg = write_config("tasks:\n  a:\n    command: [true]\n");
 	char want[512];
 
 	LR(&r, "status", "-c", cfg, "a", "nosuch");
-	cr_assert(eq(int, r.status, 64));
-	snprintf(want, sizeof(want), "lockrun: nosuch: no such task in %s\n"
-	    "Try 'lockrun status --help' for more information.\n", cfg);
+	cr_assert(eq(int, r.status, 1));
+	snprintf(want, sizeof(want), "lockrun: nosuch: no such task in %s\n", cfg);
 	cr_assert(eq(str, r.err, want));
 	cr_assert(eq(str, r.out, ""));
 }
