@@ -64,11 +64,15 @@ assert_no_line_twice(const char *path)
 /* Until path has a line matching re, a few minutes of the test's clock at
  * most (the fleet's clock runs faster). */
 static void
-wait_line(const char *path, const char *re)
+wait_line(const struct fleet *f, const char *path, const char *re)
 {
+	char text[8192];
+
 	for (int i = 0; i < 4 && lines_matching(path, re) == 0; i++)
 		POLL_UNTIL(lines_matching(path, re) > 0);
-	cr_assert(eq(int, lines_matching(path, re), 1), "%s in:\n%s", re, slurp_text(path));
+	snprintf(text, sizeof(text), "%s", slurp_text(path));
+	cr_assert(eq(int, lines_matching(path, re), 1), "%s in:\n%s\nthe first server said:\n%s",
+	    re, text, slurp_text(f->err[0]));
 }
 
 /* Three servers, four minutes at ten times the speed: every minute, every
@@ -88,9 +92,9 @@ Test(cron_fleet, three_servers_run_each_slot_once_and_a_long_task_never_twice,
 	k += task_yaml(body + k, sizeof(body) - k, "minutely", "* * * * *", log, "");
 	k += task_yaml(body + k, sizeof(body) - k, "even", "*/2 * * * *", log, "");
 	task_yaml(body + k, sizeof(body) - k, "long", "* * * * *", log, "; sleep 90");
-	fleet_start(&f, 3, write_config(body), T_1200 - 5, 10, NULL);
-	wait_line(log, "^minutely 2026-06-15T12:03:00Z$");
-	wait_line(log, "^even 2026-06-15T12:02:00Z$");
+	fleet_start(&f, 3, write_config(body), T_1200 - 30, 10, NULL);
+	wait_line(&f, log, "^minutely 2026-06-15T12:03:00Z$");
+	wait_line(&f, log, "^even 2026-06-15T12:02:00Z$");
 	fleet_stop(&f);
 
 	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", slurp_text(log));
@@ -135,9 +139,10 @@ Test(cron_fleet, sql_two_servers_run_each_slot_once_and_sigterm_releases_every_l
 	fputs(body, fp);
 	fclose(fp);
 
-	fleet_start(&f, 2, cfg, T_1200 - 5, 10, pw_env);
-	wait_line(log, "^minutely 2026-06-15T12:02:00Z$");
-	cr_assert(eq(int, file_lines(ready), 1), "hold runs, on one server");
+	fleet_start(&f, 2, cfg, T_1200 - 30, 10, pw_env);
+	wait_line(&f, log, "^minutely 2026-06-15T12:02:00Z$");
+	cr_assert(eq(int, file_lines(ready), 1), "hold runs, on one server:\n%s",
+	    slurp_text(f.err[0]));
 	cr_assert(held("hold"), "the running task holds its lock");
 	fleet_stop(&f);
 
