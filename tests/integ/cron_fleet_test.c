@@ -239,10 +239,21 @@ start_pid1(const char *cfg)
 	return pid;
 }
 
+/* The cron of as_pid_1_it_reaps_the_orphans, for its .fini. */
+static pid_t pid1_cron;
+
+/* A failed test leaves no cron running in its namespace. */
+static void
+pid1_cleanup(void)
+{
+	if (pid1_cron > 0)
+		kill(pid1_cron, SIGKILL);
+}
+
 /* The task's command starts an orphan (its parent shell exits at once,
  * and kill_mode: process leaves it running): it comes to cron, PID 1, and
  * when it exits cron reaps it -- it does not stay a zombie. */
-Test(cron_fleet, as_pid_1_it_reaps_the_orphans)
+Test(cron_fleet, as_pid_1_it_reaps_the_orphans, .fini = pid1_cleanup)
 {
 	char readybuf[256], gobuf[256], body[1024], ns[128] = "", path[64];
 	const char *ready = path_of(readybuf, "orphan.ready"), *go = gobuf;
@@ -258,6 +269,7 @@ Test(cron_fleet, as_pid_1_it_reaps_the_orphans)
 	unshare = start_pid1(write_config(body));
 	POLL_UNTIL((cron = find_process("PPid:", unshare, NULL)) > 0);
 	cr_assert(cron > 0, "unshare started cron");
+	pid1_cron = cron;
 	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)cron);
 	cr_assert(readlink(path, ns, sizeof(ns) - 1) > 0);
 	cr_assert(eq(long, (long)find_process("NSpid:", 1, ns), (long)cron), "cron is PID 1");
@@ -276,5 +288,6 @@ Test(cron_fleet, as_pid_1_it_reaps_the_orphans)
 	POLL_UNTIL(proc_state(orphan) == '?');
 	cr_assert(eq(chr, proc_state(orphan), '?'), "the orphan was reaped, not left a zombie");
 	kill(cron, SIGTERM);
+	pid1_cron = 0;
 	cr_assert(eq(int, lr_wait(unshare), 0), "%s", slurp_text(scratch("cron1.err")));
 }
