@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* crons.h -- what the `lockrun cron` suites share: clocks that a test can
+ * step or speed up for lockrun and everything it starts, a fleet of cron
+ * processes on one such clock, and counting lines of logs. */
+#ifndef LR_CRONS_H
+#define LR_CRONS_H
+
+#include <sys/types.h>
+
+/* The text of a file ("" when it does not exist); a static buffer, good
+ * until the next call. */
+const char *slurp_text(const char *path);
+
+/* How many lines of the file (of pid's stderr) match re. */
+int	lines_matching(const char *path, const char *re);
+int	stderr_matching(pid_t pid, const char *re);
+
+/* A stepped clock: libfaketime reads its offset from the file path on
+ * every call (FAKETIME_TIMESTAMP_FILE, FAKETIME_NO_CACHE), so lockrun, the
+ * runs it starts and their commands all see one wall clock, and the test
+ * moves it while they run. clock_file_set() makes it read unix_time now
+ * (the file is replaced whole, never seen half written); clock_file_env()
+ * fills env[6] for lr_start_env(), NULL-terminated. The monotonic clock
+ * stays real; and, as with every faked clock, the kernel is not told: a
+ * timerfd armed on the wall clock keeps its instant on the real one. */
+void	clock_file_set(const char *path, double unix_time);
+void	clock_file_env(const char *env[6], char buf[2][256], const char *path);
+/* Move that clock by seconds (back if negative). */
+void	clock_file_step(const char *path, double seconds);
+
+/*
+ * Several `lockrun cron -v -c CFG` as the fleet's servers, on one clock
+ * that starts at unix_time and runs rate times as fast as the real one
+ * (libfaketime's "+OFFSET xRATE"). They share it, and so do the runs they
+ * start, because one shell started under libfaketime starts them all:
+ * libfaketime measures a sped-up clock from the start of the first
+ * process, and hands that start on to its descendants. env (or NULL) adds
+ * "NAME=value" strings to their environment.
+ */
+#define FLEET_MAX	4
+struct fleet {
+	int	n;
+	pid_t	sh;			/* the shell that started them, our child */
+	pid_t	pid[FLEET_MAX];		/* the crons, the shell's children */
+	char	err[FLEET_MAX][256];	/* their stderr */
+};
+void	fleet_start(struct fleet *f, int n, const char *cfg, double unix_time, int rate,
+	    const char *const env[]);
+/* How many lines of server i's stderr match re. */
+int	fleet_matching(const struct fleet *f, int i, const char *re);
+/* SIGTERM to each server; assert each exits 0. */
+void	fleet_stop(struct fleet *f);
+/* A test's .fini: SIGKILL the servers of a fleet a failed test left. */
+void	fleet_cleanup(void);
+
+#endif
