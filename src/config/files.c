@@ -116,9 +116,14 @@ files_task_names(const char *dir, const char *at, char ***names, size_t *n,
 	if (rc == 0 && errno != 0)
 		rc = lr_errf(e, EX_CONFIG, "%s: %s: %s", at, dir, strerror(errno));
 	closedir(d);
-	if (rc == 0)
-		qsort(*names, *n, sizeof(**names), by_name);
-	return rc;
+	if (rc != 0) {	/* the caller gets names only with success */
+		files_names_free(*names, *n);
+		*names = NULL;
+		*n = 0;
+		return rc;
+	}
+	qsort(*names, *n, sizeof(**names), by_name);
+	return 0;
 }
 
 void

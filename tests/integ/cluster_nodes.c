@@ -229,7 +229,11 @@ starters_start(const char *url, const char *key, const char *extra)
 	char loop[2048];
 	pid_t pid;
 
-	snprintf(loop, sizeof(loop), "while [ ! -e %s ]; do \"$LOCKRUN_BIN\" --redis %s "
+	/* the loop also ends with its test ($PPID): a test that fails before
+	 * starters_stop() must not leave it starting runs against the next
+	 * test's cluster, which may get the same ports */
+	snprintf(loop, sizeof(loop), "while [ ! -e %s ] && kill -0 $PPID 2>/dev/null; do "
+	    "\"$LOCKRUN_BIN\" --redis %s "
 	    "-k %s -E 75 %s -- sh -c 'exec 9>%s; flock -n 9 || echo overlap >> %s; "
 	    "echo ran >> %s' 2>%s; s=$?; echo \"$s $(tr '\\n' ' ' < %s)\" >> %s; done",
 	    scratch("stop"), url, key, extra, scratch("excl"), scratch("marks"),
