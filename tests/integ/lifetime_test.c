@@ -180,9 +180,13 @@ Test(lifetime, redis_stalled_past_the_ttl_child_is_dead_before_the_lease_ends)
 	cr_assert(eq(int, key, 0), "the key outlived a frozen network");
 	cr_assert(eq(int, child_alive, 0), "the child was alive when the lease ended");
 	cr_assert(eq(int, lr_wait(lr), 128 + SIGTERM));
-	cr_assert(strstr(lr_stderr_of(lr, err, sizeof(err)),
-	    "LOST LOCK lockrun:{stall}: Redis has not confirmed the lease") != NULL,
-	    "stderr: %s", err);
+	/* lockrun stops the child when Redis has not confirmed the lease; on
+	 * a machine so loaded that lockrun itself is starved past a renewal,
+	 * the guard keeping the deadline gets there first (guard.c): either
+	 * way the child died before the lease ended, and the line says which */
+	cr_assert(matches(lr_stderr_of(lr, err, sizeof(err)),
+	    "LOST LOCK lockrun:\\{stall\\}: (Redis has not confirmed the lease|lockrun did "
+	    "not renew the lease in time)"), "stderr: %s", err);
 	LR(&r, "--redis", fx.url, "-k", "stall", "-E", "75", "--", "true");
 	cr_assert(eq(int, r.status, 0), "a second run gets the lock");
 }
