@@ -139,7 +139,7 @@ SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasks
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
-SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rsecret rreader \
+SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)

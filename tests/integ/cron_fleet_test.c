@@ -52,13 +52,13 @@ assert_no_line_twice(const char *path)
 	char text[65536], *lines[1024], *save = NULL;
 	size_t n = 0;
 
-	snprintf(text, sizeof(text), "%s", slurp_text(path));
+	snprintf(text, sizeof(text), "%s", file_peek(path));
 	for (char *l = strtok_r(text, "\n", &save); l && n < 1024; l = strtok_r(NULL, "\n", &save))
 		lines[n++] = l;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
 			cr_assert(strcmp(lines[i], lines[j]) != 0, "\"%s\" twice in:\n%s", lines[i],
-			    slurp_text(path));
+			    file_peek(path));
 }
 
 /* Until path has a line matching re, a few minutes of the test's clock at
@@ -70,9 +70,9 @@ wait_line(const struct fleet *f, const char *path, const char *re)
 
 	for (int i = 0; i < 4 && lines_matching(path, re) == 0; i++)
 		POLL_UNTIL(lines_matching(path, re) > 0);
-	snprintf(text, sizeof(text), "%s", slurp_text(path));
+	snprintf(text, sizeof(text), "%s", file_peek(path));
 	cr_assert(eq(int, lines_matching(path, re), 1), "%s in:\n%s\nthe first server said:\n%s",
-	    re, text, slurp_text(f->err[0]));
+	    re, text, file_peek(f->err[0]));
 }
 
 /* Three servers, four minutes at ten times the speed: every minute, every
@@ -97,22 +97,22 @@ Test(cron_fleet, three_servers_run_each_slot_once_and_a_long_task_never_twice,
 	wait_line(&f, log, "^even 2026-06-15T12:02:00Z$");
 	fleet_stop(&f);
 
-	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", slurp_text(log));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
 	assert_no_line_twice(log);
 	for (int m = 0; m <= 3; m++) {
 		char re[64];
 
 		snprintf(re, sizeof(re), "^minutely 2026-06-15T12:0%d:00Z$", m);
-		cr_assert(eq(int, lines_matching(log, re), 1), "%s:\n%s", re, slurp_text(log));
+		cr_assert(eq(int, lines_matching(log, re), 1), "%s:\n%s", re, file_peek(log));
 	}
 	cr_assert(eq(int, lines_matching(log, "^even 2026-06-15T12:00:00Z$"), 1));
 	cr_assert(eq(int, lines_matching(log, "^even 2026-06-15T12:01:00Z$"), 0));
 	cr_assert(eq(int, lines_matching(log, "^long 2026-06-15T12:00:00Z$"), 1), "%s",
-	    slurp_text(log));
+	    file_peek(log));
 	/* every server took part: it ran or skipped each minute's slot */
 	for (int i = 0; i < 3; i++)
 		cr_assert(fleet_matching(&f, i, "^minutely: lockrun: (released|skipped)") >= 3,
-		    "server %d:\n%s", i, slurp_text(f.err[i]));
+		    "server %d:\n%s", i, file_peek(f.err[i]));
 }
 
 /* Two servers on PostgreSQL: each slot of a minutely task once over three
@@ -142,20 +142,20 @@ Test(cron_fleet, sql_two_servers_run_each_slot_once_and_sigterm_releases_every_l
 	fleet_start(&f, 2, cfg, T_1200 - 30, 10, pw_env);
 	wait_line(&f, log, "^minutely 2026-06-15T12:02:00Z$");
 	cr_assert(eq(int, file_lines(ready), 1), "hold runs, on one server:\n%s",
-	    slurp_text(f.err[0]));
+	    file_peek(f.err[0]));
 	cr_assert(held("hold"), "the running task holds its lock");
 	fleet_stop(&f);
 
 	cr_assert(eq(int, held("hold"), 0), "its lock was released");
 	cr_assert(eq(int, held("minutely"), 0));
 	cr_assert(eq(int, file_lines(ready), 1));
-	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", slurp_text(log));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
 	assert_no_line_twice(log);
 	for (int m = 0; m <= 2; m++) {
 		char re[64];
 
 		snprintf(re, sizeof(re), "^minutely 2026-06-15T12:0%d:00Z$", m);
-		cr_assert(eq(int, lines_matching(log, re), 1), "%s:\n%s", re, slurp_text(log));
+		cr_assert(eq(int, lines_matching(log, re), 1), "%s:\n%s", re, file_peek(log));
 	}
 }
 
@@ -276,8 +276,8 @@ Test(cron_fleet, as_pid_1_it_reaps_the_orphans, .fini = pid1_cleanup)
 
 	POLL_UNTIL(file_lines(ready) == 1 || !alive(unshare));
 	cr_assert(eq(int, file_lines(ready), 1), "the orphan runs: %s",
-	    slurp_text(scratch("cron1.err")));
-	inner = strtol(slurp_text(ready), NULL, 10);
+	    file_peek(scratch("cron1.err")));
+	inner = strtol(file_peek(ready), NULL, 10);
 	orphan = find_process("NSpid:", inner, ns);
 	cr_assert(orphan > 0, "the orphan, pid %ld in the namespace", inner);
 	/* its shell is gone: it is cron's now */
@@ -289,5 +289,5 @@ Test(cron_fleet, as_pid_1_it_reaps_the_orphans, .fini = pid1_cleanup)
 	cr_assert(eq(chr, proc_state(orphan), '?'), "the orphan was reaped, not left a zombie");
 	kill(cron, SIGTERM);
 	pid1_cron = 0;
-	cr_assert(eq(int, lr_wait(unshare), 0), "%s", slurp_text(scratch("cron1.err")));
+	cr_assert(eq(int, lr_wait(unshare), 0), "%s", file_peek(scratch("cron1.err")));
 }

@@ -12,40 +12,12 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "crons.h"
 #include "harness.h"
 
 TestSuite(cron, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
 #define T_1200 1781524800.0	/* 2026-06-15T12:00:00Z */
-
-static const char *
-slurp(const char *path)
-{
-	static char buf[8192];
-	FILE *fp = fopen(path, "r");
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (fp) {
-		n = fread(buf, 1, sizeof(buf) - 1, fp);
-		fclose(fp);
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
-/* How many lines of pid's stderr match re. */
-static int
-stderr_count(pid_t pid, const char *re)
-{
-	static char buf[65536];
-	int n = 0;
-
-	lr_stderr_of(pid, buf, sizeof(buf));
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		n += matches(line, re);
-	return n;
-}
 
 /* A task NAME on schedule whose run appends "NAME SLOT" to log under a
  * flock it takes without waiting: "overlap" instead if another run of it
@@ -56,19 +28,6 @@ task_yaml(char *buf, size_t n, const char *name, const char *schedule, const cha
 	return snprintf(buf, n, "  %s:\n    schedule: '%s'\n    command: 'flock -n %s.%s "
 	    "sh -c ''echo \"$0 $LOCKRUN_SLOT\" >> %s'' %s || echo overlap >> %s'\n", name,
 	    schedule, log, name, log, name, log);
-}
-
-/* Start lockrun cron on cfg with its clock at `at`, -v. */
-static pid_t
-cron_at(const char *cfg, double at)
-{
-	static char buf[8][3][128];
-	static const char *env[8][5];
-	static int next;
-	int k = next++ % 8;
-
-	faketime_env(env[k], buf[k], at);
-	return LR_START_ENV(env[k], "cron", "-v", "-c", cfg);
 }
 
 Test(cron, three_servers_run_each_slot_once)
@@ -87,15 +46,15 @@ Test(cron, three_servers_run_each_slot_once)
 		pids[i] = cron_at(scratch("lockrun.yaml"), T_1200 - 3);
 	/* each server started or skipped both tasks due at 12:00 */
 	for (int i = 0; i < 3; i++)
-		POLL_UNTIL(stderr_count(pids[i], "^(minutely|hourly): lockrun: "
+		POLL_UNTIL(stderr_matching(pids[i], "^(minutely|hourly): lockrun: "
 		    "(released|skipped)") == 2);
 	for (int i = 0; i < 3; i++) {
 		kill(pids[i], SIGTERM);
 		cr_assert(eq(int, lr_wait(pids[i]), 0));
 	}
-	cr_assert(eq(int, file_lines(log), 2), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "(^|\n)minutely 2026-06-15T12:00:00Z\n"), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "(^|\n)hourly 2026-06-15T12:00:00Z\n"), "%s", slurp(log));
+	cr_assert(eq(int, file_lines(log), 2), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "(^|\n)minutely 2026-06-15T12:00:00Z\n"), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "(^|\n)hourly 2026-06-15T12:00:00Z\n"), "%s", file_peek(log));
 }
 
 Test(cron, output_is_relayed_line_by_line_with_the_task_name)
@@ -106,13 +65,13 @@ Test(cron, output_is_relayed_line_by_line_with_the_task_name)
 	    "    command: 'echo one; echo two >&2; printf three'\n");
 
 	pid = cron_at(cfg, T_1200 - 2);
-	POLL_UNTIL(stderr_count(pid, "^talk: lockrun: released") == 1);
+	POLL_UNTIL(stderr_matching(pid, "^talk: lockrun: released") == 1);
 	kill(pid, SIGTERM);
 	cr_assert(eq(int, lr_wait(pid), 0));
 	lr_stderr_of(pid, err, sizeof(err));
 	cr_assert(matches(err, "(^|\n)talk: two\n"), "%s", err);
 	/* stdout went to the file lr_start made for it: bgN.out */
-	cr_assert(eq(int, stderr_count(pid, "^talk: one$"), 0));
+	cr_assert(eq(int, stderr_matching(pid, "^talk: one$"), 0));
 }
 
 Test(cron, sigterm_stops_a_running_task_releases_its_lock_and_exits_0)
@@ -145,7 +104,7 @@ Test(cron, sighup_reads_the_config_again_and_a_bad_one_is_refused)
 	task_yaml(body + k, sizeof(body) - k, "first", "* * * * *", log);
 	write_config(body);
 	pid = cron_at(scratch("lockrun.yaml"), T_1200 - 8);
-	POLL_UNTIL(stderr_count(pid, "cron: 1 scheduled tasks") == 1);
+	POLL_UNTIL(stderr_matching(pid, "cron: 1 scheduled tasks") == 1);
 
 	/* a bad config: said with its place, the old one stays */
 	fp = fopen(scratch("lockrun.yaml"), "a");
@@ -153,7 +112,7 @@ Test(cron, sighup_reads_the_config_again_and_a_bad_one_is_refused)
 	fputs("  broken:\n    schedule: '61 * * * *'\n    command: [true]\n", fp);
 	fclose(fp);
 	kill(pid, SIGHUP);
-	POLL_UNTIL(stderr_count(pid, "lockrun.yaml:[0-9]+:[0-9]+: .*the config in force "
+	POLL_UNTIL(stderr_matching(pid, "lockrun.yaml:[0-9]+:[0-9]+: .*the config in force "
 	    "stays") == 1);
 
 	/* a good one: the new task is scheduled too */
@@ -161,13 +120,13 @@ Test(cron, sighup_reads_the_config_again_and_a_bad_one_is_refused)
 	task_yaml(body + k, sizeof(body) - k, "second", "* * * * *", log);
 	write_config(body);
 	kill(pid, SIGHUP);
-	POLL_UNTIL(stderr_count(pid, "read .* again: 2 scheduled tasks") == 1);
+	POLL_UNTIL(stderr_matching(pid, "read .* again: 2 scheduled tasks") == 1);
 	POLL_UNTIL(file_lines(log) == 2);
 	kill(pid, SIGTERM);
 	cr_assert(eq(int, lr_wait(pid), 0));
 	lr_stderr_of(pid, err, sizeof(err));
-	cr_assert(matches(slurp(log), "(^|\n)first 2026-06-15T12:00:00Z\n"), "%s", err);
-	cr_assert(matches(slurp(log), "(^|\n)second 2026-06-15T12:00:00Z\n"), "%s", err);
+	cr_assert(matches(file_peek(log), "(^|\n)first 2026-06-15T12:00:00Z\n"), "%s", err);
+	cr_assert(matches(file_peek(log), "(^|\n)second 2026-06-15T12:00:00Z\n"), "%s", err);
 }
 
 Test(cron, needs_a_config)

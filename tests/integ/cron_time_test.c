@@ -28,19 +28,6 @@ task_yaml(char *buf, size_t n, const char *name, const char *schedule, const cha
 	    "'echo \"%s $LOCKRUN_SLOT\" >> %s'\n", name, schedule, more, name, log);
 }
 
-/* Start lockrun cron -v on cfg, its clock running from `at`. */
-static pid_t
-cron_at(const char *cfg, double at)
-{
-	static char buf[8][3][128];
-	static const char *env[8][5];
-	static int next;
-	int k = next++ % 8;
-
-	faketime_env(env[k], buf[k], at);
-	return LR_START_ENV(env[k], "cron", "-v", "-c", cfg);
-}
-
 /* SIGTERM; it exits 0. */
 static void
 stop(pid_t pid)
@@ -84,11 +71,11 @@ Test(cron_time, a_missed_fire_time_runs_once_late_inside_the_deadline_and_not_ou
 	    stderr_matching(pid, "outside: fire time 2026-06-15T12:00:00Z missed by .*"
 	    "starting_deadline: skipped") == 1);
 	stop(pid);
-	cr_assert(eq(int, file_lines(log), 2), "%s", slurp_text(log));
+	cr_assert(eq(int, file_lines(log), 2), "%s", file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^inside 2026-06-15T12:00:00Z$"), 1), "%s",
-	    slurp_text(log));
+	    file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^each 2026-06-15T12:03:00Z$"), 1), "%s",
-	    slurp_text(log));
+	    file_peek(log));
 	cr_assert(eq(int, stderr_matching(pid, "outside: fire time 2026-06-15T12:00:00Z "
 	    "missed by .*starting_deadline: skipped"), 1));
 	cr_assert(eq(int, stderr_matching(pid, "inside: starting fire time "
@@ -122,7 +109,7 @@ Test(cron_time, a_clock_stepped_back_reruns_nothing)
 	clock_file_env(env, cbuf, clk);
 	first = LR_START_ENV(env, "cron", "-v", "-c", cfg);
 	POLL_UNTIL(stderr_matching(first, "^t: lockrun: released") == 1);
-	cr_assert(eq(str, (char *)slurp_text(log), "t 2026-06-15T12:00:00Z\n"));
+	cr_assert(eq(str, (char *)file_peek(log), "t 2026-06-15T12:00:00Z\n"));
 
 	clock_file_step(clk, -10);
 	task_yaml(body + k, sizeof(body) - k, "u", "0 12 * * *", log, "");
@@ -135,9 +122,9 @@ Test(cron_time, a_clock_stepped_back_reruns_nothing)
 	stop(first);
 	stop(second);
 
-	cr_assert(eq(int, lines_matching(log, "^t "), 1), "%s", slurp_text(log));
+	cr_assert(eq(int, lines_matching(log, "^t "), 1), "%s", file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^u 2026-06-15T12:00:00Z$"), 1), "%s",
-	    slurp_text(log));
+	    file_peek(log));
 	cr_assert(eq(int, stderr_matching(first, "^t: lockrun: (acquired|skipped)"), 1),
 	    "the first cron started t once");
 	cr_assert(eq(int, stderr_matching(second, "^t: lockrun: skipped: slot "
@@ -187,12 +174,12 @@ Test(cron_time, dst_spring_forward_fires_a_skipped_time_at_the_change_once)
 	late = cron_until(scratch("lockrun.yaml"), T_SPRING_0100 + 1800 - 3, "probe", 1);
 
 	cr_assert(eq(int, lines_matching(log, "^twothirty 2026-03-29T01:00:00Z$"), 1), "%s",
-	    slurp_text(log));
+	    file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^three 2026-03-29T01:00:00Z$"), 1), "%s",
-	    slurp_text(log));
+	    file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^probe 2026-03-29T01:30:00Z$"), 1), "%s",
-	    slurp_text(log));
-	cr_assert(eq(int, file_lines(log), 3), "%s", slurp_text(log));
+	    file_peek(log));
+	cr_assert(eq(int, file_lines(log), 3), "%s", file_peek(log));
 	cr_assert(eq(int, stderr_matching(late, "^(twothirty|three): "), 0));
 }
 
@@ -213,7 +200,7 @@ Test(cron_time, dst_fall_back_fires_a_repeated_time_twice_in_two_slots)
 	cron_until(scratch("lockrun.yaml"), T_FALL_0030 - 3, "twothirty", 1);
 	second = cron_until(scratch("lockrun.yaml"), T_FALL_0130 - 3, "twothirty", 1);
 
-	cr_assert(eq(str, (char *)slurp_text(log), "twothirty 2026-10-25T00:30:00Z\n"
+	cr_assert(eq(str, (char *)file_peek(log), "twothirty 2026-10-25T00:30:00Z\n"
 	    "twothirty 2026-10-25T01:30:00Z\n"));
 	cr_assert(eq(int, stderr_matching(second, "^twothirty: lockrun: released"), 1));
 }

@@ -16,21 +16,6 @@
 #include "crons.h"
 #include "harness.h"
 
-const char *
-slurp_text(const char *path)
-{
-	static char buf[65536];
-	FILE *fp = fopen(path, "r");
-	size_t n = 0;
-
-	if (fp) {
-		n = fread(buf, 1, sizeof(buf) - 1, fp);
-		fclose(fp);
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 /* How many lines of text match re; text is cut up. */
 static int
 count_lines(char *text, const char *re)
@@ -46,7 +31,7 @@ count_lines(char *text, const char *re)
 int
 lines_matching(const char *path, const char *re)
 {
-	return count_lines((char *)slurp_text(path), re);
+	return count_lines((char *)file_peek(path), re);
 }
 
 int
@@ -85,7 +70,7 @@ clock_file_set(const char *path, double unix_time)
 void
 clock_file_step(const char *path, double seconds)
 {
-	double offset = strtod(slurp_text(path), NULL);
+	double offset = strtod(file_peek(path), NULL);
 
 	clock_file_set(path, real_now() + offset + seconds);
 }
@@ -136,8 +121,8 @@ fleet_pid(int i)
 	snprintf(name, sizeof(name), "fleet%d.pid", i);
 	path = scratch(name);
 	POLL_UNTIL(file_lines(path) == 1);
-	pid = strtol(slurp_text(path), NULL, 10);
-	cr_assert(pid > 0, "%s: %s", path, slurp_text(path));
+	pid = strtol(file_peek(path), NULL, 10);
+	cr_assert(pid > 0, "%s: %s", path, file_peek(path));
 	return (pid_t)pid;
 }
 
@@ -199,8 +184,8 @@ fleet_stop(struct fleet *f)
 		char name[32];
 
 		snprintf(name, sizeof(name), "fleet%d.rc", i);
-		cr_assert(eq(str, (char *)slurp_text(scratch(name)), "0\n"),
-		    "server %d exits 0; its stderr: %s", i, slurp_text(f->err[i]));
+		cr_assert(eq(str, (char *)file_peek(scratch(name)), "0\n"),
+		    "server %d exits 0; its stderr: %s", i, file_peek(f->err[i]));
 	}
 }
 
@@ -214,4 +199,16 @@ fleet_cleanup(void)
 			kill(started->pid[i], SIGKILL);
 	waitpid(started->sh, NULL, 0);
 	started = NULL;
+}
+
+pid_t
+cron_at(const char *cfg, double at)
+{
+	static char buf[8][3][128];
+	static const char *env[8][5];
+	static int next;
+	int k = next++ % 8;
+
+	faketime_env(env[k], buf[k], at);
+	return LR_START_ENV(env[k], "cron", "-v", "-c", cfg);
 }

@@ -7,13 +7,12 @@
 
 #include <sys/types.h>
 
-/* The text of a file ("" when it does not exist); a static buffer, good
- * until the next call. */
-const char *slurp_text(const char *path);
 
 /* How many lines of the file (of pid's stderr) match re. */
 int	lines_matching(const char *path, const char *re);
 int	stderr_matching(pid_t pid, const char *re);
+/* Start lockrun cron -v on cfg, its clock running from `at` (libfaketime). */
+pid_t	cron_at(const char *cfg, double at);
 
 /* A stepped clock: libfaketime reads its offset from the file path on
  * every call (FAKETIME_TIMESTAMP_FILE, FAKETIME_NO_CACHE), so lockrun, the

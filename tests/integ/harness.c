@@ -311,6 +311,15 @@ fifo_write(const char *path, const char *s)
 	fclose(fp);
 }
 
+const char *
+file_peek(const char *path)
+{
+	static char buf[65536];
+
+	slurp(path, buf, sizeof(buf));
+	return buf;
+}
+
 char *
 file_text(const char *path)
 {

@@ -138,6 +138,9 @@ void	fifo_write(const char *path, const char *s);
 int	file_lines(const char *path);
 /* The whole of a file, NUL-terminated; the caller frees it. */
 char	*file_text(const char *path);
+/* The first 64 KiB of a file, or "" if it does not exist, in a buffer the
+ * next call reuses: for a job's small log. */
+const char *file_peek(const char *path);
 
 /* One command on a fresh client, formatted like redisCommand. */
 redisReply *rcmd(const char *fmt, ...);

@@ -39,23 +39,6 @@ hooked_config(const char *log, const char *task_extra)
 	return write_config(body);
 }
 
-/* The whole of a small file, or "" if it does not exist. */
-static const char *
-slurp(const char *path)
-{
-	static char buf[4096];
-	FILE *fp = fopen(path, "r");
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (fp) {
-		n = fread(buf, 1, sizeof(buf) - 1, fp);
-		fclose(fp);
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 Test(hooks, success_fires_on_start_then_on_success_with_the_runs_facts)
 {
 	struct result r;
@@ -65,7 +48,7 @@ Test(hooks, success_fires_on_start_then_on_success_with_the_runs_facts)
 
 	LR(&r, "-c", cfg, "-t", "t");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	got = slurp(log);
+	got = file_peek(log);
 	cr_assert(eq(int, file_lines(log), 2), "%s", got);
 	cr_assert(matches(got, "^LOCKRUN_HOOK=on_start LOCKRUN_KEY=lockrun:\\{t\\} "
 	    "LOCKRUN_TASK=t LOCKRUN_TOKEN=[0-9]+ \n"), "%s", got);
@@ -83,7 +66,7 @@ Test(hooks, failure_fires_on_failure_and_keeps_the_commands_status)
 
 	LR(&r, "-c", cfg, "-t", "t");
 	cr_assert(eq(int, r.status, 3), "stderr: %s", r.err);
-	got = slurp(log);
+	got = file_peek(log);
 	cr_assert(eq(int, file_lines(log), 2), "%s", got);
 	cr_assert(matches(got, "\n[^\n]*LOCKRUN_HOOK=on_failure [^\n]*LOCKRUN_STATUS=3 "), "%s",
 	    got);
@@ -101,7 +84,7 @@ Test(hooks, a_signal_is_named)
 
 	LR(&r, "-c", cfg, "-t", "t");
 	cr_assert(eq(int, r.status, 143), "stderr: %s", r.err);
-	got = slurp(log);
+	got = file_peek(log);
 	cr_assert(matches(got, "LOCKRUN_HOOK=on_failure [^\n]*LOCKRUN_SIGNAL=TERM "
 	    "LOCKRUN_STATUS=143 "), "%s", got);
 }
@@ -116,7 +99,7 @@ Test(hooks, a_timeout_is_told)
 
 	LR(&r, "-c", cfg, "-t", "t");
 	cr_assert(eq(int, r.status, 124), "stderr: %s", r.err);
-	got = slurp(log);
+	got = file_peek(log);
 	cr_assert(matches(got, "LOCKRUN_HOOK=on_failure [^\n]*LOCKRUN_STATUS=124 "
 	    "[^\n]*LOCKRUN_TIMED_OUT=1 "), "%s", got);
 }
@@ -130,7 +113,7 @@ Test(hooks, a_skip_fires_nothing)
 	freeReplyObject(rcmd("SET lockrun:{t} %s PX 30000", "x 1 h 1 t"));
 	LR(&r, "-c", cfg, "-t", "t");
 	cr_assert(eq(int, r.status, 75), "stderr: %s", r.err);
-	cr_assert(eq(int, file_lines(log), 0), "%s", slurp(log));
+	cr_assert(eq(int, file_lines(log), 0), "%s", file_peek(log));
 }
 
 Test(hooks, a_slot_that_already_ran_fires_nothing)
@@ -142,11 +125,11 @@ Test(hooks, a_slot_that_already_ran_fires_nothing)
 
 	LR(&r, "-c", cfg, "-t", "t");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(int, file_lines(log), 2), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "LOCKRUN_SLOT=[0-9]{4}-"), "%s", slurp(log));
+	cr_assert(eq(int, file_lines(log), 2), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "LOCKRUN_SLOT=[0-9]{4}-"), "%s", file_peek(log));
 	LR(&r, "-c", cfg, "-t", "t");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(int, file_lines(log), 2), "%s", slurp(log));
+	cr_assert(eq(int, file_lines(log), 2), "%s", file_peek(log));
 }
 
 Test(hooks, defaults_hooks_apply_and_a_tasks_own_replace_them)
@@ -163,7 +146,7 @@ Test(hooks, defaults_hooks_apply_and_a_tasks_own_replace_them)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	LR(&r, "-c", scratch("lockrun.yaml"), "-t", "b");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(str, (char *)slurp(log), "default\nown\n"));
+	cr_assert(eq(str, (char *)file_peek(log), "default\nown\n"));
 }
 
 Test(hooks, a_hanging_hook_is_stopped_at_its_timeout)

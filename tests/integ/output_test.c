@@ -17,22 +17,6 @@ TestSuite(output, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
 #define T_1200 1781524800.0	/* 2026-06-15T12:00:00Z */
 
-static const char *
-slurp(const char *path)
-{
-	static char buf[16384];
-	FILE *fp = fopen(path, "r");
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (fp) {
-		n = fread(buf, 1, sizeof(buf) - 1, fp);
-		fclose(fp);
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 /* A config of task talk (echo out, echo err >&2) with output: given. */
 static const char *
 talk_config(const char *schedule, const char *output)
@@ -58,7 +42,7 @@ Test(output, a_file_relative_to_the_config_gets_the_commands_lines_appended)
 	/* lockrun's own lines stay on its stderr; the command's are in the file */
 	cr_assert(matches(r.err, "lockrun: released"), "%s", r.err);
 	cr_assert(eq(int, matches(r.err, "(^|\n)(out|err)\n"), 0), "%s", r.err);
-	cr_assert(eq(str, (char *)slurp(scratch("talk.log")), "out\nerr\nout\nerr\n"));
+	cr_assert(eq(str, (char *)file_peek(scratch("talk.log")), "out\nerr\nout\nerr\n"));
 }
 
 Test(output, discard_drops_the_commands_lines_and_keeps_the_status)
@@ -96,7 +80,7 @@ Test(output, tick_runs_write_to_the_file)
 	lr_run_env(&r, env, (const char *const[]){ "tick", "-c", cfg, NULL });
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, ""));
-	cr_assert(eq(str, (char *)slurp(scratch("talk.log")), "out\nerr\n"));
+	cr_assert(eq(str, (char *)file_peek(scratch("talk.log")), "out\nerr\n"));
 }
 
 /* Start lockrun cron with its clock at `at` (running on), args after. */
@@ -122,7 +106,7 @@ stdout_of(pid_t pid)
 	n = readlink(scratch(link), path, sizeof(path) - 1);
 	cr_assert(n > 4);
 	memcpy(path + n - 4, ".out", 5);
-	return slurp(path);
+	return file_peek(path);
 }
 
 Test(output, cron_with_discard_still_relays_the_runs_own_lines)

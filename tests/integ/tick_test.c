@@ -33,22 +33,6 @@ three_tasks(const char *log)
 	return write_config(body);
 }
 
-static const char *
-slurp(const char *path)
-{
-	static char buf[8192];
-	FILE *fp = fopen(path, "r");
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (fp) {
-		n = fread(buf, 1, sizeof(buf) - 1, fp);
-		fclose(fp);
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 /* Run one tick at the frozen instant at. */
 static void
 tick_at(struct result *r, const char *cfg, double at)
@@ -68,7 +52,7 @@ Test(tick, starts_the_tasks_whose_fire_time_is_this_minute)
 
 	tick_at(&r, cfg, T_1200 + 3 * 60 + 10);		/* 12:03:10 */
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(str, (char *)slurp(log), "minutely 2026-06-15T12:03:00Z\n"));
+	cr_assert(eq(str, (char *)file_peek(log), "minutely 2026-06-15T12:03:00Z\n"));
 }
 
 Test(tick, a_coarser_schedule_is_due_at_its_fire_times_only)
@@ -79,9 +63,9 @@ Test(tick, a_coarser_schedule_is_due_at_its_fire_times_only)
 
 	tick_at(&r, cfg, T_1200 + 5 * 60 + 1);		/* 12:05:01 */
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(int, file_lines(log), 2), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "(^|\n)minutely 2026-06-15T12:05:00Z\n"));
-	cr_assert(matches(slurp(log), "(^|\n)fively 2026-06-15T12:05:00Z\n"));
+	cr_assert(eq(int, file_lines(log), 2), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "(^|\n)minutely 2026-06-15T12:05:00Z\n"));
+	cr_assert(matches(file_peek(log), "(^|\n)fively 2026-06-15T12:05:00Z\n"));
 }
 
 Test(tick, a_late_tick_starts_the_slot_of_its_minute)
@@ -92,9 +76,9 @@ Test(tick, a_late_tick_starts_the_slot_of_its_minute)
 
 	tick_at(&r, cfg, T_1200 + 50);			/* 12:00:50 */
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(int, file_lines(log), 3), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "(^|\n)hourly 2026-06-15T12:00:00Z\n"), "%s",
-	    slurp(log));
+	cr_assert(eq(int, file_lines(log), 3), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "(^|\n)hourly 2026-06-15T12:00:00Z\n"), "%s",
+	    file_peek(log));
 }
 
 Test(tick, a_tick_a_little_early_joins_the_coming_fire_time)
@@ -105,9 +89,9 @@ Test(tick, a_tick_a_little_early_joins_the_coming_fire_time)
 
 	tick_at(&r, cfg, T_1200 - 2);			/* 11:59:58, tolerance 5s */
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(matches(slurp(log), "(^|\n)hourly 2026-06-15T12:00:00Z\n"), "%s",
-	    slurp(log));
-	cr_assert(eq(int, file_lines(log), 3), "%s", slurp(log));
+	cr_assert(matches(file_peek(log), "(^|\n)hourly 2026-06-15T12:00:00Z\n"), "%s",
+	    file_peek(log));
+	cr_assert(eq(int, file_lines(log), 3), "%s", file_peek(log));
 }
 
 /* Six servers' ticks at once, for each of three minutes: each slot of
@@ -128,11 +112,11 @@ Test(tick, many_ticks_at_once_run_each_slot_once)
 		for (int i = 0; i < 6; i++)
 			cr_assert(eq(int, lr_wait(pids[i]), 0));
 	}
-	cr_assert(eq(int, file_lines(log), 4), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "(^|\n)fively 2026-06-15T12:05:00Z\n"), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "(^|\n)minutely 2026-06-15T12:04:00Z\n"), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "(^|\n)minutely 2026-06-15T12:05:00Z\n"), "%s", slurp(log));
-	cr_assert(matches(slurp(log), "(^|\n)minutely 2026-06-15T12:06:00Z\n"), "%s", slurp(log));
+	cr_assert(eq(int, file_lines(log), 4), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "(^|\n)fively 2026-06-15T12:05:00Z\n"), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "(^|\n)minutely 2026-06-15T12:04:00Z\n"), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "(^|\n)minutely 2026-06-15T12:05:00Z\n"), "%s", file_peek(log));
+	cr_assert(matches(file_peek(log), "(^|\n)minutely 2026-06-15T12:06:00Z\n"), "%s", file_peek(log));
 }
 
 Test(tick, exits_with_the_first_failure_and_says_so_in_one_line)
@@ -159,7 +143,7 @@ Test(tick, a_slot_already_run_is_a_skip_and_exits_0)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	tick_at(&r, cfg, T_1200 + 80);
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
-	cr_assert(eq(int, file_lines(log), 1), "%s", slurp(log));
+	cr_assert(eq(int, file_lines(log), 1), "%s", file_peek(log));
 }
 
 Test(tick, nothing_due_is_0)

@@ -16,25 +16,7 @@
 #include "backend/redis/rconn.h"
 #include "backend/redis/rerr.h"
 #include "backend/redis/rlink.h"
-#include "backend/redis/rsecret.h"
 #include "backend/redis/sentinel.h"
-
-int
-rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *u,
-    char *buf, size_t n, struct lr_err *e)
-{
-	int env;
-
-	buf[0] = '\0';
-	if (cli_file)
-		return rsecret_file(cli_file, "password_file", buf, n, e);
-	if ((env = rsecret_env("LOCKRUN_REDIS_PASSWORD", buf, n, e)) != 0)
-		return env < 0 ? -1 : 0;
-	if (cfg_file)
-		return rsecret_file(cfg_file, "password_file", buf, n, e);
-	snprintf(buf, n, "%s", u->password);
-	return 0;
-}
 
 void
 rconn_init(struct lr_conn *rc)

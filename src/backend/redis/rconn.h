@@ -37,14 +37,6 @@ struct lr_conn {
 						 * ms); 0: within the connect timeout */
 };
 
-/* The password to use, first found of: the file given on the command line
- * (cli_file), $LOCKRUN_REDIS_PASSWORD, the config's password_file
- * (cfg_file), the URL's. Writes "" for none. Returns 0, or -1 with
- * e = EX_CONFIG when a file cannot be read, is open to other users (any
- * permission bit for "others"), or its line does not fit (rsecret.h). */
-int	rconn_password(const char *cli_file, const char *cfg_file, const struct lr_url *u,
-	    char *buf, size_t n, struct lr_err *e);
-
 /* Connect to u within connect_ms, then AUTH and SELECT as needed in one
  * round trip (none when there is no password and db is 0). For a
  * redis+sentinel:// URL, ask the sentinels for the master first, every

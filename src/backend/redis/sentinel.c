@@ -15,7 +15,7 @@
 #include "core/duration.h"
 #include "out/log.h"
 #include "backend/redis/rlink.h"
-#include "backend/redis/rsecret.h"
+#include "core/file.h"
 #include "backend/redis/rurl.h"
 #include "backend/redis/sentinel.h"
 
@@ -60,10 +60,10 @@ sentinel_password(const char *cfg_file, char *buf, size_t n, struct lr_err *e)
 	int env;
 
 	buf[0] = '\0';
-	if ((env = rsecret_env("LOCKRUN_SENTINEL_PASSWORD", buf, n, e)) != 0)
+	if ((env = file_env_secret("LOCKRUN_SENTINEL_PASSWORD", buf, n, e)) != 0)
 		return env < 0 ? -1 : 0;
 	if (cfg_file)
-		return rsecret_file(cfg_file, "sentinel_password_file", buf, n, e);
+		return file_read_secret(cfg_file, "sentinel_password_file", buf, n, e);
 	return 0;
 }
 
