@@ -158,6 +158,23 @@ zone_back(const struct lr_zone *z, long long from, long long to)
 	return d > 0 ? d : 0;
 }
 
+/* The instants at which c fires for wall time w, in order, into inst;
+ * how many (0-2). cron(8) runs a fixed-time job once when the clock goes
+ * back and at the jump when it leaps over it, and schedules a wild one
+ * (every minute or every hour of something) by the clock as it reads. */
+static int
+fire_instants(const struct lr_cron *c, const struct lr_zone *z, long long w,
+    long long inst[2])
+{
+	int k = zone_instants(z, w, inst);
+
+	if (k == 2 && !c->wild)
+		return 1;
+	if (k == 1 && c->wild && inst[0] + zone_offset(z, inst[0], NULL) != w)
+		return 0;	/* the jump's instant: w itself never occurred */
+	return k;
+}
+
 /* cron_next() in zone z. Wall times from wall(t) on are tried in order;
  * the first that fires after t is the answer unless the clock went back
  * just before it, when the next few wall hours may name earlier instants.
@@ -172,7 +189,7 @@ scan_up(const struct lr_cron *c, const struct lr_zone *z, long long t)
 
 	w = wt - zone_back(z, t, t + SHIFT_MAX);
 	for (; (w = wall_up(c, w, limit)) != -1; w += 60) {
-		int k = zone_instants(z, w, inst);
+		int k = fire_instants(c, z, w, inst);
 
 		for (int i = 0; i < k; i++) {
 			if (inst[i] <= t || (found && inst[i] >= best))
@@ -197,7 +214,7 @@ scan_down(const struct lr_cron *c, const struct lr_zone *z, long long t)
 
 	w = wt + zone_back(z, t - SHIFT_MAX, t);
 	for (; (w = wall_down(c, w, limit)) != -1; w -= 60) {
-		int k = zone_instants(z, w, inst);
+		int k = fire_instants(c, z, w, inst);
 
 		for (int i = 0; i < k; i++) {
 			if (inst[i] > t || (found && inst[i] <= best))

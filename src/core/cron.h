@@ -18,6 +18,7 @@ struct lr_cron {
 	uint8_t  dow;		/* bits 0-6, Sunday = 0 (7 is read as 0) */
 	int	 dom_star;	/* day-of-month field began with '*' */
 	int	 dow_star;	/* day-of-week field began with '*' */
+	int	 wild;		/* minute or hour field began with '*' */
 	char	 tz[64];	/* IANA zone name, "" = the process's local zone */
 };
 
@@ -43,9 +44,13 @@ int	cron_parse(const char *expr, struct lr_cron *c, int *pos, struct lr_err *e);
 int	cron_set_tz(struct lr_cron *c, const char *tz, struct lr_err *e);
 
 /* The latest fire time <= t, or (time_t)-1 if there is none within 8
- * years (or t is outside years 1-9999). A wall time skipped by a DST jump
- * fires at the first instant after the jump; one that occurs twice fires
- * twice. The zone comes from core/zone.c: TZ and tzset(3) are left
+ * years (or t is outside years 1-9999). Across a DST change, as Vixie and
+ * Debian cron do: a schedule whose minute or hour field begins with '*'
+ * (wild) fires at the wall times that occur, in both hours of a clock set
+ * back and not at all in the hour jumped over; any other (a fixed time)
+ * fires a wall time skipped by the jump at the first instant after it, and
+ * one that occurs twice only the first time. The zone comes from
+ * core/zone.c: TZ and tzset(3) are left
  * alone. Safe with other threads once c's zone has been loaded (by
  * cron_set_tz(), or a first walk in the local zone). */
 time_t	cron_prev(const struct lr_cron *c, time_t t);

@@ -322,6 +322,7 @@ cron_parse(const char *expr, struct lr_cron *c, int *pos, struct lr_err *e)
 	out.dow = (uint8_t)((bits[4] | bits[4] >> 7) & 0x7f);	/* 7 -> 0 */
 	out.dom_star = *start[2] == '*';
 	out.dow_star = *start[4] == '*';
+	out.wild = *start[0] == '*' || *start[1] == '*';
 	if (!out.dom_star && out.dow_star && !cron_can_fire(&out))
 		return parse_fail(&p, p.expr,
 		    "never fires: no month in it has that day");

@@ -185,22 +185,34 @@ Test(cron_time, dst_spring_forward_fires_a_skipped_time_at_the_change_once)
 
 /*
  * The clocks go back in Berlin: 02:30 comes twice, at 00:30Z (CEST) and at
- * 01:30Z (CET). The cron module fires it twice, each its own slot: the
- * second is a run, not a skip of the first's slot.
+ * 01:30Z (CET). As cron(8) does, a fixed-time task (30 2 * * *) runs at
+ * the first only, while one whose hour field is wild (30 * * * *) runs at
+ * both, each its own slot. The second cron, started just before 01:30Z,
+ * starts the wild one and nothing else.
  */
-Test(cron_time, dst_fall_back_fires_a_repeated_time_twice_in_two_slots)
+Test(cron_time, dst_fall_back_runs_a_fixed_time_once_and_a_wild_one_twice)
 {
 	const char *log = scratch("runs.log");
-	char body[1024];
+	const char *berlin = "    timezone: Europe/Berlin\n";
+	char body[2048];
+	size_t k;
 	pid_t second;
 
-	task_yaml(body + snprintf(body, sizeof(body), "tasks:\n"), sizeof(body) - 9,
-	    "twothirty", "30 2 * * *", log, "    timezone: Europe/Berlin\n");
+	k = (size_t)snprintf(body, sizeof(body), "tasks:\n");
+	k += task_yaml(body + k, sizeof(body) - k, "twothirty", "30 2 * * *", log, berlin);
+	task_yaml(body + k, sizeof(body) - k, "halfpast", "30 * * * *", log, berlin);
 	write_config(body);
-	cron_until(scratch("lockrun.yaml"), T_FALL_0030 - 3, "twothirty", 1);
-	second = cron_until(scratch("lockrun.yaml"), T_FALL_0130 - 3, "twothirty", 1);
+	cron_until(scratch("lockrun.yaml"), T_FALL_0030 - 3, "(twothirty|halfpast)", 2);
+	second = cron_until(scratch("lockrun.yaml"), T_FALL_0130 - 3, "halfpast", 1);
 
-	cr_assert(eq(str, (char *)file_peek(log), "twothirty 2026-10-25T00:30:00Z\n"
-	    "twothirty 2026-10-25T01:30:00Z\n"));
-	cr_assert(eq(int, stderr_matching(second, "^twothirty: lockrun: released"), 1));
+	cr_assert(eq(int, lines_matching(log, "^twothirty 2026-10-25T00:30:00Z$"), 1), "%s",
+	    file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "^halfpast 2026-10-25T00:30:00Z$"), 1), "%s",
+	    file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "^halfpast 2026-10-25T01:30:00Z$"), 1), "%s",
+	    file_peek(log));
+	cr_assert(eq(int, file_lines(log), 3), "%s", file_peek(log));
+	cr_assert(eq(int, stderr_matching(second, "^twothirty: "), 0),
+	    "the second 02:30 started nothing");
+	cr_assert(eq(int, stderr_matching(second, "^halfpast: lockrun: released"), 1));
 }

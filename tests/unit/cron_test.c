@@ -322,31 +322,57 @@ Test(cron, spring_forward_gap_fires_at_the_jump)
 	cr_assert(eq(i64, next_of("0,45 2 * * *", NY, 1772928000), 1772953200));
 }
 
-Test(cron, fall_back_repeat_fires_twice)
+Test(cron, fall_back_repeat_fires_a_fixed_time_once)
 {
 	/* New York 2026-11-01: 02:00 EDT -> 01:00 EST at 06:00Z. 01:30 is
-	 * 05:30Z (EDT) and 06:30Z (EST); the day after, 06:30Z (EST) */
+	 * 05:30Z (EDT) and 06:30Z (EST): a fixed time fires the first, as
+	 * cron(8) does; the day after, 06:30Z (EST) */
 	struct lr_cron c = cron_in("30 1 * * *", NY);
 
 	cr_assert(eq(i64, (long long)cron_next(&c, 1793505600), 1793511000));
+	cr_assert(eq(i64, (long long)cron_next(&c, 1793511000), 1793601000),
+	    "not again at 01:30 EST");
+	cr_assert(eq(i64, (long long)cron_prev(&c, 1793516400), 1793511000));
+	cr_assert(eq(i64, (long long)cron_prev(&c, 1793514600), 1793511000));
+}
+
+Test(cron, fall_back_repeat_fires_a_wild_schedule_in_both_hours)
+{
+	/* minute or hour beginning with '*': by the clock, both 01:30s */
+	struct lr_cron c = cron_in("30 * * * *", NY);
+
 	cr_assert(eq(i64, (long long)cron_next(&c, 1793511000), 1793514600));
-	cr_assert(eq(i64, (long long)cron_next(&c, 1793514600), 1793601000));
-	cr_assert(eq(i64, (long long)cron_prev(&c, 1793516400), 1793514600));
 	cr_assert(eq(i64, (long long)cron_prev(&c, 1793514599), 1793511000));
+	cr_assert(eq(i64, next_of("*/30 1 * * *", NY, 1793511000), 1793512800),
+	    "01:00 EST, 06:00Z: the minute field is wild");
+	cr_assert(eq(i64, next_of("@hourly", NY, 1793509200), 1793512800),
+	    "01:00 EDT 05:00Z, then 01:00 EST 06:00Z");
+}
+
+Test(cron, spring_forward_gap_is_not_caught_up_by_a_wild_schedule)
+{
+	/* New York 2026-03-08, 07:00Z: 02:00 EST -> 03:00 EDT. 02:15 never
+	 * occurs: an hourly :15 fires 01:15 EST (06:15Z), then 03:15 EDT
+	 * (07:15Z), not at the jump */
+	cr_assert(eq(i64, next_of("15 * * * *", NY, 1772950500), 1772954100));
+	cr_assert(eq(i64, prev_of("15 * * * *", NY, 1772954099), 1772950500));
+	cr_assert(eq(i64, next_of("15 2 * * *", NY, 1772950500), 1772953200),
+	    "a fixed 02:15 fires at the jump");
 }
 
 Test(cron, fall_back_orders_by_instant_not_wall_time)
 {
 	/* 01:00 EDT 05:00Z, 01:30 EDT 05:30Z, 01:00 EST 06:00Z, 01:30 EST
-	 * 06:30Z, 02:00 EST 07:00Z */
-	cr_assert(eq(i64, next_of("0,30 1 * * *", NY, 1793510400), 1793511000),
+	 * 06:30Z, 02:00 EST 07:00Z; a wild hour fires all of them */
+	cr_assert(eq(i64, next_of("0,30 * * * *", NY, 1793510400), 1793511000),
 	    "05:20Z -> 05:30Z, not 06:00Z");
-	cr_assert(eq(i64, next_of("0,30 1 * * *", NY, 1793511000), 1793512800));
-	cr_assert(eq(i64, prev_of("0,30 1 * * *", NY, 1793513400), 1793512800),
+	cr_assert(eq(i64, next_of("0,30 * * * *", NY, 1793511000), 1793512800));
+	cr_assert(eq(i64, prev_of("0,30 * * * *", NY, 1793513400), 1793512800),
 	    "06:10Z -> 06:00Z, not 05:30Z");
-	cr_assert(eq(i64, next_of("0 1,2 * * *", NY, 1793512200), 1793512800),
-	    "05:50Z (01:50 EDT) -> 06:00Z (01:00 EST), not 02:00 EST");
+	cr_assert(eq(i64, next_of("0 1,2 * * *", NY, 1793512200), 1793516400),
+	    "05:50Z (01:50 EDT) -> 07:00Z (02:00 EST): 01:00 EST is a repeat");
 	cr_assert(eq(i64, prev_of("0 1,2 * * *", NY, 1793516400), 1793516400));
+	cr_assert(eq(i64, prev_of("0 1,2 * * *", NY, 1793516399), 1793509200));
 }
 
 Test(cron, berlin_changes_at_one_utc)
@@ -356,10 +382,10 @@ Test(cron, berlin_changes_at_one_utc)
 	cr_assert(eq(i64, next_of("30 2 * * *", BERLIN, 1774742400), 1774746000));
 	cr_assert(eq(i64, next_of("30 2 * * *", BERLIN, 1774746000), 1774830600));
 	/* 2026-10-25: 03:00 CEST -> 02:00 CET at 01:00Z; 02:30 is 00:30Z
-	 * and 01:30Z, then 01:30Z the next day */
+	 * and 01:30Z: it fires the first, then 01:30Z the next day */
 	cr_assert(eq(i64, next_of("30 2 * * *", BERLIN, 1792886400), 1792888200));
-	cr_assert(eq(i64, next_of("30 2 * * *", BERLIN, 1792888200), 1792891800));
-	cr_assert(eq(i64, next_of("30 2 * * *", BERLIN, 1792891800), 1792978200));
+	cr_assert(eq(i64, next_of("30 2 * * *", BERLIN, 1792888200), 1792978200));
+	cr_assert(eq(i64, next_of("30 * * * *", BERLIN, 1792888200), 1792891800));
 	/* summer: 09:00 CEST is 07:00Z on 2026-07-01 */
 	cr_assert(eq(i64, next_of("0 9 * * *", BERLIN, 1782864000), 1782889200));
 }
