@@ -36,7 +36,8 @@ ctx_free(struct lr_ctx *x)
 		close(x->output_fd);
 	x->output_fd = 0;
 	task_free(&x->t);
-	config_free(&x->cfg);
+	if (!x->cfg_borrowed)
+		config_free(&x->cfg);
 	cli_free(&x->cli);
 	if (x->url_copy) {
 		explicit_bzero(x->url_copy, strlen(x->url_copy));
@@ -107,9 +108,15 @@ config_part(struct lr_ctx *x)
 }
 
 int
-ctx_load_config(struct lr_ctx *x, struct lr_err *e)
+ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err *e)
 {
 	const char *path = x->cli.config;
+
+	if (loaded) {
+		x->cfg = *loaded;
+		x->cfg_borrowed = 1;
+		return 0;
+	}
 
 	if (path == NULL)
 		path = getenv("LOCKRUN_CONFIG");

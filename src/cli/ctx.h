@@ -23,6 +23,7 @@
 struct lr_ctx {
 	struct lr_cli		 cli;
 	struct lr_config	 cfg;		/* empty when there is no config file */
+	int			 cfg_borrowed;	/* cfg is a scheduler's: not ours to free */
 	struct lr_task		 t;		/* the merged settings */
 	struct lr_server_opts	 server;		/* borrows from cli and cfg */
 	const char		*prefix;
@@ -36,6 +37,9 @@ struct lr_ctx {
 	char			 exec_path[PATH_MAX];	/* exec_argv[0], found */
 	int			 output_fd;	/* output: opened, above 2; 0: none */
 	struct lr_sigstate	 sig;
+	/* where a run forked by tick or cron starts: entry.c's lockrun_main
+	 * (given, so that the verbs need not include the file that calls them) */
+	int			(*entry)(int argc, char **argv, const struct lr_config *loaded);
 	struct lr_lock		 lock;
 	struct lr_schedule	 sched;		/* the one-server slots */
 	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
@@ -53,8 +57,10 @@ void	ctx_free(struct lr_ctx *x);
  * called before a lock is taken or after it is released. */
 void	ctx_die(struct lr_ctx *x, const struct lr_err *e) __attribute__((noreturn));
 
-/* -c FILE, else $LOCKRUN_CONFIG, else the default path if it exists. */
-int	ctx_load_config(struct lr_ctx *x, struct lr_err *e);
+/* -c FILE, else $LOCKRUN_CONFIG, else the default path if it exists;
+ * or loaded, when not NULL: a config read in full already (borrowed). */
+int	ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded,
+	    struct lr_err *e);
 
 /* Merge the settings of task (NULL: -t, or none) into x->t: command line
  * over task over defaults over built-in values; complete them

@@ -27,7 +27,8 @@ sched_check(struct lr_ctx *x, struct lr_err *e)
 int
 verb_tick(struct lr_ctx *x)
 {
-	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig };
+	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
+	    .cfg = &x->cfg, .run = x->entry };
 	struct lr_err e = { 0, "", 0 };
 	int status;
 
@@ -48,7 +49,8 @@ logs_json(const struct lr_ctx *x)
 int
 verb_cron(struct lr_ctx *x)
 {
-	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig };
+	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
+	    .cfg = &x->cfg, .run = x->entry };
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
 	struct lr_err e = { 0, "", 0 };
 

@@ -1,6 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* runs.c -- fork and exec /proc/self/exe as `lockrun -t NAME`: the run is
- * exactly a run, with its own lock, guard, history and hooks. */
+/* runs.c -- fork a child that is `lockrun -t NAME`: the run is exactly a
+ * run, with its own lock, guard, history and hooks.
+ *
+ * Why not exec this program again: a run started that way spends most of
+ * its start-up loading the program and reading the config once more (the
+ * whole file, when its tasks are not in a tasks_dir), and 1,000 tasks due
+ * at once then start over many seconds. The forked child already has the
+ * config as the scheduler loaded it, which is also the one a run must
+ * use: a file edited since, and not yet re-read on SIGHUP, is not in
+ * force. What exec would have reset is reset by hand: the signal state,
+ * and the scheduler's close-on-exec descriptors. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,22 +54,47 @@ out_pipe(int p[2])
 	return 0;
 }
 
+/* Close what exec would have closed: the scheduler's timer and signal
+ * descriptors and the other runs' pipes are not this run's to hold (a
+ * pipe held open here would outlive the run it belongs to). Descriptors
+ * the scheduler was given without close-on-exec stay, as through exec. */
+static void
+close_on_exec_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int fd, self;
+
+	if (d == NULL)
+		return;
+	self = dirfd(d);
+	while ((de = readdir(d)) != NULL) {
+		fd = atoi(de->d_name);
+		if (fd > 2 && fd != self && (fcntl(fd, F_GETFD) & FD_CLOEXEC))
+			close(fd);
+	}
+	closedir(d);
+}
+
 /* In the child: the pipes onto 1 and 2, the signal state we were given,
- * the slot's instant; then exec. Never returns. */
+ * the slot's instant; then the run. Never returns. */
 static void __attribute__((noreturn))
 child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
     long long at_ms)
 {
 	char at[32];
+	int argc = 0;
 
 	if (po && (dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0))
 		_exit(EX_OSERR);
+	close_on_exec_fds();
 	child_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms);
 	if (setenv(SLOT_AT_VAR, at, 1) != 0)
 		_exit(EX_OSERR);
-	execv("/proc/self/exe", argv);
-	_exit(LR_EXIT_NOEXEC);
+	while (argv[argc])
+		argc++;
+	_exit(sp->run(argc, argv, sp->cfg));
 }
 
 pid_t

@@ -9,11 +9,19 @@
 #include "proc/child.h"
 #include "sched/due.h"
 
+/* A run's whole life from its command line, in the child forked for it:
+ * lockrun's main() without the config read again, since cfg is it (the
+ * scheduler's, as last loaded). Returns lockrun's exit status. */
+typedef int sched_run_fn(int argc, char **argv, const struct lr_config *cfg);
+
 /* How children are started: the scheduler's own options (its argv without
- * the verb word, argv[0] first), and the signal state it was given. */
+ * the verb word, argv[0] first), the signal state it was given, its config
+ * and what a child runs. */
 struct sched_spawner {
 	char *const		 *argv;
 	const struct lr_sigstate *saved;
+	const struct lr_config	 *cfg;
+	sched_run_fn		 *run;
 };
 
 /* The variable that pins a run's slot: the Unix ms the scheduler found it
@@ -21,8 +29,9 @@ struct sched_spawner {
  * own clock. */
 #define SLOT_AT_VAR "LOCKRUN_SLOT_AT"
 
-/* Start t: `lockrun [options] -t NAME`, with --one-server and
- * --no-overlap where the task named neither, and SLOT_AT_VAR=at_ms. With
+/* Start t: fork, and in the child run `lockrun [options] -t NAME`, with
+ * --one-server and --no-overlap where the task named neither, and
+ * SLOT_AT_VAR=at_ms. With
  * out and err not NULL, its stdout and stderr go to new pipes whose read
  * ends are returned there (close-on-exec, non-blocking); else it shares
  * ours. Returns the child's pid, or -1 with e. */
