@@ -129,6 +129,39 @@ Test(cron, sighup_reads_the_config_again_and_a_bad_one_is_refused)
 	cr_assert(matches(file_peek(log), "(^|\n)second 2026-06-15T12:00:00Z\n"), "%s", err);
 }
 
+/*
+ * The config in force is the one cron read, not the file as it is now: a
+ * file made invalid (and refused on SIGHUP) does not stop the next run,
+ * which is forked with the config cron holds. (A run that read the file
+ * again would fail on it.)
+ */
+Test(cron, a_run_uses_the_config_in_force_not_the_file_edited_since)
+{
+	const char *log = scratch("runs.log");
+	char body[1024];
+	pid_t pid;
+	FILE *fp;
+
+	snprintf(body, sizeof(body), "tasks:\n");
+	task_yaml(body + 7, sizeof(body) - 7, "first", "* * * * *", log);
+	write_config(body);
+	pid = cron_at(scratch("lockrun.yaml"), T_1200 - 8);
+	POLL_UNTIL(stderr_matching(pid, "cron: 1 scheduled tasks") == 1);
+	fp = fopen(scratch("lockrun.yaml"), "a");
+	cr_assert(fp != NULL);
+	fputs("  broken: [unclosed\n", fp);	/* the whole file no longer parses */
+	fclose(fp);
+	kill(pid, SIGHUP);
+	POLL_UNTIL(stderr_matching(pid, "the config in force stays") == 1);
+
+	POLL_UNTIL(stderr_matching(pid, "^first: lockrun: (released|error|config)") >= 1 ||
+	    stderr_matching(pid, "^first: .*lockrun.yaml:[0-9]+") >= 1);
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+	cr_assert(eq(str, (char *)file_peek(log), "first 2026-06-15T12:00:00Z\n"));
+	cr_assert(eq(int, stderr_matching(pid, "^first: .*lockrun.yaml:[0-9]+:[0-9]+"), 0));
+}
+
 Test(cron, needs_a_config)
 {
 	struct result r;
