@@ -28,7 +28,8 @@ int
 verb_tick(struct lr_ctx *x)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry };
+	    .cfg = &x->cfg, .run = x->entry,
+	    .own_fds_from = spawn_fd_floor() };
 	struct lr_err e = { 0, "", 0 };
 	int status;
 
@@ -50,7 +51,8 @@ int
 verb_cron(struct lr_ctx *x)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry };
+	    .cfg = &x->cfg, .run = x->entry,
+	    .own_fds_from = spawn_fd_floor() };
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
 	struct lr_err e = { 0, "", 0 };
 

@@ -9,7 +9,7 @@
  * config as the scheduler loaded it, which is also the one a run must
  * use: a file edited since, and not yet re-read on SIGHUP, is not in
  * force. What exec would have reset is reset by hand: the signal state,
- * and the scheduler's close-on-exec descriptors. */
+ * and the scheduler's own descriptors. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -54,26 +54,21 @@ out_pipe(int p[2])
 	return 0;
 }
 
-/* Close what exec would have closed: the scheduler's timer and signal
- * descriptors and the other runs' pipes are not this run's to hold (a
- * pipe held open here would outlive the run it belongs to). Descriptors
- * the scheduler was given without close-on-exec stay, as through exec. */
-static void
-close_on_exec_fds(void)
+int
+spawn_fd_floor(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
-	int fd, self;
+	int fd, self, top = 2;
 
 	if (d == NULL)
-		return;
+		return -1;
 	self = dirfd(d);
-	while ((de = readdir(d)) != NULL) {
-		fd = atoi(de->d_name);
-		if (fd > 2 && fd != self && (fcntl(fd, F_GETFD) & FD_CLOEXEC))
-			close(fd);
-	}
+	while ((de = readdir(d)) != NULL)
+		if ((fd = atoi(de->d_name)) > top && fd != self)
+			top = fd;
 	closedir(d);
+	return top + 1;
 }
 
 /* In the child: the pipes onto 1 and 2, the signal state we were given,
@@ -87,7 +82,11 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 
 	if (po && (dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0))
 		_exit(EX_OSERR);
-	close_on_exec_fds();
+	/* the scheduler's timer and signal descriptors and the other runs'
+	 * pipes are not this run's to hold (a pipe held here would outlive
+	 * its run); what the scheduler was given stays, as through exec */
+	if (sp->own_fds_from > 2)
+		close_range((unsigned)sp->own_fds_from, ~0U, 0);
 	child_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms);
 	if (setenv(SLOT_AT_VAR, at, 1) != 0)

@@ -22,7 +22,14 @@ struct sched_spawner {
 	const struct lr_sigstate *saved;
 	const struct lr_config	 *cfg;
 	sched_run_fn		 *run;
+	int			  own_fds_from;	/* spawn_fd_floor() before the scheduler began */
 };
+
+/* One more than the highest descriptor open now: taken before a scheduler
+ * opens its timer, signal and pipe descriptors (all close-on-exec), which
+ * are then the ones from this number up, and which a forked run closes in
+ * one close_range(2) as exec would have closed them. */
+int	spawn_fd_floor(void);
 
 /* The variable that pins a run's slot: the Unix ms the scheduler found it
  * due at. run.c takes it (and drops it) when it is within a minute of its
