@@ -405,6 +405,40 @@ burst(const char *lockrun, const struct redis_fixture *fx, double fire)
 	return k != NBURST;
 }
 
+/* The floor under burst(): the same NBURST commands started by a bare
+ * fork and exec each, all at once, no lockrun, no lock: what starting
+ * that many processes costs this machine. */
+static void
+burst_floor(const struct redis_fixture *fx)
+{
+	static double v[NBURST];
+	static pid_t pids[NBURST];
+	char out[256];
+	double t0;
+	int fd, k;
+
+	snprintf(out, sizeof(out), "%s/floor.out", fx->dir);
+	unlink(out);
+	if ((fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0)
+		return;
+	t0 = real_s();
+	for (int i = 0; i < NBURST; i++)
+		if ((pids[i] = fork()) == 0) {
+			dup2(fd, 1);
+			execlp("date", "date", "+%s.%N", (char *)NULL);
+			_exit(127);
+		}
+	for (int i = 0; i < NBURST; i++)	/* the fixture's server is a child too */
+		if (pids[i] > 0)
+			reap(pids[i]);
+	close(fd);
+	k = read_times(out, v, NBURST);
+	qsort(v, (size_t)k, sizeof(double), cmp_d);
+	printf("  the floor: the same %d commands forked and exec'd at once by a bare loop "
+	    "(no lockrun): %d started, the last after %.0f ms\n", NBURST, k,
+	    k ? (v[k - 1] - t0) * 1e3 : 0);
+}
+
 int
 cron_cost_all(const char *lockrun, const struct redis_fixture *fx)
 {
@@ -433,6 +467,7 @@ cron_cost_all(const char *lockrun, const struct redis_fixture *fx)
 	base = (double)((time(NULL) / 86400 + 400) * 86400);	/* a day ahead */
 	bad += latency(lockrun, fx, base);
 	bad += burst(lockrun, fx, base + 3600);
+	burst_floor(fx);
 	while (mono_s() - t0 < IDLE_S)
 		usleep(100000);
 	usage_of(p1k, &b);
