@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mysql_sql.c -- the SQL text of the MySQL/MariaDB backend: the tables and
  * one multi-statement string per operation (mysql_sql.h). The scripts in
- * src/scripts (the Lua) are the semantics mirrored here.
+ * src/backend/redis/scripts (the Lua) are the semantics mirrored here.
  *
  * Rules the text keeps:
  * - Tables are read with SELECT ... INTO @var (INTO last, as MySQL 8
