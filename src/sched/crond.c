@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cron.h"
 #include "core/duration.h"
+#include "core/text.h"
 #include "out/log.h"
 #include "sched/crond.h"
 #include "sched/due.h"
@@ -28,7 +28,7 @@
 struct running {
 	pid_t			pid;
 	char			task[256];
-	char			slot[32];
+	char			slot[TEXT_ISO_MAX];
 	long long		token;	/* the run's, once its log said it */
 	struct line_stream	out, err;
 };
@@ -45,13 +45,11 @@ struct crond {
 	int			 stopping;
 };
 
-static void
+/* t as ISO 8601 UTC, to the second. */
+static char *
 iso(time_t t, char *buf, size_t n)
 {
-	struct tm tm;
-
-	cron_utc(t, &tm);
-	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return text_iso((long long)t * 1000, TEXT_ISO_S, buf, n);
 }
 
 /* Each task's next fire time after now, and after the last slot it
@@ -133,17 +131,15 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	struct sched_task *t = &d->tasks[h->task];
 	/* schedule_slot() looks tolerance ahead: step back by as much */
 	time_t latest = schedule_slot(&t->sched, now_ms - t->sched.tolerance_ms);
-	char a[32], b[32], late[32];
+	char a[TEXT_ISO_MAX], b[TEXT_ISO_MAX], late[32];
 
 	if (latest == (time_t)-1 || latest < h->at)
 		latest = h->at;
-	if (latest > h->at) {
-		iso(h->at, a, sizeof(a));
-		iso(latest, b, sizeof(b));
-		lr_event(LOG_WARNING, "missed", NULL, "%s: fire times from %s to before %s "
-		    "were missed (the clock moved on); not caught up", t->name, a, b);
-	}
 	iso(latest, b, sizeof(b));
+	if (latest > h->at)
+		lr_event(LOG_WARNING, "missed", NULL, "%s: fire times from %s to before %s "
+		    "were missed (the clock moved on); not caught up", t->name,
+		    iso(h->at, a, sizeof(a)), b);
 	duration_human(now_ms - (long long)latest * 1000, late, sizeof(late));
 	if (latest <= d->last[h->task])
 		return;		/* started already: the clock went back */

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cron.h"
+#include "core/text.h"
 #include "out/log.h"
 #include "sched/due.h"
 #include "sched/tick.h"
@@ -87,8 +87,7 @@ summary(const struct started *v, size_t n, long long now_ms)
 	size_t ok = 0, skipped = 0, failed = 0;
 	const struct started *first = NULL;
 	struct log_fields f;
-	struct tm tm;
-	char at[32];
+	char at[TEXT_ISO_MAX];
 
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].status == 0)
@@ -98,8 +97,7 @@ summary(const struct started *v, size_t n, long long now_ms)
 		else if (failed++ == 0)
 			first = &v[i];
 	}
-	cron_utc((time_t)(now_ms / 1000), &tm);
-	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	text_iso(now_ms, TEXT_ISO_S, at, sizeof(at));
 	log_fields_init(&f);
 	f.status = first ? first->status : 0;
 	if (first)
