@@ -239,7 +239,7 @@ on_signal(struct crond *d)
 		reap(d);
 	else if (si.ssi_signo == SIGHUP && !d->stopping)
 		reload(d);
-	else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+	else if (si.ssi_signo != SIGHUP) {	/* TERM, INT, QUIT */
 		if (!d->stopping) {
 			notify_send("STOPPING=1");
 			lr_event(LOG_INFO, "stopping", NULL, "stopping: %zu runs to wait for",
@@ -311,16 +311,9 @@ step(struct crond *d)
 static int
 setup(struct crond *d, struct lr_err *e)
 {
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
 	/* orphans of the runs' commands come here to be reaped, as to PID 1 */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if ((d->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
+	if ((d->sfd = sched_signalfd(SFD_NONBLOCK)) < 0 ||
 	    (d->tfd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return lr_errf(e, EX_OSERR, "cannot wait for signals and time: %s",
 		    strerror(errno));

@@ -10,9 +10,12 @@
  * use: a file edited since, and not yet re-read on SIGHUP, is not in
  * force. What exec would have reset is reset by hand: the signal state,
  * and the scheduler's own descriptors. */
+#include <sys/signalfd.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +55,20 @@ out_pipe(int p[2])
 		return -1;
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	return 0;
+}
+
+int
+sched_signalfd(int flags)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGQUIT);
+	return signalfd(-1, &set, flags | SFD_CLOEXEC);
 }
 
 int

@@ -25,6 +25,12 @@ struct sched_spawner {
 	int			  own_fds_from;	/* spawn_fd_floor() before the scheduler began */
 };
 
+/* A signalfd (flags: SFD_*, close-on-exec added) for the signals a
+ * scheduler waits on: its runs' ends (SIGCHLD), SIGHUP, and SIGTERM,
+ * SIGINT and SIGQUIT, which stop it and are passed on to its runs. main()
+ * blocked them all (child_signals_block()). Returns it, or -1. */
+int	sched_signalfd(int flags);
+
 /* One more than the highest descriptor open now: taken before a scheduler
  * opens its timer, signal and pipe descriptors (all close-on-exec), which
  * are then the ones from this number up, and which a forked run closes in

@@ -23,22 +23,6 @@ struct started {
 	int			 status;
 };
 
-/* The signals a tick waits on: its children's ends, and those it passes
- * on. main() blocked them all (child_signals_block()). */
-static int
-tick_signalfd(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	return signalfd(-1, &set, SFD_CLOEXEC);
-}
-
 /* Reap what has ended; returns how many are still running. */
 static size_t
 reap(struct started *v, size_t n)
@@ -61,7 +45,7 @@ static void
 wait_all(struct started *v, size_t n)
 {
 	struct signalfd_siginfo si;
-	int sfd = tick_signalfd();
+	int sfd = sched_signalfd(0);
 
 	while (reap(v, n) > 0) {
 		if (sfd < 0) {		/* no signalfd: wait blindly */

@@ -74,7 +74,9 @@ Test(cron, output_is_relayed_line_by_line_with_the_task_name)
 	cr_assert(eq(int, stderr_matching(pid, "^talk: one$"), 0));
 }
 
-Test(cron, sigterm_stops_a_running_task_releases_its_lock_and_exits_0)
+/* Stop cron with sig while its task runs: the lock is released, exit 0. */
+static void
+stopped_by(int sig)
 {
 	struct gate g;
 	char body[1024];
@@ -87,9 +89,19 @@ Test(cron, sigterm_stops_a_running_task_releases_its_lock_and_exits_0)
 	pid = cron_at(scratch("lockrun.yaml"), T_1200 - 2);
 	gate_wait(&g);
 	cr_assert(eq(int, key_exists("lockrun:{long}"), 1));
-	kill(pid, SIGTERM);
+	kill(pid, sig);
 	cr_assert(eq(int, lr_wait(pid), 0));
 	cr_assert(eq(int, key_exists("lockrun:{long}"), 0), "the lock was released");
+}
+
+Test(cron, sigterm_stops_a_running_task_releases_its_lock_and_exits_0)
+{
+	stopped_by(SIGTERM);
+}
+
+Test(cron, sigquit_stops_it_as_sigterm_does)
+{
+	stopped_by(SIGQUIT);
 }
 
 Test(cron, sighup_reads_the_config_again_and_a_bad_one_is_refused)
