@@ -121,16 +121,6 @@ text_json_fput(FILE *fp, const char *s, size_t len)
 	putc('"', fp);
 }
 
-void
-text_json_member(FILE *fp, const char *key, const char *s, size_t len)
-{
-	fprintf(fp, ",\"%s\":", key);
-	if (s == NULL)
-		fputs("null", fp);
-	else
-		text_json_fput(fp, s, len);
-}
-
 /* Split ms into whole seconds, rounded down, and the milliseconds above
  * them (0 to 999), then break the seconds down as cron_utc() does. */
 char *

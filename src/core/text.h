@@ -34,10 +34,6 @@ size_t	text_json(char *buf, size_t n, const char *s, size_t len);
 /* The same, written whole to fp. */
 void	text_json_fput(FILE *fp, const char *s, size_t len);
 
-/* A member after the first of a JSON object: ,"key":"s" (its len bytes),
- * or ,"key":null when s is NULL. key is written as is. */
-void	text_json_member(FILE *fp, const char *key, const char *s, size_t len);
-
 /* Write ms, milliseconds since the epoch (negative before it), as ISO
  * 8601 UTC to the second or the millisecond (unit) into buf[0..n); the
  * part below the unit is dropped, toward the past. Like cron_utc(), it

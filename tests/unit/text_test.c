@@ -147,20 +147,6 @@ Test(text, json_fput_writes_the_same_whole)
 	free(mem);
 }
 
-Test(text, json_member_writes_a_string_or_null)
-{
-	char *mem = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&mem, &len);
-
-	cr_assert(fp != NULL);
-	text_json_member(fp, "host", "web\"1", 5);
-	text_json_member(fp, "slot", NULL, 0);
-	cr_assert(eq(int, fclose(fp), 0));
-	cr_assert(eq(str, mem, ",\"host\":\"web\\\"1\",\"slot\":null"));
-	free(mem);
-}
-
 Test(text, utf8_len_measures_one_character)
 {
 	cr_assert(eq(sz, text_utf8_len("a", 1), 1));
