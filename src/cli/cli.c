@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "core/duration.h"
 #include "core/keys.h"
+#include "core/text.h"
 #include "out/log.h"
 
 enum {				/* long-only options */
@@ -352,7 +353,11 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 			return lr_errf(e, EX_USAGE, "-c: empty path");
 		c->config = arg;
 		return 0;
-	case 't': c->task = arg; return 0;
+	case 't':
+		if ((why = task_name_problem(arg)) != NULL)
+			return lr_errf(e, EX_USAGE, "-t: \"%s\" %s", arg, why);
+		c->task = arg;
+		return 0;
 	case 'k':
 		if ((why = key_name_problem(arg)) != NULL)
 			return lr_errf(e, EX_USAGE, "--key: \"%s\" %s", arg, why);
@@ -402,9 +407,8 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	case OPT_HISTORY: return set_opt(c, "--history", "history", arg, e);
 	case OPT_HISTORY_TTL: return set_opt(c, "--history-ttl", "history_ttl", arg, e);
 	case OPT_HOST:
-		if (*arg == '\0' || strlen(arg) > HOST_MAX || strpbrk(arg, " \t\r\n") ||
-		    strpbrk(arg, "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
-		    "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f"))
+		if (*arg == '\0' || strlen(arg) > HOST_MAX || strchr(arg, ' ') ||
+		    text_has_control(arg))
 			return lr_errf(e, EX_USAGE, "--host: \"%s\" is not a host name (1 to %d "
 			    "bytes, no spaces or control characters)", arg, HOST_MAX);
 		c->host = arg;

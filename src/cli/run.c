@@ -12,6 +12,7 @@
 
 #include "cli/ctx.h"
 #include "core/duration.h"
+#include "core/file.h"
 #include "core/lease.h"
 #include "out/log.h"
 #include "proc/hooks.h"
@@ -21,18 +22,25 @@
  * (inherit, or unset), /dev/null (discard), or a file appended to, opened
  * before the lock is taken so that a file that cannot be written stops
  * the run first; above 2 and close-on-exec, so the command has it as 1
- * and 2 only. lockrun's own lines stay on its stderr. */
+ * and 2 only. lockrun's own lines stay on its stderr. A path that breaks
+ * file_open_append()'s rule (a link, a FIFO, a folder open to all) is
+ * refused with an error logged, and the run goes on, its output
+ * discarded: a file someone put there is never written or waited on. */
 static int
 open_output(struct lr_ctx *x, struct lr_err *e)
 {
-	const char *o = x->t.output;
+	const char *o = x->t.output, *refused;
 	int fd;
 
 	if (o == NULL || strcmp(o, "inherit") == 0)
 		return 0;
 	if (strcmp(o, "discard") == 0)
-		o = "/dev/null";
-	if ((fd = open(o, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666)) < 0)
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	else if ((fd = file_open_append(o, &refused)) < 0 && refused != NULL) {
+		lr_error("output %s: refused: %s; the output is discarded", o, refused);
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	}
+	if (fd < 0)
 		return lr_errf(e, EX_CANTCREAT, "output %s: %s", o, strerror(errno));
 	x->output_fd = fd > 2 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (fd <= 2)
@@ -205,7 +213,7 @@ command_spec(struct lr_ctx *x, int locked)
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
 	    .keeps_deadline = x->t.on_lost == ON_LOST_TERM,
 	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x,
-	    .output_fd = x->output_fd };
+	    .output_fd = x->output_fd, .scheduled = x->cfg_borrowed };
 }
 
 /* Say how the release went: end's status and duration go with it. */
@@ -414,7 +422,8 @@ hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
 	const struct lr_task *t = &x->t;
 
 	*after = (struct lr_hook_spec){ .env = t->env, .timeout_ms = t->hook_timeout_ms,
-	    .kill_after_ms = t->kill_after_ms, .saved = &x->sig };
+	    .kill_after_ms = t->kill_after_ms, .saved = &x->sig,
+	    .scheduled = x->cfg_borrowed };
 	*start = *after;
 	if (locked && t->no_overlap && t->renew) {
 		if (start->timeout_ms > t->ttl_ms / 4)

@@ -38,7 +38,7 @@ parse_tasks(struct walk *w, const struct yt_node *map, struct lr_config *cfg)
 		struct lr_task *t;
 		const char *why;
 
-		if ((why = key_name_problem(k->value)) != NULL)
+		if ((why = task_name_problem(k->value)) != NULL)
 			return walk_bad(w, k, "task name \"%s\" %s", k->value, why);
 		if (v->kind == YT_SKIPPED) {	/* not asked for: its name only */
 			cfg->names[cfg->nnames++] = k->value;
@@ -166,7 +166,7 @@ load(const char *path, const char *only, int list, struct lr_config *cfg,
 	config_init(cfg);
 	if ((cfg->path = strdup(path)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	if (yt_load(path, only, &root, e) != 0)
+	if (files_trusted(path, e) != 0 || yt_load(path, only, &root, e) != 0)
 		return -1;
 	rc = root ? parse_root(&w, root, cfg) : 0;
 	cfg->nmain = cfg->nnames;

@@ -6,11 +6,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/files.h"
+#include "core/file.h"
 #include "core/keys.h"
 
 #define SUFFIX		".yaml"
@@ -107,7 +110,7 @@ files_task_names(const char *dir, const char *at, char ***names, size_t *n,
 
 		if (!task_of(de->d_name, name, sizeof(name)) || is_folder(dirfd(d), de))
 			continue;
-		if ((why = key_name_problem(name)) != NULL)
+		if ((why = task_name_problem(name)) != NULL)
 			rc = lr_errf(e, EX_CONFIG, "%s/%s: task name \"%s\" %s (the file's name, "
 			    "less .yaml, is the task's)", dir, de->d_name, name, why);
 		else if (push(names, n, &cap, name) != 0)
@@ -122,7 +125,8 @@ files_task_names(const char *dir, const char *at, char ***names, size_t *n,
 		*n = 0;
 		return rc;
 	}
-	qsort(*names, *n, sizeof(**names), by_name);
+	if (*n > 1)	/* none: *names is NULL, which qsort(3) may not be given */
+		qsort(*names, *n, sizeof(**names), by_name);
 	return 0;
 }
 
@@ -132,4 +136,18 @@ files_names_free(char **names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+int
+files_trusted(const char *path, struct lr_err *e)
+{
+	uid_t uid = geteuid();
+	char why[PATH_MAX + 64];
+
+	if (uid != 0 || file_trusted(path, uid, why, sizeof(why)) == 0)
+		return 0;
+	return lr_errf(e, EX_CONFIG, "%s: not trusted: %s (run as root, lockrun reads "
+	    "a config, tasks_dir or task file only if it, each folder above it and each "
+	    "link to it are owned by root and not writable by group or other; "
+	    "see lockrun.yaml(5))", path, why);
 }

@@ -27,4 +27,10 @@ int	files_task_names(const char *dir, const char *at, char ***names, size_t *n,
 	    struct lr_err *e);
 void	files_names_free(char **names, size_t n);
 
+/* When lockrun runs as root, may it read path (the config, the tasks_dir,
+ * a task file), a thing that says what root runs? file_trusted()'s rule,
+ * for euid 0 only. Returns 0, or -1 with e = EX_CONFIG naming path, what
+ * breaks the rule, and the rule; never anything read from path. */
+int	files_trusted(const char *path, struct lr_err *e);
+
 #endif

@@ -68,7 +68,7 @@ read_file(struct walk *main, const char *name, struct lr_config *cfg)
 	if (files_task_path(cfg->tasks_dir, name, path, sizeof(path)) != 0)
 		return lr_errf(w.e, EX_CONFIG, "%s: the path of task %s is too long",
 		    cfg->tasks_dir_at, name);
-	if (yt_load(path, NULL, &root, w.e) != 0)
+	if (files_trusted(path, w.e) != 0 || yt_load(path, NULL, &root, w.e) != 0)
 		return -1;
 	t = &cfg->tasks[cfg->ntasks++];
 	task_init(t);
@@ -106,7 +106,7 @@ read_one(struct walk *w, const struct yt_node *tasks, const char *name)
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (key_name_problem(name) != NULL ||
+	if (task_name_problem(name) != NULL ||
 	    files_task_path(cfg->tasks_dir, name, path, sizeof(path)) != 0)
 		return 0;		/* no file can hold it */
 	if (stat(path, &st) != 0 && errno == ENOENT)
@@ -137,6 +137,8 @@ tasksdir_read(struct walk *w, const struct yt_node *tasks, const char *only, int
 	size_t n;
 	int rc = 0;
 
+	if (files_trusted(cfg->tasks_dir, w->e) != 0)
+		return -1;
 	if (only != NULL && *only != '\0')
 		return read_one(w, tasks, only);
 	if (only != NULL && !list)
@@ -146,7 +148,7 @@ tasksdir_read(struct walk *w, const struct yt_node *tasks, const char *only, int
 	/* the folder's names are sorted: one search each for the main file's,
 	 * which are in the order of the tasks: mapping's keys */
 	for (size_t i = 0; i < cfg->nnames && rc == 0; i++)
-		if (bsearch(&cfg->names[i], names, n, sizeof(*names), by_name) != NULL)
+		if (n > 0 && bsearch(&cfg->names[i], names, n, sizeof(*names), by_name) != NULL)
 			rc = twice(w, tasks ? tasks->kids[2 * i] : NULL, cfg->names[i]);
 	if (rc == 0 && grow(cfg, n) != 0)
 		rc = lr_errf(w->e, EX_OSERR, "out of memory");

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,4 +97,177 @@ file_env_secret(const char *name, char *buf, size_t n, struct lr_err *e)
 		return lr_errf(e, EX_CONFIG, "%s is longer than %zu bytes", name, n - 1);
 	snprintf(buf, n, "%s", env);
 	return 1;
+}
+
+#define TRUST_LINKS_MAX	40	/* as the kernel's ELOOP bound */
+
+/* One thing met on the walk, its lstat in st: owned by root or uid, and
+ * not writable by group or other; a folder on the way (not last) may be
+ * world-writable if it is root's and sticky, as /tmp is: others can add
+ * names to it but not replace root's. A link's own mode means nothing. */
+static int
+trust_one(const char *path, const struct stat *st, uid_t uid, int last, char *why,
+    size_t n)
+{
+	mode_t m = st->st_mode;
+
+	if (st->st_uid != 0 && st->st_uid != uid) {
+		snprintf(why, n, "%s is owned by uid %u", path, (unsigned)st->st_uid);
+		return -1;
+	}
+	if (S_ISLNK(m) || (m & (S_IWGRP | S_IWOTH)) == 0)
+		return 0;
+	if (!last && S_ISDIR(m) && (m & S_ISVTX) && st->st_uid == 0)
+		return 0;
+	snprintf(why, n, "%s is writable by %s (mode %04o)", path,
+	    (m & S_IWOTH) ? "others" : "its group", (unsigned)(m & 07777));
+	return -1;
+}
+
+/* The next component of the path at *p into comp[n] (slashes skipped), or
+ * 0 at its end. */
+static int
+next_part(const char **p, char *comp, size_t n)
+{
+	size_t len;
+
+	while (**p == '/')
+		(*p)++;
+	if ((len = strcspn(*p, "/")) == 0 || len >= n)
+		return len == 0 ? 0 : -1;
+	memcpy(comp, *p, len);
+	comp[len] = '\0';
+	*p += len;
+	return 1;
+}
+
+/* A link at cur, whose folder is the part of cur before its last '/',
+ * names target: what is left to walk becomes target then rest, into
+ * rest[n] (from an absolute target, cur starts again at /). */
+static int
+follow(char *cur, const char *target, const char *left, char *rest, size_t n)
+{
+	char tmp[PATH_MAX];
+	int len;
+
+	*strrchr(cur, '/') = '\0';
+	if (target[0] == '/')
+		cur[0] = '\0';
+	len = snprintf(tmp, sizeof(tmp), "%s/%s", target, left);
+	if (len < 0 || (size_t)len >= sizeof(tmp) || (size_t)len >= n)
+		return -1;
+	memcpy(rest, tmp, (size_t)len + 1);
+	return 0;
+}
+
+int
+file_trusted(const char *path, uid_t uid, char *why, size_t n)
+{
+	char cur[PATH_MAX] = "", rest[PATH_MAX], comp[NAME_MAX + 1], target[PATH_MAX];
+	const char *p = rest;
+	struct stat st;
+	int links = 0, more;
+	ssize_t len;
+
+	if (path[0] == '/')
+		snprintf(rest, sizeof(rest), "%s", path);
+	else if (getcwd(cur, sizeof(cur)) == NULL ||
+	    snprintf(rest, sizeof(rest), "%s/%s", cur, path) >= (int)sizeof(rest))
+		return snprintf(why, n, "%s: %s", path, strerror(errno ? errno : ENAMETOOLONG)), -1;
+	cur[0] = '\0';
+	if (lstat("/", &st) != 0 || trust_one("/", &st, uid, 0, why, n) != 0)
+		return -1;
+	while ((more = next_part(&p, comp, sizeof(comp))) == 1) {
+		size_t at = strlen(cur);
+
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {	/* cur holds no link: cut it */
+			*(strrchr(cur, '/') ? strrchr(cur, '/') : cur) = '\0';
+			continue;
+		}
+		if (at + 1 + strlen(comp) >= sizeof(cur))
+			break;
+		snprintf(cur + at, sizeof(cur) - at, "/%s", comp);
+		if (lstat(cur, &st) != 0) {
+			if (errno == ENOENT)	/* its folder is trusted: the open says */
+				return 0;
+			snprintf(why, n, "%s: %s", cur, strerror(errno));
+			return -1;
+		}
+		p += strspn(p, "/");
+		if (trust_one(cur, &st, uid, *p == '\0', why, n) != 0)
+			return -1;
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (++links > TRUST_LINKS_MAX ||
+		    (len = readlink(cur, target, sizeof(target) - 1)) < 0) {
+			snprintf(why, n, "%s: %s", cur, strerror(links > TRUST_LINKS_MAX ?
+			    ELOOP : errno));
+			return -1;
+		}
+		target[len] = '\0';
+		if (follow(cur, target, p, rest, sizeof(rest)) != 0)
+			break;
+		p = rest;
+	}
+	if (more == 0)
+		return 0;
+	snprintf(why, n, "%s: %s", path, strerror(ENAMETOOLONG));
+	return -1;
+}
+
+/* The folder of path, into dir[n], and where its last name starts. */
+static const char *
+split_dir(const char *path, char *dir, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		snprintf(dir, n, ".");
+	else if (slash == path)
+		snprintf(dir, n, "/");
+	else
+		snprintf(dir, n, "%.*s", (int)(slash - path), path);
+	return slash ? slash + 1 : path;
+}
+
+int
+file_open_append(const char *path, const char **refused)
+{
+	const int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC | O_NOCTTY;
+	char dir[PATH_MAX];
+	const char *base = split_dir(path, dir, sizeof(dir));
+	struct stat st;
+	int dfd, fd, saved;
+
+	*refused = NULL;
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(dfd, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+		close(dfd);
+		*refused = "its folder is writable by others and not sticky";
+		return -1;
+	}
+	/* O_NOFOLLOW: a link put there is not followed to a file of root's;
+	 * O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) */
+	fd = openat(dfd, base, flags, 0640);
+	saved = errno;
+	close(dfd);
+	if (fd < 0) {
+		*refused = saved == ELOOP ? "it is a symbolic link" : saved == ENXIO ?
+		    "not a regular file (a FIFO or a socket)" : saved == EISDIR ?
+		    "not a regular file (a directory)" : NULL;
+		errno = saved;
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*refused = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) ?
+		    "not a regular file (a FIFO)" : "not a regular file";
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);	/* blocking again */
+	return fd;
 }

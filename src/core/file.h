@@ -5,6 +5,8 @@
 #ifndef LR_FILE_H
 #define LR_FILE_H
 
+#include <sys/types.h>
+
 #include <stdio.h>
 
 #include "core/err.h"
@@ -30,5 +32,29 @@ int	file_read_secret(const char *path, const char *what, char *buf, size_t n,
  * empty: returns 1; 0 when it is not (buf untouched); -1 with
  * e = EX_CONFIG when it does not fit. */
 int	file_env_secret(const char *name, char *buf, size_t n, struct lr_err *e);
+
+/* May root trust what it reads at path to say what it runs? Every thing
+ * met from / down to path, path included, and each symbolic link on the
+ * way with what it names (walked the same way, from the link's folder),
+ * must be owned by root or by uid and not writable by group or other;
+ * one exception: a folder on the way (not path itself) that is root's
+ * and sticky may be writable by all (/tmp: others can add names there,
+ * but not rename or remove root's). Read with lstat(2) component by
+ * component, never following a link unchecked; once every folder above
+ * a name is trusted, no one else can change what it names. A name that
+ * does not exist passes (its folder is trusted; the open will fail).
+ * Returns 0, or -1 with why[n] saying which thing breaks the rule
+ * ("/etc/lockrun/tasks.d/x.yaml is owned by uid 1001"). */
+int	file_trusted(const char *path, uid_t uid, char *why, size_t n);
+
+/* Open path to append to it, as root writes a task's output: or the JSON
+ * log: created 0640 (less the umask), never through a symbolic link at
+ * path (O_NOFOLLOW), never waiting on a FIFO (O_NONBLOCK, cleared once
+ * open), and only a regular file, in a folder that others cannot write
+ * or that is sticky (where they cannot replace a file of root's). Returns
+ * the descriptor (close-on-exec), or -1: with *refused saying why when
+ * the path breaks that rule ("it is a symbolic link"), else *refused NULL
+ * and errno set. */
+int	file_open_append(const char *path, const char **refused);
 
 #endif

@@ -24,6 +24,8 @@ name_bytes_problem(const char *s)
 			return "may not contain spaces or control characters";
 		if ((len = text_utf8_len((const char *)p, left)) == 0)
 			return "is not valid UTF-8";
+		if (text_control_len((const char *)p, left) != 0)
+			return "may not contain control characters (C1, bidi)";
 	}
 	return NULL;
 }
@@ -36,6 +38,20 @@ key_name_problem(const char *name)
 	if (strlen(name) > KEY_NAME_MAX)
 		return "is longer than 200 bytes";
 	return name_bytes_problem(name);
+}
+
+const char *
+task_name_problem(const char *name)
+{
+	const char *why = key_name_problem(name);
+
+	if (why != NULL)
+		return why;
+	if (strchr(name, '/') != NULL)
+		return "may not contain '/' (a task name is a file name in tasks_dir)";
+	if (name[0] == '.')
+		return "may not begin with '.'";
+	return NULL;
 }
 
 const char *

@@ -24,8 +24,16 @@ struct lr_keys {
 
 /* Return NULL if name may be a task or key name, else why not. Names are
  * the Redis Cluster hash tag, so they may not contain braces; whitespace
- * and control bytes are refused so keys stay readable in redis-cli. */
+ * and control characters (C0, C1, DEL, bidi: core/text.h) are refused so
+ * keys stay readable in redis-cli and on a terminal. */
 const char *key_name_problem(const char *name);
+
+/* Return NULL if name may be a task's name, else why not: a key name
+ * (above) that is also a file name of its own in tasks_dir, with no '/'
+ * and no leading '.', so `-t NAME` never reads outside that folder.
+ * Every place a task name is read uses it: -t, the tasks: keys, the
+ * tasks_dir's file names. */
+const char *task_name_problem(const char *name);
 
 /* Return NULL if prefix is acceptable, else why not (no braces, bounded). */
 const char *key_prefix_problem(const char *prefix);

@@ -196,24 +196,76 @@ text_one_line(char *dst, size_t n, const char *src)
 	return dst;
 }
 
+/* Bidi controls, as UTF-8: U+202A to U+202E (E2 80 AA..AE) and U+2066 to
+ * U+2069 (E2 81 A6..A9); they reorder what a terminal shows after them. */
 static int
-text_control(unsigned char c)
+bidi(const unsigned char *p)
 {
-	return c < 0x20 || c == 0x7f;
+	return p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+	    (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9));
+}
+
+size_t
+text_control_len(const char *s, size_t left)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = text_utf8_len(s, left);
+
+	if (len == 0)
+		return 1;		/* not UTF-8: a raw 0x9B is a CSI to some */
+	if (len == 1)
+		return *p < 0x20 || *p == 0x7f;
+	if (len == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+		return 2;		/* C1: U+0080 to U+009F */
+	if (len == 3 && bidi(p))
+		return 3;
+	return 0;
+}
+
+int
+text_has_control(const char *s)
+{
+	size_t left = strlen(s), len;
+
+	for (; left > 0; s += len, left -= len) {
+		if (text_control_len(s, left) != 0)
+			return 1;
+		len = text_utf8_len(s, left);
+	}
+	return 0;
 }
 
 char *
 text_visible(char *s)
 {
-	for (char *p = s; *p; p++)
-		if (text_control((unsigned char)*p))
-			*p = '?';
+	size_t left = strlen(s), r = 0, w = 0, hide;
+
+	while (r < left) {
+		if ((hide = text_control_len(s + r, left - r)) != 0) {
+			s[w++] = '?';
+			r += hide;
+			continue;
+		}
+		for (size_t len = text_utf8_len(s + r, left - r); len > 0; len--)
+			s[w++] = s[r++];
+	}
+	s[w] = '\0';
 	return s;
 }
 
 void
 text_visible_put(FILE *fp, const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		putc(text_control((unsigned char)s[i]) ? '?' : s[i], fp);
+	size_t r = 0, hide, n;
+
+	while (r < len) {
+		if ((hide = text_control_len(s + r, len - r)) != 0) {
+			putc('?', fp);
+			r += hide;
+			continue;
+		}
+		n = text_utf8_len(s + r, len - r);
+		fwrite(s + r, 1, n, fp);
+		r += n;
+	}
 }

@@ -50,13 +50,25 @@ int	text_decimal(const char *s, long long *v);
  * lockrun's one-line errors). dst may be src. Returns dst. */
 char	*text_one_line(char *dst, size_t n, const char *src);
 
-/* Replace each control byte of s (below 0x20, and 0x7f), in place, with
- * '?': what came from a server, a lock value or the command line cannot
- * drive the terminal (OSC, CSI, BEL) or break a line in two. The rule for
- * every byte lockrun prints for people. Returns s. */
+/* How many bytes of s (left > 0 of them) stand for one character that a
+ * person must not be shown raw, or 0 for one shown as it is: a C0
+ * control or DEL (1), a C1 control, U+0080 to U+009F (2), a bidi control,
+ * U+202A to U+202E or U+2066 to U+2069 (3), or a byte that does not begin
+ * valid UTF-8 (1: a raw 0x9B is a CSI to some terminals). */
+size_t	text_control_len(const char *s, size_t left);
+
+/* Does s hold any such character? 1 or 0. For values refused at parse
+ * time (--host, names). */
+int	text_has_control(const char *s);
+
+/* Replace each such character of s, in place, with one '?': what came
+ * from a server, a lock value, a file name or the command line cannot
+ * drive the terminal (OSC, CSI, BEL), reorder a line (bidi) or break it
+ * in two. The rule for every byte lockrun prints for people. Returns s,
+ * which may be shorter. */
 char	*text_visible(char *s);
 
-/* The len bytes at s to fp, control bytes as text_visible() writes them. */
+/* The len bytes at s to fp, made visible as text_visible() does. */
 void	text_visible_put(FILE *fp, const char *s, size_t len);
 
 /* Append one line (fmt, and a newline) to the lines in buf[n], as much of

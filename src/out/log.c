@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "core/keys.h"
 #include "core/text.h"
 #include "out/json.h"
@@ -25,6 +26,7 @@ enum log_dest { DEST_STDERR, DEST_SYSLOG, DEST_JSON };
 static struct {
 	enum log_dest	dest;
 	int		fd;		/* DEST_JSON: stderr or the file */
+	char		path[4096];	/* DEST_JSON: the file, or "" */
 	int		verbose, quiet;
 	long		pid;		/* lockrun's, also in its guard */
 	char		host[256];
@@ -66,7 +68,6 @@ int
 log_open(const char *spec, const char *host, struct lr_err *e)
 {
 	const char *why;
-	int fd;
 
 	if ((why = log_spec_problem(spec)) != NULL)
 		return lr_errf(e, EX_USAGE, "log: \"%s\" %s", spec, why);
@@ -76,17 +77,38 @@ log_open(const char *spec, const char *host, struct lr_err *e)
 		openlog("lockrun", LOG_PID | LOG_NDELAY, LOG_CRON);
 		lg.dest = DEST_SYSLOG;
 	} else if (strncmp(spec, "json", 4) == 0) {
-		fd = STDERR_FILENO;
-		if (spec[4] == ':' && (fd = open(spec + 5, O_WRONLY | O_APPEND | O_CREAT |
-		    O_CLOEXEC | O_NOCTTY, 0640)) == -1)
-			return lr_errf(e, EX_CANTCREAT, "log file %s: %s", spec + 5,
-			    strerror(errno));
 		if (lg.dest == DEST_JSON && lg.fd != STDERR_FILENO)
 			close(lg.fd);
-		lg.fd = fd;
+		lg.fd = STDERR_FILENO;
 		lg.dest = DEST_JSON;
+		snprintf(lg.path, sizeof(lg.path), "%s", spec[4] == ':' ? spec + 5 : "");
+		if (lg.path[0] != '\0' && log_reopen() != 0) {
+			lg.dest = DEST_STDERR;	/* said as before: a human line */
+			return lr_errf(e, EX_CANTCREAT, "log file %s: %s", lg.path,
+			    strerror(errno));
+		}
 	} else
 		lg.dest = DEST_STDERR;
+	return 0;
+}
+
+/* The JSON log file opened as file_open_append() opens what root writes;
+ * one that breaks its rule is refused, said, and the log goes to stderr. */
+int
+log_reopen(void)
+{
+	const char *refused;
+	int fd;
+
+	if (lg.dest != DEST_JSON || lg.path[0] == '\0')
+		return 0;
+	if ((fd = file_open_append(lg.path, &refused)) < 0 && refused == NULL)
+		return -1;
+	if (lg.fd != STDERR_FILENO)
+		close(lg.fd);
+	lg.fd = fd >= 0 ? fd : STDERR_FILENO;
+	if (fd < 0)
+		lr_error("log file %s: refused: %s; logging to stderr", lg.path, refused);
 	return 0;
 }
 

@@ -35,6 +35,12 @@ void	log_setup(int verbose, int quiet);
  * EX_USAGE (a bad spec: checked before) or EX_CANTCREAT (the file). */
 int	log_open(const char *spec, const char *host, struct lr_err *e);
 
+/* json:FILE: open the file again, by its name (after logrotate renamed
+ * it, SIGHUP to `lockrun cron`). A path refused as log_open() refuses it
+ * sends the log to stderr, said there. Returns 0, or -1 with errno when
+ * it cannot be opened (the file in use stays). */
+int	log_reopen(void);
+
 /* What the run has learnt, carried by each later line: the task (the lock
  * name when there is no task), the key locked, the fencing token (0:
  * none yet), the slot (NULL: none). NULL leaves task or key out. Copied. */

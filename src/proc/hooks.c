@@ -178,7 +178,7 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
     const struct lr_hook_facts *facts)
 {
 	struct lr_child_spec cs = { .argv = argv, .env = spec->env, .pgid = 0,
-	    .saved = spec->saved };
+	    .saved = spec->saved, .scheduled = spec->scheduled };
 	struct hook_env he;
 	struct lr_err e = { 0, "", 0 };
 	char path[PATH_MAX], **envp;

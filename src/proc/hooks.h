@@ -27,6 +27,7 @@ struct lr_hook_spec {
 	long long		  timeout_ms;
 	long long		  kill_after_ms;
 	const struct lr_sigstate *saved;
+	int			  scheduled;	/* as struct lr_child_spec's */
 };
 
 /* Run the hook argv (NULL: there is none; nothing happens) called which

@@ -125,11 +125,32 @@ child_sleep(long long ms)
 	return sig > 0 ? sig : 0;
 }
 
+/* Is var one of the run's own variables, set below from vars? */
 static int
 reserved(const char *var)
 {
 	static const char *const names[] = {
 		"LOCKRUN_KEY=", "LOCKRUN_TOKEN=", "LOCKRUN_TASK=", "LOCKRUN_SLOT=",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(var, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* Is var the scheduler's own, not its tasks': what systemd hands the
+ * service (its notify socket, the sockets it passed, the watchdog), and
+ * what told lockrun where its config and lock server are and their
+ * passwords. A task started by cron must not notify systemd in the
+ * scheduler's name, nor find the scheduler's secrets. */
+static int
+scheduler_own(const char *var)
+{
+	static const char *const names[] = {
+		"NOTIFY_SOCKET=", "LISTEN_", "WATCHDOG_", "LOCKRUN_CONFIG=",
+		"LOCKRUN_URL=", "LOCKRUN_REDIS_URL=", "LOCKRUN_REDIS_PASSWORD=",
+		"LOCKRUN_SENTINEL_PASSWORD=", "LOCKRUN_SLOT_AT=",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -155,7 +176,8 @@ child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strcspn(environ[i], "=");
-		int replaced = reserved(environ[i]);
+		int replaced = reserved(environ[i]) ||
+		    (spec->scheduled && scheduler_own(environ[i]));
 		for (size_t j = 0; j < m && !replaced; j++)
 			replaced = strncmp(add[j], environ[i], len + 1) == 0;
 		if (!replaced)

@@ -29,6 +29,11 @@ struct lr_child_spec {
 	 * lockrun sent even while lockrun lives (guard.c, keep_deadline) */
 	int			  keeps_deadline;
 	const struct lr_sigstate *saved;
+	/* a run forked by tick or cron: the scheduler's own variables
+	 * (NOTIFY_SOCKET, LISTEN_*, WATCHDOG_*, LOCKRUN_CONFIG, the URL and
+	 * password ones) are left out of the command's environment; its
+	 * env: may set them again */
+	int			  scheduled;
 	int			  output_fd;	/* the command's stdout and stderr
 						 * (a task's output:), above 2;
 						 * 0: lockrun's own */

@@ -177,7 +177,9 @@ on_timer(struct crond *d)
 	arm(d);
 }
 
-/* SIGHUP: the config again, whole; a bad one is said and the old kept. */
+/* SIGHUP: the JSON log file opened again by its name (logrotate has
+ * renamed it), and the config again, whole; a bad one is said and the
+ * old kept. */
 static void
 reload(struct crond *d)
 {
@@ -187,6 +189,9 @@ reload(struct crond *d)
 	size_t n;
 	time_t *last;
 
+	if (log_reopen() != 0)
+		lr_error("log file: cannot open it again: %s; writing on to the file "
+		    "open before", strerror(errno));
 	if (config_load(d->o->cfg->path, NULL, &nc, &e) != 0 ||
 	    due_tasks(&nc, &tasks, &n, &e) != 0) {
 		lr_event(LOG_ERR, "config-error", NULL, "%s; the config in force stays", e.msg);

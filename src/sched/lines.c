@@ -7,26 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/text.h"
 #include "sched/lines.h"
-
-/* s as a JSON string's contents into out (room for 6 bytes a byte). */
-static size_t
-json_escape(const char *s, size_t n, char *out)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
-			out[k++] = '\\';
-			out[k++] = (char)c;
-		} else if (c < 0x20 || c == 0x7f)
-			k += (size_t)sprintf(out + k, "\\u%04x", c);
-		else
-			out[k++] = (char)c;
-	}
-	return k;
-}
 
 /* The token of the run's own JSON log line that says it acquired the
  * lock ({"time":...,"event":"acquired",...,"token":N,...}), if line is
@@ -56,9 +38,10 @@ emit(const struct line_stream *s, struct line_source *src, const char *line,
 	ssize_t w;
 
 	if (src->json) {
+		/* text_json(): what is not UTF-8 becomes U+FFFD, so the line parses */
 		char task[600];
-		size_t t = json_escape(src->task, strnlen(src->task, 100), task);
-		k = (size_t)snprintf(out, 1024, "{\"task\":\"%.*s\",\"stream\":\"%s\"",
+		size_t t = text_json(task, sizeof(task), src->task, strnlen(src->task, 100));
+		k = (size_t)snprintf(out, 1024, "{\"task\":%.*s,\"stream\":\"%s\"",
 		    (int)t, task, s->out == 1 ? "stdout" : "stderr");
 		if (src->slot)
 			k += (size_t)snprintf(out + k, 1024 - k, ",\"slot\":\"%s\"", src->slot);
@@ -66,10 +49,10 @@ emit(const struct line_stream *s, struct line_source *src, const char *line,
 			learn_token(src, line, n);
 		if (src->token > 0)
 			k += (size_t)snprintf(out + k, 1024 - k, ",\"token\":%lld", src->token);
-		k += (size_t)snprintf(out + k, 1024 - k, ",\"line\":\"");
-		k += json_escape(line, n, out + k);
-		memcpy(out + k, "\"}\n", 3);
-		k += 3;
+		k += (size_t)snprintf(out + k, 1024 - k, ",\"line\":");
+		k += text_json(out + k, sizeof(out) - k - 2, line, n);
+		memcpy(out + k, "}\n", 2);
+		k += 2;
 	} else {
 		k = (size_t)snprintf(out, 1024, "%.200s: ", src->task);
 		memcpy(out + k, line, n);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* text_test.c -- JSON strings and ISO 8601 times. */
+/* text_test.c -- JSON strings, ISO 8601 times, text made visible. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,4 +255,75 @@ Test(text, one_line_folds_a_server_message)
 	cr_assert(eq(str, text_one_line(small, sizeof(small), "abcdefgh"), "abcde"));
 	snprintf(buf, sizeof(buf), "a\n\nb");
 	cr_assert(eq(str, text_one_line(buf, sizeof(buf), buf), "a b"), "in place");
+}
+
+/* text_visible() of s, in a copy (static: one at a time). */
+static char *
+visible(const char *s)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	return text_visible(buf);
+}
+
+Test(text, visible_hides_c0_and_del)
+{
+	cr_assert(eq(str, visible("a\x1b[31mb\x07\x7f\r\n"), "a?[31mb????"));
+}
+
+Test(text, visible_hides_a_c1_control_as_one_character)
+{
+	/* U+009B, CSI in C1: one '?' for its two bytes */
+	cr_assert(eq(str, visible("x\xc2\x9b" "31my"), "x?31my"));
+	cr_assert(eq(str, visible("\xc2\x80\xc2\x9f"), "??"));
+}
+
+Test(text, visible_hides_a_raw_c1_byte)
+{
+	cr_assert(eq(str, visible("x\x9b" "31m"), "x?31m"));
+}
+
+Test(text, visible_hides_bidi_controls)
+{
+	cr_assert(eq(str, visible("a\xe2\x80\xae" "cba"), "a?cba"));	/* U+202E */
+	cr_assert(eq(str, visible("\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9"), "???"));
+}
+
+Test(text, visible_hides_each_byte_of_invalid_utf8)
+{
+	cr_assert(eq(str, visible("a\xff\xfe" "b\xc0\xaf"), "a??b??"));
+	cr_assert(eq(str, visible("cut \xe2\x82"), "cut ??"));
+}
+
+Test(text, visible_keeps_printable_text)
+{
+	/* U+00A0 and above, U+202F and U+2065 are not controls */
+	cr_assert(eq(str, visible("caf\xc3\xa9 \xc2\xa0\xe2\x80\xaf\xe2\x81\xa5 \xe2\x82\xac"),
+	    "caf\xc3\xa9 \xc2\xa0\xe2\x80\xaf\xe2\x81\xa5 \xe2\x82\xac"));
+}
+
+Test(text, visible_put_writes_what_visible_makes)
+{
+	static const char s[] = "h\xc2\x9bi\x9b\xe2\x80\xaej\x01k\xc3\xa9";
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+
+	cr_assert(fp != NULL);
+	text_visible_put(fp, s, sizeof(s) - 1);
+	fclose(fp);
+	cr_assert(eq(str, buf, visible(s)));
+	cr_assert(eq(str, buf, "h?i??j?k\xc3\xa9"));
+	free(buf);
+}
+
+Test(text, has_control_finds_what_visible_hides)
+{
+	cr_assert(eq(int, text_has_control("web-1.example"), 0));
+	cr_assert(eq(int, text_has_control("caf\xc3\xa9"), 0));
+	cr_assert(eq(int, text_has_control("x\xc2\x9b" "31m"), 1));
+	cr_assert(eq(int, text_has_control("x\x9b"), 1));
+	cr_assert(eq(int, text_has_control("\xe2\x81\xa8"), 1));
+	cr_assert(eq(int, text_has_control("tab\there"), 1));
 }
