@@ -8,6 +8,7 @@
 #   make bench      median wall time and peak RSS against flock(1)
 #   make install PREFIX=/usr DESTDIR=...
 #   make deb        build the Debian package into build/deb (make deb-check: and lint it)
+#   make fuzz       libFuzzer on each parser for FUZZ_TIME seconds (needs clang)
 
 VERSION = 0.1.0
 PREFIX ?= /usr/local
@@ -156,8 +157,28 @@ INTEG_SRCS = $(filter-out tests/integ/shim.c,$(wildcard tests/integ/*.c))
 FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o $(B)/tests/proc.o
 SHIM = $(B)/tests/shim.so
 
+# Fuzzing (tests/fuzz/): one libFuzzer target per parser of what others
+# write (the config loader, cron expressions, durations, the Redis,
+# Sentinel, PostgreSQL and MariaDB URLs, the Redis reply reader), each a
+# fuzz_NAME.c with a seed corpus in tests/fuzz/corpus/NAME. `make fuzz`
+# builds them with clang, libFuzzer, ASan and UBSan into build/fuzz and
+# runs each for FUZZ_TIME seconds (what it learns goes to
+# build/fuzz/corpus/NAME; copy an input worth keeping into the seeds).
+# `make check` replays the seeds through the same entry points, built by
+# $(CC) with replay.c's main(), under SANITIZE=1's sanitizers too: no
+# clang and no fuzzing time.
+FUZZ_TARGETS = config cron duration redisurl sentinelurl rreader \
+	$(if $(SQL_MODS),pgurl mysqlurl)
+FUZZ_TIME ?= 60
+FUZZ_CC ?= clang
+FUZZ_B = build/fuzz
+FUZZ_SAN = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize-recover=% \
+	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
+
 .PHONY: all check unit integ completion surface deps deps-demo deb-deps deb deb-check demo \
-	bench install uninstall clean lint
+	bench install uninstall clean lint fuzz fuzz-replay
 
 all: $(BIN)
 
@@ -168,12 +189,13 @@ have-libs:
 		"TLS=no / SQL=no to build without it)" >&2; exit 1; }; done
 
 LUA = src/backend/redis/scripts
-$(B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
+$(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
 		$(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua
-	@mkdir -p $(B)
+	@mkdir -p $(@D)
 	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 
 $(B)/backend/redis/rlock.o: $(B)/scripts.h
+$(FUZZ_B)/backend/redis/rlock.o: $(FUZZ_B)/scripts.h
 
 # The build's settings, so that changing TLS, SQL or LINK rebuilds what
 # depends on them.
@@ -223,13 +245,48 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LR_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-# Unit tests first (fast, pure), the shell completions, then the real
-# binary against redis-server, then the documentation against the binary.
+# Unit tests first (fast, pure), the fuzz corpus replayed, the shell
+# completions, then the real binary against redis-server, then the
+# documentation against the binary.
 check: deps
-	$(MAKE) --no-print-directory unit completion integ surface
+	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface
 
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
+
+$(B)/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/fuzz_util.o \
+		$(B)/tests/fuzz/replay.o $(CORE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
+
+fuzz-replay: $(FUZZ_TARGETS:%=$(B)/fuzz/replay_%)
+	@for t in $(FUZZ_TARGETS); do \
+		printf '%s: ' $$t; $(B)/fuzz/replay_$$t tests/fuzz/corpus/$$t/* || exit 1; \
+	done
+
+$(FUZZ_B)/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_B)/tests/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_B)/fuzz_%: $(FUZZ_B)/tests/fuzz/fuzz_%.o $(FUZZ_B)/tests/fuzz/fuzz_util.o \
+		$(CORE:%=$(FUZZ_B)/%.o)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(TEST_DYN_LIBS)
+
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz: $(FUZZ_CC) is missing;" \
+		"as root: apt-get install clang" >&2; exit 1; }
+	$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_B)/corpus/$$t; \
+		echo "make fuzz: $$t for $(FUZZ_TIME) s"; \
+		$(FUZZ_B)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_B)/$$t- $(FUZZ_B)/corpus/$$t \
+			tests/fuzz/corpus/$$t || exit 1; \
+	done
 
 # The integration tests mostly wait (on their servers, timers, faked
 # clocks), so they run two to a CPU: on 2 cores the suite took 250 s one to
@@ -367,3 +424,6 @@ clean:
 	rm -rf build lockrun
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+ifneq ($(filter fuzz $(FUZZ_B)/%,$(MAKECMDGOALS)),)
+-include $(shell find $(FUZZ_B) -name '*.d' 2>/dev/null)
+endif
