@@ -276,6 +276,9 @@ $(FUZZ_B)/fuzz_%: $(FUZZ_B)/tests/fuzz/fuzz_%.o $(FUZZ_B)/tests/fuzz/fuzz_util.o
 		$(CORE:%=$(FUZZ_B)/%.o)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(TEST_DYN_LIBS)
 
+# Objects made on the way to a target are kept: the next build reuses them.
+.PRECIOUS: $(FUZZ_B)/%.o $(FUZZ_B)/tests/fuzz/%.o $(B)/tests/fuzz/%.o
+
 fuzz:
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz: $(FUZZ_CC) is missing;" \
 		"as root: apt-get install clang" >&2; exit 1; }

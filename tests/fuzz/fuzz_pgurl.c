@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "backend/pg/pgurl.h"
-#include "core/url.h"
 #include "core/err.h"
+#include "core/url.h"
 #include "fuzz.h"
 
 int

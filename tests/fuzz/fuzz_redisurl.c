@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "backend/redis/rurl.h"
-#include "core/url.h"
 #include "core/err.h"
+#include "core/url.h"
 #include "fuzz.h"
 
 int
