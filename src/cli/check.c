@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* check.c -- print what a run would use: keys, lease, slot, fire times. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -11,6 +12,7 @@
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/text.h"
+#include "sched/due.h"
 
 /* t as ISO 8601 UTC, to the second, into buf[0..n). */
 static char *
@@ -101,21 +103,48 @@ reach(struct lr_ctx *x)
 	fflush(stdout);
 }
 
+/* Under a task of check_config(), if its schedule is a seconds schedule
+ * (which tick leaves to cron): its next fire times, for cron. */
+static void
+seconds_line(const struct sched_task *st, size_t n, const char *name, long long now_ms)
+{
+	char a[TEXT_ISO_MAX], b[32];
+	time_t t = (time_t)(now_ms / 1000);
+
+	while (n > 0 && strcmp(st->name, name) != 0)
+		st++, n--;
+	if (n == 0 || !schedule_subminute(&st->sched))
+		return;
+	printf("            seconds schedule (lockrun cron only), tolerance %s; next",
+	    duration_format(st->sched.tolerance_ms, b, sizeof(b)));
+	for (int i = 0; i < 3 && (t = schedule_next(&st->sched, t)) != (time_t)-1; i++)
+		printf(" %s", iso(t, a, sizeof(a)));
+	printf("\n");
+}
+
 /* `lockrun check` alone: the config is valid (or absent); list its tasks'
- * keys; reach Redis. */
+ * keys, and the next fire times of seconds schedules; reach Redis. */
 static int
 check_config(struct lr_ctx *x)
 {
 	struct lr_err e;
 	struct lr_keys k;
+	struct sched_task *st = NULL;
+	size_t nst = 0;
+	long long now_ms = real_ms();
 
-	if (ctx_server(x, &e) != 0)
+	if (ctx_server(x, &e) != 0 ||
+	    (x->cfg.path && due_tasks(&x->cfg, &st, &nst, &e) != 0)) {
+		free(st);
 		ctx_die(x, &e);
+	}
 	config_line(x);
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
 		keys_build(&k, x->prefix, x->cfg.names[i], (time_t)-1, 60000);
 		printf("task        %-24s %s\n", x->cfg.names[i], k.stable);
+		seconds_line(st, nst, x->cfg.names[i], now_ms);
 	}
+	free(st);
 	reach(x);
 	return 0;
 }

@@ -208,14 +208,18 @@ usage_sched(FILE *fp, enum lr_verb v)
 "Start every task of the config whose schedule fires this minute, each as\n"
 "`lockrun -t NAME` (one-server and no-overlap unless the task says), all at\n"
 "once; wait for them. For a crontab line: * * * * * lockrun tick\n"
+"It runs minute schedules only: a task whose fire times are under a minute\n"
+"apart or off the minute (every: 10s, a 6-field schedule) is not started,\n"
+"with a warning; `lockrun cron` runs those.\n"
 "\n", fp);
 	else
 		fputs(
 "usage: lockrun cron [options]\n"
 "\n"
 "Stay in the foreground and start each task of the config at its schedule's\n"
-"fire times, each as `lockrun -t NAME`; its output is prefixed with its\n"
-"name. SIGHUP reads the config again; SIGTERM stops the tasks and exits 0.\n"
+"fire times (schedule:, to the second with six fields, or every:), each\n"
+"as `lockrun -t NAME`; its output is prefixed with its name. SIGHUP reads\n"
+"the config again; SIGTERM stops the tasks and exits 0.\n"
 "\n", fp);
 	fputs(common_usage, fp);
 	fputs(v == VERB_TICK ? "\nExit: 0 every due task ran with status 0 or was skipped; else the\n"

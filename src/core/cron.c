@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cron.c -- walk wall-clock days, hours and minutes to a cron schedule's
- * fire times around an instant, in its zone; pure, libc only. */
+ * fire times around an instant, in its zone, then its seconds within the
+ * minute found; pure, libc only. */
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -243,8 +244,9 @@ cron_zone(const struct lr_cron *c)
 	return z != NULL ? z : zone_utc();
 }
 
-time_t
-cron_prev(const struct lr_cron *c, time_t t)
+/* The latest minute at which c fires at or before t, as an instant. */
+static time_t
+minute_prev(const struct lr_cron *c, time_t t)
 {
 	const struct lr_zone *z = cron_zone(c);
 
@@ -253,12 +255,65 @@ cron_prev(const struct lr_cron *c, time_t t)
 	return scan_down(c, z, (long long)t);
 }
 
-time_t
-cron_next(const struct lr_cron *c, time_t t)
+/* The earliest minute at which c fires after t, as an instant. */
+static time_t
+minute_next(const struct lr_cron *c, time_t t)
 {
 	const struct lr_zone *z = cron_zone(c);
 
 	if ((long long)t < T_MIN || (long long)t > T_MAX - SCAN_DAYS * DAY || z == NULL)
 		return (time_t)-1;
 	return scan_up(c, z, (long long)t);
+}
+
+/*
+ * Seconds. A fire time is a minute at which the five fields fire plus a
+ * second of the first field (second 0 alone for five fields). Minutes that
+ * fire are at least a minute apart, so only the latest one at or before t
+ * can have a second on either side of t.
+ */
+
+time_t
+cron_prev(const struct lr_cron *c, time_t t)
+{
+	time_t m = minute_prev(c, t);
+	int s;
+
+	if (m == (time_t)-1)
+		return m;
+	if ((s = bit_down(c->second, (int)(t - m < 59 ? t - m : 59))) != -1)
+		return m + s;
+	if ((m = minute_prev(c, m - 1)) == (time_t)-1)
+		return m;
+	return m + bit_down(c->second, 59);
+}
+
+time_t
+cron_next(const struct lr_cron *c, time_t t)
+{
+	time_t m;
+	int s;
+
+	if (c->second > 1 && (m = minute_prev(c, t)) != (time_t)-1 && t - m < 59 &&
+	    (s = bit_up(c->second, (int)(t - m) + 1, 59)) != -1)
+		return m + s;	/* later in the minute that fired last */
+	if ((m = minute_next(c, t)) == (time_t)-1)
+		return m;
+	return m + bit_up(c->second, 0, 59);
+}
+
+int
+cron_min_gap(const struct lr_cron *c)
+{
+	int gap = 60, first = bit_up(c->second, 0, 59), last = first;
+
+	for (int s = first + 1; s <= 59; s++) {
+		if (!(c->second >> s & 1))
+			continue;
+		if (s - last < gap)
+			gap = s - last;
+		last = s;
+	}
+	/* the last second of one minute to the first of the next */
+	return 60 - last + first < gap ? 60 - last + first : gap;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cron.h -- cron expressions as Vixie and Debian cron read them: parse the
- * five fields, and find the fire times around an instant in a time zone. */
+ * five fields (or six, with a leading seconds field), and find the fire
+ * times around an instant in a time zone. */
 #ifndef LR_CRON_H
 #define LR_CRON_H
 
@@ -11,6 +12,8 @@
 struct lr_err;
 
 struct lr_cron {
+	uint64_t second;	/* bit s set: second s (0-59); bit 0 alone for
+				 * five fields */
 	uint64_t minute;	/* bit m set: minute m (0-59) */
 	uint32_t hour;		/* bits 0-23 */
 	uint32_t dom;		/* bits 1-31 */
@@ -19,11 +22,14 @@ struct lr_cron {
 	int	 dom_star;	/* day-of-month field began with '*' */
 	int	 dow_star;	/* day-of-week field began with '*' */
 	int	 wild;		/* minute or hour field began with '*' */
+	int	 seconds;	/* written with six fields */
 	char	 tz[64];	/* IANA zone name, "" = the process's local zone */
 };
 
-/* Parse a 5-field cron expression ("30 9-17 * * mon-fri") or a shortcut
- * (@hourly @daily @midnight @weekly @monthly @yearly @annually) into *c,
+/* Parse a 5-field cron expression ("30 9-17 * * mon-fri"), a 6-field one
+ * whose first field is the second (as supercronic and Quartz read it:
+ * "0/10 * * * * *" is every ten seconds), or a shortcut (@hourly @daily
+ * @midnight @weekly @monthly @yearly @annually) into *c,
  * which it fills whole: c->tz becomes "", so call cron_set_tz() after.
  * Items are *, N, N-M, each with an optional /STEP; N/STEP means N to the
  * field's end (day of week ends at 6). Months and days of the week may be
@@ -58,6 +64,11 @@ time_t	cron_prev(const struct lr_cron *c, time_t t);
 /* The earliest fire time > t, or (time_t)-1 if none within 8 years. As
  * cron_prev() for DST and zones. */
 time_t	cron_next(const struct lr_cron *c, time_t t);
+
+/* The shortest time in seconds there can be between two fire times of c,
+ * counted from its fields alone (at most 60 for a 6-field expression,
+ * whose seconds may be 1s apart; 60 for five fields). */
+int	cron_min_gap(const struct lr_cron *c);
 
 /* Break t down as UTC into tm, as gmtime_r(3) does, but without touching
  * the time zone: glibc's gmtime_r reads /etc/localtime on first use, a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* cron_parse.c -- read cron expressions into bit sets of minutes, hours,
- * days and months, and check their zone names; pure, libc only. */
+/* cron_parse.c -- read cron expressions into bit sets of seconds, minutes,
+ * hours, days and months, and check their zone names; pure, libc only. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -24,7 +24,8 @@ static const struct field {
 	int		 min, max;	/* values that may be written */
 	int		 top;		/* where '*' and N/STEP end */
 	const char *const *names;	/* names for min, min + 1, ..., or NULL */
-} fields[5] = {
+} fields[6] = {
+	{ "second",		0, 59, 59, NULL },	/* only in six fields */
 	{ "minute",		0, 59, 59, NULL },
 	{ "hour",		0, 23, 23, NULL },
 	{ "day of month",	1, 31, 31, NULL },
@@ -51,7 +52,9 @@ struct parse {
 	const char	*expr;		/* the whole expression: offsets count from here */
 	int		*pos;
 	struct lr_err	*e;
-	int		 fno;		/* field number 1-5, or 0 outside the fields */
+	int		 fno;		/* field number 1-6 as written, or 0 outside
+					 * the fields */
+	const struct field *f;		/* that field's row in fields[] */
 };
 
 /* Set *pos to the offset of at, and e to "field N (name): " and the
@@ -76,7 +79,7 @@ parse_fail(struct parse *p, const char *at, const char *fmt, ...)
 	va_end(ap);
 	if (p->fno > 0)
 		return lr_errf(p->e, EX_CONFIG, "field %d (%s): %s", p->fno,
-		    fields[p->fno - 1].name, msg);
+		    p->f->name, msg);
 	return lr_errf(p->e, EX_CONFIG, "%s", msg);
 }
 
@@ -125,7 +128,7 @@ static int
 value_read(struct parse *p, const char **s, const char *e, const char *item,
     int *v)
 {
-	const struct field *f = &fields[p->fno - 1];
+	const struct field *f = p->f;
 	const char *t = *s, *end = t;
 	int ilen = (int)(e - item), len, num;
 
@@ -155,7 +158,7 @@ static int
 step_read(struct parse *p, const char **s, const char *e, const char *item,
     int *step)
 {
-	const struct field *f = &fields[p->fno - 1];
+	const struct field *f = p->f;
 	const char *t = *s, *end = t;
 	int len, num, most = f->top - f->min + 1;
 
@@ -182,7 +185,7 @@ step_read(struct parse *p, const char **s, const char *e, const char *item,
 static int
 item_parse(struct parse *p, const char *item, const char *ie, uint64_t *bits)
 {
-	const struct field *f = &fields[p->fno - 1];
+	const struct field *f = p->f;
 	const char *s = item;
 	int lo, hi, step = 1;
 
@@ -220,14 +223,16 @@ item_parse(struct parse *p, const char *item, const char *ie, uint64_t *bits)
 	return 0;
 }
 
-/* Parse the comma-separated field fno from s up to e into *bits. */
+/* Parse the comma-separated field fno (as written, 1-based), whose row in
+ * fields[] is f, from s up to e into *bits. */
 static int
-field_parse(struct parse *p, int fno, const char *s, const char *e,
-    uint64_t *bits)
+field_parse(struct parse *p, int fno, const struct field *f, const char *s,
+    const char *e, uint64_t *bits)
 {
 	const char *ie;
 
 	p->fno = fno;
+	p->f = f;
 	*bits = 0;
 	for (;;) {
 		for (ie = s; ie < e && *ie != ','; ie++)
@@ -287,42 +292,47 @@ shortcut_parse(struct parse *p, const char *s, struct lr_cron *c)
 int
 cron_parse(const char *expr, struct lr_cron *c, int *pos, struct lr_err *e)
 {
-	struct parse p = { expr != NULL ? expr : "", pos, e, 0 };
-	const char *s = p.expr, *start[5], *end[5];
-	uint64_t bits[5];
+	struct parse p = { expr != NULL ? expr : "", pos, e, 0, NULL };
+	const char *s = p.expr, *start[6], *end[6];
+	uint64_t bits[6] = { 1 };	/* five fields: second 0 */
 	struct lr_cron out;
-	int nf = 0;
+	int nf = 0, skip;
 
 	while (is_blank(*s))
 		s++;
 	if (*s == '@')
 		return shortcut_parse(&p, s, c);
 	while (*s != '\0') {
-		if (nf < 5)
+		if (nf < 6)
 			start[nf] = s;
 		while (*s != '\0' && !is_blank(*s))
 			s++;
-		if (nf < 5)
+		if (nf < 6)
 			end[nf] = s;
 		nf++;
 		while (is_blank(*s))
 			s++;
 	}
-	if (nf != 5)
+	if (nf != 5 && nf != 6)
 		return parse_fail(&p, p.expr, "expected 5 fields (minute hour "
-		    "day-of-month month day-of-week), got %d", nf);
-	for (int i = 0; i < 5; i++)
-		if (field_parse(&p, i + 1, start[i], end[i], &bits[i]) == -1)
+		    "day-of-month month day-of-week), or 6 with a leading second, "
+		    "got %d", nf);
+	skip = 6 - nf;		/* fields[] rows not written: the second */
+	for (int i = 0; i < nf; i++)
+		if (field_parse(&p, i + 1, &fields[i + skip], start[i], end[i],
+		    &bits[i + skip]) == -1)
 			return -1;
 	memset(&out, 0, sizeof(out));
-	out.minute = bits[0];
-	out.hour = (uint32_t)bits[1];
-	out.dom = (uint32_t)bits[2];
-	out.month = (uint16_t)bits[3];
-	out.dow = (uint8_t)((bits[4] | bits[4] >> 7) & 0x7f);	/* 7 -> 0 */
-	out.dom_star = *start[2] == '*';
-	out.dow_star = *start[4] == '*';
-	out.wild = *start[0] == '*' || *start[1] == '*';
+	out.second = bits[0];
+	out.minute = bits[1];
+	out.hour = (uint32_t)bits[2];
+	out.dom = (uint32_t)bits[3];
+	out.month = (uint16_t)bits[4];
+	out.dow = (uint8_t)((bits[5] | bits[5] >> 7) & 0x7f);	/* 7 -> 0 */
+	out.dom_star = *start[3 - skip] == '*';
+	out.dow_star = *start[5 - skip] == '*';
+	out.wild = *start[1 - skip] == '*' || *start[2 - skip] == '*';
+	out.seconds = nf == 6;
 	if (!out.dom_star && out.dow_star && !cron_can_fire(&out))
 		return parse_fail(&p, p.expr,
 		    "never fires: no month in it has that day");

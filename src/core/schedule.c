@@ -28,12 +28,16 @@ schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
 	}
 	if (tz && cron_set_tz(&s->cron, tz, &ze) != 0)
 		return lr_errf(e, EX_CONFIG, "timezone: %s", ze.msg);
-	/* cron slots are at least a minute apart; fixed ones every_ms */
-	limit = s->has_cron ? 60000 : every_ms;
+	limit = schedule_gap_ms(s);
 	if (tolerance_ms == LR_UNSET)
 		tolerance_ms = SCHEDULE_TOLERANCE_MS < limit / 4 ?
 		    SCHEDULE_TOLERANCE_MS : limit / 4;
-	else if (tolerance_ms * 2 >= limit) {
+	else if (limit < 60000 && tolerance_ms * 4 > limit) {
+		return lr_errf(e, EX_CONFIG, "slot_tolerance %s must be at most a quarter of "
+		    "the slot (%s) when slots are under a minute apart",
+		    duration_format(tolerance_ms, a, sizeof(a)),
+		    duration_format(limit, b, sizeof(b)));
+	} else if (tolerance_ms * 2 >= limit) {
 		return lr_errf(e, EX_CONFIG, "slot_tolerance %s must be under half the slot (%s)",
 		    duration_format(tolerance_ms, a, sizeof(a)),
 		    duration_format(limit, b, sizeof(b)));
@@ -84,5 +88,21 @@ schedule_slot_ttl_ms(const struct lr_schedule *s, long long now_ms, time_t slot)
 long long
 schedule_stamp_ms(const struct lr_schedule *s)
 {
-	return s->has_cron ? 60000 : s->every_ms;
+	if (s->has_cron)
+		return s->cron.seconds ? 1000 : 60000;
+	return s->every_ms;
+}
+
+long long
+schedule_gap_ms(const struct lr_schedule *s)
+{
+	return s->has_cron ? cron_min_gap(&s->cron) * 1000LL : s->every_ms;
+}
+
+int
+schedule_subminute(const struct lr_schedule *s)
+{
+	if (s->has_cron)
+		return s->cron.second != 1;
+	return s->every_ms % 60000 != 0;
 }

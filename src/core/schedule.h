@@ -19,8 +19,12 @@ struct lr_schedule {
 	long long	tolerance_ms;	/* a start this early still gets the slot */
 };
 
-/* The default tolerance: 5s, and never more than a quarter of a fixed
- * period (so --every 2s gets 500ms). Cron fires at most once a minute. */
+/* The default tolerance: 5s, and never more than a quarter of the
+ * shortest gap between fire times (so --every 2s gets 500ms). A tolerance
+ * given must be under half that gap, and when fire times can be under a
+ * minute apart, at most a quarter of it: a start early by the tolerance
+ * joins the coming slot, and one late by up to the rest of the gap keeps
+ * its own, so neither takes the slot before or after. */
 #define SCHEDULE_TOLERANCE_MS 5000
 
 /* Set s from a task's settings: expr (NULL: use every_ms), tz (NULL: the
@@ -45,7 +49,17 @@ time_t	schedule_next(const struct lr_schedule *s, time_t t);
  * slow clock still sees the slot that long). At least 1s. */
 long long schedule_slot_ttl_ms(const struct lr_schedule *s, long long now_ms, time_t slot);
 
-/* The spacing the key stamp must resolve: a minute for cron schedules. */
+/* The spacing the key stamp must resolve: a minute for 5-field cron
+ * schedules, a second for 6-field ones, the period for fixed ones. */
 long long schedule_stamp_ms(const struct lr_schedule *s);
+
+/* The shortest time there can be between two fire times, in ms: the
+ * period, or what cron_min_gap() finds. */
+long long schedule_gap_ms(const struct lr_schedule *s);
+
+/* Can a fire time fall off a whole minute (a period that is no whole
+ * number of minutes, a 6-field schedule with seconds other than 0)? Such
+ * a schedule is for `lockrun cron` only: tick runs once a minute. */
+int	schedule_subminute(const struct lr_schedule *s);
 
 #endif

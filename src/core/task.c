@@ -308,14 +308,18 @@ task_set(struct lr_task *t, const char *name, const char *text, struct lr_err *e
 	return 0;
 }
 
-/* The schedule, its zone and the tolerance, whenever given, into sched. */
+/* The schedule, its zone and the tolerance, whenever given (given: every
+ * or slot_tolerance was, before the built-in values), into sched: a
+ * tolerance that cannot work for its period is refused even where no slot
+ * is claimed, since tick and cron claim them. */
 static int
-check_slots(const struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
+check_slots(const struct lr_task *t, int given, struct lr_schedule *sched,
+    struct lr_err *e)
 {
 	struct lr_err se;
 	int pos;
 
-	if (!t->one_server && !t->schedule && !t->timezone)
+	if (!t->one_server && !t->schedule && !t->timezone && !given)
 		return 0;
 	if (schedule_init(sched, t->schedule, t->timezone, t->every_ms,
 	    t->slot_tolerance_ms, &pos, &se) == 0)
@@ -330,6 +334,7 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 {
 	struct lr_schedule unused;
 	char a[32], b[32];
+	int slots_given = t->every_ms != LR_UNSET || t->slot_tolerance_ms != LR_UNSET;
 
 	/* no-overlap unless one-server is what was asked for: switching
 	 * one_server off must not leave a run with no lock at all */
@@ -354,7 +359,7 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 		    duration_format(t->kill_after_ms, a, sizeof(a)),
 		    duration_format(t->ttl_ms, b, sizeof(b)));
 	}
-	if (check_slots(t, sched ? sched : &unused, e) != 0)
+	if (check_slots(t, slots_given, sched ? sched : &unused, e) != 0)
 		return -1;
 	if (t->min_hold_ms > 0 && !t->no_overlap) {
 		return lr_errf(e, EX_CONFIG, "min_hold applies to the no-overlap lock, which is off");

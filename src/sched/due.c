@@ -31,8 +31,8 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		t.one_server = 1;
 	if (st->pin_no_overlap)
 		t.no_overlap = 1;
-	if (t.schedule == NULL)
-		rc = 0;
+	if (t.schedule == NULL && t.every_ms == LR_UNSET)
+		rc = 0;		/* neither schedule: nor every: */
 	else if (task_finish(&t, &st->sched, &te) != 0) {
 		char file[4096];
 

@@ -23,7 +23,8 @@ struct sched_task {
 						 * relay its lines */
 };
 
-/* The tasks of cfg that have a schedule (a task's own or the defaults'),
+/* The tasks of cfg that have a schedule: or an every: (a task's own or
+ * the defaults'),
  * merged over the defaults as `lockrun -t NAME` merges them, into a new
  * array *out of *n. Every task must have been read (config_load() with
  * only NULL). Returns 0, or -1 with e (EX_CONFIG naming the task). */
@@ -33,7 +34,8 @@ int	due_tasks(const struct lr_config *cfg, struct sched_task **out, size_t *n,
 /* Is task t due at now_ms: is its slot (the latest fire time at or before
  * now plus the tolerance, the rule a run applies) a fire time of the
  * minute now plus the tolerance falls in? A tick late by up to a minute
- * still finds the fire time it was started for. */
+ * still finds the fire time it was started for. Meant for minute
+ * schedules: tick leaves the others (schedule_subminute()) to cron. */
 int	due_now(const struct sched_task *t, long long now_ms);
 
 #endif

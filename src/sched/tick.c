@@ -110,6 +110,12 @@ tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, long long 
 		goto out;
 	}
 	for (size_t i = 0; i < ntasks; i++) {
+		if (schedule_subminute(&tasks[i].sched)) {
+			lr_event(LOG_WARNING, "not-run", NULL, "%s: its fire times are under "
+			    "a minute apart or off the minute, and tick runs minute "
+			    "schedules only: start it with `lockrun cron`", tasks[i].name);
+			continue;
+		}
 		if (!due_now(&tasks[i], now_ms))
 			continue;
 		v[n].task = &tasks[i];

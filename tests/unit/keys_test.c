@@ -92,8 +92,8 @@ Test(keys, tolerance_must_be_under_half_the_slot)
 	struct lr_err err = { 0 };
 	int pos;
 
-	cr_assert(eq(int, schedule_init(&s, NULL, NULL, 10000, 5000, &pos, &err), -1));
-	cr_assert(eq(str, err.msg, "slot_tolerance 5s must be under half the slot (10s)"));
+	cr_assert(eq(int, schedule_init(&s, NULL, NULL, 120000, 60000, &pos, &err), -1));
+	cr_assert(eq(str, err.msg, "slot_tolerance 1m must be under half the slot (2m)"));
 }
 
 Test(keys, slot_ttl_lasts_until_the_next_slot_plus_tolerance)
