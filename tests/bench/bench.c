@@ -813,6 +813,7 @@ main(int argc, char *argv[])
 	bad += config_cost(argv[1], &fx);
 	bad += tasksdir_cost(argv[1], &fx);
 	bad += cron_cost_all(argv[1], &fx);
+	bad += seconds_cost(argv[1], &fx);
 	bad += connections_cost(argv[1]);
 	bad += held_cost(argv[1]);
 	bad += cron_cost();

@@ -14,4 +14,10 @@ int	tasksdir_cost(const char *lockrun, const struct redis_fixture *fx);
  * Reported, never asserted. Returns the failures seen. */
 int	cron_cost_all(const char *lockrun, const struct redis_fixture *fx);
 
+/* Tasks every second under lockrun cron (seconds_bench.c): round trips per
+ * second per task on 1 and on 5 schedulers, and a scheduler's CPU over a
+ * minute with 100 of them. Reported, never asserted. Returns the failures
+ * seen. */
+int	seconds_cost(const char *lockrun, const struct redis_fixture *fx);
+
 #endif
