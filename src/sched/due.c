@@ -31,8 +31,10 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		t.one_server = 1;
 	if (st->pin_no_overlap)
 		t.no_overlap = 1;
-	if (t.schedule == NULL && t.every_ms == LR_UNSET)
-		rc = 0;		/* neither schedule: nor every: */
+	/* every: schedules a task only where the task says it: in defaults it
+	 * is the slot length of crontab runs, as it always was */
+	if (t.schedule == NULL && task->every_ms == LR_UNSET)
+		rc = 0;
 	else if (task_finish(&t, &st->sched, &te) != 0) {
 		char file[4096];
 

@@ -23,8 +23,9 @@ struct sched_task {
 						 * relay its lines */
 };
 
-/* The tasks of cfg that have a schedule: or an every: (a task's own or
- * the defaults'),
+/* The tasks of cfg that have a schedule: (a task's own or the
+ * defaults') or an every: of their own (one in defaults only sets the
+ * slot length),
  * merged over the defaults as `lockrun -t NAME` merges them, into a new
  * array *out of *n. Every task must have been read (config_load() with
  * only NULL). Returns 0, or -1 with e (EX_CONFIG naming the task). */

@@ -305,13 +305,17 @@ Test(cron_seconds, a_tolerance_too_long_for_the_period_is_refused)
 	freeReplyObject(k);
 }
 
+#define T_1200 1781524800.0	/* 2026-06-15T12:00:00Z */
+
 /* tick runs minute schedules only: a seconds task gets a warning and is
- * not started, a minute task in the same config runs; check lists the
- * seconds task's next fire times, two seconds apart. */
+ * not started; a minute schedule and a task's own every: 5m run at 12:00;
+ * an every: in defaults schedules nothing (it is the slot length of
+ * crontab runs). check lists the seconds task's next fire times, two
+ * seconds apart. */
 Test(cron_seconds, tick_leaves_seconds_tasks_to_cron_and_check_lists_their_fire_times)
 {
-	char logbuf[256], body[1024];
-	const char *log, *cfg;
+	char logbuf[256], body[2048], buf[3][128];
+	const char *log, *cfg, *env[6];
 	struct result r;
 	long long a, b;
 	char *p;
@@ -319,13 +323,19 @@ Test(cron_seconds, tick_leaves_seconds_tasks_to_cron_and_check_lists_their_fire_
 	use(BE_REDIS);
 	snprintf(logbuf, sizeof(logbuf), "%s", scratch("ran.log"));
 	log = logbuf;
-	snprintf(body, sizeof(body), "tasks:\n  fast:\n    every: 2s\n"
+	snprintf(body, sizeof(body), "defaults:\n  every: 1m\ntasks:\n  fast:\n    every: 2s\n"
 	    "    command: 'echo fast >> %s'\n  minutely:\n    schedule: '* * * * *'\n"
-	    "    command: 'echo minutely >> %s'\n", log, log);
+	    "    command: 'echo minutely >> %s'\n  five:\n    every: 5m\n"
+	    "    command: 'echo five >> %s'\n  plain:\n    command: 'echo plain >> %s'\n",
+	    log, log, log, log);
 	cfg = write_config(body);
 
-	LR(&r, "tick", "-c", cfg);
+	faketime_frozen_env(env, buf, T_1200 + 10);
+	lr_run_env(&r, env, (const char *const[]){ "tick", "-v", "-c", cfg, NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, lines_matching(log, "^five$"), 1), "%s", file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "^plain$"), 0), "%s", file_peek(log));
+	cr_assert(matches(r.err, "tick at 2026-06-15T12:00:10Z: 2 due, 2 ran"), "%s", r.err);
 	cr_assert(matches(r.err, "fast: its fire times are under a minute apart or off the "
 	    "minute, and tick runs minute schedules only: start it with `lockrun cron`"),
 	    "%s", r.err);
