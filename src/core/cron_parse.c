@@ -345,7 +345,7 @@ cron_parse(const char *expr, struct lr_cron *c, int *pos, struct lr_err *e)
 int
 cron_set_tz(struct lr_cron *c, const char *tz, struct lr_err *e)
 {
-	struct parse p = { tz, NULL, e, 0 };
+	struct parse p = { tz, NULL, e, 0, NULL };
 	struct lr_err ze;
 
 	if (tz == NULL || *tz == '\0') {
