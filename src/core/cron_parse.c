@@ -286,6 +286,9 @@ shortcut_parse(struct parse *p, const char *s, struct lr_cron *c)
 			    (int)(last - rest), rest, shortcuts[i].name);
 		return cron_parse(shortcuts[i].expr, c, NULL, NULL);
 	}
+	if (e - s == 6 && strncmp(s, "@every", 6) == 0)	/* dkron's, not ours */
+		return parse_fail(p, s, "unknown shortcut \"@every\" (a fixed period is "
+		    "every:, such as every: 10s)");
 	return parse_fail(p, s, "unknown shortcut \"%.*s\"", (int)(e - s), s);
 }
 

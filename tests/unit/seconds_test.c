@@ -89,6 +89,8 @@ ParameterizedTestParameters(seconds, rejects)
 		{ "0 0 0 30 2 *", "never fires: no month in it has that day", 0 },
 		{ "0 0 0 * * * *", "expected 5 fields (minute hour day-of-month month "
 		    "day-of-week), or 6 with a leading second, got 7", 0 },
+		{ "@every 10s", "unknown shortcut \"@every\" (a fixed period is every:, "
+		    "such as every: 10s)", 0 },
 		{ "0 0 * *", "expected 5 fields (minute hour day-of-month month "
 		    "day-of-week), or 6 with a leading second, got 4", 0 },
 	};
