@@ -24,8 +24,26 @@ TestSuite(cron_seconds, .init = suite_setup, .fini = backends_teardown, .timeout
 
 #define NSERVERS 3
 
-/* The servers a test started, for stop_all() and its .fini. */
-static pid_t servers[NSERVERS];
+/* The servers a test started, for stop_server() and its .fini (0 once
+ * stopped), and for what they said (kept). */
+static pid_t servers[NSERVERS], said[NSERVERS];
+
+/* The end of each server's stderr, for a failure's message. */
+static const char *
+tails(void)
+{
+	static char out[NSERVERS * 1100];
+	char buf[65536];
+	size_t k = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < NSERVERS && said[i] > 0; i++) {
+		size_t len = strlen(lr_stderr_of(said[i], buf, sizeof(buf)));
+		k += (size_t)snprintf(out + k, sizeof(out) - k, "server %d: ...%s\n", i,
+		    buf + (len > 1000 ? len - 1000 : 0));
+	}
+	return out;
+}
 
 static double
 real_now(void)
@@ -54,7 +72,7 @@ start_server(int i, const char *cfg, double skew)
 	if (be != BE_REDIS)
 		env[i][n++] = pw_env[0];
 	env[i][n] = NULL;
-	return servers[i] = LR_START_ENV(env[i], "cron", "-v", "-c", cfg);
+	return said[i] = servers[i] = LR_START_ENV(env[i], "cron", "-v", "-c", cfg);
 }
 
 /* SIGTERM to server i; it exits 0. */
@@ -164,7 +182,8 @@ assert_each_slot_once(const char *log, int period, int min)
 
 	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "two copies at once:\n%s",
 	    file_peek(log));
-	cr_assert(n >= min, "%d slots ran, expected at least %d:\n%s", n, min, file_peek(log));
+	cr_assert(n >= min, "%d slots ran, expected at least %d:\n%s%s", n, min, file_peek(log),
+	    tails());
 	qsort(at, (size_t)n, sizeof(at[0]), cmp_ll);
 	for (int i = 1; i < n; i++) {
 		cr_assert(at[i] != at[i - 1], "slot %lld ran twice:\n%s", at[i], file_peek(log));
