@@ -56,6 +56,24 @@ lock_init(struct lr_lock *l, const char *host)
 }
 
 void
+lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms)
+{
+	l->sent_ms = sent_ms;
+	l->earliest_ms = sent_ms + l->offset_used_ms - LOCK_EARLY_MS;
+	l->deadline_ms = sent_ms + l->offset_used_ms + timeout_ms;
+}
+
+void
+lock_offset_note(struct lr_lock *l, long long server_ms, long long recv_ms)
+{
+	if (server_ms <= 0)
+		return;
+	l->rtt_ms = recv_ms - l->sent_ms;
+	l->offset_ms = server_ms - (l->sent_ms + recv_ms) / 2;
+	l->offset_known = 1;
+}
+
+void
 lock_took(struct lr_lock *l, long long token)
 {
 	l->token = token;

@@ -15,6 +15,13 @@ enum lock_outcome {
 	LOCK_SLOT_TAKEN,	/* one-server: this slot already ran */
 	LOCK_UNCONFIRMED,	/* taken, but fewer replicas than wait_replicas
 				 * acknowledged it (why in unacked): release it */
+	LOCK_LATE,		/* the server ran it outside [earliest, deadline]
+				 * by its clock: nothing done; offset_ms says
+				 * why, and a try with offset_used_ms = offset_ms
+				 * is in its window unless it waited */
+	LOCK_CLOCK_OFF,		/* one-server: this host's clock and the server's
+				 * differ by more than clock_tol_ms; nothing was
+				 * claimed (offset_ms says by how much) */
 };
 
 enum renew_outcome {
@@ -34,6 +41,23 @@ struct lr_lock {
 	long long	slot_ttl_ms;	/* slot key TTL; 0: one-server off */
 	long long	hist_cap;	/* history entries kept; 0: no history */
 	long long	hist_ttl_ms;	/* the history's life after its last write */
+	long long	clock_tol_ms;	/* one-server: claim no slot when the server's
+					 * clock and ours differ by more; 0: no check */
+	long long	offset_used_ms;	/* the offset the window is moved by: 0
+					 * until one was measured (LOCK_LATE) */
+	/* set by the backend's acquire, for every backend alike
+	 * (lock_window()): the server refuses the request when its clock
+	 * reads outside [earliest_ms, deadline_ms] */
+	long long	earliest_ms;	/* sent + offset used - LOCK_EARLY_MS */
+	long long	deadline_ms;	/* sent + offset used + the command timeout */
+	long long	sent_ms;	/* our wall clock when the acquire was sent */
+	long long	offset_ms;	/* the server's clock minus ours, measured
+					 * from the acquire's answer (error at most
+					 * half its round trip), when offset_known */
+	long long	rtt_ms;		/* that answer's round trip */
+	int		offset_known;
+	int		in_doubt;	/* the acquire failed after it was sent: it
+					 * may have taken effect on the server */
 	int		quiet_held;	/* this acquire will be retried if the lock is
 					 * held (--wait): do not record the skip */
 	char		id[33];		/* 128 random bits, hex: the owner check */
@@ -64,12 +88,32 @@ void	lock_init(struct lr_lock *l, const char *host);
  * token owner"), for every backend alike. */
 void	lock_took(struct lr_lock *l, long long token);
 
+/* How much earlier than ours the server's clock may read when the
+ * acquire runs, before an offset is measured: a request that waited is
+ * refused from the command timeout on by our clock, or at most this much
+ * later when the server's clock is behind ours; a server clock further
+ * behind costs one more round trip, which measures it (LOCK_LATE). */
+#define LOCK_EARLY_MS	500
+
+/* Note the send, at our wall clock sent_ms, of a request that must run
+ * within timeout_ms by the server's clock: sets sent_ms, earliest_ms
+ * and deadline_ms. */
+void	lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms);
+
+/* The acquire's answer came at our wall clock recv_ms and says the
+ * server's clock read server_ms: note the offset (lock_offset_note()),
+ * measured against the middle of the round trip, so its error is at most
+ * half the round trip. */
+void	lock_offset_note(struct lr_lock *l, long long server_ms, long long recv_ms);
+
 /* How a run ended, for the history. */
 struct lr_ending {
 	long long	keep_ms;	/* the key must live this long yet (--min-hold) */
 	int		status;		/* lockrun's exit status */
 	long long	duration_ms;	/* since the lock was taken */
-	const char	*event;		/* "released" or "stopped-timeout" */
+	const char	*event;		/* "released" or "stopped-timeout"; "withdrawn":
+					 * the acquire went unanswered, take back
+					 * whatever it took (by the owner id) */
 };
 
 #endif

@@ -37,6 +37,7 @@ enum {				/* long-only options */
 	OPT_SCHEDULE,
 	OPT_TIMEZONE,
 	OPT_SLOT_TOLERANCE,
+	OPT_CLOCK_TOLERANCE,
 	OPT_HISTORY,
 	OPT_HISTORY_TTL,
 	OPT_HOST,
@@ -91,6 +92,7 @@ static const struct {
 	{ { "schedule",		required_argument,	NULL, OPT_SCHEDULE }, RUN },
 	{ { "timezone",		required_argument,	NULL, OPT_TIMEZONE }, RUN },
 	{ { "slot-tolerance",	required_argument,	NULL, OPT_SLOT_TOLERANCE }, RUN },
+	{ { "clock-tolerance",	required_argument,	NULL, OPT_CLOCK_TOLERANCE }, RUN },
 	{ { "history",		required_argument,	NULL, OPT_HISTORY }, RUN | V(VERB_UNLOCK) },
 	{ { "history-ttl",	required_argument,	NULL, OPT_HISTORY_TTL },
 	    RUN | V(VERB_UNLOCK) },
@@ -266,6 +268,9 @@ cli_usage(FILE *fp, enum lr_verb v)
 "      --every DURATION     fixed slots instead of a schedule (default 1m)\n"
 "      --slot-tolerance DURATION  a start this much before a fire time\n"
 "                           belongs to it (default 5s)\n"
+"      --clock-tolerance DURATION  claim no slot when this host's clock and\n"
+"                           the lock server's differ by more (default 3\n"
+"                           times the slot tolerance; 0: no check)\n"
 "      --ttl DURATION       lease of the no-overlap lock, renewed every ttl/3\n"
 "                           while the command runs (default 30s)\n"
 "      --no-renew           a fixed TTL: no renewal\n"
@@ -391,6 +396,8 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	case OPT_TIMEZONE: return set_opt(c, "--timezone", "timezone", arg, e);
 	case OPT_SLOT_TOLERANCE:
 		return set_opt(c, "--slot-tolerance", "slot_tolerance", arg, e);
+	case OPT_CLOCK_TOLERANCE:
+		return set_opt(c, "--clock-tolerance", "clock_tolerance", arg, e);
 	case OPT_URL: c->server.url = arg; return 0;
 	case OPT_PASSWORD_FILE: c->server.password_file = arg; return 0;
 	case OPT_CONNECT_TIMEOUT:

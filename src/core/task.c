@@ -49,6 +49,7 @@ static const struct option_def {
 	{ "schedule",		K_STRING,	offsetof(struct lr_task, schedule), 0, 0, NULL },
 	{ "timezone",		K_STRING,	offsetof(struct lr_task, timezone), 0, 0, NULL },
 	{ "slot_tolerance",	K_DURATION,	offsetof(struct lr_task, slot_tolerance_ms), 0, 0, NULL },
+	{ "clock_tolerance",	K_DURATION,	offsetof(struct lr_task, clock_tolerance_ms), 0, 0, NULL },
 	{ "history",		K_COUNT,	offsetof(struct lr_task, history), 0, 0, NULL },
 	{ "history_ttl",	K_DURATION,	offsetof(struct lr_task, history_ttl_ms), 1000, 0, NULL },
 	{ "hook_timeout",	K_DURATION,	offsetof(struct lr_task, hook_timeout_ms), 1, 0, NULL },
@@ -66,6 +67,7 @@ const struct lr_task task_builtin = {
 	.kill_after_ms = LR_UNSET,
 	.wait_ms = 0, .timeout_ms = 0, .min_hold_ms = 0,
 	.slot_tolerance_ms = LR_UNSET,	/* depends on the schedule: schedule.c */
+	.clock_tolerance_ms = LR_UNSET,	/* depends on the slot tolerance: run.c */
 	/* longer than the longest month: a monthly job keeps its history */
 	.history = 100, .history_ttl_ms = 35LL * 24 * 3600 * 1000,
 	.hook_timeout_ms = 30000,	/* a ping that has not answered by then won't */
@@ -81,7 +83,7 @@ task_init(struct lr_task *t)
 	t->conflict_exit = t->on_redis_error = LR_UNSET;
 	t->renew = t->on_lost = t->kill_mode = LR_UNSET;
 	t->kill_after_ms = t->wait_ms = t->timeout_ms = t->min_hold_ms = LR_UNSET;
-	t->slot_tolerance_ms = LR_UNSET;
+	t->slot_tolerance_ms = t->clock_tolerance_ms = LR_UNSET;
 	t->history = LR_UNSET;
 	t->history_ttl_ms = LR_UNSET;
 	t->hook_timeout_ms = t->starting_deadline_ms = LR_UNSET;

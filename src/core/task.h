@@ -42,6 +42,10 @@ struct lr_task {
 	char		 *schedule;	/* cron expression: slots are its fire times */
 	char		 *timezone;	/* zone the schedule is read in; NULL: local */
 	long long	  slot_tolerance_ms;	/* a start this early still gets the slot */
+	long long	  clock_tolerance_ms;	/* claim no slot when our clock and the
+					 * lock server's differ by more; 0: no
+					 * check; unset: LR_CLOCK_TOLERANCE_FACTOR
+					 * times the slot tolerance */
 	int		  history;	/* entries kept in the task's history; 0: none */
 	long long	  history_ttl_ms;	/* history and last-run keys live this
 					 * long after their last write */
@@ -53,6 +57,11 @@ struct lr_task {
 					 * this long still runs, once, late */
 };
 
+/* The clock tolerance is this many slot tolerances (15s by default): more
+ * than a host's usual clock error plus a request's one-way delay, less
+ * than a slot (the slot tolerance is at most a quarter of one), so that a
+ * host within it never claims a slot a whole period away. */
+#define LR_CLOCK_TOLERANCE_FACTOR	3
 #define LR_COMMAND_TIMEOUT_MS	2000	/* connect and command timeouts, built in */
 #define LR_WAIT_TIMEOUT_MS	100	/* redis.wait_timeout, built in */
 #define LR_WAIT_REPLICAS_MAX	1000

@@ -192,21 +192,32 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	long long code;
 	int ok = 1;
 
-	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d %s", l->id, l->ttl_ms,
-	    l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l), !l->quiet_held,
+	lock_window(l, real_ms(), rc->link.command_timeout_ms);
+	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d %lld %lld %lld %lld %s",
+	    l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l),
+	    !l->quiet_held, l->earliest_ms, l->deadline_ms, l->sent_ms, l->clock_tol_ms,
 	    l->owner);
 	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "6",
 	    args, 7, l, &ok, e);
 	if (r == NULL) {
+		/* sent, unanswered: it may yet run, or have run */
+		l->in_doubt = e->transport;
 		rconn_handshake_error(rc, e);	/* the cause, when there is one */
 		return -1;
 	}
-	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-	    r->element[0]->type != REDIS_REPLY_INTEGER) {
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER ||
+	    r->element[2]->type != REDIS_REPLY_INTEGER) {
 		freeReplyObject(r);
 		return lr_errf(e, EX_SOFTWARE, "redis %s: acquire: unexpected reply", rc->link.where);
 	}
+	lock_offset_note(l, r->element[2]->integer, real_ms());
 	code = r->element[0]->integer;
+	if (code == 4 || code == 5) {	/* refused: nothing done */
+		freeReplyObject(r);
+		*out = code == 4 ? LOCK_LATE : LOCK_CLOCK_OFF;
+		return 0;
+	}
 	if (rconn_handshake_error(rc, NULL) != 0)
 		return undo(rc, l, r, e);
 	if (code == 1) {
@@ -330,18 +341,22 @@ lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending
 {
 	char how[200];
 	const char *args[] = { l->keys.stable, l->keys.hist, l->keys.last,
-	    l->keys.counts, l->value, how };
+	    l->keys.counts, l->slot_ttl_ms ? l->keys.slot : l->keys.stable, l->value, how };
+	char unknown[sizeof(l->value)];
 	redisReply *r;
 	int released;
 
-	if (l->ttl_ms == 0 && l->hist_cap == 0)
+	if (end->event && strcmp(end->event, "withdrawn") == 0) {	/* the token never came */
+		snprintf(unknown, sizeof(unknown), "%s - %s", l->id, l->owner);
+		args[5] = unknown;
+	} else if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
 	snprintf(how, sizeof(how), "%lld %d %lld %s %lld %lld %s",
 	    l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0, end->status,
 	    end->duration_ms > 0 ? end->duration_ms : 0, end->event, l->hist_cap,
 	    l->hist_ttl_ms, slot_word(l));
-	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "4",
-	    args, 6, e);
+	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "5",
+	    args, 7, e);
 	if (r == NULL)
 		return -1;
 	released = r->type == REDIS_REPLY_INTEGER && r->integer == 1;

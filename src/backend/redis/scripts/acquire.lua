@@ -4,17 +4,33 @@
 -- stable key again when one-server is off), KEYS[4] history, KEYS[5] last
 -- run, KEYS[6] counters. ARGV[1] "<owner id> <stable ttl ms> <slot ttl ms> <history cap>
 -- <history ttl ms> <slot, ISO 8601, or -> <1: record a held lock, 0: not>
--- <host> <pid> <start>":
+-- <earliest ms> <deadline ms> <client ms> <clock tolerance ms> <host> <pid>
+-- <start>":
 -- a stable ttl of 0 means no-overlap is off, a slot ttl of 0 one-server;
 -- the last field is 0 for the attempts of --wait after the first, so that
 -- a wait leaves one skipped-held entry, not one per attempt; the rest
--- is the owner, "host pid start".
+-- is the owner, "host pid start". The window [earliest, deadline] is
+-- the client's clock when it sent this (moved by the offset it measured,
+-- if any) less a little, and plus its command timeout: past the deadline
+-- (by the server's clock, TIME) the client has given up, so a request
+-- that waited that long (a paused server, a stalled network) changes
+-- nothing; before the earliest, the clocks are too far apart to tell,
+-- and the client, told the server's time, asks again with the window
+-- moved; 0 0: no window. The client's clock is what it read when it sent
+-- this: a slot is claimed only when it is within the clock tolerance of
+-- the server's (the difference includes the request's one-way delay);
+-- 0: no check. The clock check comes first: a slot is never claimed by a
+-- clock that is off, whatever the window says.
 -- The settings and the owner share one argument because Redis refuses more than ten
 -- arguments from a client that has not authenticated, which would turn a
 -- clear NOAUTH into a protocol error.
--- Returns {1, token}  acquired; token is the new fencing token,
---         {0, holder} a copy is still running (the stable key's value),
---         {2, holder} this slot already ran (the slot key's value);
+-- Returns {1, token, now}  acquired; token is the new fencing token,
+--         {0, holder, now} a copy is still running (the stable key's value),
+--         {2, holder, now} this slot already ran (the slot key's value),
+--         {4, 0, now} outside the window: nothing done, nothing recorded,
+--         {5, 0, now} the clocks differ by more than the tolerance: no
+--                     slot claimed, nothing recorded;
+-- now is the server's clock in ms, for the client to measure its offset;
 -- an error BADFENCE when the counter holds something other than a number.
 -- "Still running" is checked first: it is the more useful thing to report.
 -- Every outcome is appended to the history and counted (history.lua).
@@ -26,13 +42,22 @@
 -- last acquire.
 local fence_ttl = 86400000
 if redis.replicate_commands then redis.replicate_commands() end
-local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, owner =
-  string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) (%S+) ([01]) (%S+ %S+ %S+)$')
+local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, earliest, deadline,
+  client, clock_tol, owner = string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) '
+  .. '(%S+) ([01]) (%-?%d+) (%d+) (%d+) (%d+) (%S+ %S+ %S+)$')
 if not id then return redis.error_reply('ERR acquire: bad arguments') end
 stable_ttl, slot_ttl = tonumber(stable_ttl), tonumber(slot_ttl)
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
+earliest, deadline = tonumber(earliest), tonumber(deadline)
+client, clock_tol = tonumber(client), tonumber(clock_tol)
 if slot == '-' then slot = '' end
 local host, pid = string.match(owner, '^(%S+) (%S+)')
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if slot_ttl > 0 and clock_tol > 0 and math.abs(now - client) > clock_tol then
+  return {5, 0, now}
+end
+if deadline > 0 and (now > deadline or now < earliest) then return {4, 0, now} end
 
 local function skipped(event, value)
   local token, by = holder_of(value)
@@ -46,12 +71,12 @@ if stable_ttl > 0 then
   local holder = redis.call('GET', KEYS[2])
   if holder then
     if say_held == '1' then skipped('skipped-held', holder) end
-    return {0, holder}
+    return {0, holder, now}
   end
 end
 if slot_ttl > 0 then
   local holder = redis.call('GET', KEYS[3])
-  if holder then skipped('skipped-slot', holder) return {2, holder} end
+  if holder then skipped('skipped-slot', holder) return {2, holder, now} end
 end
 local last = redis.call('GET', KEYS[1])
 local n = 0
@@ -62,8 +87,6 @@ if last then
     return redis.error_reply('BADFENCE ' .. KEYS[1] .. ' does not hold a token')
   end
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local token = math.max(n + 1, tonumber(t[1]) * 1000000 + tonumber(t[2]))
 local digits = string.format('%.0f', token)	-- tostring() would say 1.7e+15
 redis.call('SET', KEYS[1], digits, 'PX', fence_ttl)
@@ -84,4 +107,4 @@ if cap > 0 then
   end
   redis.pcall('PEXPIRE', KEYS[5], hist_ttl)
 end
-return {1, token}
+return {1, token, now}

@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 -- release.lua -- record how the run ended; free the stable key if this
 -- run still owns it.
--- KEYS[1] stable key, KEYS[2] history, KEYS[3] last run, KEYS[4] counters.
+-- KEYS[1] stable key, KEYS[2] history, KEYS[3] last run, KEYS[4] counters,
+-- KEYS[5] slot key (the stable key again when one-server is off).
 -- ARGV[1] the value this run stored ("<owner id> <token> <host> <pid>
 -- <start>"); ARGV[2] "<keep ms> <exit status> <duration ms> <event>
 -- <history cap> <history ttl ms> <slot or ->": keep is how long the key
@@ -14,6 +15,14 @@
 -- gone. A key kept for --min-hold becomes "released:" .. value, so that
 -- unlock sees no holder running and frees it at once; the id word carries
 -- the prefix, so "id token host pid start" still reads the same.
+--
+-- Event "withdrawn": the acquire went unanswered (its client gave up) and
+-- may have taken effect; ARGV[1]'s token is then unknown ("-"). Whatever
+-- holds this run's owner id -- the stable key, the slot key -- is
+-- deleted, the "ran" entry it wrote is taken out of the history (and its
+-- count), and one "withdrawn" entry says so. Returns 1 when the acquire
+-- had taken effect, 0 when nothing held the id (it never ran, or was
+-- refused as late): then nothing is recorded.
 local keep, status, duration, event, cap, hist_ttl, slot = string.match(ARGV[2],
   '^(%-?%d+) (%d+) (%d+) (%S+) (%d+) (%d+) (%S+)$')
 if not keep then return redis.error_reply('ERR release: bad arguments') end
@@ -22,6 +31,36 @@ if slot == '-' then slot = '' end
 local token, me = holder_of(ARGV[1])
 local host, pid = string.match(me, '^(%S+) (%S+)$')
 local id = string.match(ARGV[1], '^%S+')
+
+local function withdraw()
+  local found
+  for i = 1, 5, 4 do
+    local v = redis.call('GET', KEYS[i])
+    if v and string.sub(v, 1, #id + 1) == id .. ' ' then
+      found = holder_of(v)
+      redis.call('DEL', KEYS[i])
+    end
+  end
+  if not found then return 0 end
+  if cap > 0 then
+    local entries = redis.pcall('XREVRANGE', KEYS[2], '+', '-', 'COUNT', cap)
+    for _, e in ipairs(type(entries) == 'table' and entries or {}) do
+      local f = {}
+      for j = 1, #e[2], 2 do f[e[2][j]] = e[2][j + 1] end
+      if f.event == 'ran' and f.token == found then
+        redis.pcall('XDEL', KEYS[2], e[1])
+        redis.pcall('HINCRBY', KEYS[4], 'runs', -1)
+        break
+      end
+    end
+  end
+  record(KEYS[2], cap, hist_ttl, {'event', 'withdrawn', 'host', host, 'pid', pid,
+    'slot', slot, 'token', found, 'status', status})
+  note_last(KEYS[3], cap, hist_ttl, found, {'event', 'withdrawn', 'status', status,
+    'end_ms', string.format('%.0f', server_ms())})
+  return 1
+end
+if event == 'withdrawn' then return withdraw() end
 
 record(KEYS[2], cap, hist_ttl, {'event', event, 'host', host, 'pid', pid,
   'slot', slot, 'token', token, 'status', status, 'duration_ms', duration})
