@@ -16,7 +16,7 @@ _lockrun_common_flag='-h --help -V --version -v --verbose -q --quiet'
 _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
     --wait-replicas --wait-timeout --on-redis-error -C --cwd -e --env --on-lost
     --kill-mode --kill-after --wait --timeout --min-hold --schedule --timezone
-    --slot-tolerance --history --history-ttl'
+    --slot-tolerance --clock-tolerance --history --history-ttl'
 _lockrun_run_flag='--one-server --no-overlap --no-renew --shell --foreground'
 _lockrun_status_opts='--json --format --stale-after'
 _lockrun_history_opts='-n --count --json'
@@ -211,7 +211,7 @@ _lockrun_argument()
         compopt -o nospace 2>/dev/null
         ;;
     --ttl | --every | --connect-timeout | --command-timeout | --kill-after | \
-        --wait | --timeout | --min-hold | --slot-tolerance | --wait-timeout | \
+        --wait | --timeout | --min-hold | --slot-tolerance | --clock-tolerance | --wait-timeout | \
         --history-ttl | --stale-after)
         # a number typed: its units; else a few durations as examples
         if [[ $val =~ ^[0-9]+$ ]]; then

@@ -15,7 +15,7 @@ function __lockrun_takes_arg
             --command-timeout --prefix --host --log --task --key --ttl --every \
             --conflict-exit --wait-replicas --wait-timeout --on-redis-error --cwd \
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold \
-            --schedule --timezone --slot-tolerance --history --history-ttl \
+            --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
             --format --stale-after --count
             return 0
         case '--*'
@@ -225,6 +225,7 @@ complete -c lockrun -n $run -l schedule -x -a '@hourly @daily @midnight @weekly 
 complete -c lockrun -n $run -l timezone -x -a '(__lockrun_zones)' -d 'read the schedule in ZONE'
 complete -c lockrun -n $run -l every -x -a '(__lockrun_durations)' -d 'fixed slots instead of a schedule'
 complete -c lockrun -n $run -l slot-tolerance -x -a '(__lockrun_durations)' -d 'a start this much before a fire time belongs to it'
+complete -c lockrun -n $run -l clock-tolerance -x -a '(__lockrun_durations)' -d 'claim no slot when the clocks differ by more'
 complete -c lockrun -n $run -l ttl -x -a '(__lockrun_durations)' -d 'lease of the no-overlap lock'
 complete -c lockrun -n $run -l no-renew -d 'a fixed TTL: no renewal'
 complete -c lockrun -n $run -l on-lost -x -a 'term ignore' -d 'when the lock is lost'

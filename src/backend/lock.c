@@ -61,6 +61,8 @@ lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms)
 	l->sent_ms = sent_ms;
 	l->earliest_ms = sent_ms + l->offset_used_ms - LOCK_EARLY_MS;
 	l->deadline_ms = sent_ms + l->offset_used_ms + timeout_ms;
+	if (l->no_window)
+		l->earliest_ms = l->deadline_ms = 0;
 }
 
 void

@@ -43,6 +43,8 @@ struct lr_lock {
 	long long	hist_ttl_ms;	/* the history's life after its last write */
 	long long	clock_tol_ms;	/* one-server: claim no slot when the server's
 					 * clock and ours differ by more; 0: no check */
+	int		no_window;	/* clock_tolerance 0: the server's clock is
+					 * not compared with ours at all */
 	long long	offset_used_ms;	/* the offset the window is moved by: 0
 					 * until one was measured (LOCK_LATE) */
 	/* set by the backend's acquire, for every backend alike

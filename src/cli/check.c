@@ -90,16 +90,30 @@ config_line(const struct lr_ctx *x)
 		    x->cfg.nnames == 1 ? "" : "s");
 }
 
-/* Connect and PING, after what was printed so far is out; or die. */
+void
+check_clock_print(FILE *fp, long long offset_ms, long long rtt_ms)
+{
+	fprintf(fp, "clock       this host is %lld ms %s the lock server (+/- %lld ms)\n",
+	    llabs(offset_ms), offset_ms > 0 ? "behind" : "ahead of", (rtt_ms + 1) / 2);
+}
+
+/* Connect and PING, after what was printed so far is out; or die. Then
+ * read the server's clock (states() of no task: one round trip) and say
+ * how far ours is from it. */
 static void
 reach(struct lr_ctx *x)
 {
 	struct lr_err e;
+	long long sent, now_ms;
 
 	fflush(stdout);
 	if (x->be.ops->ping(&x->be, &e) != 0)
 		ctx_die(x, &e);
 	printf("%-11s %s: reachable\n", x->be.ops->name, x->be.where);
+	sent = real_ms();
+	if (x->be.ops->states(&x->be, NULL, 0, 0, NULL, &now_ms, &e) != 0)
+		ctx_die(x, &e);
+	check_clock_print(stdout, now_ms - (sent + real_ms()) / 2, real_ms() - sent);
 	fflush(stdout);
 }
 

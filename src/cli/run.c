@@ -170,6 +170,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	l->wait_timeout_ms = x->server.wait_timeout_ms;
 	l->in_doubt = l->offset_known = 0;
 	l->offset_used_ms = 0;
+	l->no_window = x->t.clock_tolerance_ms == 0;
 	if (x->t.one_server) {
 		l->clock_tol_ms = x->t.clock_tolerance_ms != LR_UNSET ?
 		    x->t.clock_tolerance_ms : LR_CLOCK_TOLERANCE_FACTOR * x->sched.tolerance_ms;

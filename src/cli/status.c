@@ -33,6 +33,7 @@ struct status {
 	struct lr_keys		 *keys;		/* each task's */
 	struct lr_state		 *states;	/* as the backend read them */
 	long long		  now_ms;	/* the server's clock */
+	long long		  sent_ms, rtt_ms;	/* ours, around reading it */
 };
 
 static void
@@ -241,8 +242,12 @@ fetch(struct status *s, struct lr_err *e)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	for (size_t i = 0; i < s->n; i++)
 		keys_build(&s->keys[i], s->x->prefix, s->names[i], (time_t)-1, 0);
-	return be->ops->states(be, s->keys, s->n, s->fmt == FMT_PROM, s->states,
-	    &s->now_ms, e);
+	s->sent_ms = real_ms();
+	if (be->ops->states(be, s->keys, s->n, s->fmt == FMT_PROM, s->states,
+	    &s->now_ms, e) != 0)
+		return -1;
+	s->rtt_ms = real_ms() - s->sent_ms;
+	return 0;
 }
 
 /* --- reading the replies -------------------------------------------- */
@@ -512,6 +517,11 @@ status_run(struct status *s, struct lr_err *e)
 		read_row(s, i);
 	if (report_unknown(s, e) > 0)
 		return -1;
+	if (s->now_ms > 0)	/* this host's clock against the server's, with -v */
+		lr_event(LOG_INFO, "clock", NULL, "this host's clock is %lld ms %s the lock "
+		    "server's (+/- %lld ms)", llabs(s->now_ms - (2 * s->sent_ms + s->rtt_ms) / 2),
+		    s->now_ms - (2 * s->sent_ms + s->rtt_ms) / 2 > 0 ? "behind" : "ahead of",
+		    (s->rtt_ms + 1) / 2);
 	if (s->fmt == FMT_TEXT)
 		print_text(s, stdout);
 	else if (s->fmt == FMT_PROM)

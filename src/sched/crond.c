@@ -43,6 +43,7 @@ struct crond {
 	size_t			 nrun, caprun;
 	int			 tfd, sfd;
 	int			 stopping;
+	long long		 clock_said;	/* lines.h: the last "clock is off" */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -268,7 +269,8 @@ pump(struct crond *d)
 
 	for (size_t i = 0; i < d->nrun; i++) {
 		struct running *r = &d->run[i];
-		struct line_source src = { r->task, r->slot, d->o->json, r->token };
+		struct line_source src = { r->task, r->slot, d->o->json, r->token,
+		    &d->clock_said };
 		lines_pump(&r->err, &src);
 		lines_pump(&r->out, &src);
 		r->token = src.token;

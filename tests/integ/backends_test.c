@@ -126,7 +126,8 @@ a_slot_runs_once(void)
 	for (int i = 0; i < 3; i++) {
 		faketime_frozen_env(fake, buf, at[i]);
 		lr_run_env(&r, env_with(fake), (const char *const[]){ "--url", url,
-		    "--one-server", "--every", "1m", "-k", "slot", "-E", "75", "--", "sh",
+		    "--one-server", "--clock-tolerance", "0", "--every", "1m", "-k",
+		    "slot", "-E", "75", "--", "sh",
 		    "-c", cmd, NULL });
 		cr_assert(eq(int, r.status, want[i]), "run %d: stderr: %s", i, r.err);
 		cr_assert(eq(int, file_lines(ran), i == 0 ? 1 : i), "run %d", i);
@@ -388,7 +389,8 @@ unlock_of_a_slot_key_names_the_slot(void)
 	struct result r;
 
 	faketime_frozen_env(fake, buf, t0 + 5);
-	lr_run_env(&r, env_with(fake), (const char *const[]){ "--url", url, "--one-server",
+	lr_run_env(&r, env_with(fake), (const char *const[]){ "--url", url,
+	    "--one-server", "--clock-tolerance", "0",
 	    "--every", "1h", "--no-overlap", "-k", "hourly", "--", "true", NULL });
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	VERB(&r, "unlock", "--yes", "lockrun:{hourly}:slot:20260301T1000Z");

@@ -92,7 +92,7 @@ Test(cron_fleet, three_servers_run_each_slot_once_and_a_long_task_never_twice,
 	k += task_yaml(body + k, sizeof(body) - k, "minutely", "* * * * *", log, "");
 	k += task_yaml(body + k, sizeof(body) - k, "even", "*/2 * * * *", log, "");
 	task_yaml(body + k, sizeof(body) - k, "long", "* * * * *", log, "; sleep 90");
-	fleet_start(&f, 3, write_config(body), T_1200 - 30, 10, NULL);
+	fleet_start(&f, 3, write_config_faked(body), T_1200 - 30, 10, NULL);
 	wait_line(&f, log, "^minutely 2026-06-15T12:03:00Z$");
 	wait_line(&f, log, "^even 2026-06-15T12:02:00Z$");
 	fleet_stop(&f);
@@ -130,7 +130,8 @@ Test(cron_fleet, sql_two_servers_run_each_slot_once_and_sigterm_releases_every_l
 	FILE *fp;
 
 	use(BE_PG);
-	k = (size_t)snprintf(body, sizeof(body), "url: '%s'\ntasks:\n", srv.url);
+	k = (size_t)snprintf(body, sizeof(body), "url: '%s'\ndefaults:\n  clock_tolerance: 0\n"
+	    "tasks:\n", srv.url);
 	k += task_yaml(body + k, sizeof(body) - k, "minutely", "* * * * *", log, "");
 	snprintf(body + k, sizeof(body) - k, "  hold:\n    schedule: '0 12 * * *'\n"
 	    "    command: 'echo \"$LOCKRUN_SLOT\" >> %s; exec sleep 3600'\n", ready);
@@ -266,7 +267,7 @@ Test(cron_fleet, as_pid_1_it_reaps_the_orphans, .fini = pid1_cleanup)
 	snprintf(body, sizeof(body), "tasks:\n  orphan:\n    schedule: '* * * * *'\n"
 	    "    kill_mode: process\n    command: 'sh -c \"echo \\$\\$ >> %s; read x < %s\" "
 	    ">/dev/null 2>&1 &'\n", ready, go);
-	unshare = start_pid1(write_config(body));
+	unshare = start_pid1(write_config_faked(body));
 	POLL_UNTIL((cron = find_process("PPid:", unshare, NULL)) > 0);
 	cr_assert(cron > 0, "unshare started cron");
 	pid1_cron = cron;

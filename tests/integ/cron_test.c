@@ -41,7 +41,7 @@ Test(cron, three_servers_run_each_slot_once)
 	k += (size_t)task_yaml(body + k, sizeof(body) - k, "minutely", "* * * * *", log);
 	k += (size_t)task_yaml(body + k, sizeof(body) - k, "hourly", "@hourly", log);
 	task_yaml(body + k, sizeof(body) - k, "nightly", "0 3 * * *", log);
-	write_config(body);
+	write_config_faked(body);
 	for (int i = 0; i < 3; i++)
 		pids[i] = cron_at(scratch("lockrun.yaml"), T_1200 - 3);
 	/* each server started or skipped both tasks due at 12:00 */
@@ -61,7 +61,7 @@ Test(cron, output_is_relayed_line_by_line_with_the_task_name)
 {
 	pid_t pid;
 	char err[8192];
-	const char *cfg = write_config("tasks:\n  talk:\n    schedule: '* * * * *'\n"
+	const char *cfg = write_config_faked("tasks:\n  talk:\n    schedule: '* * * * *'\n"
 	    "    command: 'echo one; echo two >&2; printf three'\n");
 
 	pid = cron_at(cfg, T_1200 - 2);
@@ -85,7 +85,7 @@ stopped_by(int sig)
 	gate_open(&g, "");
 	snprintf(body, sizeof(body), "tasks:\n  long:\n    schedule: '* * * * *'\n"
 	    "    command: '%s'\n", gate_sh(&g));
-	write_config(body);
+	write_config_faked(body);
 	pid = cron_at(scratch("lockrun.yaml"), T_1200 - 2);
 	gate_wait(&g);
 	cr_assert(eq(int, key_exists("lockrun:{long}"), 1));
@@ -114,7 +114,7 @@ Test(cron, sighup_reads_the_config_again_and_a_bad_one_is_refused)
 
 	k = (size_t)snprintf(body, sizeof(body), "tasks:\n");
 	task_yaml(body + k, sizeof(body) - k, "first", "* * * * *", log);
-	write_config(body);
+	write_config_faked(body);
 	pid = cron_at(scratch("lockrun.yaml"), T_1200 - 8);
 	POLL_UNTIL(stderr_matching(pid, "cron: 1 scheduled tasks") == 1);
 
@@ -130,7 +130,7 @@ Test(cron, sighup_reads_the_config_again_and_a_bad_one_is_refused)
 	/* a good one: the new task is scheduled too */
 	k += (size_t)task_yaml(body + k, sizeof(body) - k, "first", "* * * * *", log);
 	task_yaml(body + k, sizeof(body) - k, "second", "* * * * *", log);
-	write_config(body);
+	write_config_faked(body);
 	kill(pid, SIGHUP);
 	POLL_UNTIL(stderr_matching(pid, "read .* again: 2 scheduled tasks") == 1);
 	POLL_UNTIL(file_lines(log) == 2);
@@ -156,7 +156,7 @@ Test(cron, a_run_uses_the_config_in_force_not_the_file_edited_since)
 
 	snprintf(body, sizeof(body), "tasks:\n");
 	task_yaml(body + 7, sizeof(body) - 7, "first", "* * * * *", log);
-	write_config(body);
+	write_config_faked(body);
 	pid = cron_at(scratch("lockrun.yaml"), T_1200 - 8);
 	POLL_UNTIL(stderr_matching(pid, "cron: 1 scheduled tasks") == 1);
 	fp = fopen(scratch("lockrun.yaml"), "a");

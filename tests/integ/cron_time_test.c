@@ -62,7 +62,7 @@ Test(cron_time, a_missed_fire_time_runs_once_late_inside_the_deadline_and_not_ou
 	task_yaml(body + k, sizeof(body) - k, "each", "* * * * *", log, "");
 	clock_file_set(clk, T_1200 - 8);
 	clock_file_env(env, cbuf, clk);
-	pid = LR_START_ENV(env, "cron", "-v", "-c", write_config(body));
+	pid = LR_START_ENV(env, "cron", "-v", "-c", write_config_faked(body));
 	POLL_UNTIL(stderr_matching(pid, "cron: 3 scheduled tasks") == 1);
 	cr_assert(eq(int, lines_matching(log, "."), 0), "nothing ran before 12:00");
 	clock_file_step(clk, 200);
@@ -104,7 +104,7 @@ Test(cron_time, a_clock_stepped_back_reruns_nothing)
 
 	k = (size_t)snprintf(body, sizeof(body), "tasks:\n");
 	k += task_yaml(body + k, sizeof(body) - k, "t", "0 12 * * *", log, "");
-	cfg = write_config(body);
+	cfg = write_config_faked(body);
 	clock_file_set(clk, T_1200 - 4);
 	clock_file_env(env, cbuf, clk);
 	first = LR_START_ENV(env, "cron", "-v", "-c", cfg);
@@ -113,7 +113,7 @@ Test(cron_time, a_clock_stepped_back_reruns_nothing)
 
 	clock_file_step(clk, -10);
 	task_yaml(body + k, sizeof(body) - k, "u", "0 12 * * *", log, "");
-	write_config(body);
+	write_config_faked(body);
 	kill(first, SIGHUP);
 	POLL_UNTIL(stderr_matching(first, "read .* again: 2 scheduled tasks") == 1);
 	second = LR_START_ENV(env, "cron", "-v", "-c", cfg);
@@ -169,7 +169,7 @@ Test(cron_time, dst_spring_forward_fires_a_skipped_time_at_the_change_once)
 	k += task_yaml(body + k, sizeof(body) - k, "three", "0 3 * * *", log, berlin);
 	task_yaml(body + k, sizeof(body) - k, "probe", "30 1 * * *", log,
 	    "    timezone: UTC\n");
-	write_config(body);
+	write_config_faked(body);
 	cron_until(scratch("lockrun.yaml"), T_SPRING_0100 - 3, "(twothirty|three)", 2);
 	late = cron_until(scratch("lockrun.yaml"), T_SPRING_0100 + 1800 - 3, "probe", 1);
 
@@ -201,7 +201,7 @@ Test(cron_time, dst_fall_back_runs_a_fixed_time_once_and_a_wild_one_twice)
 	k = (size_t)snprintf(body, sizeof(body), "tasks:\n");
 	k += task_yaml(body + k, sizeof(body) - k, "twothirty", "30 2 * * *", log, berlin);
 	task_yaml(body + k, sizeof(body) - k, "halfpast", "30 * * * *", log, berlin);
-	write_config(body);
+	write_config_faked(body);
 	cron_until(scratch("lockrun.yaml"), T_FALL_0030 - 3, "(twothirty|halfpast)", 2);
 	second = cron_until(scratch("lockrun.yaml"), T_FALL_0130 - 3, "halfpast", 1);
 

@@ -607,6 +607,18 @@ write_config(const char *body)
 	return path;
 }
 
+const char *
+write_config_faked(const char *body)
+{
+	char *all;
+	const char *path;
+
+	cr_assert(asprintf(&all, "defaults:\n  clock_tolerance: 0\n%s", body) > 0);
+	path = write_config(all);
+	free(all);
+	return path;
+}
+
 /* How many bytes the command MONITOR shows as line ('"NAME" "arg" ...',
  * its escapes undone) takes in RESP, as a client sends it. */
 long

@@ -75,6 +75,10 @@ const char *lr_stderr_of(pid_t pid, char *buf, size_t n);
 /* Write scratch file lockrun.yaml: a redis: url pointing at the suite's
  * redis-server, then body; returns its path. */
 const char *write_config(const char *body);
+/* The same, for a fleet whose clock libfaketime fakes while the lock
+ * server's is real: with the clock check off (defaults: clock_tolerance:
+ * 0), as the lock server would otherwise refuse every slot. */
+const char *write_config_faked(const char *body);
 
 /* A path in fx.dir; a FIFO made there. */
 const char *scratch(const char *name);

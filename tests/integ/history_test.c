@@ -199,8 +199,10 @@ Test(history, skipped_slot_records_the_slot)
 
 	faketime_frozen_env(env, buf, T_MIDDAY + 10);
 	lr_run_env(&a, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "--host", "alpha", "-k", "slotted", "--", "sh", "-c", "echo $PPID", NULL });
 	lr_run_env(&b, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "--host", "beta", "-k", "slotted", "--", "echo", "ran", NULL });
 	cr_assert(eq(int, a.status, 0), "stderr: %s", a.err);
 	cr_assert(eq(int, b.status, 0), "stderr: %s", b.err);
@@ -662,12 +664,14 @@ Test(history, one_server_run_costs_two_commands_and_a_skip_one)
 	LR(&r, "--redis", fx.url, "-k", "warm", "--", "true");	/* loads the scripts */
 	mon = monitor_start();
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "-k", "os-rt", "--", "true", NULL });
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 2));
 	cr_assert(eq(str, seen, "\"EVALSHA\"\n\"EVALSHA\"\n"));
 	mon = monitor_start();
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "-k", "os-rt", "--", "true", NULL });
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1));

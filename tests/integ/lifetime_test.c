@@ -273,10 +273,12 @@ Test(lifetime, wait_does_not_wait_for_a_slot_that_already_ran)
 
 	faketime_env(env, buf, 1781524800.0);	/* 2026-06-15T12:00:00Z */
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "-k", "ws",
-	    "--one-server", "--every", "1d", "--", "true", NULL });
+	    "--one-server", "--clock-tolerance", "0", "--every", "1d", "--", "true",
+	    NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "-k", "ws",
-	    "--one-server", "--every", "1d", "--wait", "30s", "-E", "75", "-v", "--", "true",
+	    "--one-server", "--clock-tolerance", "0", "--every", "1d", "--wait", "30s",
+	    "-E", "75", "-v", "--", "true",
 	    NULL });
 	cr_assert(eq(int, r.status, 75));
 	cr_assert(eq(ptr, strstr(r.err, "waiting"), NULL), "it waited: %s", r.err);

@@ -205,7 +205,8 @@ Test(log, json_lines_carry_the_slot_and_a_skipped_slot)
 
 	faketime_env(env, buf, T_MIDDAY);
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--log", "json",
-	    "--one-server", "--every", "1d", "-k", "jd", "--", "true", NULL });
+	    "--one-server", "--clock-tolerance", "0", "--every", "1d", "-k", "jd", "--",
+	    "true", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	jlog_parse(&l, r.err);
 	cr_assert(eq(sz, l.n, 3), "stderr: %s", r.err);
@@ -216,7 +217,8 @@ Test(log, json_lines_carry_the_slot_and_a_skipped_slot)
 	jlog_free(&l);
 
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--log", "json",
-	    "--one-server", "--every", "1d", "-k", "jd", "--", "true", NULL });
+	    "--one-server", "--clock-tolerance", "0", "--every", "1d", "-k", "jd", "--",
+	    "true", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	jlog_parse(&l, r.err);
 	cr_assert(eq(sz, l.n, 1), "stderr: %s", r.err);

@@ -26,7 +26,7 @@ talk_config(const char *schedule, const char *output)
 	snprintf(body, sizeof(body), "tasks:\n  talk:\n%s%s%s    output: %s\n"
 	    "    command: 'echo out; echo err >&2'\n", schedule ? "    schedule: '" : "",
 	    schedule ? schedule : "", schedule ? "'\n" : "", output);
-	return write_config(body);
+	return write_config_faked(body);
 }
 
 Test(output, a_file_relative_to_the_config_gets_the_commands_lines_appended)
@@ -146,7 +146,7 @@ Test(output, cron_json_records_carry_the_runs_token)
 	const char *at;
 	pid_t pid;
 
-	write_config("tasks:\n  talk:\n    schedule: '* * * * *'\n"
+	write_config_faked("tasks:\n  talk:\n    schedule: '* * * * *'\n"
 	    "    command: 'echo out; echo err >&2'\n");
 	pid = cron_at(T_1200 - 2, "--log", "json");
 	POLL_UNTIL(matches(lr_stderr_of(pid, err, sizeof(err)), "\\\\\"event\\\\\":"

@@ -167,9 +167,11 @@ Test(run, one_server_second_run_in_slot_skips_after_first_ended)
 	faketime_env(env, buf, T_MIDDAY);
 	snprintf(script, sizeof(script), "echo \"$LOCKRUN_SLOT\" >> %s", out);
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "--every", "1d", "-k", "daily", "--", "sh", "-c", script, NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "--every", "1d", "-k", "daily", "-E", "75", "--", "sh", "-c", script, NULL });
 	cr_assert(eq(int, r.status, 75));
 	cr_assert(eq(int, file_lines(out), 1));

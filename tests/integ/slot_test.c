@@ -27,6 +27,7 @@ run_at(struct result *r, double at, const char *schedule, const char *tolerance,
 	faketime_frozen_env(env, buf, at);
 	snprintf(script, sizeof(script), "echo \"$LOCKRUN_SLOT\" >> %s", out);
 	lr_run_env(r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "--schedule", schedule, "--timezone", "UTC", "--slot-tolerance", tolerance,
 	    "-k", "job", "-E", "75", "--", "sh", "-c", script, NULL });
 }
@@ -188,7 +189,8 @@ Test(slot, check_prints_the_slot_key_ttl_and_next_fire_times)
 
 	faketime_frozen_env(env, buf, T_1745 - 1.5);	/* 17:44:58.5 */
 	lr_run_env(&r, env, (const char *const[]){ "check", "--redis", fx.url,
-	    "--one-server", "--schedule", "*/15 * * * *", "--timezone", "UTC", "-k", "job",
+	    "--one-server", "--clock-tolerance", "0", "--schedule", "*/15 * * * *",
+	    "--timezone", "UTC", "-k", "job",
 	    "--", "true", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	/* 17:44:58.5 + 5s tolerance: the 17:45 slot, whose key lives until
@@ -223,6 +225,7 @@ Test(slot, the_commands_tz_does_not_move_the_schedule)
 
 	faketime_frozen_env(env, buf, T_1745 - 1.5);	/* it sets lockrun's own TZ=UTC */
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "--schedule", "0 * * * *", "-e", "TZ=Asia/Kathmandu", "-k", "tz", "--",
 	    "sh", "-c", "printf '%s %s' \"$LOCKRUN_SLOT\" \"$TZ\"", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);

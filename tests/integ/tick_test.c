@@ -30,7 +30,7 @@ three_tasks(const char *log)
 	    "  fively:\n    schedule: '*/5 * * * *'\n"
 	    "    command: 'echo \"fively $LOCKRUN_SLOT\" >> %s'\n"
 	    "  manual:\n    command: 'echo manual >> %s'\n", log, log, log, log);
-	return write_config(body);
+	return write_config_faked(body);
 }
 
 /* Run one tick at the frozen instant at. */
@@ -122,7 +122,7 @@ Test(tick, many_ticks_at_once_run_each_slot_once)
 Test(tick, exits_with_the_first_failure_and_says_so_in_one_line)
 {
 	struct result r;
-	const char *cfg = write_config("tasks:\n"
+	const char *cfg = write_config_faked("tasks:\n"
 	    "  ok:\n    schedule: '* * * * *'\n    command: [true]\n"
 	    "  bad:\n    schedule: '* * * * *'\n    command: [sh, -c, 'exit 3']\n"
 	    "  worse:\n    schedule: '* * * * *'\n    command: [sh, -c, 'exit 4']\n");
@@ -149,7 +149,7 @@ Test(tick, a_slot_already_run_is_a_skip_and_exits_0)
 Test(tick, nothing_due_is_0)
 {
 	struct result r;
-	const char *cfg = write_config("tasks:\n  nightly:\n    schedule: '0 3 * * *'\n"
+	const char *cfg = write_config_faked("tasks:\n  nightly:\n    schedule: '0 3 * * *'\n"
 	    "    command: [false]\n");
 
 	tick_at(&r, cfg, T_1200 + 30);
@@ -159,7 +159,7 @@ Test(tick, nothing_due_is_0)
 Test(tick, takes_no_arguments_and_needs_a_config)
 {
 	struct result r;
-	const char *cfg = write_config("tasks: {}\n");
+	const char *cfg = write_config_faked("tasks: {}\n");
 
 	LR(&r, "tick", "-c", cfg, "extra");
 	cr_assert(eq(int, r.status, 64), "stderr: %s", r.err);

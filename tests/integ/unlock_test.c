@@ -362,6 +362,7 @@ Test(unlock, a_slot_key_given_in_full)
 
 	faketime_frozen_env(env, buf, T_MIDDAY + 10);
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--one-server",
+	    "--clock-tolerance", "0",
 	    "--host", "alpha", "-k", "slotted", "--", "sh", "-c", "echo $PPID", NULL });
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(int, key_exists("lockrun:{slotted}:slot:20260615T1200Z"), 1));

@@ -41,6 +41,7 @@
 #include "backend/mysql/mysql.h"
 #include "backend/mysql/mysql_conn.h"
 #include "backend/mysql/mysql_sql.h"
+#include "core/duration.h"
 #include "core/text.h"
 
 static MYSQL *
@@ -90,6 +91,7 @@ struct answer {
 	long long	code;
 	int		null;		/* text is SQL NULL */
 	char		text[512];
+	long long	now_ms;		/* a third column: the server's clock */
 };
 
 static int
@@ -102,6 +104,7 @@ answer_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	a->code = row[0] ? my_num(row[0]) : -1;
 	a->null = nf < 2 || row[1] == NULL;
 	snprintf(a->text, sizeof(a->text), "%s", a->null ? "" : row[1]);
+	a->now_ms = nf > 2 && row[2] ? my_num(row[2]) : 0;
 	return 0;
 }
 
@@ -150,6 +153,11 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	myq_str(&q, db, "id", l->id);
 	myq_str(&q, db, "owner", l->owner);
 	myq_ll(&q, "say_held", !l->quiet_held);
+	lock_window(l, real_ms(), b->cfg.command_timeout_ms);
+	myq_ll(&q, "earliest", l->earliest_ms);
+	myq_ll(&q, "deadline", l->deadline_ms);
+	myq_ll(&q, "client", l->sent_ms);
+	myq_ll(&q, "clock_tol", l->clock_tol_ms);
 	myq_end(&q);
 	myq_add(&q, MY_SQL_ACQUIRE);
 	myq_add(&q, ";\n");
@@ -158,8 +166,13 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	free(q.s);
 	if (rc != 0)
 		return -1;
-	if (!a.got || a.code < 0 || a.code > 2)
+	if (!a.got || a.code < 0 || a.code > 5 || a.code == 3)
 		return no_answer(b, "acquire", e);
+	lock_offset_note(l, a.now_ms, real_ms());
+	if (a.code >= 4) {	/* refused: nothing was written */
+		*out = a.code == 4 ? LOCK_LATE : LOCK_CLOCK_OFF;
+		return 0;
+	}
 	if (a.code == 1) {
 		*out = LOCK_ACQUIRED;
 		lock_took(l, my_num(a.text));

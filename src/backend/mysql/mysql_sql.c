@@ -177,8 +177,17 @@ const char MY_SQL_SESSION_MYSQL[] =
 /* acquire.lua. Inputs: @stable @slot @fence @hist @last @ckey (the
  * counters) @name (the
  * session lock) @id @owner @host @pid @slot_iso @ttl @slot_ttl @cap
- * @hist_ttl @say_held @now @us. Answer: (1, token) acquired, (0, holder)
- * held, (2, holder) slot taken.
+ * @hist_ttl @say_held @now @us @earliest @deadline (the client's window,
+ * lock.h: 0 0 none) @client (its clock when it sent this) @clock_tol (0:
+ * no check). Answer: (1, token) acquired, (0, holder) held, (2, holder)
+ * slot taken, (4, NULL) outside the window, (5, NULL) the clocks differ
+ * by more than the tolerance on a slot claim -- for 4 and 5 nothing is
+ * written or recorded -- and the server's clock (ms), for the client's
+ * offset.
+ * 0. The clock check, then the window, by @now (the server's clock when
+ *    it began the string, however long it waited in a socket); the
+ *    window again after the fence upsert, which may have waited for
+ *    another transaction's row lock (@late): no key is written then.
  * 1. No-overlap: the lease decides: a stable row that has not expired is
  *    a holder, whatever became of the session that wrote it (KILL, a
  *    reset, a restart: its command may still run, and is stopped before
@@ -193,25 +202,28 @@ const char MY_SQL_SESSION_MYSQL[] =
  *    which reads the newest row; the slot's value is read again after the
  *    commit, for the holder. */
 const char MY_SQL_ACQUIRE[] =
-"SET @got := IF(@ttl > 0, GET_LOCK(@name, 0), NULL);\n"
+"SET @refused := IF(@slot_ttl > 0 AND @clock_tol > 0 AND ABS(@now - @client) > @clock_tol,\n"
+"    5, IF(@deadline > 0 AND (@now > @deadline OR @now < @earliest), 4, 0));\n"
+"SET @got := IF(@ttl > 0 AND @refused = 0, GET_LOCK(@name, 0), NULL);\n"
 "START TRANSACTION;\n"
 "SELECT MAX(v), MAX(expires_ms > @now), " TOUCH_TABLES "\n"
 "  FROM lockrun_keys WHERE k = @stable INTO @sv, @lease, @touch;\n"
 "SET @held := @ttl > 0 AND (NOT (@got <=> 1) OR COALESCE(@lease, 0));\n"
 "SELECT MAX(v) FROM lockrun_keys WHERE @slot_ttl > 0 AND NOT @held AND\n"
 "    k = @slot AND (expires_ms IS NULL OR expires_ms > @now) INTO @tv;\n"
-"SET @go := NOT @held AND @tv IS NULL;\n"
+"SET @go := @refused = 0 AND NOT @held AND @tv IS NULL;\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
 "  SELECT @fence, @us, @now + 86400000 FROM DUAL WHERE @go\n"
 "  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
 "    expires_ms = @now + 86400000;\n"
 "SELECT MAX(v) FROM lockrun_keys WHERE @go AND k = @fence INTO @toks;\n"
+"SET @late := @go AND @deadline > 0 AND " MY_SQL_CLOCK_MS " > @deadline;\n"
 "SET @val := CONCAT(@id, ' ', @toks, ' ', @owner);\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
-"  SELECT @slot, @val, @now + @slot_ttl FROM DUAL WHERE @go AND @slot_ttl > 0\n"
+"  SELECT @slot, @val, @now + @slot_ttl FROM DUAL WHERE @go AND NOT @late AND @slot_ttl > 0\n"
 "  ON DUPLICATE KEY UPDATE v = IF(expires_ms <= @now, @val, v),\n"
 "    expires_ms = IF(expires_ms <= @now, @now + @slot_ttl, expires_ms);\n"
-"SET @won := @go AND (@slot_ttl = 0 OR ROW_COUNT() > 0);\n"
+"SET @won := @go AND NOT @late AND (@slot_ttl = 0 OR ROW_COUNT() > 0);\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
 "  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @won AND @ttl > 0\n"
 "  ON DUPLICATE KEY UPDATE v = @val, expires_ms = @now + @ttl, boot = @lr_boot;\n"
@@ -223,11 +235,12 @@ const char MY_SQL_ACQUIRE[] =
  * PostgreSQL's idle_session_timeout has it, not after 8 hours */
 "SET SESSION wait_timeout = IF(@won AND @ttl > 0,\n"
 "    LEAST(GREATEST(CEIL(@ttl / 1000), 1), 31536000), @@SESSION.wait_timeout);\n"
-"SELECT IF(@won, 1, IF(@held, 0, 2)), IF(@won, @toks, @hv);\n"
+"SELECT IF(@refused > 0, @refused, IF(@late, 4, IF(@won, 1, IF(@held, 0, 2)))),\n"
+"    IF(@won, @toks, IF(@refused > 0 OR @late, NULL, @hv)), @now;\n"
 BOOKKEEPING
 "START TRANSACTION;\n"
 "SET @event := IF(@won, 'ran', IF(@held, 'skipped-held', 'skipped-slot')),\n"
-"    @rec := @cap > 0 AND (@won OR NOT @held OR @say_held),\n"
+"    @rec := @cap > 0 AND @refused = 0 AND NOT @late AND (@won OR NOT @held OR @say_held),\n"
 "    @status := NULL, @dur := NULL, " HOLDER_OF ";\n"
 "SET @htok := IF(@won, @toks, @htok);\n"
 RECORD

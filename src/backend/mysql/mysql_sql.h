@@ -20,6 +20,9 @@ extern const char MY_SQL_SESSION_MYSQL[];
 
 /* The server's clock, ms and us since the epoch (in UTC, see above). */
 #define MY_SQL_NOW_MS	"CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+/* The clock as it reads now, within a statement (SYSDATE(), not NOW(),
+ * which is fixed when the statement began). */
+#define MY_SQL_CLOCK_MS	"CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED)"
 #define MY_SQL_NOW_US	"CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)"
 
 extern const char MY_SQL_ACQUIRE[];

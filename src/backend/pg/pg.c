@@ -39,6 +39,7 @@
 #include "backend/pg/pg.h"
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pg_sql.h"
+#include "core/duration.h"
 #include "core/text.h"
 
 #define NUM_MAX	24	/* a long long in digits, and its NUL */
@@ -102,11 +103,11 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 {
 	struct pg_lockid id;
 	char ttl[NUM_MAX], slot_ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256],
-	    pid[32];
+	    pid[32], earliest[NUM_MAX], deadline[NUM_MAX], sent[NUM_MAX], tol[NUM_MAX];
 	const char *params[] = { l->keys.stable, l->slot_ttl_ms ? l->keys.slot : "",
 	    l->keys.fence, l->keys.hist, l->keys.last, id.id, ttl, slot_ttl, cap, hist_ttl,
 	    l->id, l->owner, host, pid, slot_iso(l), l->quiet_held ? "false" : "true",
-	    l->keys.counts };
+	    l->keys.counts, earliest, deadline, sent, tol };
 	PGresult *res;
 	long long code;
 
@@ -118,14 +119,26 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	host_pid(l->owner, host, pid);
 	if (pg_open(b, e) != 0)
 		return -1;
-	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 17, params, e)) == NULL) {
+	lock_window(l, real_ms(), b->cfg.command_timeout_ms);
+	num_s(earliest, l->earliest_ms);
+	num_s(deadline, l->deadline_ms);
+	num_s(sent, l->sent_ms);
+	num_s(tol, l->clock_tol_ms);
+	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 21, params, e)) == NULL) {
 		pg_conn_close(b);	/* what the statement took before it failed */
 		return -1;
 	}
-	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 2) {
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 5 ||
+	    code == 3) {
 		unexpected(b, "acquire", res, e);
 		pg_conn_close(b);	/* a session lock it may have taken goes too */
 		return -1;
+	}
+	lock_offset_note(l, pg_conn_num(res, 0, 5, 0), real_ms());
+	if (code >= 4) {	/* refused: nothing was written */
+		*out = code == 4 ? LOCK_LATE : LOCK_CLOCK_OFF;
+		pq.clear(res);
+		return 0;
 	}
 	if (code == 1) {
 		*out = LOCK_ACQUIRED;
@@ -341,6 +354,8 @@ pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
 	PGresult *res = NULL;
 	int missing = 0, rc = -1;
 
+	if (n == 0)		/* the clock alone (`lockrun check`) */
+		return server_now(b, now_ms, e);
 	for (size_t i = 0; i < n; i++)
 		out[i] = (struct lr_state){ .ttl_ms = -1 };
 	if (states_arrays(k, n, lit) != 0) {

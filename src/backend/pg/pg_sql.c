@@ -169,9 +169,23 @@ const char pg_sql_ddl[] =
  * $3 fence, $4 history, $5 last run, $6 session lock id, $7 stable ttl
  * (0: no-overlap off), $8 slot ttl (0: one-server off), $9 history cap,
  * $10 history ttl, $11 owner id, $12 "host pid start", $13 host, $14
- * pid, $15 slot ISO ("" none), $16 record a held lock, $17 counters.
- * Returns one row: code (1 acquired, 0 held, 2 slot taken), token, holder
- * (our value when acquired), and whether the session lock was let go.
+ * pid, $15 slot ISO ("" none), $16 record a held lock, $17 counters, $18
+ * earliest and $19 deadline (the client's window, lock.h: 0 0 none), $20
+ * the client's clock when it sent this, $21 the clock tolerance (0: no
+ * check).
+ * Returns one row: code (1 acquired, 0 held, 2 slot taken, 4 outside the
+ * window, 5 the clocks differ by more than the tolerance on a slot claim:
+ * for 4 and 5 nothing is written), token, holder (our value when
+ * acquired), whether the session lock was let go, and the server's clock
+ * (ms), for the client's offset.
+ * - w: the clock check, then the window, by the statement's clock
+ *   (statement_timestamp(): when the server began it, however long it
+ *   waited in a socket or behind a stopped backend).
+ * - took, mine: the window again by clock_timestamp(), read from the
+ *   fence upsert's row (so after it, not before: a condition on a alone
+ *   would be checked as a is read), since that upsert may have waited for
+ *   another transaction's row lock: a request whose client gave up
+ *   meanwhile writes no key, history or count.
  * - lk: the lease decides: a stable row that has not expired is a holder,
  *   whatever became of the session that wrote it (killed, cut off, gone
  *   with a restart: its command may still run until its lease ends, and
@@ -192,18 +206,24 @@ const char pg_sql_acquire[] =
 	"$4::text AS hist, $5::text AS last, $6::bigint AS lockid, $7::bigint AS ttl, "
 	"$8::bigint AS slot_ttl, $9::bigint AS cap, $10::bigint AS hist_ttl, $11::text AS id, "
 	"$12::text AS owner, $13::text AS host, $14::text AS pid, nullif($15::text, '') AS slot_iso, "
-	"$16::boolean AS say_held, $17::text AS counts, " NOW_MS " AS now_ms, " NOW_US " AS now_us, "
-	BOOT " AS boot), "
+	"$16::boolean AS say_held, $17::text AS counts, $18::bigint AS earliest, "
+	"$19::bigint AS deadline, $20::bigint AS client, $21::bigint AS clock_tol, "
+	NOW_MS " AS now_ms, " NOW_US " AS now_us, " BOOT " AS boot), "
+	"w AS (SELECT CASE WHEN a.slot_ttl > 0 AND a.clock_tol > 0 AND "
+	"abs(a.now_ms - a.client) > a.clock_tol THEN 5 WHEN a.deadline > 0 AND "
+	"(a.now_ms > a.deadline OR a.now_ms < a.earliest) THEN 4 ELSE 0 END AS refused FROM a), "
 	"cur AS (SELECT t.v, t.boot, t.expires_ms FROM lockrun_keys t, a WHERE t.k = a.stable), "
-	"lk AS (SELECT CASE WHEN a.ttl = 0 THEN true WHEN EXISTS (SELECT 1 FROM cur "
+	"lk AS (SELECT CASE WHEN w.refused <> 0 THEN false WHEN a.ttl = 0 THEN true WHEN EXISTS (SELECT 1 FROM cur "
 	"WHERE cur.expires_ms > a.now_ms) THEN false "
-	"ELSE pg_try_advisory_lock(a.lockid) END AS got FROM a), "
+	"ELSE pg_try_advisory_lock(a.lockid) END AS got FROM a, w), "
 	"sl AS (SELECT t.v FROM lockrun_keys t, a WHERE a.slot_ttl > 0 AND t.k = a.slot "
 	"AND t.expires_ms > a.now_ms), "
 	"go AS (SELECT 1 FROM lk WHERE lk.got AND NOT EXISTS (SELECT 1 FROM sl)), "
 	"fence AS (" FENCE_UPSERT("a, go") " RETURNING t.v AS token), "
-	"mine AS (SELECT fence.token, a.id || ' ' || fence.token || ' ' || a.owner AS v "
-	"FROM a, fence), "
+	"took AS (SELECT fence.token, floor(extract(epoch FROM clock_timestamp()) * 1000) "
+	"AS at_ms FROM fence), "
+	"mine AS (SELECT took.token, a.id || ' ' || took.token || ' ' || a.owner AS v "
+	"FROM a, took WHERE a.deadline = 0 OR took.at_ms <= a.deadline), "
 	"st AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms, boot) "
 	"SELECT a.stable, mine.v, a.now_ms + a.ttl, a.boot FROM a, mine WHERE a.ttl > 0 "
 	"ON CONFLICT (k) DO UPDATE SET v = excluded.v, expires_ms = excluded.expires_ms, "
@@ -218,17 +238,18 @@ const char pg_sql_acquire[] =
 	"r AS (SELECT lk.got, (SELECT v FROM cur) AS cur_v, (SELECT v FROM sl) AS sl_v, "
 	"(SELECT token FROM mine) AS token, (SELECT v FROM mine) AS mine_v, "
 	"(SELECT v FROM st) AS st_v, (SELECT v FROM sw) AS sw_v FROM lk), "
-	"o AS (SELECT r.*, CASE WHEN NOT r.got THEN 0 WHEN r.sl_v IS NOT NULL THEN 2 "
+	"o AS (SELECT r.*, CASE WHEN w.refused <> 0 THEN w.refused WHEN NOT r.got THEN 0 "
+	"WHEN r.sl_v IS NOT NULL THEN 2 WHEN r.mine_v IS NULL THEN 4 "
 	"WHEN a.ttl > 0 AND r.st_v IS NULL THEN 0 "
 	"WHEN a.slot_ttl > 0 AND r.sw_v IS DISTINCT FROM r.mine_v THEN 2 ELSE 1 END AS code "
-	"FROM r, a), "
+	"FROM r, a, w), "
 	"h AS (SELECT o.*, CASE o.code WHEN 1 THEN o.mine_v WHEN 0 THEN coalesce(o.cur_v, '?') "
 	"ELSE coalesce(o.sl_v, o.sw_v, '?') END AS holder FROM o), "
 	"ev AS (SELECT CASE h.code WHEN 1 THEN 'ran' WHEN 0 THEN 'skipped-held' "
 	"ELSE 'skipped-slot' END AS event, CASE WHEN h.code = 1 THEN h.token "
 	"ELSE " HOLDER_TOKEN("h.holder") " END AS token, "
 	"CASE WHEN h.code <> 1 THEN " HOLDER_BY("h.holder") " END AS by "
-	"FROM h, a WHERE a.cap > 0 AND (h.code <> 0 OR a.say_held)), "
+	"FROM h, a WHERE a.cap > 0 AND h.code IN (0, 1, 2) AND (h.code <> 0 OR a.say_held)), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, "
 	"token, holder) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, ev.event, a.host, a.pid, "
 	"a.slot_iso, ev.token, ev.by FROM a, ev RETURNING 1), "
@@ -246,8 +267,8 @@ const char pg_sql_acquire[] =
 	"CASE WHEN h.code <> 1 AND a.ttl > 0 AND h.got THEN pg_advisory_unlock(a.lockid) END, "
 	"CASE WHEN h.code = 1 AND a.ttl > 0 AND "
 	"current_setting('server_version_num')::int >= 140000 THEN "
-	"set_config('idle_session_timeout', least(a.ttl, 2147483647)::text, false) END "
-	"FROM h, a";
+	"set_config('idle_session_timeout', least(a.ttl, 2147483647)::text, false) END, "
+	"a.now_ms FROM h, a";
 
 /* renew.lua. $1 stable key, $2 fence, $3 history, $4 last run, $5
  * session lock id, $6 its high and $7 low half, $8 our value, $9 ttl,

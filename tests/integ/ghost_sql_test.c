@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* ghost_sql_test.c -- on PostgreSQL and MariaDB, an acquire that lockrun
+ * gave up on never takes effect afterwards: the statement is made to
+ * queue behind a row lock the test holds (the task's fence row, FOR
+ * UPDATE, as another transaction would), run A gives up and exits 69, the
+ * test's transaction ends, A's statement runs to its end on the server,
+ * and then run B runs: A's statement, past its window, wrote nothing.
+ * And a client whose clock is minutes off claims no slot there either. */
+#include <sys/wait.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+#include "sql_fixture.h"
+
+static struct sql_server srv;
+
+static void
+teardown(void)
+{
+	sql_stop(&srv);
+	suite_teardown();
+}
+
+TestSuite(ghost_sql, .init = suite_setup, .fini = teardown, .timeout = 180);
+
+static long
+count(const char *sql)
+{
+	char out[64] = "";
+
+	cr_assert(eq(int, sql_admin(&srv, sql, out, sizeof(out)), 0), "%s", sql);
+	return strtol(out, NULL, 10);
+}
+
+/* How many client sessions other than the asker's. */
+static long
+sessions(void)
+{
+	return count(srv.kind == SQL_PG ? "SELECT count(*) FROM pg_stat_activity WHERE "
+	    "backend_type = 'client backend' AND pid <> pg_backend_pid()" :
+	    "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'lockrun'");
+}
+
+static void
+queued_behind_a_row_lock(enum sql_kind kind, const char *mode, const char *key)
+{
+	const char *mark = scratch("sqlghost.mark");
+	char sql[512], a_cmd[300], b_cmd[300], err[4096];
+	struct result r;
+	pid_t holder, a, b;
+	int status;
+
+	if (srv.pid == 0) {
+		cr_assert(eq(int, sql_start(&srv, kind), 0));
+		setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+		LR(&r, "--url", srv.url, "-k", "warm", "--", "true");	/* the tables */
+		cr_assert(eq(int, r.status, 0), "%s", r.err);
+	}
+	unlink(mark);
+	snprintf(sql, sizeof(sql), "INSERT INTO lockrun_keys (k, v, expires_ms) VALUES "
+	    "('lockrun:{%s}:fence', '1', 99999999999999)", key);
+	cr_assert(eq(int, sql_admin(&srv, sql, NULL, 0), 0));
+	/* another transaction holds the fence row for 8s (the fault) */
+	snprintf(sql, sizeof(sql), "BEGIN; SELECT 1 FROM lockrun_keys WHERE "
+	    "k = 'lockrun:{%s}:fence' FOR UPDATE; SELECT %s(8); COMMIT;", key,
+	    kind == SQL_PG ? "pg_sleep" : "SLEEP");
+	if ((holder = fork()) == 0)
+		_exit(sql_admin(&srv, sql, NULL, 0) == 0 ? 0 : 1);
+	POLL_UNTIL(count(kind == SQL_PG ? "SELECT count(*) FROM pg_stat_activity WHERE "
+	    "query LIKE '%pg_sleep(8)%' AND state = 'active' AND pid <> pg_backend_pid()" :
+	    "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE "
+	    "'SELECT SLEEP(8)%'") == 1);
+
+	snprintf(a_cmd, sizeof(a_cmd), "echo A >> %s", mark);
+	snprintf(b_cmd, sizeof(b_cmd), "echo B >> %s", mark);
+	a = LR_START("--url", srv.url, "--command-timeout", "2s", mode, "-k", key, "--",
+	    "sh", "-c", a_cmd);
+	status = lr_wait(a);
+	cr_assert(eq(int, status, 69), "A: %s", lr_stderr_of(a, err, sizeof(err)));
+	/* the row lock goes; A's statement, queued behind it, runs to its end
+	 * and its session ends, as its client is gone */
+	waitpid(holder, NULL, 0);
+	POLL_UNTIL(sessions() == 0);
+	cr_assert(eq(long, sessions(), 0));
+	b = LR_START("--url", srv.url, "--command-timeout", "5s", "-v", mode, "-k", key,
+	    "--", "sh", "-c", b_cmd);
+	status = lr_wait(b);
+	lr_stderr_of(b, err, sizeof(err));
+	cr_assert(eq(int, status, 0), "B: %s", err);
+	if (access(mark, F_OK) != 0) {
+		char hist[2048] = "";
+		snprintf(sql, sizeof(sql), "SELECT event, pid, token FROM lockrun_history "
+		    "WHERE k = 'lockrun:{%s}:history' ORDER BY id", key);
+		sql_admin(&srv, sql, hist, sizeof(hist));
+		cr_assert(0, "B skipped (A was %ld): %s\nhistory:\n%s", (long)a, err, hist);
+	}
+	cr_assert(eq(int, file_lines(mark), 1));
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_history WHERE "
+	    "k = 'lockrun:{%s}:history' AND event = 'ran' AND pid = '%ld'", key, (long)a);
+	cr_assert(eq(long, count(sql), 0), "the history says A ran");
+}
+
+Test(ghost_sql, pg_a_queued_acquire_never_takes_the_slot)
+{
+	queued_behind_a_row_lock(SQL_PG, "--one-server", "pq1");
+	queued_behind_a_row_lock(SQL_PG, "--no-overlap", "pq2");
+}
+
+Test(ghost_sql, mysql_a_queued_acquire_never_takes_the_slot)
+{
+	queued_behind_a_row_lock(SQL_MYSQL, "--one-server", "mq1");
+	queued_behind_a_row_lock(SQL_MYSQL, "--no-overlap", "mq2");
+}
+
+static void
+clock_off(enum sql_kind kind)
+{
+	const char *env[6];
+	char buf[3][128], sql[256];
+	struct result r;
+
+	cr_assert(eq(int, sql_start(&srv, kind), 0));
+	setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+	faketime_env(env, buf, (double)time(NULL) + 300);
+	/* faketime_env fills four and a NULL: the password rides in ours */
+	lr_run_env(&r, env, (const char *const[]){ "--url", srv.url, "--one-server", "-k",
+	    "fast", "--", "true", NULL });
+	cr_assert(eq(int, r.status, 75), "%s", r.err);
+	cr_assert(matches(r.err, "^lockrun: this server's clock is off by [0-9.]+ s against "
+	    "the lock server; not claiming slot "), "%s", r.err);
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_keys WHERE k LIKE "
+	    "'lockrun:{fast}:slot:%%'");
+	cr_assert(eq(long, count(sql), 0), "a slot was claimed");
+	LR(&r, "--url", srv.url, "--one-server", "-k", "fast", "--", "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	LR(&r, "--url", srv.url, "check");
+	cr_assert(matches(r.out, "\nclock +this host is [0-9]+ ms (ahead of|behind) the lock "
+	    "server \\(\\+/- [0-9]+ ms\\)\n"), "%s", r.out);
+}
+
+Test(ghost_sql, pg_a_clock_minutes_off_claims_no_slot)
+{
+	clock_off(SQL_PG);
+}
+
+Test(ghost_sql, mysql_a_clock_minutes_off_claims_no_slot)
+{
+	clock_off(SQL_MYSQL);
+}
