@@ -234,3 +234,25 @@ Test(ghost, a_clock_minutes_off_still_runs_no_overlap)
 		cr_assert(eq(int, file_lines(mark), 1));
 	}
 }
+
+/* The window and the clock check ride in the acquire: a run still costs
+ * two round trips (acquire, release) and a skip one, with one-server and
+ * no-overlap both on and this host's clock right. */
+Test(ghost, a_run_still_costs_two_round_trips_and_a_skip_one)
+{
+	struct result r;
+	redisContext *mon;
+	char seen[256];
+
+	LR(&r, "--redis", fx.url, "-k", "warm", "--", "true");	/* loads the scripts */
+	mon = monitor_start();
+	LR(&r, "--redis", fx.url, "--one-server", "--every", "1d", "--no-overlap", "-k", "rt",
+	    "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 2), "%s", seen);
+	mon = monitor_start();
+	LR(&r, "--redis", fx.url, "--one-server", "--every", "1d", "--no-overlap", "-k", "rt",
+	    "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1), "%s", seen);
+}
