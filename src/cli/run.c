@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/ctx.h"
+#include "cli/doubt.h"
 #include "core/duration.h"
 #include "core/file.h"
 #include "core/lease.h"
@@ -474,56 +475,6 @@ hooks_after(struct lr_ctx *x, const struct lr_hook_spec *spec, struct lr_hook_fa
 		hook_run("on_failure", x->t.on_failure, spec, hf);
 }
 
-/* The acquire was sent and went unanswered (a paused server, a stalled
- * or cut network): the server refuses it if it runs after its deadline,
- * but it may have run in time with its answer lost. Take back whatever
- * it took, by this run's owner id, on a new connection within the
- * connect and command timeouts once more, and say in e how that went. */
-static void
-withdraw(struct lr_ctx *x, struct lr_err *e)
-{
-	struct lr_ending end = { .status = EX_UNAVAILABLE, .event = "withdrawn" };
-	struct lr_err we = { 0, "", 0 };
-	size_t len = strlen(e->msg);
-	char d[32];
-	int rc = -1;
-
-	if (!x->lock.in_doubt)
-		return;
-	x->be.ops->close(&x->be);
-	if (x->be.ops->reopen(&x->be, x->server.connect_timeout_ms, &we) == 0)
-		rc = x->be.ops->release(&x->be, &x->lock, &end, &we);
-	x->be.ops->close(&x->be);
-	duration_human(x->server.command_timeout_ms, d, sizeof(d));
-	if (rc < 0)
-		snprintf(e->msg + len, sizeof(e->msg) - len, "; the command did not run, "
-		    "and the server refuses the request if it runs later than %s after it "
-		    "was sent; withdrawing it failed too: %s", d, we.msg);
-	else
-		snprintf(e->msg + len, sizeof(e->msg) - len, "; the command did not run; "
-		    "withdrew the request: %s", rc == 1 ? "it had taken the lock, "
-		    "now freed, and its history entry is corrected" : "it had taken nothing");
-}
-
-/* The server's clock and ours differ by more than the clock tolerance:
- * this run claims no slot (the other servers run it); lockrun exits
- * EX_TEMPFAIL with one line. */
-static void
-clock_off(struct lr_ctx *x)
-{
-	const struct lr_lock *l = &x->lock;
-	struct lr_err e;
-	char tol[32];
-
-	duration_human(l->clock_tol_ms, tol, sizeof(tol));
-	lr_errf(&e, EX_TEMPFAIL, "this server's clock is off by %.1f s against the lock "
-	    "server; not claiming slot %s (this clock is %s, by %lld ms +/- %lld; "
-	    "clock_tolerance %s)", (double)llabs(l->offset_ms) / 1000.0, l->keys.slot_iso,
-	    l->offset_ms < 0 ? "ahead" : "behind", llabs(l->offset_ms),
-	    (l->rtt_ms + 1) / 2, tol);
-	ctx_die(x, &e);
-}
-
 /* The server could not be reached (any backend): with on_redis_error:
  * run, run without a lock -- unless this run saw the lock held by
  * another. */
@@ -609,11 +560,11 @@ verb_run(struct lr_ctx *x)
 	    check_wait(x, &e) != 0 || run_prepare(x, &e) != 0)
 		ctx_die(x, &e);
 	if (acquire(x, &out, &sig, &e) != 0) {
-		withdraw(x, &e);
+		run_withdraw(x, &e);
 		return run_unlocked(x, &e);
 	}
 	if (out == LOCK_CLOCK_OFF)
-		clock_off(x);
+		run_clock_off(x);
 	if (sig == 0)
 		sig = child_signal_pending();
 	if (out == LOCK_UNCONFIRMED)

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* doubt.h -- a run whose lock server's answer cannot be taken as it is
+ * (doubt.c), for run.c. */
+#ifndef LR_DOUBT_H
+#define LR_DOUBT_H
+
+#include "cli/ctx.h"
+#include "core/err.h"
+
+/* The acquire failed after it was sent (x->lock.in_doubt): take back
+ * whatever it may have taken, by this run's owner id, on a new connection,
+ * and append to e->msg how that went. Nothing when not in doubt. */
+void	run_withdraw(struct lr_ctx *x, struct lr_err *e);
+
+/* LOCK_CLOCK_OFF: say so in one line and exit EX_TEMPFAIL (ctx_die). */
+void	run_clock_off(struct lr_ctx *x);
+
+#endif
