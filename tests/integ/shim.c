@@ -31,12 +31,13 @@
  *                                host without that library, and dlerror()
  *                                says what the loader says then
  *
- *   LOCKRUN_SHIM_DEAF_ONCE=1     the first poll(2) for input on one socket
- *                                (the wait for the first answer from the
- *                                lock server) and every such poll until its
- *                                timeout has passed return 0 at that
- *                                timeout, as if no answer came, whatever
- *                                came: an answer lost on its way back
+ *   LOCKRUN_SHIM_DEAF_ONCE=MS    from the first recv(2) or poll(2) for input
+ *                                on a socket (the wait for the first answer
+ *                                from the lock server) for MS ms, recv()
+ *                                on a socket fails with EAGAIN and such a
+ *                                poll() returns 0 at its timeout, as if no
+ *                                answer came, whatever came: an answer lost
+ *                                on its way back
  *
  * Unset, each function is the real one (dlsym(RTLD_NEXT)). */
 #include <sys/random.h>
@@ -229,6 +230,7 @@ dlopen(const char *file, int flags)
 }
 
 typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
+typedef ssize_t (*recv_fn)(int, void *, size_t, int);
 
 static long long
 shim_mono_ms(void)
@@ -239,35 +241,63 @@ shim_mono_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* LOCKRUN_SHIM_DEAF_ONCE: how many ms more we are deaf to fd, a socket
+ * (0: not deaf). The first question about a socket starts the spell. */
+static long long
+deaf(int fd)
+{
+	static long long until = -1;	/* -1: not yet; 0: over */
+	const char *ms = getenv("LOCKRUN_SHIM_DEAF_ONCE");
+	int type;
+	socklen_t len = sizeof(type);
+
+	if (ms == NULL || until == 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0)
+		return 0;
+	if (until < 0)
+		until = shim_mono_ms() + strtoll(ms, NULL, 10);
+	if (shim_mono_ms() >= until)
+		until = 0;
+	return until > 0 ? until - shim_mono_ms() : 0;
+}
+
+ssize_t
+recv(int fd, void *buf, size_t n, int flags)
+{
+	static recv_fn real;
+
+	if (real == NULL && (real = (recv_fn)dlsym(RTLD_NEXT, "recv")) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (deaf(fd)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return real(fd, buf, n, flags);
+}
+
 int
 poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	static poll_fn real;
-	static long long deaf_until = -1;	/* -1: not yet; 0: done */
-	int type;
-	socklen_t len = sizeof(type);
+	long long left;
 
 	if (real == NULL && (real = (poll_fn)dlsym(RTLD_NEXT, "poll")) == NULL) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (getenv("LOCKRUN_SHIM_DEAF_ONCE") == NULL || deaf_until == 0 || n != 1 ||
-	    !(fds[0].events & POLLIN) || timeout < 0 ||
-	    getsockopt(fds[0].fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0)
+	if (n != 1 || !(fds[0].events & POLLIN) || timeout < 0 ||
+	    (left = deaf(fds[0].fd)) == 0)
 		return real(fds, n, timeout);
-	if (deaf_until < 0)
-		deaf_until = shim_mono_ms() + timeout;
-	if (shim_mono_ms() >= deaf_until) {
-		deaf_until = 0;
-		return real(fds, n, timeout);
-	}
-	{
-		long long left = deaf_until - shim_mono_ms();
-		if (left > timeout)
-			left = timeout;
-		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
-		nanosleep(&ts, NULL);
-	}
+	/* nothing comes until the spell ends or the timeout passes; what
+	 * came meanwhile is there once the spell is over */
+	if (left > timeout)
+		left = timeout;
+	struct timespec ts = { left / 1000, (left % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+	if (left < timeout && deaf(fds[0].fd) == 0)
+		return real(fds, n, timeout - (int)left);
 	fds[0].revents = 0;
 	return 0;
 }

@@ -200,18 +200,21 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "6",
 	    args, 7, l, &ok, e);
 	if (r == NULL) {
-		/* sent, unanswered: it may yet run, or have run */
-		l->in_doubt = e->transport;
+		/* sent, unanswered (no answer in time, the connection lost):
+		 * it may yet run, or have run; an answer that broke the
+		 * protocol is no server of ours */
+		l->in_doubt = e->transport && strstr(e->msg, "protocol error") == NULL;
 		rconn_handshake_error(rc, e);	/* the cause, when there is one */
 		return -1;
 	}
-	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
-	    r->element[0]->type != REDIS_REPLY_INTEGER ||
-	    r->element[2]->type != REDIS_REPLY_INTEGER) {
+	if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 || r->elements > 3 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER) {
 		freeReplyObject(r);
 		return lr_errf(e, EX_SOFTWARE, "redis %s: acquire: unexpected reply", rc->link.where);
 	}
-	lock_offset_note(l, r->element[2]->integer, real_ms());
+	/* the server's clock, when the answer has it: else the offset stays unknown */
+	if (r->elements == 3 && r->element[2]->type == REDIS_REPLY_INTEGER)
+		lock_offset_note(l, r->element[2]->integer, real_ms());
 	code = r->element[0]->integer;
 	if (code == 4 || code == 5) {	/* refused: nothing done */
 		freeReplyObject(r);
