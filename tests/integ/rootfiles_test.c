@@ -143,7 +143,8 @@ Test(rootfiles, cron_opens_its_json_log_again_on_sighup)
 	char buf[3][128];
 	pid_t pid;
 
-	write_config("tasks:\n  yearly:\n    schedule: '0 0 1 1 *'\n    command: [true]\n");
+	write_config_faked("tasks:\n  yearly:\n    schedule: '0 0 1 1 *'\n"
+	    "    command: [true]\n");
 	snprintf(spec, sizeof(spec), "json:%s", log);
 	faketime_env(env, buf, T_1200);
 	pid = LR_START_ENV(env, "cron", "-v", "--log", spec, "-c", scratch("lockrun.yaml"));
@@ -180,7 +181,7 @@ Test(rootfiles, relayed_lines_that_are_not_utf8_are_still_json)
 	ssize_t n;
 	pid_t pid;
 
-	write_config("tasks:\n  bytes:\n    schedule: '* * * * *'\n"
+	write_config_faked("tasks:\n  bytes:\n    schedule: '* * * * *'\n"
 	    "    command: 'printf \"\\377\\376 not utf-8\\n\"; printf \"\\377\\376 not utf-8\\n\" >&2'\n");
 	faketime_env(env, buf, T_1200 - 2);
 	pid = LR_START_ENV(env, "cron", "--log", "json", "-c", scratch("lockrun.yaml"));
