@@ -342,7 +342,8 @@ Test(cron_seconds, tick_leaves_seconds_tasks_to_cron_and_check_lists_their_fire_
 	use(BE_REDIS);
 	snprintf(logbuf, sizeof(logbuf), "%s", scratch("ran.log"));
 	log = logbuf;
-	snprintf(body, sizeof(body), "defaults:\n  every: 1m\ntasks:\n  fast:\n    every: 2s\n"
+	snprintf(body, sizeof(body), "defaults:\n  every: 1m\n  clock_tolerance: 0\ntasks:\n"
+	    "  fast:\n    every: 2s\n"
 	    "    command: 'echo fast >> %s'\n  minutely:\n    schedule: '* * * * *'\n"
 	    "    command: 'echo minutely >> %s'\n  five:\n    every: 5m\n"
 	    "    command: 'echo five >> %s'\n  plain:\n    command: 'echo plain >> %s'\n",
