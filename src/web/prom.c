@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* status_prom.c -- `lockrun status --format prometheus`: each task's lock
- * and last run as gauges, and the counters the lock server keeps, in the
- * Prometheus text exposition format. */
+/* prom.c -- the Prometheus text exposition (prom.h): each task's lock and
+ * last run as gauges and the counters the lock server keeps, for `lockrun
+ * status --format prometheus` and the scheduler's /metrics alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/status.h"
 #include "core/text.h"
+#include "web/prom.h"
 
 /* s as a Prometheus label value, quoted. The text format escapes only a
  * backslash, a quotation mark and a newline; each byte that is not part
  * of valid UTF-8 is written as U+FFFD, so the output stays valid. */
-static void
-put_label(FILE *fp, const char *s)
+void
+prom_label(FILE *fp, const char *s)
 {
 	size_t left = strlen(s), len;
 
@@ -98,7 +98,7 @@ static void
 put_sample(FILE *fp, const struct family *fam, const char *task, long long v, int secs)
 {
 	fprintf(fp, "%s{task=", fam->name);
-	put_label(fp, task);
+	prom_label(fp, task);
 	if (fam->reason != NULL)
 		fprintf(fp, ",reason=\"%s\"", fam->reason);
 	if (secs)
@@ -114,7 +114,7 @@ put_sample(FILE *fp, const struct family *fam, const char *task, long long v, in
  * it was never counted, or its record expired with the history, which
  * Prometheus reads as a reset. */
 void
-status_prom_print(const struct row *rows, size_t n, FILE *fp)
+prom_tasks_print(const struct row *rows, size_t n, FILE *fp)
 {
 	for (size_t f = 0; f < NFAMILIES; f++) {
 		const struct family *fam = &families[f];
