@@ -39,7 +39,7 @@ PKG_CONFIG ?= pkg-config
 # mariadb-admin. `make deps WHAT=demo` checks the first set, `make deps`
 # both.
 DEB_PKGS_DEMO = build-essential pkg-config libhiredis-dev libyaml-dev libssl-dev \
-	libpq-dev libmariadb-dev redis-server
+	libpq-dev libmariadb-dev libmicrohttpd-dev redis-server
 DEB_PKGS_TEST = libcriterion-dev redis-tools openssl util-linux faketime tzdata mandoc \
 	cppcheck postgresql postgresql-client libpq5 mariadb-server mariadb-client libmariadb3 \
 	bash-completion zsh fish
@@ -53,7 +53,7 @@ DEP_FILES_TEST = /usr/share/zoneinfo/America/New_York \
 	/usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/postgres \
 	/usr/lib/postgresql/*/bin/psql /usr/lib/postgresql/*/bin/pg_isready \
 	/usr/sbin/mariadbd /usr/share/bash-completion/bash_completion
-DEP_MODS_DEMO = hiredis yaml-0.1 openssl libpq libmariadb
+DEP_MODS_DEMO = hiredis yaml-0.1 openssl libpq libmariadb libmicrohttpd
 DEP_MODS_TEST = criterion
 WHAT ?= test
 ifeq ($(WHAT),demo)
@@ -87,26 +87,30 @@ WARN = -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Wshadow \
 # One program, lockrun, linked against the system's shared glibc, hiredis
 # and libyaml, a PIE. The libraries that only some URLs need are loaded
 # with dlopen() when a URL needs them (tls.c, pg_conn.c, mysql_conn.c):
-# OpenSSL for rediss://, libpq for postgres://, libmariadb for mysql://; a
-# Redis run maps none of them. Their headers are needed to build:
+# OpenSSL for rediss://, libpq for postgres://, libmariadb for mysql://,
+# libmicrohttpd for `cron --listen`; a Redis run maps none of them. Their headers are needed to build:
 #   TLS=yes|no   rediss:// (libssl-dev); yes fails the build without them
 #   SQL=yes|no   postgres:// and mysql:// (libpq-dev, libmariadb-dev)
+#   WEB=yes|no   `cron --listen`, the HTTP server (libmicrohttpd-dev): its
+#                /metrics, health checks and status page
 #   LINK=static  glibc, hiredis, libyaml and OpenSSL linked in, for a release
-#                tarball: a static binary cannot dlopen(), so SQL=no, and
+#                tarball: a static binary cannot dlopen(), so SQL=no, WEB=no, and
 #                TLS is linked in rather than loaded (about 6 MB)
 # CPPFLAGS, CFLAGS and LDFLAGS from the environment (a distribution's
 # hardening) are used as given; lockrun's own flags go beside them.
 TLS ?= yes
 SQL ?= yes
+WEB ?= yes
 LINK ?= dynamic
 ifeq ($(SANITIZE),1)
 LINK = dynamic
 endif
 ifeq ($(LINK),static)
 SQL = no
+WEB = no
 endif
-ifneq ($(filter-out yes no,$(TLS) $(SQL)),)
-$(error TLS and SQL take yes or no)
+ifneq ($(filter-out yes no,$(TLS) $(SQL) $(WEB)),)
+$(error TLS, SQL and WEB take yes or no)
 endif
 ifneq ($(filter-out dynamic static,$(LINK)),)
 $(error LINK takes dynamic or static)
@@ -115,11 +119,13 @@ endif
 # from the .note.dlopen section (notes.c) for Recommends.
 TLS_MOD = $(if $(filter yes,$(TLS)),openssl)
 SQL_MODS = $(if $(filter yes,$(SQL)),libpq libmariadb)
+WEB_MOD = $(if $(filter yes,$(WEB)),libmicrohttpd)
 LIB_MODS = hiredis yaml-0.1
 LR_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(SAN) -MMD -MP -I$(B) -Isrc -fPIE \
 	-DLOCKRUN_VERSION='"$(VERSION)"' $(if $(TLS_MOD),-DLR_TLS) \
 	$(if $(SQL_MODS),-DLR_SQL) $(if $(filter static,$(LINK)),-DLR_TLS_LINKED) \
-	$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) 2>/dev/null)
+	$(if $(WEB_MOD),-DLR_WEB) \
+	$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) $(WEB_MOD) 2>/dev/null)
 ifeq ($(LINK),static)
 LR_LIBS = -static $(shell $(PKG_CONFIG) --libs --static $(LIB_MODS) $(TLS_MOD))
 LR_LDFLAGS = -no-pie
@@ -145,7 +151,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)
-SRC_WEB = $(addprefix web/,rows prom)
+SRC_WEB = $(addprefix web/,rows prom page mhd serve)
 SRC_CLI = $(addprefix cli/,cli ctx entry run check status status_json history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)
@@ -185,9 +191,9 @@ all: $(BIN)
 
 # Asked for and missing is an error, not a build without it.
 have-libs:
-	@for m in $(LIB_MODS) $(TLS_MOD) $(SQL_MODS); do \
+	@for m in $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) $(WEB_MOD); do \
 		$(PKG_CONFIG) --exists $$m || { echo "make: $$m is missing (make deps, or" \
-		"TLS=no / SQL=no to build without it)" >&2; exit 1; }; done
+		"TLS=no / SQL=no / WEB=no to build without it)" >&2; exit 1; }; done
 
 LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
@@ -202,7 +208,7 @@ $(FUZZ_B)/backend/redis/rlock.o: $(FUZZ_B)/scripts.h
 # depends on them.
 $(B)/flags: FORCE
 	@mkdir -p $(@D)
-	@echo '$(TLS) $(SQL) $(LINK)' | cmp -s - $@ || echo '$(TLS) $(SQL) $(LINK)' > $@
+	@echo '$(TLS) $(SQL) $(WEB) $(LINK)' | cmp -s - $@ || echo '$(TLS) $(SQL) $(WEB) $(LINK)' > $@
 .PHONY: FORCE have-libs
 FORCE:
 
@@ -413,8 +419,9 @@ deb-check: deb
 # field of a struct the callee fills, for a read of that struct.
 CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
 	--inline-suppr --suppress=missingIncludeSystem --suppress=ctuuninitvar \
-	-D__GNUC__ $(if $(TLS_MOD),-DLR_TLS) $(if $(SQL_MODS),-DLR_SQL) -Isrc -I$(B) \
-	$(filter -I%,$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) 2>/dev/null))
+	-D__GNUC__ $(if $(TLS_MOD),-DLR_TLS) $(if $(SQL_MODS),-DLR_SQL) $(if $(WEB_MOD),-DLR_WEB) \
+	-Isrc -I$(B) \
+	$(filter -I%,$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) $(WEB_MOD) 2>/dev/null))
 # tests/lint/ checks the tree's rules: from the #include lines (cycles,
 # layers, each backend apart, libraries where they belong, file sizes) and
 # from the objects' symbols (no cycle the linker sees).

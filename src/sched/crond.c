@@ -17,6 +17,7 @@
 
 #include "core/duration.h"
 #include "core/text.h"
+#include "core/zone.h"
 #include "out/log.h"
 #include "sched/crond.h"
 #include "sched/due.h"
@@ -43,6 +44,7 @@ struct crond {
 	size_t			 nrun, caprun;
 	int			 tfd, sfd;
 	int			 stopping;
+	struct crond_view	 view;		/* the counts a watcher is told */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -122,6 +124,54 @@ start(struct crond *d, size_t i, time_t slot)
 	r->err = (struct line_stream){ .fd = err, .out = 2 };
 }
 
+/* A start lag_ms behind its fire time, into the histogram. */
+static void
+lag_count(struct crond *d, long long lag_ms)
+{
+	static const long long bounds[CROND_LAG_NBOUNDS] = CROND_LAG_BOUNDS;
+	size_t b = 0;
+
+	if (lag_ms < 0)
+		lag_ms = 0;
+	while (b < CROND_LAG_NBOUNDS && lag_ms > bounds[b])
+		b++;
+	d->view.lag[b]++;
+	d->view.starts++;
+	d->view.lag_sum_ms += lag_ms;
+}
+
+/* Tell the watcher, if any, the tasks' next fire times and runs. */
+static void
+tell(struct crond *d)
+{
+	struct crond_task_view *tv;
+
+	if (d->o->watch == NULL ||
+	    (tv = calloc(d->ntasks + 1, sizeof(*tv))) == NULL)
+		return;
+	for (size_t i = 0; i < d->ntasks; i++)
+		tv[i] = (struct crond_task_view){ .name = d->tasks[i].name,
+		    .tz = d->tasks[i].sched.has_cron ? d->tasks[i].sched.cron.tz : "",
+		    .next_ms = -1 };
+	for (size_t k = 0; k < d->heap.n; k++) {
+		struct crond_task_view *t = &tv[d->heap.v[k].task];
+		struct lr_err e = { 0, "", 0 };
+		const struct lr_zone *z = zone_load(t->tz, &e);
+
+		t->next_ms = (long long)d->heap.v[k].at * 1000;
+		t->next_offset_s = z ? zone_offset(z, d->heap.v[k].at, NULL) : 0;
+	}
+	for (size_t k = 0; k < d->nrun; k++)
+		for (size_t i = 0; i < d->ntasks && d->run[k].pid > 0; i++)
+			if (strcmp(d->run[k].task, d->tasks[i].name) == 0)
+				tv[i].running++;
+	d->view.tasks = tv;
+	d->view.ntasks = d->ntasks;
+	d->o->watch(d->o->watch_arg, &d->view);
+	d->view.tasks = NULL;
+	free(tv);
+}
+
 /* The fire time at the top came (or the clock moved past it): start its
  * latest fire time at or before now, once, if it is late by no more than
  * the task's starting_deadline; say what was missed. */
@@ -152,6 +202,7 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	if (now_ms - (long long)latest * 1000 >= 1000)
 		lr_event(LOG_INFO, "late", NULL, "%s: starting fire time %s %s late",
 		    t->name, b, late);
+	lag_count(d, now_ms - (long long)latest * 1000);
 	start(d, h->task, latest);
 }
 
@@ -196,6 +247,7 @@ reload(struct crond *d)
 	    due_tasks(&nc, &tasks, &n, &e) != 0) {
 		lr_event(LOG_ERR, "config-error", NULL, "%s; the config in force stays", e.msg);
 		config_free(&nc);
+		d->view.reload_failures++;
 		return;
 	}
 	if ((last = calloc(n + 1, sizeof(*last))) == NULL) {
@@ -216,6 +268,7 @@ reload(struct crond *d)
 	d->last = last;
 	plan(d, time(NULL));
 	arm(d);
+	d->view.reloads++;
 	lr_event(LOG_INFO, "reloaded", NULL, "read %s again: %zu scheduled tasks",
 	    d->o->cfg->path, n);
 }
@@ -308,6 +361,8 @@ step(struct crond *d)
 			on_timer(d);
 		if (p[0].revents)
 			on_signal(d);
+		if (p[0].revents || p[1].revents)
+			tell(d);
 	}
 	free(p);
 	pump(d);
@@ -341,6 +396,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s", d.ntasks,
 		    o->cfg->path);
 		notify_send("READY=1");
+		tell(&d);
 		while (!d.stopping || live(&d) > 0)
 			step(&d);
 		pump(&d);

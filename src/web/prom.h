@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sched/crond.h"
 #include "web/rows.h"
 
 /* s as a quoted label value: a backslash, a quotation mark and a newline
@@ -16,5 +17,9 @@ void	prom_label(FILE *fp, const char *s);
 /* The rows: each family's HELP and TYPE, then a sample per task that has
  * a value. */
 void	prom_tasks_print(const struct row *rows, size_t n, FILE *fp);
+
+/* The scheduler's own families: runs in progress and the next fire time
+ * per task, the start lag histogram, the config reloads and failures. */
+void	prom_sched_print(const struct crond_view *v, FILE *fp);
 
 #endif
