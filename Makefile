@@ -152,7 +152,7 @@ SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
-SRC_CLI = $(addprefix cli/,cli ctx entry run check status status_json history unlock secret schedverbs)
+SRC_CLI = $(addprefix cli/,cli ctx entry run check status status_json status_html history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)

@@ -373,6 +373,8 @@ status_run(struct status *s, struct lr_err *e)
 			status_json_print(s->x->prefix, &s->rows[i], stdout);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return lr_errf(e, EX_IOERR, "standard output: write error");
+	if (x->cli.html && status_html(x, s->rows, s->names, s->keys, s->n, e) != 0)
+		return -1;
 	return report_stale(s) > 0 ? EXIT_STALE : 0;
 }
 

@@ -28,7 +28,7 @@ static const char css[] =
 	".r-fail,.r-lost{color:#c62828}small{color:#555}"
 	"svg .ok{fill:#2e7d32}svg .fail{fill:#c62828}svg .lost{fill:#6a1b9a}"
 	"svg .skip{fill:#9e9e9e}svg .running{fill:#1565c0}svg .unknown{fill:#ff8f00}"
-	".legend span{display:inline-block;margin-right:1em}"
+	".legend span{display:inline-block;margin-right:1em}time{white-space:nowrap}"
 	"@media (max-width:40em){thead{display:none}table,tbody,tr,td{display:block}"
 	"tr{border-bottom:2px solid #ccc;padding:.3em 0}td{border:0;padding:.15em 0}"
 	"td[data-label]::before{content:attr(data-label) \": \";color:#555;font-size:.85em}}";
@@ -62,12 +62,14 @@ esc(FILE *fp, const char *s)
 	}
 }
 
+/* An instant, kept on one line. */
 static void
 iso(FILE *fp, long long ms)
 {
 	char b[TEXT_ISO_MAX];
 
-	fputs(text_iso(ms, TEXT_ISO_S, b, sizeof(b)), fp);
+	text_iso(ms, TEXT_ISO_S, b, sizeof(b));
+	fprintf(fp, "<time datetime=\"%s\">%s</time>", b, b);
 }
 
 /* "1m5s" for people: whole seconds from 1s up, else ms. */
@@ -149,7 +151,7 @@ next_cell(FILE *fp, const struct crond_task_view *t)
 	fprintf(fp, "%s ", wall);
 	esc(fp, t->tz && *t->tz ? t->tz : "local time");
 	fputs("<br><small>", fp);
-	iso(fp, t->next_ms);
+	iso(fp, t->next_ms);	/* and in UTC */
 	fputs("</small></td>", fp);
 }
 
@@ -198,8 +200,10 @@ mark_title(FILE *fp, const struct lr_hist_entry *he, const char *cls)
 	if (slot) {
 		fputs("slot ", fp);
 		esc(fp, slot);
-	} else
-		iso(fp, he->at_ms);
+	} else {
+		char b[TEXT_ISO_MAX];
+		fputs(text_iso(he->at_ms, TEXT_ISO_S, b, sizeof(b)), fp);
+	}
 	if (dur && text_decimal(dur, &ms) == 0)
 		fprintf(fp, ", took %s", took(ms, d, sizeof(d)));
 	if (st && strcmp(cls, "skip") != 0) {

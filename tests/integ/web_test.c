@@ -274,3 +274,107 @@ Test(web, the_library_is_loaded_only_with_listen)
 	cr_assert(eq(int, lr_wait(plain), 0));
 	cr_assert(eq(int, lr_wait(web), 0));
 }
+
+Test(web, status_html_writes_the_page_once)
+{
+	struct result res;
+	const char *cfg = write_config(TASKS), *out = scratch("status.html");
+
+	LR(&res, "-c", cfg, "-t", "ok");
+	LR(&res, "-c", cfg, "-t", "bad");
+	cr_assert(eq(int, res.status, 3), "%s", res.err);
+	LR(&res, "status", "-c", cfg, "--html", out);
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(matches(file_peek(out), "^<!DOCTYPE html>\n"), "%s", file_peek(out));
+	cr_assert(matches(file_peek(out), "data-task=\"ok\">.*ok \\(exit 0\\)"), "%s", file_peek(out));
+	cr_assert(matches(file_peek(out), "data-task=\"bad\">.*fail \\(exit 3\\)"), "%s",
+	    file_peek(out));
+	cr_assert(matches(file_peek(out), "<rect class=\"mark fail\""), "%s", file_peek(out));
+	cr_assert(matches(file_peek(out), "data-task=\"skip\">.*never ran.* 12:00 local time"),
+	    "the next fire time from the config: %s", file_peek(out));
+}
+
+/* dom with every attribute's value emptied (the browser writes them all
+ * between double quotes, a quote inside as &quot;): what is left is
+ * elements and text. */
+static void
+without_attribute_values(char *dom)
+{
+	char *w = dom;
+
+	for (const char *r = dom; *r; r++) {
+		*w++ = *r;
+		if (r[0] == '=' && r[1] == '"' && (r = strchr(r + 2, '"')) != NULL)
+			*w++ = '"', *w++ = '"';
+		else if (r == NULL)
+			break;
+	}
+	*w = '\0';
+}
+
+/* chromium, headless, on url with what follows: Debian's package. */
+static int
+chromium(const char *what, const char *url)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "timeout 120 chromium --headless --no-sandbox --disable-gpu "
+	    "--disable-quic --no-first-run --disable-background-networking "
+	    "--disable-component-update --disable-sync --user-data-dir=%s %s %s 2>%s",
+	    scratch("chromium"), what, url, scratch("chromium.err"));
+	return system(cmd);
+}
+
+Test(web, a_browser_shows_rows_and_marks_and_hostile_values_as_text)
+{
+	static struct prom p;
+	static char body[BODY_MAX], dom[65536];
+	const char *shot = getenv("LOCKRUN_SCREENSHOT");
+	char url[64], what[512];
+	unsigned char magic[8] = { 0 };
+	int port;
+	pid_t pid;
+	FILE *fp;
+
+	if (system("command -v chromium >/dev/null 2>&1") != 0)
+		cr_skip_test("no chromium (Debian: apt-get install chromium)");
+	hostile_records();
+	hold_skip();
+	write_config(TASKS "  '<script>alert(\"t&''\")</script>':\n    schedule: '0 12 * * *'\n"
+	    "    command: 'true'\n");
+	pid = cron_listening(scratch("lockrun.yaml"), NULL, &port);
+	POLL_UNTIL(three_recorded(port, &p, body));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
+
+	snprintf(what, sizeof(what), "--dump-dom >%s", scratch("dom.html"));
+	cr_assert(eq(int, chromium(what, url), 0), "%s", file_peek(scratch("chromium.err")));
+	snprintf(dom, sizeof(dom), "%s", file_peek(scratch("dom.html")));
+	cr_assert(matches(dom, "<tr class=\"task\" data-task=\"ok\">.*ok \\(exit 0\\)"), "%s", dom);
+	cr_assert(matches(dom, "<tr class=\"task\" data-task=\"bad\">.*fail \\(exit 3\\)"), "%s",
+	    dom);
+	cr_assert(matches(dom, "<rect class=\"mark ok\"[^>]*><title>released on [^<]+</title>"
+	    "</rect>"), "%s", dom);
+	cr_assert(matches(dom, "<rect class=\"mark skip\"[^>]*><title>skipped-held on "), "%s",
+	    dom);
+	/* the hostile name and values are text: no element came of them */
+	cr_assert(matches(dom, "<td class=\"name\">&lt;script&gt;alert\\(\"t&amp;'\"\\)"
+	    "&lt;/script&gt;</td>"), "%s", dom);
+	cr_assert(matches(dom, "<title>released on &lt;script&gt;alert\\('h'\\)&lt;/script&gt;"),
+	    "%s", dom);
+	without_attribute_values(dom);
+	cr_assert(strstr(dom, "<script") == NULL && strstr(dom, "<img") == NULL &&
+	    strstr(dom, "<b>") == NULL, "%s", dom);
+
+	/* the screenshot: kept where LOCKRUN_SCREENSHOT says (make integ: in
+	 * the build directory) */
+	snprintf(what, sizeof(what), "--screenshot=%s --window-size=1000,640 --hide-scrollbars",
+	    shot ? shot : scratch("page.png"));
+	cr_assert(eq(int, chromium(what, url), 0), "%s", file_peek(scratch("chromium.err")));
+	fp = fopen(shot ? shot : scratch("page.png"), "rb");
+	cr_assert(fp != NULL);
+	cr_assert(eq(sz, fread(magic, 1, 8, fp), 8));
+	fclose(fp);
+	cr_assert(memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG");
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+}
