@@ -27,7 +27,8 @@ PKG_CONFIG ?= pkg-config
 
 # Debian packages, in two sets. The build and the demo need the compiler,
 # the headers of what lockrun links or loads (OpenSSL for rediss://, libpq
-# and MariaDB Connector/C for the databases: headers only, see below) and
+# and MariaDB Connector/C for the databases, libmicrohttpd for cron
+# --listen: headers only, see below) and
 # redis-server, which the demo starts. The tests need the rest: Criterion;
 # redis-cli (redis-tools) to build clusters and speak TLS, openssl for the
 # certificates (sentinels run as `redis-server CONF --sentinel`, so no
@@ -36,18 +37,20 @@ PKG_CONFIG ?= pkg-config
 # and the SQL servers, whose fixtures run initdb, postgres,
 # psql and pg_isready (from /usr/lib/postgresql/N/bin: Debian keeps them
 # off PATH), and mariadb-install-db, mariadbd (in /usr/sbin), mariadb and
-# mariadb-admin. `make deps WHAT=demo` checks the first set, `make deps`
-# both.
+# mariadb-admin; chromium, which loads the status page `cron --listen`
+# serves (the browser test), and prometheus for promtool, which checks the
+# metrics and tests contrib/monitoring's alert rules. `make deps WHAT=demo`
+# checks the first set, `make deps` both.
 DEB_PKGS_DEMO = build-essential pkg-config libhiredis-dev libyaml-dev libssl-dev \
 	libpq-dev libmariadb-dev libmicrohttpd-dev redis-server
 DEB_PKGS_TEST = libcriterion-dev redis-tools openssl util-linux faketime tzdata mandoc \
 	cppcheck postgresql postgresql-client libpq5 mariadb-server mariadb-client libmariadb3 \
-	bash-completion zsh fish
+	bash-completion zsh fish chromium prometheus
 # What `make deps` checks for, as commands, files (globs allowed: an
 # unmatched one counts as missing) and pkg-config modules.
 DEP_CMDS_DEMO = cc make pkg-config redis-server
 DEP_CMDS_TEST = redis-cli openssl flock faketime mandoc cppcheck mariadb mariadb-admin \
-	mariadb-install-db zsh fish
+	mariadb-install-db zsh fish chromium promtool
 DEP_FILES_DEMO =
 DEP_FILES_TEST = /usr/share/zoneinfo/America/New_York \
 	/usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/postgres \
@@ -184,8 +187,8 @@ FUZZ_SAN = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize-recover=% \
 	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
 
-.PHONY: all check unit integ completion surface deps deps-demo deb-deps deb deb-check demo \
-	bench install uninstall clean lint fuzz fuzz-replay
+.PHONY: all check unit integ completion surface monitoring deps deps-demo deb-deps deb \
+	deb-check demo bench install uninstall clean lint fuzz fuzz-replay
 
 all: $(BIN)
 
@@ -256,7 +259,7 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 # completions, then the real binary against redis-server, then the
 # documentation against the binary.
 check: deps
-	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface
+	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface monitoring
 
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
@@ -302,9 +305,16 @@ fuzz:
 # clocks), so they run two to a CPU: on 2 cores the suite took 250 s one to
 # a CPU and 136 s two to a CPU. INTEG_JOBS=N to choose.
 INTEG_JOBS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
+# The browser test keeps its screenshot of the status page in $(B).
 integ: $(BIN) $(B)/integ_tests $(SHIM)
 	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
-		LOCKRUN_SHIM=$(abspath $(SHIM)) $(B)/integ_tests --jobs $(INTEG_JOBS)
+		LOCKRUN_SHIM=$(abspath $(SHIM)) LOCKRUN_SCREENSHOT=$(abspath $(B))/status-page.png \
+		$(B)/integ_tests --jobs $(INTEG_JOBS)
+
+# contrib/monitoring: the metrics its dashboard and alert rules read are
+# lockrun's, and the rules pass their promtool unit tests.
+monitoring:
+	sh tests/monitoring/check.sh
 
 # The completions for bash (driven with COMP_WORDS, against the options
 # the binary's --help lists), zsh and fish.
@@ -348,9 +358,12 @@ deps:
 	fi
 
 # The examples installed beside the documentation: the config, a crontab,
-# a systemd service and timer, a Kubernetes CronJob.
+# a systemd service and timer, a Kubernetes CronJob, a Grafana dashboard
+# and Prometheus alert rules with their tests.
 EXAMPLES = config.example.yaml contrib/crontab.example contrib/kubernetes-cronjob.yaml \
-	contrib/lockrun-nightly-backup.service contrib/lockrun-nightly-backup.timer
+	contrib/lockrun-nightly-backup.service contrib/lockrun-nightly-backup.timer \
+	contrib/monitoring/lockrun-dashboard.json contrib/monitoring/lockrun-alerts.yaml \
+	contrib/monitoring/lockrun-alerts.test.yaml
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

@@ -186,16 +186,19 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	if (latest == (time_t)-1 || latest < h->at)
 		latest = h->at;
 	iso(latest, b, sizeof(b));
-	if (latest > h->at)
+	if (latest > h->at) {
+		d->view.missed++;	/* one or more: counted as one gap */
 		lr_event(LOG_WARNING, "missed", NULL, "%s: fire times from %s to before %s "
 		    "were missed (the clock moved on); not caught up", t->name,
 		    iso(h->at, a, sizeof(a)), b);
+	}
 	duration_human(now_ms - (long long)latest * 1000, late, sizeof(late));
 	if (latest <= d->last[h->task])
 		return;		/* started already: the clock went back */
 	if (now_ms - (long long)latest * 1000 > t->deadline_ms) {
 		lr_event(LOG_WARNING, "missed", NULL, "%s: fire time %s missed by %s, more "
 		    "than its starting_deadline: skipped", t->name, b, late);
+		d->view.missed++;
 		d->last[h->task] = latest;
 		return;
 	}

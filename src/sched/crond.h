@@ -29,6 +29,7 @@ struct crond_view {
 	const struct crond_task_view	*tasks;
 	size_t				 ntasks;
 	unsigned long long		 reloads, reload_failures;
+	unsigned long long		 missed;	/* fire times not started */
 	unsigned long long		 lag[CROND_LAG_NBOUNDS + 1];	/* per bucket */
 	unsigned long long		 starts;
 	long long			 lag_sum_ms;

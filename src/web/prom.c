@@ -186,6 +186,10 @@ prom_sched_print(const struct crond_view *v, FILE *fp)
 	fputs("lockrun_scheduler_start_lag_seconds_sum ", fp);
 	put_secs(fp, v->lag_sum_ms);
 	fprintf(fp, "lockrun_scheduler_start_lag_seconds_count %llu\n", v->starts);
+	fprintf(fp, "# HELP lockrun_scheduler_missed_total Fire times this scheduler did "
+	    "not start: later than their starting_deadline, or passed over by a clock "
+	    "step (a run of them counts once).\n# TYPE lockrun_scheduler_missed_total "
+	    "counter\nlockrun_scheduler_missed_total %llu\n", v->missed);
 	fprintf(fp, "# HELP lockrun_scheduler_config_reloads_total Times the config was "
 	    "read again and taken (SIGHUP).\n# TYPE lockrun_scheduler_config_reloads_total "
 	    "counter\nlockrun_scheduler_config_reloads_total %llu\n", v->reloads);
