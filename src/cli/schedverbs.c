@@ -59,6 +59,8 @@ drop_listen(struct lr_ctx *x)
 	char **v = x->cli.argv_;
 	size_t k = 0;
 
+	if (x->cli.listen == NULL)
+		return;
 	for (size_t i = 0; v && v[i]; i++) {
 		if (v[i] == x->cli.listen) {
 			k -= k > 0;	/* and the "--listen" before it */
@@ -89,11 +91,15 @@ web_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 	return ctx_server(w, e);
 }
 
-/* cron --listen: the server, started before the scheduler. */
+/* cron --listen (or listen: in the config): the server, started before
+ * the scheduler. A listen: changed in the config is read at the next
+ * start, not on SIGHUP. */
 static struct web *
 web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err *e)
 {
-	struct web_opts wo = { .listen = x->cli.listen, .be = &w->be, .title = title };
+	struct web_opts wo = { .listen = x->cli.listen ? x->cli.listen : x->cfg.listen,
+	    .listen_what = x->cli.listen ? "--listen" : x->cfg.listen_at, .be = &w->be,
+	    .title = title };
 	struct web *srv;
 
 	if (web_ctx(x, w, e) != 0)
@@ -119,7 +125,7 @@ verb_cron(struct lr_ctx *x)
 	char title[128];
 	int rc = -1;
 
-	if (sched_check(x, &e) == 0 && x->cli.listen) {
+	if (sched_check(x, &e) == 0 && (x->cli.listen || x->cfg.listen)) {
 		drop_listen(x);
 		if ((w = malloc(sizeof(*w))) == NULL)
 			lr_errf(&e, EX_OSERR, "out of memory");

@@ -65,7 +65,7 @@ struct mhd_server {
 
 /* Load libmicrohttpd once; it stays loaded. */
 static int
-load(struct lr_err *e)
+load(const char *what, struct lr_err *e)
 {
 	static int loaded;
 	void *h, *f;
@@ -73,11 +73,11 @@ load(struct lr_err *e)
 	if (loaded)
 		return 0;
 	if ((h = dlopen(LIBMHD, RTLD_NOW | RTLD_LOCAL)) == NULL)
-		return lr_errf(e, EX_UNAVAILABLE, "--listen: cannot load " LIBMHD " (Debian: "
-		    "apt-get install libmicrohttpd12): %s", dlerror());
+		return lr_errf(e, EX_UNAVAILABLE, "%s: cannot load " LIBMHD " (Debian: "
+		    "apt-get install libmicrohttpd12): %s", what, dlerror());
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
 		if ((f = dlsym(h, syms[i].name)) == NULL) {
-			lr_errf(e, EX_UNAVAILABLE, "--listen: " LIBMHD ": %s", dlerror());
+			lr_errf(e, EX_UNAVAILABLE, "%s: " LIBMHD ": %s", what, dlerror());
 			dlclose(h);
 			return -1;
 		}
@@ -89,21 +89,21 @@ load(struct lr_err *e)
 
 /* A unix socket at path; an old socket file there is replaced. */
 static int
-bind_unix(const char *path, struct lr_err *e)
+bind_unix(const char *what, const char *path, struct lr_err *e)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct stat st;
 	int fd;
 
 	if (strlen(path) >= sizeof(sun.sun_path))
-		return lr_errf(e, EX_USAGE, "--listen %s: the path is too long", path);
+		return lr_errf(e, EX_USAGE, "%s %s: the path is too long", what, path);
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
 		unlink(path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-		return lr_errf(e, EX_OSERR, "--listen %s: %s", path, strerror(errno));
+		return lr_errf(e, EX_OSERR, "%s %s: %s", what, path, strerror(errno));
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
-		lr_errf(e, EX_UNAVAILABLE, "--listen %s: %s", path, strerror(errno));
+		lr_errf(e, EX_UNAVAILABLE, "%s %s: %s", what, path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -113,7 +113,8 @@ bind_unix(const char *path, struct lr_err *e)
 /* "PORT", ":PORT", "HOST:PORT" or "[V6]:PORT" into host and port; no
  * host is the loopback address. Returns 0, or -1 with e. */
 static int
-split(const char *addr, char *host, size_t n, const char **port, struct lr_err *e)
+split(const char *what, const char *addr, char *host, size_t n, const char **port,
+    struct lr_err *e)
 {
 	const char *colon = strrchr(addr, ':');
 
@@ -121,8 +122,8 @@ split(const char *addr, char *host, size_t n, const char **port, struct lr_err *
 	*port = colon ? colon + 1 : addr;
 	if (**port == '\0' || strspn(*port, "0123456789") != strlen(*port) ||
 	    strlen(*port) > 5 || atoi(*port) > 65535)
-		return lr_errf(e, EX_USAGE, "--listen %s: not HOST:PORT, [ADDRESS]:PORT, PORT "
-		    "or unix:PATH", addr);
+		return lr_errf(e, EX_USAGE, "%s %s: not HOST:PORT, [ADDRESS]:PORT, PORT "
+		    "or unix:PATH", what, addr);
 	if (colon == NULL || colon == addr)
 		return 0;
 	if (addr[0] == '[' && colon[-1] == ']')
@@ -134,7 +135,7 @@ split(const char *addr, char *host, size_t n, const char **port, struct lr_err *
 
 /* A TCP socket bound to addr. */
 static int
-bind_tcp(const char *addr, struct lr_err *e)
+bind_tcp(const char *what, const char *addr, struct lr_err *e)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 	    .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
@@ -142,18 +143,18 @@ bind_tcp(const char *addr, struct lr_err *e)
 	const char *port;
 	int fd, rc, one = 1;
 
-	if (split(addr, host, sizeof(host), &port, e) != 0)
+	if (split(what, addr, host, sizeof(host), &port, e) != 0)
 		return -1;
 	if ((rc = getaddrinfo(host, port, &hints, &ai)) != 0)
-		return lr_errf(e, EX_USAGE, "--listen %s: %s", addr, gai_strerror(rc));
+		return lr_errf(e, EX_USAGE, "%s %s: %s", what, addr, gai_strerror(rc));
 	if ((fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
-		lr_errf(e, EX_OSERR, "--listen %s: %s", addr, strerror(errno));
+		lr_errf(e, EX_OSERR, "%s %s: %s", what, addr, strerror(errno));
 		freeaddrinfo(ai);
 		return -1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-		lr_errf(e, EX_UNAVAILABLE, "--listen %s: %s", addr, strerror(errno));
+		lr_errf(e, EX_UNAVAILABLE, "%s %s: %s", what, addr, strerror(errno));
 		close(fd);
 		fd = -1;
 	}
@@ -228,23 +229,24 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 }
 
 struct mhd_server *
-mhd_start(const char *addr, mhd_answer_fn *fn, void *arg, struct lr_err *e)
+mhd_start(const char *what, const char *addr, mhd_answer_fn *fn, void *arg,
+    struct lr_err *e)
 {
 	struct mhd_server *s;
 	const char *path = strncmp(addr, "unix:", 5) == 0 ? addr + 5 : addr[0] == '/' ? addr :
 	    NULL;
 
-	if (load(e) != 0)
+	if (load(what, e) != 0)
 		return NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		lr_errf(e, EX_OSERR, "out of memory");
 		return NULL;
 	}
 	*s = (struct mhd_server){ .fn = fn, .arg = arg };
-	if ((s->fd = path ? bind_unix(path, e) : bind_tcp(addr, e)) < 0 ||
+	if ((s->fd = path ? bind_unix(what, path, e) : bind_tcp(what, addr, e)) < 0 ||
 	    listen(s->fd, MHD_BACKLOG) != 0) {
 		if (s->fd >= 0)
-			lr_errf(e, EX_UNAVAILABLE, "--listen %s: %s", addr, strerror(errno));
+			lr_errf(e, EX_UNAVAILABLE, "%s %s: %s", what, addr, strerror(errno));
 		mhd_stop(s);
 		return NULL;
 	}
@@ -255,7 +257,7 @@ mhd_start(const char *addr, mhd_answer_fn *fn, void *arg, struct lr_err *e)
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MHD_TIMEOUT_S,
 	    MHD_OPTION_END);
 	if (s->d == NULL) {
-		lr_errf(e, EX_UNAVAILABLE, "--listen %s: " LIBMHD " could not start", addr);
+		lr_errf(e, EX_UNAVAILABLE, "%s %s: " LIBMHD " could not start", what, addr);
 		mhd_stop(s);
 		return NULL;
 	}
@@ -287,10 +289,11 @@ mhd_stop(struct mhd_server *s)
 #include "web/mhd.h"
 
 struct mhd_server *
-mhd_start(const char *addr, mhd_answer_fn *fn, void *arg, struct lr_err *e)
+mhd_start(const char *what, const char *addr, mhd_answer_fn *fn, void *arg,
+    struct lr_err *e)
 {
 	(void)addr, (void)fn, (void)arg;
-	lr_errf(e, EX_UNAVAILABLE, "--listen: this lockrun was built without HTTP (WEB=no)");
+	lr_errf(e, EX_UNAVAILABLE, "%s: this lockrun was built without HTTP (WEB=no)", what);
 	return NULL;
 }
 

@@ -18,9 +18,11 @@ struct mhd_server;
 
 /* Listen on addr ("HOST:PORT", "[ADDRESS]:PORT", "PORT" or ":PORT" on the
  * loopback address, "unix:PATH" or "/PATH") and answer with fn(arg, ...)
- * from the library's thread. Returns the server, or NULL with e. */
-struct mhd_server *mhd_start(const char *addr, mhd_answer_fn *fn, void *arg,
-	    struct lr_err *e);
+ * from the library's thread; what names where addr came from in errors
+ * ("--listen", "lockrun.yaml:3:9: listen"). Returns the server, or NULL
+ * with e. */
+struct mhd_server *mhd_start(const char *what, const char *addr, mhd_answer_fn *fn,
+	    void *arg, struct lr_err *e);
 
 /* Where it listens: "127.0.0.1:8080" (the port chosen for port 0),
  * "[::1]:8080", "unix:/run/lockrun.sock". */

@@ -285,7 +285,7 @@ web_start(const struct web_opts *o, struct lr_err *e)
 	}
 	w->o = *o;
 	pthread_mutex_init(&w->mu, NULL);
-	if ((w->srv = mhd_start(o->listen, answer, w, e)) == NULL) {
+	if ((w->srv = mhd_start(o->listen_what, o->listen, answer, w, e)) == NULL) {
 		web_stop(w);
 		return NULL;
 	}

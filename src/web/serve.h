@@ -9,6 +9,7 @@
 
 struct web_opts {
 	const char		*listen;	/* mhd_start()'s addr */
+	const char		*listen_what;	/* ...and its what */
 	struct lr_backend	*be;		/* set up, not opened: the server's
 						 * thread alone uses it */
 	const char		*prefix;	/* the keys' */

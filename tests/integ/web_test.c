@@ -379,3 +379,23 @@ Test(web, a_browser_shows_rows_and_marks_and_hostile_values_as_text)
 	kill(pid, SIGTERM);
 	cr_assert(eq(int, lr_wait(pid), 0));
 }
+
+Test(web, listen_from_the_config)
+{
+	static char body[BODY_MAX];
+	struct result res;
+	int port;
+	pid_t pid;
+
+	pid = LR_START("cron", "-v", "-c", write_config("listen: 127.0.0.1:0\n" TASKS));
+	port = http_port_of(pid);
+	cr_assert(eq(int, http_get(port, "/healthz", body, BODY_MAX, NULL, 0), 200));
+	cr_assert(eq(int, http_get(port, "/nothing", body, BODY_MAX, NULL, 0), 404));
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+
+	LR(&res, "cron", "-c", write_config("listen: 'nope:'\n" TASKS));
+	cr_assert(eq(int, res.status, 64), "%s", res.err);
+	cr_assert(matches(res.err, "^lockrun: [^ ]*lockrun.yaml:[0-9]+:9: listen nope:: not "
+	    "HOST:PORT"), "%s", res.err);
+}
