@@ -23,7 +23,7 @@ static const char css[] =
 	".problem{background:#fdecea;border-left:4px solid #c62828;padding:.5em}"
 	"table{border-collapse:collapse;width:100%}"
 	"th,td{text-align:left;padding:.4em .6em;border-bottom:1px solid #ddd;vertical-align:top}"
-	"th{font-size:.85em;color:#555}.name{font-weight:600;word-break:break-all}"
+	"th{font-size:.85em;color:#555}.name{font-weight:600;overflow-wrap:break-word}"
 	".st-running{color:#1565c0}.st-stale{color:#c62828}.r-ok{color:#2e7d32}"
 	".r-fail,.r-lost{color:#c62828}small{color:#555}"
 	"svg .ok{fill:#2e7d32}svg .fail{fill:#c62828}svg .lost{fill:#6a1b9a}"
@@ -155,6 +155,14 @@ next_cell(FILE *fp, const struct crond_task_view *t)
 	fputs("</small></td>", fp);
 }
 
+/* Does event ev end a run (a skip carries the holder's token: not one)? */
+static int
+is_end(const char *ev)
+{
+	return strcmp(ev, "released") == 0 || strcmp(ev, "stopped-timeout") == 0 ||
+	    strcmp(ev, "killed") == 0 || strcmp(ev, "lost") == 0;
+}
+
 /* Entry e's mark: its class, or NULL for an entry that is no mark (a
  * start whose end is in the history too, an unlock). */
 static const char *
@@ -169,13 +177,15 @@ mark_class(const struct lr_hist *h, size_t i, const struct row *w)
 		return "skip";
 	if (strcmp(ev, "lost") == 0)
 		return "lost";
-	if (strcmp(ev, "released") == 0 || strcmp(ev, "stopped-timeout") == 0)
-		return (st = fields_get(f, "status")) && strcmp(st, "0") == 0 ? "ok" : "fail";
+	if (is_end(ev))
+		return (st = fields_get(f, "status")) && strcmp(st, "0") == 0 &&
+		    strcmp(ev, "released") == 0 ? "ok" : "fail";
 	if (strcmp(ev, "ran") != 0)
 		return NULL;
-	for (size_t j = 0; j < i; j++) {	/* newer entries: its end? */
+	for (size_t j = 0; j < i; j++) {	/* its end among the newer entries? */
 		const char *t2 = fields_get(&h->e[j].fields, "token");
-		if (tok && t2 && strcmp(tok, t2) == 0)
+		const char *e2 = fields_get(&h->e[j].fields, "event");
+		if (tok && t2 && e2 && is_end(e2) && strcmp(tok, t2) == 0)
 			return NULL;
 	}
 	return w->held && tok && w->token != ABSENT && atoll(tok) == w->token ?
