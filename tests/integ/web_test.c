@@ -84,10 +84,18 @@ Test(web, redis_metrics_readyz_and_the_page)
 {
 	static struct prom p;
 	static char body[BODY_MAX];
-	const char *cfg = write_config(TASKS);
+	char extra[1024];
+	const char *cfg;
+	struct result res;
+	struct gate g;
 	int port;
 	pid_t pid;
 
+	/* and one that runs until the test ends */
+	gate_open(&g, "");
+	snprintf(extra, sizeof(extra), TASKS "  long:\n    schedule: '0 12 * * *'\n"
+	    "    command: '%s'\n", gate_sh(&g));
+	cfg = write_config(extra);
 	hold_skip();
 	pid = cron_listening(cfg, NULL, &port);
 	cr_assert(eq(int, http_get(port, "/healthz", body, BODY_MAX, NULL, 0), 200));
@@ -95,16 +103,25 @@ Test(web, redis_metrics_readyz_and_the_page)
 	cr_assert(eq(str, body, "ready\n"));
 
 	POLL_UNTIL(three_recorded(port, &p, body));
+	gate_wait(&g);
+	/* a run of long elsewhere is skipped: its entry carries the holder's token */
+	LR(&res, "-c", cfg, "--host", "elsewhere", "-t", "long");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	POLL_UNTIL(http_get(port, "/metrics", body, BODY_MAX, NULL, 0) == 200 &&
+	    prom_parse(body, &p) == 0 &&
+	    prom_get(&p, "lockrun_scheduler_runs_in_progress", "long") == 1 &&
+	    prom_get(&p, "lockrun_lock_held", "long") == 1);
 	metrics(port, &p, body);
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_last_exit_status", "bad"), 3.0), "%s", body);
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_runs_in_progress", "ok"), 0.0));
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_lock_held", "skip"), 1.0), "%s", body);
 	/* the scheduler's own: tomorrow's fire time, three starts, no reload */
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_next_fire_timestamp_seconds", "ok"),
 	    T_1200 + 86400), "%s", body);
-	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_start_lag_seconds_count", ""), 3.0),
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_start_lag_seconds_count", ""), 4.0),
 	    "%s", body);
 	cr_assert(eq(dbl, prom_get_label(&p, "lockrun_scheduler_start_lag_seconds_bucket", "",
-	    "le=\"+Inf\""), 3.0), "%s", body);
+	    "le=\"+Inf\""), 4.0), "%s", body);
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_config_reloads_total", ""), 0.0));
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_missed_total", ""), 0.0));
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_backend_up", ""), 1.0));
@@ -123,6 +140,9 @@ Test(web, redis_metrics_readyz_and_the_page)
 	cr_assert(matches(body, "<rect class=\"mark skip\"[^>]*><title>skipped-held on "), "%s",
 	    body);
 	cr_assert(matches(body, "2026-06-16 12:00 local time"), "the next fire time: %s", body);
+	cr_assert(matches(body, "data-task=\"long\">.*running</span> on .*<rect class=\"mark "
+	    "running\"[^>]*><title>ran on [^<]*</title></rect><rect class=\"mark skip\"[^>]*>"
+	    "<title>skipped-held on elsewhere"), "%s", body);
 
 	/* the backend stops: not ready, still alive */
 	redis_halt(&fx);	/* its dir stays: the test's scratch files are there */
