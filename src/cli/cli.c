@@ -231,7 +231,8 @@ usage_sched(FILE *fp, enum lr_verb v)
 	fputs(common_usage, fp);
 	fputs(v == VERB_TICK ? "\nExit: 0 every due task ran with status 0 or was skipped; else the\n"
 "status of the first that failed; 64 usage; 78 bad config.\n" :
-"\nExit: 0 stopped by SIGTERM or SIGINT; 64 usage; 71 cannot run; 78 bad config.\n", fp);
+"\nExit: 0 stopped by SIGTERM or SIGINT; 64 usage; 69 cannot listen; 71 cannot run;\n"
+"78 bad config.\n", fp);
 }
 
 void
