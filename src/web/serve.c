@@ -199,11 +199,13 @@ cache_fresh(struct web *w, const struct crond_view *v, int hist)
 		cache_read(w, v, hist);
 }
 
-/* The body of /metrics. */
+/* The body of /metrics. The tasks' families only from a read that
+ * succeeded: zeros would read as counter resets. */
 static void
 metrics(struct web *w, const struct crond_view *v, FILE *fp)
 {
-	prom_tasks_print(w->c.rows, w->c.n, fp);
+	if (w->c.ok)
+		prom_tasks_print(w->c.rows, w->c.n, fp);
 	prom_sched_print(v, fp);
 	fprintf(fp, "# HELP lockrun_scheduler_backend_up Whether the scheduler's last "
 	    "read of the backend succeeded.\n# TYPE lockrun_scheduler_backend_up gauge\n"

@@ -3,6 +3,7 @@
  * Redis and PostgreSQL, its /metrics read with the strict exposition
  * parser, /readyz before and after the backend stops, the status page's
  * rows and run marks, hostile values shown as text. */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,8 @@ Test(web, redis_metrics_readyz_and_the_page)
 	cr_assert(eq(int, http_get(port, "/healthz", body, BODY_MAX, NULL, 0), 200));
 	metrics(port, &p, body);
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_backend_up", ""), 0.0), "%s", body);
+	cr_assert(isnan(prom_get(&p, "lockrun_runs_total", "ok")), "no counter read as 0: %s",
+	    body);
 	cr_assert(eq(int, http_get(port, "/", body, BODY_MAX, NULL, 0), 200));
 	cr_assert(matches(body, "class=\"problem\""), "%s", body);
 	kill(pid, SIGTERM);
