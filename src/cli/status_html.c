@@ -18,12 +18,12 @@
 #define HTML_HISTORY	40	/* the entries a task's strip shows, as served */
 
 /* Each task's next fire time after now, from the whole config, into
- * v[n] (names borrowed from the config loaded into *full); next_ms -1
- * for a task with no schedule, or for all when the config cannot be
- * read in full. */
+ * v[n] (zones borrowed from *tp, the scheduled tasks of the config loaded
+ * into *full: the caller frees both); next_ms -1 for a task with no
+ * schedule, or for all when the config cannot be read in full. */
 static void
 next_times(const char *path, const char *const *names, size_t n,
-    struct lr_config *full, struct crond_task_view *v)
+    struct lr_config *full, struct sched_task **tp, struct crond_task_view *v)
 {
 	struct lr_err e = { 0, "", 0 };
 	struct sched_task *t = NULL;
@@ -35,6 +35,7 @@ next_times(const char *path, const char *const *names, size_t n,
 	if (path == NULL || config_load(path, NULL, full, &e) != 0 ||
 	    due_tasks(full, &t, &nt, &e) != 0)
 		return;
+	*tp = t;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < nt; j++) {
 			time_t next;
@@ -48,7 +49,6 @@ next_times(const char *path, const char *const *names, size_t n,
 			z = zone_load(v[i].tz, &e);
 			v[i].next_offset_s = z ? zone_offset(z, next, NULL) : 0;
 		}
-	free(t);
 }
 
 /* The page into path, whole: a temporary file beside it, renamed over it. */
@@ -79,6 +79,7 @@ status_html(struct lr_ctx *x, const struct row *rows, const char *const *names,
 	struct crond_task_view *v = calloc(n + 1, sizeof(*v));
 	struct page_task *t = calloc(n + 1, sizeof(*t));
 	struct lr_config full;
+	struct sched_task *st = NULL;
 	char title[128];
 	int rc = -1;
 
@@ -87,7 +88,7 @@ status_html(struct lr_ctx *x, const struct row *rows, const char *const *names,
 		lr_errf(e, EX_OSERR, "out of memory");
 		goto out;
 	}
-	next_times(x->cfg.path, names, n, &full, v);
+	next_times(x->cfg.path, names, n, &full, &st, v);
 	for (size_t i = 0; i < n; i++) {
 		if (x->be.ops->history(&x->be, &keys[i], HTML_HISTORY, &h[i], e) != 0)
 			goto out;
@@ -103,6 +104,7 @@ out:
 	free(h);
 	free(v);
 	free(t);
+	free(st);
 	config_free(&full);
 	return rc;
 }
