@@ -27,7 +27,8 @@ PKG_CONFIG ?= pkg-config
 
 # Debian packages, in two sets. The build and the demo need the compiler,
 # the headers of what lockrun links or loads (OpenSSL for rediss://, libpq
-# and MariaDB Connector/C for the databases: headers only, see below) and
+# and MariaDB Connector/C for the databases, libmicrohttpd for cron
+# --listen: headers only, see below) and
 # redis-server, which the demo starts. The tests need the rest: Criterion;
 # redis-cli (redis-tools) to build clusters and speak TLS, openssl for the
 # certificates (sentinels run as `redis-server CONF --sentinel`, so no
@@ -36,24 +37,26 @@ PKG_CONFIG ?= pkg-config
 # and the SQL servers, whose fixtures run initdb, postgres,
 # psql and pg_isready (from /usr/lib/postgresql/N/bin: Debian keeps them
 # off PATH), and mariadb-install-db, mariadbd (in /usr/sbin), mariadb and
-# mariadb-admin. `make deps WHAT=demo` checks the first set, `make deps`
-# both.
+# mariadb-admin; chromium, which loads the status page `cron --listen`
+# serves (the browser test), and prometheus for promtool, which checks the
+# metrics and tests contrib/monitoring's alert rules. `make deps WHAT=demo`
+# checks the first set, `make deps` both.
 DEB_PKGS_DEMO = build-essential pkg-config libhiredis-dev libyaml-dev libssl-dev \
-	libpq-dev libmariadb-dev redis-server
+	libpq-dev libmariadb-dev libmicrohttpd-dev redis-server
 DEB_PKGS_TEST = libcriterion-dev redis-tools openssl util-linux faketime tzdata mandoc \
 	cppcheck postgresql postgresql-client libpq5 mariadb-server mariadb-client libmariadb3 \
-	bash-completion zsh fish
+	bash-completion zsh fish chromium prometheus
 # What `make deps` checks for, as commands, files (globs allowed: an
 # unmatched one counts as missing) and pkg-config modules.
 DEP_CMDS_DEMO = cc make pkg-config redis-server
 DEP_CMDS_TEST = redis-cli openssl flock faketime mandoc cppcheck mariadb mariadb-admin \
-	mariadb-install-db zsh fish
+	mariadb-install-db zsh fish chromium promtool
 DEP_FILES_DEMO =
 DEP_FILES_TEST = /usr/share/zoneinfo/America/New_York \
 	/usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/postgres \
 	/usr/lib/postgresql/*/bin/psql /usr/lib/postgresql/*/bin/pg_isready \
 	/usr/sbin/mariadbd /usr/share/bash-completion/bash_completion
-DEP_MODS_DEMO = hiredis yaml-0.1 openssl libpq libmariadb
+DEP_MODS_DEMO = hiredis yaml-0.1 openssl libpq libmariadb libmicrohttpd
 DEP_MODS_TEST = criterion
 WHAT ?= test
 ifeq ($(WHAT),demo)
@@ -87,26 +90,30 @@ WARN = -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Wshadow \
 # One program, lockrun, linked against the system's shared glibc, hiredis
 # and libyaml, a PIE. The libraries that only some URLs need are loaded
 # with dlopen() when a URL needs them (tls.c, pg_conn.c, mysql_conn.c):
-# OpenSSL for rediss://, libpq for postgres://, libmariadb for mysql://; a
-# Redis run maps none of them. Their headers are needed to build:
+# OpenSSL for rediss://, libpq for postgres://, libmariadb for mysql://,
+# libmicrohttpd for `cron --listen`; a Redis run maps none of them. Their headers are needed to build:
 #   TLS=yes|no   rediss:// (libssl-dev); yes fails the build without them
 #   SQL=yes|no   postgres:// and mysql:// (libpq-dev, libmariadb-dev)
+#   WEB=yes|no   `cron --listen`, the HTTP server (libmicrohttpd-dev): its
+#                /metrics, health checks and status page
 #   LINK=static  glibc, hiredis, libyaml and OpenSSL linked in, for a release
-#                tarball: a static binary cannot dlopen(), so SQL=no, and
+#                tarball: a static binary cannot dlopen(), so SQL=no, WEB=no, and
 #                TLS is linked in rather than loaded (about 6 MB)
 # CPPFLAGS, CFLAGS and LDFLAGS from the environment (a distribution's
 # hardening) are used as given; lockrun's own flags go beside them.
 TLS ?= yes
 SQL ?= yes
+WEB ?= yes
 LINK ?= dynamic
 ifeq ($(SANITIZE),1)
 LINK = dynamic
 endif
 ifeq ($(LINK),static)
 SQL = no
+WEB = no
 endif
-ifneq ($(filter-out yes no,$(TLS) $(SQL)),)
-$(error TLS and SQL take yes or no)
+ifneq ($(filter-out yes no,$(TLS) $(SQL) $(WEB)),)
+$(error TLS, SQL and WEB take yes or no)
 endif
 ifneq ($(filter-out dynamic static,$(LINK)),)
 $(error LINK takes dynamic or static)
@@ -115,11 +122,13 @@ endif
 # from the .note.dlopen section (notes.c) for Recommends.
 TLS_MOD = $(if $(filter yes,$(TLS)),openssl)
 SQL_MODS = $(if $(filter yes,$(SQL)),libpq libmariadb)
+WEB_MOD = $(if $(filter yes,$(WEB)),libmicrohttpd)
 LIB_MODS = hiredis yaml-0.1
 LR_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(SAN) -MMD -MP -I$(B) -Isrc -fPIE \
 	-DLOCKRUN_VERSION='"$(VERSION)"' $(if $(TLS_MOD),-DLR_TLS) \
 	$(if $(SQL_MODS),-DLR_SQL) $(if $(filter static,$(LINK)),-DLR_TLS_LINKED) \
-	$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) 2>/dev/null)
+	$(if $(WEB_MOD),-DLR_WEB) \
+	$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) $(WEB_MOD) 2>/dev/null)
 ifeq ($(LINK),static)
 LR_LIBS = -static $(shell $(PKG_CONFIG) --libs --static $(LIB_MODS) $(TLS_MOD))
 LR_LDFLAGS = -no-pie
@@ -145,9 +154,10 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)
-SRC_CLI = $(addprefix cli/,cli ctx entry run doubt check status status_json status_prom history unlock secret schedverbs)
+SRC_WEB = $(addprefix web/,rows prom page mhd serve)
+SRC_CLI = $(addprefix cli/,cli ctx entry run doubt check status status_json status_html history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
-	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_CLI)
+	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
 UNIT_SRCS = $(wildcard tests/unit/*.c)
 # shim.c is not linked into the tests: it is preloaded into lockrun.
@@ -177,16 +187,16 @@ FUZZ_SAN = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize-recover=% \
 	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
 
-.PHONY: all check unit integ completion surface deps deps-demo deb-deps deb deb-check demo \
-	bench install uninstall clean lint fuzz fuzz-replay
+.PHONY: all check unit integ completion surface monitoring deps deps-demo deb-deps deb \
+	deb-check demo bench install uninstall clean lint fuzz fuzz-replay
 
 all: $(BIN)
 
 # Asked for and missing is an error, not a build without it.
 have-libs:
-	@for m in $(LIB_MODS) $(TLS_MOD) $(SQL_MODS); do \
+	@for m in $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) $(WEB_MOD); do \
 		$(PKG_CONFIG) --exists $$m || { echo "make: $$m is missing (make deps, or" \
-		"TLS=no / SQL=no to build without it)" >&2; exit 1; }; done
+		"TLS=no / SQL=no / WEB=no to build without it)" >&2; exit 1; }; done
 
 LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
@@ -201,7 +211,7 @@ $(FUZZ_B)/backend/redis/rlock.o: $(FUZZ_B)/scripts.h
 # depends on them.
 $(B)/flags: FORCE
 	@mkdir -p $(@D)
-	@echo '$(TLS) $(SQL) $(LINK)' | cmp -s - $@ || echo '$(TLS) $(SQL) $(LINK)' > $@
+	@echo '$(TLS) $(SQL) $(WEB) $(LINK)' | cmp -s - $@ || echo '$(TLS) $(SQL) $(WEB) $(LINK)' > $@
 .PHONY: FORCE have-libs
 FORCE:
 
@@ -228,7 +238,7 @@ $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
 $(B)/bench: $(B)/tests/bench/bench.o $(B)/tests/bench/cron_bench.o \
-		$(B)/tests/bench/seconds_bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
+		$(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
 		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 
@@ -250,7 +260,7 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 # completions, then the real binary against redis-server, then the
 # documentation against the binary.
 check: deps
-	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface
+	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface monitoring
 
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
@@ -296,9 +306,16 @@ fuzz:
 # clocks), so they run two to a CPU: on 2 cores the suite took 250 s one to
 # a CPU and 136 s two to a CPU. INTEG_JOBS=N to choose.
 INTEG_JOBS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
+# The browser test keeps its screenshot of the status page in $(B).
 integ: $(BIN) $(B)/integ_tests $(SHIM)
 	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
-		LOCKRUN_SHIM=$(abspath $(SHIM)) $(B)/integ_tests --jobs $(INTEG_JOBS)
+		LOCKRUN_SHIM=$(abspath $(SHIM)) LOCKRUN_SCREENSHOT=$(abspath $(B))/status-page.png \
+		$(B)/integ_tests --jobs $(INTEG_JOBS)
+
+# contrib/monitoring: the metrics its dashboard and alert rules read are
+# lockrun's, and the rules pass their promtool unit tests.
+monitoring:
+	sh tests/monitoring/check.sh
 
 # The completions for bash (driven with COMP_WORDS, against the options
 # the binary's --help lists), zsh and fish.
@@ -342,9 +359,12 @@ deps:
 	fi
 
 # The examples installed beside the documentation: the config, a crontab,
-# a systemd service and timer, a Kubernetes CronJob.
+# a systemd service and timer, a Kubernetes CronJob, a Grafana dashboard
+# and Prometheus alert rules with their tests.
 EXAMPLES = config.example.yaml contrib/crontab.example contrib/kubernetes-cronjob.yaml \
-	contrib/lockrun-nightly-backup.service contrib/lockrun-nightly-backup.timer
+	contrib/lockrun-nightly-backup.service contrib/lockrun-nightly-backup.timer \
+	contrib/monitoring/lockrun-dashboard.json contrib/monitoring/lockrun-alerts.yaml \
+	contrib/monitoring/lockrun-alerts.test.yaml
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -413,8 +433,9 @@ deb-check: deb
 # field of a struct the callee fills, for a read of that struct.
 CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
 	--inline-suppr --suppress=missingIncludeSystem --suppress=ctuuninitvar \
-	-D__GNUC__ $(if $(TLS_MOD),-DLR_TLS) $(if $(SQL_MODS),-DLR_SQL) -Isrc -I$(B) \
-	$(filter -I%,$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) 2>/dev/null))
+	-D__GNUC__ $(if $(TLS_MOD),-DLR_TLS) $(if $(SQL_MODS),-DLR_SQL) $(if $(WEB_MOD),-DLR_WEB) \
+	-Isrc -I$(B) \
+	$(filter -I%,$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) $(WEB_MOD) 2>/dev/null))
 # tests/lint/ checks the tree's rules: from the #include lines (cycles,
 # layers, each backend apart, libraries where they belong, file sizes) and
 # from the objects' symbols (no cycle the linker sees).

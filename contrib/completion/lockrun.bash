@@ -18,7 +18,8 @@ _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
     --kill-mode --kill-after --wait --timeout --min-hold --schedule --timezone
     --slot-tolerance --clock-tolerance --history --history-ttl'
 _lockrun_run_flag='--one-server --no-overlap --no-renew --shell --foreground'
-_lockrun_status_opts='--json --format --stale-after'
+_lockrun_status_opts='--json --format --stale-after --html'
+_lockrun_cron_opts='--listen'
 _lockrun_history_opts='-n --count --json'
 _lockrun_unlock_opts='--yes --history --history-ttl'
 # The short options with an argument (getopt's "c:t:k:E:C:e:n:").
@@ -33,6 +34,7 @@ _lockrun_options()
     status) own=$_lockrun_status_opts ;;
     history) own=$_lockrun_history_opts ;;
     unlock) own=$_lockrun_unlock_opts ;;
+    cron) own=$_lockrun_cron_opts ;;
     esac
     printf '%s\n' $_lockrun_common_arg $_lockrun_common_flag $own
 }
@@ -47,7 +49,7 @@ _lockrun_takes_arg()
     --*=* | --) return 1 ;;
     --*)
         [[ " ${_lockrun_common_arg//$'\n'/ } ${_lockrun_run_arg//$'\n'/ } \
-            --format --stale-after --count " == *" $w "* ]]
+            --format --stale-after --count --listen --html " == *" $w "* ]]
         return
         ;;
     esac

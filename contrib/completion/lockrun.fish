@@ -16,7 +16,7 @@ function __lockrun_takes_arg
             --conflict-exit --wait-replicas --wait-timeout --on-redis-error --cwd \
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold \
             --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
-            --format --stale-after --count
+            --format --stale-after --count --listen --html
             return 0
         case '--*'
             return 1
@@ -251,5 +251,7 @@ complete -c lockrun -n $hist -l history-ttl -x -a '(__lockrun_durations)' -d 'dr
 complete -c lockrun -n '__lockrun_verb status history' -l json -d 'one JSON object per line'
 complete -c lockrun -n '__lockrun_verb status' -l format -x -a 'text json prometheus' -d 'output format'
 complete -c lockrun -n '__lockrun_verb status' -l stale-after -x -a '(__lockrun_durations)' -d 'exit 1 when a lock has been held this long'
+complete -c lockrun -n '__lockrun_verb status' -l html -r -F -d 'also write the status page to FILE'
+complete -c lockrun -n '__lockrun_verb cron' -l listen -x -d 'serve /metrics, /healthz, /readyz and a status page over HTTP'
 complete -c lockrun -n '__lockrun_verb history' -s n -l count -x -d 'show the last N'
 complete -c lockrun -n '__lockrun_verb unlock' -l yes -d 'free it without asking'

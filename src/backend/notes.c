@@ -35,9 +35,21 @@
 #endif
 
 #if defined(LR_TLS) && !defined(LR_TLS_LINKED) && defined(LR_SQL)
-#define NOTE_JSON	"[" TLS_JSON "," SQL_JSON "]"
+#define LIBS_JSON	TLS_JSON "," SQL_JSON
 #else
-#define NOTE_JSON	"[" TLS_JSON SQL_JSON "]"
+#define LIBS_JSON	TLS_JSON SQL_JSON
+#endif
+
+#ifdef LR_WEB
+#define WEB_JSON	"{\"feature\":\"http\",\"description\":\"lockrun cron --listen\"," \
+	"\"priority\":\"suggested\",\"soname\":[\"" NOTES_MHD "\"]}"
+#if (defined(LR_TLS) && !defined(LR_TLS_LINKED)) || defined(LR_SQL)
+#define NOTE_JSON	"[" LIBS_JSON "," WEB_JSON "]"
+#else
+#define NOTE_JSON	"[" WEB_JSON "]"
+#endif
+#else
+#define NOTE_JSON	"[" LIBS_JSON "]"
 #endif
 
 /* An ELF note: the sizes, the type, the owner's name and the descriptor,
@@ -60,5 +72,10 @@ notes_version(FILE *fp, const char *version)
 	fprintf(fp, "MySQL/MariaDB (mysql://): loads " NOTES_MARIADB " when a URL needs it\n");
 #else
 	fprintf(fp, "PostgreSQL, MySQL/MariaDB: not built (SQL=no)\n");
+#endif
+#ifdef LR_WEB
+	fprintf(fp, "HTTP (cron --listen): loads " NOTES_MHD " when asked to listen\n");
+#else
+	fprintf(fp, "HTTP (cron --listen): not built (WEB=no)\n");
 #endif
 }

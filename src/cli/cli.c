@@ -46,6 +46,8 @@ enum {				/* long-only options */
 	OPT_FORMAT,
 	OPT_STALE_AFTER,
 	OPT_YES,
+	OPT_LISTEN,
+	OPT_HTML,
 };
 
 /* Which verbs take an option. */
@@ -104,6 +106,8 @@ static const struct {
 	{ { "stale-after",	required_argument,	NULL, OPT_STALE_AFTER }, V(VERB_STATUS) },
 	{ { "count",		required_argument,	NULL, 'n' }, V(VERB_HISTORY) },
 	{ { "yes",		no_argument,		NULL, OPT_YES }, V(VERB_UNLOCK) },
+	{ { "listen",		required_argument,	NULL, OPT_LISTEN }, V(VERB_CRON) },
+	{ { "html",		required_argument,	NULL, OPT_HTML }, V(VERB_STATUS) },
 	{ { "verbose",		no_argument,		NULL, 'v' }, ALL },
 	{ { "quiet",		no_argument,		NULL, 'q' }, ALL },
 };
@@ -159,6 +163,8 @@ usage_status(FILE *fp)
 "      --format text|json|prometheus  prometheus: the text exposition\n"
 "                           format, for node_exporter's textfile collector\n"
 "      --stale-after DURATION  exit 1 when a lock has been held this long\n"
+"      --html FILE          also write the status page (what cron --listen\n"
+"                           serves at /) to FILE\n"
 "\n", fp);
 	fputs(common_usage, fp);
 	fputs("\nExit: 0 all listed locks free or healthy; 1 a lock held longer than\n"
@@ -222,11 +228,17 @@ usage_sched(FILE *fp, enum lr_verb v)
 "fire times (schedule:, to the second with six fields, or every:), each\n"
 "as `lockrun -t NAME`; its output is prefixed with its name. SIGHUP reads\n"
 "the config again; SIGTERM stops the tasks and exits 0.\n"
+"\n"
+"      --listen ADDR        serve /metrics, /healthz, /readyz and a status\n"
+"                           page at / over HTTP on ADDR: [HOST:]PORT (the\n"
+"                           loopback address without HOST), [ADDRESS]:PORT\n"
+"                           or unix:PATH\n"
 "\n", fp);
 	fputs(common_usage, fp);
 	fputs(v == VERB_TICK ? "\nExit: 0 every due task ran with status 0 or was skipped; else the\n"
 "status of the first that failed; 64 usage; 78 bad config.\n" :
-"\nExit: 0 stopped by SIGTERM or SIGINT; 64 usage; 71 cannot run; 78 bad config.\n", fp);
+"\nExit: 0 stopped by SIGTERM or SIGINT; 64 usage; 69 cannot listen; 71 cannot run;\n"
+"78 bad config.\n", fp);
 }
 
 void
@@ -449,6 +461,8 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 		return 0;
 	}
 	case OPT_YES: c->yes = 1; return 0;
+	case OPT_LISTEN: c->listen = arg; return 0;
+	case OPT_HTML: c->html = arg; return 0;
 	case OPT_PREFIX:
 		if ((why = key_prefix_problem(arg)) != NULL)
 			return lr_errf(e, EX_USAGE, "--prefix: \"%s\" %s", arg, why);

@@ -32,6 +32,8 @@ struct lr_cli {
 	long long		  stale_after_ms;	/* --stale-after; LR_UNSET */
 	long long		  count;	/* -n N; LR_UNSET */
 	int			  yes;		/* --yes */
+	const char		 *listen;	/* --listen ADDR (cron) */
+	const char		 *html;		/* --html FILE (status) */
 	char			**cmd;		/* the words after the options, in argv:
 						 * the command (run, check) or the verb's
 						 * arguments */

@@ -312,7 +312,8 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		}
 		return -1;
 	}
-	secrets_hide(x);
+	if (!x->keep_env)
+		secrets_hide(x);
 	return 0;
 }
 

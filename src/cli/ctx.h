@@ -24,6 +24,8 @@ struct lr_ctx {
 	struct lr_cli		 cli;
 	struct lr_config	 cfg;		/* empty when there is no config file */
 	int			 cfg_borrowed;	/* cfg is a scheduler's: not ours to free */
+	int			 keep_env;	/* ctx_server() leaves the secrets in the
+						 * environment: runs forked later read them */
 	struct lr_task		 t;		/* the merged settings */
 	struct lr_server_opts	 server;		/* borrows from cli and cfg */
 	const char		*prefix;

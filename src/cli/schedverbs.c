@@ -2,12 +2,15 @@
 /* schedverbs.c -- `lockrun tick` and `lockrun cron`: check the command line
  * and the config, hand over to sched/. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/schedverbs.h"
 #include "core/duration.h"
+#include "out/log.h"
 #include "sched/crond.h"
 #include "sched/tick.h"
+#include "web/serve.h"
 
 /* Both take no words and need a config: it is their crontab. */
 static int
@@ -47,6 +50,68 @@ logs_json(const struct lr_ctx *x)
 	return spec && strncmp(spec, "json", 4) == 0 && (spec[4] == '\0' || spec[4] == ':');
 }
 
+/* The runs' options: the scheduler's without --listen, which a run does
+ * not take (found by its argument, which points into argv whatever way
+ * the option was spelt: "--listen A", "--listen=A", "--lis A"). */
+static void
+drop_listen(struct lr_ctx *x)
+{
+	char **v = x->cli.argv_;
+	size_t k = 0;
+
+	if (x->cli.listen == NULL)
+		return;
+	for (size_t i = 0; v && v[i]; i++) {
+		if (v[i] == x->cli.listen) {
+			k -= k > 0;	/* and the "--listen" before it */
+			continue;
+		}
+		if (x->cli.listen > v[i] && x->cli.listen <= v[i] + strlen(v[i]))
+			continue;	/* "--listen=A" */
+		v[k++] = v[i];
+	}
+	if (v)
+		v[k] = NULL;
+}
+
+/* The HTTP server's context: its own config and backend (set up, not
+ * connected: its thread connects), which the scheduler never touches and
+ * a SIGHUP does not replace. */
+static int
+web_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
+{
+	ctx_init(w);
+	task_init(&w->cli.o);
+	w->cli.server = x->cli.server;
+	w->cli.prefix = x->cli.prefix;
+	w->cli.stale_after_ms = LR_UNSET;
+	w->keep_env = 1;	/* the runs forked later read them */
+	if (config_load(x->cfg.path, NULL, &w->cfg, e) != 0)
+		return -1;
+	return ctx_server(w, e);
+}
+
+/* cron --listen (or listen: in the config): the server, started before
+ * the scheduler. A listen: changed in the config is read at the next
+ * start, not on SIGHUP. */
+static struct web *
+web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err *e)
+{
+	struct web_opts wo = { .listen = x->cli.listen ? x->cli.listen : x->cfg.listen,
+	    .listen_what = x->cli.listen ? "--listen" : x->cfg.listen_at, .be = &w->be,
+	    .title = title };
+	struct web *srv;
+
+	if (web_ctx(x, w, e) != 0)
+		return NULL;
+	wo.prefix = w->prefix;
+	snprintf(title, n, "lockrun cron on %s", ctx_host(x));
+	if ((srv = web_start(&wo, e)) != NULL)
+		lr_event(LOG_INFO, "listening", NULL, "serving /metrics, /healthz, /readyz "
+		    "and / on %s", web_where(srv));
+	return srv;
+}
+
 int
 verb_cron(struct lr_ctx *x)
 {
@@ -55,8 +120,27 @@ verb_cron(struct lr_ctx *x)
 	    .own_fds_from = spawn_fd_floor() };
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
 	struct lr_err e = { 0, "", 0 };
+	struct lr_ctx *w = NULL;
+	struct web *srv = NULL;
+	char title[128];
+	int rc = -1;
 
-	if (sched_check(x, &e) != 0 || crond_run(&o, &e) != 0)
+	if (sched_check(x, &e) == 0 && (x->cli.listen || x->cfg.listen)) {
+		drop_listen(x);
+		if ((w = malloc(sizeof(*w))) == NULL)
+			lr_errf(&e, EX_OSERR, "out of memory");
+		else if ((srv = web_up(x, w, title, sizeof(title), &e)) != NULL) {
+			o.watch = web_watch;
+			o.watch_arg = srv;
+		}
+	}
+	if (e.status == 0)
+		rc = crond_run(&o, &e);
+	web_stop(srv);
+	if (w)
+		ctx_free(w);
+	free(w);
+	if (rc != 0)
 		ctx_die(x, &e);
 	return 0;
 }

@@ -10,12 +10,12 @@
 
 #include "cli/ctx.h"
 #include "cli/status.h"
-#include "core/civil.h"
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/text.h"
 #include "out/log.h"
 #include "out/table.h"
+#include "web/prom.h"
 
 #define EXIT_STALE	1		/* a lock held longer than --stale-after */
 #define EXIT_UNKNOWN	1		/* a task named that nothing knows */
@@ -48,57 +48,6 @@ status_free(struct status *s)
 	free(s->owned);
 	free(s->names);
 	free(s->rows);
-}
-
-/* The number in s[0..n), all digits; -1 if not. */
-static int
-digits(const char *s, int n)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
-/* "2026-06-15T12:00:00.123Z" (the fraction optional, as lock.c writes
- * the start into the stable key's value) as ms since the epoch; ABSENT if
- * s is not that. */
-static long long
-iso_ms(const char *s)
-{
-	int y, mo, d, h, mi, sec, frac = 0;
-
-	if (strlen(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
-	    s[13] != ':' || s[16] != ':')
-		return ABSENT;
-	y = digits(s, 4), mo = digits(s + 5, 2), d = digits(s + 8, 2);
-	h = digits(s + 11, 2), mi = digits(s + 14, 2), sec = digits(s + 17, 2);
-	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 ||
-	    mi < 0 || mi > 59 || sec < 0 || sec > 60)
-		return ABSENT;
-	s += 19;
-	if (*s == '.') {
-		if ((frac = digits(s + 1, 3)) < 0)
-			return ABSENT;
-		s += 4;
-	}
-	if (strcmp(s, "Z") != 0)
-		return ABSENT;
-	return ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000LL +
-	    sec * 1000LL + frac;
-}
-
-/* A decimal integer, all of s; ABSENT otherwise. */
-static long long
-number(const char *s)
-{
-	long long v;
-
-	return text_decimal(s, &v) == 0 && v != ABSENT ? v : ABSENT;
 }
 
 /* --- which tasks ---------------------------------------------------- */
@@ -248,104 +197,6 @@ fetch(struct status *s, struct lr_err *e)
 		return -1;
 	s->rtt_ms = real_ms() - s->sent_ms;
 	return 0;
-}
-
-/* --- reading the replies -------------------------------------------- */
-
-/* The stable key's value: "<owner id> <token> <host> <pid> <start>". A
- * value of another shape leaves what it does not say unknown. */
-static void
-read_holder(struct row *w, const char *value)
-{
-	char token[32] = "", start[64] = "";
-
-	w->host[0] = '\0';
-	w->phase = keys_value_phase(value);
-	sscanf(value, "%*s %31s %255s %lld %63s", token, w->host, &w->pid, start);
-	w->token = number(token);
-	w->since_ms = iso_ms(start);
-}
-
-/* The last-run record, field by field. */
-static void
-read_last(struct row *w, const struct lr_fields *h)
-{
-	static const struct { const char *f; size_t off; } nums[] = {
-		{ "pid", offsetof(struct row, l_pid) },
-		{ "token", offsetof(struct row, l_token) },
-		{ "start_ms", offsetof(struct row, l_start) },
-		{ "end_ms", offsetof(struct row, l_end) },
-		{ "status", offsetof(struct row, l_status) },
-		{ "duration_ms", offsetof(struct row, l_duration) },
-		{ "success_ms", offsetof(struct row, success_ms) },
-	};
-
-	w->has_last = h->n > 0;
-	for (size_t i = 0; i < h->n; i++) {
-		const char *f = h->f[i], *v = h->v[i];
-
-		if (strcmp(f, "event") == 0)
-			w->l_event = v;
-		else if (strcmp(f, "host") == 0)
-			w->l_host = v;
-		else if (strcmp(f, "slot") == 0)
-			w->l_slot = v;
-		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++)
-			if (strcmp(f, nums[j].f) == 0)
-				*(long long *)((char *)w + nums[j].off) = number(v);
-	}
-}
-
-/* A last run still "running" whose lease is gone: the stable key is free,
- * or holds another run's token. Its lockrun lost the server while the
- * command ran (its host went, or it was killed with the server silent)
- * and could not record the end; the next run of the task replaces the
- * record. Shown as "unknown" rather than running forever. A run with a
- * slot may have held no stable key (one-server alone): free says nothing
- * about it, but another holder does. */
-static int
-run_unaccounted(const struct row *w)
-{
-	if (!w->has_last || w->l_event == NULL || strcmp(w->l_event, "running") != 0)
-		return 0;
-	if (w->held)
-		return w->token != ABSENT && w->l_token != ABSENT && w->token != w->l_token;
-	return w->l_slot == NULL;
-}
-
-/* Fill row i from its state. The hold started at the last run's start
- * (the server's clock) when that run is the holder, else at the start
- * the holder wrote in the value (its own clock). */
-static void
-read_row(struct status *s, size_t i)
-{
-	const struct lr_state *r = &s->states[i];
-	struct row *w = &s->rows[i];
-	long long stale = s->x->cli.stale_after_ms;
-
-	*w = (struct row){ .name = s->names[i], .pid = ABSENT, .token = ABSENT,
-	    .since_ms = ABSENT, .held_ms = ABSENT, .ttl_ms = ABSENT, .l_pid = ABSENT,
-	    .l_token = ABSENT, .l_start = ABSENT, .l_end = ABSENT, .l_status = ABSENT,
-	    .l_duration = ABSENT, .success_ms = ABSENT };
-	read_last(w, &r->last);
-	if (r->value != NULL) {
-		w->held = 1;
-		read_holder(w, r->value);
-		if (r->ttl_ms >= 0)
-			w->ttl_ms = r->ttl_ms;
-		else
-			w->session = s->x->be.ops->session;
-		if (w->has_last && w->token != ABSENT && w->l_token == w->token &&
-		    w->l_start != ABSENT)
-			w->since_ms = w->l_start;
-		if (w->since_ms != ABSENT)
-			w->held_ms = s->now_ms > w->since_ms ? s->now_ms - w->since_ms : 0;
-		w->stale = stale != LR_UNSET && w->held_ms != ABSENT && w->held_ms > stale;
-	}
-	if (run_unaccounted(w))
-		w->l_event = "unknown";
-	w->counted = r->counted;
-	memcpy(w->count, r->count, sizeof(w->count));
 }
 
 /* --- text ------------------------------------------------------------ */
@@ -514,7 +365,8 @@ status_run(struct status *s, struct lr_err *e)
 	if (fetch(s, e) != 0)
 		return -1;
 	for (size_t i = 0; i < s->n; i++)
-		read_row(s, i);
+		rows_read(&s->rows[i], s->names[i], &s->states[i], s->now_ms,
+		    x->be.ops->session, x->cli.stale_after_ms);
 	if (report_unknown(s, e) > 0)
 		return -1;
 	if (s->now_ms > 0)	/* this host's clock against the server's, with -v */
@@ -525,12 +377,14 @@ status_run(struct status *s, struct lr_err *e)
 	if (s->fmt == FMT_TEXT)
 		print_text(s, stdout);
 	else if (s->fmt == FMT_PROM)
-		status_prom_print(s->rows, s->n, stdout);
+		prom_tasks_print(s->rows, s->n, stdout);
 	else
 		for (size_t i = 0; i < s->n; i++)
 			status_json_print(s->x->prefix, &s->rows[i], stdout);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return lr_errf(e, EX_IOERR, "standard output: write error");
+	if (x->cli.html && status_html(x, s->rows, s->names, s->keys, s->n, e) != 0)
+		return -1;
 	return report_stale(s) > 0 ? EXIT_STALE : 0;
 }
 

@@ -118,6 +118,10 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 			if ((rc = walk_set_string(w, v, "log", &cfg->log)) == 0 &&
 			    (why = log_spec_problem(cfg->log)) != NULL)
 				rc = walk_bad(w, v, "log: \"%s\" %s", cfg->log, why);
+		} else if (strcmp(k->value, "listen") == 0) {
+			rc = walk_set_string(w, v, "listen", &cfg->listen);
+			snprintf(cfg->listen_at, sizeof(cfg->listen_at), "%s:%d:%d: listen",
+			    w->path, v->line, v->col);
 		} else if (strcmp(k->value, "defaults") == 0)
 			rc = options_parse(w, v, "defaults", 0, &cfg->defaults);
 		else if (strcmp(k->value, "tasks") == 0)
@@ -126,7 +130,7 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 			rc = set_tasks_dir(w, v, cfg);
 		else
 			rc = walk_bad(w, k, "unknown key \"%s\" at the top level "
-			    "(expected url, redis, prefix, log, defaults, tasks or tasks_dir)",
+			    "(expected url, redis, prefix, log, listen, defaults, tasks or tasks_dir)",
 			    k->value);
 		if (rc != 0)
 			return -1;
@@ -208,6 +212,7 @@ config_free(struct lr_config *cfg)
 	free((char *)cfg->server.tls.key_file);
 	free((char *)cfg->server.tls.server_name);
 	free(cfg->prefix);
+	free(cfg->listen);
 	free(cfg->log);
 	free(cfg->tasks_dir);
 	free(cfg->path);

@@ -19,6 +19,8 @@ struct lr_config {
 						 * TLS settings were given, or "" */
 	char			*prefix;	/* NULL: not given */
 	char			*log;		/* log: stderr|syslog|json[:FILE]; NULL */
+	char			*listen;	/* listen: ADDR (cron's HTTP); NULL */
+	char			 listen_at[300];	/* "path:line:col: listen" */
 	struct lr_task		 defaults;
 	char			*tasks_dir;	/* tasks_dir:, from the config's
 						 * folder; NULL: none */

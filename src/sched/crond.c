@@ -17,6 +17,7 @@
 
 #include "core/duration.h"
 #include "core/text.h"
+#include "core/zone.h"
 #include "out/log.h"
 #include "sched/crond.h"
 #include "sched/due.h"
@@ -44,6 +45,7 @@ struct crond {
 	int			 tfd, sfd;
 	int			 stopping;
 	long long		 clock_said;	/* lines.h: the last "clock is off" */
+	struct crond_view	 view;		/* the counts a watcher is told */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -123,6 +125,54 @@ start(struct crond *d, size_t i, time_t slot)
 	r->err = (struct line_stream){ .fd = err, .out = 2 };
 }
 
+/* A start lag_ms behind its fire time, into the histogram. */
+static void
+lag_count(struct crond *d, long long lag_ms)
+{
+	static const long long bounds[CROND_LAG_NBOUNDS] = CROND_LAG_BOUNDS;
+	size_t b = 0;
+
+	if (lag_ms < 0)
+		lag_ms = 0;
+	while (b < CROND_LAG_NBOUNDS && lag_ms > bounds[b])
+		b++;
+	d->view.lag[b]++;
+	d->view.starts++;
+	d->view.lag_sum_ms += lag_ms;
+}
+
+/* Tell the watcher, if any, the tasks' next fire times and runs. */
+static void
+tell(struct crond *d)
+{
+	struct crond_task_view *tv;
+
+	if (d->o->watch == NULL ||
+	    (tv = calloc(d->ntasks + 1, sizeof(*tv))) == NULL)
+		return;
+	for (size_t i = 0; i < d->ntasks; i++)
+		tv[i] = (struct crond_task_view){ .name = d->tasks[i].name,
+		    .tz = d->tasks[i].sched.has_cron ? d->tasks[i].sched.cron.tz : "",
+		    .next_ms = -1 };
+	for (size_t k = 0; k < d->heap.n; k++) {
+		struct crond_task_view *t = &tv[d->heap.v[k].task];
+		struct lr_err e = { 0, "", 0 };
+		const struct lr_zone *z = zone_load(t->tz, &e);
+
+		t->next_ms = (long long)d->heap.v[k].at * 1000;
+		t->next_offset_s = z ? zone_offset(z, d->heap.v[k].at, NULL) : 0;
+	}
+	for (size_t k = 0; k < d->nrun; k++)
+		for (size_t i = 0; i < d->ntasks && d->run[k].pid > 0; i++)
+			if (strcmp(d->run[k].task, d->tasks[i].name) == 0)
+				tv[i].running++;
+	d->view.tasks = tv;
+	d->view.ntasks = d->ntasks;
+	d->o->watch(d->o->watch_arg, &d->view);
+	d->view.tasks = NULL;
+	free(tv);
+}
+
 /* The fire time at the top came (or the clock moved past it): start its
  * latest fire time at or before now, once, if it is late by no more than
  * the task's starting_deadline; say what was missed. */
@@ -137,22 +187,26 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	if (latest == (time_t)-1 || latest < h->at)
 		latest = h->at;
 	iso(latest, b, sizeof(b));
-	if (latest > h->at)
+	if (latest > h->at) {
+		d->view.missed++;	/* one or more: counted as one gap */
 		lr_event(LOG_WARNING, "missed", NULL, "%s: fire times from %s to before %s "
 		    "were missed (the clock moved on); not caught up", t->name,
 		    iso(h->at, a, sizeof(a)), b);
+	}
 	duration_human(now_ms - (long long)latest * 1000, late, sizeof(late));
 	if (latest <= d->last[h->task])
 		return;		/* started already: the clock went back */
 	if (now_ms - (long long)latest * 1000 > t->deadline_ms) {
 		lr_event(LOG_WARNING, "missed", NULL, "%s: fire time %s missed by %s, more "
 		    "than its starting_deadline: skipped", t->name, b, late);
+		d->view.missed++;
 		d->last[h->task] = latest;
 		return;
 	}
 	if (now_ms - (long long)latest * 1000 >= 1000)
 		lr_event(LOG_INFO, "late", NULL, "%s: starting fire time %s %s late",
 		    t->name, b, late);
+	lag_count(d, now_ms - (long long)latest * 1000);
 	start(d, h->task, latest);
 }
 
@@ -197,6 +251,7 @@ reload(struct crond *d)
 	    due_tasks(&nc, &tasks, &n, &e) != 0) {
 		lr_event(LOG_ERR, "config-error", NULL, "%s; the config in force stays", e.msg);
 		config_free(&nc);
+		d->view.reload_failures++;
 		return;
 	}
 	if ((last = calloc(n + 1, sizeof(*last))) == NULL) {
@@ -217,6 +272,7 @@ reload(struct crond *d)
 	d->last = last;
 	plan(d, time(NULL));
 	arm(d);
+	d->view.reloads++;
 	lr_event(LOG_INFO, "reloaded", NULL, "read %s again: %zu scheduled tasks",
 	    d->o->cfg->path, n);
 }
@@ -310,6 +366,8 @@ step(struct crond *d)
 			on_timer(d);
 		if (p[0].revents)
 			on_signal(d);
+		if (p[0].revents || p[1].revents)
+			tell(d);
 	}
 	free(p);
 	pump(d);
@@ -343,6 +401,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s", d.ntasks,
 		    o->cfg->path);
 		notify_send("READY=1");
+		tell(&d);
 		while (!d.stopping || live(&d) > 0)
 			step(&d);
 		pump(&d);

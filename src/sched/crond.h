@@ -7,10 +7,42 @@
 #include "config/config.h"
 #include "sched/runs.h"
 
+/* The start lag's histogram: a start's delay behind its fire time falls in
+ * the first bucket whose bound (ms) is at least it, or past the last. */
+#define CROND_LAG_BOUNDS	{ 10, 50, 100, 250, 500, 1000, 5000, 30000 }
+#define CROND_LAG_NBOUNDS	8
+
+/* One task as the scheduler sees it: its next fire time (Unix ms; -1:
+ * none), its zone ("": the local one) and that zone's offset from UTC then,
+ * and its runs in progress. */
+struct crond_task_view {
+	const char	*name;
+	const char	*tz;
+	long long	 next_ms;
+	long		 next_offset_s;
+	size_t		 running;
+};
+
+/* What the scheduler tells a watcher (crond_opts.watch) after each change:
+ * borrowed for the call only. */
+struct crond_view {
+	const struct crond_task_view	*tasks;
+	size_t				 ntasks;
+	unsigned long long		 reloads, reload_failures;
+	unsigned long long		 missed;	/* fire times not started */
+	unsigned long long		 lag[CROND_LAG_NBOUNDS + 1];	/* per bucket */
+	unsigned long long		 starts;
+	long long			 lag_sum_ms;
+};
+
 struct crond_opts {
 	struct lr_config		*cfg;	/* read whole; replaced on SIGHUP */
 	const struct sched_spawner	*sp;
 	int				 json;	/* --log json: output as records */
+	/* told of the tasks and counts when ready and after each start,
+	 * end and reload, in the scheduler's thread; NULL: nobody */
+	void				(*watch)(void *arg, const struct crond_view *v);
+	void				*watch_arg;
 };
 
 /* Sleep until the next fire time of any task (one absolute CLOCK_REALTIME

@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "cron_bench.h"
+#include "web_load.h"
 
 #define NDIR	10000	/* files in the tasks_dir */
 #define NRUNS	60	/* runs of each config */
 #define NLAT	40	/* start-latency samples, one fire time each */
 #define NBURST	1000	/* tasks due in the same minute */
 #define IDLE_S	60	/* the idle minute, real */
+#define NWEB	10	/* start-lag samples under HTTP load (web_load.h) */
 
 static double
 mono_s(void)
@@ -289,12 +291,15 @@ usage_of(pid_t pid, struct usage *u)
 	fclose(fp);
 }
 
-/* Start `lockrun cron -v -c cfg` (clock faked to at unless at is 0) and
- * wait (10 s at most) until it says it is ready. */
+/* Start `lockrun cron -v -c cfg` (clock faked to at unless at is 0; with
+ * --listen 127.0.0.1:0 if listen) and wait (10 s at most) until it says it
+ * is ready. */
 static pid_t
-cron_start(const char *lockrun, const char *cfg, const char *err, double at)
+cron_start_listen(const char *lockrun, const char *cfg, const char *err, double at,
+    int listen)
 {
-	char *argv[] = { (char *)lockrun, "cron", "-v", "-c", (char *)cfg, NULL };
+	char *argv[] = { (char *)lockrun, "cron", "-v", "-c", (char *)cfg,
+	    listen ? "--listen" : NULL, "127.0.0.1:0", NULL };
 	char *env[5], buf[2][128];
 	double until = mono_s() + 10;
 	pid_t pid;
@@ -305,6 +310,12 @@ cron_start(const char *lockrun, const char *cfg, const char *err, double at)
 	while (!says(err, "scheduled tasks in") && mono_s() < until)
 		usleep(2000);
 	return pid;
+}
+
+static pid_t
+cron_start(const char *lockrun, const char *cfg, const char *err, double at)
+{
+	return cron_start_listen(lockrun, cfg, err, at, 0);
 }
 
 /* The fire times ahead, on a whole minute, none of them in the next
@@ -439,6 +450,53 @@ burst_floor(const struct redis_fixture *fx)
 	    k ? (v[k - 1] - t0) * 1e3 : 0);
 }
 
+/* Start lag with cron --listen under load: as latency(), each sample's
+ * scheduler started 1.5 s before its fire time, its clients connected
+ * then. */
+static int
+web_load(const char *lockrun, const struct redis_fixture *fx, double base)
+{
+	static double lat[NWEB];
+	char cfg[256], out[256], err[256];
+	int n = 0, bad = 0;
+
+	snprintf(cfg, sizeof(cfg), "%s/web.yaml", fx->dir);
+	snprintf(out, sizeof(out), "%s/web.out", fx->dir);
+	snprintf(err, sizeof(err), "%s/web.err", fx->dir);
+	unlink(out);
+	cron_config(cfg, fx->url, 1, "* * * * *", out);
+	for (int i = 0; i < NWEB; i++) {
+		double fire = base + 60.0 * i, v[NWEB];
+		pid_t pid = cron_start_listen(lockrun, cfg, err, fire - 1.5, 1), load;
+		int port = web_port(err);
+
+		if (pid < 0 || port == 0) {
+			bad++;
+			if (pid > 0)
+				stop(pid);
+			continue;
+		}
+		load = web_clients(port);
+		if (wait_lines(out, n + 1, 10) < n + 1)
+			bad++;
+		else {
+			read_times(out, v, NWEB);
+			lat[n] = (v[n] - fire) * 1e3;
+			n++;
+		}
+		kill(load, SIGKILL);
+		reap(load);
+		stop(pid);
+	}
+	qsort(lat, (size_t)n, sizeof(double), cmp_d);
+	printf("  start latency with --listen under load (%d clients that asked for / and "
+	    "never read it, one that never finished its request, one asking /metrics in a "
+	    "loop), %d samples:\n    median %.1f ms  max %.1f ms%s\n", WEB_CLIENTS, n,
+	    n ? lat[n / 2] : 0, n ? lat[n - 1] : 0,
+	    bad ? "  (some samples missed: see stderr)" : "");
+	return bad;
+}
+
 int
 cron_cost_all(const char *lockrun, const struct redis_fixture *fx)
 {
@@ -467,6 +525,7 @@ cron_cost_all(const char *lockrun, const struct redis_fixture *fx)
 	base = (double)((time(NULL) / 86400 + 400) * 86400);	/* a day ahead */
 	bad += latency(lockrun, fx, base);
 	bad += burst(lockrun, fx, base + 3600);
+	bad += web_load(lockrun, fx, base + 7200);
 	burst_floor(fx);
 	while (mono_s() - t0 < IDLE_S)
 		usleep(100000);

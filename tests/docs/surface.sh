@@ -14,7 +14,7 @@ COMPLETIONS=${SURFACE_COMPLETIONS:-"contrib/completion/lockrun.bash contrib/comp
 # show it, this run only (--foreground, --host), and aliases (--redis is
 # --url, --no-renew is renew: false).
 NO_KEY="t task k key c config h help V version v verbose q quiet json format
-	stale-after n count yes redis no-renew foreground host"
+	stale-after n count yes redis no-renew foreground host html"
 fail=0
 bad() { echo "surface: $*" >&2; fail=1; }
 

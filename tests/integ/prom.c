@@ -69,6 +69,8 @@ prom_comment(struct prom *p, int ln, const char *line)
 	    strcmp(rest, "histogram") != 0 && strcmp(rest, "summary") != 0 &&
 	    strcmp(rest, "untyped") != 0)
 		return prom_fail(p, ln, "unknown type", line);
+	if (type && strcmp(rest, "histogram") == 0)
+		p->histogram[f] = 1;
 	if (type && strcmp(rest, "counter") == 0 &&
 	    (len < 6 || strncmp(name + len - 6, "_total", 6) != 0))
 		return prom_fail(p, ln, "a counter's name must end in _total", line);
@@ -143,6 +145,29 @@ prom_value(struct prom *p, int ln, const char *v, double *out)
 	return 0;
 }
 
+/* The histogram family that sample s (name[0..len)) belongs to: NAME_bucket
+ * with an le label, NAME_sum or NAME_count of a family typed histogram;
+ * else -1. */
+static int
+histogram_of(const struct prom *p, const struct sample *s, size_t len)
+{
+	static const char *const suffix[] = { "_bucket", "_sum", "_count" };
+
+	for (size_t k = 0; k < 3; k++) {
+		size_t sl = strlen(suffix[k]);
+
+		if (len <= sl || strcmp(s->name + len - sl, suffix[k]) != 0)
+			continue;
+		if (k == 0 && strstr(s->labels, "le=\"") == NULL)
+			return -1;
+		for (size_t i = 0; i < p->nfam; i++)
+			if (p->histogram[i] && strlen(p->family[i]) == len - sl &&
+			    strncmp(p->family[i], s->name, len - sl) == 0)
+				return (int)i;
+	}
+	return -1;
+}
+
 /* A sample: name, labels, one space, value; no timestamp (lockrun writes
  * none). The family is typed and helped already, its samples are
  * together, the series is new. */
@@ -167,7 +192,8 @@ prom_sample(struct prom *p, int ln, const char *line)
 		return prom_fail(p, ln, "one space before the value expected", line);
 	if (prom_value(p, ln, c + 1, &s->value) != 0)
 		return -1;
-	if ((f = family_of(p, s->name, len)) < 0 || !p->typed[f] || !p->helped[f])
+	if ((f = histogram_of(p, s, len)) < 0 &&
+	    ((f = family_of(p, s->name, len)) < 0 || !p->typed[f] || !p->helped[f]))
 		return prom_fail(p, ln, "sample before its HELP and TYPE", line);
 	if (p->last_fam != f)
 		for (size_t i = 0; i < p->n; i++)
@@ -235,8 +261,8 @@ prom_check(const char *text, struct prom *p)
 		cr_assert(fp != NULL);
 		fputs(text, fp);
 		cr_assert(eq(int, fclose(fp), 0));
-		snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", scratch("metrics.prom"));
-		cr_assert(eq(int, system(cmd), 0), "promtool check metrics refused it");
+		snprintf(cmd, sizeof(cmd), "promtool check metrics < %s >%s 2>&1", scratch("metrics.prom"), scratch("promtool.out"));
+		cr_assert(eq(int, system(cmd), 0), "promtool check metrics refused it: %s", file_peek(scratch("promtool.out")));
 	}
 }
 

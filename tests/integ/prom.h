@@ -20,6 +20,7 @@ struct prom {
 	char		family[64][128];	/* families typed, in order */
 	int		typed[64];
 	int		helped[64];
+	int		histogram[64];		/* typed histogram */
 	size_t		nfam;
 	int		last_fam;		/* family of the last sample */
 	char		why[512];
@@ -27,7 +28,8 @@ struct prom {
 
 /* Parse text strictly: every line ends with '\n', no blank lines, HELP
  * and TYPE once each before a family's samples, a family's samples
- * together, names as the format has them, counters named *_total, each
+ * together, names as the format has them, counters named *_total, a
+ * histogram's samples NAME_bucket (with le), NAME_sum and NAME_count, each
  * series once. Returns 0, or -1 with p->why. */
 int	prom_parse(const char *text, struct prom *p);
 

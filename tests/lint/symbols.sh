@@ -5,7 +5,7 @@
 # defines. Catches what #include lines cannot (a prototype declared in a
 # third header). Prints the loops found; exits 1 if any.
 cd "${1:?usage: symbols.sh BUILD_DIR}" || exit 2
-objs=$(find core config out proc backend cli -name '*.o' 2>/dev/null | sort)
+objs=$(find core config out proc backend sched web cli -name '*.o' 2>/dev/null | sort)
 [ -n "$objs" ] || { echo "symbols: no objects under $1" >&2; exit 2; }
 for o in $objs; do
 	m=${o%.o}

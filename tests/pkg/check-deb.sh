@@ -32,7 +32,10 @@ for f in /usr/bin/lockrun \
 	/usr/share/doc/lockrun/examples/crontab.example \
 	/usr/share/doc/lockrun/examples/kubernetes-cronjob.yaml \
 	/usr/share/doc/lockrun/examples/lockrun-nightly-backup.service \
-	/usr/share/doc/lockrun/examples/lockrun-nightly-backup.timer; do
+	/usr/share/doc/lockrun/examples/lockrun-nightly-backup.timer \
+	/usr/share/doc/lockrun/examples/lockrun-dashboard.json \
+	/usr/share/doc/lockrun/examples/lockrun-alerts.yaml \
+	/usr/share/doc/lockrun/examples/lockrun-alerts.test.yaml; do
 	grep -qxF "$f" "$tmp/files" || fail "$deb lacks $f"
 done
 # The licence is the copyright file; nothing goes under /usr/local.

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* status_prom.c -- `lockrun status --format prometheus`: each task's lock
- * and last run as gauges, and the counters the lock server keeps, in the
- * Prometheus text exposition format. */
+/* prom.c -- the Prometheus text exposition (prom.h): each task's lock and
+ * last run as gauges and the counters the lock server keeps, for `lockrun
+ * status --format prometheus` and the scheduler's /metrics alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/status.h"
 #include "core/text.h"
+#include "web/prom.h"
 
 /* s as a Prometheus label value, quoted. The text format escapes only a
  * backslash, a quotation mark and a newline; each byte that is not part
  * of valid UTF-8 is written as U+FFFD, so the output stays valid. */
-static void
-put_label(FILE *fp, const char *s)
+void
+prom_label(FILE *fp, const char *s)
 {
 	size_t left = strlen(s), len;
 
@@ -98,7 +98,7 @@ static void
 put_sample(FILE *fp, const struct family *fam, const char *task, long long v, int secs)
 {
 	fprintf(fp, "%s{task=", fam->name);
-	put_label(fp, task);
+	prom_label(fp, task);
 	if (fam->reason != NULL)
 		fprintf(fp, ",reason=\"%s\"", fam->reason);
 	if (secs)
@@ -114,7 +114,7 @@ put_sample(FILE *fp, const struct family *fam, const char *task, long long v, in
  * it was never counted, or its record expired with the history, which
  * Prometheus reads as a reset. */
 void
-status_prom_print(const struct row *rows, size_t n, FILE *fp)
+prom_tasks_print(const struct row *rows, size_t n, FILE *fp)
 {
 	for (size_t f = 0; f < NFAMILIES; f++) {
 		const struct family *fam = &families[f];
@@ -131,4 +131,70 @@ status_prom_print(const struct row *rows, size_t n, FILE *fp)
 				put_sample(fp, fam, rows[i].name, v, secs);
 		}
 	}
+}
+
+/* Ms as seconds with three decimals. */
+static void
+put_secs(FILE *fp, long long ms)
+{
+	fprintf(fp, "%s%lld.%03lld\n", ms < 0 ? "-" : "", llabs(ms) / 1000, llabs(ms) % 1000);
+}
+
+/* A per-task gauge of the scheduler's. */
+static void
+sched_gauge(FILE *fp, const struct crond_view *v, const char *name, const char *help,
+    int next)
+{
+	fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	for (size_t i = 0; i < v->ntasks; i++) {
+		const struct crond_task_view *t = &v->tasks[i];
+
+		if (next && t->next_ms < 0)
+			continue;
+		fprintf(fp, "%s{task=", name);
+		prom_label(fp, t->name);
+		fputs("} ", fp);
+		if (next)
+			put_secs(fp, t->next_ms);
+		else
+			fprintf(fp, "%zu\n", t->running);
+	}
+}
+
+void
+prom_sched_print(const struct crond_view *v, FILE *fp)
+{
+	static const long long bounds[CROND_LAG_NBOUNDS] = CROND_LAG_BOUNDS;
+	unsigned long long cum = 0;
+
+	sched_gauge(fp, v, "lockrun_scheduler_runs_in_progress", "Runs of the task this "
+	    "scheduler started that have not ended.", 0);
+	sched_gauge(fp, v, "lockrun_scheduler_next_fire_timestamp_seconds", "The task's "
+	    "next fire time on this scheduler (Unix time).", 1);
+	fputs("# HELP lockrun_scheduler_start_lag_seconds How late this scheduler started "
+	    "each run behind its fire time.\n"
+	    "# TYPE lockrun_scheduler_start_lag_seconds histogram\n", fp);
+	for (size_t b = 0; b <= CROND_LAG_NBOUNDS; b++) {
+		cum += v->lag[b];
+		fputs("lockrun_scheduler_start_lag_seconds_bucket{le=\"", fp);
+		if (b < CROND_LAG_NBOUNDS)
+			fprintf(fp, "%lld.%03lld", bounds[b] / 1000, bounds[b] % 1000);
+		else
+			fputs("+Inf", fp);
+		fprintf(fp, "\"} %llu\n", cum);
+	}
+	fputs("lockrun_scheduler_start_lag_seconds_sum ", fp);
+	put_secs(fp, v->lag_sum_ms);
+	fprintf(fp, "lockrun_scheduler_start_lag_seconds_count %llu\n", v->starts);
+	fprintf(fp, "# HELP lockrun_scheduler_missed_total Fire times this scheduler did "
+	    "not start: later than their starting_deadline, or passed over by a clock "
+	    "step (a run of them counts once).\n# TYPE lockrun_scheduler_missed_total "
+	    "counter\nlockrun_scheduler_missed_total %llu\n", v->missed);
+	fprintf(fp, "# HELP lockrun_scheduler_config_reloads_total Times the config was "
+	    "read again and taken (SIGHUP).\n# TYPE lockrun_scheduler_config_reloads_total "
+	    "counter\nlockrun_scheduler_config_reloads_total %llu\n", v->reloads);
+	fprintf(fp, "# HELP lockrun_scheduler_config_reload_failures_total Times the "
+	    "config read again was refused and the old one kept.\n"
+	    "# TYPE lockrun_scheduler_config_reload_failures_total counter\n"
+	    "lockrun_scheduler_config_reload_failures_total %llu\n", v->reload_failures);
 }

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* status_html.c -- `lockrun status --html FILE`: the page `cron --listen`
+ * serves at /, written once, for hosts that run only crontab lines: the
+ * rows status read, each task's history, and with a config each task's
+ * next fire time, as a scheduler would compute it here and now. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/status.h"
+#include "core/duration.h"
+#include "core/zone.h"
+#include "sched/due.h"
+#include "web/page.h"
+
+#define HTML_HISTORY	40	/* the entries a task's strip shows, as served */
+
+/* Each task's next fire time after now, from the whole config, into
+ * v[n] (zones borrowed from *tp, the scheduled tasks of the config loaded
+ * into *full: the caller frees both); next_ms -1 for a task with no
+ * schedule, or for all when the config cannot be read in full. */
+static void
+next_times(const char *path, const char *const *names, size_t n,
+    struct lr_config *full, struct sched_task **tp, struct crond_task_view *v)
+{
+	struct lr_err e = { 0, "", 0 };
+	struct sched_task *t = NULL;
+	size_t nt = 0;
+	time_t now = time(NULL);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct crond_task_view){ .name = names[i], .tz = "", .next_ms = -1 };
+	if (path == NULL || config_load(path, NULL, full, &e) != 0 ||
+	    due_tasks(full, &t, &nt, &e) != 0)
+		return;
+	*tp = t;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < nt; j++) {
+			time_t next;
+			const struct lr_zone *z;
+
+			if (strcmp(names[i], t[j].name) != 0 ||
+			    (next = schedule_next(&t[j].sched, now)) == (time_t)-1)
+				continue;
+			v[i].tz = t[j].sched.has_cron ? t[j].sched.cron.tz : "";
+			v[i].next_ms = (long long)next * 1000;
+			z = zone_load(v[i].tz, &e);
+			v[i].next_offset_s = z ? zone_offset(z, next, NULL) : 0;
+		}
+}
+
+/* The page into path, whole: a temporary file beside it, renamed over it. */
+static int
+write_page(const char *path, const struct page *p, struct lr_err *e)
+{
+	char tmp[4096];
+	FILE *fp;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
+		return lr_errf(e, EX_USAGE, "--html %s: the path is too long", path);
+	if ((fp = fopen(tmp, "w")) == NULL)
+		return lr_errf(e, EX_CANTCREAT, "--html %s: %s", tmp, strerror(errno));
+	page_write(fp, p);
+	if (fclose(fp) != 0 || rename(tmp, path) != 0) {
+		lr_errf(e, EX_IOERR, "--html %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int
+status_html(struct lr_ctx *x, const struct row *rows, const char *const *names,
+    const struct lr_keys *keys, size_t n, struct lr_err *e)
+{
+	struct lr_hist *h = calloc(n + 1, sizeof(*h));
+	struct crond_task_view *v = calloc(n + 1, sizeof(*v));
+	struct page_task *t = calloc(n + 1, sizeof(*t));
+	struct lr_config full;
+	struct sched_task *st = NULL;
+	char title[128];
+	int rc = -1;
+
+	config_init(&full);
+	if (h == NULL || v == NULL || t == NULL) {
+		lr_errf(e, EX_OSERR, "out of memory");
+		goto out;
+	}
+	next_times(x->cfg.path, names, n, &full, &st, v);
+	for (size_t i = 0; i < n; i++) {
+		if (x->be.ops->history(&x->be, &keys[i], HTML_HISTORY, &h[i], e) != 0)
+			goto out;
+		t[i] = (struct page_task){ .name = names[i], .row = &rows[i], .hist = &h[i],
+		    .sched = v[i].next_ms >= 0 ? &v[i] : NULL };
+	}
+	snprintf(title, sizeof(title), "lockrun status from %s", ctx_host(x));
+	rc = write_page(x->cli.html, &(struct page){ .title = title, .now_ms = real_ms(),
+	    .tasks = t, .n = n }, e);
+out:
+	for (size_t i = 0; h && i < n; i++)
+		hist_free(&h[i]);
+	free(h);
+	free(v);
+	free(t);
+	free(st);
+	config_free(&full);
+	return rc;
+}

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* page.c -- the status page (page.h): a table of the tasks, each with its
+ * state, its last run, its next fire time in its zone, and a strip of its
+ * recent runs across the fleet, one mark per run coloured by its result,
+ * each with a <title> the browser shows on hover. Readable on a phone: the
+ * table turns into one block per task on a narrow screen. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/duration.h"
+#include "core/keys.h"
+#include "core/text.h"
+#include "web/page.h"
+
+#define MARK_W		8	/* a run's mark, in SVG units */
+#define MARK_GAP	3
+#define MARK_H		22
+
+static const char css[] =
+	"body{font:15px/1.4 system-ui,sans-serif;margin:1em;color:#1b1b1b;background:#fafafa}"
+	"h1{font-size:1.3em;margin:0 0 .2em}.meta{color:#555;margin:0 0 1em}"
+	".problem{background:#fdecea;border-left:4px solid #c62828;padding:.5em}"
+	"table{border-collapse:collapse;width:100%}"
+	"th,td{text-align:left;padding:.4em .6em;border-bottom:1px solid #ddd;vertical-align:top}"
+	"th{font-size:.85em;color:#555}.name{font-weight:600;overflow-wrap:break-word}"
+	".st-running{color:#1565c0}.st-stale{color:#c62828}.r-ok{color:#2e7d32}"
+	".r-fail,.r-lost{color:#c62828}small{color:#555}"
+	"svg .ok{fill:#2e7d32}svg .fail{fill:#c62828}svg .lost{fill:#6a1b9a}"
+	"svg .skip{fill:#9e9e9e}svg .running{fill:#1565c0}svg .unknown{fill:#ff8f00}"
+	".legend span{display:inline-block;margin-right:1em}time{white-space:nowrap}"
+	"@media (max-width:40em){thead{display:none}table,tbody,tr,td{display:block}"
+	"tr{border-bottom:2px solid #ccc;padding:.3em 0}td{border:0;padding:.15em 0}"
+	"td[data-label]::before{content:attr(data-label) \": \";color:#555;font-size:.85em}}";
+
+/* s as HTML text or attribute value: & < > " ' as references, a control
+ * byte or a byte that is not valid UTF-8 as U+FFFD. */
+static void
+esc(FILE *fp, const char *s)
+{
+	size_t left = s ? strlen(s) : 0, len;
+
+	for (; left > 0; s += len, left -= len) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((len = text_utf8_len(s, left)) == 0 || (len == 1 && (ch < 0x20 ||
+		    ch == 0x7f))) {
+			fputs("\xef\xbf\xbd", fp);
+			len = 1;
+		} else if (ch == '&')
+			fputs("&amp;", fp);
+		else if (ch == '<')
+			fputs("&lt;", fp);
+		else if (ch == '>')
+			fputs("&gt;", fp);
+		else if (ch == '"')
+			fputs("&quot;", fp);
+		else if (ch == '\'')
+			fputs("&#39;", fp);
+		else
+			fwrite(s, 1, len, fp);
+	}
+}
+
+/* An instant, kept on one line. */
+static void
+iso(FILE *fp, long long ms)
+{
+	char b[TEXT_ISO_MAX];
+
+	text_iso(ms, TEXT_ISO_S, b, sizeof(b));
+	fprintf(fp, "<time datetime=\"%s\">%s</time>", b, b);
+}
+
+/* "1m5s" for people: whole seconds from 1s up, else ms. */
+static const char *
+took(long long ms, char *buf, size_t n)
+{
+	return duration_format(ms >= 1000 ? ms / 1000 * 1000 : ms, buf, n);
+}
+
+/* The state cell: running on HOST since T, stale, or free. */
+static void
+state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
+{
+	fputs("<td class=\"state\" data-label=\"State\">", fp);
+	if (w->held) {
+		fprintf(fp, "<span class=\"st-%s\">%s</span> on ", w->stale ? "stale" : "running",
+		    w->phase == KEY_UNLOCKED ? "stopping" : w->phase == KEY_RELEASED ?
+		    "held (min-hold)" : "running");
+		esc(fp, w->host[0] ? w->host : "?");
+		if (w->since_ms != ABSENT) {
+			fputs(" since ", fp);
+			iso(fp, w->since_ms);
+		}
+	} else
+		fputs("idle", fp);
+	if (t && t->running)
+		fprintf(fp, "<br><small>%zu run%s in progress from this scheduler</small>",
+		    t->running, t->running == 1 ? "" : "s");
+	fputs("</td>", fp);
+}
+
+/* The last run: its result, when, where, how long. */
+static void
+last_cell(FILE *fp, const struct row *w)
+{
+	char d[32];
+	int running = w->l_event && strcmp(w->l_event, "running") == 0;
+	const char *r = !w->has_last ? NULL : running ? "running" : w->l_event &&
+	    strcmp(w->l_event, "lost") == 0 ? "lost" : w->l_status == 0 ? "ok" : "fail";
+
+	fputs("<td class=\"last\" data-label=\"Last run\">", fp);
+	if (r == NULL) {
+		fputs("never ran</td>", fp);
+		return;
+	}
+	fprintf(fp, "<span class=\"result r-%s\">", r);
+	if (running || w->l_status == ABSENT)
+		esc(fp, w->l_event ? w->l_event : "?");
+	else
+		fprintf(fp, "%s (exit %lld)", r, w->l_status);
+	fputs("</span>", fp);
+	if (w->l_start != ABSENT) {
+		fputs(" at ", fp);
+		iso(fp, w->l_start);
+	}
+	if (w->l_host) {
+		fputs(" on ", fp);
+		esc(fp, w->l_host);
+	}
+	if (!running && w->l_duration != ABSENT)
+		fprintf(fp, ", took %s", took(w->l_duration, d, sizeof(d)));
+	fputs("</td>", fp);
+}
+
+/* The next fire time as its zone's clock reads it, and in UTC. */
+static void
+next_cell(FILE *fp, const struct crond_task_view *t)
+{
+	char wall[TEXT_ISO_MAX];
+
+	fputs("<td class=\"next\" data-label=\"Next\">", fp);
+	if (t == NULL || t->next_ms < 0) {
+		fputs("-</td>", fp);
+		return;
+	}
+	text_iso(t->next_ms + t->next_offset_s * 1000LL, TEXT_ISO_S, wall, sizeof(wall));
+	wall[10] = ' ';
+	wall[16] = '\0';		/* "2026-06-15 12:00" */
+	fprintf(fp, "%s ", wall);
+	esc(fp, t->tz && *t->tz ? t->tz : "local time");
+	fputs("<br><small>", fp);
+	iso(fp, t->next_ms);	/* and in UTC */
+	fputs("</small></td>", fp);
+}
+
+/* Does event ev end a run (a skip carries the holder's token: not one)? */
+static int
+is_end(const char *ev)
+{
+	return strcmp(ev, "released") == 0 || strcmp(ev, "stopped-timeout") == 0 ||
+	    strcmp(ev, "killed") == 0 || strcmp(ev, "lost") == 0;
+}
+
+/* Entry e's mark: its class, or NULL for an entry that is no mark (a
+ * start whose end is in the history too, an unlock). */
+static const char *
+mark_class(const struct lr_hist *h, size_t i, const struct row *w)
+{
+	const struct lr_fields *f = &h->e[i].fields;
+	const char *ev = fields_get(f, "event"), *tok = fields_get(f, "token"), *st;
+
+	if (ev == NULL)
+		return NULL;
+	if (strncmp(ev, "skipped", 7) == 0)
+		return "skip";
+	if (strcmp(ev, "lost") == 0)
+		return "lost";
+	if (is_end(ev))
+		return (st = fields_get(f, "status")) && strcmp(st, "0") == 0 &&
+		    strcmp(ev, "released") == 0 ? "ok" : "fail";
+	if (strcmp(ev, "ran") != 0)
+		return NULL;
+	for (size_t j = 0; j < i; j++) {	/* its end among the newer entries? */
+		const char *t2 = fields_get(&h->e[j].fields, "token");
+		const char *e2 = fields_get(&h->e[j].fields, "event");
+		if (tok && t2 && e2 && is_end(e2) && strcmp(tok, t2) == 0)
+			return NULL;
+	}
+	return w->held && tok && w->token != ABSENT && atoll(tok) == w->token ?
+	    "running" : "unknown";
+}
+
+/* One mark's title: host, slot, duration, status. */
+static void
+mark_title(FILE *fp, const struct lr_hist_entry *he, const char *cls)
+{
+	const struct lr_fields *f = &he->fields;
+	const char *host = fields_get(f, "host"), *slot = fields_get(f, "slot");
+	const char *dur = fields_get(f, "duration_ms"), *st = fields_get(f, "status");
+	long long ms;
+	char d[32];
+
+	fputs("<title>", fp);
+	esc(fp, fields_get(f, "event"));
+	fputs(" on ", fp);
+	esc(fp, host ? host : "?");
+	fputs(", ", fp);
+	if (slot) {
+		fputs("slot ", fp);
+		esc(fp, slot);
+	} else {
+		char b[TEXT_ISO_MAX];
+		fputs(text_iso(he->at_ms, TEXT_ISO_S, b, sizeof(b)), fp);
+	}
+	if (dur && text_decimal(dur, &ms) == 0)
+		fprintf(fp, ", took %s", took(ms, d, sizeof(d)));
+	if (st && strcmp(cls, "skip") != 0) {
+		fputs(", exit ", fp);
+		esc(fp, st);
+	}
+	fputs("</title>", fp);
+}
+
+/* The strip: the runs in the history, oldest on the left. */
+static void
+runs_cell(FILE *fp, const char *name, const struct lr_hist *h, const struct row *w)
+{
+	size_t n = 0, x = 0;
+
+	fputs("<td class=\"runs\" data-label=\"Recent runs\">", fp);
+	for (size_t i = 0; h && i < h->n; i++)
+		n += mark_class(h, i, w) != NULL;
+	if (n == 0) {
+		fputs("<small>no runs in the history</small></td>", fp);
+		return;
+	}
+	fprintf(fp, "<svg class=\"strip\" width=\"%zu\" height=\"%d\" viewBox=\"0 0 %zu %d\" "
+	    "role=\"img\" aria-label=\"", n * (MARK_W + MARK_GAP), MARK_H,
+	    n * (MARK_W + MARK_GAP), MARK_H);
+	fprintf(fp, "%zu recent runs of ", n);
+	esc(fp, name);
+	fputs("\">", fp);
+	for (size_t i = h->n; i-- > 0;) {
+		const char *cls = mark_class(h, i, w);
+		int skip;
+
+		if (cls == NULL)
+			continue;
+		skip = strcmp(cls, "skip") == 0;
+		fprintf(fp, "<rect class=\"mark %s\" x=\"%zu\" y=\"%d\" width=\"%d\" "
+		    "height=\"%d\" rx=\"2\">", cls, x, skip ? MARK_H / 2 : 0, MARK_W,
+		    skip ? MARK_H / 2 : MARK_H);
+		mark_title(fp, &h->e[i], cls);
+		fputs("</rect>", fp);
+		x += MARK_W + MARK_GAP;
+	}
+	fputs("</svg></td>", fp);
+}
+
+static void
+task_row(FILE *fp, const struct page_task *t)
+{
+	fputs("<tr class=\"task\" data-task=\"", fp);
+	esc(fp, t->name);
+	fputs("\"><td class=\"name\">", fp);
+	esc(fp, t->name);
+	fputs("</td>", fp);
+	state_cell(fp, t->row, t->sched);
+	last_cell(fp, t->row);
+	next_cell(fp, t->sched);
+	runs_cell(fp, t->name, t->hist, t->row);
+	fputs("</tr>\n", fp);
+}
+
+void
+page_write(FILE *fp, const struct page *p)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+	    "<title>", fp);
+	esc(fp, p->title);
+	fprintf(fp, "</title><style>%s</style></head>\n<body><h1>", css);
+	esc(fp, p->title);
+	fprintf(fp, "</h1><p class=\"meta\">%zu task%s, as of ", p->n, p->n == 1 ? "" : "s");
+	iso(fp, p->now_ms);
+	fputs(". Read only.</p>\n", fp);
+	if (p->problem) {
+		fputs("<p class=\"problem\">The lock server did not answer: ", fp);
+		esc(fp, p->problem);
+		fputs("</p>\n", fp);
+	}
+	fputs("<table><thead><tr><th>Task</th><th>State</th><th>Last run</th><th>Next</th>"
+	    "<th>Recent runs</th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i < p->n; i++)
+		task_row(fp, &p->tasks[i]);
+	fputs("</tbody></table>\n<p class=\"legend\"><small>"
+	    "<span><svg width=\"10\" height=\"10\"><rect class=\"ok\" width=\"10\" height=\"10\"/>"
+	    "</svg> ok</span><span><svg width=\"10\" height=\"10\"><rect class=\"fail\" "
+	    "width=\"10\" height=\"10\"/></svg> failed</span><span><svg width=\"10\" "
+	    "height=\"10\"><rect class=\"skip\" width=\"10\" height=\"10\"/></svg> skipped"
+	    "</span><span><svg width=\"10\" height=\"10\"><rect class=\"lost\" width=\"10\" "
+	    "height=\"10\"/></svg> lost its lock</span><span><svg width=\"10\" height=\"10\">"
+	    "<rect class=\"running\" width=\"10\" height=\"10\"/></svg> running</span>"
+	    "</small></p>\n</body></html>\n", fp);
+}

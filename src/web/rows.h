@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* rows.h -- what a reader of the fleet (`lockrun status`, the scheduler's
+ * web page and metrics) knows of each task's lock and last run. */
+#ifndef LR_WEB_ROWS_H
+#define LR_WEB_ROWS_H
+
+#include <limits.h>
+
+#include "backend/record.h"
+
+#define ABSENT		LLONG_MIN	/* a number the backend did not give */
+
+/* One task's lock and last run, as read from the backend. Strings borrow
+ * from the states, which live as long as the struct status. */
+struct row {
+	const char	*name;
+	int		 held;
+	int		 stale;
+	char		 host[256];	/* the holder's, from the stable key's value */
+	int		 phase;		/* enum key_phase: running, unlocked, released */
+	long long	 pid;
+	long long	 token;
+	long long	 since_ms;	/* when the holder started */
+	long long	 held_ms;	/* for how long, by the server's clock */
+	long long	 ttl_ms;	/* PTTL; ABSENT when the key never expires */
+	int		 session;	/* ...or when it is a session lock */
+	int		 has_last;	/* the last-run hash exists */
+	const char	*l_event, *l_host, *l_slot;
+	long long	 l_pid, l_token, l_start, l_end, l_status, l_duration;
+	long long	 success_ms;	/* the last run that ended with status 0 */
+	int		 counted;	/* the server's counters (prometheus only) */
+	long long	 count[NCOUNTERS];
+};
+
+/* Fill w from r, the state of task name (borrowed, as are r's strings)
+ * read when the server's clock said now_ms; session: the backend's locks
+ * are session locks (ops->session); stale: --stale-after (LR_UNSET:
+ * none). */
+void	rows_read(struct row *w, const char *name, const struct lr_state *r,
+	    long long now_ms, int session, long long stale);
+
+#endif
