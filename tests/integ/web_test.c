@@ -96,7 +96,7 @@ Test(web, redis_metrics_readyz_and_the_page)
 	gate_open(&g, "");
 	snprintf(extra, sizeof(extra), TASKS "  long:\n    schedule: '0 12 * * *'\n"
 	    "    command: '%s'\n", gate_sh(&g));
-	cfg = write_config(extra);
+	cfg = write_config_faked(extra);
 	hold_skip();
 	pid = cron_listening(cfg, NULL, &port);
 	cr_assert(eq(int, http_get(port, "/healthz", body, BODY_MAX, NULL, 0), 200));
@@ -171,7 +171,7 @@ Test(web, postgres_metrics_and_readyz)
 	pid_t pid;
 
 	cr_assert(eq(int, pg_start(&s), 0), "%s", sql_last_error());
-	snprintf(cfgtext, sizeof(cfgtext), "url: %s\ntasks:\n"
+	snprintf(cfgtext, sizeof(cfgtext), "url: %s\ndefaults:\n  clock_tolerance: 0\ntasks:\n"
 	    "  ok:\n    schedule: '0 12 * * *'\n    command: 'true'\n"
 	    "  bad:\n    schedule: '0 12 * * *'\n    command: 'exit 3'\n", s.url);
 	fp = fopen(scratch("pg.yaml"), "w");
@@ -220,7 +220,7 @@ static const char *
 hostile_config(void)
 {
 	/* YAML single quotes: a quote in it is written twice */
-	return write_config("tasks:\n  '<script>alert(\"t&''\")<script>':\n    schedule: '0 12 * * *'\n"
+	return write_config_faked("tasks:\n  '<script>alert(\"t&''\")<script>':\n    schedule: '0 12 * * *'\n"
 	    "    command: 'true'\n  ok:\n    schedule: '0 12 * * *'\n    command: 'true'\n");
 }
 
@@ -253,7 +253,7 @@ Test(web, hostile_values_are_escaped_in_the_page_and_the_metrics)
 Test(web, listen_is_checked_and_only_cron_takes_it)
 {
 	struct result res;
-	const char *cfg = write_config(TASKS);
+	const char *cfg = write_config_faked(TASKS);
 
 	LR(&res, "cron", "-c", cfg, "--listen", "127.0.0.1:http-ish");
 	cr_assert(eq(int, res.status, 64), "%s", res.err);
@@ -283,7 +283,7 @@ maps_mhd(pid_t pid)
 
 Test(web, the_library_is_loaded_only_with_listen)
 {
-	const char *cfg = write_config(TASKS);
+	const char *cfg = write_config_faked(TASKS);
 	pid_t plain = LR_START("cron", "-v", "-c", cfg), web;
 	int port;
 
@@ -302,7 +302,7 @@ Test(web, the_library_is_loaded_only_with_listen)
 Test(web, status_html_writes_the_page_once)
 {
 	struct result res;
-	const char *cfg = write_config(TASKS), *out = scratch("status.html");
+	const char *cfg = write_config_faked(TASKS), *out = scratch("status.html");
 
 	LR(&res, "-c", cfg, "-t", "ok");
 	LR(&res, "-c", cfg, "-t", "bad");
@@ -364,7 +364,7 @@ Test(web, a_browser_shows_rows_and_marks_and_hostile_values_as_text)
 		cr_skip_test("no chromium (Debian: apt-get install chromium)");
 	hostile_records();
 	hold_skip();
-	write_config(TASKS "  '<script>alert(\"t&''\")<script>':\n    schedule: '0 12 * * *'\n"
+	write_config_faked(TASKS "  '<script>alert(\"t&''\")<script>':\n    schedule: '0 12 * * *'\n"
 	    "    command: 'true'\n");
 	pid = cron_listening(scratch("lockrun.yaml"), NULL, &port);
 	POLL_UNTIL(three_recorded(port, &p, body));
@@ -410,14 +410,14 @@ Test(web, listen_from_the_config)
 	int port;
 	pid_t pid;
 
-	pid = LR_START("cron", "-v", "-c", write_config("listen: 127.0.0.1:0\n" TASKS));
+	pid = LR_START("cron", "-v", "-c", write_config_faked("listen: 127.0.0.1:0\n" TASKS));
 	port = http_port_of(pid);
 	cr_assert(eq(int, http_get(port, "/healthz", body, BODY_MAX, NULL, 0), 200));
 	cr_assert(eq(int, http_get(port, "/nothing", body, BODY_MAX, NULL, 0), 404));
 	kill(pid, SIGTERM);
 	cr_assert(eq(int, lr_wait(pid), 0));
 
-	LR(&res, "cron", "-c", write_config("listen: 'nope:'\n" TASKS));
+	LR(&res, "cron", "-c", write_config_faked("listen: 'nope:'\n" TASKS));
 	cr_assert(eq(int, res.status, 64), "%s", res.err);
 	cr_assert(matches(res.err, "^lockrun: [^ ]*lockrun.yaml:[0-9]+:9: listen nope:: not "
 	    "HOST:PORT"), "%s", res.err);
