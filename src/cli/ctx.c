@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* ctx.c -- the settings every verb shares, merged in one order: command
  * line, environment, task, the config's defaults, built-in values. */
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include <errno.h>
@@ -121,7 +122,14 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 	if (path == NULL)
 		path = getenv("LOCKRUN_CONFIG");
 	if (path == NULL || *path == '\0') {
-		if (access(CONFIG_DEFAULT_PATH, F_OK) != 0)
+		struct stat st;
+
+		/* only "no such file" is no config: one that is there but cannot
+		 * be read (a directory above it closed to this user, a FIFO, an
+		 * I/O error) is config_load()'s error, never a silent run with
+		 * built-in settings against another server. lstat: a dangling
+		 * symlink is a config that is missing, not an absent one. */
+		if (lstat(CONFIG_DEFAULT_PATH, &st) != 0 && errno == ENOENT)
 			return 0;
 		path = CONFIG_DEFAULT_PATH;
 	}
