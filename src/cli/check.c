@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* check.c -- print what a run would use: keys, lease, slot, fire times. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,59 @@ check_print(FILE *fp, const struct lr_check *c, long long now_ms)
 	fprintf(fp, "fencing     %s\n", k.fence);
 	if (c->t->one_server)
 		print_slots(fp, c, now_ms);
+}
+
+/* Where a protection's setting came from, or NULL when nobody named it;
+ * off is the offset of the field in struct lr_task. */
+static const char *
+named_by(const struct lr_ctx *x, size_t off, char *buf, size_t n)
+{
+	const struct lr_task *task = x->cli.task ? config_task(&x->cfg, x->cli.task) : NULL;
+#define FIELD(t) (*(const int *)((const char *)(t) + off))
+
+	if (FIELD(&x->cli.o) != LR_UNSET)
+		return "the command line says so";
+	if (task && FIELD(task) != LR_UNSET) {
+		snprintf(buf, n, "tasks.%s sets it", x->cli.task);
+		return buf;
+	}
+	if (FIELD(&x->cfg.defaults) != LR_UNSET)
+		return "the config's defaults set it";
+	return NULL;
+#undef FIELD
+}
+
+/* Which protections apply and why: named (where), or the one meaning of
+ * a schedule (task_inherit_defaults()), or the default without one. */
+static void
+protection_print(const struct lr_ctx *x)
+{
+	const struct lr_task *task = x->cli.task ? config_task(&x->cfg, x->cli.task) : NULL;
+	int cli_sched = x->cli.o.schedule || x->cli.o.every_ms != LR_UNSET;
+	int sched = cli_sched || x->t.schedule ||
+	    (task && (task->schedule || task->every_ms != LR_UNSET));
+	const char *has = !cli_sched && task ? "the task has a schedule" : "the run has a schedule";
+	char b1[300], b2[300];
+	const char *one = named_by(x, offsetof(struct lr_task, one_server), b1, sizeof(b1));
+	const char *none = named_by(x, offsetof(struct lr_task, no_overlap), b2, sizeof(b2));
+
+	if (one == NULL && none == NULL && sched) {
+		printf("protection  one-server and no-overlap: %s\n", has);
+		return;
+	}
+	if (one == NULL && none == NULL) {
+		printf("protection  no-overlap: no schedule (one-server would claim a slot "
+		    "every minute)\n");
+		return;
+	}
+	if (one == NULL)
+		one = sched ? has : "no schedule";
+	if (none == NULL)
+		none = sched ? has : x->t.one_server ? "one-server alone was asked for" :
+		    "the default";
+	printf("protection  %s%s: %s; %s%s: %s\n",
+	    "one-server", x->t.one_server ? "" : " is off", one,
+	    "no-overlap", x->t.no_overlap ? "" : " is off", none);
 }
 
 /* The config file and its tasks, or that there is none. */
@@ -190,6 +244,7 @@ verb_check(struct lr_ctx *x)
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
 	config_line(x);
+	protection_print(x);
 	check_print(stdout, &c, real_ms());
 	reach(x);
 	return probe(x);

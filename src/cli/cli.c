@@ -45,6 +45,8 @@ enum {				/* long-only options */
 	OPT_FORMAT,
 	OPT_STALE_AFTER,
 	OPT_YES,
+	OPT_NO_ONE_SERVER,
+	OPT_OVERLAP,
 };
 
 /* Which verbs take an option. */
@@ -65,6 +67,8 @@ static const struct {
 	{ { "key",		required_argument,	NULL, 'k' }, RUN },
 	{ { "one-server",	no_argument,		NULL, OPT_ONE_SERVER }, RUN },
 	{ { "no-overlap",	no_argument,		NULL, OPT_NO_OVERLAP }, RUN },
+	{ { "no-one-server",	no_argument,		NULL, OPT_NO_ONE_SERVER }, RUN },
+	{ { "overlap",		no_argument,		NULL, OPT_OVERLAP }, RUN },
 	{ { "ttl",		required_argument,	NULL, OPT_TTL }, RUN },
 	{ { "every",		required_argument,	NULL, OPT_EVERY }, RUN },
 	{ { "conflict-exit",	required_argument,	NULL, 'E' }, RUN },
@@ -247,8 +251,10 @@ cli_usage(FILE *fp, enum lr_verb v)
 "       lockrun tick [options]\n"
 "       lockrun cron [options]\n"
 "\n"
-"Run a command at most once at a time (--no-overlap, the default) and/or once\n"
-"per scheduled slot (--one-server) across all servers sharing one Redis.\n"
+"Run a command at most once at a time (--no-overlap) and/or once per\n"
+"scheduled slot (--one-server) across all servers sharing one Redis. A run\n"
+"with a schedule (--schedule, --every, or its task's) has both unless told\n"
+"otherwise (--no-one-server, --overlap); one without has --no-overlap.\n"
 "`lockrun check` validates, prints the keys, slot and fire times a run would\n"
 "use, and reaches Redis, without taking a lock. `lockrun VERB --help` shows\n"
 "the options of status, history and unlock. To run a program called like a\n"
@@ -258,7 +264,10 @@ cli_usage(FILE *fp, enum lr_verb v)
 "  -k, --key NAME           lock name (default: the task name, else derived\n"
 "                           from the command line)\n"
 "      --no-overlap         skip if a copy is still running anywhere\n"
+"      --overlap            not that: copies may run at the same time\n"
 "      --one-server         skip if this slot already ran anywhere\n"
+"      --no-one-server      not that: claim no slot (a schedule then has no\n"
+"                           effect on the run)\n"
 "      --schedule 'EXPR'    the cron schedule that starts this run: its fire\n"
 "                           times are the --one-server slots (5 fields, or\n"
 "                           @hourly, @daily, ...)\n"
@@ -374,6 +383,8 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	case 'E': return set_opt(c, "--conflict-exit", "conflict_exit", arg, e);
 	case OPT_ONE_SERVER: c->o.one_server = 1; return 0;
 	case OPT_NO_OVERLAP: c->o.no_overlap = 1; return 0;
+	case OPT_NO_ONE_SERVER: c->o.one_server = 0; return 0;
+	case OPT_OVERLAP: c->o.no_overlap = 0; return 0;
 	case OPT_SHELL: c->o.shell = 1; return 0;
 	case OPT_FOREGROUND: c->foreground = 1; return 0;
 	case OPT_TTL: return set_opt(c, "--ttl", "ttl", arg, e);

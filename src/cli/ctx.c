@@ -163,6 +163,23 @@ find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
 	return lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name, x->cfg.path);
 }
 
+/* An option of the command line that changes nothing is a mistake:
+ * 64, named as it was given (--slot-tolerance). */
+static int
+no_effect(const struct lr_task *given, const struct lr_task *t, struct lr_err *e)
+{
+	const char *setting, *why = task_no_effect(given, t, 1, &setting);
+	char opt[32];
+	size_t i;
+
+	if (why == NULL)
+		return 0;
+	for (i = 0; setting[i] && i < sizeof(opt) - 1; i++)
+		opt[i] = setting[i] == '_' ? '-' : setting[i];
+	opt[i] = '\0';
+	return lr_errf(e, EX_USAGE, "--%s %s", opt, why);
+}
+
 int
 ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 {
@@ -183,12 +200,12 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 			t->shell = 0;
 	}
 	if ((task && task_inherit(t, task) != 0) ||
-	    task_inherit(t, &x->cfg.defaults) != 0)
+	    task_inherit_defaults(t, &x->cfg.defaults) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	/* the config's own combinations were checked when it was loaded */
 	if (task_finish(t, &x->sched, &te) != 0)
 		return lr_errf(e, EX_USAGE, "%s", te.msg);
-	return 0;
+	return no_effect(&x->cli.o, t, e);
 }
 
 static const char *const url_vars[] = { "LOCKRUN_URL", "LOCKRUN_REDIS_URL" };

@@ -193,17 +193,23 @@ options_parse(struct walk *w, const struct yt_node *map, const char *section,
 int
 options_check(struct walk *w, const struct yt_node *at, const struct lr_task *task)
 {
+	const char *setting, *why = NULL;
 	struct lr_task t;
 	struct lr_err te;
 	int rc;
 
 	task_init(&t);
-	rc = task_inherit(&t, task) != 0 || task_inherit(&t, &w->cfg->defaults) != 0 ?
+	rc = task_inherit(&t, task) != 0 ||
+	    task_inherit_defaults(&t, &w->cfg->defaults) != 0 ?
 	    -2 : task_finish(&t, NULL, &te);
+	if (rc == 0)	/* a task's own setting that changes nothing is a mistake */
+		why = task_no_effect(task, &t, 0, &setting);
 	task_free(&t);
 	if (rc == -2)
 		return lr_errf(w->e, EX_OSERR, "out of memory");
 	if (rc != 0)
 		return walk_bad(w, at, "tasks.%s: %s", task->name, te.msg);
+	if (why)
+		return walk_bad(w, at, "tasks.%s: %s %s", task->name, setting, why);
 	return 0;
 }
