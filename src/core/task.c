@@ -94,6 +94,7 @@ task_free(struct lr_task *t)
 		return;
 	free(t->name);
 	strv_free(t->argv);
+	free(t->argv_at);
 	free(t->cwd);
 	free(t->output);
 	strv_free(t->env);
@@ -173,7 +174,8 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	}
 	if (dst->name == NULL && src->name && (dst->name = strdup(src->name)) == NULL)
 		return -1;
-	if (dst->argv == NULL && src->argv && (dst->argv = strv_dup(src->argv)) == NULL)
+	if (dst->argv == NULL && src->argv && ((dst->argv = strv_dup(src->argv)) == NULL ||
+	    (src->argv_at && (dst->argv_at = strdup(src->argv_at)) == NULL)))
 		return -1;
 	/* a hook given nearer replaces the whole list given further away */
 	if ((dst->on_start == NULL && src->on_start &&

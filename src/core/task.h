@@ -20,6 +20,8 @@ enum lr_kill_mode { KILL_MODE_TREE, KILL_MODE_PROCESS };
 struct lr_task {
 	char		 *name;		/* task name, or NULL */
 	char		**argv;		/* command, NULL-terminated */
+	char		 *argv_at;	/* "file:line:col" where a config gave
+					 * argv, for messages; else NULL */
 	int		  shell;	/* argv[0] is run by /bin/sh -c */
 	int		  one_server;
 	int		  no_overlap;
