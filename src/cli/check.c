@@ -148,6 +148,8 @@ config_line(const struct lr_ctx *x)
 	else
 		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
 		    x->cfg.nnames == 1 ? "" : "s");
+	printf("server      %s %s: %s; %s\n", x->be.ops->name, x->be.where, x->sources,
+	    x->prefix_from);
 }
 
 /* Connect and PING, after what was printed so far is out; or die. */

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "core/duration.h"
 #include "core/keys.h"
+#include "core/near.h"
 #include "core/text.h"
 #include "out/log.h"
 
@@ -462,6 +463,31 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	return lr_errf(e, EX_SOFTWARE, "option %d has no handler", ch);
 }
 
+/* An unknown (or ambiguous) long option, and the nearest ones that are
+ * options: "unknown option '--one-sever' (did you mean --one-server?)". */
+static int
+unknown_option(const char *arg, struct lr_err *e)
+{
+	const char *names[NOPTS];
+	char word[64];
+	size_t near[NEAR_MAX], k, len = 0;
+
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	for (size_t i = 0; i < NOPTS; i++)
+		names[i] = opts[i].o.name;
+	if (strncmp(arg, "--", 2) != 0 || (k = near_words(word, names, NOPTS, near)) == 0)
+		return lr_errf(e, EX_USAGE, "unknown option '%s'", arg);
+	lr_errf(e, EX_USAGE, "unknown option '%s' (did you mean", arg);
+	for (size_t i = 0; i < k; i++) {
+		len = strlen(e->msg);
+		snprintf(e->msg + len, sizeof(e->msg) - len, "%s --%s", i ? (i + 1 == k ?
+		    " or" : ",") : "", names[near[i]]);
+	}
+	len = strlen(e->msg);
+	snprintf(e->msg + len, sizeof(e->msg) - len, "?)");
+	return -1;
+}
+
 /* getopt_long over argv[0..argc), stopping at the first word that is not
  * an option; apply each option when c is not NULL, else only skip them. On
  * return *stop is that word's index (argc if none) and *dashdash tells
@@ -495,7 +521,7 @@ scan(int argc, char *argv[], struct lr_cli *c, int *stop, int *dashdash,
 		if (ch == '?') {
 			if (optopt)
 				return lr_errf(e, EX_USAGE, "unknown option '-%c'", optopt);
-			return lr_errf(e, EX_USAGE, "unknown option '%s'", argv[optind - 1]);
+			return unknown_option(argv[optind - 1], e);
 		}
 		if (ch == ':') {
 			if (optopt && optopt <= CHAR_MAX)

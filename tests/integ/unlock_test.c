@@ -498,7 +498,7 @@ Test(unlock, redis_down_is_69)
 	LR(&r, "unlock", "--redis", url, "--yes", "job");
 	cr_assert(eq(int, r.status, 69));
 	cr_assert(matches(r.err, "^lockrun: redis 127\\.0\\.0\\.1:[0-9]+: cannot connect: "
-	    "Connection refused\n$"), "stderr: %s", r.err);
+	    "Connection refused \\(URL from --url; no password\\)\n$"), "stderr: %s", r.err);
 }
 
 /* --- history settings ------------------------------------------------- */
