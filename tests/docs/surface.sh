@@ -12,9 +12,10 @@ MAN1=man/lockrun.1 MAN5=man/lockrun.yaml.5
 COMPLETIONS=${SURFACE_COMPLETIONS:-"contrib/completion/lockrun.bash contrib/completion/_lockrun contrib/completion/lockrun.fish"}
 # Options with no config key of their own: what to run or read, how to
 # show it, this run only (--foreground, --host), and aliases (--redis is
-# --url, --no-renew is renew: false).
+# --url, --no-renew is renew: false, --no-one-server one_server: false,
+# --overlap no_overlap: false).
 NO_KEY="t task k key c config h help V version v verbose q quiet json format
-	stale-after n count yes redis no-renew foreground host"
+	stale-after n count yes redis no-renew foreground host no-one-server overlap"
 fail=0
 bad() { echo "surface: $*" >&2; fail=1; }
 
