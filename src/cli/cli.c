@@ -253,9 +253,9 @@ cli_usage(FILE *fp, enum lr_verb v)
 "       lockrun cron [options]\n"
 "\n"
 "Run a command at most once at a time (--no-overlap) and/or once per\n"
-"scheduled slot (--one-server) across all servers sharing one Redis. A run\n"
-"with a schedule (--schedule, --every, or its task's) has both unless told\n"
-"otherwise (--no-one-server, --overlap); one without has --no-overlap.\n"
+"scheduled slot (--one-server) across all servers sharing one Redis: a run\n"
+"with a schedule has both (unless --no-one-server, --overlap), one without\n"
+"--no-overlap.\n"
 "`lockrun check` validates, prints the keys, slot and fire times a run would\n"
 "use, and reaches Redis, without taking a lock. `lockrun VERB --help` shows\n"
 "the options of status, history and unlock. To run a program called like a\n"
@@ -267,8 +267,7 @@ cli_usage(FILE *fp, enum lr_verb v)
 "      --no-overlap         skip if a copy is still running anywhere\n"
 "      --overlap            not that: copies may run at the same time\n"
 "      --one-server         skip if this slot already ran anywhere\n"
-"      --no-one-server      not that: claim no slot (a schedule then has no\n"
-"                           effect on the run)\n"
+"      --no-one-server      not that: claim no slot\n"
 "      --schedule 'EXPR'    the cron schedule that starts this run: its fire\n"
 "                           times are the --one-server slots (5 fields, or\n"
 "                           @hourly, @daily, ...)\n"
@@ -463,28 +462,23 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 	return lr_errf(e, EX_SOFTWARE, "option %d has no handler", ch);
 }
 
-/* An unknown (or ambiguous) long option, and the nearest ones that are
- * options: "unknown option '--one-sever' (did you mean --one-server?)". */
+/* An unknown long option and the nearest: "... (did you mean --one-server?)". */
 static int
 unknown_option(const char *arg, struct lr_err *e)
 {
 	const char *names[NOPTS];
+	size_t near[NEAR_MAX] = { 0 }, k = 0;
 	char word[64];
-	size_t near[NEAR_MAX], k, len = 0;
 
-	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
 	for (size_t i = 0; i < NOPTS; i++)
 		names[i] = opts[i].o.name;
-	if (strncmp(arg, "--", 2) != 0 || (k = near_words(word, names, NOPTS, near)) == 0)
-		return lr_errf(e, EX_USAGE, "unknown option '%s'", arg);
-	lr_errf(e, EX_USAGE, "unknown option '%s' (did you mean", arg);
-	for (size_t i = 0; i < k; i++) {
-		len = strlen(e->msg);
-		snprintf(e->msg + len, sizeof(e->msg) - len, "%s --%s", i ? (i + 1 == k ?
-		    " or" : ",") : "", names[near[i]]);
-	}
-	len = strlen(e->msg);
-	snprintf(e->msg + len, sizeof(e->msg) - len, "?)");
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	if (strncmp(arg, "--", 2) == 0)
+		k = near_words(word, names, NOPTS, near);
+	lr_errf(e, EX_USAGE, "unknown option '%s'%s", arg, k ? " (did you mean" : "");
+	for (size_t i = 0; i < k; i++)
+		snprintf(strchr(e->msg, '\0'), sizeof(e->msg) - strlen(e->msg), "%s --%s%s",
+		    i == 0 ? "" : i + 1 == k ? " or" : ",", names[near[i]], i + 1 == k ? "?)" : "");
 	return -1;
 }
 
