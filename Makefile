@@ -144,7 +144,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
 SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task lease \
-	text file url)
+	text file url near)
 SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
@@ -155,7 +155,7 @@ SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
-SRC_CLI = $(addprefix cli/,cli ctx entry run doubt check status status_json status_html history unlock secret schedverbs)
+SRC_CLI = $(addprefix cli/,cli usage ctx entry run doubt check status status_json status_html history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)

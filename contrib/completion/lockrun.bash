@@ -17,7 +17,8 @@ _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
     --wait-replicas --wait-timeout --on-redis-error -C --cwd -e --env --on-lost
     --kill-mode --kill-after --wait --timeout --min-hold --schedule --timezone
     --slot-tolerance --clock-tolerance --history --history-ttl'
-_lockrun_run_flag='--one-server --no-overlap --no-renew --shell --foreground'
+_lockrun_run_flag='--one-server --no-one-server --no-overlap --overlap --no-renew
+    --shell --foreground'
 _lockrun_status_opts='--json --format --stale-after --html'
 _lockrun_cron_opts='--listen'
 _lockrun_history_opts='-n --count --json'

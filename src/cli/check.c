@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* check.c -- print what a run would use: keys, lease, slot, fire times. */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +17,8 @@
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/text.h"
+#include "core/zone.h"
+#include "proc/spawn.h"
 #include "sched/due.h"
 
 /* t as ISO 8601 UTC, to the second, into buf[0..n). */
@@ -79,6 +86,59 @@ check_print(FILE *fp, const struct lr_check *c, long long now_ms)
 		print_slots(fp, c, now_ms);
 }
 
+/* Where a protection's setting came from, or NULL when nobody named it;
+ * off is the offset of the field in struct lr_task. */
+static const char *
+named_by(const struct lr_ctx *x, size_t off, char *buf, size_t n)
+{
+	const struct lr_task *task = x->cli.task ? config_task(&x->cfg, x->cli.task) : NULL;
+#define FIELD(t) (*(const int *)((const char *)(t) + off))
+
+	if (FIELD(&x->cli.o) != LR_UNSET)
+		return "the command line says so";
+	if (task && FIELD(task) != LR_UNSET) {
+		snprintf(buf, n, "tasks.%s sets it", x->cli.task);
+		return buf;
+	}
+	if (FIELD(&x->cfg.defaults) != LR_UNSET)
+		return "the config's defaults set it";
+	return NULL;
+#undef FIELD
+}
+
+/* Which protections apply and why: named (where), or the one meaning of
+ * a schedule (task_inherit_defaults()), or the default without one. */
+static void
+protection_print(const struct lr_ctx *x)
+{
+	const struct lr_task *task = x->cli.task ? config_task(&x->cfg, x->cli.task) : NULL;
+	int cli_sched = x->cli.o.schedule || x->cli.o.every_ms != LR_UNSET;
+	int sched = cli_sched || x->t.schedule ||
+	    (task && (task->schedule || task->every_ms != LR_UNSET));
+	const char *has = !cli_sched && task ? "the task has a schedule" : "the run has a schedule";
+	char b1[300], b2[300];
+	const char *one = named_by(x, offsetof(struct lr_task, one_server), b1, sizeof(b1));
+	const char *none = named_by(x, offsetof(struct lr_task, no_overlap), b2, sizeof(b2));
+
+	if (one == NULL && none == NULL && sched) {
+		printf("protection  one-server and no-overlap: %s\n", has);
+		return;
+	}
+	if (one == NULL && none == NULL) {
+		printf("protection  no-overlap: no schedule (one-server would claim a slot "
+		    "every minute)\n");
+		return;
+	}
+	if (one == NULL)
+		one = sched ? has : "no schedule";
+	if (none == NULL)
+		none = sched ? has : x->t.one_server ? "one-server alone was asked for" :
+		    "the default";
+	printf("protection  %s%s: %s; %s%s: %s\n",
+	    "one-server", x->t.one_server ? "" : " is off", one,
+	    "no-overlap", x->t.no_overlap ? "" : " is off", none);
+}
+
 /* The config file and its tasks, or that there is none. */
 static void
 config_line(const struct lr_ctx *x)
@@ -88,6 +148,8 @@ config_line(const struct lr_ctx *x)
 	else
 		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
 		    x->cfg.nnames == 1 ? "" : "s");
+	printf("server      %s %s: %s; %s\n", x->be.ops->name, x->be.where, x->sources,
+	    x->prefix_from);
 }
 
 void
@@ -136,16 +198,104 @@ seconds_line(const struct sched_task *st, size_t n, const char *name, long long 
 	printf("\n");
 }
 
-/* `lockrun check` alone: the config is valid (or absent); list its tasks'
- * keys, and the next fire times of seconds schedules; reach Redis. */
+/* Fire time t as the task's zone reads it: "2026-06-15 14:00+02:00". */
+static char *
+in_zone(time_t t, const char *tz, char *buf, size_t n)
+{
+	const struct lr_zone *z;
+	struct lr_err e;
+	struct tm tm;
+	long off;
+
+	z = zone_load(tz, &e);
+	off = zone_offset(z ? z : zone_utc(), (long long)t, NULL);
+	cron_utc(t + off, &tm);
+	snprintf(buf, n, "%04d-%02d-%02d %02d:%02d%c%02ld:%02ld", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, off < 0 ? '-' : '+',
+	    labs(off) / 3600, labs(off) % 3600 / 60);
+	return buf;
+}
+
+/* The next three fire times of a task with a cron schedule, in its zone. */
+static void
+next_three(const struct lr_schedule *s, long long now_ms)
+{
+	time_t t = (time_t)(now_ms / 1000);
+	char a[64];
+
+	printf("            next");
+	for (int i = 0; i < 3 && (t = schedule_next(s, t)) != (time_t)-1; i++)
+		printf("%s %s", i ? "," : "", in_zone(t, s->cron.tz, a, sizeof(a)));
+	printf(" (%s)\n", s->cron.tz[0] ? s->cron.tz : "local time");
+}
+
+/* Where a run of t would find its command, as run_prepare() and execvp
+ * find it, without changing directory: a relative path from the task's
+ * cwd, a name in the task's PATH. Returns 0, or -1 with e. */
+static int
+resolve(const struct lr_task *t, char *found, size_t n, struct lr_err *e)
+{
+	const char *argv0 = t->shell ? "/bin/sh" : t->argv[0], *path = getenv("PATH");
+	char rel[PATH_MAX];
+	struct stat st;
+
+	if (t->cwd && stat(t->cwd, &st) != 0)
+		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
+	if (t->cwd && !S_ISDIR(st.st_mode))
+		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(ENOTDIR));
+	for (size_t i = 0; t->env && t->env[i]; i++)
+		if (strncmp(t->env[i], "PATH=", 5) == 0)
+			path = t->env[i] + 5;
+	if (t->cwd && argv0[0] != '/' && strchr(argv0, '/')) {
+		size_t len = strlen(t->cwd);
+
+		snprintf(rel, sizeof(rel), "%s%s%s", t->cwd,
+		    len && t->cwd[len - 1] == '/' ? "" : "/", argv0);
+		argv0 = rel;
+	}
+	return child_find(argv0, path, found, n, e);
+}
+
+/* One task as a run of it would find it: its settings merged, its
+ * command found, its next fire times. A problem is one line, at the
+ * task's command (file:line:col) or its file; returns its status, or 0. */
+static int
+check_task(struct lr_ctx *x, const char *name, long long now_ms)
+{
+	char file[PATH_MAX], found[PATH_MAX];
+	struct lr_keys k;
+	struct lr_err e;
+
+	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
+	printf("task        %-24s %s\n", name, k.stable);
+	if (ctx_merge(x, name, &e) != 0 || resolve(&x->t, found, sizeof(found), &e) != 0) {
+		const char *at = x->t.argv_at;
+
+		if (at == NULL) {
+			config_task_file(&x->cfg, name, file, sizeof(file));
+			at = file;
+		}
+		fflush(stdout);
+		lr_error("%s: tasks.%s: %s", at, name, e.msg);
+		return e.status;
+	}
+	if (x->t.schedule && !schedule_subminute(&x->sched))	/* else seconds_line() */
+		next_three(&x->sched, now_ms);
+	return 0;
+}
+
+/* `lockrun check` alone: the config is valid (or absent); each task is
+ * what a run of it would find (check_task()), with the next fire times of
+ * seconds schedules; reach the server. Returns the status of the first
+ * task's problem, or 0. */
 static int
 check_config(struct lr_ctx *x)
 {
+	long long now_ms = real_ms();
 	struct lr_err e;
-	struct lr_keys k;
 	struct sched_task *st = NULL;
 	size_t nst = 0;
-	long long now_ms = real_ms();
+	int status = 0, rc;
 
 	if (ctx_server(x, &e) != 0 ||
 	    (x->cfg.path && due_tasks(&x->cfg, &st, &nst, &e) != 0)) {
@@ -154,13 +304,13 @@ check_config(struct lr_ctx *x)
 	}
 	config_line(x);
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
-		keys_build(&k, x->prefix, x->cfg.names[i], (time_t)-1, 60000);
-		printf("task        %-24s %s\n", x->cfg.names[i], k.stable);
+		if ((rc = check_task(x, x->cfg.names[i], now_ms)) != 0 && status == 0)
+			status = rc;
 		seconds_line(st, nst, x->cfg.names[i], now_ms);
 	}
 	free(st);
 	reach(x);
-	return 0;
+	return status;
 }
 
 /* Would a run work against this server and these keys? A replica, a key
@@ -204,6 +354,7 @@ verb_check(struct lr_ctx *x)
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
 	config_line(x);
+	protection_print(x);
 	check_print(stdout, &c, real_ms());
 	reach(x);
 	return probe(x);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* ctx.c -- the settings every verb shares, merged in one order: command
  * line, environment, task, the config's defaults, built-in values. */
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "cli/secret.h"
 #include "core/duration.h"
 #include "core/file.h"
+#include "core/near.h"
 #include "out/log.h"
 
 void
@@ -63,6 +65,20 @@ die_event(int status)
 	}
 }
 
+/* Is msg a server's refusal of lockrun's credentials? The backends' own
+ * words: Redis (rerr.c, rlink.c), PostgreSQL's and MariaDB's. */
+static int
+auth_refused(const char *msg)
+{
+	static const char *const words[] = { "authentication refused",
+	    "wants a password", "password authentication failed", "Access denied" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(msg, words[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 void
 ctx_die(struct lr_ctx *x, const struct lr_err *e)
 {
@@ -70,7 +86,15 @@ ctx_die(struct lr_ctx *x, const struct lr_err *e)
 
 	log_fields_init(&f);
 	f.status = e->status;
-	lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
+	/* the server could not be reached, or refused the password: say
+	 * where each of its settings came from (a default in force where a
+	 * setting was meant, a password from another place, is the mistake
+	 * to see) */
+	if (e->status == EX_UNAVAILABLE && x->sources[0] != '\0' &&
+	    (e->transport || auth_refused(e->msg)))
+		lr_event(LOG_ERR, die_event(e->status), &f, "%s (%s)", e->msg, x->sources);
+	else
+		lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
 	if (e->status == EX_USAGE && log_human_stderr())
 		fprintf(stderr, "Try 'lockrun %s%s--help' for more information.\n",
 		    x->cli.verb > VERB_CHECK ? cli_verb_name(x->cli.verb) : "",
@@ -121,7 +145,14 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 	if (path == NULL)
 		path = getenv("LOCKRUN_CONFIG");
 	if (path == NULL || *path == '\0') {
-		if (access(CONFIG_DEFAULT_PATH, F_OK) != 0)
+		struct stat st;
+
+		/* only "no such file" is no config: one that is there but cannot
+		 * be read (a directory above it closed to this user, a FIFO, an
+		 * I/O error) is config_load()'s error, never a silent run with
+		 * built-in settings against another server. lstat: a dangling
+		 * symlink is a config that is missing, not an absent one. */
+		if (lstat(CONFIG_DEFAULT_PATH, &st) != 0 && errno == ENOENT)
 			return 0;
 		path = CONFIG_DEFAULT_PATH;
 	}
@@ -129,6 +160,26 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 	if (x->cli.verb == VERB_STATUS)
 		return config_load_names(path, &x->cfg, e);
 	return config_load(path, config_part(x), &x->cfg, e);
+}
+
+/* After e's "no such task": the nearest task names, if any are near.
+ * The names of a tasks_dir not read are not listed (a run opens one
+ * file): only those the config has listed. Returns -1. */
+static int
+nearest_tasks(const struct lr_ctx *x, const char *name, struct lr_err *e)
+{
+	size_t near[NEAR_MAX], k = near_words(name, (const char *const *)x->cfg.names,
+	    x->cfg.nnames, near), len;
+
+	for (size_t i = 0; i < k; i++) {
+		len = strlen(e->msg);
+		snprintf(e->msg + len, sizeof(e->msg) - len, "%s%s", i ? (i + 1 == k ?
+		    " or " : ", ") : " (did you mean ", x->cfg.names[near[i]]);
+	}
+	len = strlen(e->msg);
+	if (k > 0)
+		snprintf(e->msg + len, sizeof(e->msg) - len, "?)");
+	return -1;
 }
 
 /* The task's own settings, or NULL when there is no task. */
@@ -150,9 +201,28 @@ find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
 		return lr_errf(e, EX_SOFTWARE, "%s: task %s was not read", x->cfg.path,
 		    name);
 	if (x->cfg.tasks_dir)
-		return lr_errf(e, EX_USAGE, "%s%s: no such task in %s, nor a file %s.yaml in "
+		lr_errf(e, EX_USAGE, "%s%s: no such task in %s, nor a file %s.yaml in "
 		    "%s", opt, name, x->cfg.path, name, x->cfg.tasks_dir);
-	return lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name, x->cfg.path);
+	else
+		lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name, x->cfg.path);
+	return nearest_tasks(x, name, e);
+}
+
+/* An option of the command line that changes nothing is a mistake:
+ * 64, named as it was given (--slot-tolerance). */
+static int
+no_effect(const struct lr_task *given, const struct lr_task *t, struct lr_err *e)
+{
+	const char *setting, *why = task_no_effect(given, t, 1, &setting);
+	char opt[32];
+	size_t i;
+
+	if (why == NULL)
+		return 0;
+	for (i = 0; i < sizeof(opt) - 1 && setting[i]; i++)
+		opt[i] = setting[i] == '_' ? '-' : setting[i];
+	opt[i] = '\0';
+	return lr_errf(e, EX_USAGE, "--%s %s", opt, why);
 }
 
 int
@@ -175,12 +245,12 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 			t->shell = 0;
 	}
 	if ((task && task_inherit(t, task) != 0) ||
-	    task_inherit(t, &x->cfg.defaults) != 0)
+	    task_inherit_defaults(t, &x->cfg.defaults) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	/* the config's own combinations were checked when it was loaded */
 	if (task_finish(t, &x->sched, &te) != 0)
 		return lr_errf(e, EX_USAGE, "%s", te.msg);
-	return 0;
+	return no_effect(&x->cli.o, t, e);
 }
 
 static const char *const url_vars[] = { "LOCKRUN_URL", "LOCKRUN_REDIS_URL" };
@@ -219,6 +289,56 @@ ctx_password(struct lr_ctx *x, struct lr_err *e)
 		return file_read_secret(cfg_file, "password_file", x->password,
 		    sizeof(x->password), e);
 	return 0;
+}
+
+/* Does the URL carry a password (scheme://user:password@host...)? */
+static int
+url_has_password(const char *url)
+{
+	const char *p = strstr(url, "://"), *at, *end;
+
+	if (p == NULL)
+		return 0;
+	p += 3;
+	end = p + strcspn(p, "/?");
+	at = memchr(p, '@', (size_t)(end - p));
+	return at && memchr(p, ':', (size_t)(at - p)) != NULL;
+}
+
+/* Where the URL and the password came from, into x->sources ("URL
+ * redis://127.0.0.1:6379/0 from the built-in default; no password"), and
+ * the prefix, into x->prefix_from. The URL is shown only when it is the
+ * default (any other may hold a password); the password never. */
+static void
+sources_note(struct lr_ctx *x, const char *url_from, const char *env_pw)
+{
+	const char *pw_file = x->cli.server.password_file ? x->cli.server.password_file :
+	    env_pw ? NULL : x->cfg.server.password_file;
+	char url[400], pw[PATH_MAX + 64];
+
+	if (url_from == NULL)
+		snprintf(url, sizeof(url), "URL %s from the built-in default", DEFAULT_URL);
+	else
+		snprintf(url, sizeof(url), "URL from %s", url_from);
+	if (env_pw)
+		snprintf(pw, sizeof(pw), "password from $LOCKRUN_REDIS_PASSWORD");
+	else if (pw_file)
+		snprintf(pw, sizeof(pw), "password from %s %s%s%s",
+		    x->cli.server.password_file ? "--password-file" : "password_file", pw_file,
+		    x->cli.server.password_file ? "" : " in ",
+		    x->cli.server.password_file ? "" : x->cfg.path);
+	else
+		snprintf(pw, sizeof(pw), url_has_password(x->server.url) ?
+		    "password from the URL" : "no password");
+	if (x->cli.prefix)
+		snprintf(x->prefix_from, sizeof(x->prefix_from), "prefix from --prefix");
+	else if (x->cfg.prefix)
+		snprintf(x->prefix_from, sizeof(x->prefix_from), "prefix from %s",
+		    x->cfg.path);
+	else
+		snprintf(x->prefix_from, sizeof(x->prefix_from), "prefix \"%s\" from the "
+		    "built-in default", DEFAULT_PREFIX);
+	snprintf(x->sources, sizeof(x->sources), "%s; %s", url, pw);
 }
 
 /* The passwords are lockrun's, not the command's nor anyone else's: out
@@ -293,6 +413,25 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 
 	if (backend_check_url(x->server.url, e) != 0 || ctx_password(x, e) != 0)
 		return -1;
+	{
+		const char *pw = getenv("LOCKRUN_REDIS_PASSWORD");
+		char at[sizeof(x->cfg.url_at)];
+		const char *from = NULL, *sep;
+
+		if (x->cli.server.url)
+			from = "--url";
+		else if (env_url && *env_url != '\0')
+			from = env_url == getenv("LOCKRUN_URL") ? "$LOCKRUN_URL" :
+			    "$LOCKRUN_REDIS_URL";
+		else if (from_config && (sep = strrchr(x->cfg.url_at, ' ')) != NULL) {
+			/* "path:line:col: redis.url" as "redis.url at path:line:col" */
+			snprintf(at, sizeof(at), "%s at %.*s", sep + 1,
+			    (int)(sep - x->cfg.url_at - 1), x->cfg.url_at);
+			from = at;
+		}
+		sources_note(x, from, !x->cli.server.password_file && pw && *pw ?
+		    pw : NULL);
+	}
 	/* TLS settings beside a URL that does not use them would send the
 	 * password in the clear while the config reads as if it did not */
 	if (x->cfg.tls_at[0] != '\0' && !tls)
@@ -314,6 +453,9 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 	}
 	if (!x->keep_env)
 		secrets_hide(x);
+	if (x->cli.verbose)
+		lr_info("%s %s: %s; %s", x->be.ops->name, x->be.where, x->sources,
+		    x->prefix_from);
 	return 0;
 }
 

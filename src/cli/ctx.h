@@ -31,6 +31,9 @@ struct lr_ctx {
 	const char		*prefix;
 	char			*url_copy;	/* the URL in use, lockrun's copy */
 	char			 password[512];	/* from a file or the environment */
+	char			 sources[PATH_MAX + 512];	/* where the URL and the
+						 * password came from (ctx_server()) */
+	char			 prefix_from[300];	/* and the prefix */
 	struct lr_backend	 be;		/* where the lock lives */
 	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
 	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */

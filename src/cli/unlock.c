@@ -227,6 +227,20 @@ unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
 	return 0;
 }
 
+/* No --yes and no terminal: one line, exit 1; the holder runs on. */
+static int
+not_done(const struct target *t, const char *value)
+{
+	char host[256] = "", pid[32] = "", held[320] = "";
+
+	if (sscanf(value, "%*s %*s %255s %31s", host, pid) == 2)
+		snprintf(held, sizeof(held), " (held by %s pid %s)", text_visible(host),
+		    text_visible(pid));
+	lr_error("unlock: not done: %s%s is not freed without a terminal to confirm "
+	    "on (give --yes)", t->key, held);
+	return 1;
+}
+
 int
 verb_unlock(struct lr_ctx *x)
 {
@@ -245,15 +259,13 @@ verb_unlock(struct lr_ctx *x)
 		printf("%s is free: nothing to unlock\n", t.key);
 		return 0;
 	}
+	/* without a terminal to confirm on, nothing is done, and nothing
+	 * said of what would have been: one line, what to give */
+	if (!x->cli.yes && !isatty(STDIN_FILENO))
+		return not_done(&t, value);
 	holder_print(t.key, value);
 	ttl_print(pttl, x->be.ops->session);
 	plan_print(x, &t, value, pttl);
-	if (!x->cli.yes && !isatty(STDIN_FILENO)) {
-		fflush(stdout);
-		lr_error("unlock: %s not freed: no terminal to confirm on; give --yes "
-		    "to free it without asking", t.key);
-		return 1;
-	}
 	if (!x->cli.yes && !confirm()) {
 		fflush(stdout);
 		lr_error("unlock: %s not freed", t.key);

@@ -19,13 +19,16 @@ parse_command(struct walk *w, const struct yt_node *v, const char *what,
     struct lr_task *t)
 {
 	size_t n = v->kind == YT_SEQ ? v->nkids : 1;
+	char at[PATH_MAX + 32];
 
 	if (v->kind == YT_SEQ && n == 0)
 		return walk_bad(w, v, "%s: is an empty list", what);
 	if (v->kind == YT_MAP || walk_is_null(v))
 		return walk_bad(w, v, "%s: expected a list of strings or a string, got %s",
 		    what, walk_kind_of(v));
-	if ((t->argv = calloc(n + 1, sizeof(char *))) == NULL)
+	snprintf(at, sizeof(at), "%s:%d:%d", w->path, v->line, v->col);
+	if ((t->argv = calloc(n + 1, sizeof(char *))) == NULL ||
+	    (t->argv_at = strdup(at)) == NULL)
 		return lr_errf(w->e, EX_OSERR, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const struct yt_node *a = v->kind == YT_SEQ ? v->kids[i] : v;
@@ -193,17 +196,23 @@ options_parse(struct walk *w, const struct yt_node *map, const char *section,
 int
 options_check(struct walk *w, const struct yt_node *at, const struct lr_task *task)
 {
+	const char *setting, *why = NULL;
 	struct lr_task t;
 	struct lr_err te;
 	int rc;
 
 	task_init(&t);
-	rc = task_inherit(&t, task) != 0 || task_inherit(&t, &w->cfg->defaults) != 0 ?
+	rc = task_inherit(&t, task) != 0 ||
+	    task_inherit_defaults(&t, &w->cfg->defaults) != 0 ?
 	    -2 : task_finish(&t, NULL, &te);
+	if (rc == 0)	/* a task's own setting that changes nothing is a mistake */
+		why = task_no_effect(task, &t, 0, &setting);
 	task_free(&t);
 	if (rc == -2)
 		return lr_errf(w->e, EX_OSERR, "out of memory");
 	if (rc != 0)
 		return walk_bad(w, at, "tasks.%s: %s", task->name, te.msg);
+	if (why)
+		return walk_bad(w, at, "tasks.%s: %s %s", task->name, setting, why);
 	return 0;
 }

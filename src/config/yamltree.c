@@ -45,6 +45,32 @@ read_bounded(void *arg, unsigned char *buf, size_t size, size_t *got)
 	return !ferror(p->fp) && p->bytes <= YT_MAX_BYTES;
 }
 
+/* Is the parse error at m a tab where indentation goes: a tab at m, or
+ * in the blanks that start m's line? libyaml says only "found character
+ * that cannot start any token". The file is read again from its start
+ * (a regular file; the parse is over). */
+static int
+tab_at(struct ytp *p, yaml_mark_t m)
+{
+	char *line = NULL;
+	size_t cap = 0, col = m.column;
+	ssize_t len = -1;
+	int tab = 0;
+
+	rewind(p->fp);
+	for (size_t i = 0; i <= m.line; i++)
+		if ((len = getline(&line, &cap, p->fp)) < 0)
+			break;
+	if (len >= 0) {
+		size_t lead = strspn(line, " \t");
+
+		tab = ((size_t)len > col && line[col] == '\t') ||
+		    memchr(line, '\t', lead < (size_t)len ? lead : (size_t)len) != NULL;
+	}
+	free(line);
+	return tab;
+}
+
 /* Next event into ev; on a libyaml error, report it at its problem mark. */
 static int
 next_event(struct ytp *p, yaml_event_t *ev)
@@ -59,6 +85,9 @@ next_event(struct ytp *p, yaml_event_t *ev)
 		    "config may be", p->path, YT_MAX_BYTES >> 20);
 	if (yp->error == YAML_READER_ERROR && ferror(p->fp))
 		return lr_errf(p->e, EX_CONFIG, "%s: %s", p->path, strerror(errno));
+	if (tab_at(p, yp->problem_mark))
+		return fail_at(p, yp->problem_mark, "%s", "a tab in the indentation: YAML "
+		    "indents with spaces only (replace the tab with spaces)");
 	if (yp->context)	/* e.g. where the unclosed quote began */
 		snprintf(what, sizeof(what), "%s (%s at %zu:%zu)", yp->problem,
 		    yp->context, yp->context_mark.line + 1, yp->context_mark.column + 1);

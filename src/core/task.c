@@ -96,6 +96,7 @@ task_free(struct lr_task *t)
 		return;
 	free(t->name);
 	strv_free(t->argv);
+	free(t->argv_at);
 	free(t->cwd);
 	free(t->output);
 	strv_free(t->env);
@@ -175,7 +176,8 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	}
 	if (dst->name == NULL && src->name && (dst->name = strdup(src->name)) == NULL)
 		return -1;
-	if (dst->argv == NULL && src->argv && (dst->argv = strv_dup(src->argv)) == NULL)
+	if (dst->argv == NULL && src->argv && ((dst->argv = strv_dup(src->argv)) == NULL ||
+	    (src->argv_at && (dst->argv_at = strdup(src->argv_at)) == NULL)))
 		return -1;
 	/* a hook given nearer replaces the whole list given further away */
 	if ((dst->on_start == NULL && src->on_start &&
@@ -329,6 +331,47 @@ check_slots(const struct lr_task *t, int given, struct lr_schedule *sched,
 	if (pos >= 0)
 		return lr_errf(e, EX_CONFIG, "schedule \"%s\": %s", t->schedule, se.msg);
 	return lr_errf(e, EX_CONFIG, "%s", se.msg);
+}
+
+int
+task_inherit_defaults(struct lr_task *t, const struct lr_task *defaults)
+{
+	/* one meaning for a schedule: a run that has one claims its slot
+	 * once across the fleet and never overlaps, unless told otherwise,
+	 * however it starts (a crontab line, tick, cron, by hand). The
+	 * defaults' every is only the slots' length for one-server runs
+	 * without a schedule; their schedule is every task's schedule */
+	int scheduled = t->schedule != NULL || t->every_ms != LR_UNSET;
+
+	if (task_inherit(t, defaults) != 0)
+		return -1;
+	if (scheduled || t->schedule != NULL) {
+		if (t->one_server == LR_UNSET)
+			t->one_server = 1;
+		if (t->no_overlap == LR_UNSET)
+			t->no_overlap = 1;
+	}
+	return 0;
+}
+
+const char *
+task_no_effect(const struct lr_task *given, const struct lr_task *t, int cmdline,
+    const char **setting)
+{
+	static const char off[] = "has no effect: one-server is off (no slot is claimed)";
+
+	if (given->slot_tolerance_ms != LR_UNSET && t->one_server != 1)
+		return *setting = "slot_tolerance", off;
+	if (given->timezone && t->schedule == NULL)
+		return *setting = "timezone", "has no effect without a cron schedule "
+		    "(every: cuts periods from the epoch)";
+	if (given->every_ms != LR_UNSET && t->one_server != 1 && t->schedule == NULL)
+		return *setting = "every", off;
+	if (cmdline && given->schedule && t->one_server != 1)
+		return *setting = "schedule", "has no effect: one-server is off (a run "
+		    "started by hand claims no slot; tick and cron read a schedule from "
+		    "the config)";
+	return *setting = NULL, NULL;
 }
 
 int

@@ -20,6 +20,8 @@ enum lr_kill_mode { KILL_MODE_TREE, KILL_MODE_PROCESS };
 struct lr_task {
 	char		 *name;		/* task name, or NULL */
 	char		**argv;		/* command, NULL-terminated */
+	char		 *argv_at;	/* "file:line:col" where a config gave
+					 * argv, for messages; else NULL */
 	int		  shell;	/* argv[0] is run by /bin/sh -c */
 	int		  one_server;
 	int		  no_overlap;
@@ -112,8 +114,26 @@ int	task_set(struct lr_task *t, const char *name, const char *text,
 struct lr_err;
 struct lr_schedule;
 
-/* Complete a merged task: neither protection named means no-overlap;
- * an unset kill-after is min(10s, ttl/3). Then check the combination,
+/* task_inherit() of the config's defaults into t (the command line's
+ * and the task's settings, merged), and the one meaning of a schedule:
+ * when t has a schedule or an every of its own, or the defaults give a
+ * schedule, each protection not named (here or in the defaults) is on:
+ * the run claims its slot once across the fleet and never overlaps.
+ * Returns 0, or -1 when out of memory. */
+int	task_inherit_defaults(struct lr_task *t, const struct lr_task *defaults);
+
+/* Which setting of given (one level's own settings: the command line's,
+ * or a task's) has no effect on t, the task finished from them: its name
+ * in *setting ("slot_tolerance") and why ("has no effect: one-server is
+ * off ..."); NULL when each has. cmdline: given is a command line, where
+ * a schedule only cuts slots (a config task's also tells tick and cron
+ * when to start it). A predicate: the caller says where. */
+const char *task_no_effect(const struct lr_task *given, const struct lr_task *t,
+	    int cmdline, const char **setting);
+
+/* Complete a merged task: neither protection named means no-overlap
+ * (with a schedule, task_inherit_defaults() named both). An unset
+ * kill-after is min(10s, ttl/3). Then check the combination,
  * filling sched (if not NULL) with the one-server slots. Returns 0, or -1
  * with e ("kill_after 20s must be at most a third of ttl 30s"). */
 int	task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e);

@@ -18,20 +18,14 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 	int rc = 0;
 
 	task_init(&t);
-	if (task_inherit(&t, task) != 0 || task_inherit(&t, &cfg->defaults) != 0) {
+	if (task_inherit(&t, task) != 0 || task_inherit_defaults(&t, &cfg->defaults) != 0) {
 		task_free(&t);
 		return lr_errf(e, EX_OSERR, "out of memory");
 	}
 	st->name = task->name;
-	/* a scheduled start is a slot: one-server and no-overlap both, unless
-	 * the task said otherwise (run.c would give no-overlap only) */
-	st->pin_one_server = t.one_server == LR_UNSET;
-	st->pin_no_overlap = t.no_overlap == LR_UNSET;
-	if (st->pin_one_server)
-		t.one_server = 1;
-	if (st->pin_no_overlap)
-		t.no_overlap = 1;
-	/* every: schedules a task only where the task says it: in defaults it
+	/* its protections are a run's (task_inherit_defaults(): a schedule
+	 * means one-server and no-overlap unless the task says otherwise).
+	 * every: schedules a task only where the task says it: in defaults it
 	 * is the slot length of crontab runs, as it always was */
 	if (t.schedule == NULL && task->every_ms == LR_UNSET)
 		rc = 0;

@@ -17,8 +17,6 @@ struct sched_task {
 	struct lr_schedule	 sched;
 	long long		 deadline_ms;	/* starting_deadline */
 	int			 conflict_exit;	/* a skip's status */
-	int			 pin_one_server;	/* the task named neither */
-	int			 pin_no_overlap;	/* protection: tick and cron add both */
 	int			 output_inherit;	/* output: inherit: cron does not
 						 * relay its lines */
 };

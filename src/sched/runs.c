@@ -23,25 +23,22 @@
 
 #include "sched/runs.h"
 
-/* The child's argv: ours (without the verb), the protections the task
- * left to us, then -t NAME. Free the array only. */
+/* The child's argv: ours (without the verb), then -t NAME: a run with the
+ * task's schedule has its protections as any -t NAME has (task_finish()).
+ * Free the array only. */
 static char **
 task_argv(const struct sched_spawner *sp, const struct sched_task *t)
 {
-	static char one[] = "--one-server", none[] = "--no-overlap", dash_t[] = "-t";
+	static char dash_t[] = "-t";
 	size_t n = 0, k = 0;
 	char **v;
 
 	while (sp->argv[n])
 		n++;
-	if ((v = calloc(n + 5, sizeof(*v))) == NULL)
+	if ((v = calloc(n + 3, sizeof(*v))) == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		v[k++] = sp->argv[i];
-	if (t->pin_one_server)
-		v[k++] = one;
-	if (t->pin_no_overlap)
-		v[k++] = none;
 	v[k++] = dash_t;
 	v[k++] = (char *)t->name;
 	return v;

@@ -43,7 +43,6 @@ int	spawn_fd_floor(void);
 #define SLOT_AT_VAR "LOCKRUN_SLOT_AT"
 
 /* Start t: fork, and in the child run `lockrun [options] -t NAME`, with
- * --one-server and --no-overlap where the task named neither, and
  * SLOT_AT_VAR=at_ms. With
  * out and err not NULL, its stdout and stderr go to new pipes whose read
  * ends are returned there (close-on-exec, non-blocking); else it shares

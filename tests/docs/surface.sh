@@ -3,7 +3,8 @@
 # surface.sh -- keeps what users read in step with the program: every
 # option --help lists is in lockrun(1), the completions and (where it has
 # a config key) lockrun.yaml(5); every exit status the code returns is in
-# lockrun(1)'s EXIT STATUS; the README's walkthrough runs and prints what
+# lockrun(1)'s EXIT STATUS; the README's install from source works as
+# written, and its walkthrough runs with what that installed and prints what
 # the README shows. Usage: sh tests/docs/surface.sh [path/to/lockrun]
 set -u
 BIN=$(realpath "${1:-./lockrun}")
@@ -12,9 +13,10 @@ MAN1=man/lockrun.1 MAN5=man/lockrun.yaml.5
 COMPLETIONS=${SURFACE_COMPLETIONS:-"contrib/completion/lockrun.bash contrib/completion/_lockrun contrib/completion/lockrun.fish"}
 # Options with no config key of their own: what to run or read, how to
 # show it, this run only (--foreground, --host), and aliases (--redis is
-# --url, --no-renew is renew: false).
+# --url, --no-renew is renew: false, --no-one-server one_server: false,
+# --overlap no_overlap: false).
 NO_KEY="t task k key c config h help V version v verbose q quiet json format
-	stale-after n count yes redis no-renew foreground host html"
+	stale-after n count yes redis no-renew foreground host html no-one-server overlap"
 fail=0
 bad() { echo "surface: $*" >&2; fail=1; }
 
@@ -77,13 +79,39 @@ for v in $codes; do
 		bad "exit status $v is not in lockrun(1) EXIT STATUS"
 done
 
+# --- the README's install from source ---------------------------------------
+# A new user's first steps: the ```sh block after "From source:" runs line by
+# line in this tree as the README writes it, but for what cannot run here as
+# written: "sudo " is dropped, and "make install" installs under a throwaway
+# DESTDIR. What it installs is checked, and the installed lockrun is the one
+# the walkthrough below runs.
+W=$(mktemp -d) || exit 1
+trap 'kill "$(cat "$W/redis.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$W"' EXIT
+awk '/^From source:/ { f = 1; next } f && /^```sh$/ { b = 1; next }
+	b && /^```/ { exit } b { print }' README.md >"$W/install.sh"
+[ -s "$W/install.sh" ] || bad "README.md has no \`\`\`sh block after \"From source:\""
+while IFS= read -r line; do
+	cmd=$(printf '%s\n' "$line" | sed -e 's/[[:space:]]*#.*//' -e 's/sudo //g' \
+	    -e "s|make install|make install DESTDIR=$W/root|g")
+	[ -n "$cmd" ] || continue
+	if ! sh -c "$cmd" >"$W/install.log" 2>&1; then
+		bad "README install from source: '$line' failed:"
+		tail -n 20 "$W/install.log" >&2
+	fi
+done <"$W/install.sh"
+PREFIX=$(sed -n 's/^PREFIX[[:space:]]*?=[[:space:]]*//p' Makefile)
+for f in bin/lockrun share/man/man1/lockrun.1 share/man/man5/lockrun.yaml.5 \
+    share/man/man7/lockrun.7; do
+	[ -e "$W/root${PREFIX:-/usr/local}/$f" ] ||
+		bad "README install from source: make install did not install $f under ${PREFIX:-/usr/local}"
+done
+[ -x "$W/root${PREFIX:-/usr/local}/bin/lockrun" ] && BIN="$W/root${PREFIX:-/usr/local}/bin/lockrun"
+
 # --- the README's walkthrough ----------------------------------------------
 # ```yaml FILE blocks are written to FILE; each ```console block's "$ "
 # lines run, in order, in one shell, against a throwaway redis-server, and
 # what they print must be the block's other lines once times, pids, tokens,
 # durations and the host name are made alike on both sides.
-W=$(mktemp -d) || exit 1
-trap 'kill "$(cat "$W/redis.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$W"' EXIT
 redis-server --port 0 --unixsocket "$W/redis.sock" --save '' --appendonly no \
 	--pidfile "$W/redis.pid" --daemonize yes >/dev/null || { bad "redis-server"; exit 1; }
 i=0
@@ -118,5 +146,6 @@ while [ "$b" -le "$nblocks" ]; do
 	fi
 	b=$((b + 1))
 done
-[ $fail -eq 0 ] && echo "surface: options, exit statuses and $nblocks README blocks in step"
+[ $fail -eq 0 ] && echo "surface: options, exit statuses, the install from source and" \
+    "$nblocks README blocks in step"
 exit $fail

@@ -169,3 +169,45 @@ Test(auth, an_unused_url_variable_with_the_password_is_not_passed_either)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(str, r.out, "end\n"), "the command's environment has it: %s", r.out);
 }
+
+/* A refused password names where it came from, never what it is: the
+ * environment, --password-file FILE, the config's password_file, the URL. */
+Test(auth, a_refused_password_names_where_it_came_from)
+{
+	const char *file = password_file("wrong.pass", 0600), *cfg;
+	char url[200], want[600];
+	struct result r;
+	FILE *fp = fopen(file, "w");
+
+	cr_assert(fp != NULL);
+	fputs("wrong-one\n", fp);
+	fclose(fp);
+	setenv("LOCKRUN_REDIS_PASSWORD", "wrong-env", 1);
+	LR(&r, "--redis", fx.url, "-k", "pw", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(matches(r.err, "authentication refused.* \\(URL from --url; password from "
+	    "\\$LOCKRUN_REDIS_PASSWORD\\)\n$"), "%s", r.err);
+	unsetenv("LOCKRUN_REDIS_PASSWORD");
+	LR(&r, "--redis", fx.url, "--password-file", file, "-k", "pw", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	snprintf(want, sizeof(want), " (URL from --url; password from --password-file %s)\n",
+	    file);
+	cr_assert(strstr(r.err, want) != NULL, "%s", r.err);
+	cfg = scratch("pw.yaml");
+	fp = fopen(cfg, "w");
+	cr_assert(fp != NULL);
+	fprintf(fp, "redis:\n  url: %s\n  password_file: %s\n", fx.url, file);
+	fclose(fp);
+	LR(&r, "-c", cfg, "-k", "pw", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	snprintf(want, sizeof(want), " (URL from redis.url at %s:2:8; password from "
+	    "password_file %s in %s)\n", cfg, file, cfg);
+	cr_assert(strstr(r.err, want) != NULL, "%s", r.err);
+	snprintf(url, sizeof(url), "redis://:wrong-url@127.0.0.1:%d", fx.port);
+	LR(&r, "--redis", url, "-k", "pw", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69));
+	cr_assert(strstr(r.err, " (URL from --url; password from the URL)\n") != NULL, "%s",
+	    r.err);
+	cr_assert(strstr(r.err, "wrong") == NULL, "never a password: %s", r.err);
+	cr_assert(eq(str, r.out, ""), "nothing ran");
+}

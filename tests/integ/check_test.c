@@ -99,3 +99,32 @@ Test(check, a_cluster_node_without_the_slot_is_named)
 	cr_assert(eq(int, res.status, 69));
 	cr_assert(strstr(res.err, "the Redis Cluster is down (CLUSTERDOWN") != NULL, "%s", res.err);
 }
+
+/* check without -t checks each task as its run would: a command that is
+ * not there is a line naming the task and its command's place, and a
+ * non-zero exit; the next three fire times of a task with a schedule are
+ * printed in its zone; the server is reached all the same. */
+Test(check, without_t_every_task_is_checked_as_its_run_would)
+{
+	struct result res;
+	/* after write_config()'s two lines of redis: */
+	const char *cfg = write_config("tasks:\n"
+	    "  fine:\n    command: [true]\n"
+	    "    schedule: '0 9 * * *'\n    timezone: Asia/Kathmandu\n"
+	    "  gone:\n    command: [no-such-command-anywhere, --all]\n"
+	    "  path:\n    env:\n      PATH: /nonexistent\n    command: [true]\n"
+	    "  inwd:\n    cwd: /\n    command: [./no-such-file-here]\n");
+
+	LR(&res, "check", "-c", cfg);
+	cr_assert(eq(int, res.status, 127), "%s", res.err);
+	cr_assert(matches(res.err, "^lockrun: [^ ]*lockrun\\.yaml:9:14: tasks\\.gone: cannot run "
+	    "no-such-command-anywhere: command not found in PATH\n"), "%s", res.err);
+	cr_assert(matches(res.err, "\nlockrun: [^ ]*lockrun\\.yaml:13:14: tasks\\.path: cannot "
+	    "run true: command not found in PATH\n"), "%s", res.err);
+	cr_assert(matches(res.err, "\nlockrun: [^ ]*lockrun\\.yaml:16:14: tasks\\.inwd: cannot "
+	    "run /\\./no-such-file-here: No such file or directory\n$"), "%s", res.err);
+	cr_assert(matches(res.out, "\ntask +fine +lockrun:\\{fine\\}\n +next "
+	    "[0-9-]+ 09:00\\+05:45, [0-9-]+ 09:00\\+05:45, [0-9-]+ 09:00\\+05:45 "
+	    "\\(Asia/Kathmandu\\)\n"), "%s", res.out);
+	cr_assert(strstr(res.out, ": reachable\n") != NULL, "%s", res.out);
+}

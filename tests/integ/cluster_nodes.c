@@ -277,7 +277,8 @@ int
 starters_stop(pid_t loop, const char *allowed, int broken_ok, pid_t job)
 {
 	static const char broken[] = "^69 lockrun: redis [^ ]+: acquire: "
-	    "(Connection reset by peer|Broken pipe|connection closed by the server) $";
+	    "(Connection reset by peer|Broken pipe|connection closed by the server) "
+	    "\\(URL from --url; no password\\) $";
 	char line[1024], st[8], err[4096];
 	FILE *fp;
 	int n = 0, ok;

@@ -426,8 +426,9 @@ Test(history, empty_history_of_a_configured_task_is_a_header_and_exit_zero)
 	cr_assert(eq(str, r.out, ""));
 	cr_assert(eq(str, r.err, ""));
 	LR(&r, "history", "-v", "--redis", fx.url, "-c", cfg, "--json", "never-ran");
-	cr_assert(eq(str, r.err, "lockrun: no history for never-ran "
-	    "(lockrun:{never-ran}:history is empty or gone)\n"));
+	cr_assert(matches(r.err, "^lockrun: redis [^\n]*: URL from --url; no password; "
+	    "prefix \"lockrun:\" from the built-in default\nlockrun: no history for never-ran "
+	    "\\(lockrun:\\{never-ran\\}:history is empty or gone\\)\n$"), "%s", r.err);
 }
 
 /* A name no config has and with no history: mistyped, most likely. Said,
@@ -636,7 +637,7 @@ Test(history, redis_down_is_69)
 	LR(&r, "history", "--redis", url, "job");
 	cr_assert(eq(int, r.status, 69));
 	cr_assert(matches(r.err, "^lockrun: redis 127\\.0\\.0\\.1:[0-9]+: cannot connect: "
-	    "Connection refused\n$"), "stderr: %s", r.err);
+	    "Connection refused \\(URL from --url; no password\\)\n$"), "stderr: %s", r.err);
 }
 
 Test(history, wrong_type_is_69)

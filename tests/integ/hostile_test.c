@@ -84,7 +84,8 @@ acquire_refused(const char *answer)
 	fakeredis_stop(&f);
 	cr_assert(eq(int, e.status, 69));
 	cr_assert(matches(e.err, "^lockrun: redis 127\\.0\\.0\\.1:[0-9]+: acquire: protocol "
-	    "error: a reply larger than lockrun accepts \\([0-9]+ objects or [0-9]+ KiB\\)\n$"),
+	    "error: a reply larger than lockrun accepts \\([0-9]+ objects or [0-9]+ KiB\\) "
+	    "\\(URL from --url; no password\\)\n$"),
 	    "%s", e.err);
 	cr_assert(eq(int, file_lines(scratch("ran")), 0), "the command ran");
 	cr_assert(lt(long, e.maxrss_kib, RSS_MAX_KIB));

@@ -205,7 +205,7 @@ Test(log, json_lines_carry_the_slot_and_a_skipped_slot)
 
 	faketime_env(env, buf, T_MIDDAY);
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--log", "json",
-	    "--one-server", "--clock-tolerance", "0", "--every", "1d", "-k", "jd", "--",
+	    "--every", "1d", "--overlap", "--clock-tolerance", "0", "-k", "jd", "--",
 	    "true", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	jlog_parse(&l, r.err);
@@ -217,7 +217,7 @@ Test(log, json_lines_carry_the_slot_and_a_skipped_slot)
 	jlog_free(&l);
 
 	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "--log", "json",
-	    "--one-server", "--clock-tolerance", "0", "--every", "1d", "-k", "jd", "--",
+	    "--every", "1d", "--overlap", "--clock-tolerance", "0", "-k", "jd", "--",
 	    "true", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	jlog_parse(&l, r.err);
@@ -625,8 +625,8 @@ Test(log, config_log_applies_and_the_command_line_wins)
 
 	LR(&r, "-c", cfg, "--log", "stderr", "-v", "-t", "t");
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
-	cr_assert(matches(r.err, "^lockrun: acquired lockrun:\\{t\\} \\(token [0-9]+\\)\n"),
-	    "%s", r.err);
+	cr_assert(matches(r.err, "^lockrun: redis [^\n]*: URL from redis\\.url at [^\n]*\n"
+	    "lockrun: acquired lockrun:\\{t\\} \\(token [0-9]+\\)\n"), "%s", r.err);
 	cr_assert(eq(int, file_lines(file), 3), "nothing more in the config's file");
 }
 
@@ -640,8 +640,9 @@ Test(log, log_stderr_is_the_default_human_lines)
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(eq(str, r.err, ""), "a skip is silent without -v");
 	LR(&r, "--redis", fx.url, "--log", "stderr", "-v", "-k", "ls", "--", "true");
-	cr_assert(eq(str, r.err, "lockrun: skipped: lockrun:{ls} is held by web7 pid 4242 "
-	    "since 2026-11-21T17:45:02.123Z (token 41)\n"));
+	cr_assert(matches(r.err, "^lockrun: redis [^\n]*: URL from --url; no password; prefix "
+	    "\"lockrun:\" from the built-in default\nlockrun: skipped: lockrun:\\{ls\\} is held "
+	    "by web7 pid 4242 since 2026-11-21T17:45:02\\.123Z \\(token 41\\)\n$"), "%s", r.err);
 }
 
 Test(log, quiet_silences_warnings_on_stderr)

@@ -151,8 +151,10 @@ Test(run, skip_says_who_holds_it_with_verbose)
 	    "0123456789abcdef0123456789abcdef 41 web7 4242 2026-11-21T17:45:02.123Z"));
 	LR(&r, "--redis", fx.url, "-v", "-k", "v", "--", "true");
 	cr_assert(eq(int, r.status, 0));
-	cr_assert(eq(str, r.err, "lockrun: skipped: lockrun:{v} is held by web7 pid 4242 "
-	    "since 2026-11-21T17:45:02.123Z (token 41)\n"));
+	cr_assert(matches(r.err, "^lockrun: redis 127\\.0\\.0\\.1:[0-9]+: URL from --url; "
+	    "no password; prefix \"lockrun:\" from the built-in default\n"
+	    "lockrun: skipped: lockrun:\\{v\\} is held by web7 pid 4242 "
+	    "since 2026-11-21T17:45:02\\.123Z \\(token 41\\)\n$"), "%s", r.err);
 }
 
 /* --every 1d, both runs at mid-day by a faked clock: one slot, whenever
@@ -452,7 +454,7 @@ Test(run, redis_down_is_69_and_nothing_runs)
 	LR(&r, "--redis", url, "--", "sh", "-c", script);
 	cr_assert(eq(int, r.status, 69));
 	cr_assert(matches(r.err, "^lockrun: redis 127\\.0\\.0\\.1:[0-9]+: cannot connect: "
-	    "Connection refused\n$"), "stderr: %s", r.err);
+	    "Connection refused \\(URL from --url; no password\\)\n$"), "stderr: %s", r.err);
 	cr_assert(eq(int, file_lines(out), 0));
 }
 

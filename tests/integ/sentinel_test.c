@@ -196,7 +196,8 @@ Test(sentinel, unreachable_sentinels_are_69_with_one_line)
 	cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "one line: %s", r.err);
 	cr_assert(matches(r.err, "^lockrun: redis\\+sentinel " MASTER ": no sentinel "
 	    "answered \\(127\\.0\\.0\\.1:1: cannot connect: Connection refused; "
-	    "127\\.0\\.0\\.1:2: cannot connect: Connection refused\\)\n$"), "stderr: %s", r.err);
+	    "127\\.0\\.0\\.1:2: cannot connect: Connection refused\\) \\(URL from --url; no "
+	    "password\\)\n$"), "stderr: %s", r.err);
 }
 
 Test(sentinel, sentinels_that_do_not_know_the_master_are_69)
@@ -233,7 +234,8 @@ Test(sentinel, a_dead_master_is_named_with_each_sentinels_answer)
 	snprintf(re, sizeof(re), "^lockrun: redis\\+sentinel " MASTER ": no master found "
 	    "\\(%s gave %s: cannot connect: Connection refused; "
 	    "%s gave %s: cannot connect: Connection refused; "
-	    "%s gave %s: cannot connect: Connection refused\\)\n$",
+	    "%s gave %s: cannot connect: Connection refused\\) \\(URL from --url; no "
+	    "password\\)\n$",
 	    s[0], m, s[1], m, s[2], m);
 	LR(&r, "--redis", url, "-k", "s7", "--", "echo", "ran");
 	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);

@@ -34,7 +34,8 @@ Test(shim, gai_fail_file_makes_lockrun_fail_to_resolve_with_69)
 	lr_run_env(&r, env, (const char *const[]){ "--redis", url, "--", "sh", "-c",
 	    script, NULL });
 	snprintf(want, sizeof(want), "lockrun: redis localhost:%d: cannot resolve "
-	    "localhost: Temporary failure in name resolution\n", fx.port);
+	    "localhost: Temporary failure in name resolution (URL from --url; no password)\n",
+	    fx.port);
 	cr_assert(eq(int, r.status, 69));
 	cr_assert(eq(str, r.err, want));
 	cr_assert(eq(int, file_lines(out), 0), "nothing ran");

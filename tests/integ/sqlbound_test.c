@@ -45,7 +45,8 @@ Test(sqlbound, pg_an_answer_past_the_bound_is_refused)
 {
 	refused_after(SQL_PG, "UPDATE lockrun_last SET event = repeat('x', 10 * 1024 * 1024) "
 	    "WHERE k = 'lockrun:{big}:last'", "^lockrun: postgres [^ ]+: status: protocol "
-	    "error: an answer larger than lockrun accepts \\(8 MiB\\)\n$");
+	    "error: an answer larger than lockrun accepts \\(8 MiB\\) \\(URL from --url; "
+	    "password from \\$LOCKRUN_REDIS_PASSWORD\\)\n$");
 }
 
 /* A server that sends more than lockrun wrote: the column widened. The

@@ -55,6 +55,12 @@ Test(cli, reports_usage_errors)
 {
 	usage_error(1 + 1, ARGV("-x"), "unknown option '-x'");
 	usage_error(1 + 1, ARGV("--nope"), "unknown option '--nope'");
+	usage_error(1 + 1, ARGV("--one-sever"), "unknown option '--one-sever' (did you mean "
+	    "--one-server?)");
+	usage_error(1 + 1, ARGV("--tiemout=5s"), "unknown option '--tiemout=5s' (did you "
+	    "mean --timeout?)");
+	usage_error(1 + 1, ARGV("--no-overlapp"), "unknown option '--no-overlapp' (did you "
+	    "mean --no-overlap?)");
 	usage_error(1 + 1, ARGV("-k"), "option '-k' needs an argument");
 	usage_error(1 + 1, ARGV("--every"), "option '--every' needs an argument");
 	usage_error(2 + 1, ARGV("--ttl", "soon"), "--ttl: \"soon\" is not a positive "

@@ -78,7 +78,7 @@ BAD(on_redis_error_unknown,
 BAD(prefix_with_brace,
     "bad/prefix_with_brace.yaml:1:9: prefix: \"app{1}:\" may not contain '{' or '}' (they delimit the hash tag)")
 BAD(syntax_tab_indent,
-    "bad/syntax_tab_indent.yaml:2:1: YAML syntax error: found character that cannot start any token (while scanning for the next token at 2:1)")
+    "bad/syntax_tab_indent.yaml:2:1: a tab in the indentation: YAML indents with spaces only (replace the tab with spaces)")
 BAD(syntax_unclosed_quote,
     "bad/syntax_unclosed_quote.yaml:4:1: YAML syntax error: found unexpected end of stream (while scanning a quoted scalar at 3:14)")
 BAD(tag,

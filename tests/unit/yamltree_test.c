@@ -76,3 +76,34 @@ Test(yamltree, duplicate_last_of_many_keys_is_refused)
 	cr_assert(eq(int, e.status, 78));
 	cr_assert(eq(str, e.msg, want));
 }
+
+/* libyaml says "found character that cannot start any token"; a tab where
+ * the indentation goes is the common cause, and is named. */
+Test(yamltree, a_tab_in_the_indentation_says_tab)
+{
+	static const char *const bodies[] = {
+		"tasks:\n  a:\n\tcommand: [true]\n",
+		"tasks:\n  a:\n    command: [true]\n  \tttl: 3s\n",
+	};
+	static const char *const places[] = { ":3:1: ", ":4:3: " };
+	char dir[64] = "/tmp/lockrun-yamltree-XXXXXX", path[96], want[200];
+	struct yt_node *root;
+	struct lr_err e;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/tab.yaml", dir);
+	for (size_t i = 0; i < 2; i++) {
+		FILE *fp = fopen(path, "w");
+
+		cr_assert(fp != NULL);
+		fputs(bodies[i], fp);
+		fclose(fp);
+		cr_assert(eq(int, yt_load(path, NULL, &root, &e), -1));
+		snprintf(want, sizeof(want), "%s%sa tab in the indentation: YAML indents with "
+		    "spaces only (replace the tab with spaces)", path, places[i]);
+		cr_assert(eq(str, e.msg, want));
+		cr_assert(eq(int, e.status, 78));
+	}
+	unlink(path);
+	rmdir(dir);
+}
