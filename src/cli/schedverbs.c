@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cli/schedverbs.h"
+#include "cli/secret.h"
 #include "core/duration.h"
+#include "out/log.h"
 #include "sched/crond.h"
 #include "sched/tick.h"
 
@@ -47,15 +49,22 @@ logs_json(const struct lr_ctx *x)
 	return spec && strncmp(spec, "json", 4) == 0 && (spec[4] == '\0' || spec[4] == ':');
 }
 
+/* cron says what cron(8) says: ready, each run's start, end or skip, each
+ * missed slot; -q keeps only the errors. Its runs have their own -v. */
 int
 verb_cron(struct lr_ctx *x)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
 	    .cfg = &x->cfg, .run = x->entry,
 	    .own_fds_from = spawn_fd_floor() };
-	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
+	char server[1024];
+	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
+	    .server = server };
 	struct lr_err e = { 0, "", 0 };
 
+	snprintf(server, sizeof(server), "%s", ctx_url(x));
+	secret_url_mask(server);
+	log_setup(1, x->cli.quiet);
 	if (sched_check(x, &e) != 0 || crond_run(&o, &e) != 0)
 		ctx_die(x, &e);
 	return 0;

@@ -23,14 +23,20 @@
 #include "sched/heap.h"
 #include "sched/lines.h"
 #include "sched/notify.h"
+#include "sched/report.h"
 
-/* A run started and not yet gone: its pid (0 once reaped) and its pipes. */
+/* A run started and not yet gone: its pid (0 once reaped), how it ended,
+ * its pipes. */
 struct running {
 	pid_t			pid;
+	pid_t			was;		/* its pid, still known once reaped */
+	int			status;		/* lockrun's exit status, once reaped */
+	long long		started_ms;	/* mono_ms() at the fork */
+	long long		took_ms;	/* from the fork to the end */
 	char			task[256];
 	char			slot[TEXT_ISO_MAX];
-	long long		token;	/* the run's, once its log said it */
 	struct line_stream	out, err;
+	struct run_report	rep;		/* the run's own log */
 };
 
 struct crond {
@@ -97,30 +103,80 @@ running_add(struct crond *d)
 	return memset(&d->run[d->nrun++], 0, sizeof(struct running));
 }
 
-/* Start task i's run for slot. */
+/* The fields of a line about run r. */
+static struct log_fields *
+run_fields(struct log_fields *f, const struct running *r)
+{
+	log_fields_init(f);
+	f->task = r->task;
+	f->slot = r->slot;
+	f->run_pid = r->was;
+	return f;
+}
+
+/* Start task i's run for slot, and say so; a slot no run could be
+ * started for is missed. */
 static void
 start(struct crond *d, size_t i, time_t slot)
 {
 	struct lr_err e = { 0, "", 0 };
 	struct running *r = running_add(d);
-	int out = -1, err = -1, relay = !d->tasks[i].output_inherit;
+	/* output: inherit: the run writes to our stdout and stderr itself */
+	struct spawn_pipes io = { .relay = !d->tasks[i].output_inherit };
+	struct log_fields f;
+	char at[TEXT_ISO_MAX];
 
 	d->last[i] = slot;
 	if (r == NULL) {
-		lr_event(LOG_ERR, "error", NULL, "%s: out of memory", d->tasks[i].name);
+		lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: no run could be started: "
+		    "out of memory", d->tasks[i].name, iso(slot, at, sizeof(at)));
 		return;
 	}
 	snprintf(r->task, sizeof(r->task), "%s", d->tasks[i].name);
 	iso(slot, r->slot, sizeof(r->slot));
-	/* output: inherit: the run writes to our stdout and stderr itself */
-	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000,
-	    relay ? &out : NULL, relay ? &err : NULL, &e)) < 0) {
-		lr_event(LOG_ERR, "error", NULL, "%s: %s", r->task, e.msg);
+	r->started_ms = mono_ms();
+	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000, &io,
+	    &e)) < 0) {
+		lr_event(LOG_ERR, "missed", run_fields(&f, r), "%s %s: missed: no run could "
+		    "be started: %s", r->task, r->slot, e.msg);
 		d->nrun--;
 		return;
 	}
-	r->out = (struct line_stream){ .fd = out, .out = 1 };
-	r->err = (struct line_stream){ .fd = err, .out = 2 };
+	r->was = r->pid;
+	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
+	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
+	r->rep.fd = io.report;
+	lr_event(LOG_INFO, "started", run_fields(&f, r), "%s %s: started, pid %ld",
+	    r->task, r->slot, (long)r->pid);
+}
+
+/* Run r is gone, its pipes closed: say how it went, as its own log told
+ * (it took the lock, or skipped and why); a run that did neither ran
+ * nothing, and the slot is missed here. */
+static void
+ended(const struct running *r)
+{
+	struct log_fields f;
+	char took[32];
+
+	run_fields(&f, r);
+	f.status = r->status;
+	if (r->rep.skipped) {
+		lr_event(LOG_INFO, "skipped", &f, "%s %s: %s", r->task, r->slot, r->rep.why);
+		return;
+	}
+	if (!r->rep.ran) {
+		lr_event(LOG_ERR, "missed", &f, "%s %s: missed: the run took no lock and "
+		    "ran nothing (status %d)%s%s", r->task, r->slot, r->status,
+		    r->rep.why[0] ? ": " : "", r->rep.why);
+		return;
+	}
+	f.duration_ms = r->took_ms;
+	if (r->rep.token > 0)
+		f.token = r->rep.token;
+	duration_human(r->took_ms, took, sizeof(took));
+	lr_event(r->status ? LOG_WARNING : LOG_INFO, "ended", &f, "%s %s: ended, status "
+	    "%d after %s", r->task, r->slot, r->status, took);
 }
 
 /* The fire time at the top came (or the clock moved past it): start its
@@ -138,14 +194,14 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		latest = h->at;
 	iso(latest, b, sizeof(b));
 	if (latest > h->at)
-		lr_event(LOG_WARNING, "missed", NULL, "%s: fire times from %s to before %s "
+		lr_event(LOG_ERR, "missed", NULL, "%s: fire times from %s to before %s "
 		    "were missed (the clock moved on); not caught up", t->name,
 		    iso(h->at, a, sizeof(a)), b);
 	duration_human(now_ms - (long long)latest * 1000, late, sizeof(late));
 	if (latest <= d->last[h->task])
 		return;		/* started already: the clock went back */
 	if (now_ms - (long long)latest * 1000 > t->deadline_ms) {
-		lr_event(LOG_WARNING, "missed", NULL, "%s: fire time %s missed by %s, more "
+		lr_event(LOG_ERR, "missed", NULL, "%s: fire time %s missed by %s, more "
 		    "than its starting_deadline: skipped", t->name, b, late);
 		d->last[h->task] = latest;
 		return;
@@ -230,8 +286,12 @@ reap(struct crond *d)
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
 		for (size_t i = 0; i < d->nrun; i++)
-			if (d->run[i].pid == pid)
+			if (d->run[i].pid == pid) {
 				d->run[i].pid = 0;
+				d->run[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
+				    WEXITSTATUS(st);
+				d->run[i].took_ms = mono_ms() - d->run[i].started_ms;
+			}
 }
 
 static void
@@ -258,10 +318,10 @@ on_signal(struct crond *d)
 	}
 }
 
-/* Relay output; drop the runs that are reaped and whose pipes closed.
- * stderr first: the run's log line that gives its token was written there
- * before its command started, so it is read before any line of the
- * command's stdout, which then carries the token too. */
+/* Relay the runs' records and output; say how each run that is reaped
+ * and whose pipes closed went, and drop it. Its records first: the one
+ * that gives its token was written before its command started, so it is
+ * read before any line of the command's, which then carry the token. */
 static void
 pump(struct crond *d)
 {
@@ -269,13 +329,18 @@ pump(struct crond *d)
 
 	for (size_t i = 0; i < d->nrun; i++) {
 		struct running *r = &d->run[i];
-		struct line_source src = { r->task, r->slot, d->o->json, r->token,
-		    &d->clock_said };
+		struct line_source src = { r->task, r->slot, d->o->json, 0, &d->clock_said };
+
+		report_pump(&r->rep);
+		src.token = r->rep.token;
 		lines_pump(&r->err, &src);
 		lines_pump(&r->out, &src);
-		r->token = src.token;
-		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0)
-			d->run[k++] = *r;
+		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0) {
+			if (k != i)
+				d->run[k] = *r;
+			k++;
+		} else
+			ended(r);
 	}
 	d->nrun = k;
 }
@@ -294,7 +359,7 @@ live(const struct crond *d)
 static void
 step(struct crond *d)
 {
-	struct pollfd *p = calloc(2 + 2 * d->nrun, sizeof(*p));
+	struct pollfd *p = calloc(2 + 3 * d->nrun, sizeof(*p));
 	size_t n = 0;
 
 	if (p == NULL)
@@ -304,6 +369,7 @@ step(struct crond *d)
 	for (size_t i = 0; i < d->nrun; i++) {
 		p[n++] = (struct pollfd){ .fd = d->run[i].out.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->run[i].err.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->run[i].rep.fd, .events = POLLIN };
 	}
 	if (poll(p, n, -1) > 0) {
 		if (p[1].revents)
@@ -333,6 +399,23 @@ setup(struct crond *d, struct lr_err *e)
 	return 0;
 }
 
+/* Say what cron will do: its tasks, their server, the first fire time. */
+static void
+ready(struct crond *d)
+{
+	const struct heap_entry *top = heap_top(&d->heap);
+	char at[TEXT_ISO_MAX];
+
+	if (top)
+		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
+		    "next: %s at %s", d->ntasks, d->o->cfg->path, d->o->server,
+		    d->tasks[top->task].name, iso(top->at, at, sizeof(at)));
+	else
+		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
+		    "nothing to start", d->ntasks, d->o->cfg->path, d->o->server);
+	notify_send("READY=1");
+}
+
 int
 crond_run(const struct crond_opts *o, struct lr_err *e)
 {
@@ -340,12 +423,12 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	int rc = -1;
 
 	if (setup(&d, e) == 0) {
-		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s", d.ntasks,
-		    o->cfg->path);
-		notify_send("READY=1");
+		ready(&d);
 		while (!d.stopping || live(&d) > 0)
 			step(&d);
 		pump(&d);
+		for (size_t i = 0; i < d.nrun; i++)	/* reaped, a pipe still held */
+			ended(&d.run[i]);
 		rc = 0;
 	}
 	if (d.tfd >= 0)

@@ -11,6 +11,7 @@ struct crond_opts {
 	struct lr_config		*cfg;	/* read whole; replaced on SIGHUP */
 	const struct sched_spawner	*sp;
 	int				 json;	/* --log json: output as records */
+	const char			*server;	/* the runs' URL, for people */
 };
 
 /* Sleep until the next fire time of any task (one absolute CLOCK_REALTIME

@@ -119,7 +119,7 @@ tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, long long 
 		if (!due_now(&tasks[i], now_ms))
 			continue;
 		v[n].task = &tasks[i];
-		if ((v[n].pid = spawn_task(sp, &tasks[i], now_ms, NULL, NULL, e)) < 0) {
+		if ((v[n].pid = spawn_task(sp, &tasks[i], now_ms, NULL, e)) < 0) {
 			/* those started run to their end; this one failed */
 			v[n].pid = 0;
 			v[n].status = e->status;
