@@ -50,6 +50,8 @@ struct crond {
 	int			 tfd, sfd;
 	int			 stopping;
 	long long		 clock_said;	/* lines.h: the last "clock is off" */
+	long long		 wd_ms;		/* systemd's watchdog: ping this often; 0 */
+	long long		 wd_next;	/* real_ms() of the next ping */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -74,19 +76,55 @@ plan(struct crond *d, time_t now)
 	return 0;
 }
 
-/* Arm the timer at the earliest fire time, on the wall clock, to be told
- * of any step of that clock (TFD_TIMER_CANCEL_ON_SET). */
+/* Arm the timer at the earliest fire time, or the watchdog's next ping if
+ * sooner, on the wall clock, to be told of any step of that clock
+ * (TFD_TIMER_CANCEL_ON_SET). */
 static void
 arm(struct crond *d)
 {
 	const struct heap_entry *top = heap_top(&d->heap);
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	long long at;
 
 	if (top)
-		its.it_value.tv_sec = top->at;
+		at = (long long)top->at * 1000;
 	else	/* nothing scheduled: still learn of clock steps, a year out */
-		its.it_value.tv_sec = time(NULL) + 366L * 86400;
+		at = ((long long)time(NULL) + 366L * 86400) * 1000;
+	if (d->wd_ms > 0 && d->wd_next < at)
+		at = d->wd_next;
+	its.it_value.tv_sec = (time_t)(at / 1000);
+	its.it_value.tv_nsec = (long)(at % 1000) * 1000000;
 	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
+}
+
+/* systemd's watchdog (WatchdogSec=): told WATCHDOG_USEC, for this process
+ * (WATCHDOG_PID, if set), ping at half that period, from the timer that
+ * starts the runs: if this loop stops, so do the pings. Not the runs'. */
+static void
+watchdog_setup(struct crond *d)
+{
+	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+
+	if (usec && (pid == NULL || strtoll(pid, NULL, 10) == (long long)getpid()) &&
+	    strtoll(usec, NULL, 10) > 0) {
+		d->wd_ms = strtoll(usec, NULL, 10) / 2000;
+		if (d->wd_ms == 0)
+			d->wd_ms = 1;
+		d->wd_next = real_ms();
+	}
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+}
+
+/* Ping when its time came, or when the clock was stepped back so far that
+ * the next ping would come late. */
+static void
+watchdog(struct crond *d, long long now_ms)
+{
+	if (d->wd_ms == 0 || (now_ms < d->wd_next && d->wd_next - now_ms <= d->wd_ms))
+		return;
+	notify_send("WATCHDOG=1");
+	d->wd_next = now_ms + d->wd_ms;
 }
 
 static struct running *
@@ -221,6 +259,7 @@ on_timer(struct crond *d)
 	struct heap_entry h;
 
 	(void)!read(d->tfd, &n, sizeof(n));	/* ECANCELED on a step: same answer */
+	watchdog(d, now_ms);
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
 		time_t next;
 
@@ -392,6 +431,7 @@ setup(struct crond *d, struct lr_err *e)
 		    strerror(errno));
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
+	watchdog_setup(d);
 	if ((d->last = calloc(d->ntasks + 1, sizeof(*d->last))) == NULL ||
 	    plan(d, time(NULL)) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");

@@ -2,10 +2,15 @@
 /* cron_log_test.c -- what `lockrun cron` says with no -v, as cron(8)
  * would: ready, each run's start and end, each skip with its reason, each
  * slot nobody ran; and with --log json, records of one level. */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -241,4 +246,46 @@ Test(cron_log, json_records_are_one_level)
 	json_free(acq);
 	json_free(ended);
 	json_free(out);
+}
+
+/*
+ * Under systemd's WatchdogSec= (WATCHDOG_USEC, WATCHDOG_PID unset), cron
+ * sends READY=1 and then WATCHDOG=1 from its timer, again and again, with
+ * no run due: the datagrams arrive on the socket NOTIFY_SOCKET names.
+ */
+Test(cron_log, pings_systemds_watchdog_from_its_timer)
+{
+	const char *cfg = write_config("tasks:\n  t:\n    schedule: '0 3 * * *'\n"
+	    "    command: 'true'\n");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char var[300], msg[256];
+	const char *env[] = { var, "WATCHDOG_USEC=200000", NULL };
+	int fd, ready = 0, pings = 0;
+	pid_t pid;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", scratch("notify"));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	cr_assert(fd >= 0);
+	cr_assert(eq(int, bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0));
+	snprintf(var, sizeof(var), "NOTIFY_SOCKET=%s", sa.sun_path);
+	pid = LR_START_ENV(env, "cron", "-c", cfg);
+	while (pings < 3) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		cr_assert(eq(int, poll(&p, 1, 20000), 1), "no datagram in 20s: %d ready, "
+		    "%d pings", ready, pings);
+		n = recv(fd, msg, sizeof(msg) - 1, 0);
+		cr_assert(n > 0);
+		msg[n] = '\0';
+		if (strcmp(msg, "READY=1") == 0)
+			ready++;
+		else if (strcmp(msg, "WATCHDOG=1") == 0) {
+			cr_assert(eq(int, ready, 1), "a ping before READY=1");
+			pings++;
+		}
+	}
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+	close(fd);
 }
