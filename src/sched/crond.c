@@ -141,17 +141,6 @@ running_add(struct crond *d)
 	return memset(&d->run[d->nrun++], 0, sizeof(struct running));
 }
 
-/* The fields of a line about run r. */
-static struct log_fields *
-run_fields(struct log_fields *f, const struct running *r)
-{
-	log_fields_init(f);
-	f->task = r->task;
-	f->slot = r->slot;
-	f->run_pid = r->was;
-	return f;
-}
-
 /* Start task i's run for slot, and say so; a slot no run could be
  * started for is missed. */
 static void
@@ -161,13 +150,11 @@ start(struct crond *d, size_t i, time_t slot)
 	struct running *r = running_add(d);
 	/* output: inherit: the run writes to our stdout and stderr itself */
 	struct spawn_pipes io = { .relay = !d->tasks[i].output_inherit };
-	struct log_fields f;
 	char at[TEXT_ISO_MAX];
 
 	d->last[i] = slot;
 	if (r == NULL) {
-		lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: no run could be started: "
-		    "out of memory", d->tasks[i].name, iso(slot, at, sizeof(at)));
+		report_unstarted(d->tasks[i].name, iso(slot, at, sizeof(at)), "out of memory");
 		return;
 	}
 	snprintf(r->task, sizeof(r->task), "%s", d->tasks[i].name);
@@ -175,8 +162,7 @@ start(struct crond *d, size_t i, time_t slot)
 	r->started_ms = mono_ms();
 	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000, &io,
 	    &e)) < 0) {
-		lr_event(LOG_ERR, "missed", run_fields(&f, r), "%s %s: missed: no run could "
-		    "be started: %s", r->task, r->slot, e.msg);
+		report_unstarted(r->task, r->slot, e.msg);
 		d->nrun--;
 		return;
 	}
@@ -184,37 +170,14 @@ start(struct crond *d, size_t i, time_t slot)
 	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
 	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
 	r->rep.fd = io.report;
-	lr_event(LOG_INFO, "started", run_fields(&f, r), "%s %s: started, pid %ld",
-	    r->task, r->slot, (long)r->pid);
+	report_started(r->task, r->slot, r->pid);
 }
 
-/* Run r is gone, its pipes closed: say how it went, as its own log told
- * (it took the lock, or skipped and why); a run that did neither ran
- * nothing, and the slot is missed here. */
+/* Run r is gone, its pipes closed: say how it went. */
 static void
 ended(const struct running *r)
 {
-	struct log_fields f;
-	char took[32];
-
-	run_fields(&f, r);
-	f.status = r->status;
-	if (r->rep.skipped) {
-		lr_event(LOG_INFO, "skipped", &f, "%s %s: %s", r->task, r->slot, r->rep.why);
-		return;
-	}
-	if (!r->rep.ran) {
-		lr_event(LOG_ERR, "missed", &f, "%s %s: missed: the run took no lock and "
-		    "ran nothing (status %d)%s%s", r->task, r->slot, r->status,
-		    r->rep.why[0] ? ": " : "", r->rep.why);
-		return;
-	}
-	f.duration_ms = r->took_ms;
-	if (r->rep.token > 0)
-		f.token = r->rep.token;
-	duration_human(r->took_ms, took, sizeof(took));
-	lr_event(r->status ? LOG_WARNING : LOG_INFO, "ended", &f, "%s %s: ended, status "
-	    "%d after %s", r->task, r->slot, r->status, took);
+	report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms);
 }
 
 /* The fire time at the top came (or the clock moved past it): start its

@@ -4,10 +4,12 @@
  * on whole, so that a record stays one level of JSON. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/duration.h"
 #include "out/log.h"
 #include "sched/report.h"
 
@@ -192,4 +194,61 @@ report_pump(struct run_report *r)
 		r->fd = -1;
 		return 0;
 	}
+}
+
+/* The fields of a line about a run. */
+static struct log_fields *
+fields(struct log_fields *f, const char *task, const char *slot, pid_t pid)
+{
+	log_fields_init(f);
+	f->task = task;
+	f->slot = slot;
+	if (pid > 0)
+		f->run_pid = pid;
+	return f;
+}
+
+void
+report_started(const char *task, const char *slot, pid_t pid)
+{
+	struct log_fields f;
+
+	lr_event(LOG_INFO, "started", fields(&f, task, slot, pid), "%s %s: started, pid %ld",
+	    task, slot, (long)pid);
+}
+
+void
+report_unstarted(const char *task, const char *slot, const char *why)
+{
+	struct log_fields f;
+
+	lr_event(LOG_ERR, "missed", fields(&f, task, slot, 0), "%s %s: missed: no run "
+	    "could be started: %s", task, slot, why);
+}
+
+void
+report_ended(const struct run_report *r, const char *task, const char *slot, pid_t pid,
+    int status, long long took_ms)
+{
+	struct log_fields f;
+	char took[32];
+
+	fields(&f, task, slot, pid);
+	f.status = status;
+	if (r->skipped) {
+		lr_event(LOG_INFO, "skipped", &f, "%s %s: %s", task, slot, r->why);
+		return;
+	}
+	if (!r->ran) {
+		lr_event(LOG_ERR, "missed", &f, "%s %s: missed: the run took no lock and ran "
+		    "nothing (status %d)%s%s", task, slot, status, r->why[0] ? ": " : "",
+		    r->why);
+		return;
+	}
+	f.duration_ms = took_ms;
+	if (r->token > 0)
+		f.token = r->token;
+	duration_human(took_ms, took, sizeof(took));
+	lr_event(status ? LOG_WARNING : LOG_INFO, "ended", &f, "%s %s: ended, status %d "
+	    "after %s", task, slot, status, took);
 }

@@ -5,6 +5,8 @@
 #ifndef LR_REPORT_H
 #define LR_REPORT_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 
 #define REPORT_LINE_MAX	8192	/* out/log.c's longest record */
@@ -29,5 +31,17 @@ int	report_pump(struct run_report *r);
  * digits, into out[n], cut short to fit. Returns 0, or -1 when rec has no
  * such member or is not such an object. */
 int	report_member(const char *rec, const char *key, char *out, size_t n);
+
+/* What a scheduler says of its runs, by default (lockrun(1), LOGGING):
+ * a run started (event started), no run could be started for a slot
+ * (missed, an error, with why), and how a run went once it is gone and its
+ * report read to the end: ended (its status, took_ms from its fork; a
+ * warning if the status is not 0), skipped (its own reason: held by whom
+ * since when, or the slot taken by whom), or missed (it took no lock and
+ * ran nothing: an error, with its last error). */
+void	report_started(const char *task, const char *slot, pid_t pid);
+void	report_unstarted(const char *task, const char *slot, const char *why);
+void	report_ended(const struct run_report *r, const char *task, const char *slot,
+	    pid_t pid, int status, long long took_ms);
 
 #endif
