@@ -9,6 +9,7 @@
 #   make install PREFIX=/usr DESTDIR=...
 #   make deb        build the Debian package into build/deb (make deb-check: and lint it)
 #   make fuzz       libFuzzer on each parser for FUZZ_TIME seconds (needs clang)
+#   make image      build contrib/Dockerfile.cron's image, where docker or podman runs
 
 VERSION = 0.1.0
 PREFIX ?= /usr/local
@@ -178,7 +179,7 @@ FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize
 	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
 
 .PHONY: all check unit integ completion surface deps deps-demo deb-deps deb deb-check demo \
-	bench install uninstall clean lint fuzz fuzz-replay
+	bench install uninstall clean lint fuzz fuzz-replay image
 
 all: $(BIN)
 
@@ -344,7 +345,8 @@ deps:
 # The examples installed beside the documentation: the config, a crontab,
 # a systemd service and timer, a Kubernetes CronJob.
 EXAMPLES = config.example.yaml contrib/crontab.example contrib/kubernetes-cronjob.yaml \
-	contrib/lockrun-nightly-backup.service contrib/lockrun-nightly-backup.timer
+	contrib/lockrun-nightly-backup.service contrib/lockrun-nightly-backup.timer \
+	contrib/lockrun-cron.service
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -407,6 +409,17 @@ deb: deb-deps
 
 deb-check: deb
 	sh tests/pkg/check-deb.sh build/deb
+
+# contrib/Dockerfile.cron's image, built from this tree, by the first of
+# docker and podman found that answers (CONTAINER=... to choose); skipped,
+# with a message, where none does.
+CONTAINER ?= $(firstword $(foreach c,docker podman,$(shell command -v $(c) 2>/dev/null)))
+IMAGE ?= lockrun-cron
+image:
+	@if [ -z "$(CONTAINER)" ] || ! $(CONTAINER) info >/dev/null 2>&1; then \
+		echo "make image: skipped: no container engine here (docker or podman," \
+			"or CONTAINER=...)" >&2; exit 0; fi; \
+	$(CONTAINER) build -f contrib/Dockerfile.cron -t $(IMAGE) .
 
 # The man pages, and cppcheck over src/ as the build sees it. One check is
 # off, with its reason: ctuuninitvar takes snprintf()'s destination, a
