@@ -84,8 +84,13 @@ unit=$tmp/root/lib/systemd/system/lockrun-cron.service
 exec_path=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit" 2>/dev/null)
 [ "$exec_path" = /usr/bin/lockrun ] || fail "lockrun-cron.service: ExecStart= runs '$exec_path'"
 dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./postinst 2>/dev/null > "$tmp/postinst"
-grep -q 'deb-systemd-helper enable\|deb-systemd-invoke start' "$tmp/postinst" &&
+# (an enable only where it was enabled before, as dh_installsystemd
+# --no-enable writes it, keeps the admin's choice across upgrades)
+if grep -q 'deb-systemd-invoke' "$tmp/postinst" ||
+	{ grep -q 'deb-systemd-helper enable' "$tmp/postinst" &&
+	! grep -q 'was-enabled' "$tmp/postinst"; }; then
 	fail "$deb: postinst enables or starts lockrun-cron.service"
+fi
 
 # systemd-analyze verify on the unit as installed: in a root holding this
 # system's units and /bin/kill (ExecReload=) and the package's files, so
