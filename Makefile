@@ -377,12 +377,14 @@ uninstall:
 # build alone; the .deb, .buildinfo and .changes land in build/deb.
 # make deb-check also lints it and checks its contents
 # (tests/pkg/check-deb.sh). The packaging tools and the Build-Depends are
-# installed for these targets only (make deb-deps, as root).
-DEB_TOOLS = dpkg-dev debhelper lintian fakeroot
+# installed for these targets only (make deb-deps, as root); systemd for
+# systemd-analyze, which verifies the package's unit.
+DEB_TOOLS = dpkg-dev debhelper lintian fakeroot systemd
 DEB_SRC = build/deb/lockrun-$(VERSION)
 
 deb-deps:
 	@if command -v lintian >/dev/null 2>&1 && command -v dpkg-checkbuilddeps >/dev/null 2>&1 \
+		&& command -v systemd-analyze >/dev/null 2>&1 \
 		&& dpkg-checkbuilddeps 2>/dev/null; then exit 0; fi; \
 	cmd="apt-get install -y --no-install-recommends $(DEB_TOOLS)"; \
 	bd="apt-get build-dep -y --no-install-recommends ./"; \
