@@ -25,6 +25,8 @@
 #include "sched/notify.h"
 #include "sched/report.h"
 
+#define RETRY_S	10	/* a run that could not reach the server: again after */
+
 /* A run started and not yet gone: its pid (0 once reaped), how it ended,
  * its pipes. */
 struct running {
@@ -35,6 +37,7 @@ struct running {
 	long long		took_ms;	/* from the fork to the end */
 	char			task[256];
 	char			slot[TEXT_ISO_MAX];
+	time_t			slot_t;
 	struct line_stream	out, err;
 	struct run_report	rep;		/* the run's own log */
 };
@@ -70,7 +73,7 @@ plan(struct crond *d, time_t now)
 	for (size_t i = 0; i < d->ntasks; i++) {
 		time_t from = d->last[i] > now ? d->last[i] : now;
 		time_t next = schedule_next(&d->tasks[i].sched, from);
-		if (next != (time_t)-1 && heap_push(&d->heap, next, i) != 0)
+		if (next != (time_t)-1 && heap_push(&d->heap, next, i, 0) != 0)
 			return -1;
 	}
 	return 0;
@@ -159,6 +162,7 @@ start(struct crond *d, size_t i, time_t slot)
 	}
 	snprintf(r->task, sizeof(r->task), "%s", d->tasks[i].name);
 	iso(slot, r->slot, sizeof(r->slot));
+	r->slot_t = slot;
 	r->started_ms = mono_ms();
 	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000, &io,
 	    &e)) < 0) {
@@ -173,11 +177,60 @@ start(struct crond *d, size_t i, time_t slot)
 	report_started(r->task, r->slot, r->pid);
 }
 
-/* Run r is gone, its pipes closed: say how it went. */
-static void
-ended(const struct running *r)
+/* Run r took no lock because the server could not be reached (69): try
+ * its slot again in RETRY_S, if that is within its task's
+ * starting_deadline, and say so. Returns 1 if it will be, else 0. */
+static int
+retry_later(struct crond *d, const struct running *r)
 {
-	report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms);
+	time_t again = time(NULL) + RETRY_S;
+	char at[TEXT_ISO_MAX];
+	struct log_fields f;
+
+	if (d->stopping || r->rep.ran || r->rep.skipped || r->status != EX_UNAVAILABLE)
+		return 0;
+	for (size_t i = 0; i < d->ntasks; i++) {
+		if (strcmp(d->tasks[i].name, r->task) != 0)
+			continue;
+		if ((long long)again * 1000 > (long long)r->slot_t * 1000 +
+		    d->tasks[i].deadline_ms || heap_push(&d->heap, again, i, r->slot_t) != 0)
+			return 0;
+		arm(d);
+		log_fields_init(&f);
+		f.task = r->task;
+		f.slot = r->slot;
+		f.status = r->status;
+		lr_event(LOG_WARNING, "retry", &f, "%s %s: the run took no lock (status %d)%s%s; "
+		    "trying again at %s, within its starting_deadline", r->task, r->slot,
+		    r->status, r->rep.why[0] ? ": " : "", r->rep.why, iso(again, at, sizeof(at)));
+		return 1;
+	}
+	return 0;
+}
+
+/* Run r is gone, its pipes closed: say how it went, or try its slot
+ * again. */
+static void
+ended(struct crond *d, const struct running *r)
+{
+	if (retry_later(d, r) == 0)
+		report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms);
+}
+
+/* A retry of slot h->retry is due: start it, unless a later slot of the
+ * task has started since, which the missed one would now overlap. */
+static void
+again(struct crond *d, const struct heap_entry *h)
+{
+	char slot[TEXT_ISO_MAX];
+
+	iso(h->retry, slot, sizeof(slot));
+	if (d->last[h->task] > h->retry) {
+		lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: the server could not be "
+		    "reached before the next fire time", d->tasks[h->task].name, slot);
+		return;
+	}
+	start(d, h->task, h->retry);
 }
 
 /* The fire time at the top came (or the clock moved past it): start its
@@ -227,11 +280,15 @@ on_timer(struct crond *d)
 		time_t next;
 
 		heap_pop(&d->heap, &h);
+		if (h.retry) {
+			again(d, &h);
+			continue;
+		}
 		fire(d, &h, now_ms);
 		next = schedule_next(&d->tasks[h.task].sched, now_ms / 1000 > d->last[h.task] ?
 		    (time_t)(now_ms / 1000) : d->last[h.task]);
 		if (next != (time_t)-1)
-			heap_push(&d->heap, next, h.task);
+			heap_push(&d->heap, next, h.task, 0);
 	}
 	arm(d);
 }
@@ -247,6 +304,8 @@ reload(struct crond *d)
 	struct sched_task *tasks;
 	size_t n;
 	time_t *last;
+	struct heap_entry *retries;
+	size_t nretries = 0;
 
 	if (log_reopen() != 0)
 		lr_error("log file: cannot open it again: %s; writing on to the file "
@@ -262,10 +321,22 @@ reload(struct crond *d)
 		config_free(&nc);
 		return;
 	}
+	if ((retries = calloc(d->heap.n + 1, sizeof(*retries))) == NULL) {
+		free(last);
+		free(tasks);
+		config_free(&nc);
+		return;
+	}
 	for (size_t i = 0; i < n; i++)	/* a task kept keeps what it started */
 		for (size_t j = 0; j < d->ntasks; j++)
 			if (strcmp(tasks[i].name, d->tasks[j].name) == 0)
 				last[i] = d->last[j];
+	for (size_t k = 0; k < d->heap.n; k++)	/* and the slots it tries again */
+		for (size_t i = 0; d->heap.v[k].retry && i < n; i++)
+			if (strcmp(tasks[i].name, d->tasks[d->heap.v[k].task].name) == 0) {
+				retries[nretries] = d->heap.v[k];
+				retries[nretries++].task = i;
+			}
 	free(d->tasks);
 	free(d->last);
 	config_free(d->o->cfg);
@@ -274,6 +345,9 @@ reload(struct crond *d)
 	d->ntasks = n;
 	d->last = last;
 	plan(d, time(NULL));
+	for (size_t k = 0; k < nretries; k++)
+		heap_push(&d->heap, retries[k].at, retries[k].task, retries[k].retry);
+	free(retries);
 	arm(d);
 	lr_event(LOG_INFO, "reloaded", NULL, "read %s again: %zu scheduled tasks",
 	    d->o->cfg->path, n);
@@ -342,7 +416,7 @@ pump(struct crond *d)
 				d->run[k] = *r;
 			k++;
 		} else
-			ended(r);
+			ended(d, r);
 	}
 	d->nrun = k;
 }
@@ -431,7 +505,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 			step(&d);
 		pump(&d);
 		for (size_t i = 0; i < d.nrun; i++)	/* reaped, a pipe still held */
-			ended(&d.run[i]);
+			ended(&d, &d.run[i]);
 		rc = 0;
 	}
 	if (d.tfd >= 0)

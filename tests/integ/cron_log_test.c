@@ -125,14 +125,15 @@ cron_env(const char *cfg, double at, const char *var, const char *flag)
 }
 
 /*
- * The server is down at 12:00: the run takes no lock and runs nothing,
- * and cron says the slot was missed, an error, with the run's reason; -q
- * keeps that line and drops the others.
+ * The server is down at 12:00 and the task's starting_deadline leaves no
+ * time to try again: the run takes no lock and runs nothing, and cron
+ * says the slot was missed, an error, with the run's reason; -q keeps that
+ * line and drops the others.
  */
 Test(cron_log, a_slot_nobody_ran_is_an_error_line)
 {
 	const char *cfg = write_config("tasks:\n  t:\n    schedule: '* * * * *'\n"
-	    "    command: 'echo ran'\n");
+	    "    starting_deadline: 1s\n    command: 'echo ran'\n");
 	char err[16384];
 	pid_t pid, quiet;
 
@@ -153,6 +154,42 @@ Test(cron_log, a_slot_nobody_ran_is_an_error_line)
 	lr_stderr_of(quiet, err, sizeof(err));
 	cr_assert(eq(int, stderr_matching(quiet, "^lockrun: cron: "), 0), "%s", err);
 	cr_assert(eq(int, stderr_matching(quiet, "started, pid"), 0), "%s", err);
+}
+
+/*
+ * The server cannot be reached at 12:00 (its socket is not there yet):
+ * cron says so and tries the slot again every 10s within the task's
+ * starting_deadline; the socket appears (a symlink to the test's server),
+ * and the next try runs the 12:00 slot, once. A server that stays away
+ * past the deadline makes the slot missed.
+ */
+Test(cron_log, a_server_down_is_tried_again_until_the_starting_deadline)
+{
+	const char *log = scratch("runs.log"), *sock = scratch("later.sock");
+	char body[1024], url[300], err[16384];
+	pid_t pid, never;
+
+	snprintf(body, sizeof(body), "tasks:\n  t:\n    schedule: '0 12 * * *'\n"
+	    "    starting_deadline: 25s\n    command: 'echo \"$LOCKRUN_SLOT\" >> %s'\n",
+	    log);
+	snprintf(url, sizeof(url), "LOCKRUN_URL=unix://%s", sock);
+	pid = cron_env(write_config(body), T_1200 - 2, url, NULL);
+	never = cron_env(scratch("lockrun.yaml"), T_1200 - 2,
+	    "LOCKRUN_URL=unix:///nonexistent/r.sock", NULL);
+	POLL_UNTIL(stderr_matching(pid, "^lockrun: t 2026-06-15T12:00:00Z: the run took no lock "
+	    "\\(status 69\\).*; trying again at 2026-06-15T12:00:1[0-9]Z") == 1);
+	cr_assert(eq(int, symlink(fx.sock, sock), 0));
+	POLL_UNTIL(stderr_matching(pid, "^lockrun: t 2026-06-15T12:00:00Z: ended, status 0") == 1);
+	POLL_UNTIL(stderr_matching(never, "^lockrun: t 2026-06-15T12:00:00Z: missed: ") == 1);
+	kill(pid, SIGTERM);
+	kill(never, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+	cr_assert(eq(int, lr_wait(never), 0));
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(eq(str, (char *)file_peek(log), "2026-06-15T12:00:00Z\n"), "%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "missed"), 0), "%s", err);
+	lr_stderr_of(never, err, sizeof(err));
+	cr_assert(eq(int, stderr_matching(never, "trying again"), 2), "%s", err);
 }
 
 /* Every line one JSON object, and no string in it a JSON object itself. */
