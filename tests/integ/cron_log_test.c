@@ -70,7 +70,7 @@ Test(cron_log, says_ready_start_end_and_skip_without_v)
 	    "    command: '%s'\n", gate_sh(&g));
 	clock_file_set(clk, T_1200 - 3);
 	clock_file_env(env, cbuf, clk);
-	pid = LR_START_ENV(env, "cron", "-c", write_config(body));
+	pid = LR_START_ENV(env, "cron", "-c", write_config_faked(body));
 	gate_wait(&g);
 	POLL_UNTIL(stderr_matching(pid, "^lockrun: quick 2026-06-15T12:00:00Z: ended") == 1);
 
@@ -132,7 +132,7 @@ cron_env(const char *cfg, double at, const char *var, const char *flag)
  */
 Test(cron_log, a_slot_nobody_ran_is_an_error_line)
 {
-	const char *cfg = write_config("tasks:\n  t:\n    schedule: '* * * * *'\n"
+	const char *cfg = write_config_faked("tasks:\n  t:\n    schedule: '* * * * *'\n"
 	    "    starting_deadline: 1s\n    command: 'echo ran'\n");
 	char err[16384];
 	pid_t pid, quiet;
@@ -173,7 +173,7 @@ Test(cron_log, a_server_down_is_tried_again_until_the_starting_deadline)
 	    "    starting_deadline: 25s\n    command: 'echo \"$LOCKRUN_SLOT\" >> %s'\n",
 	    log);
 	snprintf(url, sizeof(url), "LOCKRUN_URL=unix://%s", sock);
-	pid = cron_env(write_config(body), T_1200 - 2, url, NULL);
+	pid = cron_env(write_config_faked(body), T_1200 - 2, url, NULL);
 	never = cron_env(scratch("lockrun.yaml"), T_1200 - 2,
 	    "LOCKRUN_URL=unix:///nonexistent/r.sock", NULL);
 	POLL_UNTIL(stderr_matching(pid, "^lockrun: t 2026-06-15T12:00:00Z: the run took no lock "
@@ -244,7 +244,7 @@ record(const char *text, const char *key, const char *value)
  */
 Test(cron_log, json_records_are_one_level)
 {
-	const char *cfg = write_config("tasks:\n  talk:\n    schedule: '* * * * *'\n"
+	const char *cfg = write_config_faked("tasks:\n  talk:\n    schedule: '* * * * *'\n"
 	    "    command: 'echo out; echo err >&2'\n");
 	char err[32768], why[256];
 	struct json *acq, *ended, *out;
