@@ -9,6 +9,7 @@
 #   make install PREFIX=/usr DESTDIR=...
 #   make deb        build the Debian package into build/deb (make deb-check: and lint it)
 #   make fuzz       libFuzzer on each parser for FUZZ_TIME seconds (needs clang)
+#   make image      build contrib/Dockerfile.cron's image, where docker or podman runs
 
 VERSION = 0.1.0
 PREFIX ?= /usr/local
@@ -153,7 +154,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
-SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)
+SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify crond)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
 SRC_CLI = $(addprefix cli/,cli usage ctx entry run doubt check status status_json status_html history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
@@ -188,7 +189,7 @@ FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize
 	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
 
 .PHONY: all check unit integ completion surface monitoring deps deps-demo deb-deps deb \
-	deb-check demo bench install uninstall clean lint fuzz fuzz-replay
+	deb-check demo bench install uninstall clean lint fuzz fuzz-replay image
 
 all: $(BIN)
 
@@ -364,7 +365,8 @@ deps:
 EXAMPLES = config.example.yaml contrib/crontab.example contrib/kubernetes-cronjob.yaml \
 	contrib/lockrun-nightly-backup.service contrib/lockrun-nightly-backup.timer \
 	contrib/monitoring/lockrun-dashboard.json contrib/monitoring/lockrun-alerts.yaml \
-	contrib/monitoring/lockrun-alerts.test.yaml
+	contrib/monitoring/lockrun-alerts.test.yaml \
+	contrib/lockrun-cron.service
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -395,12 +397,14 @@ uninstall:
 # build alone; the .deb, .buildinfo and .changes land in build/deb.
 # make deb-check also lints it and checks its contents
 # (tests/pkg/check-deb.sh). The packaging tools and the Build-Depends are
-# installed for these targets only (make deb-deps, as root).
-DEB_TOOLS = dpkg-dev debhelper lintian fakeroot
+# installed for these targets only (make deb-deps, as root); systemd for
+# systemd-analyze, which verifies the package's unit.
+DEB_TOOLS = dpkg-dev debhelper lintian fakeroot systemd
 DEB_SRC = build/deb/lockrun-$(VERSION)
 
 deb-deps:
 	@if command -v lintian >/dev/null 2>&1 && command -v dpkg-checkbuilddeps >/dev/null 2>&1 \
+		&& command -v systemd-analyze >/dev/null 2>&1 \
 		&& dpkg-checkbuilddeps 2>/dev/null; then exit 0; fi; \
 	cmd="apt-get install -y --no-install-recommends $(DEB_TOOLS)"; \
 	bd="apt-get build-dep -y --no-install-recommends ./"; \
@@ -427,6 +431,17 @@ deb: deb-deps
 
 deb-check: deb
 	sh tests/pkg/check-deb.sh build/deb
+
+# contrib/Dockerfile.cron's image, built from this tree, by the first of
+# docker and podman found that answers (CONTAINER=... to choose); skipped,
+# with a message, where none does.
+CONTAINER ?= $(firstword $(foreach c,docker podman,$(shell command -v $(c) 2>/dev/null)))
+IMAGE ?= lockrun-cron
+image:
+	@if [ -z "$(CONTAINER)" ] || ! $(CONTAINER) info >/dev/null 2>&1; then \
+		echo "make image: skipped: no container engine here (docker or podman," \
+			"or CONTAINER=...)" >&2; exit 0; fi; \
+	$(CONTAINER) build -f contrib/Dockerfile.cron -t $(IMAGE) .
 
 # The man pages, and cppcheck over src/ as the build sees it. One check is
 # off, with its reason: ctuuninitvar takes snprintf()'s destination, a

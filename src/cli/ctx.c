@@ -359,21 +359,30 @@ secrets_hide(struct lr_ctx *x)
 		    "(--password-file) or $LOCKRUN_REDIS_PASSWORD");
 }
 
+const char *
+ctx_url(const struct lr_ctx *x)
+{
+	const char *env = getenv("LOCKRUN_URL");
+
+	if (x->cli.server.url)
+		return x->cli.server.url;
+	if (env == NULL || *env == '\0')
+		env = getenv("LOCKRUN_REDIS_URL");
+	if (env && *env != '\0')
+		return env;
+	return x->cfg.server.url ? x->cfg.server.url : DEFAULT_URL;
+}
+
 /* Where the server is and the password, read before the task's cwd and
  * env apply: they are the command's, not lockrun's. */
 int
 ctx_server(struct lr_ctx *x, struct lr_err *e)
 {
-	const char *env_url = getenv("LOCKRUN_URL"), *kind;
+	const char *kind;
 	int tls, sql, from_config;
 
 	x->server = x->cli.server;
-	if (env_url == NULL || *env_url == '\0')
-		env_url = getenv("LOCKRUN_REDIS_URL");
-	if (x->server.url == NULL && env_url && *env_url != '\0')
-		x->server.url = env_url;
-	if (x->server.url == NULL)
-		x->server.url = x->cfg.server.url ? x->cfg.server.url : DEFAULT_URL;
+	x->server.url = ctx_url(x);
 	/* lockrun's own copy: the one given is wiped (secrets_hide()) */
 	from_config = x->server.url == x->cfg.server.url;
 	if ((x->url_copy = strdup(x->server.url)) == NULL)
@@ -415,8 +424,12 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		return -1;
 	{
 		const char *pw = getenv("LOCKRUN_REDIS_PASSWORD");
+		const char *env_url = getenv("LOCKRUN_URL");
 		char at[sizeof(x->cfg.url_at)];
 		const char *from = NULL, *sep;
+
+		if (env_url == NULL || *env_url == '\0')
+			env_url = getenv("LOCKRUN_REDIS_URL");
 
 		if (x->cli.server.url)
 			from = "--url";

@@ -72,6 +72,10 @@ int	ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded,
  * (task_finish). Returns 0, or -1 with e. */
 int	ctx_merge(struct lr_ctx *x, const char *task, struct lr_err *e);
 
+/* The URL a run uses: --url, $LOCKRUN_URL, $LOCKRUN_REDIS_URL, the
+ * config's, else DEFAULT_URL. Borrowed; it may hold a password. */
+const char *ctx_url(const struct lr_ctx *x);
+
 /* The server's settings and the prefix: command line, environment,
  * config, built-in; then check the URL, read the password, set the
  * backend up (x->be), and keep URL and password out of the environment

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/schedverbs.h"
+#include "cli/secret.h"
 #include "core/duration.h"
 #include "out/log.h"
 #include "sched/crond.h"
@@ -112,19 +113,26 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err 
 	return srv;
 }
 
+/* cron says what cron(8) says: ready, each run's start, end or skip, each
+ * missed slot; -q keeps only the errors. Its runs have their own -v. */
 int
 verb_cron(struct lr_ctx *x)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
 	    .cfg = &x->cfg, .run = x->entry,
 	    .own_fds_from = spawn_fd_floor() };
-	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
+	char server[1024];
+	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
+	    .server = server };
 	struct lr_err e = { 0, "", 0 };
 	struct lr_ctx *w = NULL;
 	struct web *srv = NULL;
 	char title[128];
 	int rc = -1;
 
+	snprintf(server, sizeof(server), "%s", ctx_url(x));
+	secret_url_mask(server);
+	log_setup(1, x->cli.quiet);
 	if (sched_check(x, &e) == 0 && (x->cli.listen || x->cfg.listen)) {
 		drop_listen(x);
 		if ((w = malloc(sizeof(*w))) == NULL)

@@ -23,6 +23,8 @@
 
 enum log_dest { DEST_STDERR, DEST_SYSLOG, DEST_JSON };
 
+static void	put_line(int fd, const char *buf, size_t len);
+
 static struct {
 	enum log_dest	dest;
 	int		fd;		/* DEST_JSON: stderr or the file */
@@ -34,13 +36,14 @@ static struct {
 	char		key[KEY_MAX];
 	char		slot[64];
 	long long	token;
-} lg = { .fd = STDERR_FILENO };
+	int		report;		/* a scheduler's run: its records go there */
+} lg = { .fd = STDERR_FILENO, .report = -1 };
 
 void
 log_fields_init(struct log_fields *f)
 {
-	f->status = f->duration_ms = f->token = LOG_NONE;
-	f->holder = NULL;
+	f->status = f->duration_ms = f->token = f->run_pid = LOG_NONE;
+	f->holder = f->task = f->slot = NULL;
 }
 
 const char *
@@ -121,6 +124,19 @@ log_context(const char *task, const char *key, long long token, const char *slot
 	lg.token = token;
 }
 
+void
+log_report(int fd)
+{
+	lg.report = fd;
+}
+
+void
+log_relay(const char *record, size_t len)
+{
+	if (lg.dest == DEST_JSON)
+		put_line(lg.fd, record, len);
+}
+
 int
 log_human_stderr(void)
 {
@@ -163,11 +179,13 @@ level_name(int level)
 	return level == LOG_ERR ? "error" : level == LOG_WARNING ? "warn" : "info";
 }
 
-/* One JSON object: time, level, event, the context, f, message. Absent
- * fields are left out; the token is a number (out/json.h). The line is
- * bounded, so that one write(2) carries it whole. */
+/* One JSON object, to fd: time, level, event, the context (or f's task
+ * and slot), f, message. Absent fields are left out; the token is a number
+ * (out/json.h). The line is bounded, so that one write(2) carries it
+ * whole. */
 static void
-json_line(int level, const char *event, const struct log_fields *f, const char *msg)
+json_line(int fd, int level, const char *event, const struct log_fields *f,
+    const char *msg)
 {
 	struct lr_json j;
 	char buf[JSON_MAX], now[96];
@@ -178,15 +196,21 @@ json_line(int level, const char *event, const struct log_fields *f, const char *
 	json_str(&j, "time", now);
 	json_str(&j, "level", level_name(level));
 	json_str(&j, "event", event);
-	if (lg.task[0])
+	if (f && f->task)
+		json_str(&j, "task", f->task);
+	else if (lg.task[0])
 		json_str(&j, "task", lg.task);
 	if (lg.key[0])
 		json_str(&j, "key", lg.key);
 	json_str(&j, "host", lg.host);
 	json_num(&j, "pid", lg.pid);
+	if (f && f->run_pid != LOG_NONE)
+		json_num(&j, "run_pid", f->run_pid);
 	if (token > 0)
 		json_num(&j, "token", token);
-	if (lg.slot[0])
+	if (f && f->slot)
+		json_str(&j, "slot", f->slot);
+	else if (lg.slot[0])
 		json_str(&j, "slot", lg.slot);
 	if (f && f->holder)
 		json_str(&j, "holder", f->holder);
@@ -195,7 +219,7 @@ json_line(int level, const char *event, const struct log_fields *f, const char *
 	if (f && f->duration_ms != LOG_NONE)
 		json_num(&j, "duration_ms", f->duration_ms);
 	json_str(&j, "message", msg);
-	put_line(lg.fd, buf, json_end(&j));
+	put_line(fd, buf, json_end(&j));
 }
 
 /* --- one path for every line ---------------------------------------- */
@@ -223,8 +247,10 @@ vevent(int level, const char *event, const struct log_fields *f, const char *fmt
 	/* JSON escapes every byte, so it keeps them; for people (a
 	 * terminal, syslog) server text, lock values and the command line in
 	 * a message must not drive the terminal or break the line */
-	if (lg.dest == DEST_JSON)
-		json_line(level, event, f, msg);
+	if (lg.report >= 0)	/* the scheduler logs it where its log goes */
+		json_line(lg.report, level, event, f, msg);
+	else if (lg.dest == DEST_JSON)
+		json_line(lg.fd, level, event, f, msg);
 	text_visible(msg);
 	if (log_human_stderr() && human_shown(level)) {
 		len = snprintf(line, sizeof(line), "lockrun: %s\n", msg);

@@ -17,6 +17,9 @@ struct log_fields {
 	long long	 duration_ms;
 	long long	 token;		/* instead of the context's: a holder's */
 	const char	*holder;	/* "host pid" of the run holding the lock */
+	const char	*task;		/* instead of the context's: a scheduler's run */
+	const char	*slot;		/* the same */
+	long long	 run_pid;	/* a run a scheduler started */
 };
 
 void	log_fields_init(struct log_fields *f);
@@ -46,6 +49,17 @@ int	log_reopen(void);
  * none yet), the slot (NULL: none). NULL leaves task or key out. Copied. */
 void	log_context(const char *task, const char *key, long long token,
 	    const char *slot);
+
+/* In a run a scheduler forked: every line, whatever -v, -q and the
+ * destination say, goes as a JSON record to fd (the scheduler's pipe)
+ * instead of to the JSON destination; human lines on stderr and syslog
+ * stay as they are. */
+void	log_report(int fd);
+
+/* In the scheduler: a record read from a run's pipe (log_report()), len
+ * bytes with its newline, written as it is where JSON lines go; nothing
+ * when they go nowhere. */
+void	log_relay(const char *record, size_t len);
 
 /* Do human lines reach stderr (every destination but json)? */
 int	log_human_stderr(void);

@@ -24,14 +24,23 @@
 #include "sched/heap.h"
 #include "sched/lines.h"
 #include "sched/notify.h"
+#include "sched/report.h"
 
-/* A run started and not yet gone: its pid (0 once reaped) and its pipes. */
+#define RETRY_S	10	/* a run that could not reach the server: again after */
+
+/* A run started and not yet gone: its pid (0 once reaped), how it ended,
+ * its pipes. */
 struct running {
 	pid_t			pid;
+	pid_t			was;		/* its pid, still known once reaped */
+	int			status;		/* lockrun's exit status, once reaped */
+	long long		started_ms;	/* mono_ms() at the fork */
+	long long		took_ms;	/* from the fork to the end */
 	char			task[256];
 	char			slot[TEXT_ISO_MAX];
-	long long		token;	/* the run's, once its log said it */
+	time_t			slot_t;
 	struct line_stream	out, err;
+	struct run_report	rep;		/* the run's own log */
 };
 
 struct crond {
@@ -46,6 +55,8 @@ struct crond {
 	int			 stopping;
 	long long		 clock_said;	/* lines.h: the last "clock is off" */
 	struct crond_view	 view;		/* the counts a watcher is told */
+	long long		 wd_ms;		/* systemd's watchdog: ping this often; 0 */
+	long long		 wd_next;	/* real_ms() of the next ping */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -64,25 +75,61 @@ plan(struct crond *d, time_t now)
 	for (size_t i = 0; i < d->ntasks; i++) {
 		time_t from = d->last[i] > now ? d->last[i] : now;
 		time_t next = schedule_next(&d->tasks[i].sched, from);
-		if (next != (time_t)-1 && heap_push(&d->heap, next, i) != 0)
+		if (next != (time_t)-1 && heap_push(&d->heap, next, i, 0) != 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* Arm the timer at the earliest fire time, on the wall clock, to be told
- * of any step of that clock (TFD_TIMER_CANCEL_ON_SET). */
+/* Arm the timer at the earliest fire time, or the watchdog's next ping if
+ * sooner, on the wall clock, to be told of any step of that clock
+ * (TFD_TIMER_CANCEL_ON_SET). */
 static void
 arm(struct crond *d)
 {
 	const struct heap_entry *top = heap_top(&d->heap);
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	long long at;
 
 	if (top)
-		its.it_value.tv_sec = top->at;
+		at = (long long)top->at * 1000;
 	else	/* nothing scheduled: still learn of clock steps, a year out */
-		its.it_value.tv_sec = time(NULL) + 366L * 86400;
+		at = ((long long)time(NULL) + 366L * 86400) * 1000;
+	if (d->wd_ms > 0 && d->wd_next < at)
+		at = d->wd_next;
+	its.it_value.tv_sec = (time_t)(at / 1000);
+	its.it_value.tv_nsec = (long)(at % 1000) * 1000000;
 	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
+}
+
+/* systemd's watchdog (WatchdogSec=): told WATCHDOG_USEC, for this process
+ * (WATCHDOG_PID, if set), ping at half that period, from the timer that
+ * starts the runs: if this loop stops, so do the pings. Not the runs'. */
+static void
+watchdog_setup(struct crond *d)
+{
+	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+
+	if (usec && (pid == NULL || strtoll(pid, NULL, 10) == (long long)getpid()) &&
+	    strtoll(usec, NULL, 10) > 0) {
+		d->wd_ms = strtoll(usec, NULL, 10) / 2000;
+		if (d->wd_ms == 0)
+			d->wd_ms = 1;
+		d->wd_next = real_ms();
+	}
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+}
+
+/* Ping when its time came, or when the clock was stepped back so far that
+ * the next ping would come late. */
+static void
+watchdog(struct crond *d, long long now_ms)
+{
+	if (d->wd_ms == 0 || (now_ms < d->wd_next && d->wd_next - now_ms <= d->wd_ms))
+		return;
+	notify_send("WATCHDOG=1");
+	d->wd_next = now_ms + d->wd_ms;
 }
 
 static struct running *
@@ -99,30 +146,93 @@ running_add(struct crond *d)
 	return memset(&d->run[d->nrun++], 0, sizeof(struct running));
 }
 
-/* Start task i's run for slot. */
+/* Start task i's run for slot, and say so; a slot no run could be
+ * started for is missed. */
 static void
 start(struct crond *d, size_t i, time_t slot)
 {
 	struct lr_err e = { 0, "", 0 };
 	struct running *r = running_add(d);
-	int out = -1, err = -1, relay = !d->tasks[i].output_inherit;
+	/* output: inherit: the run writes to our stdout and stderr itself */
+	struct spawn_pipes io = { .relay = !d->tasks[i].output_inherit };
+	char at[TEXT_ISO_MAX];
 
 	d->last[i] = slot;
 	if (r == NULL) {
-		lr_event(LOG_ERR, "error", NULL, "%s: out of memory", d->tasks[i].name);
+		report_unstarted(d->tasks[i].name, iso(slot, at, sizeof(at)), "out of memory");
 		return;
 	}
 	snprintf(r->task, sizeof(r->task), "%s", d->tasks[i].name);
 	iso(slot, r->slot, sizeof(r->slot));
-	/* output: inherit: the run writes to our stdout and stderr itself */
-	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000,
-	    relay ? &out : NULL, relay ? &err : NULL, &e)) < 0) {
-		lr_event(LOG_ERR, "error", NULL, "%s: %s", r->task, e.msg);
+	r->slot_t = slot;
+	r->started_ms = mono_ms();
+	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000, &io,
+	    &e)) < 0) {
+		report_unstarted(r->task, r->slot, e.msg);
 		d->nrun--;
 		return;
 	}
-	r->out = (struct line_stream){ .fd = out, .out = 1 };
-	r->err = (struct line_stream){ .fd = err, .out = 2 };
+	r->was = r->pid;
+	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
+	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
+	r->rep.fd = io.report;
+	report_started(r->task, r->slot, r->pid);
+}
+
+/* Run r took no lock because the server could not be reached (69): try
+ * its slot again in RETRY_S, if that is within its task's
+ * starting_deadline, and say so. Returns 1 if it will be, else 0. */
+static int
+retry_later(struct crond *d, const struct running *r)
+{
+	time_t again = time(NULL) + RETRY_S;
+	char at[TEXT_ISO_MAX];
+	struct log_fields f;
+
+	if (d->stopping || r->rep.ran || r->rep.skipped || r->status != EX_UNAVAILABLE)
+		return 0;
+	for (size_t i = 0; i < d->ntasks; i++) {
+		if (strcmp(d->tasks[i].name, r->task) != 0)
+			continue;
+		if ((long long)again * 1000 > (long long)r->slot_t * 1000 +
+		    d->tasks[i].deadline_ms || heap_push(&d->heap, again, i, r->slot_t) != 0)
+			return 0;
+		arm(d);
+		log_fields_init(&f);
+		f.task = r->task;
+		f.slot = r->slot;
+		f.status = r->status;
+		lr_event(LOG_WARNING, "retry", &f, "%s %s: the run took no lock (status %d)%s%s; "
+		    "trying again at %s, within its starting_deadline", r->task, r->slot,
+		    r->status, r->rep.why[0] ? ": " : "", r->rep.why, iso(again, at, sizeof(at)));
+		return 1;
+	}
+	return 0;
+}
+
+/* Run r is gone, its pipes closed: say how it went, or try its slot
+ * again. */
+static void
+ended(struct crond *d, const struct running *r)
+{
+	if (retry_later(d, r) == 0)
+		report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms);
+}
+
+/* A retry of slot h->retry is due: start it, unless a later slot of the
+ * task has started since, which the missed one would now overlap. */
+static void
+again(struct crond *d, const struct heap_entry *h)
+{
+	char slot[TEXT_ISO_MAX];
+
+	iso(h->retry, slot, sizeof(slot));
+	if (d->last[h->task] > h->retry) {
+		lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: the server could not be "
+		    "reached before the next fire time", d->tasks[h->task].name, slot);
+		return;
+	}
+	start(d, h->task, h->retry);
 }
 
 /* A start lag_ms behind its fire time, into the histogram. */
@@ -189,7 +299,7 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	iso(latest, b, sizeof(b));
 	if (latest > h->at) {
 		d->view.missed++;	/* one or more: counted as one gap */
-		lr_event(LOG_WARNING, "missed", NULL, "%s: fire times from %s to before %s "
+		lr_event(LOG_ERR, "missed", NULL, "%s: fire times from %s to before %s "
 		    "were missed (the clock moved on); not caught up", t->name,
 		    iso(h->at, a, sizeof(a)), b);
 	}
@@ -197,7 +307,7 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	if (latest <= d->last[h->task])
 		return;		/* started already: the clock went back */
 	if (now_ms - (long long)latest * 1000 > t->deadline_ms) {
-		lr_event(LOG_WARNING, "missed", NULL, "%s: fire time %s missed by %s, more "
+		lr_event(LOG_ERR, "missed", NULL, "%s: fire time %s missed by %s, more "
 		    "than its starting_deadline: skipped", t->name, b, late);
 		d->view.missed++;
 		d->last[h->task] = latest;
@@ -219,15 +329,20 @@ on_timer(struct crond *d)
 	struct heap_entry h;
 
 	(void)!read(d->tfd, &n, sizeof(n));	/* ECANCELED on a step: same answer */
+	watchdog(d, now_ms);
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
 		time_t next;
 
 		heap_pop(&d->heap, &h);
+		if (h.retry) {
+			again(d, &h);
+			continue;
+		}
 		fire(d, &h, now_ms);
 		next = schedule_next(&d->tasks[h.task].sched, now_ms / 1000 > d->last[h.task] ?
 		    (time_t)(now_ms / 1000) : d->last[h.task]);
 		if (next != (time_t)-1)
-			heap_push(&d->heap, next, h.task);
+			heap_push(&d->heap, next, h.task, 0);
 	}
 	arm(d);
 }
@@ -243,6 +358,8 @@ reload(struct crond *d)
 	struct sched_task *tasks;
 	size_t n;
 	time_t *last;
+	struct heap_entry *retries;
+	size_t nretries = 0;
 
 	if (log_reopen() != 0)
 		lr_error("log file: cannot open it again: %s; writing on to the file "
@@ -259,10 +376,22 @@ reload(struct crond *d)
 		config_free(&nc);
 		return;
 	}
+	if ((retries = calloc(d->heap.n + 1, sizeof(*retries))) == NULL) {
+		free(last);
+		free(tasks);
+		config_free(&nc);
+		return;
+	}
 	for (size_t i = 0; i < n; i++)	/* a task kept keeps what it started */
 		for (size_t j = 0; j < d->ntasks; j++)
 			if (strcmp(tasks[i].name, d->tasks[j].name) == 0)
 				last[i] = d->last[j];
+	for (size_t k = 0; k < d->heap.n; k++)	/* and the slots it tries again */
+		for (size_t i = 0; d->heap.v[k].retry && i < n; i++)
+			if (strcmp(tasks[i].name, d->tasks[d->heap.v[k].task].name) == 0) {
+				retries[nretries] = d->heap.v[k];
+				retries[nretries++].task = i;
+			}
 	free(d->tasks);
 	free(d->last);
 	config_free(d->o->cfg);
@@ -271,6 +400,9 @@ reload(struct crond *d)
 	d->ntasks = n;
 	d->last = last;
 	plan(d, time(NULL));
+	for (size_t k = 0; k < nretries; k++)
+		heap_push(&d->heap, retries[k].at, retries[k].task, retries[k].retry);
+	free(retries);
 	arm(d);
 	d->view.reloads++;
 	lr_event(LOG_INFO, "reloaded", NULL, "read %s again: %zu scheduled tasks",
@@ -286,8 +418,12 @@ reap(struct crond *d)
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
 		for (size_t i = 0; i < d->nrun; i++)
-			if (d->run[i].pid == pid)
+			if (d->run[i].pid == pid) {
 				d->run[i].pid = 0;
+				d->run[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
+				    WEXITSTATUS(st);
+				d->run[i].took_ms = mono_ms() - d->run[i].started_ms;
+			}
 }
 
 static void
@@ -314,10 +450,10 @@ on_signal(struct crond *d)
 	}
 }
 
-/* Relay output; drop the runs that are reaped and whose pipes closed.
- * stderr first: the run's log line that gives its token was written there
- * before its command started, so it is read before any line of the
- * command's stdout, which then carries the token too. */
+/* Relay the runs' records and output; say how each run that is reaped
+ * and whose pipes closed went, and drop it. Its records first: the one
+ * that gives its token was written before its command started, so it is
+ * read before any line of the command's, which then carry the token. */
 static void
 pump(struct crond *d)
 {
@@ -325,13 +461,18 @@ pump(struct crond *d)
 
 	for (size_t i = 0; i < d->nrun; i++) {
 		struct running *r = &d->run[i];
-		struct line_source src = { r->task, r->slot, d->o->json, r->token,
-		    &d->clock_said };
+		struct line_source src = { r->task, r->slot, d->o->json, 0, &d->clock_said };
+
+		report_pump(&r->rep);
+		src.token = r->rep.token;
 		lines_pump(&r->err, &src);
 		lines_pump(&r->out, &src);
-		r->token = src.token;
-		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0)
-			d->run[k++] = *r;
+		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0) {
+			if (k != i)
+				d->run[k] = *r;
+			k++;
+		} else
+			ended(d, r);
 	}
 	d->nrun = k;
 }
@@ -350,7 +491,7 @@ live(const struct crond *d)
 static void
 step(struct crond *d)
 {
-	struct pollfd *p = calloc(2 + 2 * d->nrun, sizeof(*p));
+	struct pollfd *p = calloc(2 + 3 * d->nrun, sizeof(*p));
 	size_t n = 0;
 
 	if (p == NULL)
@@ -360,6 +501,7 @@ step(struct crond *d)
 	for (size_t i = 0; i < d->nrun; i++) {
 		p[n++] = (struct pollfd){ .fd = d->run[i].out.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->run[i].err.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->run[i].rep.fd, .events = POLLIN };
 	}
 	if (poll(p, n, -1) > 0) {
 		if (p[1].revents)
@@ -384,11 +526,29 @@ setup(struct crond *d, struct lr_err *e)
 		    strerror(errno));
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
+	watchdog_setup(d);
 	if ((d->last = calloc(d->ntasks + 1, sizeof(*d->last))) == NULL ||
 	    plan(d, time(NULL)) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	arm(d);
 	return 0;
+}
+
+/* Say what cron will do: its tasks, their server, the first fire time. */
+static void
+ready(struct crond *d)
+{
+	const struct heap_entry *top = heap_top(&d->heap);
+	char at[TEXT_ISO_MAX];
+
+	if (top)
+		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
+		    "next: %s at %s", d->ntasks, d->o->cfg->path, d->o->server,
+		    d->tasks[top->task].name, iso(top->at, at, sizeof(at)));
+	else
+		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
+		    "nothing to start", d->ntasks, d->o->cfg->path, d->o->server);
+	notify_send("READY=1");
 }
 
 int
@@ -398,13 +558,13 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	int rc = -1;
 
 	if (setup(&d, e) == 0) {
-		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s", d.ntasks,
-		    o->cfg->path);
-		notify_send("READY=1");
+		ready(&d);
 		tell(&d);
 		while (!d.stopping || live(&d) > 0)
 			step(&d);
 		pump(&d);
+		for (size_t i = 0; i < d.nrun; i++)	/* reaped, a pipe still held */
+			ended(&d, &d.run[i]);
 		rc = 0;
 	}
 	if (d.tfd >= 0)

@@ -43,6 +43,7 @@ struct crond_opts {
 	 * end and reload, in the scheduler's thread; NULL: nobody */
 	void				(*watch)(void *arg, const struct crond_view *v);
 	void				*watch_arg;
+	const char			*server;	/* the runs' URL, for people */
 };
 
 /* Sleep until the next fire time of any task (one absolute CLOCK_REALTIME
@@ -51,7 +52,10 @@ struct crond_opts {
  * by line, and keep going. A fire time missed (a clock step, a pause) runs
  * once, late, if its task's starting_deadline allows, else is logged as
  * missed; the older ones are never caught up; a slot started is never
- * started again here, whatever the clock does. SIGHUP reads the config
+ * started again here, whatever the clock does, but when its run could
+ * not reach the server (69, no lock taken): then every RETRY_S while
+ * within the starting_deadline. It says what cron(8) says: ready, each
+ * run's start and end or skip, each missed slot (report.h). SIGHUP reads the config
  * again (a bad one is logged and the old one kept); SIGTERM and SIGINT
  * stop starting, pass the signal on, wait for the runs. Returns 0 then,
  * or -1 with e when it cannot run at all. */

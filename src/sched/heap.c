@@ -14,7 +14,7 @@ swap(struct heap_entry *a, struct heap_entry *b)
 }
 
 int
-heap_push(struct heap *h, time_t at, size_t task)
+heap_push(struct heap *h, time_t at, size_t task, time_t retry)
 {
 	size_t i;
 
@@ -27,7 +27,7 @@ heap_push(struct heap *h, time_t at, size_t task)
 		h->cap = cap;
 	}
 	i = h->n++;
-	h->v[i] = (struct heap_entry){ at, task };
+	h->v[i] = (struct heap_entry){ at, task, retry };
 	while (i > 0 && h->v[(i - 1) / 2].at > h->v[i].at) {	/* sift up */
 		swap(&h->v[(i - 1) / 2], &h->v[i]);
 		i = (i - 1) / 2;

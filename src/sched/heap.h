@@ -8,8 +8,9 @@
 #include <time.h>
 
 struct heap_entry {
-	time_t	at;		/* the fire time */
+	time_t	at;		/* the fire time, or when to try a slot again */
 	size_t	task;		/* its index in the scheduler's tasks */
+	time_t	retry;		/* the slot to start again at `at`; 0: none */
 };
 
 struct heap {
@@ -18,7 +19,7 @@ struct heap {
 };
 
 /* Add an entry. Returns 0, or -1 when out of memory. */
-int	heap_push(struct heap *h, time_t at, size_t task);
+int	heap_push(struct heap *h, time_t at, size_t task, time_t retry);
 
 /* Take the earliest entry into *out. Returns 0, or -1 when empty. */
 int	heap_pop(struct heap *h, struct heap_entry *out);

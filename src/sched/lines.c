@@ -3,31 +3,12 @@
  * write(2), so that lines of tasks running at once never interleave. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/duration.h"
 #include "core/text.h"
 #include "sched/lines.h"
-
-/* The token of the run's own JSON log line that says it acquired the
- * lock ({"time":...,"event":"acquired",...,"token":N,...}), if line is
- * that one; else src->token unchanged. Lines before it carry none. */
-static void
-learn_token(struct line_source *src, const char *line, size_t n)
-{
-	static const char ev[] = "\"event\":\"acquired\"", tok[] = "\"token\":";
-	char buf[1024];
-	const char *at;
-
-	if (src->token != 0 || n == 0 || line[0] != '{' || n >= sizeof(buf))
-		return;
-	memcpy(buf, line, n);
-	buf[n] = '\0';
-	if (strstr(buf, ev) != NULL && (at = strstr(buf, tok)) != NULL)
-		src->token = strtoll(at + sizeof(tok) - 1, NULL, 10);
-}
 
 /* One line, whole, in one write. */
 static void
@@ -46,8 +27,6 @@ emit(const struct line_stream *s, struct line_source *src, const char *line,
 		    (int)t, task, s->out == 1 ? "stdout" : "stderr");
 		if (src->slot)
 			k += (size_t)snprintf(out + k, 1024 - k, ",\"slot\":\"%s\"", src->slot);
-		if (s->out == 2)
-			learn_token(src, line, n);
 		if (src->token > 0)
 			k += (size_t)snprintf(out + k, 1024 - k, ",\"token\":%lld", src->token);
 		k += (size_t)snprintf(out + k, 1024 - k, ",\"line\":");

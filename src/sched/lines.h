@@ -20,7 +20,7 @@ struct line_source {
 	const char	*task;
 	const char	*slot;	/* ISO 8601, or NULL */
 	int		 json;	/* JSON records rather than "task: line" */
-	long long	 token;	/* the run's fencing token; 0: not known yet */
+	long long	 token;	/* the run's fencing token (its report's); 0: none yet */
 	long long	*clock_said;	/* the scheduler's: when (monotonic ms) a
 					 * run's "clock is off" line was last let
 					 * through; NULL: let every one through */
@@ -33,12 +33,10 @@ struct line_source {
 
 /* Read what fd has (it is non-blocking) and write each whole line. At end
  * of file, write what is left as a line and close fd. Returns 1 while fd
- * is open, 0 once closed. With json, a line of the run's own JSON log
- * (--log json) whose event is "acquired" sets src->token, which this
- * record and every later one carry. With src->clock_said, a stderr
- * line about this host's clock (lockrun's "clock is off by ... against
- * the lock server") is dropped when one was relayed less than
- * LINES_CLOCK_EVERY_MS ago. */
+ * is open, 0 once closed. With json, each record carries src->token once
+ * it is not 0. With src->clock_said, a stderr line about this host's
+ * clock (lockrun's "clock is off by ... against the lock server") is
+ * dropped when one was relayed less than LINES_CLOCK_EVERY_MS ago. */
 int	lines_pump(struct line_stream *s, struct line_source *src);
 
 #endif

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "out/log.h"
 #include "sched/runs.h"
 
 /* The child's argv: ours (without the verb), then -t NAME: a run with the
@@ -85,11 +86,12 @@ spawn_fd_floor(void)
 	return top + 1;
 }
 
-/* In the child: the pipes onto 1 and 2, the signal state we were given,
- * the slot's instant; then the run. Never returns. */
+/* In the child: the pipes onto 1 and 2, the report pipe (rep, or -1) for
+ * its log's records, the signal state we were given, the slot's instant;
+ * then the run. Never returns. */
 static void __attribute__((noreturn))
 child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
-    long long at_ms)
+    int rep, long long at_ms)
 {
 	char at[32];
 	int argc = 0;
@@ -98,9 +100,17 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 		_exit(EX_OSERR);
 	/* the scheduler's timer and signal descriptors and the other runs'
 	 * pipes are not this run's to hold (a pipe held here would outlive
-	 * its run); what the scheduler was given stays, as through exec */
-	if (sp->own_fds_from > 2)
+	 * its run); what the scheduler was given stays, as through exec, and
+	 * so does the report pipe's write end (close-on-exec: lockrun's, not
+	 * the command's) */
+	if (sp->own_fds_from > 2 && rep >= sp->own_fds_from) {
+		if (rep > sp->own_fds_from)
+			close_range((unsigned)sp->own_fds_from, (unsigned)rep - 1, 0);
+		close_range((unsigned)rep + 1, ~0U, 0);
+	} else if (sp->own_fds_from > 2)
 		close_range((unsigned)sp->own_fds_from, ~0U, 0);
+	if (rep >= 0)
+		log_report(rep);
 	child_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms);
 	if (setenv(SLOT_AT_VAR, at, 1) != 0)
@@ -110,40 +120,50 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 	_exit(sp->run(argc, argv, sp->cfg));
 }
 
+/* Close both ends of each pipe that is open. */
+static void
+pipes_close(int (*p)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < 2; k++)
+			if (p[i][k] >= 0) {
+				close(p[i][k]);
+				p[i][k] = -1;
+			}
+}
+
 pid_t
 spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
-    int *out, int *err, struct lr_err *e)
+    struct spawn_pipes *io, struct lr_err *e)
 {
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	int p[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err, report */
 	char **argv = task_argv(sp, t);
-	pid_t pid;
+	pid_t pid = -1;
 
 	if (argv == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	if (out && (out_pipe(po) != 0 || out_pipe(pe) != 0)) {
+	if (io && ((io->relay && (out_pipe(p[0]) != 0 || out_pipe(p[1]) != 0)) ||
+	    out_pipe(p[2]) != 0)) {
 		lr_errf(e, EX_OSERR, "pipe: %s", strerror(errno));
-		pid = -1;
 		goto done;
 	}
 	fflush(NULL);
 	if ((pid = fork()) == 0)
-		child(sp, argv, out ? po : NULL, out ? pe : NULL, at_ms);
+		child(sp, argv, p[0][0] >= 0 ? p[0] : NULL, p[1], p[2][1], at_ms);
 	if (pid < 0)
 		lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 done:
 	free(argv);
-	if (po[1] >= 0)
-		close(po[1]);
-	if (pe[1] >= 0)
-		close(pe[1]);
-	if (pid > 0 && out) {
-		*out = po[0];
-		*err = pe[0];
-	} else {
-		if (po[0] >= 0)
-			close(po[0]);
-		if (pe[0] >= 0)
-			close(pe[0]);
-	}
+	for (size_t i = 0; i < 3; i++)	/* the write ends are the child's */
+		if (p[i][1] >= 0) {
+			close(p[i][1]);
+			p[i][1] = -1;
+		}
+	if (pid > 0 && io) {
+		io->out = p[0][0];
+		io->err = p[1][0];
+		io->report = p[2][0];
+	} else
+		pipes_close(p, 3);
 	return pid;
 }

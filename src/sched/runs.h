@@ -42,12 +42,18 @@ int	spawn_fd_floor(void);
  * own clock. */
 #define SLOT_AT_VAR "LOCKRUN_SLOT_AT"
 
+/* A run's pipes, read ends (close-on-exec, non-blocking), -1 when none. */
+struct spawn_pipes {
+	int	relay;		/* asked: the run's stdout and stderr on out, err */
+	int	out, err;
+	int	report;		/* the run's log, a JSON record a line (log_report()) */
+};
+
 /* Start t: fork, and in the child run `lockrun [options] -t NAME`, with
- * SLOT_AT_VAR=at_ms. With
- * out and err not NULL, its stdout and stderr go to new pipes whose read
- * ends are returned there (close-on-exec, non-blocking); else it shares
- * ours. Returns the child's pid, or -1 with e. */
+ * SLOT_AT_VAR=at_ms. With io, the run's log reaches io->report as
+ * records, and with io->relay its stdout and stderr go to out and err;
+ * else it shares ours. Returns the child's pid, or -1 with e. */
 pid_t	spawn_task(const struct sched_spawner *sp, const struct sched_task *t,
-	    long long at_ms, int *out, int *err, struct lr_err *e);
+	    long long at_ms, struct spawn_pipes *io, struct lr_err *e);
 
 #endif

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,15 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/duration.h"
 #include "core/text.h"
 #include "out/log.h"
 #include "sched/due.h"
+#include "sched/report.h"
 #include "sched/tick.h"
 
 struct started {
 	const struct sched_task	*task;
 	pid_t			 pid;	/* 0 once reaped */
+	pid_t			 was;
 	int			 status;
+	long long		 started_ms;	/* mono_ms() at the fork */
+	long long		 took_ms;
+	char			 slot[TEXT_ISO_MAX];
+	struct run_report	 rep;	/* the run's own log; fd -1 if none */
 };
 
 /* Reap what has ended; returns how many are still running. */
@@ -33,6 +41,7 @@ reap(struct started *v, size_t n)
 		int st;
 		if (v[i].pid > 0 && waitpid(v[i].pid, &st, WNOHANG) == v[i].pid) {
 			v[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+			v[i].took_ms = mono_ms() - v[i].started_ms;
 			v[i].pid = 0;
 		}
 		live += v[i].pid > 0;
@@ -40,26 +49,54 @@ reap(struct started *v, size_t n)
 	return live;
 }
 
-/* Wait for every child, passing on a signal that asks us to end. */
+/* Wait for a signal or a record from a run; read what came. Returns -1
+ * when it cannot wait so. */
+static int
+wait_one(struct started *v, size_t n, int sfd, struct pollfd *p)
+{
+	struct signalfd_siginfo si;
+
+	if (sfd < 0 || p == NULL)
+		return -1;
+	p[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	for (size_t i = 0; i < n; i++)
+		p[i + 1] = (struct pollfd){ .fd = v[i].rep.fd, .events = POLLIN };
+	if (poll(p, n + 1, -1) < 0)
+		return 0;	/* EINTR: look again */
+	for (size_t i = 0; i < n; i++)
+		if (p[i + 1].revents)
+			report_pump(&v[i].rep);
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		if (si.ssi_signo != SIGCHLD)
+			for (size_t i = 0; i < n; i++)
+				if (v[i].pid > 0)
+					kill(v[i].pid, (int)si.ssi_signo);
+	return 0;
+}
+
+/* Wait for every child, reading their records and passing on a signal
+ * that asks us to end; then read what is left of the records. */
 static void
 wait_all(struct started *v, size_t n)
 {
-	struct signalfd_siginfo si;
-	int sfd = sched_signalfd(0);
+	struct pollfd *p = calloc(n + 1, sizeof(*p));
+	int sfd = sched_signalfd(SFD_NONBLOCK);
 
-	while (reap(v, n) > 0) {
-		if (sfd < 0) {		/* no signalfd: wait blindly */
+	while (reap(v, n) > 0)
+		if (wait_one(v, n, sfd, p) != 0)	/* no signalfd: wait blindly */
 			while (waitpid(-1, NULL, 0) == -1 && errno == EINTR)
 				;
-			continue;
+	for (size_t i = 0; i < n; i++) {
+		report_pump(&v[i].rep);
+		if (v[i].rep.fd >= 0) {		/* a process of the run holds it still */
+			close(v[i].rep.fd);
+			v[i].rep.fd = -1;
 		}
-		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si) ||
-		    si.ssi_signo == SIGCHLD)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if (v[i].pid > 0)
-				kill(v[i].pid, (int)si.ssi_signo);
+		if (v[i].was > 0)
+			report_ended(&v[i].rep, v[i].task->name, v[i].slot, v[i].was,
+			    v[i].status, v[i].took_ms);
 	}
+	free(p);
 	if (sfd >= 0)
 		close(sfd);
 }
@@ -74,10 +111,10 @@ summary(const struct started *v, size_t n, long long now_ms)
 	char at[TEXT_ISO_MAX];
 
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].status == 0)
-			ok++;
-		else if (v[i].status == v[i].task->conflict_exit)
+		if (v[i].rep.skipped || (!v[i].rep.ran && v[i].status == v[i].task->conflict_exit))
 			skipped++;
+		else if (v[i].status == 0)
+			ok++;
 		else if (failed++ == 0)
 			first = &v[i];
 	}
@@ -118,12 +155,23 @@ tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, long long 
 		}
 		if (!due_now(&tasks[i], now_ms))
 			continue;
+		struct spawn_pipes io = { .relay = 0 };
+		time_t slot = schedule_slot(&tasks[i].sched, now_ms);
+
 		v[n].task = &tasks[i];
-		if ((v[n].pid = spawn_task(sp, &tasks[i], now_ms, NULL, NULL, e)) < 0) {
+		v[n].rep.fd = -1;
+		text_iso(slot == (time_t)-1 ? now_ms : (long long)slot * 1000, TEXT_ISO_S,
+		    v[n].slot, sizeof(v[n].slot));
+		v[n].started_ms = mono_ms();
+		if ((v[n].pid = spawn_task(sp, &tasks[i], now_ms, &io, e)) < 0) {
 			/* those started run to their end; this one failed */
 			v[n].pid = 0;
 			v[n].status = e->status;
-			lr_event(LOG_ERR, "error", NULL, "%s: %s", tasks[i].name, e->msg);
+			report_unstarted(tasks[i].name, v[n].slot, e->msg);
+		} else {
+			v[n].was = v[n].pid;
+			v[n].rep.fd = io.report;
+			report_started(tasks[i].name, v[n].slot, v[n].pid);
 		}
 		n++;
 	}

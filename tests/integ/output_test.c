@@ -149,17 +149,16 @@ Test(output, cron_json_records_carry_the_runs_token)
 	write_config_faked("tasks:\n  talk:\n    schedule: '* * * * *'\n"
 	    "    command: 'echo out; echo err >&2'\n");
 	pid = cron_at(T_1200 - 2, "--log", "json");
-	POLL_UNTIL(matches(lr_stderr_of(pid, err, sizeof(err)), "\\\\\"event\\\\\":"
-	    "\\\\\"released\\\\\""));
+	POLL_UNTIL(matches(lr_stderr_of(pid, err, sizeof(err)), "\"event\":\"released\""));
 	kill(pid, SIGTERM);
 	cr_assert(eq(int, lr_wait(pid), 0));
 	lr_stderr_of(pid, err, sizeof(err));
-	/* the token the run acquired with, from its own log line ... */
-	at = strstr(err, "\\\"event\\\":\\\"acquired\\\"");
+	/* the token the run acquired with, from its own record ... */
+	at = strstr(err, "\"event\":\"acquired\"");
 	cr_assert(at != NULL, "%s", err);
-	at = strstr(at, "\\\"token\\\":");
+	at = strstr(at, "\"token\":");
 	cr_assert(at != NULL, "%s", err);
-	snprintf(tok, sizeof(tok), "%lld", strtoll(at + 10, NULL, 10));
+	snprintf(tok, sizeof(tok), "%lld", strtoll(at + 8, NULL, 10));
 	/* ... on the command's records, stdout and stderr alike */
 	snprintf(want, sizeof(want), "\"stream\":\"stdout\",\"slot\":\"2026-06-15T12:00:00Z\","
 	    "\"token\":%s,\"line\":\"out\"", tok);

@@ -168,3 +168,68 @@ Test(tick, takes_no_arguments_and_needs_a_config)
 	cr_assert(eq(int, r.status, 64), "stderr: %s", r.err);
 	cr_assert(matches(r.err, "needs a config file"), "stderr: %s", r.err);
 }
+
+/* A tick at the frozen instant at with -v, its server given by url. */
+static void
+tick_v_at(struct result *r, const char *cfg, double at, const char *url)
+{
+	const char *env[8];
+	char buf[3][128];
+	size_t n = 0;
+
+	faketime_frozen_env(env, buf, at);
+	while (env[n])
+		n++;
+	env[n++] = url;
+	env[n] = NULL;
+	lr_run_env(r, env, (const char *const[]){ "tick", "-v", "-c", cfg, NULL });
+}
+
+/*
+ * A second tick in the same minute: each run skips, the slot taken, and
+ * tick says why, task by task, and counts them as skipped (conflict_exit
+ * is 0, so a skip's status is a success's: the run's own record tells).
+ */
+Test(tick, says_each_skip_and_counts_it_though_its_status_is_0)
+{
+	struct result r;
+	const char *log = scratch("runs.log");
+	const char *cfg = three_tasks(log);
+	char url[300];
+
+	snprintf(url, sizeof(url), "LOCKRUN_URL=%s", fx.url);
+	tick_v_at(&r, cfg, T_1200 + 70, url);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(r.err, "(^|\n)lockrun: minutely 2026-06-15T12:01:00Z: started, pid "
+	    "[0-9]+\n"), "stderr: %s", r.err);
+	cr_assert(matches(r.err, "(^|\n)lockrun: minutely 2026-06-15T12:01:00Z: ended, status 0 "
+	    "after "), "stderr: %s", r.err);
+	tick_v_at(&r, cfg, T_1200 + 80, url);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(r.err, "(^|\n)lockrun: minutely 2026-06-15T12:01:00Z: skipped: slot "
+	    "2026-06-15T12:01:00Z already ran on [^ ]+ pid [0-9]+ at "), "stderr: %s", r.err);
+	cr_assert(matches(r.err, "tick at 2026-06-15T12:01:20Z: 1 due, 0 ran, 1 skipped, "
+	    "0 failed\n$"), "stderr: %s", r.err);
+	cr_assert(eq(int, file_lines(log), 1), "%s", file_peek(log));
+}
+
+/* The server is down: each due slot is missed, an error line without -v. */
+Test(tick, a_slot_nobody_ran_is_an_error_line)
+{
+	struct result r;
+	const char *cfg = three_tasks(scratch("runs.log"));
+	const char *env[7];
+	char buf[3][128];
+	size_t n = 0;
+
+	faketime_frozen_env(env, buf, T_1200 + 70);
+	while (env[n])
+		n++;
+	env[n++] = "LOCKRUN_URL=redis://127.0.0.1:1/0";
+	env[n] = NULL;
+	lr_run_env(&r, env, (const char *const[]){ "tick", "-c", cfg, NULL });
+	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
+	cr_assert(matches(r.err, "(^|\n)lockrun: minutely 2026-06-15T12:01:00Z: missed: the run "
+	    "took no lock and ran nothing \\(status 69\\): [^\n]*127\\.0\\.0\\.1:1"), "stderr: %s",
+	    r.err);
+}

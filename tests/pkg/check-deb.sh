@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 # Checks the Debian package make deb built: its files, its hardening, its
-# Recommends/Suggests against the binary's .note.dlopen, and lintian.
+# Recommends/Suggests against the binary's .note.dlopen, its systemd unit
+# (systemd-analyze verify), its configuration, and lintian.
 #
 # usage: tests/pkg/check-deb.sh DIR   (DIR holds lockrun_*.deb and *.changes)
 set -u
@@ -35,7 +36,10 @@ for f in /usr/bin/lockrun \
 	/usr/share/doc/lockrun/examples/lockrun-nightly-backup.timer \
 	/usr/share/doc/lockrun/examples/lockrun-dashboard.json \
 	/usr/share/doc/lockrun/examples/lockrun-alerts.yaml \
-	/usr/share/doc/lockrun/examples/lockrun-alerts.test.yaml; do
+	/usr/share/doc/lockrun/examples/lockrun-alerts.test.yaml \
+	/usr/share/doc/lockrun/examples/lockrun-cron.service \
+	/lib/systemd/system/lockrun-cron.service \
+	/etc/lockrun/lockrun.yaml /etc/lockrun/tasks.d/; do
 	grep -qxF "$f" "$tmp/files" || fail "$deb lacks $f"
 done
 # The licence is the copyright file; nothing goes under /usr/local.
@@ -70,12 +74,52 @@ while read -r priority soname; do
 		grep -qxF "$pkg" || fail "$deb: $soname ($priority) but $pkg not in $field"
 done < "$tmp/sonames"
 
+# The configuration is a conffile, and runs nothing: it reads as a config
+# with no task (tasks.d, empty, included).
+dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles 2>/dev/null |
+	grep -qxF /etc/lockrun/lockrun.yaml || fail "$deb: /etc/lockrun/lockrun.yaml is no conffile"
+"$bin" check -c "$tmp/root/etc/lockrun/lockrun.yaml" 2>/dev/null |
+	grep -q ': ok, 0 tasks$' || fail "$deb: /etc/lockrun/lockrun.yaml is not a config with no task"
+
+# The unit is installed, neither enabled nor started by the package, and
+# names the binary the package ships.
+unit=$tmp/root/lib/systemd/system/lockrun-cron.service
+exec_path=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit" 2>/dev/null)
+[ "$exec_path" = /usr/bin/lockrun ] || fail "lockrun-cron.service: ExecStart= runs '$exec_path'"
+dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./postinst 2>/dev/null > "$tmp/postinst"
+# (an enable only where it was enabled before, as dh_installsystemd
+# --no-enable writes it, keeps the admin's choice across upgrades)
+if grep -q 'deb-systemd-invoke' "$tmp/postinst" ||
+	{ grep -q 'deb-systemd-helper enable' "$tmp/postinst" &&
+	! grep -q 'was-enabled' "$tmp/postinst"; }; then
+	fail "$deb: postinst enables or starts lockrun-cron.service"
+fi
+
+# systemd-analyze verify on the unit as installed: in a root holding this
+# system's units and /bin/kill (ExecReload=) and the package's files, so
+# that ExecStart= and the man pages in Documentation= are the package's.
+if command -v systemd-analyze >/dev/null 2>&1 && [ -d /lib/systemd/system ]; then
+	v=$tmp/verify
+	mkdir -p "$v/lib/systemd" "$v/bin"
+	cp -a /lib/systemd/system "$v/lib/systemd/"
+	cp /bin/kill "$v/bin/"
+	cp -a "$tmp/root/." "$v/"
+	if ! MANPATH=$v/usr/share/man systemd-analyze verify --root="$v" \
+		/lib/systemd/system/lockrun-cron.service > "$tmp/verify.out" 2>&1 ||
+		[ -s "$tmp/verify.out" ]; then
+		cat "$tmp/verify.out" >&2
+		fail "systemd-analyze verify lockrun-cron.service"
+	fi
+else
+	echo "check-deb: no systemd-analyze here: lockrun-cron.service not verified" >&2
+fi
+
 # lintian, failing on errors and warnings (informational tags shown).
 changes=$(ls "$dir"/lockrun_*.changes 2>/dev/null | head -1)
 lintian --fail-on error,warning --display-info --allow-root "${changes:-$deb}" ||
 	fail "lintian"
 
 if [ "$fails" -eq 0 ]; then
-	echo "check-deb: $deb: files, hardening, Recommends/Suggests and lintian ok"
+	echo "check-deb: $deb: files, hardening, Recommends/Suggests, unit, config and lintian ok"
 fi
 [ "$fails" -eq 0 ]
