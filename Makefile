@@ -310,7 +310,7 @@ INTEG_JOBS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
 # The browser test keeps its screenshot of the status page in $(B).
 integ: $(BIN) $(B)/integ_tests $(SHIM)
 	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
-		LOCKRUN_SHIM=$(abspath $(SHIM)) LOCKRUN_SCREENSHOT=$(abspath $(B))/status-page.png \
+		LOCKRUN_SHIM=$(abspath $(SHIM)) LR_TEST_SCREENSHOT=$(abspath $(B))/status-page.png \
 		$(B)/integ_tests --jobs $(INTEG_JOBS)
 
 # contrib/monitoring: the metrics its dashboard and alert rules read are

@@ -353,7 +353,7 @@ Test(web, a_browser_shows_rows_and_marks_and_hostile_values_as_text)
 {
 	static struct prom p;
 	static char body[BODY_MAX], dom[65536];
-	const char *shot = getenv("LOCKRUN_SCREENSHOT");
+	const char *shot = getenv("LR_TEST_SCREENSHOT");
 	char url[64], what[512];
 	unsigned char magic[8] = { 0 };
 	int port;
@@ -389,7 +389,7 @@ Test(web, a_browser_shows_rows_and_marks_and_hostile_values_as_text)
 	cr_assert(strstr(dom, "<script") == NULL && strstr(dom, "<img") == NULL &&
 	    strstr(dom, "<b>") == NULL, "%s", dom);
 
-	/* the screenshot: kept where LOCKRUN_SCREENSHOT says (make integ: in
+	/* the screenshot: kept where LR_TEST_SCREENSHOT says (make integ: in
 	 * the build directory) */
 	snprintf(what, sizeof(what), "--screenshot=%s --window-size=1000,640 --hide-scrollbars",
 	    shot ? shot : scratch("page.png"));
