@@ -488,3 +488,19 @@ ctx_connect(struct lr_ctx *x, struct lr_err *e)
 {
 	return x->be.ops->open(&x->be, e);
 }
+
+/* WAIT after a renewal must answer well within the renewal's own
+ * deadline (a third of the ttl), or every renewal would time out. */
+int
+ctx_check_wait(const struct lr_ctx *x, struct lr_err *e)
+{
+	char a[32], b[32];
+
+	if (x->server.wait_replicas == 0 || !x->t.no_overlap || !x->t.renew ||
+	    x->server.wait_timeout_ms < x->t.ttl_ms / 3)
+		return 0;
+	duration_format(x->server.wait_timeout_ms, a, sizeof(a));
+	duration_format(x->t.ttl_ms, b, sizeof(b));
+	return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a third "
+	    "of the ttl (%s)", a, b);
+}

@@ -101,4 +101,7 @@ int	verb_status(struct lr_ctx *x);
 int	verb_history(struct lr_ctx *x);
 int	verb_unlock(struct lr_ctx *x);
 
+/* --wait-timeout against the task's ttl: 0, or -1 with e (EX_USAGE). */
+int	ctx_check_wait(const struct lr_ctx *x, struct lr_err *e);
+
 #endif

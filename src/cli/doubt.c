@@ -15,7 +15,7 @@
  * but it may have run in time with its answer lost. Take back whatever
  * it took, by this run's owner id, on a new connection within the
  * connect and command timeouts once more, and say in e how that went. */
-void
+int
 run_withdraw(struct lr_ctx *x, struct lr_err *e)
 {
 	struct lr_ending end = { .status = EX_UNAVAILABLE, .event = "withdrawn" };
@@ -25,7 +25,7 @@ run_withdraw(struct lr_ctx *x, struct lr_err *e)
 	int rc = -1;
 
 	if (!x->lock.in_doubt)
-		return;
+		return -1;
 	x->be.ops->close(&x->be);
 	if (x->be.ops->reopen(&x->be, x->server.connect_timeout_ms, &we) == 0)
 		rc = x->be.ops->release(&x->be, &x->lock, &end, &we);
@@ -39,6 +39,7 @@ run_withdraw(struct lr_ctx *x, struct lr_err *e)
 		snprintf(e->msg + len, sizeof(e->msg) - len, "; withdrew the request: %s",
 		    rc == 1 ? "it had taken the lock, now freed, and its history entry is "
 		    "corrected" : "it had taken nothing");
+	return rc < 0 ? -1 : 0;
 }
 
 /* The server's clock and ours differ by more than the clock tolerance:

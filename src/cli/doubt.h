@@ -9,8 +9,10 @@
 
 /* The acquire failed after it was sent (x->lock.in_doubt): take back
  * whatever it may have taken, by this run's owner id, on a new connection,
- * and append to e->msg how that went. Nothing when not in doubt. */
-void	run_withdraw(struct lr_ctx *x, struct lr_err *e);
+ * and append to e->msg how that went. Returns 0 when it was taken back
+ * (or had taken nothing), -1 when withdrawing failed or there was no
+ * doubt (nothing done). The connection is closed either way. */
+int	run_withdraw(struct lr_ctx *x, struct lr_err *e);
 
 /* LOCK_CLOCK_OFF: say so in one line and exit EX_TEMPFAIL (ctx_die). */
 void	run_clock_off(struct lr_ctx *x);

@@ -432,7 +432,6 @@ report_exit(const struct lr_ctx *x, int status, long long started)
 	    status);
 }
 
-
 /* The hooks' settings, and what they are told before the command starts.
  * on_start runs under a lease that is not renewed until the command
  * starts: it has a quarter of the ttl, and a twelfth more to stop, so
@@ -529,20 +528,28 @@ unconfirmed(struct lr_ctx *x)
 	ctx_die(x, &e);
 }
 
-/* WAIT after a renewal must answer well within the renewal's own
- * deadline (a third of the ttl), or every renewal would time out. */
+/* acquire(), and once more on a new connection when the connection broke
+ * under it (a master killed, not a slow server) and the withdrawal took
+ * back what it may have taken: a failed-over Redis Cluster answers then. */
 static int
-check_wait(const struct lr_ctx *x, struct lr_err *e)
+acquire_settled(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 {
-	char a[32], b[32];
+	struct lr_err again = { 0, "", 0 };
+	int broke;
 
-	if (x->server.wait_replicas == 0 || !x->t.no_overlap || !x->t.renew ||
-	    x->server.wait_timeout_ms < x->t.ttl_ms / 3)
+	if (acquire(x, out, sig, e) == 0)
 		return 0;
-	duration_format(x->server.wait_timeout_ms, a, sizeof(a));
-	duration_format(x->t.ttl_ms, b, sizeof(b));
-	return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a third "
-	    "of the ttl (%s)", a, b);
+	broke = strstr(e->msg, "no answer") == NULL;	/* rlink's timeout */
+	if (run_withdraw(x, e) != 0 || !broke)
+		return -1;
+	lr_event(LOG_WARNING, "retry", NULL, "%s; trying once more", e->msg);
+	if (x->be.ops->reopen(&x->be, x->server.connect_timeout_ms, &again) != 0 ||
+	    acquire(x, out, sig, &again) != 0) {
+		run_withdraw(x, &again);
+		*e = again;
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -557,12 +564,10 @@ verb_run(struct lr_ctx *x)
 
 	log_context(x->cli.task, NULL, 0, NULL);
 	if (ctx_merge(x, NULL, &e) != 0 || ctx_server(x, &e) != 0 ||
-	    check_wait(x, &e) != 0 || run_prepare(x, &e) != 0)
+	    ctx_check_wait(x, &e) != 0 || run_prepare(x, &e) != 0)
 		ctx_die(x, &e);
-	if (acquire(x, &out, &sig, &e) != 0) {
-		run_withdraw(x, &e);
+	if (acquire_settled(x, &out, &sig, &e) != 0)
 		return run_unlocked(x, &e);
-	}
 	if (out == LOCK_CLOCK_OFF)
 		run_clock_off(x);
 	if (sig == 0)
