@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #include "cli/ctx.h"
 #include "cli/secret.h"
@@ -100,7 +103,15 @@ ctx_die(struct lr_ctx *x, const struct lr_err *e)
 		    x->cli.verb > VERB_CHECK ? cli_verb_name(x->cli.verb) : "",
 		    x->cli.verb > VERB_CHECK ? " " : "");	/* check: a run's options */
 	ctx_free(x);
-	exit(e->status);
+	/* _exit, not exit(): a run a scheduler forked (sched/runs.c) shares
+	 * the scheduler's exit handlers and the loader's destructors, which
+	 * are not the run's to call (a preloaded library's destructor would
+	 * remove what the scheduler and its other runs still use). */
+	fflush(stdout);
+#ifdef __SANITIZE_ADDRESS__
+	__lsan_do_leak_check();
+#endif
+	_exit(e->status);
 }
 
 /* Which task a verb reads in full from the config (config_load's only):
