@@ -418,7 +418,7 @@ CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portab
 # tests/lint/ checks the tree's rules: from the #include lines (cycles,
 # layers, each backend apart, libraries where they belong, file sizes) and
 # from the objects' symbols (no cycle the linker sees).
-lint: deps $(B)/scripts.h $(CORE_OBJS)
+lint: deps $(B)/scripts.h $(CORE_OBJS) $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o)
 	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5 man/lockrun.7
 	sh tests/lint/tree.sh
 	sh tests/lint/symbols.sh $(B)

@@ -52,7 +52,9 @@ print_slots(FILE *fp, const struct lr_check *c, long long now_ms)
 		    iso(t, a, sizeof(a)));
 }
 
-void
+/* Print the run's keys, lease timing, the slot a start at now_ms would
+ * claim with its key and TTL, and the next five fire times. */
+static void
 check_print(FILE *fp, const struct lr_check *c, long long now_ms)
 {
 	struct lr_keys k;

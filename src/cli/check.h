@@ -17,8 +17,5 @@ struct lr_check {
 	char *const		 *argv;		/* what would be executed */
 };
 
-/* Print the run's keys, lease timing, the slot a start at now_ms would
- * claim with its key and TTL, and the next five fire times. */
-void	check_print(FILE *fp, const struct lr_check *c, long long now_ms);
 
 #endif

@@ -26,7 +26,7 @@ int
 lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 {
 	struct lr_ctx x;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	int status;
 
 	ctx_init(&x);

@@ -181,7 +181,7 @@ history_print(const struct lr_ctx *x, const struct lr_hist *hist, struct lr_err 
 int
 verb_history(struct lr_ctx *x)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_hist hist = { 0, NULL };
 	struct lr_keys k;
 	const char *name = NULL;

@@ -258,7 +258,7 @@ report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
 static int
 release(struct lr_ctx *x, int status, const char *event)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_ending end = { .status = status, .event = event,
 	    .duration_ms = mono_ms() - x->acquired_at };
 	int rc = -1;
@@ -298,7 +298,7 @@ release_orphaned(void *arg, int status)
 static void
 release_lost(struct lr_ctx *x)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_ending end = { .event = NULL };
 
 	end.keep_ms = x->t.min_hold_ms - (mono_ms() - x->acquired_at);
@@ -525,7 +525,7 @@ check_wait(const struct lr_ctx *x, struct lr_err *e)
 int
 verb_run(struct lr_ctx *x)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_hook_spec hstart, hafter;
 	struct lr_hook_facts hf;
 	enum lock_outcome out;

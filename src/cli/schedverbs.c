@@ -30,7 +30,7 @@ verb_tick(struct lr_ctx *x)
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
 	    .cfg = &x->cfg, .run = x->entry,
 	    .own_fds_from = spawn_fd_floor() };
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	int status;
 
 	if (sched_check(x, &e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), &e)) < 0)
@@ -54,7 +54,7 @@ verb_cron(struct lr_ctx *x)
 	    .cfg = &x->cfg, .run = x->entry,
 	    .own_fds_from = spawn_fd_floor() };
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	if (sched_check(x, &e) != 0 || crond_run(&o, &e) != 0)
 		ctx_die(x, &e);

@@ -528,7 +528,7 @@ int
 verb_status(struct lr_ctx *x)
 {
 	struct status s = { .x = x };
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	int rc = status_run(&s, &e);
 
 	status_free(&s);

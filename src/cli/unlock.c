@@ -193,7 +193,7 @@ settings(struct lr_ctx *x, const char *name, struct lr_err *e)
 static int
 unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	char who[HOST_MAX + 32], freed[512];
 	int rc;
 
@@ -230,7 +230,7 @@ unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
 int
 verb_unlock(struct lr_ctx *x)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct target t;
 	char value[512];
 	long long pttl = -1;

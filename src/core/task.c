@@ -58,7 +58,9 @@ static const struct option_def {
 
 #define DEFAULT_KILL_AFTER_MS 10000
 
-const struct lr_task task_builtin = {
+/* The built-in values: what is left unset after the command line, the
+ * task and the defaults. Kill-after is left unset: it depends on the TTL. */
+static const struct lr_task task_builtin = {
 	.shell = 0, .one_server = 0, .no_overlap = 0,
 	.ttl_ms = 30000, .every_ms = 60000,
 	.conflict_exit = 0, .on_redis_error = ON_REDIS_ERROR_FAIL,
@@ -373,7 +375,7 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 	return 0;
 }
 
-/* What lockrun itself gives the command (main.c, export_env): a task's
+/* What lockrun itself gives the command (cli/run.c, export_env()): a task's
  * env applies after it, so it could forge the token or the key. */
 static const char *const own_env[] = {
 	"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT",

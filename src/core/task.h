@@ -84,9 +84,6 @@ struct lr_server_opts {
 void	task_init(struct lr_task *t);
 void	task_free(struct lr_task *t);
 
-/* The built-in values: what is left unset after the command line, the
- * task and the defaults. Kill-after is left unset: it depends on the TTL. */
-extern const struct lr_task task_builtin;
 
 /* Fill each unset field of dst with a copy of src's; env is the
  * concatenation src then dst, so dst's entries are applied last and win.

@@ -100,7 +100,7 @@ running_add(struct crond *d)
 static void
 start(struct crond *d, size_t i, time_t slot)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct running *r = running_add(d);
 	int out = -1, err = -1, relay = !d->tasks[i].output_inherit;
 
@@ -184,7 +184,7 @@ static void
 reload(struct crond *d)
 {
 	struct lr_config nc;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct sched_task *tasks;
 	size_t n;
 	time_t *last;
