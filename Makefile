@@ -134,14 +134,14 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # Pure modules: libc only, linked alone into the unit tests.
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
-SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task lease \
+SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task setting lease \
 	text file url)
 SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
-	rcluster cluster sentinel sentinel_url rurl rerr tls)
+	rcluster cluster sentinel sentinel_url rurl rerr rsettings tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)

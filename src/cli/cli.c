@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "cli/cli.h"
 #include "core/duration.h"
 #include "core/keys.h"
@@ -327,6 +328,18 @@ set_timeout(const char *opt, const char *arg, long long *dst, struct lr_err *e)
 	return 0;
 }
 
+/* A setting one backend alone reads (backend.h), for the URL's backend. */
+static int
+set_own(struct lr_cli *c, const char *opt, const char *key, const char *arg,
+    struct lr_err *e)
+{
+	struct lr_err te;
+
+	if (backend_setting(NULL, key, arg, &te) < 0)
+		return lr_errf(e, EX_USAGE, "%s: %s", opt, te.msg);
+	return settings_add(&c->server.own, NULL, key, arg, NULL, opt, EX_USAGE, e);
+}
+
 static int
 add_env(struct lr_cli *c, const char *arg, struct lr_err *e)
 {
@@ -397,17 +410,8 @@ apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
 		return set_timeout("--connect-timeout", arg, &c->server.connect_timeout_ms, e);
 	case OPT_COMMAND_TIMEOUT:
 		return set_timeout("--command-timeout", arg, &c->server.command_timeout_ms, e);
-	case OPT_WAIT_REPLICAS: {
-		char *end;
-		long long v = strtoll(arg, &end, 10);
-		if (*arg < '0' || *arg > '9' || *end != '\0' || v > LR_WAIT_REPLICAS_MAX)
-			return lr_errf(e, EX_USAGE, "--wait-replicas: \"%s\" is not a number "
-			    "of replicas (0 to %d; 0: do not wait)", arg, LR_WAIT_REPLICAS_MAX);
-		c->server.wait_replicas = v;
-		return 0;
-	}
-	case OPT_WAIT_TIMEOUT:
-		return set_timeout("--wait-timeout", arg, &c->server.wait_timeout_ms, e);
+	case OPT_WAIT_REPLICAS: return set_own(c, "--wait-replicas", "wait_replicas", arg, e);
+	case OPT_WAIT_TIMEOUT: return set_own(c, "--wait-timeout", "wait_timeout", arg, e);
 	case OPT_HISTORY: return set_opt(c, "--history", "history", arg, e);
 	case OPT_HISTORY_TTL: return set_opt(c, "--history-ttl", "history_ttl", arg, e);
 	case OPT_HOST:
@@ -528,7 +532,6 @@ cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
 	memset(c, 0, sizeof(*c));
 	task_init(&c->o);
 	c->server.connect_timeout_ms = c->server.command_timeout_ms = LR_UNSET;
-	c->server.wait_replicas = c->server.wait_timeout_ms = LR_UNSET;
 	c->stale_after_ms = c->count = LR_UNSET;
 	/* (1) find the verb: the first word after the options, unless "--"
 	 * said it is a command */
@@ -563,6 +566,7 @@ void
 cli_free(struct lr_cli *c)
 {
 	task_free(&c->o);
+	settings_free(&c->server.own);
 	free(c->argv_);
 	free(c->words_);
 	c->argv_ = c->words_ = NULL;

@@ -12,7 +12,6 @@
 
 #include "cli/ctx.h"
 #include "cli/secret.h"
-#include "core/duration.h"
 #include "core/file.h"
 #include "out/log.h"
 
@@ -39,6 +38,7 @@ ctx_free(struct lr_ctx *x)
 	if (!x->cfg_borrowed)
 		config_free(&x->cfg);
 	cli_free(&x->cli);
+	settings_free(&x->server.own);
 	if (x->url_copy) {
 		explicit_bzero(x->url_copy, strlen(x->url_copy));
 		free(x->url_copy);
@@ -49,15 +49,15 @@ ctx_free(struct lr_ctx *x)
 }
 
 /* The event of an error that ends lockrun, from its exit status. The
- * server could not be reached or refused is "redis-error" for every
- * backend: the name is part of the JSON log's documented interface. */
+ * server could not be reached or refused is "server-error" for every
+ * backend (the JSON log gives its old name, "redis-error", as alias). */
 static const char *
 die_event(int status)
 {
 	switch (status) {
 	case EX_USAGE: return "usage-error";
 	case EX_CONFIG: return "config-error";
-	case EX_UNAVAILABLE: return "redis-error";
+	case EX_UNAVAILABLE: return "server-error";
 	case LR_EXIT_NOEXEC: case LR_EXIT_NOTFOUND: return "exec-failed";
 	default: return "error";
 	}
@@ -192,7 +192,7 @@ ctx_backend(struct lr_ctx *x, struct lr_err *e)
 {
 	struct lr_backend_cfg c = { .url = x->server.url, .password = x->password,
 	    .connect_timeout_ms = x->server.connect_timeout_ms,
-	    .command_timeout_ms = x->server.command_timeout_ms, .opts = &x->server };
+	    .command_timeout_ms = x->server.command_timeout_ms, .own = &x->server.own };
 
 	if (x->be.ops)
 		x->be.ops->free(&x->be);
@@ -241,13 +241,37 @@ secrets_hide(struct lr_ctx *x)
 
 /* Where the server is and the password, read before the task's cwd and
  * env apply: they are the command's, not lockrun's. */
+/* The backend's own settings: the command line's over the config's. */
+static int
+ctx_own(struct lr_ctx *x, struct lr_err *e)
+{
+	const struct lr_settings *sets[] = { &x->cli.server.own, &x->cfg.server.own };
+
+	x->server.own = (struct lr_settings){ NULL, 0 };
+	for (size_t i = 0; i < 2; i++)
+		for (size_t j = 0; j < sets[i]->n; j++) {
+			const struct lr_setting *s = &sets[i]->v[j];
+
+			if (i == 1 && settings_get(sets[0], s->key) != NULL)
+				continue;
+			if (settings_add(&x->server.own, s->section, s->key, s->value, s->at,
+			    s->what, s->status, e) != 0)
+				return -1;
+		}
+	return 0;
+}
+
+/* Where the server is and the password, read before the task's cwd and
+ * env apply: they are the command's, not lockrun's. */
 int
 ctx_server(struct lr_ctx *x, struct lr_err *e)
 {
-	const char *env_url = getenv("LOCKRUN_URL"), *kind;
-	int tls, sql, from_config;
+	const char *env_url = getenv("LOCKRUN_URL");
+	int from_config;
 
 	x->server = x->cli.server;
+	if (ctx_own(x, e) != 0)
+		return -1;
 	if (env_url == NULL || *env_url == '\0')
 		env_url = getenv("LOCKRUN_REDIS_URL");
 	if (x->server.url == NULL && env_url && *env_url != '\0')
@@ -259,11 +283,6 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 	if ((x->url_copy = strdup(x->server.url)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	x->server.url = x->url_copy;
-	kind = backend_kind(x->server.url);
-	sql = kind && strcmp(kind, "redis") != 0;
-	tls = backend_url_tls(x->server.url);
-	x->server.tls = x->cfg.server.tls;
-	x->server.sentinel_password_file = x->cfg.server.sentinel_password_file;
 	if (x->server.connect_timeout_ms == LR_UNSET)
 		x->server.connect_timeout_ms = x->cfg.server.connect_timeout_ms;
 	if (x->server.connect_timeout_ms == LR_UNSET)
@@ -272,34 +291,11 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		x->server.command_timeout_ms = x->cfg.server.command_timeout_ms;
 	if (x->server.command_timeout_ms == LR_UNSET)
 		x->server.command_timeout_ms = DEFAULT_TIMEOUT_MS;
-	if (x->server.wait_replicas == LR_UNSET)
-		x->server.wait_replicas = x->cfg.server.wait_replicas;
-	if (x->server.wait_replicas == LR_UNSET)
-		x->server.wait_replicas = 0;
-	if (x->server.wait_timeout_ms == LR_UNSET)
-		x->server.wait_timeout_ms = x->cfg.server.wait_timeout_ms;
-	if (x->server.wait_timeout_ms == LR_UNSET)
-		x->server.wait_timeout_ms = LR_WAIT_TIMEOUT_MS;
-	if (x->server.wait_replicas > 0 &&
-	    x->server.wait_timeout_ms >= x->server.command_timeout_ms) {
-		char a[32], b[32];
-		duration_format(x->server.wait_timeout_ms, a, sizeof(a));
-		duration_format(x->server.command_timeout_ms, b, sizeof(b));
-		return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than the "
-		    "command timeout (%s)", a, b);
-	}
 	x->prefix = x->cli.prefix ? x->cli.prefix :
 	    x->cfg.prefix ? x->cfg.prefix : DEFAULT_PREFIX;
 
 	if (backend_check_url(x->server.url, e) != 0 || ctx_password(x, e) != 0)
 		return -1;
-	/* TLS settings beside a URL that does not use them would send the
-	 * password in the clear while the config reads as if it did not */
-	if (x->cfg.tls_at[0] != '\0' && !tls)
-		return lr_errf(e, EX_CONFIG, "%s: TLS settings, but the URL in use is not "
-		    "rediss:// (nothing would be encrypted); use rediss://%s, or remove "
-		    "redis.tls", x->cfg.tls_at, sql ? " (a database URL takes "
-		    "its TLS settings as URL parameters)" : "");
 	if (ctx_backend(x, e) != 0) {
 		/* a URL from the config that the client library refuses is a
 		 * mistake in the config: say where */

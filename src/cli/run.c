@@ -149,8 +149,6 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	lock_init(l, ctx_host(x));
 	l->hist_cap = x->t.history;
 	l->hist_ttl_ms = x->t.history_ttl_ms;
-	l->wait_replicas = x->server.wait_replicas;
-	l->wait_timeout_ms = x->server.wait_timeout_ms;
 	if (x->t.one_server) {
 		if ((slot = schedule_slot(&x->sched, now)) == (time_t)-1)
 			return lr_errf(e, EX_CONFIG, "schedule \"%s\" has no fire time in reach",
@@ -452,7 +450,7 @@ hooks_after(struct lr_ctx *x, const struct lr_hook_spec *spec, struct lr_hook_fa
 		hook_run("on_failure", x->t.on_failure, spec, hf);
 }
 
-/* The server could not be reached (any backend): with on_redis_error:
+/* The server could not be reached (any backend): with on_server_error:
  * run, run without a lock -- unless this run saw the lock held by
  * another. */
 static int
@@ -465,16 +463,16 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 
 	/* only when Redis cannot be reached at all: a refusal is an answer,
 	 * and a run that saw the lock held knows someone else runs */
-	if (!e->transport || x->t.on_redis_error != ON_REDIS_ERROR_RUN)
+	if (!e->transport || x->t.on_server_error != ON_SERVER_ERROR_RUN)
 		ctx_die(x, e);
 	if (x->seen_held) {
 		size_t len = strlen(e->msg);
 		snprintf(e->msg + len, sizeof(e->msg) - len, "; not running without "
-		    "a lock (on_redis_error: run), as this run saw it held by another");
+		    "a lock (on_server_error: run), as this run saw it held by another");
 		ctx_die(x, e);
 	}
 	lr_event(LOG_WARNING, "run-without-lock", NULL, "%s; running without a lock "
-	    "(on_redis_error: run)", e->msg);
+	    "(on_server_error: run)", e->msg);
 	x->be.ops->close(&x->be);
 	export_env(x, 0);
 	hooks_prepare(x, 0, &hstart, &hafter, &hf);
@@ -491,7 +489,7 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
  * now could promote a replica without it, and another run would start.
  * Release it (recorded in the history as "unconfirmed", status 69) and
  * fail as Redis unavailable -- but not as unreachable: the master answered,
- * and with on_redis_error: run every server would run without the lock
+ * and with on_server_error: run every server would run without the lock
  * while a replica lags. */
 static void
 unconfirmed(struct lr_ctx *x)
@@ -506,22 +504,6 @@ unconfirmed(struct lr_ctx *x)
 	ctx_die(x, &e);
 }
 
-/* WAIT after a renewal must answer well within the renewal's own
- * deadline (a third of the ttl), or every renewal would time out. */
-static int
-check_wait(const struct lr_ctx *x, struct lr_err *e)
-{
-	char a[32], b[32];
-
-	if (x->server.wait_replicas == 0 || !x->t.no_overlap || !x->t.renew ||
-	    x->server.wait_timeout_ms < x->t.ttl_ms / 3)
-		return 0;
-	duration_format(x->server.wait_timeout_ms, a, sizeof(a));
-	duration_format(x->t.ttl_ms, b, sizeof(b));
-	return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a third "
-	    "of the ttl (%s)", a, b);
-}
-
 int
 verb_run(struct lr_ctx *x)
 {
@@ -534,7 +516,8 @@ verb_run(struct lr_ctx *x)
 
 	log_context(x->cli.task, NULL, 0, NULL);
 	if (ctx_merge(x, NULL, &e) != 0 || ctx_server(x, &e) != 0 ||
-	    check_wait(x, &e) != 0 || run_prepare(x, &e) != 0)
+	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, &e) != 0) ||
+	    run_prepare(x, &e) != 0)
 		ctx_die(x, &e);
 	if (acquire(x, &out, &sig, &e) != 0)
 		return run_unlocked(x, &e);

@@ -82,8 +82,8 @@ Test(cli, wait_options_set_the_redis_settings)
 
 	cr_assert(eq(int, cli_parse(5 + 1, ARGV("--wait-replicas", "2", "--wait-timeout",
 	    "50ms", "true"), &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(i64, c.server.wait_replicas, 2));
-	cr_assert(eq(i64, c.server.wait_timeout_ms, 50));
+	cr_assert(eq(str, settings_get(&c.server.own, "wait_replicas")->value, "2"));
+	cr_assert(eq(str, settings_get(&c.server.own, "wait_timeout")->value, "50ms"));
 	cli_free(&c);
 }
 
