@@ -417,10 +417,13 @@ CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portab
 	$(filter -I%,$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) 2>/dev/null))
 # tests/lint/ checks the tree's rules: from the #include lines (cycles,
 # layers, each backend apart, libraries where they belong, file sizes) and
-# from the objects' symbols (no cycle the linker sees).
+# from the objects' symbols (no cycle the linker sees, no exported symbol
+# only its own file uses), and one way out (exit() in main.c and forked
+# children only).
 lint: deps $(B)/scripts.h $(CORE_OBJS) $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o)
 	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5 man/lockrun.7
 	sh tests/lint/tree.sh
+	sh tests/lint/exits.sh
 	sh tests/lint/symbols.sh $(B)
 	$(CPPCHECK) src/
 

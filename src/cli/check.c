@@ -92,17 +92,18 @@ config_line(const struct lr_ctx *x)
 		    x->cfg.nnames == 1 ? "" : "s");
 }
 
-/* Connect and PING, after what was printed so far is out; or die. */
-static void
-reach(struct lr_ctx *x)
+/* Connect and PING, after what was printed so far is out. Returns 0, or
+ * -1 with e. */
+static int
+reach(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 
 	fflush(stdout);
-	if (x->be.ops->ping(&x->be, &e) != 0)
-		ctx_die(x, &e);
+	if (x->be.ops->ping(&x->be, e) != 0)
+		return -1;
 	printf("%-11s %s: reachable\n", x->be.ops->name, x->be.where);
 	fflush(stdout);
+	return 0;
 }
 
 /* Under a task of check_config(), if its schedule is a seconds schedule
@@ -127,18 +128,17 @@ seconds_line(const struct sched_task *st, size_t n, const char *name, long long 
 /* `lockrun check` alone: the config is valid (or absent); list its tasks'
  * keys, and the next fire times of seconds schedules; reach Redis. */
 static int
-check_config(struct lr_ctx *x)
+check_config(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 	struct lr_keys k;
 	struct sched_task *st = NULL;
 	size_t nst = 0;
 	long long now_ms = real_ms();
 
-	if (ctx_server(x, &e) != 0 ||
-	    (x->cfg.path && due_tasks(&x->cfg, &st, &nst, &e) != 0)) {
+	if (ctx_server(x, e) != 0 ||
+	    (x->cfg.path && due_tasks(&x->cfg, &st, &nst, e) != 0)) {
 		free(st);
-		ctx_die(x, &e);
+		return -1;
 	}
 	config_line(x);
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
@@ -147,17 +147,15 @@ check_config(struct lr_ctx *x)
 		seconds_line(st, nst, x->cfg.names[i], now_ms);
 	}
 	free(st);
-	reach(x);
-	return 0;
+	return reach(x, e);
 }
 
 /* Would a run work against this server and these keys? A replica, a key
  * of the wrong type or a missing permission each get a line; any of them
  * is EX_UNAVAILABLE: the run would be refused, or would record nothing. */
 static int
-probe(struct lr_ctx *x)
+probe(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 	struct lr_keys k;
 	time_t slot = (time_t)-1;
 	char problems[2048];
@@ -167,8 +165,8 @@ probe(struct lr_ctx *x)
 		slot = schedule_slot(&x->sched, real_ms());
 	keys_build(&k, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
 	if ((n = x->be.ops->probe(&x->be, &k, x->t.one_server == 1 && slot != (time_t)-1,
-	    problems, sizeof(problems), &e)) < 0)
-		ctx_die(x, &e);
+	    problems, sizeof(problems), e)) < 0)
+		return -1;
 	if (n == 0) {
 		printf("keys        %s: types and permissions ok\n", k.stable);
 		return 0;
@@ -179,20 +177,20 @@ probe(struct lr_ctx *x)
 }
 
 int
-verb_check(struct lr_ctx *x)
+verb_check(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 	struct lr_check c = { .t = &x->t, .task = x->cli.task, .name = x->name,
 	    .sched = &x->sched };
 
 	if (x->cli.task == NULL && x->cli.cmd == NULL)
-		return check_config(x);
-	if (ctx_merge(x, NULL, &e) != 0 || ctx_server(x, &e) != 0 || run_prepare(x, &e) != 0)
-		ctx_die(x, &e);
+		return check_config(x, e);
+	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 || run_prepare(x, e) != 0)
+		return -1;
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
 	config_line(x);
 	check_print(stdout, &c, real_ms());
-	reach(x);
-	return probe(x);
+	if (reach(x, e) != 0)
+		return -1;
+	return probe(x, e);
 }

@@ -64,7 +64,7 @@ die_event(int status)
 }
 
 void
-ctx_die(struct lr_ctx *x, const struct lr_err *e)
+ctx_report(const struct lr_ctx *x, const struct lr_err *e)
 {
 	struct log_fields f;
 
@@ -75,8 +75,6 @@ ctx_die(struct lr_ctx *x, const struct lr_err *e)
 		fprintf(stderr, "Try 'lockrun %s%s--help' for more information.\n",
 		    x->cli.verb > VERB_CHECK ? cli_verb_name(x->cli.verb) : "",
 		    x->cli.verb > VERB_CHECK ? " " : "");	/* check: a run's options */
-	ctx_free(x);
-	exit(e->status);
 }
 
 /* Which task a verb reads in full from the config (config_load's only):

@@ -53,9 +53,10 @@ struct lr_ctx {
 void	ctx_init(struct lr_ctx *x);
 void	ctx_free(struct lr_ctx *x);
 
-/* Say e as lockrun's one line, free x and exit with e's status. Only
- * called before a lock is taken or after it is released. */
-void	ctx_die(struct lr_ctx *x, const struct lr_err *e) __attribute__((noreturn));
+/* Say e as lockrun's one line (the log's event from its status, and the
+ * --help hint after a usage error): entry.c's, when a verb or the
+ * reading before it failed. */
+void	ctx_report(const struct lr_ctx *x, const struct lr_err *e);
 
 /* -c FILE, else $LOCKRUN_CONFIG, else the default path if it exists;
  * or loaded, when not NULL: a config read in full already (borrowed). */
@@ -85,11 +86,12 @@ int	ctx_connect(struct lr_ctx *x, struct lr_err *e);
  * run. Returns 0, or -1 with e. */
 int	run_prepare(struct lr_ctx *x, struct lr_err *e);
 
-/* The verbs: each returns lockrun's exit status, or dies. */
-int	verb_run(struct lr_ctx *x);
-int	verb_check(struct lr_ctx *x);
-int	verb_status(struct lr_ctx *x);
-int	verb_history(struct lr_ctx *x);
-int	verb_unlock(struct lr_ctx *x);
+/* The verbs: each returns lockrun's exit status, or -1 with e (which
+ * lockrun_main() reports), after anything it took is released. */
+int	verb_run(struct lr_ctx *x, struct lr_err *e);
+int	verb_check(struct lr_ctx *x, struct lr_err *e);
+int	verb_status(struct lr_ctx *x, struct lr_err *e);
+int	verb_history(struct lr_ctx *x, struct lr_err *e);
+int	verb_unlock(struct lr_ctx *x, struct lr_err *e);
 
 #endif

@@ -4,7 +4,6 @@
  * over to the verb. main() comes here, and so does each run a scheduler
  * forks. */
 #include <stdio.h>
-#include <unistd.h>
 
 #include "backend/notes.h"
 #include "cli/ctx.h"
@@ -16,11 +15,21 @@
 #define LOCKRUN_VERSION "0.0.0"
 #endif
 
-static int (*const verbs[NVERBS])(struct lr_ctx *) = {
+static int (*const verbs[NVERBS])(struct lr_ctx *, struct lr_err *) = {
 	[VERB_RUN] = verb_run, [VERB_CHECK] = verb_check, [VERB_STATUS] = verb_status,
 	[VERB_HISTORY] = verb_history, [VERB_UNLOCK] = verb_unlock,
 	[VERB_TICK] = verb_tick, [VERB_CRON] = verb_cron,
 };
+
+/* Say e as lockrun's one line (ctx_report()), free x and give e's
+ * status. */
+static int
+fail(struct lr_ctx *x, const struct lr_err *e)
+{
+	ctx_report(x, e);
+	ctx_free(x);
+	return e->status;
+}
 
 int
 lockrun_main(int argc, char **argv, const struct lr_config *loaded)
@@ -32,10 +41,8 @@ lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 	ctx_init(&x);
 	x.entry = lockrun_main;
 	/* the forwarded signals wait, blocked, until the command can take them */
-	if (child_signals_block(&x.sig, &e) != 0)
-		ctx_die(&x, &e);
-	if (cli_parse(argc, argv, &x.cli, &e) != 0)
-		ctx_die(&x, &e);
+	if (child_signals_block(&x.sig, &e) != 0 || cli_parse(argc, argv, &x.cli, &e) != 0)
+		return fail(&x, &e);
 	log_setup(x.cli.verbose, x.cli.quiet);
 	if (x.cli.help || x.cli.version) {
 		if (x.cli.help)
@@ -46,25 +53,20 @@ lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 		return 0;
 	}
 	/* --log first, so that a bad config is reported there too */
-	if (x.cli.log && log_open(x.cli.log, ctx_host(&x), &e) != 0)
-		ctx_die(&x, &e);
-	if (ctx_load_config(&x, loaded, &e) != 0)
-		ctx_die(&x, &e);
-	if (!x.cli.log && x.cfg.log && log_open(x.cfg.log, ctx_host(&x), &e) != 0)
-		ctx_die(&x, &e);
-	status = verbs[x.cli.verb](&x);
+	if ((x.cli.log && log_open(x.cli.log, ctx_host(&x), &e) != 0) ||
+	    ctx_load_config(&x, loaded, &e) != 0 ||
+	    (!x.cli.log && x.cfg.log && log_open(x.cfg.log, ctx_host(&x), &e) != 0))
+		return fail(&x, &e);
+	if ((status = verbs[x.cli.verb](&x, &e)) < 0)
+		return fail(&x, &e);
 #ifndef __SANITIZE_ADDRESS__
-	/* Leave without freeing and without libc's teardown (exit handlers,
-	 * the loader's destructors): after the guard's fork each page written
-	 * would be copied first, and only stdout needs flushing. The kernel
-	 * closes the guard's socket after it has unmapped this process, so the
-	 * guard's exit does not compete with this one. Under AddressSanitizer,
-	 * ctx_free() and exit() run, for the leak check. */
-	fflush(stdout);
-	_exit(status);
+	/* Leave x as it is: the caller leaves with _exit() (main.c, or the
+	 * scheduler's forked run), without freeing and without libc's
+	 * teardown. Under AddressSanitizer ctx_free() runs, for the leak
+	 * check. */
+	return status;
 #else
 	ctx_free(&x);
 	return status;
 #endif
 }
-

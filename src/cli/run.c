@@ -464,12 +464,12 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 	/* only when Redis cannot be reached at all: a refusal is an answer,
 	 * and a run that saw the lock held knows someone else runs */
 	if (!e->transport || x->t.on_server_error != ON_SERVER_ERROR_RUN)
-		ctx_die(x, e);
+		return -1;
 	if (x->seen_held) {
 		size_t len = strlen(e->msg);
 		snprintf(e->msg + len, sizeof(e->msg) - len, "; not running without "
 		    "a lock (on_server_error: run), as this run saw it held by another");
-		ctx_die(x, e);
+		return -1;
 	}
 	lr_event(LOG_WARNING, "run-without-lock", NULL, "%s; running without a lock "
 	    "(on_server_error: run)", e->msg);
@@ -479,7 +479,7 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 	hook_run("on_start", x->t.on_start, &hstart, &hf);
 	started = mono_ms();
 	if ((status = run_command(x, NULL, &hf, e)) < 0)
-		ctx_die(x, e);
+		return -1;
 	report_exit(x, status, started);
 	hooks_after(x, &hafter, &hf, status, started);
 	return status;
@@ -491,23 +491,21 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
  * fail as Redis unavailable -- but not as unreachable: the master answered,
  * and with on_server_error: run every server would run without the lock
  * while a replica lags. */
-static void
-unconfirmed(struct lr_ctx *x)
+static int
+unconfirmed(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 	int rc = release(x, EX_UNAVAILABLE, "unconfirmed");
 
-	lr_errf(&e, EX_UNAVAILABLE, "%s %s: acquire: %s; %s", x->be.ops->name, x->be.where,
+	lr_errf(e, EX_UNAVAILABLE, "%s %s: acquire: %s; %s", x->be.ops->name, x->be.where,
 	    x->lock.unacked, !x->t.no_overlap ? "the slot stays taken" :
 	    rc < 0 ? "could not release the lock (it expires within its ttl)" :
 	    "released the lock");
-	ctx_die(x, &e);
+	return -1;
 }
 
 int
-verb_run(struct lr_ctx *x)
+verb_run(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e = LR_ERR_INIT;
 	struct lr_hook_spec hstart, hafter;
 	struct lr_hook_facts hf;
 	enum lock_outcome out;
@@ -515,16 +513,16 @@ verb_run(struct lr_ctx *x)
 	int status, sig;
 
 	log_context(x->cli.task, NULL, 0, NULL);
-	if (ctx_merge(x, NULL, &e) != 0 || ctx_server(x, &e) != 0 ||
-	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, &e) != 0) ||
-	    run_prepare(x, &e) != 0)
-		ctx_die(x, &e);
-	if (acquire(x, &out, &sig, &e) != 0)
-		return run_unlocked(x, &e);
+	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 ||
+	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, e) != 0) ||
+	    run_prepare(x, e) != 0)
+		return -1;
+	if (acquire(x, &out, &sig, e) != 0)
+		return run_unlocked(x, e);
 	if (sig == 0)
 		sig = child_signal_pending();
 	if (out == LOCK_UNCONFIRMED)
-		unconfirmed(x);
+		return unconfirmed(x, e);
 	if (out != LOCK_ACQUIRED) {
 		status = sig ? 128 + sig : x->t.conflict_exit;
 		report_skip(x, out, status);
@@ -543,8 +541,8 @@ verb_run(struct lr_ctx *x)
 	export_env(x, 1);
 	hook_run("on_start", x->t.on_start, &hstart, &hf);
 	started = mono_ms();
-	if ((status = run_command(x, &x->be, &hf, &e)) < 0)
-		ctx_die(x, &e);
+	if ((status = run_command(x, &x->be, &hf, e)) < 0)
+		return -1;
 	report_exit(x, status, started);
 	hooks_after(x, &hafter, &hf, status, started);
 	return status;

@@ -25,16 +25,15 @@ sched_check(struct lr_ctx *x, struct lr_err *e)
 }
 
 int
-verb_tick(struct lr_ctx *x)
+verb_tick(struct lr_ctx *x, struct lr_err *e)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
 	    .cfg = &x->cfg, .run = x->entry,
 	    .own_fds_from = spawn_fd_floor() };
-	struct lr_err e = LR_ERR_INIT;
 	int status;
 
-	if (sched_check(x, &e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), &e)) < 0)
-		ctx_die(x, &e);
+	if (sched_check(x, e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), e)) < 0)
+		return -1;
 	return status;
 }
 
@@ -48,15 +47,14 @@ logs_json(const struct lr_ctx *x)
 }
 
 int
-verb_cron(struct lr_ctx *x)
+verb_cron(struct lr_ctx *x, struct lr_err *e)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
 	    .cfg = &x->cfg, .run = x->entry,
 	    .own_fds_from = spawn_fd_floor() };
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
-	struct lr_err e = LR_ERR_INIT;
 
-	if (sched_check(x, &e) != 0 || crond_run(&o, &e) != 0)
-		ctx_die(x, &e);
+	if (sched_check(x, e) != 0 || crond_run(&o, e) != 0)
+		return -1;
 	return 0;
 }

@@ -6,7 +6,7 @@
 
 #include "cli/ctx.h"
 
-int	verb_tick(struct lr_ctx *x);
-int	verb_cron(struct lr_ctx *x);
+int	verb_tick(struct lr_ctx *x, struct lr_err *e);
+int	verb_cron(struct lr_ctx *x, struct lr_err *e);
 
 #endif
