@@ -77,6 +77,7 @@ static const struct {
 	{ { "prefix",		required_argument,	NULL, OPT_PREFIX }, ALL },
 	{ { "wait-replicas",	required_argument,	NULL, OPT_WAIT_REPLICAS }, RUN },
 	{ { "wait-timeout",	required_argument,	NULL, OPT_WAIT_TIMEOUT }, RUN },
+	{ { "on-server-error",	required_argument,	NULL, OPT_ON_REDIS_ERROR }, RUN },
 	{ { "on-redis-error",	required_argument,	NULL, OPT_ON_REDIS_ERROR }, RUN },
 	{ { "cwd",		required_argument,	NULL, 'C' }, RUN },
 	{ { "env",		required_argument,	NULL, 'e' }, RUN },
@@ -281,7 +282,8 @@ cli_usage(FILE *fp, enum lr_verb v)
 "      --timeout DURATION   stop the command after this long; exit 124\n"
 "      --min-hold DURATION  keep the lock at least this long after taking it\n"
 "  -E, --conflict-exit N    exit status when skipped (default 0)\n"
-"      --on-redis-error fail|run  when Redis cannot be reached (default fail)\n"
+"      --on-server-error fail|run  when the server cannot be reached (default\n"
+"                           fail); --on-redis-error is its old name\n"
 "      --wait-replicas N    after taking or renewing the lock, WAIT until N\n"
 "                           replicas have it; fewer: the lock is not trusted\n"
 "                           (default 0: do not wait)\n"
