@@ -145,7 +145,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines notify crond)
-SRC_CLI = $(addprefix cli/,cli ctx entry run check status status_json status_prom history unlock secret schedverbs)
+SRC_CLI = $(addprefix cli/,cli verbs ctx entry run check status status_json status_prom history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
@@ -418,12 +418,13 @@ CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portab
 # tests/lint/ checks the tree's rules: from the #include lines (cycles,
 # layers, each backend apart, libraries where they belong, file sizes) and
 # from the objects' symbols (no cycle the linker sees, no exported symbol
-# only its own file uses), and one way out (exit() in main.c and forked
-# children only).
+# only its own file uses), one way out (exit() in main.c and forked
+# children only), and a row in src/cli/verbs.c for every verb.
 lint: deps $(B)/scripts.h $(CORE_OBJS) $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o)
 	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5 man/lockrun.7
 	sh tests/lint/tree.sh
 	sh tests/lint/exits.sh
+	sh tests/lint/verbs.sh
 	sh tests/lint/symbols.sh $(B)
 	$(CPPCHECK) src/
 

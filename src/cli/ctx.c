@@ -37,7 +37,6 @@ ctx_free(struct lr_ctx *x)
 	task_free(&x->t);
 	if (!x->cfg_borrowed)
 		config_free(&x->cfg);
-	cli_free(&x->cli);
 	settings_free(&x->server.own);
 	if (x->url_copy) {
 		explicit_bzero(x->url_copy, strlen(x->url_copy));
@@ -48,35 +47,6 @@ ctx_free(struct lr_ctx *x)
 	child_close(&x->child);		/* last: the guard exits with lockrun */
 }
 
-/* The event of an error that ends lockrun, from its exit status. The
- * server could not be reached or refused is "server-error" for every
- * backend (the JSON log gives its old name, "redis-error", as alias). */
-static const char *
-die_event(int status)
-{
-	switch (status) {
-	case EX_USAGE: return "usage-error";
-	case EX_CONFIG: return "config-error";
-	case EX_UNAVAILABLE: return "server-error";
-	case LR_EXIT_NOEXEC: case LR_EXIT_NOTFOUND: return "exec-failed";
-	default: return "error";
-	}
-}
-
-void
-ctx_report(const struct lr_ctx *x, const struct lr_err *e)
-{
-	struct log_fields f;
-
-	log_fields_init(&f);
-	f.status = e->status;
-	lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
-	if (e->status == EX_USAGE && log_human_stderr())
-		fprintf(stderr, "Try 'lockrun %s%s--help' for more information.\n",
-		    x->cli.verb > VERB_CHECK ? cli_verb_name(x->cli.verb) : "",
-		    x->cli.verb > VERB_CHECK ? " " : "");	/* check: a run's options */
-}
-
 /* Which task a verb reads in full from the config (config_load's only):
  * all of them to check it; the one run, or unlocked; none to list them. */
 static const char *
@@ -85,12 +55,12 @@ config_part(struct lr_ctx *x)
 	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL;
 	struct lr_key_parts kp;
 
-	switch (x->cli.verb) {
-	case VERB_CHECK: case VERB_TICK: case VERB_CRON:
+	switch (x->cli.def->reads) {
+	case READS_ALL:
 		return NULL;
-	case VERB_RUN:
+	case READS_TASK:
 		return x->cli.task ? x->cli.task : "";
-	case VERB_UNLOCK:	/* a task, or a key: prefix{task}[:slot:...] */
+	case READS_TARGET:	/* a task, or a key: prefix{task}[:slot:...] */
 		if (word == NULL)
 			return "";
 		if (strchr(word, '{') == NULL)
@@ -99,7 +69,7 @@ config_part(struct lr_ctx *x)
 			return "";
 		snprintf(x->part, sizeof(x->part), "%s", kp.name);
 		return x->part;
-	case VERB_STATUS: case VERB_HISTORY: case NVERBS:
+	case READS_NAMES: case READS_NONE:
 		break;
 	}
 	return "";
@@ -124,7 +94,7 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 		path = CONFIG_DEFAULT_PATH;
 	}
 	/* status lists every task: the tasks_dir's names too */
-	if (x->cli.verb == VERB_STATUS)
+	if (x->cli.def->reads == READS_NAMES)
 		return config_load_names(path, &x->cfg, e);
 	return config_load(path, config_part(x), &x->cfg, e);
 }
@@ -134,7 +104,7 @@ static int
 find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
     struct lr_err *e)
 {
-	const char *opt = x->cli.verb == VERB_RUN || x->cli.verb == VERB_CHECK ? "-t " : "";
+	const char *opt = x->cli.def->command ? "-t " : "";
 
 	*task = NULL;
 	if (name == NULL)
@@ -158,7 +128,7 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 {
 	const struct lr_task *task;
 	struct lr_task *t = &x->t;
-	int runs = x->cli.verb == VERB_RUN || x->cli.verb == VERB_CHECK;
+	int runs = x->cli.def->command;
 	struct lr_err te;
 
 	if (find_task(x, name ? name : x->cli.task, &task, e) != 0)

@@ -53,11 +53,6 @@ struct lr_ctx {
 void	ctx_init(struct lr_ctx *x);
 void	ctx_free(struct lr_ctx *x);
 
-/* Say e as lockrun's one line (the log's event from its status, and the
- * --help hint after a usage error): entry.c's, when a verb or the
- * reading before it failed. */
-void	ctx_report(const struct lr_ctx *x, const struct lr_err *e);
-
 /* -c FILE, else $LOCKRUN_CONFIG, else the default path if it exists;
  * or loaded, when not NULL: a config read in full already (borrowed). */
 int	ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded,
@@ -85,13 +80,5 @@ int	ctx_connect(struct lr_ctx *x, struct lr_err *e);
  * x->exec_path), after chdir to the task's cwd; checks the command can be
  * run. Returns 0, or -1 with e. */
 int	run_prepare(struct lr_ctx *x, struct lr_err *e);
-
-/* The verbs: each returns lockrun's exit status, or -1 with e (which
- * lockrun_main() reports), after anything it took is released. */
-int	verb_run(struct lr_ctx *x, struct lr_err *e);
-int	verb_check(struct lr_ctx *x, struct lr_err *e);
-int	verb_status(struct lr_ctx *x, struct lr_err *e);
-int	verb_history(struct lr_ctx *x, struct lr_err *e);
-int	verb_unlock(struct lr_ctx *x, struct lr_err *e);
 
 #endif

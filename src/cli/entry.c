@@ -8,26 +8,56 @@
 #include "backend/notes.h"
 #include "cli/ctx.h"
 #include "cli/entry.h"
-#include "cli/schedverbs.h"
 #include "out/log.h"
 
 #ifndef LOCKRUN_VERSION
 #define LOCKRUN_VERSION "0.0.0"
 #endif
 
-static int (*const verbs[NVERBS])(struct lr_ctx *, struct lr_err *) = {
-	[VERB_RUN] = verb_run, [VERB_CHECK] = verb_check, [VERB_STATUS] = verb_status,
-	[VERB_HISTORY] = verb_history, [VERB_UNLOCK] = verb_unlock,
-	[VERB_TICK] = verb_tick, [VERB_CRON] = verb_cron,
-};
+/* The event of an error that ends lockrun, from its exit status. The
+ * server could not be reached or refused is "server-error" for every
+ * backend (the JSON log gives its old name, "redis-error", as alias). */
+static const char *
+die_event(int status)
+{
+	switch (status) {
+	case EX_USAGE: return "usage-error";
+	case EX_CONFIG: return "config-error";
+	case EX_UNAVAILABLE: return "server-error";
+	case LR_EXIT_NOEXEC: case LR_EXIT_NOTFOUND: return "exec-failed";
+	default: return "error";
+	}
+}
 
-/* Say e as lockrun's one line (ctx_report()), free x and give e's
- * status. */
+/* Say e as lockrun's one line: the log's event from its status, and the
+ * --help hint after a usage error. */
+static void
+report(const struct lr_ctx *x, const struct lr_err *e)
+{
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = e->status;
+	lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
+	if (e->status == EX_USAGE && log_human_stderr())
+		fprintf(stderr, "Try 'lockrun %s%s--help' for more information.\n",
+		    x->cli.def->help_as, *x->cli.def->help_as ? " " : "");
+}
+
+/* Free what x holds, the command line last. */
+static void
+teardown(struct lr_ctx *x)
+{
+	ctx_free(x);
+	cli_free(&x->cli);
+}
+
+/* Say e, free x and give e's status. */
 static int
 fail(struct lr_ctx *x, const struct lr_err *e)
 {
-	ctx_report(x, e);
-	ctx_free(x);
+	report(x, e);
+	teardown(x);
 	return e->status;
 }
 
@@ -49,7 +79,7 @@ lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 			cli_usage(stdout, x.cli.verb);
 		else
 			notes_version(stdout, LOCKRUN_VERSION);
-		ctx_free(&x);
+		teardown(&x);
 		return 0;
 	}
 	/* --log first, so that a bad config is reported there too */
@@ -57,7 +87,7 @@ lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 	    ctx_load_config(&x, loaded, &e) != 0 ||
 	    (!x.cli.log && x.cfg.log && log_open(x.cfg.log, ctx_host(&x), &e) != 0))
 		return fail(&x, &e);
-	if ((status = verbs[x.cli.verb](&x, &e)) < 0)
+	if ((status = x.cli.def->entry(&x, &e)) < 0)
 		return fail(&x, &e);
 #ifndef __SANITIZE_ADDRESS__
 	/* Leave x as it is: the caller leaves with _exit() (main.c, or the
@@ -66,7 +96,7 @@ lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 	 * check. */
 	return status;
 #else
-	ctx_free(&x);
+	teardown(&x);
 	return status;
 #endif
 }

@@ -4,17 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/schedverbs.h"
+#include "cli/ctx.h"
 #include "core/duration.h"
 #include "sched/crond.h"
 #include "sched/tick.h"
 
 /* Both take no words and need a config: it is their crontab. */
 static int
-sched_check(struct lr_ctx *x, struct lr_err *e)
+sched_check(struct lr_ctx *x, const char *verb, struct lr_err *e)
 {
-	const char *verb = cli_verb_name(x->cli.verb);
-
 	if (x->cli.cmd)
 		return lr_errf(e, EX_USAGE, "`lockrun %s` takes no arguments: \"%s\"", verb,
 		    x->cli.cmd[0]);
@@ -32,7 +30,7 @@ verb_tick(struct lr_ctx *x, struct lr_err *e)
 	    .own_fds_from = spawn_fd_floor() };
 	int status;
 
-	if (sched_check(x, e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), e)) < 0)
+	if (sched_check(x, "tick", e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), e)) < 0)
 		return -1;
 	return status;
 }
@@ -54,7 +52,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	    .own_fds_from = spawn_fd_floor() };
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x) };
 
-	if (sched_check(x, e) != 0 || crond_run(&o, e) != 0)
+	if (sched_check(x, "cron", e) != 0 || crond_run(&o, e) != 0)
 		return -1;
 	return 0;
 }
