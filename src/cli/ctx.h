@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* ctx.h -- what every verb shares: the command line, the config, the
- * merged settings, the backend holding the lock; and one way to fail. */
+ * merged settings, the backend holding the lock. */
 #ifndef LR_CTX_H
 #define LR_CTX_H
 
@@ -25,7 +25,8 @@ struct lr_ctx {
 	struct lr_config	 cfg;		/* empty when there is no config file */
 	int			 cfg_borrowed;	/* cfg is a scheduler's: not ours to free */
 	struct lr_task		 t;		/* the merged settings */
-	struct lr_server_opts	 server;		/* borrows from cli and cfg */
+	struct lr_server_opts	 server;		/* borrows from cli and cfg, but
+							 * own: a copy (ctx_own()) */
 	const char		*prefix;
 	char			*url_copy;	/* the URL in use, lockrun's copy */
 	char			 password[512];	/* from a file or the environment */
