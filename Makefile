@@ -144,19 +144,20 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # Pure modules: libc only, linked alone into the unit tests.
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
-SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task lease \
-	text file url near)
+SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task setting \
+	lease text file url near)
 SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
-	rcluster cluster sentinel sentinel_url rurl rerr tls)
+	rcluster cluster sentinel sentinel_url rurl rerr rsettings tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify crond)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
-SRC_CLI = $(addprefix cli/,cli usage ctx entry run doubt check status status_json status_html history unlock secret schedverbs)
+SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt check status status_json status_html \
+	history unlock secret schedverbs)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
@@ -453,10 +454,14 @@ CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portab
 	$(filter -I%,$(shell $(PKG_CONFIG) --cflags $(LIB_MODS) $(TLS_MOD) $(SQL_MODS) $(WEB_MOD) 2>/dev/null))
 # tests/lint/ checks the tree's rules: from the #include lines (cycles,
 # layers, each backend apart, libraries where they belong, file sizes) and
-# from the objects' symbols (no cycle the linker sees).
-lint: deps $(B)/scripts.h $(CORE_OBJS)
+# from the objects' symbols (no cycle the linker sees, no exported symbol
+# only its own file uses), one way out (exit() in main.c and forked
+# children only), and a row in src/cli/verbs.c for every verb.
+lint: deps $(B)/scripts.h $(CORE_OBJS) $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o)
 	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5 man/lockrun.7
 	sh tests/lint/tree.sh
+	sh tests/lint/exits.sh
+	sh tests/lint/verbs.sh
 	sh tests/lint/symbols.sh $(B)
 	$(CPPCHECK) src/
 

@@ -14,7 +14,8 @@ _lockrun_common_arg='-c --config --url --redis --password-file --connect-timeout
     --command-timeout --prefix --host --log'
 _lockrun_common_flag='-h --help -V --version -v --verbose -q --quiet'
 _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
-    --wait-replicas --wait-timeout --on-redis-error -C --cwd -e --env --on-lost
+    --wait-replicas --wait-timeout --on-server-error --on-redis-error -C --cwd -e
+    --env --on-lost
     --kill-mode --kill-after --wait --timeout --min-hold --schedule --timezone
     --slot-tolerance --clock-tolerance --history --history-ttl'
 _lockrun_run_flag='--one-server --no-one-server --no-overlap --overlap --no-renew
@@ -187,7 +188,7 @@ _lockrun_argument()
     -t | --task) mapfile -t cands < <(_lockrun_tasks "$(_lockrun_config)") ;;
     --on-lost) cands=(term ignore) ;;
     --kill-mode) cands=(tree process) ;;
-    --on-redis-error) cands=(fail run) ;;
+    --on-server-error | --on-redis-error) cands=(fail run) ;;
     --format) cands=(text json prometheus) ;;
     --timezone) mapfile -t cands < <(_lockrun_zones) ;;
     --schedule)

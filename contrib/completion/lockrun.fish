@@ -13,7 +13,7 @@ function __lockrun_takes_arg
             return 1
         case --config --url --redis --password-file --connect-timeout \
             --command-timeout --prefix --host --log --task --key --ttl --every \
-            --conflict-exit --wait-replicas --wait-timeout --on-redis-error --cwd \
+            --conflict-exit --wait-replicas --wait-timeout --on-server-error --on-redis-error --cwd \
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold \
             --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
             --format --stale-after --count --listen --html
@@ -237,7 +237,8 @@ complete -c lockrun -n $run -l wait -x -a '(__lockrun_durations)' -d 'wait this 
 complete -c lockrun -n $run -l timeout -x -a '(__lockrun_durations)' -d 'stop the command after this long'
 complete -c lockrun -n $run -l min-hold -x -a '(__lockrun_durations)' -d 'keep the lock at least this long'
 complete -c lockrun -n $run -s E -l conflict-exit -x -d 'exit status when skipped'
-complete -c lockrun -n $run -l on-redis-error -x -a 'fail run' -d 'when the server cannot be reached'
+complete -c lockrun -n $run -l on-server-error -x -a 'fail run' -d 'when the server cannot be reached'
+complete -c lockrun -n $run -l on-redis-error -x -a 'fail run' -d 'when the server cannot be reached (its old name)'
 complete -c lockrun -n $run -l wait-replicas -x -d 'WAIT until N replicas have the lock'
 complete -c lockrun -n $run -l wait-timeout -x -a '(__lockrun_durations)' -d 'how long WAIT may take'
 complete -c lockrun -n $run -s C -l cwd -x -a '(__fish_complete_directories)' -d 'run the command in DIR'

@@ -37,8 +37,9 @@ struct lr_backend_cfg {
 	const char	*password;	/* from a file or the environment; "": the URL's */
 	long long	 connect_timeout_ms;
 	long long	 command_timeout_ms;
-	const struct lr_server_opts *opts;	/* all the settings, for a backend's
-					 * own (Redis: tls, sentinel_password_file) */
+	const struct lr_settings *own;	/* the settings this backend alone reads
+					 * (Redis: tls, sentinel_password_file,
+					 * wait_replicas), as text: it parses them */
 };
 
 struct lr_backend_ops {
@@ -148,6 +149,10 @@ struct lr_backend_ops {
 	 * connect timeout, whichever is sooner). */
 	void	(*close)(struct lr_backend *b);
 	int	(*reopen)(struct lr_backend *b, long long cap_ms, struct lr_err *e);
+	/* What the backend's own settings ask of the run's (NULL: nothing),
+	 * checked before anything is taken. Returns 0, or -1 with e. */
+	int	(*check_task)(const struct lr_backend *b, const struct lr_task *t,
+		    struct lr_err *e);
 	/* Free everything; the backend may not be used after. */
 	void	(*free)(struct lr_backend *b);
 };

@@ -59,7 +59,9 @@ print_slots(FILE *fp, const struct lr_check *c, long long now_ms)
 		    iso(t, a, sizeof(a)));
 }
 
-void
+/* Print the run's keys, lease timing, the slot a start at now_ms would
+ * claim with its key and TTL, and the next five fire times. */
+static void
 check_print(FILE *fp, const struct lr_check *c, long long now_ms)
 {
 	struct lr_keys k;
@@ -152,31 +154,35 @@ config_line(const struct lr_ctx *x)
 	    x->prefix_from);
 }
 
-void
+/* The line that says how far this host's clock is from the lock
+ * server's: offset_ms is the server's minus ours, measured against the
+ * middle of a round trip of rtt_ms, so it is right within rtt_ms / 2:
+ * "clock       this host is 12 ms behind the lock server (+/- 1 ms)". */
+static void
 check_clock_print(FILE *fp, long long offset_ms, long long rtt_ms)
 {
 	fprintf(fp, "clock       this host is %lld ms %s the lock server (+/- %lld ms)\n",
 	    llabs(offset_ms), offset_ms > 0 ? "behind" : "ahead of", (rtt_ms + 1) / 2);
 }
 
-/* Connect and PING, after what was printed so far is out; or die. Then
- * read the server's clock (states() of no task: one round trip) and say
- * how far ours is from it. */
-static void
-reach(struct lr_ctx *x)
+/* Connect and PING, after what was printed so far is out. Then read the
+ * server's clock (states() of no task: one round trip) and say how far
+ * ours is from it. Returns 0, or -1 with e. */
+static int
+reach(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 	long long sent, now_ms;
 
 	fflush(stdout);
-	if (x->be.ops->ping(&x->be, &e) != 0)
-		ctx_die(x, &e);
+	if (x->be.ops->ping(&x->be, e) != 0)
+		return -1;
 	printf("%-11s %s: reachable\n", x->be.ops->name, x->be.where);
 	sent = real_ms();
-	if (x->be.ops->states(&x->be, NULL, 0, 0, NULL, &now_ms, &e) != 0)
-		ctx_die(x, &e);
+	if (x->be.ops->states(&x->be, NULL, 0, 0, NULL, &now_ms, e) != 0)
+		return -1;
 	check_clock_print(stdout, now_ms - (sent + real_ms()) / 2, real_ms() - sent);
 	fflush(stdout);
+	return 0;
 }
 
 /* Under a task of check_config(), if its schedule is a seconds schedule
@@ -289,18 +295,17 @@ check_task(struct lr_ctx *x, const char *name, long long now_ms)
  * seconds schedules; reach the server. Returns the status of the first
  * task's problem, or 0. */
 static int
-check_config(struct lr_ctx *x)
+check_config(struct lr_ctx *x, struct lr_err *e)
 {
 	long long now_ms = real_ms();
-	struct lr_err e;
 	struct sched_task *st = NULL;
 	size_t nst = 0;
 	int status = 0, rc;
 
-	if (ctx_server(x, &e) != 0 ||
-	    (x->cfg.path && due_tasks(&x->cfg, &st, &nst, &e) != 0)) {
+	if (ctx_server(x, e) != 0 ||
+	    (x->cfg.path && due_tasks(&x->cfg, &st, &nst, e) != 0)) {
 		free(st);
-		ctx_die(x, &e);
+		return -1;
 	}
 	config_line(x);
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
@@ -309,17 +314,15 @@ check_config(struct lr_ctx *x)
 		seconds_line(st, nst, x->cfg.names[i], now_ms);
 	}
 	free(st);
-	reach(x);
-	return status;
+	return reach(x, e) != 0 ? -1 : status;
 }
 
 /* Would a run work against this server and these keys? A replica, a key
  * of the wrong type or a missing permission each get a line; any of them
  * is EX_UNAVAILABLE: the run would be refused, or would record nothing. */
 static int
-probe(struct lr_ctx *x)
+probe(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 	struct lr_keys k;
 	time_t slot = (time_t)-1;
 	char problems[2048];
@@ -329,8 +332,8 @@ probe(struct lr_ctx *x)
 		slot = schedule_slot(&x->sched, real_ms());
 	keys_build(&k, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
 	if ((n = x->be.ops->probe(&x->be, &k, x->t.one_server == 1 && slot != (time_t)-1,
-	    problems, sizeof(problems), &e)) < 0)
-		ctx_die(x, &e);
+	    problems, sizeof(problems), e)) < 0)
+		return -1;
 	if (n == 0) {
 		printf("keys        %s: types and permissions ok\n", k.stable);
 		return 0;
@@ -341,21 +344,21 @@ probe(struct lr_ctx *x)
 }
 
 int
-verb_check(struct lr_ctx *x)
+verb_check(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 	struct lr_check c = { .t = &x->t, .task = x->cli.task, .name = x->name,
 	    .sched = &x->sched };
 
 	if (x->cli.task == NULL && x->cli.cmd == NULL)
-		return check_config(x);
-	if (ctx_merge(x, NULL, &e) != 0 || ctx_server(x, &e) != 0 || run_prepare(x, &e) != 0)
-		ctx_die(x, &e);
+		return check_config(x, e);
+	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 || run_prepare(x, e) != 0)
+		return -1;
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
 	config_line(x);
 	protection_print(x);
 	check_print(stdout, &c, real_ms());
-	reach(x);
-	return probe(x);
+	if (reach(x, e) != 0)
+		return -1;
+	return probe(x, e);
 }

@@ -1,145 +1,212 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* cli.c -- getopt_long into a struct lr_cli (the usage text is usage.c). */
+/* cli.c -- the command line: the options, one row each, from which
+ * getopt_long's tables, the check that a verb takes an option, the
+ * settings it sets and --help are all made; a struct lr_cli out of argv. */
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "cli/cli.h"
+#include "cli/verbs.h"
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/near.h"
 #include "core/text.h"
 #include "out/log.h"
 
-enum {				/* long-only options */
-	OPT_ONE_SERVER = CHAR_MAX + 1,
-	OPT_NO_OVERLAP,
-	OPT_TTL,
-	OPT_EVERY,
-	OPT_URL,
-	OPT_PASSWORD_FILE,
-	OPT_CONNECT_TIMEOUT,
-	OPT_COMMAND_TIMEOUT,
-	OPT_WAIT_REPLICAS,
-	OPT_WAIT_TIMEOUT,
-	OPT_PREFIX,
-	OPT_ON_REDIS_ERROR,
-	OPT_SHELL,
-	OPT_FOREGROUND,
-	OPT_NO_RENEW,
-	OPT_ON_LOST,
-	OPT_KILL_MODE,
-	OPT_KILL_AFTER,
-	OPT_WAIT,
-	OPT_TIMEOUT,
-	OPT_MIN_HOLD,
-	OPT_SCHEDULE,
-	OPT_TIMEZONE,
-	OPT_SLOT_TOLERANCE,
-	OPT_CLOCK_TOLERANCE,
-	OPT_HISTORY,
-	OPT_HISTORY_TTL,
-	OPT_HOST,
-	OPT_LOG,
-	OPT_JSON,
-	OPT_FORMAT,
-	OPT_STALE_AFTER,
-	OPT_YES,
-	OPT_LISTEN,
-	OPT_HTML,
-	OPT_NO_ONE_SERVER,
-	OPT_OVERLAP,
+/* What an option does with its argument. */
+enum opt_to {
+	TO_TASK,	/* task_set(setting, value or the argument) into the run's task */
+	TO_OWN,		/* a setting one backend alone reads (backend.h), as text */
+	TO_FLAG,	/* the int at `off` in struct lr_cli becomes 1 */
+	TO_STRING,	/* the string at `off` becomes the argument (after `problem`) */
+	TO_APPLY,	/* apply(), by `id`: what is none of these */
 };
 
-/* Which verbs take an option. */
-#define V(verb)		(1u << (verb))
-#define ALL		(V(VERB_RUN) | V(VERB_CHECK) | V(VERB_STATUS) | V(VERB_HISTORY) | \
-			    V(VERB_UNLOCK) | V(VERB_TICK) | V(VERB_CRON))
-#define RUN		(V(VERB_RUN) | V(VERB_CHECK))	/* check validates a run */
+enum { A_CONFIG = 1, A_TASK, A_ENV, A_CONNECT_TIMEOUT, A_COMMAND_TIMEOUT, A_FORMAT, A_STALE_AFTER,
+	A_COUNT };
 
-/* The options, and the verbs each applies to (in the same order). */
-static const struct {
-	struct option	o;
-	unsigned	verbs;
-} opts[] = {
-	{ { "help",		no_argument,		NULL, 'h' }, ALL },
-	{ { "version",		no_argument,		NULL, 'V' }, ALL },
-	{ { "config",		required_argument,	NULL, 'c' }, ALL },
-	{ { "task",		required_argument,	NULL, 't' }, RUN },
-	{ { "key",		required_argument,	NULL, 'k' }, RUN },
-	{ { "one-server",	no_argument,		NULL, OPT_ONE_SERVER }, RUN },
-	{ { "no-overlap",	no_argument,		NULL, OPT_NO_OVERLAP }, RUN },
-	{ { "no-one-server",	no_argument,		NULL, OPT_NO_ONE_SERVER }, RUN },
-	{ { "overlap",		no_argument,		NULL, OPT_OVERLAP }, RUN },
-	{ { "ttl",		required_argument,	NULL, OPT_TTL }, RUN },
-	{ { "every",		required_argument,	NULL, OPT_EVERY }, RUN },
-	{ { "conflict-exit",	required_argument,	NULL, 'E' }, RUN },
-	{ { "url",		required_argument,	NULL, OPT_URL }, ALL },
-	{ { "redis",		required_argument,	NULL, OPT_URL }, ALL },
-	{ { "password-file",	required_argument,	NULL, OPT_PASSWORD_FILE }, ALL },
-	{ { "connect-timeout",	required_argument,	NULL, OPT_CONNECT_TIMEOUT }, ALL },
-	{ { "command-timeout",	required_argument,	NULL, OPT_COMMAND_TIMEOUT }, ALL },
-	{ { "prefix",		required_argument,	NULL, OPT_PREFIX }, ALL },
-	{ { "wait-replicas",	required_argument,	NULL, OPT_WAIT_REPLICAS }, RUN },
-	{ { "wait-timeout",	required_argument,	NULL, OPT_WAIT_TIMEOUT }, RUN },
-	{ { "on-redis-error",	required_argument,	NULL, OPT_ON_REDIS_ERROR }, RUN },
-	{ { "cwd",		required_argument,	NULL, 'C' }, RUN },
-	{ { "env",		required_argument,	NULL, 'e' }, RUN },
-	{ { "shell",		no_argument,		NULL, OPT_SHELL }, RUN },
-	{ { "foreground",	no_argument,		NULL, OPT_FOREGROUND }, RUN },
-	{ { "no-renew",		no_argument,		NULL, OPT_NO_RENEW }, RUN },
-	{ { "on-lost",		required_argument,	NULL, OPT_ON_LOST }, RUN },
-	{ { "kill-mode",	required_argument,	NULL, OPT_KILL_MODE }, RUN },
-	{ { "kill-after",	required_argument,	NULL, OPT_KILL_AFTER }, RUN },
-	{ { "wait",		required_argument,	NULL, OPT_WAIT }, RUN },
-	{ { "timeout",		required_argument,	NULL, OPT_TIMEOUT }, RUN },
-	{ { "min-hold",		required_argument,	NULL, OPT_MIN_HOLD }, RUN },
-	{ { "schedule",		required_argument,	NULL, OPT_SCHEDULE }, RUN },
-	{ { "timezone",		required_argument,	NULL, OPT_TIMEZONE }, RUN },
-	{ { "slot-tolerance",	required_argument,	NULL, OPT_SLOT_TOLERANCE }, RUN },
-	{ { "clock-tolerance",	required_argument,	NULL, OPT_CLOCK_TOLERANCE }, RUN },
-	{ { "history",		required_argument,	NULL, OPT_HISTORY }, RUN | V(VERB_UNLOCK) },
-	{ { "history-ttl",	required_argument,	NULL, OPT_HISTORY_TTL },
-	    RUN | V(VERB_UNLOCK) },
-	{ { "host",		required_argument,	NULL, OPT_HOST }, ALL },
-	{ { "log",		required_argument,	NULL, OPT_LOG }, ALL },
-	{ { "json",		no_argument,		NULL, OPT_JSON },
-	    V(VERB_STATUS) | V(VERB_HISTORY) },
-	{ { "format",		required_argument,	NULL, OPT_FORMAT }, V(VERB_STATUS) },
-	{ { "stale-after",	required_argument,	NULL, OPT_STALE_AFTER }, V(VERB_STATUS) },
-	{ { "count",		required_argument,	NULL, 'n' }, V(VERB_HISTORY) },
-	{ { "yes",		no_argument,		NULL, OPT_YES }, V(VERB_UNLOCK) },
-	{ { "listen",		required_argument,	NULL, OPT_LISTEN }, V(VERB_CRON) },
-	{ { "html",		required_argument,	NULL, OPT_HTML }, V(VERB_STATUS) },
-	{ { "verbose",		no_argument,		NULL, 'v' }, ALL },
-	{ { "quiet",		no_argument,		NULL, 'q' }, ALL },
-};
-#define NOPTS (sizeof(opts) / sizeof(opts[0]))
-
-static const char *const verb_names[NVERBS] = {
-	[VERB_RUN] = "run", [VERB_CHECK] = "check", [VERB_STATUS] = "status",
-	[VERB_HISTORY] = "history", [VERB_UNLOCK] = "unlock", [VERB_TICK] = "tick",
-	[VERB_CRON] = "cron",
-};
-
-const char *
-cli_verb_name(enum lr_verb v)
+/* --host: 1 to HOST_MAX bytes, no spaces or control characters. */
+static const char *
+host_problem(const char *arg)
 {
-	return verb_names[v];
+	if (*arg == '\0' || strlen(arg) > HOST_MAX || strchr(arg, ' ') ||
+	    text_has_control(arg))
+		return "is not a host name (1 to 64 bytes, no spaces or control characters)";
+	return NULL;
 }
 
-/* Set the task option called name from the argument of --opt. */
-static int
-set_opt(struct lr_cli *c, const char *opt, const char *name, const char *arg,
-    struct lr_err *e)
-{
-	struct lr_err te;
+/* The options: one row each, in the order --help shows them. A verb takes
+ * an option when its row's groups (verbs.h) meet the verb's. */
+static const struct cli_opt {
+	const char	*name;		/* the long name, without "--" */
+	char		 letter;	/* the short name, or 0 */
+	const char	*arg;		/* its argument, as --help names it; NULL: none */
+	unsigned	 groups;	/* OG_*: the verbs that take it */
+	enum opt_to	 to;
+	const char	*setting;	/* TO_TASK, TO_OWN: the setting's name */
+	const char	*value;		/* a flag's value for the setting; NULL: the argument */
+	size_t		 off;		/* TO_FLAG, TO_STRING: the field */
+	int		 id;		/* TO_APPLY: apply()'s case */
+	const char	*(*problem)(const char *arg);	/* TO_STRING: what is wrong with it */
+	const char	*help;		/* --help's lines; NULL: not shown (an alias) */
+} opts[] = {
+#define F(field)	offsetof(struct lr_cli, field)
+	{ "task", 't', "NAME", OG_RUN, TO_APPLY, NULL, NULL, 0, A_TASK, NULL,
+	    "run task NAME from the config file" },
+	{ "key", 'k', "NAME", OG_RUN, TO_STRING, NULL, NULL, F(key), 0, key_name_problem,
+	    "lock name (default: the task name, else derived\nfrom the command line)" },
+	{ "no-overlap", 0, NULL, OG_RUN, TO_TASK, "no_overlap", "true", 0, 0, NULL,
+	    "skip if a copy is still running anywhere" },
+	{ "overlap", 0, NULL, OG_RUN, TO_TASK, "no_overlap", "false", 0, 0, NULL,
+	    "not that: copies may run at the same time" },
+	{ "one-server", 0, NULL, OG_RUN, TO_TASK, "one_server", "true", 0, 0, NULL,
+	    "skip if this slot already ran anywhere" },
+	{ "no-one-server", 0, NULL, OG_RUN, TO_TASK, "one_server", "false", 0, 0, NULL,
+	    "not that: claim no slot" },
+	{ "schedule", 0, "'EXPR'", OG_RUN, TO_TASK, "schedule", NULL, 0, 0, NULL,
+	    "the cron schedule that starts this run: its fire\ntimes are the --one-server "
+	    "slots (5 fields, or\n@hourly, @daily, ...)" },
+	{ "timezone", 0, "ZONE", OG_RUN, TO_TASK, "timezone", NULL, 0, 0, NULL,
+	    "read the schedule in ZONE (default: local time)" },
+	{ "every", 0, "DURATION", OG_RUN, TO_TASK, "every", NULL, 0, 0, NULL,
+	    "fixed slots instead of a schedule (default 1m)" },
+	{ "slot-tolerance", 0, "DURATION", OG_RUN, TO_TASK, "slot_tolerance", NULL, 0, 0,
+	    NULL, "a start this much before a fire time\nbelongs to it (default 5s)" },
+	{ "clock-tolerance", 0, "DURATION", OG_RUN, TO_TASK, "clock_tolerance", NULL, 0, 0,
+	    NULL, "claim no slot when this host's clock and\nthe lock server's differ by "
+	    "more (default 3\ntimes the slot tolerance; 0: no check)" },
+	{ "ttl", 0, "DURATION", OG_RUN, TO_TASK, "ttl", NULL, 0, 0, NULL,
+	    "lease of the no-overlap lock, renewed every ttl/3\nwhile the command runs "
+	    "(default 30s)" },
+	{ "no-renew", 0, NULL, OG_RUN, TO_TASK, "renew", "false", 0, 0, NULL,
+	    "a fixed TTL: no renewal" },
+	{ "on-lost", 0, "term|ignore", OG_RUN, TO_TASK, "on_lost", NULL, 0, 0, NULL,
+	    "when the lock is lost or Redis stops confirming\nit: stop the command in time "
+	    "(default) or log" },
+	{ "kill-after", 0, "DURATION", OG_RUN, TO_TASK, "kill_after", NULL, 0, 0, NULL,
+	    "SIGTERM to SIGKILL when stopping the command\n(default and limit: the smaller "
+	    "of 10s, ttl/3)" },
+	{ "kill-mode", 0, "tree|process", OG_RUN, TO_TASK, "kill_mode", NULL, 0, 0, NULL,
+	    "hold the lock until the command's whole\nprocess tree is gone, and stop all of "
+	    "it (default);\nor wait for and signal its main process only" },
+	{ "wait", 0, "DURATION", OG_RUN, TO_TASK, "wait", NULL, 0, 0, NULL,
+	    "wait this long for a held lock (default: skip)" },
+	{ "timeout", 0, "DURATION", OG_RUN, TO_TASK, "timeout", NULL, 0, 0, NULL,
+	    "stop the command after this long; exit 124" },
+	{ "min-hold", 0, "DURATION", OG_RUN, TO_TASK, "min_hold", NULL, 0, 0, NULL,
+	    "keep the lock at least this long after taking it" },
+	{ "conflict-exit", 'E', "N", OG_RUN, TO_TASK, "conflict_exit", NULL, 0, 0, NULL,
+	    "exit status when skipped (default 0)" },
+	{ "on-server-error", 0, "fail|run", OG_RUN, TO_TASK, "on_server_error", NULL, 0, 0,
+	    NULL, "when the server cannot be reached (default\nfail); --on-redis-error is "
+	    "its old name" },
+	{ "on-redis-error", 0, "fail|run", OG_RUN, TO_TASK, "on_redis_error", NULL, 0, 0,
+	    NULL, NULL },
+	{ "wait-replicas", 0, "N", OG_RUN, TO_OWN, "wait_replicas", NULL, 0, 0, NULL,
+	    "after taking or renewing the lock, WAIT until N\nreplicas have it; fewer: the "
+	    "lock is not trusted\n(default 0: do not wait)" },
+	{ "wait-timeout", 0, "DURATION", OG_RUN, TO_OWN, "wait_timeout", NULL, 0, 0, NULL,
+	    "how long WAIT may take (default 100ms)" },
+	{ "history", 0, "N", OG_HISTORY, TO_TASK, "history", NULL, 0, 0, NULL,
+	    "keep the task's last N decisions in Redis\n(default 100; 0: no history)" },
+	{ "history-ttl", 0, "DURATION", OG_HISTORY, TO_TASK, "history_ttl", NULL, 0, 0, NULL,
+	    "drop the history this long after its last\nwrite (default 35d)" },
+	{ "cwd", 'C', "DIR", OG_RUN, TO_TASK, "cwd", NULL, 0, 0, NULL,
+	    "run the command in DIR" },
+	{ "env", 'e', "NAME=VALUE", OG_RUN, TO_APPLY, NULL, NULL, 0, A_ENV, NULL,
+	    "add to the command's environment (repeatable)" },
+	{ "shell", 0, NULL, OG_RUN, TO_TASK, "shell", "true", 0, 0, NULL,
+	    "run the command string with /bin/sh -c" },
+	{ "foreground", 0, NULL, OG_RUN, TO_FLAG, NULL, NULL, F(foreground), 0, NULL,
+	    "keep the command in lockrun's process group, so\nit can read the terminal and "
+	    "gets its signals" },
+	{ "json", 0, NULL, OG_JSON, TO_FLAG, NULL, NULL, F(json), 0, NULL,
+	    "one JSON object per task or entry, one per line" },
+	{ "format", 0, "text|json|prometheus", OG_STATUS, TO_APPLY, NULL, NULL, 0, A_FORMAT,
+	    NULL, "prometheus: the text exposition\nformat, for node_exporter's textfile "
+	    "collector" },
+	{ "stale-after", 0, "DURATION", OG_STATUS, TO_APPLY, NULL, NULL, 0, A_STALE_AFTER,
+	    NULL, "exit 1 when a lock has been held this long" },
+	{ "count", 'n', "N", OG_COUNT, TO_APPLY, NULL, NULL, 0, A_COUNT, NULL,
+	    "show the last N (default 20)" },
+	{ "html", 0, "FILE", OG_STATUS, TO_STRING, NULL, NULL, F(html), 0, NULL,
+	    "also write the status page (what cron --listen\nserves at /) to FILE" },
+	{ "yes", 0, NULL, OG_YES, TO_FLAG, NULL, NULL, F(yes), 0, NULL,
+	    "free it without asking (needed without a terminal)" },
+	{ "listen", 0, "ADDR", OG_LISTEN, TO_STRING, NULL, NULL, F(listen), 0, NULL,
+	    "serve /metrics, /healthz, /readyz and a status\npage at / over HTTP on ADDR: "
+	    "[HOST:]PORT (the\nloopback address without HOST), [ADDRESS]:PORT\nor unix:PATH" },
+	{ "config", 'c', "FILE", OG_ALL, TO_APPLY, NULL, NULL, 0, A_CONFIG, NULL,
+	    "config file (default: $LOCKRUN_CONFIG, else\n/etc/lockrun/lockrun.yaml if it "
+	    "exists)" },
+	{ "url", 0, "URL", OG_ALL, TO_STRING, NULL, NULL, F(server.url), 0, NULL,
+	    "where the lock lives: redis://[user[:password]@]host\n[:port][/db], "
+	    "unix://[user@]/path[?db=N], rediss://,\nredis+sentinel://, redis+cluster://,\n"
+	    "postgres://[user@]host[:port]/db (postgresql://),\nmysql://[user@]host[:port]/db "
+	    "(mariadb://) (default\n$LOCKRUN_URL, $LOCKRUN_REDIS_URL, the config,\n"
+	    "redis://127.0.0.1:6379/0); --redis URL is the same" },
+	{ "redis", 0, "URL", OG_ALL, TO_STRING, NULL, NULL, F(server.url), 0, NULL, NULL },
+	{ "password-file", 0, "FILE", OG_ALL, TO_STRING, NULL, NULL, F(server.password_file),
+	    0, NULL, "read the server's password from FILE" },
+	{ "connect-timeout", 0, "DURATION", OG_ALL, TO_APPLY, NULL, NULL, 0,
+	    A_CONNECT_TIMEOUT, NULL, "connecting may take this long (default 2s)" },
+	{ "command-timeout", 0, "DURATION", OG_ALL, TO_APPLY, NULL, NULL, 0,
+	    A_COMMAND_TIMEOUT, NULL, "a command may take this long (default 2s)" },
+	{ "prefix", 0, "STR", OG_ALL, TO_STRING, NULL, NULL, F(prefix), 0, key_prefix_problem,
+	    "key prefix (default \"lockrun:\")" },
+	{ "host", 0, "NAME", OG_ALL, TO_STRING, NULL, NULL, F(host), 0, host_problem,
+	    "the name recorded for this host (default: the\nnode name, uname -n)" },
+	{ "log", 0, "stderr|syslog|json[:FILE]", OG_ALL, TO_STRING, NULL, NULL, F(log), 0,
+	    log_spec_problem, "where lockrun's messages go\n(default stderr; syslog and json "
+	    "get every\nline, -v and -q apply to stderr's)" },
+	{ "verbose", 'v', NULL, OG_ALL, TO_FLAG, NULL, NULL, F(verbose), 0, NULL,
+	    "say what was decided, also when skipping" },
+	{ "quiet", 'q', NULL, OG_ALL, TO_FLAG, NULL, NULL, F(quiet), 0, NULL,
+	    "no warnings, only errors" },
+	{ "help", 'h', NULL, OG_ALL, TO_FLAG, NULL, NULL, F(help), 0, NULL, "show this help" },
+	{ "version", 'V', NULL, OG_ALL, TO_FLAG, NULL, NULL, F(version), 0, NULL,
+	    "show the version" },
+#undef F
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+#define HELP_COL 27	/* where --help's text starts */
 
-	if (task_set(&c->o, name, arg, &te) < 0)
-		return lr_errf(e, EX_USAGE, "%s: %s", opt, te.msg);
-	return 0;
+/* One option's lines of --help. */
+static void
+usage_opt(FILE *fp, const struct cli_opt *o)
+{
+	int n = o->letter ? fprintf(fp, "  -%c, --%s", o->letter, o->name) :
+	    fprintf(fp, "      --%s", o->name);
+	const char *h = o->help;
+
+	if (o->arg)
+		n += fprintf(fp, " %s", o->arg);
+	fprintf(fp, "%*s", n < HELP_COL - 1 ? HELP_COL - n : 2, "");
+	for (const char *nl; (nl = strchr(h, '\n')) != NULL; h = nl + 1)
+		fprintf(fp, "%.*s\n%*s", (int)(nl - h), h, HELP_COL, "");
+	fprintf(fp, "%s\n", h);
+}
+
+void
+cli_usage(FILE *fp, enum lr_verb v)
+{
+	const struct lr_verb_def *d = &lr_verbs[v];
+
+	fputs(d->usage, fp);
+	for (int common = 0; common < 2; common++) {	/* the verb's own, then every verb's */
+		for (size_t i = 0; i < NOPTS; i++)
+			if (opts[i].help && (opts[i].groups & d->groups) &&
+			    !(opts[i].groups & OG_ALL) == !common)
+				usage_opt(fp, &opts[i]);
+		if (!common)
+			fputc('\n', fp);
+	}
+	fputs(d->footer, fp);
 }
 
 static int
@@ -167,118 +234,94 @@ add_env(struct lr_cli *c, const char *arg, struct lr_err *e)
 	return 0;
 }
 
-/* One option; returns 0 or -1. */
+/* What cannot be a row: an option whose argument is read its own way. */
 static int
-apply(struct lr_cli *c, int ch, const char *arg, struct lr_err *e)
+apply(struct lr_cli *c, int id, const char *arg, struct lr_err *e)
 {
 	const char *why;
+	char *end;
+	long v;
 
-	switch (ch) {
-	case 'h': c->help = 1; return 0;
-	case 'V': c->version = 1; return 0;
-	case 'c':		/* "" is not "no -c": it must not fall back */
+	switch (id) {
+	case A_CONFIG:		/* "" is not "no -c": it must not fall back */
 		if (*arg == '\0')
 			return lr_errf(e, EX_USAGE, "-c: empty path");
 		c->config = arg;
 		return 0;
-	case 't':
+	case A_TASK:		/* named -t in its message, as it is mostly given */
 		if ((why = task_name_problem(arg)) != NULL)
 			return lr_errf(e, EX_USAGE, "-t: \"%s\" %s", arg, why);
 		c->task = arg;
 		return 0;
-	case 'k':
-		if ((why = key_name_problem(arg)) != NULL)
-			return lr_errf(e, EX_USAGE, "--key: \"%s\" %s", arg, why);
-		c->key = arg;
-		return 0;
-	case 'v': c->verbose = 1; return 0;
-	case 'q': c->quiet = 1; return 0;
-	case 'e': return add_env(c, arg, e);
-	case 'C': return set_opt(c, "--cwd", "cwd", arg, e);
-	case 'E': return set_opt(c, "--conflict-exit", "conflict_exit", arg, e);
-	case OPT_ONE_SERVER: c->o.one_server = 1; return 0;
-	case OPT_NO_OVERLAP: c->o.no_overlap = 1; return 0;
-	case OPT_NO_ONE_SERVER: c->o.one_server = 0; return 0;
-	case OPT_OVERLAP: c->o.no_overlap = 0; return 0;
-	case OPT_SHELL: c->o.shell = 1; return 0;
-	case OPT_FOREGROUND: c->foreground = 1; return 0;
-	case OPT_TTL: return set_opt(c, "--ttl", "ttl", arg, e);
-	case OPT_EVERY: return set_opt(c, "--every", "every", arg, e);
-	case OPT_ON_REDIS_ERROR:
-		return set_opt(c, "--on-redis-error", "on_redis_error", arg, e);
-	case OPT_NO_RENEW: c->o.renew = 0; return 0;
-	case OPT_ON_LOST: return set_opt(c, "--on-lost", "on_lost", arg, e);
-	case OPT_KILL_MODE: return set_opt(c, "--kill-mode", "kill_mode", arg, e);
-	case OPT_KILL_AFTER: return set_opt(c, "--kill-after", "kill_after", arg, e);
-	case OPT_WAIT: return set_opt(c, "--wait", "wait", arg, e);
-	case OPT_TIMEOUT: return set_opt(c, "--timeout", "timeout", arg, e);
-	case OPT_MIN_HOLD: return set_opt(c, "--min-hold", "min_hold", arg, e);
-	case OPT_SCHEDULE: return set_opt(c, "--schedule", "schedule", arg, e);
-	case OPT_TIMEZONE: return set_opt(c, "--timezone", "timezone", arg, e);
-	case OPT_SLOT_TOLERANCE:
-		return set_opt(c, "--slot-tolerance", "slot_tolerance", arg, e);
-	case OPT_CLOCK_TOLERANCE:
-		return set_opt(c, "--clock-tolerance", "clock_tolerance", arg, e);
-	case OPT_URL: c->server.url = arg; return 0;
-	case OPT_PASSWORD_FILE: c->server.password_file = arg; return 0;
-	case OPT_CONNECT_TIMEOUT:
+	case A_ENV: return add_env(c, arg, e);
+	case A_CONNECT_TIMEOUT:
 		return set_timeout("--connect-timeout", arg, &c->server.connect_timeout_ms, e);
-	case OPT_COMMAND_TIMEOUT:
+	case A_COMMAND_TIMEOUT:
 		return set_timeout("--command-timeout", arg, &c->server.command_timeout_ms, e);
-	case OPT_WAIT_REPLICAS: {
-		char *end;
-		long long v = strtoll(arg, &end, 10);
-		if (*arg < '0' || *arg > '9' || *end != '\0' || v > LR_WAIT_REPLICAS_MAX)
-			return lr_errf(e, EX_USAGE, "--wait-replicas: \"%s\" is not a number "
-			    "of replicas (0 to %d; 0: do not wait)", arg, LR_WAIT_REPLICAS_MAX);
-		c->server.wait_replicas = v;
-		return 0;
-	}
-	case OPT_WAIT_TIMEOUT:
-		return set_timeout("--wait-timeout", arg, &c->server.wait_timeout_ms, e);
-	case OPT_HISTORY: return set_opt(c, "--history", "history", arg, e);
-	case OPT_HISTORY_TTL: return set_opt(c, "--history-ttl", "history_ttl", arg, e);
-	case OPT_HOST:
-		if (*arg == '\0' || strlen(arg) > HOST_MAX || strchr(arg, ' ') ||
-		    text_has_control(arg))
-			return lr_errf(e, EX_USAGE, "--host: \"%s\" is not a host name (1 to %d "
-			    "bytes, no spaces or control characters)", arg, HOST_MAX);
-		c->host = arg;
-		return 0;
-	case OPT_LOG:
-		if ((why = log_spec_problem(arg)) != NULL)
-			return lr_errf(e, EX_USAGE, "--log: \"%s\" %s", arg, why);
-		c->log = arg;
-		return 0;
-	case OPT_JSON: c->json = 1; return 0;
-	case OPT_FORMAT:
+	case A_FORMAT:
 		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0 &&
 		    strcmp(arg, "prometheus") != 0)
 			return lr_errf(e, EX_USAGE, "--format: expected text, json or "
 			    "prometheus, got \"%s\"", arg);
 		c->format = arg;
 		return 0;
-	case OPT_STALE_AFTER:
+	case A_STALE_AFTER:
 		return set_timeout("--stale-after", arg, &c->stale_after_ms, e);
-	case 'n': {
-		char *end;
-		long v = strtol(arg, &end, 10);
+	case A_COUNT:
+		v = strtol(arg, &end, 10);
 		if (*arg < '0' || *arg > '9' || *end != '\0' || v < 1 || v > 100000)
 			return lr_errf(e, EX_USAGE, "--count: expected a number from 1 to "
 			    "100000, got \"%s\"", arg);
 		c->count = v;
 		return 0;
 	}
-	case OPT_YES: c->yes = 1; return 0;
-	case OPT_LISTEN: c->listen = arg; return 0;
-	case OPT_HTML: c->html = arg; return 0;
-	case OPT_PREFIX:
-		if ((why = key_prefix_problem(arg)) != NULL)
-			return lr_errf(e, EX_USAGE, "--prefix: \"%s\" %s", arg, why);
-		c->prefix = arg;
+	return lr_errf(e, EX_SOFTWARE, "option %d has no handler", id);
+}
+
+/* One option, as its row says. Returns 0 or -1. */
+static int
+take(struct lr_cli *c, const struct cli_opt *o, const char *arg, struct lr_err *e)
+{
+	const char *why, *text = o->value ? o->value : arg;
+	struct lr_err te;
+
+	switch (o->to) {
+	case TO_TASK:
+		if (task_set(&c->o, o->setting, text, &te) < 0)
+			return lr_errf(e, EX_USAGE, "--%s: %s", o->name, te.msg);
 		return 0;
+	case TO_OWN:
+		if (backend_setting(NULL, o->setting, text, &te) < 0)
+			return lr_errf(e, EX_USAGE, "--%s: %s", o->name, te.msg);
+		snprintf(te.msg, sizeof(te.msg), "--%s", o->name);
+		return settings_add(&c->server.own, NULL, o->setting, text, NULL, te.msg,
+		    EX_USAGE, e);
+	case TO_FLAG:
+		*(int *)((char *)c + o->off) = 1;
+		return 0;
+	case TO_STRING:
+		if (o->problem && (why = o->problem(arg)) != NULL)
+			return lr_errf(e, EX_USAGE, "--%s: \"%s\" %s", o->name, arg, why);
+		*(const char **)((char *)c + o->off) = arg;
+		return 0;
+	case TO_APPLY:
+		return apply(c, o->id, arg, e);
 	}
-	return lr_errf(e, EX_SOFTWARE, "option %d has no handler", ch);
+	return lr_errf(e, EX_SOFTWARE, "--%s has no handler", o->name);
+}
+
+/* The row of what getopt_long() returned: a letter, or OPT_BASE + row. */
+#define OPT_BASE	(CHAR_MAX + 1)
+
+static const struct cli_opt *
+row_of(int ch)
+{
+	if (ch >= OPT_BASE)
+		return &opts[ch - OPT_BASE];
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opts[i].letter == ch)
+			return &opts[i];
+	return NULL;
 }
 
 /* An unknown long option and the nearest: "... (did you mean --one-server?)". */
@@ -290,7 +333,7 @@ unknown_option(const char *arg, struct lr_err *e)
 	char word[64];
 
 	for (size_t i = 0; i < NOPTS; i++)
-		names[i] = opts[i].o.name;
+		names[i] = opts[i].name;
 	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
 	if (strncmp(arg, "--", 2) == 0)
 		k = near_words(word, names, NOPTS, near);
@@ -310,29 +353,40 @@ scan(int argc, char *argv[], struct lr_cli *c, int *stop, int *dashdash,
     struct lr_err *e)
 {
 	static struct option longopts[NOPTS + 1];
+	static char shorts[2 + 2 * NOPTS + 1];
+	const struct cli_opt *o;
 	const char *last_arg = NULL;
 	int ch, idx;
+	size_t n = 2;
 
-	for (size_t i = 0; i < NOPTS; i++)
-		longopts[i] = opts[i].o;
+	for (size_t i = 0; i < NOPTS; i++) {
+		longopts[i] = (struct option){ opts[i].name, opts[i].arg ? required_argument :
+		    no_argument, NULL, opts[i].letter ? opts[i].letter : OPT_BASE + (int)i };
+		if (opts[i].letter) {
+			shorts[n++] = opts[i].letter;
+			if (opts[i].arg)
+				shorts[n++] = ':';
+		}
+	}
 	opterr = 0;
 	optind = 0;		/* full reset: scanned twice, and tests parse again */
 	/* a run's options end at its command; the other verbs' words are
 	 * names, so options may follow them too: getopt hands each word over
 	 * in order ("-"), whatever POSIXLY_CORRECT says */
-	int names = c && c->verb != VERB_RUN && c->verb != VERB_CHECK;
+	int names = c && !lr_verbs[c->verb].command;
 	size_t nw = 0;
 
+	shorts[0] = names ? '-' : '+';
+	shorts[1] = ':';
 	if (names && (c->words_ = calloc((size_t)argc + 1, sizeof(char *))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	while ((ch = getopt_long(argc, argv, names ? "-:hVc:t:k:E:C:e:vqn:" :
-	    "+:hVc:t:k:E:C:e:vqn:", longopts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, shorts, longopts, &idx)) != -1) {
 		if (ch == 1) {		/* a word, with names */
 			c->words_[nw++] = optarg;
 			continue;
 		}
 		if (ch == '?') {
-			if (optopt)
+			if (optopt && optopt <= CHAR_MAX)
 				return lr_errf(e, EX_USAGE, "unknown option '-%c'", optopt);
 			return unknown_option(argv[optind - 1], e);
 		}
@@ -345,15 +399,12 @@ scan(int argc, char *argv[], struct lr_cli *c, int *stop, int *dashdash,
 		last_arg = optarg;
 		if (c == NULL)
 			continue;
-		for (size_t i = 0; i < NOPTS; i++) {
-			if (opts[i].o.val != ch)
-				continue;
-			if (!(opts[i].verbs & V(c->verb)))
-				return lr_errf(e, EX_USAGE, "option '--%s' does not apply to "
-				    "`lockrun %s`", opts[i].o.name, verb_names[c->verb]);
-			break;
-		}
-		if (apply(c, ch, optarg, e) != 0)
+		if ((o = row_of(ch)) == NULL)
+			return lr_errf(e, EX_SOFTWARE, "option %d has no row", ch);
+		if (!(o->groups & lr_verbs[c->verb].groups))
+			return lr_errf(e, EX_USAGE, "option '--%s' does not apply to "
+			    "`lockrun %s`", o->name, lr_verbs[c->verb].name);
+		if (take(c, o, optarg, e) != 0)
 			return -1;
 	}
 	*stop = optind;
@@ -376,23 +427,25 @@ cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
 	int stop, dashdash, n = 0;
 
 	memset(c, 0, sizeof(*c));
+	c->def = &lr_verbs[VERB_RUN];
 	task_init(&c->o);
 	c->server.connect_timeout_ms = c->server.command_timeout_ms = LR_UNSET;
-	c->server.wait_replicas = c->server.wait_timeout_ms = LR_UNSET;
 	c->stale_after_ms = c->count = LR_UNSET;
 	/* (1) find the verb: the first word after the options, unless "--"
 	 * said it is a command */
 	if (scan(argc, argv, NULL, &stop, &dashdash, e) != 0)
 		return -1;
 	c->verb = VERB_RUN;
+	c->def = &lr_verbs[VERB_RUN];
 	for (int v = 0; stop < argc && !dashdash && v < NVERBS; v++) {
-		if (strcmp(argv[stop], verb_names[v]) == 0) {
+		if (strcmp(argv[stop], lr_verbs[v].name) == 0) {
 			c->verb = (enum lr_verb)v;
+			c->def = &lr_verbs[v];
 			break;
 		}
 	}
 	/* (2) parse again without the verb word, checking each option applies */
-	if (stop < argc && !dashdash && strcmp(argv[stop], verb_names[c->verb]) == 0) {
+	if (stop < argc && !dashdash && strcmp(argv[stop], lr_verbs[c->verb].name) == 0) {
 		if ((words = calloc((size_t)argc + 1, sizeof(*words))) == NULL)
 			return lr_errf(e, EX_OSERR, "out of memory");
 		for (int i = 0; i < argc; i++)
@@ -413,6 +466,7 @@ void
 cli_free(struct lr_cli *c)
 {
 	task_free(&c->o);
+	settings_free(&c->server.own);
 	free(c->argv_);
 	free(c->words_);
 	c->argv_ = c->words_ = NULL;

@@ -7,13 +7,11 @@
 
 #include "core/err.h"
 #include "core/task.h"
-
-/* The first word that is not an option, unless it follows "--". */
-enum lr_verb { VERB_RUN, VERB_CHECK, VERB_STATUS, VERB_HISTORY, VERB_UNLOCK, VERB_TICK,
-	VERB_CRON, NVERBS };
+#include "cli/verbs.h"
 
 struct lr_cli {
 	enum lr_verb		  verb;		/* VERB_RUN when none is named */
+	const struct lr_verb_def *def;		/* its row, &lr_verbs[verb] */
 	const char		 *config;	/* -c FILE */
 	const char		 *task;		/* -t NAME */
 	const char		 *key;		/* -k NAME */
@@ -50,9 +48,6 @@ struct lr_cli {
  * EX_USAGE. c is always safe to pass to cli_free(). */
 int	cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e);
 void	cli_free(struct lr_cli *c);
-
-/* The verb's name: "run", "check", ... */
-const char *cli_verb_name(enum lr_verb v);
 
 /* The --help text of a verb. */
 void	cli_usage(FILE *fp, enum lr_verb v);

@@ -10,13 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/lsan_interface.h>
-#endif
 
 #include "cli/ctx.h"
 #include "cli/secret.h"
-#include "core/duration.h"
 #include "core/file.h"
 #include "core/near.h"
 #include "out/log.h"
@@ -43,7 +39,7 @@ ctx_free(struct lr_ctx *x)
 	task_free(&x->t);
 	if (!x->cfg_borrowed)
 		config_free(&x->cfg);
-	cli_free(&x->cli);
+	settings_free(&x->server.own);
 	if (x->url_copy) {
 		explicit_bzero(x->url_copy, strlen(x->url_copy));
 		free(x->url_copy);
@@ -51,67 +47,6 @@ ctx_free(struct lr_ctx *x)
 	}
 	explicit_bzero(x->password, sizeof(x->password));
 	child_close(&x->child);		/* last: the guard exits with lockrun */
-}
-
-/* The event of an error that ends lockrun, from its exit status. The
- * server could not be reached or refused is "redis-error" for every
- * backend: the name is part of the JSON log's documented interface. */
-static const char *
-die_event(int status)
-{
-	switch (status) {
-	case EX_USAGE: return "usage-error";
-	case EX_CONFIG: return "config-error";
-	case EX_UNAVAILABLE: return "redis-error";
-	case LR_EXIT_NOEXEC: case LR_EXIT_NOTFOUND: return "exec-failed";
-	default: return "error";
-	}
-}
-
-/* Is msg a server's refusal of lockrun's credentials? The backends' own
- * words: Redis (rerr.c, rlink.c), PostgreSQL's and MariaDB's. */
-static int
-auth_refused(const char *msg)
-{
-	static const char *const words[] = { "authentication refused",
-	    "wants a password", "password authentication failed", "Access denied" };
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strstr(msg, words[i]) != NULL)
-			return 1;
-	return 0;
-}
-
-void
-ctx_die(struct lr_ctx *x, const struct lr_err *e)
-{
-	struct log_fields f;
-
-	log_fields_init(&f);
-	f.status = e->status;
-	/* the server could not be reached, or refused the password: say
-	 * where each of its settings came from (a default in force where a
-	 * setting was meant, a password from another place, is the mistake
-	 * to see) */
-	if (e->status == EX_UNAVAILABLE && x->sources[0] != '\0' &&
-	    (e->transport || auth_refused(e->msg)))
-		lr_event(LOG_ERR, die_event(e->status), &f, "%s (%s)", e->msg, x->sources);
-	else
-		lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
-	if (e->status == EX_USAGE && log_human_stderr())
-		fprintf(stderr, "Try 'lockrun %s%s--help' for more information.\n",
-		    x->cli.verb > VERB_CHECK ? cli_verb_name(x->cli.verb) : "",
-		    x->cli.verb > VERB_CHECK ? " " : "");	/* check: a run's options */
-	ctx_free(x);
-	/* _exit, not exit(): a run a scheduler forked (sched/runs.c) shares
-	 * the scheduler's exit handlers and the loader's destructors, which
-	 * are not the run's to call (a preloaded library's destructor would
-	 * remove what the scheduler and its other runs still use). */
-	fflush(stdout);
-#ifdef __SANITIZE_ADDRESS__
-	__lsan_do_leak_check();
-#endif
-	_exit(e->status);
 }
 
 /* Which task a verb reads in full from the config (config_load's only):
@@ -122,12 +57,12 @@ config_part(struct lr_ctx *x)
 	const char *word = x->cli.cmd ? x->cli.cmd[0] : NULL;
 	struct lr_key_parts kp;
 
-	switch (x->cli.verb) {
-	case VERB_CHECK: case VERB_TICK: case VERB_CRON:
+	switch (x->cli.def->reads) {
+	case READS_ALL:
 		return NULL;
-	case VERB_RUN:
+	case READS_TASK:
 		return x->cli.task ? x->cli.task : "";
-	case VERB_UNLOCK:	/* a task, or a key: prefix{task}[:slot:...] */
+	case READS_TARGET:	/* a task, or a key: prefix{task}[:slot:...] */
 		if (word == NULL)
 			return "";
 		if (strchr(word, '{') == NULL)
@@ -136,7 +71,7 @@ config_part(struct lr_ctx *x)
 			return "";
 		snprintf(x->part, sizeof(x->part), "%s", kp.name);
 		return x->part;
-	case VERB_STATUS: case VERB_HISTORY: case NVERBS:
+	case READS_NAMES: case READS_NONE:
 		break;
 	}
 	return "";
@@ -168,7 +103,7 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 		path = CONFIG_DEFAULT_PATH;
 	}
 	/* status lists every task: the tasks_dir's names too */
-	if (x->cli.verb == VERB_STATUS)
+	if (x->cli.def->reads == READS_NAMES)
 		return config_load_names(path, &x->cfg, e);
 	return config_load(path, config_part(x), &x->cfg, e);
 }
@@ -198,7 +133,7 @@ static int
 find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
     struct lr_err *e)
 {
-	const char *opt = x->cli.verb == VERB_RUN || x->cli.verb == VERB_CHECK ? "-t " : "";
+	const char *opt = x->cli.def->command ? "-t " : "";
 
 	*task = NULL;
 	if (name == NULL)
@@ -241,7 +176,7 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 {
 	const struct lr_task *task;
 	struct lr_task *t = &x->t;
-	int runs = x->cli.verb == VERB_RUN || x->cli.verb == VERB_CHECK;
+	int runs = x->cli.def->command;
 	struct lr_err te;
 
 	if (find_task(x, name ? name : x->cli.task, &task, e) != 0)
@@ -273,7 +208,7 @@ ctx_backend(struct lr_ctx *x, struct lr_err *e)
 {
 	struct lr_backend_cfg c = { .url = x->server.url, .password = x->password,
 	    .connect_timeout_ms = x->server.connect_timeout_ms,
-	    .command_timeout_ms = x->server.command_timeout_ms, .opts = &x->server };
+	    .command_timeout_ms = x->server.command_timeout_ms, .own = &x->server.own };
 
 	if (x->be.ops)
 		x->be.ops->free(&x->be);
@@ -386,24 +321,42 @@ ctx_url(const struct lr_ctx *x)
 
 /* Where the server is and the password, read before the task's cwd and
  * env apply: they are the command's, not lockrun's. */
+/* The backend's own settings: the command line's over the config's. */
+static int
+ctx_own(struct lr_ctx *x, struct lr_err *e)
+{
+	const struct lr_settings *sets[] = { &x->cli.server.own, &x->cfg.server.own };
+
+	x->server.own = (struct lr_settings){ NULL, 0 };
+	for (size_t i = 0; i < 2; i++)
+		for (size_t j = 0; j < sets[i]->n; j++) {
+			const struct lr_setting *s = &sets[i]->v[j];
+
+			if (i == 1 && settings_get(sets[0], s->key) != NULL)
+				continue;
+			if (settings_add(&x->server.own, s->section, s->key, s->value, s->at,
+			    s->what, s->status, e) != 0)
+				return -1;
+		}
+	return 0;
+}
+
+/* Where the server is and the password, read before the task's cwd and
+ * env apply: they are the command's, not lockrun's. */
 int
 ctx_server(struct lr_ctx *x, struct lr_err *e)
 {
-	const char *kind;
-	int tls, sql, from_config;
+	int from_config;
 
 	x->server = x->cli.server;
+	if (ctx_own(x, e) != 0)
+		return -1;
 	x->server.url = ctx_url(x);
 	/* lockrun's own copy: the one given is wiped (secrets_hide()) */
 	from_config = x->server.url == x->cfg.server.url;
 	if ((x->url_copy = strdup(x->server.url)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	x->server.url = x->url_copy;
-	kind = backend_kind(x->server.url);
-	sql = kind && strcmp(kind, "redis") != 0;
-	tls = backend_url_tls(x->server.url);
-	x->server.tls = x->cfg.server.tls;
-	x->server.sentinel_password_file = x->cfg.server.sentinel_password_file;
 	if (x->server.connect_timeout_ms == LR_UNSET)
 		x->server.connect_timeout_ms = x->cfg.server.connect_timeout_ms;
 	if (x->server.connect_timeout_ms == LR_UNSET)
@@ -412,22 +365,6 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		x->server.command_timeout_ms = x->cfg.server.command_timeout_ms;
 	if (x->server.command_timeout_ms == LR_UNSET)
 		x->server.command_timeout_ms = DEFAULT_TIMEOUT_MS;
-	if (x->server.wait_replicas == LR_UNSET)
-		x->server.wait_replicas = x->cfg.server.wait_replicas;
-	if (x->server.wait_replicas == LR_UNSET)
-		x->server.wait_replicas = 0;
-	if (x->server.wait_timeout_ms == LR_UNSET)
-		x->server.wait_timeout_ms = x->cfg.server.wait_timeout_ms;
-	if (x->server.wait_timeout_ms == LR_UNSET)
-		x->server.wait_timeout_ms = LR_WAIT_TIMEOUT_MS;
-	if (x->server.wait_replicas > 0 &&
-	    x->server.wait_timeout_ms >= x->server.command_timeout_ms) {
-		char a[32], b[32];
-		duration_format(x->server.wait_timeout_ms, a, sizeof(a));
-		duration_format(x->server.command_timeout_ms, b, sizeof(b));
-		return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than the "
-		    "command timeout (%s)", a, b);
-	}
 	x->prefix = x->cli.prefix ? x->cli.prefix :
 	    x->cfg.prefix ? x->cfg.prefix : DEFAULT_PREFIX;
 
@@ -456,13 +393,6 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		sources_note(x, from, !x->cli.server.password_file && pw && *pw ?
 		    pw : NULL);
 	}
-	/* TLS settings beside a URL that does not use them would send the
-	 * password in the clear while the config reads as if it did not */
-	if (x->cfg.tls_at[0] != '\0' && !tls)
-		return lr_errf(e, EX_CONFIG, "%s: TLS settings, but the URL in use is not "
-		    "rediss:// (nothing would be encrypted); use rediss://%s, or remove "
-		    "redis.tls", x->cfg.tls_at, sql ? " (a database URL takes "
-		    "its TLS settings as URL parameters)" : "");
 	if (ctx_backend(x, e) != 0) {
 		/* a URL from the config that the client library refuses is a
 		 * mistake in the config: say where */
@@ -498,20 +428,4 @@ int
 ctx_connect(struct lr_ctx *x, struct lr_err *e)
 {
 	return x->be.ops->open(&x->be, e);
-}
-
-/* WAIT after a renewal must answer well within the renewal's own
- * deadline (a third of the ttl), or every renewal would time out. */
-int
-ctx_check_wait(const struct lr_ctx *x, struct lr_err *e)
-{
-	char a[32], b[32];
-
-	if (x->server.wait_replicas == 0 || !x->t.no_overlap || !x->t.renew ||
-	    x->server.wait_timeout_ms < x->t.ttl_ms / 3)
-		return 0;
-	duration_format(x->server.wait_timeout_ms, a, sizeof(a));
-	duration_format(x->t.ttl_ms, b, sizeof(b));
-	return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a third "
-	    "of the ttl (%s)", a, b);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* ctx.h -- what every verb shares: the command line, the config, the
- * merged settings, the backend holding the lock; and one way to fail. */
+ * merged settings, the backend holding the lock. */
 #ifndef LR_CTX_H
 #define LR_CTX_H
 
@@ -27,7 +27,8 @@ struct lr_ctx {
 	int			 keep_env;	/* ctx_server() leaves the secrets in the
 						 * environment: runs forked later read them */
 	struct lr_task		 t;		/* the merged settings */
-	struct lr_server_opts	 server;		/* borrows from cli and cfg */
+	struct lr_server_opts	 server;		/* borrows from cli and cfg, but
+							 * own: a copy (ctx_own()) */
 	const char		*prefix;
 	char			*url_copy;	/* the URL in use, lockrun's copy */
 	char			 password[512];	/* from a file or the environment */
@@ -57,10 +58,6 @@ struct lr_ctx {
 /* An empty context. */
 void	ctx_init(struct lr_ctx *x);
 void	ctx_free(struct lr_ctx *x);
-
-/* Say e as lockrun's one line, free x and exit with e's status. Only
- * called before a lock is taken or after it is released. */
-void	ctx_die(struct lr_ctx *x, const struct lr_err *e) __attribute__((noreturn));
 
 /* -c FILE, else $LOCKRUN_CONFIG, else the default path if it exists;
  * or loaded, when not NULL: a config read in full already (borrowed). */
@@ -93,15 +90,5 @@ int	ctx_connect(struct lr_ctx *x, struct lr_err *e);
  * x->exec_path), after chdir to the task's cwd; checks the command can be
  * run. Returns 0, or -1 with e. */
 int	run_prepare(struct lr_ctx *x, struct lr_err *e);
-
-/* The verbs: each returns lockrun's exit status, or dies. */
-int	verb_run(struct lr_ctx *x);
-int	verb_check(struct lr_ctx *x);
-int	verb_status(struct lr_ctx *x);
-int	verb_history(struct lr_ctx *x);
-int	verb_unlock(struct lr_ctx *x);
-
-/* --wait-timeout against the task's ttl: 0, or -1 with e (EX_USAGE). */
-int	ctx_check_wait(const struct lr_ctx *x, struct lr_err *e);
 
 #endif

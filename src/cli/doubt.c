@@ -45,18 +45,16 @@ run_withdraw(struct lr_ctx *x, struct lr_err *e)
 /* The server's clock and ours differ by more than the clock tolerance:
  * this run claims no slot (the other servers run it); lockrun exits
  * EX_TEMPFAIL with one line. */
-void
-run_clock_off(struct lr_ctx *x)
+int
+run_clock_off(const struct lr_ctx *x, struct lr_err *e)
 {
 	const struct lr_lock *l = &x->lock;
-	struct lr_err e;
 	char tol[32];
 
 	duration_human(l->clock_tol_ms, tol, sizeof(tol));
-	lr_errf(&e, EX_TEMPFAIL, "this server's clock is off by %.1f s against the lock "
+	return lr_errf(e, EX_TEMPFAIL, "this server's clock is off by %.1f s against the lock "
 	    "server; not claiming slot %s (this clock is %s, by %lld ms +/- %lld; "
 	    "clock_tolerance %s)", (double)llabs(l->offset_ms) / 1000.0, l->keys.slot_iso,
 	    l->offset_ms < 0 ? "ahead" : "behind", llabs(l->offset_ms),
 	    (l->rtt_ms + 1) / 2, tol);
-	ctx_die(x, &e);
 }

@@ -14,7 +14,7 @@
  * doubt (nothing done). The connection is closed either way. */
 int	run_withdraw(struct lr_ctx *x, struct lr_err *e);
 
-/* LOCK_CLOCK_OFF: say so in one line and exit EX_TEMPFAIL (ctx_die). */
-void	run_clock_off(struct lr_ctx *x);
+/* LOCK_CLOCK_OFF: -1 with e, EX_TEMPFAIL: the one line main() says. */
+int	run_clock_off(const struct lr_ctx *x, struct lr_err *e);
 
 #endif

@@ -4,67 +4,121 @@
  * over to the verb. main() comes here, and so does each run a scheduler
  * forks. */
 #include <stdio.h>
-#include <unistd.h>
+#include <string.h>
 
 #include "backend/notes.h"
 #include "cli/ctx.h"
 #include "cli/entry.h"
-#include "cli/schedverbs.h"
 #include "out/log.h"
 
 #ifndef LOCKRUN_VERSION
 #define LOCKRUN_VERSION "0.0.0"
 #endif
 
-static int (*const verbs[NVERBS])(struct lr_ctx *) = {
-	[VERB_RUN] = verb_run, [VERB_CHECK] = verb_check, [VERB_STATUS] = verb_status,
-	[VERB_HISTORY] = verb_history, [VERB_UNLOCK] = verb_unlock,
-	[VERB_TICK] = verb_tick, [VERB_CRON] = verb_cron,
-};
+/* The event of an error that ends lockrun, from its exit status. The
+ * server could not be reached or refused is "server-error" for every
+ * backend (the JSON log gives its old name, "redis-error", as alias). */
+static const char *
+die_event(int status)
+{
+	switch (status) {
+	case EX_USAGE: return "usage-error";
+	case EX_CONFIG: return "config-error";
+	case EX_UNAVAILABLE: return "server-error";
+	case LR_EXIT_NOEXEC: case LR_EXIT_NOTFOUND: return "exec-failed";
+	default: return "error";
+	}
+}
+
+/* Is msg a server's refusal of lockrun's credentials? The backends' own
+ * words: Redis (rerr.c, rlink.c), PostgreSQL's and MariaDB's. */
+static int
+auth_refused(const char *msg)
+{
+	static const char *const words[] = { "authentication refused",
+	    "wants a password", "password authentication failed", "Access denied" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(msg, words[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* Say e as lockrun's one line: the log's event from its status, and the
+ * --help hint after a usage error. When the server could not be reached,
+ * or refused the password, the line says where each of its settings came
+ * from (a default in force where a setting was meant, a password from
+ * another place, is the mistake to see). */
+static void
+report(const struct lr_ctx *x, const struct lr_err *e)
+{
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = e->status;
+	if (e->status == EX_UNAVAILABLE && x->sources[0] != '\0' &&
+	    (e->transport || auth_refused(e->msg)))
+		lr_event(LOG_ERR, die_event(e->status), &f, "%s (%s)", e->msg, x->sources);
+	else
+		lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
+	if (e->status == EX_USAGE && log_human_stderr())
+		fprintf(stderr, "Try 'lockrun %s%s--help' for more information.\n",
+		    x->cli.def->help_as, *x->cli.def->help_as ? " " : "");
+}
+
+/* Free what x holds, the command line last. */
+static void
+teardown(struct lr_ctx *x)
+{
+	ctx_free(x);
+	cli_free(&x->cli);
+}
+
+/* Say e, free x and give e's status. */
+static int
+fail(struct lr_ctx *x, const struct lr_err *e)
+{
+	report(x, e);
+	teardown(x);
+	return e->status;
+}
 
 int
 lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 {
 	struct lr_ctx x;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	int status;
 
 	ctx_init(&x);
 	x.entry = lockrun_main;
 	/* the forwarded signals wait, blocked, until the command can take them */
-	if (child_signals_block(&x.sig, &e) != 0)
-		ctx_die(&x, &e);
-	if (cli_parse(argc, argv, &x.cli, &e) != 0)
-		ctx_die(&x, &e);
+	if (child_signals_block(&x.sig, &e) != 0 || cli_parse(argc, argv, &x.cli, &e) != 0)
+		return fail(&x, &e);
 	log_setup(x.cli.verbose, x.cli.quiet);
 	if (x.cli.help || x.cli.version) {
 		if (x.cli.help)
 			cli_usage(stdout, x.cli.verb);
 		else
 			notes_version(stdout, LOCKRUN_VERSION);
-		ctx_free(&x);
+		teardown(&x);
 		return 0;
 	}
 	/* --log first, so that a bad config is reported there too */
-	if (x.cli.log && log_open(x.cli.log, ctx_host(&x), &e) != 0)
-		ctx_die(&x, &e);
-	if (ctx_load_config(&x, loaded, &e) != 0)
-		ctx_die(&x, &e);
-	if (!x.cli.log && x.cfg.log && log_open(x.cfg.log, ctx_host(&x), &e) != 0)
-		ctx_die(&x, &e);
-	status = verbs[x.cli.verb](&x);
+	if ((x.cli.log && log_open(x.cli.log, ctx_host(&x), &e) != 0) ||
+	    ctx_load_config(&x, loaded, &e) != 0 ||
+	    (!x.cli.log && x.cfg.log && log_open(x.cfg.log, ctx_host(&x), &e) != 0))
+		return fail(&x, &e);
+	if ((status = x.cli.def->entry(&x, &e)) < 0)
+		return fail(&x, &e);
 #ifndef __SANITIZE_ADDRESS__
-	/* Leave without freeing and without libc's teardown (exit handlers,
-	 * the loader's destructors): after the guard's fork each page written
-	 * would be copied first, and only stdout needs flushing. The kernel
-	 * closes the guard's socket after it has unmapped this process, so the
-	 * guard's exit does not compete with this one. Under AddressSanitizer,
-	 * ctx_free() and exit() run, for the leak check. */
-	fflush(stdout);
-	_exit(status);
+	/* Leave x as it is: the caller leaves with _exit() (main.c, or the
+	 * scheduler's forked run), without freeing and without libc's
+	 * teardown. Under AddressSanitizer ctx_free() runs, for the leak
+	 * check. */
+	return status;
 #else
-	ctx_free(&x);
+	teardown(&x);
 	return status;
 #endif
 }
-

@@ -179,41 +179,40 @@ history_print(const struct lr_ctx *x, const struct lr_hist *hist, struct lr_err 
 }
 
 int
-verb_history(struct lr_ctx *x)
+verb_history(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e = { 0, "", 0 };
 	struct lr_hist hist = { 0, NULL };
 	struct lr_keys k;
 	const char *name = NULL;
 	long long count = x->cli.count != LR_UNSET ? x->cli.count : HISTORY_COUNT;
 	int rc;
 
-	if (task_word(x, &name, &e) != 0 || ctx_server(x, &e) != 0)
-		ctx_die(x, &e);
+	if (task_word(x, &name, e) != 0 || ctx_server(x, e) != 0)
+		return -1;
 	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
-	if (ctx_connect(x, &e) != 0)
-		ctx_die(x, &e);
-	if (x->be.ops->history(&x->be, &k, count, &hist, &e) != 0) {
+	if (ctx_connect(x, e) != 0)
+		return -1;
+	if (x->be.ops->history(&x->be, &k, count, &hist, e) != 0) {
 		hist_free(&hist);
-		ctx_die(x, &e);
+		return -1;
 	}
 	if (hist.n == 0 && count > 0 && !(x->cfg.path != NULL && config_has(&x->cfg, name))) {
 		/* no config names it and the server has nothing: mistyped, most
 		 * likely; an empty table and 0 would hide that */
-		lr_errf(&e, EXIT_UNKNOWN, "history: %s: no such task, or it keeps no history "
+		lr_errf(e, EXIT_UNKNOWN, "history: %s: no such task, or it keeps no history "
 		    "(%s, and %s has none under %s)", name, x->cfg.path ? "not in the config" :
 		    "no config names it", x->be.where, k.hist);
-		ctx_die(x, &e);
+		return -1;
 	}
 	if (hist.n == 0)
 		lr_info("no history for %s (%s is empty or gone)", name, k.hist);
-	rc = history_print(x, &hist, &e);
+	rc = history_print(x, &hist, e);
 	hist_free(&hist);
 	if (rc != 0)
-		ctx_die(x, &e);
+		return -1;
 	if (fflush(stdout) != 0) {
-		lr_errf(&e, EX_IOERR, "standard output: write failed");
-		ctx_die(x, &e);
+		lr_errf(e, EX_IOERR, "standard output: write failed");
+		return -1;
 	}
 	return 0;
 }

@@ -167,8 +167,6 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	lock_init(l, ctx_host(x));
 	l->hist_cap = x->t.history;
 	l->hist_ttl_ms = x->t.history_ttl_ms;
-	l->wait_replicas = x->server.wait_replicas;
-	l->wait_timeout_ms = x->server.wait_timeout_ms;
 	l->in_doubt = l->offset_known = 0;
 	l->offset_used_ms = 0;
 	l->no_window = x->t.clock_tolerance_ms == 0;
@@ -281,7 +279,7 @@ report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
 static int
 release(struct lr_ctx *x, int status, const char *event)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_ending end = { .status = status, .event = event,
 	    .duration_ms = mono_ms() - x->acquired_at };
 	int rc = -1;
@@ -321,7 +319,7 @@ release_orphaned(void *arg, int status)
 static void
 release_lost(struct lr_ctx *x)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_ending end = { .event = NULL };
 
 	end.keep_ms = x->t.min_hold_ms - (mono_ms() - x->acquired_at);
@@ -474,7 +472,7 @@ hooks_after(struct lr_ctx *x, const struct lr_hook_spec *spec, struct lr_hook_fa
 		hook_run("on_failure", x->t.on_failure, spec, hf);
 }
 
-/* The server could not be reached (any backend): with on_redis_error:
+/* The server could not be reached (any backend): with on_server_error:
  * run, run without a lock -- unless this run saw the lock held by
  * another. */
 static int
@@ -487,23 +485,23 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 
 	/* only when Redis cannot be reached at all: a refusal is an answer,
 	 * and a run that saw the lock held knows someone else runs */
-	if (!e->transport || x->t.on_redis_error != ON_REDIS_ERROR_RUN)
-		ctx_die(x, e);
+	if (!e->transport || x->t.on_server_error != ON_SERVER_ERROR_RUN)
+		return -1;
 	if (x->seen_held) {
 		size_t len = strlen(e->msg);
 		snprintf(e->msg + len, sizeof(e->msg) - len, "; not running without "
-		    "a lock (on_redis_error: run), as this run saw it held by another");
-		ctx_die(x, e);
+		    "a lock (on_server_error: run), as this run saw it held by another");
+		return -1;
 	}
 	lr_event(LOG_WARNING, "run-without-lock", NULL, "%s; running without a lock "
-	    "(on_redis_error: run)", e->msg);
+	    "(on_server_error: run)", e->msg);
 	x->be.ops->close(&x->be);
 	export_env(x, 0);
 	hooks_prepare(x, 0, &hstart, &hafter, &hf);
 	hook_run("on_start", x->t.on_start, &hstart, &hf);
 	started = mono_ms();
 	if ((status = run_command(x, NULL, &hf, e)) < 0)
-		ctx_die(x, e);
+		return -1;
 	report_exit(x, status, started);
 	hooks_after(x, &hafter, &hf, status, started);
 	return status;
@@ -513,19 +511,18 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
  * now could promote a replica without it, and another run would start.
  * Release it (recorded in the history as "unconfirmed", status 69) and
  * fail as Redis unavailable -- but not as unreachable: the master answered,
- * and with on_redis_error: run every server would run without the lock
+ * and with on_server_error: run every server would run without the lock
  * while a replica lags. */
-static void
-unconfirmed(struct lr_ctx *x)
+static int
+unconfirmed(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e;
 	int rc = release(x, EX_UNAVAILABLE, "unconfirmed");
 
-	lr_errf(&e, EX_UNAVAILABLE, "%s %s: acquire: %s; %s", x->be.ops->name, x->be.where,
+	lr_errf(e, EX_UNAVAILABLE, "%s %s: acquire: %s; %s", x->be.ops->name, x->be.where,
 	    x->lock.unacked, !x->t.no_overlap ? "the slot stays taken" :
 	    rc < 0 ? "could not release the lock (it expires within its ttl)" :
 	    "released the lock");
-	ctx_die(x, &e);
+	return -1;
 }
 
 /* acquire(), and once more on a new connection when the connection broke
@@ -534,7 +531,7 @@ unconfirmed(struct lr_ctx *x)
 static int
 acquire_settled(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 {
-	struct lr_err again = { 0, "", 0 };
+	struct lr_err again = LR_ERR_INIT;
 	int broke;
 
 	if (acquire(x, out, sig, e) == 0)
@@ -553,9 +550,8 @@ acquire_settled(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_er
 }
 
 int
-verb_run(struct lr_ctx *x)
+verb_run(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e = { 0, "", 0 };
 	struct lr_hook_spec hstart, hafter;
 	struct lr_hook_facts hf;
 	enum lock_outcome out;
@@ -563,17 +559,18 @@ verb_run(struct lr_ctx *x)
 	int status, sig;
 
 	log_context(x->cli.task, NULL, 0, NULL);
-	if (ctx_merge(x, NULL, &e) != 0 || ctx_server(x, &e) != 0 ||
-	    ctx_check_wait(x, &e) != 0 || run_prepare(x, &e) != 0)
-		ctx_die(x, &e);
-	if (acquire_settled(x, &out, &sig, &e) != 0)
-		return run_unlocked(x, &e);
+	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 ||
+	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, e) != 0) ||
+	    run_prepare(x, e) != 0)
+		return -1;
+	if (acquire_settled(x, &out, &sig, e) != 0)
+		return run_unlocked(x, e);
 	if (out == LOCK_CLOCK_OFF)
-		run_clock_off(x);
+		return run_clock_off(x, e);
 	if (sig == 0)
 		sig = child_signal_pending();
 	if (out == LOCK_UNCONFIRMED)
-		unconfirmed(x);
+		return unconfirmed(x, e);
 	if (out != LOCK_ACQUIRED) {
 		status = sig ? 128 + sig : x->t.conflict_exit;
 		report_skip(x, out, status);
@@ -592,8 +589,8 @@ verb_run(struct lr_ctx *x)
 	export_env(x, 1);
 	hook_run("on_start", x->t.on_start, &hstart, &hf);
 	started = mono_ms();
-	if ((status = run_command(x, &x->be, &hf, &e)) < 0)
-		ctx_die(x, &e);
+	if ((status = run_command(x, &x->be, &hf, e)) < 0)
+		return -1;
 	report_exit(x, status, started);
 	hooks_after(x, &hafter, &hf, status, started);
 	return status;

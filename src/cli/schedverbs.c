@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/schedverbs.h"
+#include "cli/ctx.h"
 #include "cli/secret.h"
 #include "core/duration.h"
 #include "out/log.h"
@@ -15,10 +15,8 @@
 
 /* Both take no words and need a config: it is their crontab. */
 static int
-sched_check(struct lr_ctx *x, struct lr_err *e)
+sched_check(struct lr_ctx *x, const char *verb, struct lr_err *e)
 {
-	const char *verb = cli_verb_name(x->cli.verb);
-
 	if (x->cli.cmd)
 		return lr_errf(e, EX_USAGE, "`lockrun %s` takes no arguments: \"%s\"", verb,
 		    x->cli.cmd[0]);
@@ -29,16 +27,15 @@ sched_check(struct lr_ctx *x, struct lr_err *e)
 }
 
 int
-verb_tick(struct lr_ctx *x)
+verb_tick(struct lr_ctx *x, struct lr_err *e)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
 	    .cfg = &x->cfg, .run = x->entry,
 	    .own_fds_from = spawn_fd_floor() };
-	struct lr_err e = { 0, "", 0 };
 	int status;
 
-	if (sched_check(x, &e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), &e)) < 0)
-		ctx_die(x, &e);
+	if (sched_check(x, "tick", e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), e)) < 0)
+		return -1;
 	return status;
 }
 
@@ -116,7 +113,7 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err 
 /* cron says what cron(8) says: ready, each run's start, end or skip, each
  * missed slot; -q keeps only the errors. Its runs have their own -v. */
 int
-verb_cron(struct lr_ctx *x)
+verb_cron(struct lr_ctx *x, struct lr_err *e)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
 	    .cfg = &x->cfg, .run = x->entry,
@@ -124,31 +121,31 @@ verb_cron(struct lr_ctx *x)
 	char server[1024];
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
 	    .server = server };
-	struct lr_err e = { 0, "", 0 };
 	struct lr_ctx *w = NULL;
 	struct web *srv = NULL;
 	char title[128];
-	int rc = -1;
+	int rc;
 
 	snprintf(server, sizeof(server), "%s", ctx_url(x));
 	secret_url_mask(server);
 	log_setup(1, x->cli.quiet);
-	if (sched_check(x, &e) == 0 && (x->cli.listen || x->cfg.listen)) {
+	if ((rc = sched_check(x, "cron", e)) == 0 && (x->cli.listen || x->cfg.listen)) {
 		drop_listen(x);
 		if ((w = malloc(sizeof(*w))) == NULL)
-			lr_errf(&e, EX_OSERR, "out of memory");
-		else if ((srv = web_up(x, w, title, sizeof(title), &e)) != NULL) {
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+		else if ((srv = web_up(x, w, title, sizeof(title), e)) != NULL) {
 			o.watch = web_watch;
 			o.watch_arg = srv;
-		}
+		} else
+			rc = -1;
 	}
-	if (e.status == 0)
-		rc = crond_run(&o, &e);
+	if (rc == 0)
+		rc = crond_run(&o, e);
 	web_stop(srv);
 	if (w)
 		ctx_free(w);
 	free(w);
 	if (rc != 0)
-		ctx_die(x, &e);
+		return -1;
 	return 0;
 }

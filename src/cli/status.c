@@ -389,14 +389,13 @@ status_run(struct status *s, struct lr_err *e)
 }
 
 int
-verb_status(struct lr_ctx *x)
+verb_status(struct lr_ctx *x, struct lr_err *e)
 {
 	struct status s = { .x = x };
-	struct lr_err e = { 0, "", 0 };
-	int rc = status_run(&s, &e);
+	int rc = status_run(&s, e);
 
 	status_free(&s);
 	if (rc < 0)
-		ctx_die(x, &e);
+		return -1;
 	return rc;
 }

@@ -191,17 +191,16 @@ settings(struct lr_ctx *x, const char *name, struct lr_err *e)
 
 /* Free the key, recording who did it. Returns lockrun's exit status. */
 static int
-unlock_now(struct lr_ctx *x, const struct target *t, const char *shown)
+unlock_now(struct lr_ctx *x, const struct target *t, const char *shown, struct lr_err *e)
 {
-	struct lr_err e = { 0, "", 0 };
 	char who[HOST_MAX + 32], freed[512];
 	int rc;
 
 	snprintf(who, sizeof(who), "%s %ld", ctx_host(x), (long)getpid());
 	rc = x->be.ops->unlock(&x->be, &t->k, t->key, shown, who, x->t.history,
-	    x->t.history_ttl_ms, freed, sizeof(freed), &e);
+	    x->t.history_ttl_ms, freed, sizeof(freed), e);
 	if (rc < 0)
-		ctx_die(x, &e);
+		return -1;
 	if (rc == 0) {
 		printf("%s is free: it expired or was released meanwhile\n", t->key);
 		return 0;
@@ -242,19 +241,18 @@ not_done(const struct target *t, const char *value)
 }
 
 int
-verb_unlock(struct lr_ctx *x)
+verb_unlock(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_err e = { 0, "", 0 };
 	struct target t;
 	char value[512];
 	long long pttl = -1;
 	int held;
 
-	if (ctx_server(x, &e) != 0 || target_parse(x, &t, &e) != 0 ||
-	    settings(x, t.name, &e) != 0 || ctx_connect(x, &e) != 0)
-		ctx_die(x, &e);
-	if ((held = x->be.ops->peek(&x->be, t.key, value, sizeof(value), &pttl, &e)) < 0)
-		ctx_die(x, &e);
+	if (ctx_server(x, e) != 0 || target_parse(x, &t, e) != 0 ||
+	    settings(x, t.name, e) != 0 || ctx_connect(x, e) != 0)
+		return -1;
+	if ((held = x->be.ops->peek(&x->be, t.key, value, sizeof(value), &pttl, e)) < 0)
+		return -1;
 	if (held == 0) {
 		printf("%s is free: nothing to unlock\n", t.key);
 		return 0;
@@ -271,5 +269,5 @@ verb_unlock(struct lr_ctx *x)
 		lr_error("unlock: %s not freed", t.key);
 		return 1;
 	}
-	return unlock_now(x, &t, value);
+	return unlock_now(x, &t, value, e);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "config/config.h"
 #include "config/files.h"
 #include "config/options.h"
@@ -106,8 +107,8 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 		const struct yt_node *k = root->kids[i], *v = root->kids[i + 1];
 		int rc;
 
-		if (strcmp(k->value, "redis") == 0)
-			rc = server_parse_redis(w, v, &cfg->server);
+		if (backend_section(k->value))
+			rc = server_parse_section(w, k->value, v, &cfg->server);
 		else if (strcmp(k->value, "url") == 0)
 			rc = server_set_url(w, v, "url", &cfg->server.url);
 		else if (strcmp(k->value, "prefix") == 0) {
@@ -143,7 +144,6 @@ config_init(struct lr_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->server.connect_timeout_ms = cfg->server.command_timeout_ms = LR_UNSET;
-	cfg->server.wait_replicas = cfg->server.wait_timeout_ms = LR_UNSET;
 	task_init(&cfg->defaults);
 }
 
@@ -206,11 +206,7 @@ config_free(struct lr_config *cfg)
 	task_free(&cfg->defaults);
 	free((char *)cfg->server.url);		/* ours: walk_set_string() made them */
 	free((char *)cfg->server.password_file);
-	free((char *)cfg->server.sentinel_password_file);
-	free((char *)cfg->server.tls.ca_file);
-	free((char *)cfg->server.tls.cert_file);
-	free((char *)cfg->server.tls.key_file);
-	free((char *)cfg->server.tls.server_name);
+	settings_free(&cfg->server.own);
 	free(cfg->prefix);
 	free(cfg->listen);
 	free(cfg->log);

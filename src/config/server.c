@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* server.c -- read a config's url: and redis: sections: the URL, the
- * password files, timeouts, replicas to wait for, TLS. */
+/* server.c -- read a config's url: and a backend's section (redis:): the
+ * URL, the password file and the timeouts every backend has; the rest of
+ * the section is the backend's own, which it checks (backend.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,75 +10,46 @@
 #include "config/server.h"
 #include "core/duration.h"
 
-/* redis: tls: {ca_file, cert_file, key_file, server_name, insecure} */
+/* A backend's own setting at k: v, or under it when v is a mapping
+ * (tls: {ca_file: ...} is "tls" and "tls.ca_file"): that backend checks
+ * each and keeps it as text (core/setting.h); what is "redis.tls.ca_file". */
 static int
-parse_tls(struct walk *w, const struct yt_node *map, struct lr_tls_opts *t)
+own_setting(struct walk *w, const char *section, const char *key,
+    const struct yt_node *k, const struct yt_node *v, struct lr_server_opts *r)
 {
-	static const char *const files[] = { "ca_file", "cert_file", "key_file",
-	    "server_name" };
-	char **dst[] = { (char **)&t->ca_file, (char **)&t->cert_file,
-	    (char **)&t->key_file, (char **)&t->server_name };
+	char what[160], at[300];
+	const char *dot = strrchr(key, '.');
+	const char *value = v->kind == YT_MAP ? NULL : v->value;
+	struct lr_err te;
+	int rc;
 
-	if (walk_want_map(w, map, "redis.tls") != 0)
+	snprintf(what, sizeof(what), "%s.%s", section, key);
+	if (v->kind == YT_SEQ || walk_is_null(v))	/* known? then a kind it cannot be */
+		value = NULL;
+	if ((rc = backend_setting(section, key, value, &te)) == 0)
+		return walk_bad(w, k, "unknown key \"%s\" in %.*s", dot ? dot + 1 : key,
+		    (int)(dot ? strlen(section) + 1 + (size_t)(dot - key) : strlen(section)),
+		    what);
+	if (v->kind == YT_SEQ || walk_is_null(v))
+		return rc == 1 ? walk_want_map(w, v, what) :
+		    walk_want_string(w, v, what) ? 0 : -1;
+	if (rc < 0)
+		return walk_bad(w, v, "%s: %s", what, te.msg);
+	snprintf(at, sizeof(at), "%s:%d:%d", w->path, (v->kind == YT_MAP ? k : v)->line,
+	    (v->kind == YT_MAP ? k : v)->col);
+	if (settings_add(&r->own, section, key, value, at, what, EX_CONFIG, w->e) != 0)
 		return -1;
-	for (size_t i = 0; i < map->nkids; i += 2) {
-		const struct yt_node *k = map->kids[i], *v = map->kids[i + 1];
-		char what[40];
-		size_t f = 0;
+	snprintf(at, sizeof(at), "%s:%d:%d", w->path, k->line, k->col);
+	if (setting_key_at((struct lr_setting *)settings_get(&r->own, key), at, w->e) != 0)
+		return -1;
+	for (size_t i = 0; v->kind == YT_MAP && i < v->nkids; i += 2) {
+		char sub[120];
 
-		snprintf(what, sizeof(what), "redis.tls.%s", k->value);
-		while (f < 4 && strcmp(k->value, files[f]) != 0)
-			f++;
-		if (f < 4) {
-			if (walk_set_string(w, v, what, dst[f]) != 0)
-				return -1;
-			if (f == 3 && (strlen(v->value) > 253 ||
-			    v->value[strcspn(v->value, " \t\r\n/")] != '\0'))
-				return walk_bad(w, v, "%s: \"%s\" is not a host name", what, v->value);
-		} else if (strcmp(k->value, "insecure") == 0) {
-			if (v->kind != YT_SCALAR || v->quoted ||
-			    (strcmp(v->value, "true") != 0 && strcmp(v->value, "false") != 0))
-				return walk_bad(w, v, "%s: expected true or false", what);
-			t->insecure = strcmp(v->value, "true") == 0;
-		} else
-			return walk_bad(w, k, "unknown key \"%s\" in redis.tls", k->value);
+		snprintf(sub, sizeof(sub), "%s.%s", key, v->kids[i]->value);
+		if (own_setting(w, section, sub, v->kids[i], v->kids[i + 1], r) != 0)
+			return -1;
 	}
-	if (t->key_file && !t->cert_file)
-		return walk_bad(w, map, "redis.tls: key_file without cert_file");
 	return 0;
-}
-
-/* redis.wait_replicas: a whole number of replicas, 0 (off) or more. */
-static int
-set_replicas(struct walk *w, const struct yt_node *n, long long *dst)
-{
-	const char *s = walk_want_string(w, n, "redis.wait_replicas");
-	char *end;
-
-	if (s == NULL)
-		return -1;
-	*dst = strtoll(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || *dst > LR_WAIT_REPLICAS_MAX)
-		return walk_bad(w, n, "redis.wait_replicas: \"%s\" is not a number of replicas "
-		    "(0 to %d; 0: do not wait)", s, LR_WAIT_REPLICAS_MAX);
-	return 0;
-}
-
-/* WAIT must answer within the command timeout, or lockrun would give up on
- * the connection before Redis gives up waiting. */
-static int
-check_wait_timeout(struct walk *w, const struct yt_node *n, const struct lr_server_opts *r)
-{
-	long long cmd = r->command_timeout_ms == LR_UNSET ? LR_COMMAND_TIMEOUT_MS :
-	    r->command_timeout_ms;
-	char a[32], b[32];
-
-	if (n == NULL || r->wait_timeout_ms < cmd)
-		return 0;
-	duration_format(r->wait_timeout_ms, a, sizeof(a));
-	duration_format(cmd, b, sizeof(b));
-	return walk_bad(w, n, "redis.wait_timeout: %s must be shorter than the command "
-	    "timeout (%s)", a, b);
 }
 
 /* url: (or redis.url:), where the lock lives. A Redis or MySQL URL is
@@ -104,45 +76,35 @@ server_set_url(struct walk *w, const struct yt_node *v, const char *what, const 
 }
 
 int
-server_parse_redis(struct walk *w, const struct yt_node *map, struct lr_server_opts *r)
+server_parse_section(struct walk *w, const char *section, const struct yt_node *map,
+    struct lr_server_opts *r)
 {
-	char *file = (char *)r->password_file;
-	char *sfile = (char *)r->sentinel_password_file;
-	const struct yt_node *wait_timeout = NULL;
+	char *file = (char *)r->password_file, what[80];
+	struct lr_err e;
 
-	if (walk_want_map(w, map, "redis") != 0)
+	if (walk_want_map(w, map, section) != 0)
 		return -1;
 	for (size_t i = 0; i < map->nkids; i += 2) {
 		const struct yt_node *k = map->kids[i], *v = map->kids[i + 1];
 		int rc;
 
+		snprintf(what, sizeof(what), "%s.%s", section, k->value);
 		if (strcmp(k->value, "url") == 0)
-			rc = server_set_url(w, v, "redis.url", &r->url);
+			rc = server_set_url(w, v, what, &r->url);
 		else if (strcmp(k->value, "password_file") == 0) {
-			rc = walk_set_string(w, v, "redis.password_file", &file);
+			rc = walk_set_string(w, v, what, &file);
 			r->password_file = file;
-		} else if (strcmp(k->value, "sentinel_password_file") == 0) {
-			rc = walk_set_string(w, v, "redis.sentinel_password_file", &sfile);
-			r->sentinel_password_file = sfile;
-		}
-		else if (strcmp(k->value, "connect_timeout") == 0)
-			rc = walk_set_timeout(w, v, "redis.connect_timeout", &r->connect_timeout_ms);
+		} else if (strcmp(k->value, "connect_timeout") == 0)
+			rc = walk_set_timeout(w, v, what, &r->connect_timeout_ms);
 		else if (strcmp(k->value, "command_timeout") == 0)
-			rc = walk_set_timeout(w, v, "redis.command_timeout", &r->command_timeout_ms);
-		else if (strcmp(k->value, "wait_replicas") == 0)
-			rc = set_replicas(w, v, &r->wait_replicas);
-		else if (strcmp(k->value, "wait_timeout") == 0) {
-			rc = walk_set_timeout(w, v, "redis.wait_timeout", &r->wait_timeout_ms);
-			wait_timeout = v;
-		} else if (strcmp(k->value, "tls") == 0) {
-			rc = parse_tls(w, v, &r->tls);
-			snprintf(w->cfg->tls_at, sizeof(w->cfg->tls_at), "%s:%d:%d: redis.tls",
-			    w->path, k->line, k->col);
-		}
+			rc = walk_set_timeout(w, v, what, &r->command_timeout_ms);
 		else
-			rc = walk_bad(w, k, "unknown key \"%s\" in redis", k->value);
+			rc = own_setting(w, section, k->value, k, v, r);
 		if (rc != 0)
 			return -1;
 	}
-	return check_wait_timeout(w, wait_timeout, r);
+	if (backend_settings_check(section, &r->own, r->command_timeout_ms == LR_UNSET ?
+	    LR_COMMAND_TIMEOUT_MS : r->command_timeout_ms, &e) != 0)
+		return lr_errf(w->e, e.status, "%s", e.msg);
+	return 0;
 }

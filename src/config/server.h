@@ -11,9 +11,10 @@
 int	server_set_url(struct walk *w, const struct yt_node *v, const char *what,
 	    const char **url);
 
-/* The redis: mapping into r (its TLS settings' place into w->cfg->tls_at).
+/* A backend's section (redis:) into r: url, password_file and the
+ * timeouts; the other keys into r->own, each checked by the backend.
  * Returns 0, or -1 with w->e. */
-int	server_parse_redis(struct walk *w, const struct yt_node *map,
-	    struct lr_server_opts *r);
+int	server_parse_section(struct walk *w, const char *section,
+	    const struct yt_node *map, struct lr_server_opts *r);
 
 #endif

@@ -15,8 +15,6 @@ struct lr_config {
 	struct lr_server_opts	 server;
 	char			 url_at[300];	/* "path:line:col: url" where
 						 * redis.url was given */
-	char			 tls_at[300];	/* "path:line:col: redis.tls" where
-						 * TLS settings were given, or "" */
 	char			*prefix;	/* NULL: not given */
 	char			*log;		/* log: stderr|syslog|json[:FILE]; NULL */
 	char			*listen;	/* listen: ADDR (cron's HTTP); NULL */

@@ -12,9 +12,14 @@
 struct lr_err {
 	int	status;		/* exit status main() should use */
 	char	msg[512];	/* one line, no "lockrun: " prefix, no newline */
-	int	transport;	/* Redis could not be reached or stopped answering;
-				 * 0 when it answered (a refusal, or not Redis) */
+	int	transport;	/* the server (any backend) could not be reached,
+				 * or the connection to it broke or timed out;
+				 * 0 when it answered (a refusal, or not the
+				 * server expected) */
 };
+
+/* An empty error: struct lr_err e = LR_ERR_INIT; */
+#define LR_ERR_INIT	{ 0, "", 0 }
 
 /* Fill e (if not NULL) and return -1, so callers can write
  * `return lr_errf(e, EX_CONFIG, "...")`. Clears e->transport. */

@@ -9,6 +9,8 @@
 #include "core/err.h"
 #include "core/schedule.h"
 
+static long long schedule_gap_ms(const struct lr_schedule *s);
+
 int
 schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
     long long every_ms, long long tolerance_ms, int *pos, struct lr_err *e)
@@ -93,7 +95,9 @@ schedule_stamp_ms(const struct lr_schedule *s)
 	return s->every_ms;
 }
 
-long long
+/* The shortest time there can be between two fire times, in ms: the
+ * period, or what cron_min_gap() finds. */
+static long long
 schedule_gap_ms(const struct lr_schedule *s)
 {
 	return s->has_cron ? cron_min_gap(&s->cron) * 1000LL : s->every_ms;

@@ -15,7 +15,7 @@ enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_STRING, K_CHOICE };
 #define HISTORY_MAX 100000	/* entries; a stream this long is ~10 MB */
 
 /* The words of a K_CHOICE option, in the order of its enum's values. */
-static const char *const on_redis_error_words[] = { "fail", "run", NULL };
+static const char *const on_server_error_words[] = { "fail", "run", NULL };
 static const char *const on_lost_words[] = { "term", "ignore", NULL };
 static const char *const kill_mode_words[] = { "tree", "process", NULL };
 
@@ -35,8 +35,10 @@ static const struct option_def {
 	{ "conflict_exit",	K_EXIT,		offsetof(struct lr_task, conflict_exit), 0, 0, NULL },
 	{ "cwd",		K_STRING,	offsetof(struct lr_task, cwd), 0, 0, NULL },
 	{ "output",		K_STRING,	offsetof(struct lr_task, output), 0, 0, NULL },
-	{ "on_redis_error",	K_CHOICE,	offsetof(struct lr_task, on_redis_error), 0, 0,
-	    on_redis_error_words },
+	{ "on_server_error",	K_CHOICE,	offsetof(struct lr_task, on_server_error), 0, 0,
+	    on_server_error_words },
+	{ "on_redis_error",	K_CHOICE,	offsetof(struct lr_task, on_server_error), 0, 0,
+	    on_server_error_words },	/* its name before PostgreSQL and MySQL */
 	{ "renew",		K_BOOL,		offsetof(struct lr_task, renew), 0, 0, NULL },
 	{ "on_lost",		K_CHOICE,	offsetof(struct lr_task, on_lost), 0, 0,
 	    on_lost_words },
@@ -59,10 +61,12 @@ static const struct option_def {
 
 #define DEFAULT_KILL_AFTER_MS 10000
 
-const struct lr_task task_builtin = {
+/* The built-in values: what is left unset after the command line, the
+ * task and the defaults. Kill-after is left unset: it depends on the TTL. */
+static const struct lr_task task_builtin = {
 	.shell = 0, .one_server = 0, .no_overlap = 0,
 	.ttl_ms = 30000, .every_ms = 60000,
-	.conflict_exit = 0, .on_redis_error = ON_REDIS_ERROR_FAIL,
+	.conflict_exit = 0, .on_server_error = ON_SERVER_ERROR_FAIL,
 	.renew = 1, .on_lost = ON_LOST_TERM, .kill_mode = KILL_MODE_TREE,
 	.kill_after_ms = LR_UNSET,
 	.wait_ms = 0, .timeout_ms = 0, .min_hold_ms = 0,
@@ -80,7 +84,7 @@ task_init(struct lr_task *t)
 	memset(t, 0, sizeof(*t));
 	t->shell = t->one_server = t->no_overlap = LR_UNSET;
 	t->ttl_ms = t->every_ms = LR_UNSET;
-	t->conflict_exit = t->on_redis_error = LR_UNSET;
+	t->conflict_exit = t->on_server_error = LR_UNSET;
 	t->renew = t->on_lost = t->kill_mode = LR_UNSET;
 	t->kill_after_ms = t->wait_ms = t->timeout_ms = t->min_hold_ms = LR_UNSET;
 	t->slot_tolerance_ms = t->clock_tolerance_ms = LR_UNSET;
@@ -418,7 +422,7 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 	return 0;
 }
 
-/* What lockrun itself gives the command (main.c, export_env): a task's
+/* What lockrun itself gives the command (cli/run.c, export_env()): a task's
  * env applies after it, so it could forge the token or the key. */
 static const char *const own_env[] = {
 	"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT",

@@ -8,8 +8,9 @@
 
 #include "core/duration.h"
 #include "core/err.h"
+#include "core/setting.h"
 
-enum lr_on_redis_error { ON_REDIS_ERROR_FAIL, ON_REDIS_ERROR_RUN };
+enum lr_on_server_error { ON_SERVER_ERROR_FAIL, ON_SERVER_ERROR_RUN };
 enum lr_on_lost { ON_LOST_TERM, ON_LOST_IGNORE };
 /* What lockrun stops and waits for (systemd's KillMode): the command's whole
  * process tree, detached descendants included, or its main process only. */
@@ -33,7 +34,7 @@ struct lr_task {
 					 * "discard" or a file appended to;
 					 * NULL: inherit */
 	char		**env;		/* "NAME=value", NULL-terminated, in order */
-	int		  on_redis_error;
+	int		  on_server_error;
 	int		  renew;	/* extend the no-overlap key while the command runs */
 	int		  on_lost;	/* enum lr_on_lost */
 	int		  kill_mode;	/* enum lr_kill_mode */
@@ -65,39 +66,22 @@ struct lr_task {
  * host within it never claims a slot a whole period away. */
 #define LR_CLOCK_TOLERANCE_FACTOR	3
 #define LR_COMMAND_TIMEOUT_MS	2000	/* connect and command timeouts, built in */
-#define LR_WAIT_TIMEOUT_MS	100	/* redis.wait_timeout, built in */
-#define LR_WAIT_REPLICAS_MAX	1000
 
-/* The config's tls: settings, for rediss:// URLs. */
-struct lr_tls_opts {
-	const char	*ca_file;	/* NULL: the system's CA store */
-	const char	*cert_file;	/* client certificate, or NULL */
-	const char	*key_file;	/* its key (NULL: in cert_file) */
-	const char	*server_name;	/* SNI and the name verified; NULL: the host */
-	int		 insecure;	/* 1: no verification of the server at all */
-};
-
-/* Where and how to reach the server that holds the lock (any backend);
- * unset like a task's fields. The strings are owned by whoever fills the
- * struct (config.c frees its own). */
+/* Where and how to reach the server that holds the lock: what every
+ * backend has. The settings one backend alone reads travel in own, as
+ * text, to that backend (backend.h). Unset like a task's fields. The
+ * strings are owned by whoever fills the struct (config.c frees its own). */
 struct lr_server_opts {
 	const char	*url;
 	const char	*password_file;
-	const char	*sentinel_password_file;	/* redis+sentinel:// */
-	struct lr_tls_opts tls;		/* for rediss:// URLs */
 	long long	 connect_timeout_ms;
 	long long	 command_timeout_ms;
-	long long	 wait_replicas;	/* WAIT for this many replicas after each
-					 * write of the lock; 0: do not */
-	long long	 wait_timeout_ms;	/* WAIT's own timeout */
+	struct lr_settings own;
 };
 
 void	task_init(struct lr_task *t);
 void	task_free(struct lr_task *t);
 
-/* The built-in values: what is left unset after the command line, the
- * task and the defaults. Kill-after is left unset: it depends on the TTL. */
-extern const struct lr_task task_builtin;
 
 /* Fill each unset field of dst with a copy of src's; env is the
  * concatenation src then dst, so dst's entries are applied last and win.

@@ -57,7 +57,9 @@ json_begin(struct lr_json *j, FILE *fp, char *buf, size_t cap)
 	put(j, "{", 1);
 }
 
-void
+/* "key":"s" (its len bytes, JSON-escaped whatever they hold), or
+ * "key":null when s is NULL. Keys are written as given. */
+static void
 json_strn(struct lr_json *j, const char *key, const char *s, size_t len)
 {
 	if (key_put(j, key) == -1)

@@ -33,9 +33,6 @@ struct lr_json {
 /* Start an object: to fp, or into buf[cap] (cap > 2) when fp is NULL. */
 void	json_begin(struct lr_json *j, FILE *fp, char *buf, size_t cap);
 
-/* "key":"s" (its len bytes, JSON-escaped whatever they hold), or
- * "key":null when s is NULL. Keys are written as given. */
-void	json_strn(struct lr_json *j, const char *key, const char *s, size_t len);
 
 /* "key":"s", or "key":null when s is NULL. */
 void	json_str(struct lr_json *j, const char *key, const char *s);

@@ -179,10 +179,27 @@ level_name(int level)
 	return level == LOG_ERR ? "error" : level == LOG_WARNING ? "warn" : "info";
 }
 
-/* One JSON object, to fd: time, level, event, the context (or f's task
- * and slot), f, message. Absent fields are left out; the token is a number
- * (out/json.h). The line is bounded, so that one write(2) carries it
- * whole. */
+/* Events renamed when they became every backend's, and their names
+ * before: a JSON line gives the old one as "alias", so that a parser
+ * matching it finds it still. */
+static const char *const renamed[][2] = {
+	{ "server-error", "redis-error" },
+	{ "server-back", "redis-back" },
+};
+
+static const char *
+event_alias(const char *event)
+{
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+		if (strcmp(renamed[i][0], event) == 0)
+			return renamed[i][1];
+	return NULL;
+}
+
+/* One JSON object, to fd: time, level, event (and its alias), the
+ * context (or f's task and slot), f, message. Absent fields are left out;
+ * the token is a number (out/json.h). The line is bounded, so that one
+ * write(2) carries it whole. */
 static void
 json_line(int fd, int level, const char *event, const struct log_fields *f,
     const char *msg)
@@ -196,6 +213,8 @@ json_line(int fd, int level, const char *event, const struct log_fields *f,
 	json_str(&j, "time", now);
 	json_str(&j, "level", level_name(level));
 	json_str(&j, "event", event);
+	if (event_alias(event))
+		json_str(&j, "alias", event_alias(event));
 	if (f && f->task)
 		json_str(&j, "task", f->task);
 	else if (lg.task[0])

@@ -180,7 +180,7 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
 	struct lr_child_spec cs = { .argv = argv, .env = spec->env, .pgid = 0,
 	    .saved = spec->saved, .scheduled = spec->scheduled };
 	struct hook_env he;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	char path[PATH_MAX], **envp;
 	int st, stopped;
 	pid_t pid;

@@ -181,7 +181,7 @@ renew_recv(struct loop *l, long long now)
 		    "without persistence, or deleted); took it back", s->lock->keys.stable,
 		    s->be->ops->title);
 	if (l->doubt_said)
-		lr_event(LOG_WARNING, "redis-back", NULL, "%s: %s answers again; lease "
+		lr_event(LOG_WARNING, "server-back", NULL, "%s: %s answers again; lease "
 		    "renewed%s", s->lock->keys.stable, s->be->ops->title,
 		    l->stopping ? ", but the command is already being stopped" : "");
 	l->doubt_said = 0;

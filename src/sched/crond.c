@@ -151,7 +151,7 @@ running_add(struct crond *d)
 static void
 start(struct crond *d, size_t i, time_t slot)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct running *r = running_add(d);
 	/* output: inherit: the run writes to our stdout and stderr itself */
 	struct spawn_pipes io = { .relay = !d->tasks[i].output_inherit };
@@ -354,7 +354,7 @@ static void
 reload(struct crond *d)
 {
 	struct lr_config nc;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct sched_task *tasks;
 	size_t n;
 	time_t *last;

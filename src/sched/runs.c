@@ -94,7 +94,7 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
     int rep, long long at_ms)
 {
 	char at[32];
-	int argc = 0;
+	int argc = 0, status;
 
 	if (po && (dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0))
 		_exit(EX_OSERR);
@@ -117,7 +117,9 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 		_exit(EX_OSERR);
 	while (argv[argc])
 		argc++;
-	_exit(sp->run(argc, argv, sp->cfg));
+	status = sp->run(argc, argv, sp->cfg);
+	fflush(stdout);		/* as main() does: no libc teardown after a fork */
+	_exit(status);
 }
 
 /* Close both ends of each pipe that is open. */

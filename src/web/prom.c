@@ -12,7 +12,7 @@
 /* s as a Prometheus label value, quoted. The text format escapes only a
  * backslash, a quotation mark and a newline; each byte that is not part
  * of valid UTF-8 is written as U+FFFD, so the output stays valid. */
-void
+static void
 prom_label(FILE *fp, const char *s)
 {
 	size_t left = strlen(s), len;

@@ -10,10 +10,6 @@
 #include "sched/crond.h"
 #include "web/rows.h"
 
-/* s as a quoted label value: a backslash, a quotation mark and a newline
- * escaped, each byte that is not valid UTF-8 as U+FFFD. */
-void	prom_label(FILE *fp, const char *s);
-
 /* The rows: each family's HELP and TYPE, then a sample per task that has
  * a value. */
 void	prom_tasks_print(const struct row *rows, size_t n, FILE *fp);

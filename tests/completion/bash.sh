@@ -149,6 +149,7 @@ run_cases()
     only 'lockrun --on-lost ' term ignore
     only 'lockrun --on-lost=i' ignore
     only 'lockrun --kill-mode ' tree process
+    only 'lockrun --on-server-error ' fail run
     only 'lockrun --on-redis-error ' fail run
     only 'lockrun status --format ' text json prometheus
     only 'lockrun status --format=p' prometheus
@@ -180,8 +181,8 @@ run_cases()
     only 'lockrun --log json --tim' --timeout --timezone
     only 'lockrun -k status ' run check status history unlock tick cron
     only 'lockrun -vk x st' status
-    only 'lockrun -t x --kill-mode process --on' --on-lost --on-redis-error \
-        --one-server
+    only 'lockrun -t x --kill-mode process --on' --on-lost --on-server-error \
+        --on-redis-error --one-server
 
     # task names from the config: -c, --config=, $LOCKRUN_CONFIG
     local names=(import-products deploy:prod nightly-backup from-dir)

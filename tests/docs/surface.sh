@@ -11,12 +11,12 @@ BIN=$(realpath "${1:-./lockrun}")
 MAN1=man/lockrun.1 MAN5=man/lockrun.yaml.5
 # The completion scripts; one that does not exist yet is skipped, said so.
 COMPLETIONS=${SURFACE_COMPLETIONS:-"contrib/completion/lockrun.bash contrib/completion/_lockrun contrib/completion/lockrun.fish"}
-# Options with no config key of their own: what to run or read, how to
-# show it, this run only (--foreground, --host), and aliases (--redis is
-# --url, --no-renew is renew: false, --no-one-server one_server: false,
-# --overlap no_overlap: false).
-NO_KEY="t task k key c config h help V version v verbose q quiet json format
-	stale-after n count yes redis no-renew foreground host html no-one-server overlap"
+# The config key of each option, from its row in src/cli/cli.c: a row
+# that sets a task setting (TO_TASK) or a backend's own (TO_OWN) names
+# it ("ttl", "renew" for --no-renew); any other option has no key.
+ROWS=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", .*, TO_\(TASK\|OWN\), "\([a-z_]*\)",.*/\1 \3/p' \
+	src/cli/cli.c)
+[ -n "$ROWS" ] || { echo "surface: no option rows in src/cli/cli.c" >&2; exit 1; }
 fail=0
 bad() { echo "surface: $*" >&2; fail=1; }
 
@@ -45,9 +45,9 @@ in_completion() {	# $1 option, $2 file
 	-*) c=${1#-}; grep -qE -- "(-$c([^A-Za-z-]|$))|(-s '?$c'?([^A-Za-z]|$))|(--short(-option)? '?$c'?)" "$2" ;;
 	esac
 }
-has_key() {	# $1 long option without dashes: is it exempt, or a key in (5)?
-	for x in $NO_KEY; do [ "$x" = "$1" ] && return 0; done
-	k=$(echo "$1" | tr - _)
+has_key() {	# $1 long option without dashes: no setting, or its key in (5)?
+	k=$(printf '%s\n' "$ROWS" | awk -v o="$1" '$1 == o { print $2 }')
+	[ -z "$k" ] && return 0
 	grep -qE "Ic (redis\\.)?$k( |$)" "$MAN5"
 }
 for o in $OPTS; do

@@ -211,7 +211,7 @@ Test(fault, a_waiter_that_saw_the_lock_held_never_runs_without_it)
 	cr_assert(eq(int, st, 69), "stderr: %s", lr_stderr_of(waiter, err, sizeof(err)));
 	cr_assert(eq(int, access(mark, F_OK), -1), "the waiter ran without the lock");
 	cr_assert(strstr(lr_stderr_of(waiter, err, sizeof(err)), "no answer within 300ms; "
-	    "not running without a lock (on_redis_error: run), as this run saw it held "
+	    "not running without a lock (on_server_error: run), as this run saw it held "
 	    "by another (URL from --url; no password)\n") != NULL, "stderr: %s", err);
 	gate_release(&g);
 	cr_assert(eq(int, lr_wait(holder), 0));

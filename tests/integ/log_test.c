@@ -559,10 +559,10 @@ Test(log, syslog_warning_is_log_warning_from_the_config)
 	    "-k", "sw", "--", "true");
 	cr_assert(eq(int, lr_wait(pid), 0));
 	cr_assert(matches(lr_stderr_of(pid, err, sizeof(err)), "^lockrun: [^\n]*; running "
-	    "without a lock \\(on_redis_error: run\\)\n$"), "stderr: %s", err);
+	    "without a lock \\(on_server_error: run\\)\n$"), "stderr: %s", err);
 	cr_assert(eq(int, syslog_read(fd, got, sizeof(got)), 2), "%s", got);
 	/* LOG_CRON | LOG_WARNING (4) */
-	syslog_expect(got, 76, pid, "[^\n]*; running without a lock \\(on_redis_error: run\\)");
+	syslog_expect(got, 76, pid, "[^\n]*; running without a lock \\(on_server_error: run\\)");
 	syslog_expect(got, 78, pid, "true exited with status 0");
 	close(fd);
 }
@@ -654,10 +654,28 @@ Test(log, quiet_silences_warnings_on_stderr)
 	LR(&r, "--redis", url, "--on-redis-error", "run", "-k", "qw", "--", "echo", "ran");
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(matches(r.err, "^lockrun: [^\n]*; running without a lock "
-	    "\\(on_redis_error: run\\)\n$"), "stderr: %s", r.err);
+	    "\\(on_server_error: run\\)\n$"), "stderr: %s", r.err);
 	LR(&r, "--redis", url, "--on-redis-error", "run", "-q", "-k", "qw", "--", "echo",
 	    "ran");
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(eq(str, r.out, "ran\n"));
 	cr_assert(eq(str, r.err, ""), "-q: no warning");
+}
+
+/* A server that cannot be reached ends lockrun with the event of every
+ * backend, "server-error", and the JSON line keeps its old name,
+ * "redis-error", as "alias" for parsers that match it. */
+Test(log, json_server_error_carries_its_old_name_as_alias)
+{
+	struct result r;
+	struct jlog l;
+
+	LR(&r, "--redis", "redis://127.0.0.1:1", "--connect-timeout", "1s", "--log", "json",
+	    "-k", "se", "--", "true");
+	cr_assert(eq(int, r.status, 69), "stderr: %s", r.err);
+	jlog_parse(&l, r.err);
+	cr_assert(eq(sz, l.n, 1), "stderr: %s", r.err);
+	check_common(l.v[0], "error", "server-error", NULL, 0);
+	cr_assert(eq(str, (char *)str_of(l.v[0], "alias"), "redis-error"));
+	jlog_free(&l);
 }

@@ -470,7 +470,7 @@ Test(run, redis_down_with_on_redis_error_run_runs_unlocked)
 	LR(&r, "--redis", url, "--on-redis-error", "run", "-k", "x", "--", "sh", "-c", script);
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(matches(r.err, "cannot connect: Connection refused; running without a "
-	    "lock \\(on_redis_error: run\\)\n$"), "stderr: %s", r.err);
+	    "lock \\(on_server_error: run\\)\n$"), "stderr: %s", r.err);
 	cr_assert(eq(int, file_lines(out), 1));
 }
 
@@ -666,4 +666,22 @@ Test(run, a_rediss_url_without_libssl_names_the_package)
 	cr_assert(matches(r.err, "^lockrun: rediss://: cannot load libssl\\.so\\.3 \\(Debian: "
 	    "apt-get install libssl3\\): [^\n]*No such file or directory\n$"), "%s", r.err);
 	cr_assert(eq(int, access(scratch("ran"), F_OK), -1), "the command did not run");
+}
+
+/* on_server_error is the name; on_redis_error, its name from before, is
+ * read the same (tests above): both in a config. */
+Test(run, on_server_error_run_in_a_config_runs_unlocked)
+{
+	const char *out = scratch("ran");
+	char script[256], cfg[128];
+	struct result r;
+
+	snprintf(script, sizeof(script), "echo ran >> %s", out);
+	snprintf(cfg, sizeof(cfg), "%s", write_config("defaults:\n  on_server_error: run\n"));
+	LR(&r, "-c", cfg, "--redis", "redis://127.0.0.1:1", "-k", "x", "--", "sh", "-c",
+	    script);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(matches(r.err, "running without a lock \\(on_server_error: run\\)\n$"),
+	    "stderr: %s", r.err);
+	cr_assert(eq(int, file_lines(out), 1));
 }

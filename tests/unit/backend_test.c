@@ -70,3 +70,47 @@ Test(backend, counters_are_found_by_their_stored_name)
 	for (int i = 0; i < NCOUNTERS; i++)
 		cr_assert(eq(int, counter_index(lr_counter_names[i]), i));
 }
+
+/* A backend reads its own settings; one of another backend's section, or
+ * one from the command line that the URL's backend does not take, is
+ * refused at its place, before anything is loaded. */
+Test(backend, settings_belong_to_the_urls_backend)
+{
+	struct lr_settings s = { NULL, 0 };
+	struct lr_backend b;
+	struct lr_backend_cfg c = { .url = "postgres://u@h/db", .password = "",
+	    .connect_timeout_ms = 1000, .command_timeout_ms = 1000, .own = &s };
+	struct lr_err e = LR_ERR_INIT;
+
+	cr_assert(eq(int, settings_add(&s, "redis", "wait_replicas", "1", "x.yaml:3:18",
+	    "redis.wait_replicas", EX_CONFIG, &e), 0));
+	cr_assert(eq(int, backend_init(&b, &c, &e), -1));
+	cr_assert(eq(int, e.status, EX_CONFIG));
+	cr_assert(eq(str, e.msg, "x.yaml:3:18: redis.wait_replicas: a setting of redis, but "
+	    "the URL in use is postgres:// (nothing would read it); remove it, or use a "
+	    "redis URL"));
+	settings_free(&s);
+	cr_assert(eq(int, settings_add(&s, NULL, "wait_replicas", "1", NULL,
+	    "--wait-replicas", EX_USAGE, &e), 0));
+	c.url = "mysql://u@h/db";
+	cr_assert(eq(int, backend_init(&b, &c, &e), -1));
+	cr_assert(eq(int, e.status, EX_USAGE));
+	cr_assert(eq(str, e.msg, "--wait-replicas: does not apply to mysql:// URLs"));
+	settings_free(&s);
+}
+
+Test(backend, a_backend_checks_its_own_settings)
+{
+	struct lr_err e = LR_ERR_INIT;
+
+	cr_assert(eq(int, backend_setting("redis", "wait_replicas", "3", &e), 1));
+	cr_assert(eq(int, backend_setting(NULL, "tls.ca_file", "/ca", &e), 1));
+	cr_assert(eq(int, backend_setting("redis", "tls", NULL, &e), 1), "a mapping");
+	cr_assert(eq(int, backend_setting("redis", "host", "h", &e), 0), "not Redis's");
+	cr_assert(eq(int, backend_setting("postgres", "wait_replicas", "3", &e), 0));
+	cr_assert(eq(int, backend_setting(NULL, "wait_timeout", "soon", &e), -1));
+	cr_assert(eq(str, e.msg, "\"soon\" is not a positive duration (e.g. 500ms, 90s, 10m, "
+	    "1h30m)"));
+	cr_assert(eq(int, backend_section("redis"), 1));
+	cr_assert(eq(int, backend_section("tls"), 0));
+}

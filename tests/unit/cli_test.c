@@ -88,8 +88,8 @@ Test(cli, wait_options_set_the_redis_settings)
 
 	cr_assert(eq(int, cli_parse(5 + 1, ARGV("--wait-replicas", "2", "--wait-timeout",
 	    "50ms", "true"), &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(i64, c.server.wait_replicas, 2));
-	cr_assert(eq(i64, c.server.wait_timeout_ms, 50));
+	cr_assert(eq(str, settings_get(&c.server.own, "wait_replicas")->value, "2"));
+	cr_assert(eq(str, settings_get(&c.server.own, "wait_timeout")->value, "50ms"));
 	cli_free(&c);
 }
 
@@ -244,4 +244,32 @@ Test(cli, options_may_follow_the_words_of_status_history_and_unlock)
 	cr_assert(eq(int, c.json, 0));
 	cr_assert(eq(str, c.cmd[1], "--json"));
 	cli_free(&c);
+}
+
+/* The verbs' table: a row for each, whatever the enum's order. */
+Test(cli, every_verb_has_a_row)
+{
+	for (int v = 0; v < NVERBS; v++) {
+		cr_assert(lr_verbs[v].name != NULL && lr_verbs[v].entry != NULL &&
+		    lr_verbs[v].usage != NULL && lr_verbs[v].footer != NULL, "verb %d", v);
+		cr_assert(lr_verbs[v].groups & OG_ALL, "%s takes every verb's options",
+		    lr_verbs[v].name);
+	}
+}
+
+/* --on-server-error is the name, --on-redis-error its old one: each
+ * sets on_server_error, and a bad value is named as it was given. */
+Test(cli, on_server_error_and_its_old_name)
+{
+	struct lr_cli c;
+	struct lr_err e = LR_ERR_INIT;
+
+	cr_assert(eq(int, cli_parse(3 + 1, ARGV("--on-server-error", "run", "true"), &c, &e),
+	    0), "%s", e.msg);
+	cr_assert(eq(int, c.o.on_server_error, ON_SERVER_ERROR_RUN));
+	cli_free(&c);
+	usage_error(2 + 1, ARGV("--on-server-error", "maybe"), "--on-server-error: "
+	    "expected fail or run, got \"maybe\"");
+	usage_error(3 + 1, ARGV("status", "--wait-replicas", "1"), "option "
+	    "'--wait-replicas' does not apply to `lockrun status`");
 }

@@ -11,6 +11,17 @@
 #include <criterion/new/assert.h>
 
 #include "config/config.h"
+#include "core/setting.h"
+
+/* A backend's own setting as the config hands it over (core/setting.h):
+ * its text, or NULL. */
+static char *
+own(const struct lr_config *c, const char *key)
+{
+	const struct lr_setting *s = settings_get(&c->server.own, key);
+
+	return s ? s->value : NULL;
+}
 
 /* Load tests/data/bad/NAME.yaml; expect exactly want and status 78. */
 #define BAD(name, want)							\
@@ -190,7 +201,7 @@ Test(config, full_file_loads_every_field)
 	cr_assert(eq(i64, c.server.command_timeout_ms, 3000));
 	cr_assert(eq(str, c.prefix, "app:"));
 	cr_assert(eq(i64, c.defaults.ttl_ms, 45000));
-	cr_assert(eq(int, c.defaults.on_redis_error, ON_REDIS_ERROR_RUN));
+	cr_assert(eq(int, c.defaults.on_server_error, ON_SERVER_ERROR_RUN));
 	cr_assert(eq(int, c.defaults.conflict_exit, 3));
 	cr_assert(eq(str, c.defaults.env[0], "TZ=UTC"));
 	cr_assert(eq(sz, c.ntasks, 2));
@@ -226,11 +237,11 @@ Test(config, tls_settings_load)
 	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/tls.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(str, (char *)c.server.tls.ca_file, "/etc/lockrun/ca.crt"));
-	cr_assert(eq(str, (char *)c.server.tls.cert_file, "/etc/lockrun/client.crt"));
-	cr_assert(eq(str, (char *)c.server.tls.key_file, "/etc/lockrun/client.key"));
-	cr_assert(eq(str, (char *)c.server.tls.server_name, "redis.internal"));
-	cr_assert(eq(int, c.server.tls.insecure, 0));
+	cr_assert(eq(str, own(&c, "tls.ca_file"), "/etc/lockrun/ca.crt"));
+	cr_assert(eq(str, own(&c, "tls.cert_file"), "/etc/lockrun/client.crt"));
+	cr_assert(eq(str, own(&c, "tls.key_file"), "/etc/lockrun/client.key"));
+	cr_assert(eq(str, own(&c, "tls.server_name"), "redis.internal"));
+	cr_assert(eq(str, own(&c, "tls.insecure"), "false"));
 	config_free(&c);
 }
 
@@ -240,8 +251,8 @@ Test(config, wait_settings_load)
 	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/wait.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(i64, c.server.wait_replicas, 2));
-	cr_assert(eq(i64, c.server.wait_timeout_ms, 250));
+	cr_assert(eq(str, own(&c, "wait_replicas"), "2"));
+	cr_assert(eq(str, own(&c, "wait_timeout"), "250ms"));
 	config_free(&c);
 }
 
@@ -251,8 +262,8 @@ Test(config, wait_settings_are_unset_when_absent)
 	struct lr_err e = { 0, "", 0 };
 
 	cr_assert(eq(int, config_load("good/tls.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(i64, c.server.wait_replicas, LR_UNSET));
-	cr_assert(eq(i64, c.server.wait_timeout_ms, LR_UNSET));
+	cr_assert(eq(ptr, own(&c, "wait_replicas"), NULL));
+	cr_assert(eq(ptr, own(&c, "wait_timeout"), NULL));
 	config_free(&c);
 }
 
@@ -376,7 +387,7 @@ Test(config, sentinel_url_and_password_file_load)
 	cr_assert(eq(int, config_load("good/sentinel.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, (char *)c.server.url,
 	    "redis+sentinel://10.0.0.1,10.0.0.2:26380/mymaster/1"));
-	cr_assert(eq(str, (char *)c.server.sentinel_password_file,
+	cr_assert(eq(str, own(&c, "sentinel_password_file"),
 	    "/etc/lockrun/sentinel.pass"));
 	config_free(&c);
 }

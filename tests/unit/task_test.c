@@ -23,7 +23,7 @@ Test(task, sets_options_by_name)
 	cr_assert(eq(i64, t.ttl_ms, 90000));
 	cr_assert(eq(int, t.one_server, 1));
 	cr_assert(eq(int, t.conflict_exit, 75));
-	cr_assert(eq(int, t.on_redis_error, ON_REDIS_ERROR_RUN));
+	cr_assert(eq(int, t.on_server_error, ON_SERVER_ERROR_RUN));
 	task_free(&t);
 }
 
@@ -263,5 +263,19 @@ Test(task, history_is_a_bounded_count_with_a_lifetime)
 	cr_assert(eq(int, task_finish(&t, NULL, &err), 0), "%s", err.msg);
 	cr_assert(eq(int, t.history, 100));
 	cr_assert(eq(i64, t.history_ttl_ms, 35LL * 86400 * 1000));
+	task_free(&t);
+}
+
+/* on_server_error, and on_redis_error: its name from before, kept. */
+Test(task, on_server_error_and_its_old_name)
+{
+	struct lr_task t;
+	struct lr_err err = LR_ERR_INIT;
+
+	task_init(&t);
+	cr_assert(eq(int, task_set(&t, "on_server_error", "run", &err), 1));
+	cr_assert(eq(int, t.on_server_error, ON_SERVER_ERROR_RUN));
+	cr_assert(eq(int, task_set(&t, "on_redis_error", "fail", &err), 1));
+	cr_assert(eq(int, t.on_server_error, ON_SERVER_ERROR_FAIL));
 	task_free(&t);
 }

@@ -382,6 +382,7 @@ my_free(struct lr_backend *b)
 	if (b->impl == NULL)
 		return;
 	my_close(b);
+	explicit_bzero(b->impl, sizeof(struct my));	/* the URL's password */
 	free(b->impl);
 	b->impl = NULL;
 }

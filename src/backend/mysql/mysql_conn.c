@@ -133,7 +133,7 @@ myq_ll(struct myq *q, const char *name, long long v)
 	myq_add(q, num);
 }
 
-void
+static void
 myq_raw(struct myq *q, const char *name, const char *expr)
 {
 	myq_var(q, name);
@@ -164,7 +164,8 @@ my_num(const char *s)
 	return s && text_decimal(s, &v) == 0 ? v : 0;
 }
 
-int
+/* 1 when MySQL error n means the connection broke. */
+static int
 my_transport(unsigned int n)
 {
 	switch (n) {
@@ -178,7 +179,9 @@ my_transport(unsigned int n)
 	return (n >= 2000 && n < 3000) || (n >= 5000 && n < 6000);	/* client side */
 }
 
-int
+/* Fill e from db's last error, one line, transport set when the
+ * connection broke. Returns -1. */
+static int
 my_error(struct lr_backend *b, MYSQL *db, const char *what, struct lr_err *e)
 {
 	unsigned int n = my_api.errnum(db);

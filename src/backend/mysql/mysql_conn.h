@@ -59,7 +59,6 @@ void	myq_add(struct myq *q, const char *s);
  * escaped binary string (NULL: SQL NULL), a number, or an expression. */
 void	myq_str(struct myq *q, MYSQL *db, const char *name, const char *v);
 void	myq_ll(struct myq *q, const char *name, long long v);
-void	myq_raw(struct myq *q, const char *name, const char *expr);
 /* End the SET of inputs (before the statements that read them). */
 void	myq_end(struct myq *q);
 
@@ -81,13 +80,8 @@ int	my_load(struct lr_err *e);
 int	my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e);
 void	my_close(struct lr_backend *b);
 
-/* Fill e from db's last error, one line, transport set when the
- * connection broke. Returns -1. */
-int	my_error(struct lr_backend *b, MYSQL *db, const char *what, struct lr_err *e);
 /* The error for an operation tried while closed (transport set). */
 int	my_not_connected(struct lr_backend *b, const char *what, struct lr_err *e);
-/* 1 when MySQL error n means the connection broke. */
-int	my_transport(unsigned int n);
 
 /* One row of an answer; set: which result set, from 0. Non-zero stops:
  * -1 the answer is not of the shape asked for, MY_ROW_NOMEM out of

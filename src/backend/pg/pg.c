@@ -527,7 +527,7 @@ static int
 pg_idle_read(struct lr_backend *b, struct lr_err *e)
 {
 	struct pg *p = b->impl;
-	struct lr_err broke = { 0, "", 0 };
+	struct lr_err broke = LR_ERR_INIT;
 	const char *why;
 
 	p->in_bytes = 0;	/* nothing in flight: whatever comes is unasked */
@@ -559,6 +559,8 @@ pg_free(struct lr_backend *b)
 	if (b->impl == NULL)
 		return;
 	pg_conn_close(b);
+	explicit_bzero(b->impl, sizeof(struct pg));	/* as redis_free: nothing of
+						 * the session left behind */
 	free(b->impl);
 	b->impl = NULL;
 }

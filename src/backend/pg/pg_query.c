@@ -303,7 +303,7 @@ PGresult *
 pg_conn_read(struct lr_backend *b, const char *what, const char *sql, int n,
     const char *const *params, int *missing, struct lr_err *e)
 {
-	struct lr_err mine = { 0, "", 0 };
+	struct lr_err mine = LR_ERR_INIT;
 	char state[6];
 	PGresult *res = run(b, what, sql, n, params, state, &mine);
 

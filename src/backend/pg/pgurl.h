@@ -11,7 +11,7 @@
  * Returns 0 if so, or -1 with e = EX_USAGE, "postgres URL: sslmode:
  * \"verify_full\" is not one of disable, allow, ...". A bad one would
  * otherwise be found only at connect time and look like a server that
- * cannot be reached (69), so that on_redis_error: run ran the command
+ * cannot be reached (69), so that on_server_error: run ran the command
  * unlocked. */
 int	pgurl_check(const char *keyword, const char *value, struct lr_err *e);
 

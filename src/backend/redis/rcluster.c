@@ -169,7 +169,9 @@ rcluster_connect(struct lr_cluster *cl, struct lr_link *l, long long ms,
 	return rlink_ready(l, by - mono_ms(), e);
 }
 
-int
+/* Close l and connect again as rcluster_connect() does, within cap_ms
+ * when that is sooner than the timeouts (rlink_cap()). */
+static int
 rcluster_reopen(struct lr_cluster *cl, struct lr_link *l, long long cap_ms,
     struct lr_err *e)
 {

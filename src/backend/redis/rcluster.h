@@ -30,10 +30,6 @@ void	rcluster_free(struct lr_cluster *cl);	/* NULL: nothing */
 int	rcluster_connect(struct lr_cluster *cl, struct lr_link *l, long long ms,
 	    struct lr_err *e);
 
-/* Close l and connect again as rcluster_connect() does, within cap_ms
- * when that is sooner than the timeouts (rlink_cap()). */
-int	rcluster_reopen(struct lr_cluster *cl, struct lr_link *l, long long cap_ms,
-	    struct lr_err *e);
 
 /* Queue cmd[0..len) on l, and note it as sent and unanswered; after
  * ASKING, on the node an ASK named. Returns 0, or -1 when l is closed or

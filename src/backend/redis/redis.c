@@ -13,19 +13,21 @@
 #include "backend/redis/rconn.h"
 #include "backend/redis/rerr.h"
 #include "backend/redis/rlock.h"
+#include "backend/redis/rsettings.h"
 #include "backend/redis/rurl.h"
 #include "backend/redis/sentinel.h"
 #include "backend/redis/tls.h"
 #include "core/text.h"
 
 /* The connection, and what it is made from: the URL parsed, the
- * passwords (wiped when freed) and the tls: settings (borrowed). */
+ * passwords (wiped when freed) and the backend's own settings (their
+ * strings borrowed). */
 struct redis_impl {
 	struct lr_conn		 conn;
 	struct lr_url		 url;
 	char			 password[512];
 	char			 sentinel_password[512];	/* redis+sentinel:// */
-	const struct lr_tls_opts *tls;
+	struct rsettings	 set;
 };
 
 static struct lr_conn *
@@ -50,7 +52,7 @@ redis_open(struct lr_backend *b, struct lr_err *e)
 
 	if (rconn_is_open(&r->conn))
 		return 0;
-	r->conn.tls_opts = r->tls;
+	r->conn.tls_opts = &r->set.tls;
 	r->conn.sentinel_password = r->sentinel_password;
 	rc = rconn_open(&r->conn, &r->url, r->password,
 	    b->cfg.connect_timeout_ms, b->cfg.command_timeout_ms, e);
@@ -80,6 +82,8 @@ redis_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 {
 	struct lr_conn *c = conn_of(b);
 
+	l->wait_replicas = ((struct redis_impl *)b->impl)->set.wait_replicas;
+	l->wait_timeout_ms = ((struct redis_impl *)b->impl)->set.wait_timeout_ms;
 	if (open_for_acquire(b, e) != 0)
 		return -1;
 	/* a master that a failover has demoted refuses the script before it
@@ -510,6 +514,26 @@ redis_free(struct lr_backend *b)
 	b->impl = NULL;
 }
 
+/* WAIT after a renewal must answer well within the renewal's own
+ * deadline (a third of the ttl), or every renewal would time out. */
+static int
+redis_check_task(const struct lr_backend *b, const struct lr_task *t, struct lr_err *e)
+{
+	const struct rsettings *s = &((const struct redis_impl *)b->impl)->set;
+	char a[32], c[32];
+
+	if (s->wait_replicas == 0 || !t->no_overlap || !t->renew ||
+	    s->wait_timeout_ms < t->ttl_ms / 3)
+		return 0;
+	duration_format(s->wait_timeout_ms, a, sizeof(a));
+	duration_format(t->ttl_ms, c, sizeof(c));
+	if (s->wait_timeout_at == NULL)
+		return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a "
+		    "third of the ttl (%s)", a, c);
+	return setting_errf(e, s->wait_timeout_at, NULL, "%s must be shorter than a third "
+	    "of the ttl (%s)", a, c);
+}
+
 static const struct lr_backend_ops redis_ops = {
 	.name = "redis", .title = "Redis", .session = 0,
 	.open = redis_open, .ping = redis_ping, .acquire = redis_acquire,
@@ -517,7 +541,7 @@ static const struct lr_backend_ops redis_ops = {
 	.release = redis_release, .unlock = redis_unlock, .peek = redis_peek,
 	.states = redis_states, .keys = redis_keys, .history = redis_history,
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
-	.reopen = redis_reopen, .free = redis_free,
+	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,
 };
 
 /* What the URL asks for beyond the connection: the sentinels' own
@@ -531,10 +555,16 @@ redis_setup(struct redis_impl *r, const struct lr_backend_cfg *cfg, struct lr_er
 	/* a password from a file or the environment wins over the URL's */
 	snprintf(r->password, sizeof(r->password), "%s",
 	    cfg->password && *cfg->password ? cfg->password : r->url.password);
-	r->tls = cfg->opts ? &cfg->opts->tls : NULL;
-	if (r->url.nsentinels && sentinel_password(cfg->opts ?
-	    cfg->opts->sentinel_password_file : NULL, r->sentinel_password,
-	    sizeof(r->sentinel_password), e) != 0)
+	if (rsettings_read(cfg->own, cfg->command_timeout_ms, &r->set, e) != 0)
+		return -1;
+	/* TLS settings beside a URL that does not use them would send the
+	 * password in the clear while the config reads as if it did not */
+	if (r->set.tls_at && !r->url.tls)
+		return setting_errf(e, r->set.tls_at, NULL, "TLS settings, but the URL in use "
+		    "is not rediss:// (nothing would be encrypted); use rediss://, or remove "
+		    "redis.tls");
+	if (r->url.nsentinels && sentinel_password(r->set.sentinel_password_file,
+	    r->sentinel_password, sizeof(r->sentinel_password), e) != 0)
 		return -1;
 	if (r->url.tls && tls_load(e) != 0)
 		return -1;

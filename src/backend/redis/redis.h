@@ -16,4 +16,10 @@ int	redis_backend_init(struct lr_backend *b, struct lr_err *e);
 /* Parse url as a Redis URL. Returns 0, or -1 with e = EX_USAGE. */
 int	redis_check_url(const char *url, struct lr_err *e);
 
+/* The settings under redis: (rsettings.c): one, and across them, as
+ * backend.h's backend_setting() and backend_settings_check(). */
+int	redis_setting(const char *key, const char *value, struct lr_err *e);
+int	redis_settings_check(const struct lr_settings *s, long long command_ms,
+	    struct lr_err *e);
+
 #endif

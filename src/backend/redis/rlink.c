@@ -460,7 +460,7 @@ start_tls(struct lr_link *l, long long ms, struct lr_err *e)
 {
 	static const struct lr_tls_opts none;
 	const struct rlink_setup *s = &l->setup;
-	struct lr_err te = { 0, "", 0 };
+	struct lr_err te = LR_ERR_INIT;
 
 	l->tls = tls_open(l->fd, s->tls_host, s->tls_opts ? s->tls_opts : &none,
 	    mono_ms() + (ms > 0 ? ms : 1), &te);

@@ -18,7 +18,7 @@
 #include "core/text.h"
 
 /* An error reply to what: one line, never flagged as a transport failure,
- * so on_redis_error: run does not apply. Returns -1. */
+ * so on_server_error: run does not apply. Returns -1. */
 static int
 refused(const struct lr_conn *rc, const char *what, const char *reply, struct lr_err *e)
 {

@@ -11,9 +11,17 @@
 
 #include "core/err.h"
 #include "backend/notes.h"
-#include "core/task.h"	/* struct lr_tls_opts */
 
 struct lr_tls;
+
+/* The redis.tls: settings, for rediss:// URLs (rsettings.c reads them). */
+struct lr_tls_opts {
+	const char	*ca_file;	/* NULL: the system's CA store */
+	const char	*cert_file;	/* client certificate, or NULL */
+	const char	*key_file;	/* its key (NULL: in cert_file) */
+	const char	*server_name;	/* SNI and the name verified; NULL: the host */
+	int		 insecure;	/* 1: no verification of the server at all */
+};
 
 /* The shared library tls_load() opens, for --version and packagers. */
 #define TLS_LIBRARY	NOTES_SSL
