@@ -12,6 +12,10 @@ BIN=${1:-./lockrun}
 SCRIPT=contrib/completion/lockrun.bash
 BASH_COMPLETION=/usr/share/bash-completion/bash_completion
 fails=0 cases=0
+# The verbs, from their rows in src/cli/verbs.c: a new verb's row is all
+# these cases need.
+VERBS=$(sed -n 's/^[[:space:]]*\[VERB_[A-Z_]*\] = { "\([a-z]*\)".*/\1/p' src/cli/verbs.c)
+[[ -n $VERBS ]] || { echo "bash.sh: no verb rows in src/cli/verbs.c" >&2; exit 1; }
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -118,7 +122,7 @@ help_options()
 run_cases()
 {
     # verbs, and a command when no verb starts so
-    only 'lockrun ' run check status history unlock tick cron
+    only 'lockrun ' $VERBS
     only 'lockrun st' status
     only 'lockrun -v -c x.yaml hi' history
     offers 'lockrun sle' sleep
@@ -126,7 +130,7 @@ run_cases()
 
     # every option --help lists, for each verb that has its own --help
     local verb opt
-    for verb in run check status history unlock tick cron; do
+    for verb in $VERBS; do
         if [[ $verb == run || $verb == check ]]; then
             set --
         elif "$BIN" "$verb" --help 2>/dev/null | head -1 | grep -q "lockrun $verb "; then
@@ -176,10 +180,10 @@ run_cases()
     only 'lockrun -k ' # free text: nothing offered
 
     # an option's argument is not the command, not the verb
-    only 'lockrun --url redis://h:6379/0 ' run check status history unlock tick cron
+    only 'lockrun --url redis://h:6379/0 ' $VERBS
     only 'lockrun --log json st' status
     only 'lockrun --log json --tim' --timeout --timezone
-    only 'lockrun -k status ' run check status history unlock tick cron
+    only 'lockrun -k status ' $VERBS
     only 'lockrun -vk x st' status
     only 'lockrun -t x --kill-mode process --on' --on-lost --on-server-error \
         --on-redis-error --one-server

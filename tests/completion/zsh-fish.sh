@@ -11,6 +11,11 @@ set -u
 cd "$(dirname "$0")/../.."
 dir=contrib/completion
 fails=0 cases=0
+# The verbs, from their rows in src/cli/verbs.c (sorted, as zsh offers
+# them): a new verb's row is all these cases need.
+VERBS=$(sed -n 's/^[[:space:]]*\[VERB_[A-Z_]*\] = { "\([a-z]*\)".*/\1/p' src/cli/verbs.c |
+	sort | tr '\n' ' ')
+[ -n "$VERBS" ] || { echo "zsh-fish.sh: no verb rows in src/cli/verbs.c" >&2; exit 1; }
 
 fail()
 {
@@ -37,7 +42,7 @@ YAML
 
 # Each line typed, a tab, and the matches zsh offers, sorted.
 cat > "$tmp/zsh.want" <<EOF
-lockrun 	check cron history run status tick unlock 
+lockrun 	$VERBS
 lockrun st	status 
 lockrun sle	sleep 
 lockrun --log 	json json: stderr syslog 
@@ -48,7 +53,7 @@ lockrun --ttl 90	90d 90h 90m 90ms 90s
 lockrun --timezone Europe/Be	Belfast Belgrade Berlin 
 lockrun --url redis://h:1 st	status 
 lockrun --log json --tim	--timeout --timezone 
-lockrun -k status 	check cron history run status tick unlock 
+lockrun -k status 	$VERBS
 lockrun status --f	--format 
 lockrun unlock --y	--yes 
 lockrun history --co	--command-timeout --config --connect-timeout --count 
@@ -84,7 +89,7 @@ fish_has()
 		grep -qxF -- "$2" || fail "fish: '$1' does not offer '$2'"
 }
 
-fish_offers 'lockrun ' run check status history unlock tick cron
+fish_offers 'lockrun ' $VERBS
 fish_offers 'lockrun st' status
 fish_has 'lockrun sle' sleep
 fish_offers 'lockrun --log ' stderr syslog json json:
