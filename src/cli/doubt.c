@@ -19,7 +19,7 @@ int
 run_withdraw(struct lr_ctx *x, struct lr_err *e)
 {
 	struct lr_ending end = { .status = EX_UNAVAILABLE, .event = "withdrawn" };
-	struct lr_err we = { 0, "", 0 };
+	struct lr_err we = LR_ERR_INIT;
 	size_t len = strlen(e->msg);
 	char d[32];
 	int rc = -1;

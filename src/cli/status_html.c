@@ -25,7 +25,7 @@ static void
 next_times(const char *path, const char *const *names, size_t n,
     struct lr_config *full, struct sched_task **tp, struct crond_task_view *v)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct sched_task *t = NULL;
 	size_t nt = 0;
 	time_t now = time(NULL);

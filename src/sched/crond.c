@@ -266,7 +266,7 @@ tell(struct crond *d)
 		    .next_ms = -1 };
 	for (size_t k = 0; k < d->heap.n; k++) {
 		struct crond_task_view *t = &tv[d->heap.v[k].task];
-		struct lr_err e = { 0, "", 0 };
+		struct lr_err e = LR_ERR_INIT;
 		const struct lr_zone *z = zone_load(t->tz, &e);
 
 		t->next_ms = (long long)d->heap.v[k].at * 1000;

@@ -138,7 +138,7 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 {
 	struct cache *c = &w->c;
 	struct lr_backend *be = w->o.be;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	long long t0 = mono_ms();
 
 	cache_clear(c);

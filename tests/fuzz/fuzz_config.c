@@ -18,7 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
 	static char path[64];
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_config cfg;
 
 	if (fd < 0) {

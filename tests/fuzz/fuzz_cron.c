@@ -11,7 +11,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_string(data, size);
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_cron c;
 	int pos = 0;
 

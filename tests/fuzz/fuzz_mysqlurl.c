@@ -11,7 +11,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_string(data, size), buf[512];
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct lr_mysqlurl u;
 
 	if (mysqlurl_parse(s, &u, &e) == 0)

@@ -14,7 +14,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_string(data, size), *eq = strchr(s, '=');
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct url_span spans[8];
 
 	url_password_spans(s, spans, 8);

@@ -12,7 +12,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_string(data, size), buf[512];
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct url_span spans[8];
 	struct lr_url u;
 

@@ -14,7 +14,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_string(data, size), master[128];
 	struct lr_hostport list[SENTINEL_URL_MAX];
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	char *slash = strchr(s, '/');
 	int db = 0;
 

@@ -14,7 +14,7 @@ Test(cli, stops_at_the_command)
 {
 	char **v = ARGV("-k", "import", "--ttl", "1m", "--", "import", "-v", "--all");
 	struct lr_cli c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, cli_parse(8, v, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, (char *)c.key, "import"));
@@ -29,7 +29,7 @@ Test(cli, command_without_dashes_also_stops_options)
 {
 	char **v = ARGV("--one-server", "echo", "-q");
 	struct lr_cli c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, cli_parse(3, v, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(int, c.o.one_server, 1));
@@ -43,7 +43,7 @@ static void
 usage_error(int argc, char **argv, const char *msg)
 {
 	struct lr_cli c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, cli_parse(argc, argv, &c, &e), -1));
 	cr_assert(eq(int, e.status, 64));
@@ -84,7 +84,7 @@ Test(cli, reports_usage_errors)
 Test(cli, wait_options_set_the_redis_settings)
 {
 	struct lr_cli c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, cli_parse(5 + 1, ARGV("--wait-replicas", "2", "--wait-timeout",
 	    "50ms", "true"), &c, &e), 0), "%s", e.msg);
@@ -114,7 +114,7 @@ Test(cli, collects_env_in_order)
 {
 	char **v = ARGV("-e", "A=1", "--env", "B=x=y", "true");
 	struct lr_cli c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, cli_parse(5, v, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, c.o.env[0], "A=1"));
@@ -136,7 +136,7 @@ words(char **v)
 static void
 parse_ok(char **v, struct lr_cli *c)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, cli_parse(words(v), v, c, &e), 0), "%s", e.msg);
 }

@@ -28,7 +28,7 @@ own(const struct lr_config *c, const char *key)
 	Test(config_bad, name)						\
 	{								\
 		struct lr_config c;					\
-		struct lr_err e = { 0, "", 0 };				\
+		struct lr_err e = LR_ERR_INIT;				\
 		int rc = config_load("bad/" #name ".yaml", NULL, &c, &e);	\
 		config_free(&c);					\
 		cr_assert(eq(int, rc, -1));				\
@@ -169,7 +169,7 @@ BAD(slot_tolerance_too_long,
 Test(config, missing_file_names_it)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load("no-such.yaml", NULL, &c, &e), -1));
 	cr_assert(eq(int, e.status, 78));
@@ -180,7 +180,7 @@ Test(config, missing_file_names_it)
 Test(config, empty_file_is_an_empty_config)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load("good/empty.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(sz, c.ntasks, 0));
@@ -191,7 +191,7 @@ Test(config, empty_file_is_an_empty_config)
 Test(config, full_file_loads_every_field)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	const struct lr_task *t, *s;
 
 	cr_assert(eq(int, config_load("good/full.yaml", NULL, &c, &e), 0), "%s", e.msg);
@@ -234,7 +234,7 @@ Test(config, full_file_loads_every_field)
 Test(config, tls_settings_load)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load("good/tls.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, own(&c, "tls.ca_file"), "/etc/lockrun/ca.crt"));
@@ -248,7 +248,7 @@ Test(config, tls_settings_load)
 Test(config, wait_settings_load)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load("good/wait.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, own(&c, "wait_replicas"), "2"));
@@ -259,7 +259,7 @@ Test(config, wait_settings_load)
 Test(config, wait_settings_are_unset_when_absent)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load("good/tls.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(ptr, own(&c, "wait_replicas"), NULL));
@@ -270,7 +270,7 @@ Test(config, wait_settings_are_unset_when_absent)
 Test(config, explicit_shell_false_runs_a_string_directly)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load("good/shell_false.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(int, c.tasks[0].shell, 0));
@@ -281,7 +281,7 @@ Test(config, explicit_shell_false_runs_a_string_directly)
 Test(config, example_config_loads)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load("../../config.example.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(c.ntasks >= 2, "the example shows several tasks");
@@ -295,7 +295,7 @@ static void
 load_only(const char *path, const char *only, int rc, const char *msg)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load(path, only, &c, &e), rc), "%s", e.msg);
 	if (rc != 0) {
@@ -310,7 +310,7 @@ load_only(const char *path, const char *only, int rc, const char *msg)
 Test(config, a_broken_task_stops_only_itself)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	const struct lr_task *t;
 
 	cr_assert(eq(int, config_load("good/one_broken_task.yaml", "also-fine", &c, &e), 0),
@@ -382,7 +382,7 @@ Test(config, a_file_past_16_mib_is_refused)
 Test(config, sentinel_url_and_password_file_load)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, config_load("good/sentinel.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, (char *)c.server.url,

@@ -12,7 +12,7 @@ static struct lr_mysqlurl
 parse_ok(const char *url)
 {
 	struct lr_mysqlurl u;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, mysqlurl_parse(url, &u, &e), 0), "%s: %s", url, e.msg);
 	return u;
@@ -22,7 +22,7 @@ static void
 parse_bad(const char *url, const char *msg)
 {
 	struct lr_mysqlurl u;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, mysqlurl_parse(url, &u, &e), -1), "%s", url);
 	cr_assert(eq(int, e.status, 64));

@@ -65,7 +65,7 @@ ParameterizedTest(struct case_ *c, rerr, classifies)
 
 Test(rerr, a_long_reply_is_cut_not_overrun)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	char reply[1200] = "LOADING ";
 
 	memset(reply + 8, 'x', sizeof(reply) - 9);

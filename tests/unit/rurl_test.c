@@ -12,7 +12,7 @@ static struct lr_url
 parse_ok(const char *url)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, rurl_parse(url, &u, &e), 0), "%s: %s", url, e.msg);
 	return u;
@@ -22,7 +22,7 @@ static void
 parse_bad(const char *url, const char *msg)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, rurl_parse(url, &u, &e), -1), "%s", url);
 	cr_assert(eq(int, e.status, 64));
@@ -142,7 +142,7 @@ Test(rurl, rejects_malformed_urls)
 Test(rurl, bad_escape_does_not_echo_the_password)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, rurl_parse("redis://u:hunter2%G@h", &u, &e), -1));
 	cr_assert(eq(ptr, strstr(e.msg, "hunter2"), NULL), "%s", e.msg);
@@ -154,7 +154,7 @@ static void
 bad_secret(const char *url, const char *msg)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, rurl_parse(url, &u, &e), -1), "%s", url);
 	cr_assert(eq(ptr, strstr(e.msg, "s3cr3t"), NULL), "%s: %s", url, e.msg);
@@ -357,7 +357,7 @@ Test(rurl, cluster_rejects_other_dbs_and_bad_nodes)
 Test(rurl, cluster_errors_do_not_echo_the_password)
 {
 	struct lr_url u;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	cr_assert(eq(int, rurl_parse("redis+cluster://u:hunter2@a:1,hunter2:x", &u, &e), -1));
 	cr_assert(eq(ptr, strstr(e.msg, "hunter2"), NULL), "%s", e.msg);

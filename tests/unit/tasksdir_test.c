@@ -71,7 +71,7 @@ load(const char *only, struct lr_config *c, struct lr_err *e)
 Test(tasksdir, every_file_is_read_and_named_in_order)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	char want[256];
 
 	cr_assert(eq(int, load(NULL, &c, &e), 0), "%s", e.msg);
@@ -95,7 +95,7 @@ Test(tasksdir, every_file_is_read_and_named_in_order)
 Test(tasksdir, a_run_opens_its_own_file_only)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	put("tasks.d/broken.yaml", "command: [\n");
 	cr_assert(eq(int, load("a", &c, &e), 0), "%s", e.msg);
@@ -119,7 +119,7 @@ Test(tasksdir, a_run_opens_its_own_file_only)
 Test(tasksdir, names_are_listed_without_opening_the_files)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	char path[128];
 
 	put("tasks.d/broken.yaml", "command: [\n");
@@ -137,7 +137,7 @@ Test(tasksdir, a_duplicate_names_both_places_in_every_mode)
 {
 	const char *only[] = { NULL, "inmain", "" };
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	char path[128];
 
 	put("tasks.d/inmain.yaml", "command: [true]\n");
@@ -157,7 +157,7 @@ Test(tasksdir, a_duplicate_names_both_places_in_every_mode)
 Test(tasksdir, a_file_with_no_task_name_or_no_command_is_refused)
 {
 	struct lr_config c;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 
 	put("tasks.d/empty.yaml", "");
 	cr_assert(eq(int, load(NULL, &c, &e), -1));

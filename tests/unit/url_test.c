@@ -94,7 +94,7 @@ hostport(const char *s, char *host, size_t n, int *port, struct lr_err *e)
 
 Test(url, hostport_plain_and_bracketed)
 {
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	char host[64];
 	int port = 1;
 

@@ -48,7 +48,7 @@ big_remove(struct big *b)
 Test(yamltree, many_distinct_keys_load)
 {
 	struct yt_node *root;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct big b;
 
 	big_write(&b, -1);
@@ -63,7 +63,7 @@ Test(yamltree, many_distinct_keys_load)
 Test(yamltree, duplicate_last_of_many_keys_is_refused)
 {
 	struct yt_node *root;
-	struct lr_err e = { 0, "", 0 };
+	struct lr_err e = LR_ERR_INIT;
 	struct big b;
 	char want[256];
 
