@@ -25,23 +25,7 @@
 #define IDLE_S	60	/* the idle minute, real */
 #define NWEB	10	/* start-lag samples under HTTP load (web_load.h) */
 
-static double
-mono_s(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double
-real_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int
 cmp_d(const void *a, const void *b)
@@ -98,10 +82,10 @@ reap(pid_t pid)
 static double
 timed(char *const argv[], int *status)
 {
-	double t0 = mono_s();
+	double t0 = fixture_mono_s();
 
 	*status = reap(start(argv, NULL, NULL));
-	return (mono_s() - t0) * 1e6;
+	return (fixture_mono_s() - t0) * 1e6;
 }
 
 /* --- tasks_dir -------------------------------------------------------- */
@@ -178,7 +162,7 @@ fake_env(char *env[5], char buf[2][128], double at)
 	if (lib == NULL)
 		return -1;
 	snprintf(buf[0], 128, "LD_PRELOAD=%s", lib);
-	snprintf(buf[1], 128, "FAKETIME=%+.3f", at - real_s());
+	snprintf(buf[1], 128, "FAKETIME=%+.3f", at - fixture_real_s());
 	env[0] = buf[0];
 	env[1] = buf[1];
 	env[2] = "FAKETIME_DONT_FAKE_MONOTONIC=1";
@@ -223,10 +207,10 @@ static int
 wait_lines(const char *path, int want, double limit)
 {
 	static double v[NBURST];
-	double until = mono_s() + limit;
+	double until = fixture_mono_s() + limit;
 	int k;
 
-	while ((k = read_times(path, v, NBURST)) < want && mono_s() < until)
+	while ((k = read_times(path, v, NBURST)) < want && fixture_mono_s() < until)
 		usleep(10000);
 	return k;
 }
@@ -301,13 +285,13 @@ cron_start_listen(const char *lockrun, const char *cfg, const char *err, double 
 	char *argv[] = { (char *)lockrun, "cron", "-v", "-c", (char *)cfg,
 	    listen ? "--listen" : NULL, "127.0.0.1:0", NULL };
 	char *env[5], buf[2][128];
-	double until = mono_s() + 10;
+	double until = fixture_mono_s() + 10;
 	pid_t pid;
 
 	if (at != 0 && fake_env(env, buf, at) != 0)
 		return -1;
 	pid = start(argv, at != 0 ? env : NULL, err);
-	while (!says(err, "scheduled tasks in") && mono_s() < until)
+	while (!says(err, "scheduled tasks in") && fixture_mono_s() < until)
 		usleep(2000);
 	return pid;
 }
@@ -403,7 +387,7 @@ burst(const char *lockrun, const struct redis_fixture *fx, double fire)
 	cron_config(cfg, fx->url, NBURST, "* * * * *", out);
 	if ((pid = cron_start(lockrun, cfg, err, fire - 1.5)) < 0)
 		return 1;
-	t0 = mono_s();
+	t0 = fixture_mono_s();
 	k = wait_lines(out, NBURST, 120);
 	stop(pid);
 	read_times(out, v, NBURST);
@@ -412,7 +396,7 @@ burst(const char *lockrun, const struct redis_fixture *fx, double fire)
 	    "first after %.0f ms, half after %.0f ms, the last after %.0f ms "
 	    "(waited %.1f s)\n", NBURST, k, k ? (v[0] - fire) * 1e3 : 0,
 	    k ? (v[k / 2] - fire) * 1e3 : 0, k ? (v[k - 1] - fire) * 1e3 : 0,
-	    mono_s() - t0);
+	    fixture_mono_s() - t0);
 	return k != NBURST;
 }
 
@@ -432,7 +416,7 @@ burst_floor(const struct redis_fixture *fx)
 	unlink(out);
 	if ((fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0)
 		return;
-	t0 = real_s();
+	t0 = fixture_real_s();
 	for (int i = 0; i < NBURST; i++)
 		if ((pids[i] = fork()) == 0) {
 			dup2(fd, 1);
@@ -517,7 +501,7 @@ cron_cost_all(const char *lockrun, const struct redis_fixture *fx)
 	p1k = cron_start(lockrun, cfg1k, err1k, 0);
 	usage_of(p1, &one);
 	usage_of(p1k, &a);
-	t0 = mono_s();
+	t0 = fixture_mono_s();
 	printf("\ncron: lockrun cron, reported, not asserted (load average now: %s):\n",
 	    loadavg());
 	/* the faked-clock figures while the idle minute runs: other
@@ -527,14 +511,14 @@ cron_cost_all(const char *lockrun, const struct redis_fixture *fx)
 	bad += burst(lockrun, fx, base + 3600);
 	bad += web_load(lockrun, fx, base + 7200);
 	burst_floor(fx);
-	while (mono_s() - t0 < IDLE_S)
+	while (fixture_mono_s() - t0 < IDLE_S)
 		usleep(100000);
 	usage_of(p1k, &b);
 	printf("  RSS once ready: %ld KiB with 1 task, %ld KiB with %d tasks\n",
 	    one.rss_kib, a.rss_kib, NBURST);
 	printf("  idle over %.0f s of real time, %d tasks firing hourly (none in that "
 	    "minute): %.0f ms of CPU, %ld wake-ups (voluntary context switches; %ld "
-	    "involuntary)\n", mono_s() - t0, NBURST, b.cpu_ms - a.cpu_ms, b.vol - a.vol,
+	    "involuntary)\n", fixture_mono_s() - t0, NBURST, b.cpu_ms - a.cpu_ms, b.vol - a.vol,
 	    b.invol - a.invol);
 	stop(p1);
 	stop(p1k);

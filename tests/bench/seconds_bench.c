@@ -30,14 +30,6 @@ static const char *const top_level[] = {
 	"role", "readonly", "wait",
 };
 
-static double
-mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The sum of calls=N over the top-level commands, from INFO commandstats. */
 static long
@@ -107,9 +99,9 @@ halt(pid_t pid)
 static void
 sleep_s(double s)
 {
-	double until = mono_s() + s;
+	double until = fixture_mono_s() + s;
 
-	while (mono_s() < until)
+	while (fixture_mono_s() < until)
 		usleep(100000);
 }
 
@@ -127,9 +119,9 @@ rate(const char *lockrun, const char *cfg, redisContext *c, int nsched, int ntas
 		pid[i] = cron_of(lockrun, cfg);
 	sleep_s(1.5);
 	before = round_trips(c);
-	t0 = mono_s();
+	t0 = fixture_mono_s();
 	sleep_s(WINDOW_S);
-	secs = mono_s() - t0;
+	secs = fixture_mono_s() - t0;
 	printf("  a task every 1s on %d scheduler%s: %.2f round trips/s/task (%ld in "
 	    "%.1f s, %d task%s)\n", nsched, nsched == 1 ? "" : "s",
 	    (double)(round_trips(c) - before) / secs / ntasks, round_trips(c) - before,
@@ -190,9 +182,9 @@ seconds_cost(const char *lockrun, const struct redis_fixture *fx)
 	sleep_s(1.5);
 	cpu_of(pid, &s0, &c0);
 	before = round_trips(c);
-	t0 = mono_s();
+	t0 = fixture_mono_s();
 	sleep_s(CPU_S);
-	secs = mono_s() - t0;
+	secs = fixture_mono_s() - t0;
 	cpu_of(pid, &s1, &c1);
 	printf("  %d tasks every 1s on 1 scheduler over %.0f s: the scheduler %.0f ms of "
 	    "CPU (%.1f%% of a core), its runs %.0f ms (%.1f%%); %.2f round trips/s/task\n",

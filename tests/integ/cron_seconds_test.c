@@ -45,14 +45,6 @@ tails(void)
 	return out;
 }
 
-static double
-real_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* lockrun cron -v -c cfg as server i, whose clock is skew seconds off the
  * real one; the runs it starts say "SLOT i" in their log lines. */
@@ -64,7 +56,7 @@ start_server(int i, const char *cfg, double skew)
 	const char *fake[5];
 	size_t n = 0;
 
-	faketime_env(fake, buf[i], real_now() + skew);
+	faketime_env(fake, buf[i], fixture_real_s() + skew);
 	for (size_t k = 0; fake[k]; k++)
 		env[i][n++] = fake[k];
 	snprintf(who[i], sizeof(who[i]), "SERVER=%d", i);
@@ -208,7 +200,7 @@ three_servers_every_2s(enum backend b)
 	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
 	log = logbuf;
 	cfg = seconds_config("every: 2s", log, 0.5);
-	t0 = (long long)real_now();
+	t0 = (long long)fixture_real_s();
 	for (int i = 0; i < NSERVERS; i++)
 		start_server(i, cfg, 0);
 	POLL_UNTIL(latest(log) >= t0 + 10);
@@ -251,7 +243,7 @@ skewed_servers(enum backend b, const char *when)
 	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
 	log = logbuf;
 	cfg = seconds_config(when, log, 2);
-	t0 = (long long)real_now();
+	t0 = (long long)fixture_real_s();
 	start_server(0, cfg, -0.5);
 	start_server(1, cfg, 0);
 	start_server(2, cfg, 0.5);

@@ -43,14 +43,6 @@ stderr_matching(pid_t pid, const char *re)
 }
 
 /* The real clock, in seconds. */
-static double
-real_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void
 clock_file_set(const char *path, double unix_time)
@@ -62,7 +54,7 @@ clock_file_set(const char *path, double unix_time)
 	snprintf(tmp, sizeof(tmp), "%s.new", path);
 	fp = fopen(tmp, "w");
 	cr_assert(fp != NULL, "%s: %s", tmp, strerror(errno));
-	fprintf(fp, "%+.3f\n", unix_time - real_now());
+	fprintf(fp, "%+.3f\n", unix_time - fixture_real_s());
 	cr_assert(eq(int, fclose(fp), 0));
 	cr_assert(eq(int, rename(tmp, path), 0), "rename: %s", strerror(errno));
 }
@@ -72,7 +64,7 @@ clock_file_step(const char *path, double seconds)
 {
 	double offset = strtod(file_peek(path), NULL);
 
-	clock_file_set(path, real_now() + offset + seconds);
+	clock_file_set(path, fixture_real_s() + offset + seconds);
 }
 
 void

@@ -29,14 +29,6 @@ TestSuite(ghost_cron, .init = suite_setup, .fini = suite_teardown, .timeout = 24
 		fixture_tick(5);					\
 } while (0)
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A task every minute that appends "NAME SLOT" to log. */
 static size_t
@@ -87,7 +79,7 @@ Test(ghost_cron, a_scheduler_whose_clock_is_off_claims_no_slot_and_runs_the_rest
 	/* 5 minutes fast, and 10 s before a minute of its own; a scheduler
 	 * slow to start (a loaded machine) plans from the next minute, so
 	 * the wait allows for one more */
-	at = (double)((long long)(now_s() / 60) * 60 + 60 + 300) - 10;
+	at = (double)((long long)(fixture_real_s() / 60) * 60 + 60 + 300) - 10;
 	pid = cron_at(write_config(body), at);
 	MINUTES_POLL_UNTIL(file_lines(plain) >= 1 && stderr_matching(pid, "clock is off") >= 1);
 	cr_assert(file_lines(plain) >= 1, "the other task did not run");
@@ -136,7 +128,7 @@ Test(ghost_cron, three_schedulers_one_stepped_five_minutes_run_no_slot_twice)
 	k += task(body + k, sizeof(body) - k, "s2", log, "");
 	task(body + k, sizeof(body) - k, "s3", log, "");
 	write_config(body);
-	clock_file_set(clk, now_s());
+	clock_file_set(clk, fixture_real_s());
 	clock_file_env(env, cbuf, clk);
 	a = LR_START("cron", "-v", "-c", scratch("lockrun.yaml"));
 	b = LR_START("cron", "-v", "-c", scratch("lockrun.yaml"));

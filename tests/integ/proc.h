@@ -9,6 +9,11 @@
 /* The monotonic clock, in milliseconds: deadlines of bounded polls. */
 long long fixture_ms(void);
 
+/* The real clock (what a faked lockrun is set against) and the monotonic
+ * one, in seconds with a fraction: for bench figures and faked clocks. */
+double	fixture_real_s(void);
+double	fixture_mono_s(void);
+
 /* One step of a bounded poll loop: sleep ms milliseconds. */
 void	fixture_tick(long ms);
 
