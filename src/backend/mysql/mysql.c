@@ -198,6 +198,8 @@ my_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	lock_vars(&q, m->db, l);
 	myq_str(&q, m->db, "val", l->value);
 	myq_str(&q, m->db, "token", l->token_s);
+	lock_renew_window(l);
+	myq_ll(&q, "deadline", l->renew_deadline_ms);
 	myq_end(&q);
 	myq_add(&q, MY_SQL_RENEW);
 	rc = my_send(b, "renew", &q, e);
@@ -211,7 +213,7 @@ my_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
     struct lr_err *e)
 {
 	static const enum renew_outcome outcomes[] = {
-		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER, RENEW_LATE,
 	};
 	struct my *m = b->impl;
 	struct answer a = { 0 };
@@ -221,8 +223,9 @@ my_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
 	m->renewing = 0;
 	if (my_recv(b, "renew", 1, answer_row, &a, e) != 0)
 		return -1;
-	if (!a.got || a.code < 0 || a.code > 3)
+	if (!a.got || a.code < 0 || a.code > 4)
 		return no_answer(b, "renew", e);
+	lock_renew_note(l, a.now_ms);
 	*out = outcomes[a.code];
 	if (*out == RENEW_LOST || *out == RENEW_LOST_LATER)
 		snprintf(l->holder, sizeof(l->holder), "%s", a.text);

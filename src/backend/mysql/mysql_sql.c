@@ -258,8 +258,12 @@ CAP;
 
 /* renew.lua, for a stable row backed by this session's GET_LOCK. Inputs:
  * @stable @fence @hist @last @ckey @name @val (what acquire stored) @token
- * @host @pid @slot_iso @ttl @cap @hist_ttl @now. Answer: (code, the
- * row's value when another's): 1 renewed; 0 this session no longer holds
+ * @host @pid @slot_iso @ttl @cap @hist_ttl @now @deadline (the server's
+ * clock, ms, past which the client has given up on this renewal; 0
+ * none: checked by @now, and again by the clock if the update did not
+ * take, as it may have waited for another transaction's row lock).
+ * Answer: (code, the row's value when another's, the server's clock): 4
+ * past the deadline: nothing written or recorded; 1 renewed; 0 this session no longer holds
  * the lock (lost); 2 the row had vanished (the expired-row cleanup) and
  * no later token was drawn: it is put back; 3 the row holds our tombstone
  * ('unlocked:' and our value: `lockrun unlock`) or another value, or is
@@ -268,18 +272,22 @@ CAP;
  * command's tree is gone. A loss is recorded in the history and the
  * last-run row. */
 const char MY_SQL_RENEW[] =
-"SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0);\n"
+"SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0),\n"
+"    @late := @deadline > 0 AND @now > @deadline;\n"
 "UPDATE lockrun_keys SET expires_ms = @now + @ttl\n"
-"  WHERE k = @stable AND v = @val AND @mine;\n"
+"  WHERE k = @stable AND v = @val AND @mine AND NOT @late AND\n"
+"    (@deadline = 0 OR " MY_SQL_CLOCK_MS " <= @deadline);\n"
+"SET @ext := ROW_COUNT() > 0;\n"
+"SET @late := @late OR (NOT @ext AND @deadline > 0 AND " MY_SQL_CLOCK_MS " > @deadline);\n"
 "SELECT MAX(v), " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable\n"
 "  INTO @cur, @touch;\n"
 "SELECT MAX(CAST(v AS SIGNED)) FROM lockrun_keys WHERE k = @fence INTO @last_tok;\n"
-"SET @r := IF(NOT @mine, 0, IF(@cur <=> @val, 1, IF(@cur IS NULL AND\n"
-"    COALESCE(@last_tok, 0) <= CAST(@token AS SIGNED), 2, 3)));\n"
+"SET @r := IF(@late, 4, IF(NOT @mine, 0, IF(@cur <=> @val, 1, IF(@cur IS NULL AND\n"
+"    COALESCE(@last_tok, 0) <= CAST(@token AS SIGNED), 2, 3))));\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
 "  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @r = 2;\n"
 "SET @hv := IF(@cur <=> @val OR @cur <=> CONCAT('unlocked:', @val), NULL, @cur);\n"
-"SELECT @r, @hv;\n"
+"SELECT @r, @hv, @now;\n"
 BOOKKEEPING
 "SET @event := 'lost', @status := NULL, @dur := NULL,\n"
 "    @rec := @cap > 0 AND @r IN (0, 3), " HOLDER_OF ";\n"
