@@ -240,7 +240,8 @@ $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
 $(B)/bench: $(B)/tests/bench/bench.o $(B)/tests/bench/cron_bench.o \
-		$(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
+		$(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o \
+		$(B)/tests/bench/rt_bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
 		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 
