@@ -120,6 +120,65 @@ Test(ghost_sql, mysql_a_queued_acquire_never_takes_the_slot)
 	queued_behind_a_row_lock(SQL_MYSQL, "--no-overlap", "mq2");
 }
 
+/*
+ * An acquire that the database ran in time but whose answer never reached
+ * lockrun (the fault shim makes it deaf for 1.5s from the acquire's send
+ * on, past its command timeout of 1s) is withdrawn by the run that gave
+ * up, on a new connection: its rows go, its "ran" entry becomes
+ * "withdrawn", and the next run takes the slot.
+ */
+static void
+unanswered(enum sql_kind kind, const char *key)
+{
+	const char *mark = scratch("sqlwd.mark");
+	char cmd[300], err[4096], preload[300], sql[512];
+	const char *env[] = { preload, "LOCKRUN_SHIM_DEAF_ONCE=1500",
+	    "LOCKRUN_SHIM_DEAF_AFTER=say_held", "ASAN_OPTIONS=verify_asan_link_order=0",
+	    NULL };
+	struct result r;
+	pid_t a;
+	int status;
+
+	cr_assert(eq(int, sql_start(&srv, kind), 0));
+	setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+	LR(&r, "--url", srv.url, "-k", "warm", "--", "true");	/* the tables */
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	unlink(mark);
+	snprintf(cmd, sizeof(cmd), "echo A >> %s", mark);
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", getenv("LOCKRUN_SHIM"));
+	a = LR_START_ENV(env, "--url", srv.url, "--command-timeout", "1s", "--no-overlap",
+	    "--one-server", "-k", key, "--", "sh", "-c", cmd);
+	status = lr_wait(a);
+	lr_stderr_of(a, err, sizeof(err));
+	cr_assert(eq(int, status, 69), "%s", err);
+	cr_assert(strstr(err, "withdrew the request: it had taken the lock") != NULL,
+	    "%s", err);
+	cr_assert(eq(int, access(mark, F_OK), -1), "the command ran");
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_keys WHERE k = "
+	    "'lockrun:{%s}' OR k LIKE 'lockrun:{%s}:slot:%%'", key, key);
+	cr_assert(eq(long, count(sql), 0), "the lock or the slot is still taken");
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_history WHERE "
+	    "k = 'lockrun:{%s}:history' AND event = 'ran' AND pid = '%ld'", key, (long)a);
+	cr_assert(eq(long, count(sql), 0), "the history says A ran");
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_history WHERE "
+	    "k = 'lockrun:{%s}:history' AND event = 'withdrawn'", key);
+	cr_assert(eq(long, count(sql), 1), "no withdrawn entry");
+	LR(&r, "--url", srv.url, "--no-overlap", "--one-server", "-k", key, "--", "sh", "-c",
+	    cmd);
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, file_lines(mark), 1), "the next run did not take the slot");
+}
+
+Test(ghost_sql, pg_an_unanswered_acquire_is_withdrawn)
+{
+	unanswered(SQL_PG, "pwd");
+}
+
+Test(ghost_sql, mysql_an_unanswered_acquire_is_withdrawn)
+{
+	unanswered(SQL_MYSQL, "mwd");
+}
+
 static void
 clock_off(enum sql_kind kind)
 {

@@ -330,6 +330,42 @@ COUNT
 "COMMIT;\n"
 CAP;
 
+/* release.lua's withdraw(): the acquire went unanswered and may have
+ * run in time (its answer lost). Inputs: @stable @slot (NULL: none)
+ * @hist @last @ckey @id (the owner id) @host @pid @slot_iso @status @cap
+ * @hist_ttl @now, on a new connection (the old session, and its
+ * GET_LOCK, went with it). The rows that hold @id are read FOR UPDATE,
+ * so an acquire still writing them is waited for; one still queued is
+ * past its window when it runs, and writes nothing then. They are
+ * deleted, with the "ran" entry of their token and its count, and
+ * "withdrawn" is recorded. Answer: 1 when the acquire had taken effect,
+ * else 0 (nothing recorded). */
+const char MY_SQL_WITHDRAW[] =
+"START TRANSACTION;\n"
+"SELECT MAX(SUBSTRING_INDEX(SUBSTRING_INDEX(v, ' ', 2), ' ', -1)), " TOUCH_TABLES "\n"
+"  FROM lockrun_keys WHERE k IN (@stable, COALESCE(@slot, @stable)) AND\n"
+"    SUBSTRING_INDEX(v, ' ', 1) = @id FOR UPDATE INTO @wtok, @touch;\n"
+"DELETE FROM lockrun_keys WHERE k IN (@stable, COALESCE(@slot, @stable)) AND\n"
+"    SUBSTRING_INDEX(v, ' ', 1) = @id;\n"
+"SET @wd := ROW_COUNT() > 0;\n"
+"SELECT MAX(id) FROM lockrun_history WHERE @wd AND k = @hist AND event = 'ran' AND\n"
+"    token = @wtok INTO @ran;\n"
+"DELETE FROM lockrun_history WHERE id = @ran;\n"
+"UPDATE lockrun_counts SET runs = GREATEST(runs - 1, 0)\n"
+"  WHERE k = @ckey AND @ran IS NOT NULL;\n"
+"COMMIT;\n"
+"SELECT @wd, NULL;\n"
+BOOKKEEPING
+"START TRANSACTION;\n"
+"SET @event := 'withdrawn', @dur := NULL, @hby := NULL, @htok := @wtok,\n"
+"    @rec := @cap > 0 AND @wd;\n"
+RECORD
+"UPDATE lockrun_last SET event = 'withdrawn', status = @status,\n"
+"    end_ms = CAST(@now AS CHAR), expires_ms = @now + @hist_ttl\n"
+"  WHERE k = @last AND token = @wtok AND @rec;\n"
+"COMMIT;\n"
+CAP;
+
 /* unlock.lua. Inputs: @key (stable or slot key) @name (its session lock,
  * NULL for a slot key) @fence @hist @last @expect @host @pid (who
  * unlocks) @slot_iso (the slot, for a slot key) @cap @hist_ttl @now @us.

@@ -39,6 +39,7 @@
 #include "backend/pg/pg.h"
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pg_sql.h"
+#include "backend/pg/pg_withdraw.h"
 #include "core/duration.h"
 #include "core/text.h"
 
@@ -125,6 +126,8 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	num_s(sent, l->sent_ms);
 	num_s(tol, l->clock_tol_ms);
 	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 21, params, e)) == NULL) {
+		/* unanswered, it may have run (its answer lost): withdrawn */
+		l->in_doubt = e->transport && strstr(e->msg, "protocol error") == NULL;
 		pg_conn_close(b);	/* what the statement took before it failed */
 		return -1;
 	}
@@ -211,6 +214,8 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	PGresult *res;
 	int released;
 
+	if (end->event && strcmp(end->event, "withdrawn") == 0)
+		return pg_withdraw(b, l, end, e);
 	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;	/* a slot row is never released: nothing to say */
 	pg_sql_lockid(l->keys.stable, &id);
