@@ -259,6 +259,25 @@ Test(ghost, a_clock_a_second_and_a_half_off_runs_as_before)
 	cr_assert(eq(int, file_lines(mark), 1));
 }
 
+/* status -v and check show how far this host's clock is from the lock
+ * server's, 5 minutes here (libfaketime), with the error bound. */
+Test(ghost, status_and_check_show_this_hosts_offset)
+{
+	const char *env[5];
+	char buf[3][128];
+	struct result r;
+
+	faketime_env(env, buf, (double)time(NULL) + 300);
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "status", "-v", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(matches(r.err, "this host's clock is (29[5-9]|30[0-4])[0-9]{3} ms ahead of "
+	    "the lock server's \\(\\+/- [0-9]+ ms\\)"), "%s", r.err);
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "check", NULL });
+	cr_assert(eq(int, r.status, 0), "%s%s", r.out, r.err);
+	cr_assert(matches(r.out, "\nclock +this host is (29[5-9]|30[0-4])[0-9]{3} ms ahead of "
+	    "the lock server \\(\\+/- [0-9]+ ms\\)\n"), "%s", r.out);
+}
+
 /* A clock minutes off does not stop no-overlap alone, which needs no
  * clock: it pays one more round trip to measure the offset. */
 Test(ghost, a_clock_minutes_off_still_runs_no_overlap)
