@@ -40,6 +40,12 @@ min2(long long a, long long b)
 	return a < b ? a : b;
 }
 
+static long long
+max2(long long a, long long b)
+{
+	return a > b ? a : b;
+}
+
 /* SIGTERM now and SIGKILL at kill_at: once, whatever asked first. */
 static void
 stop(struct loop *l, long long kill_at)
@@ -118,9 +124,10 @@ renew_send(struct loop *l, long long now)
 	/* the server refuses the renewal once lockrun has given up on it
 	 * (lock_renew_window()): after wait, or, on a session backend, whose
 	 * answer is waited for while the lease lasts (renew_slow), at the
-	 * lease's end */
+	 * lease's end -- or after wait, when the lease has ended (on_lost:
+	 * ignore renews on) */
 	s->lock->renew_within_ms = s->be->ops->session ?
-	    lease_deadline(&l->lease) - now : wait;
+	    max2(lease_deadline(&l->lease) - now, wait) : wait;
 	/* a reconnect may not block past the next point at which the
 	 * command must be signalled: SIGTERM, or SIGKILL once stopping */
 	if (s->be->ops->renew_send(s->be, s->lock, cap, wait, &e) != 0) {

@@ -443,7 +443,9 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 		/* the read timeout, which the client library words as a lost
 		 * connection: the server may yet run it (run.c asks no more) */
 		char d[32], was[sizeof(e->msg)];
-		snprintf(was, sizeof(was), "%s", e->msg + strlen(b->where) + strlen(what) + 9);
+		int skip = snprintf(NULL, 0, "mysql %s: %s: ", b->where, what);
+		snprintf(was, sizeof(was), "%s", skip > 0 && (size_t)skip < strlen(e->msg) ?
+		    e->msg + skip : e->msg);
 		lr_errf(e, EX_UNAVAILABLE, "mysql %s: %s: no answer within %s (%s)", b->where,
 		    what, duration_human(b->cfg.command_timeout_ms, d, sizeof(d)), was);
 		e->transport = 1;
