@@ -152,7 +152,7 @@ SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings tls)
-SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pgurl)
+SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify crond)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
@@ -240,7 +240,8 @@ $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
 $(B)/bench: $(B)/tests/bench/bench.o $(B)/tests/bench/cron_bench.o \
-		$(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
+		$(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o \
+		$(B)/tests/bench/rt_bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
 		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 

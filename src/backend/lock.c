@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backend/lock.h"
+#include "core/duration.h"
 #include "core/text.h"
 
 /* 16 random bytes that never block: getrandom(2) may block at early boot
@@ -73,6 +74,34 @@ lock_offset_note(struct lr_lock *l, long long server_ms, long long recv_ms)
 	l->rtt_ms = recv_ms - l->sent_ms;
 	l->offset_ms = server_ms - (l->sent_ms + recv_ms) / 2;
 	l->offset_known = 1;
+	l->sync_server_ms = server_ms;
+	l->sync_mono_ms = mono_ms() - (l->rtt_ms > 0 ? l->rtt_ms / 2 : 0);
+	l->sync_err_ms = l->rtt_ms > 0 ? (l->rtt_ms + 1) / 2 : 0;
+}
+
+void
+lock_renew_window(struct lr_lock *l)
+{
+	long long now = mono_ms();
+
+	l->renew_sent_mono = now;
+	l->renew_deadline_ms = 0;
+	if (l->no_window || l->sync_server_ms <= 0)
+		return;
+	l->renew_deadline_ms = l->sync_server_ms + (now - l->sync_mono_ms) +
+	    l->renew_within_ms + l->sync_err_ms + LOCK_RENEW_SLACK_MS;
+}
+
+void
+lock_renew_note(struct lr_lock *l, long long server_ms)
+{
+	long long now = mono_ms(), rtt = now - l->renew_sent_mono;
+
+	if (server_ms <= 0 || rtt < 0)
+		return;
+	l->sync_server_ms = server_ms;
+	l->sync_mono_ms = now - rtt / 2;
+	l->sync_err_ms = (rtt + 1) / 2;
 }
 
 void

@@ -33,6 +33,9 @@ enum renew_outcome {
 	RENEW_UNCONFIRMED,	/* extended (or retaken) on the master, but fewer
 				 * replicas than wait_replicas acknowledged it
 				 * (why in unacked): the lease is not extended */
+	RENEW_LATE,		/* the server ran it past renew_deadline_ms by
+				 * its clock: nothing done, the lease not
+				 * extended (lockrun had given up on it) */
 };
 
 struct lr_lock {
@@ -58,6 +61,20 @@ struct lr_lock {
 					 * half its round trip), when offset_known */
 	long long	rtt_ms;		/* that answer's round trip */
 	int		offset_known;
+	/* the server's clock as this run last read it, against our monotonic
+	 * clock (lock_offset_note(), lock_renew_note()): a renewal's deadline
+	 * is reckoned from it, so a step of this host's wall clock during a
+	 * run moves no deadline */
+	long long	sync_server_ms;	/* the server's clock in that answer */
+	long long	sync_mono_ms;	/* our monotonic clock then (mid round trip) */
+	long long	sync_err_ms;	/* half that answer's round trip */
+	/* the renewal in flight (lock_renew_window()) */
+	long long	renew_within_ms;	/* set by the caller before renew_send:
+					 * how long after it is sent lockrun waits
+					 * for its answer */
+	long long	renew_deadline_ms;	/* the server refuses it (RENEW_LATE)
+					 * when its clock reads later; 0: none */
+	long long	renew_sent_mono;	/* our monotonic clock when sent */
 	int		in_doubt;	/* the acquire failed after it was sent: it
 					 * may have taken effect on the server */
 	int		quiet_held;	/* this acquire will be retried if the lock is
@@ -107,6 +124,19 @@ void	lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms);
  * measured against the middle of the round trip, so its error is at most
  * half the round trip. */
 void	lock_offset_note(struct lr_lock *l, long long server_ms, long long recv_ms);
+
+/* A renewal is about to be sent: note when (renew_sent_mono) and the
+ * server's clock past which it must change nothing, renew_deadline_ms:
+ * l->renew_within_ms from now, reckoned on the server's clock as last read
+ * (sync_*) plus that reading's error and LOCK_RENEW_SLACK_MS; 0 (no
+ * window) when the clocks are not compared (no_window) or the server's
+ * was never read. */
+#define LOCK_RENEW_SLACK_MS	250
+void	lock_renew_window(struct lr_lock *l);
+
+/* A renewal's answer said the server's clock read server_ms: read it
+ * again (sync_*), against the renewal's round trip. */
+void	lock_renew_note(struct lr_lock *l, long long server_ms);
 
 /* How a run ended, for the history. */
 struct lr_ending {

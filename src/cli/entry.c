@@ -25,6 +25,7 @@ die_event(int status)
 	case EX_USAGE: return "usage-error";
 	case EX_CONFIG: return "config-error";
 	case EX_UNAVAILABLE: return "server-error";
+	case EX_TEMPFAIL: return "clock-off";	/* doubt.c: run_clock_off() */
 	case LR_EXIT_NOEXEC: case LR_EXIT_NOTFOUND: return "exec-failed";
 	default: return "error";
 	}

@@ -170,7 +170,8 @@ find_tasks(struct status *s, struct lr_err *e)
 	free(keys);
 	if (rc != 0)
 		return -1;
-	qsort(s->owned, s->nowned, sizeof(*s->owned), cmp_names);
+	if (s->nowned > 1)	/* none: owned is NULL, which qsort() may not take */
+		qsort(s->owned, s->nowned, sizeof(*s->owned), cmp_names);
 	if ((names = realloc(s->names, (s->nowned + 1) * sizeof(*names))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	s->names = names;

@@ -270,6 +270,10 @@ vevent(int level, const char *event, const struct log_fields *f, const char *fmt
 		json_line(lg.report, level, event, f, msg);
 	else if (lg.dest == DEST_JSON)
 		json_line(lg.fd, level, event, f, msg);
+	/* every run a scheduler started says the same of this host's clock at
+	 * once: the scheduler says it, once a minute (sched/report.c) */
+	if (lg.report >= 0 && strcmp(event, "clock-off") == 0)
+		return;
 	text_visible(msg);
 	if (log_human_stderr() && human_shown(level)) {
 		len = snprintf(line, sizeof(line), "lockrun: %s\n", msg);

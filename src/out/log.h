@@ -53,7 +53,8 @@ void	log_context(const char *task, const char *key, long long token,
 /* In a run a scheduler forked: every line, whatever -v, -q and the
  * destination say, goes as a JSON record to fd (the scheduler's pipe)
  * instead of to the JSON destination; human lines on stderr and syslog
- * stay as they are. */
+ * stay as they are, but for the event clock-off, which the scheduler
+ * says for all its runs, once a minute. */
 void	log_report(int fd);
 
 /* In the scheduler: a record read from a run's pipe (log_report()), len

@@ -40,6 +40,12 @@ min2(long long a, long long b)
 	return a < b ? a : b;
 }
 
+static long long
+max2(long long a, long long b)
+{
+	return a > b ? a : b;
+}
+
 /* SIGTERM now and SIGKILL at kill_at: once, whatever asked first. */
 static void
 stop(struct loop *l, long long kill_at)
@@ -115,6 +121,13 @@ renew_send(struct loop *l, long long now)
 	long long cap = signal_at == NEVER ? NEVER : signal_at - now;
 	long long wait = min2(s->be->cfg.command_timeout_ms, l->lease.ttl / 3);
 
+	/* the server refuses the renewal once lockrun has given up on it
+	 * (lock_renew_window()): after wait, or, on a session backend, whose
+	 * answer is waited for while the lease lasts (renew_slow), at the
+	 * lease's end -- or after wait, when the lease has ended (on_lost:
+	 * ignore renews on) */
+	s->lock->renew_within_ms = s->be->ops->session ?
+	    max2(lease_deadline(&l->lease) - now, wait) : wait;
 	/* a reconnect may not block past the next point at which the
 	 * command must be signalled: SIGTERM, or SIGKILL once stopping */
 	if (s->be->ops->renew_send(s->be, s->lock, cap, wait, &e) != 0) {
@@ -170,6 +183,12 @@ renew_recv(struct loop *l, long long now)
 	}
 	if (out == RENEW_UNCONFIRMED) {
 		renew_unacked(l, now);
+		return;
+	}
+	if (out == RENEW_LATE) {	/* refused, the stream in step: ask again */
+		lr_errf(&e, EX_UNAVAILABLE, "%s %s: renew: it ran past its deadline by the "
+		    "server's clock, so it changed nothing", s->be->ops->name, s->be->where);
+		renew_failed(l, now, &e);
 		return;
 	}
 	if (l->unacked_said)

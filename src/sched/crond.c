@@ -53,7 +53,7 @@ struct crond {
 	size_t			 nrun, caprun;
 	int			 tfd, sfd;
 	int			 stopping;
-	long long		 clock_said;	/* lines.h: the last "clock is off" */
+	long long		 clock_said;	/* report.h: the last "clock is off" */
 	struct crond_view	 view;		/* the counts a watcher is told */
 	long long		 wd_ms;		/* systemd's watchdog: ping this often; 0 */
 	long long		 wd_next;	/* real_ms() of the next ping */
@@ -216,7 +216,8 @@ static void
 ended(struct crond *d, const struct running *r)
 {
 	if (retry_later(d, r) == 0)
-		report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms);
+		report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms,
+		    &d->clock_said);
 }
 
 /* A retry of slot h->retry is due: start it, unless a later slot of the
@@ -461,7 +462,7 @@ pump(struct crond *d)
 
 	for (size_t i = 0; i < d->nrun; i++) {
 		struct running *r = &d->run[i];
-		struct line_source src = { r->task, r->slot, d->o->json, 0, &d->clock_said };
+		struct line_source src = { r->task, r->slot, d->o->json, 0 };
 
 		report_pump(&r->rep);
 		src.token = r->rep.token;

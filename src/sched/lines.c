@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/duration.h"
 #include "core/text.h"
 #include "sched/lines.h"
 
@@ -46,29 +45,6 @@ emit(const struct line_stream *s, struct line_source *src, const char *line,
 			w = 0;
 }
 
-/* Is this the line that says the clock is off, said less than a minute
- * ago by some run? Notes the time when it is let through. */
-static int
-clock_said(const struct line_stream *s, const struct line_source *src, const char *line,
-    size_t n)
-{
-	static const char what[] = "clock is off by", where[] = "against the lock server";
-	char buf[1024];
-	long long now;
-
-	if (src->clock_said == NULL || s->out != 2 || n >= sizeof(buf))
-		return 0;
-	memcpy(buf, line, n);
-	buf[n] = '\0';
-	if (strstr(buf, what) == NULL || strstr(buf, where) == NULL)
-		return 0;
-	now = mono_ms();
-	if (*src->clock_said != 0 && now - *src->clock_said < LINES_CLOCK_EVERY_MS)
-		return 1;
-	*src->clock_said = now;
-	return 0;
-}
-
 /* Write every whole line in the buffer, and the buffer itself if full. */
 static void
 drain(struct line_stream *s, struct line_source *src, int all)
@@ -77,8 +53,7 @@ drain(struct line_stream *s, struct line_source *src, int all)
 	char *nl;
 
 	while ((nl = memchr(s->buf + start, '\n', s->len - start)) != NULL) {
-		if (!clock_said(s, src, s->buf + start, (size_t)(nl - s->buf) - start))
-			emit(s, src, s->buf + start, (size_t)(nl - s->buf) - start);
+		emit(s, src, s->buf + start, (size_t)(nl - s->buf) - start);
 		start = (size_t)(nl - s->buf) + 1;
 	}
 	if (start < s->len && (all || (start == 0 && s->len == sizeof(s->buf)))) {

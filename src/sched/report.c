@@ -138,6 +138,9 @@ learn(struct run_report *r, const char *rec)
 		r->ran = 1;
 		if (report_member(rec, "token", tok, sizeof(tok)) == 0)
 			r->token = strtoll(tok, NULL, 10);
+	} else if (strcmp(ev, "clock-off") == 0) {
+		r->clock_off = 1;
+		report_member(rec, "message", r->why, sizeof(r->why));
 	} else if (strncmp(ev, "skipped-", 8) == 0) {
 		r->skipped = 1;
 		report_member(rec, "message", r->why, sizeof(r->why));
@@ -226,15 +229,36 @@ report_unstarted(const char *task, const char *slot, const char *why)
 	    "could be started: %s", task, slot, why);
 }
 
+/* A run claimed no slot as this host's clock is off: the line that
+ * says so, once a minute for all runs; else an info line. */
+static void
+clock_off(const struct run_report *r, const struct log_fields *f, const char *task,
+    const char *slot, long long *said)
+{
+	long long now = mono_ms();
+
+	if (said == NULL || *said == 0 || now - *said >= REPORT_CLOCK_EVERY_MS) {
+		if (said != NULL)
+			*said = now;
+		lr_event(LOG_ERR, "clock-off", f, "%s %s: %s", task, slot, r->why);
+	} else
+		lr_event(LOG_INFO, "clock-off", f, "%s %s: not claimed: this server's "
+		    "clock is off against the lock server (said above)", task, slot);
+}
+
 void
 report_ended(const struct run_report *r, const char *task, const char *slot, pid_t pid,
-    int status, long long took_ms)
+    int status, long long took_ms, long long *clock_said)
 {
 	struct log_fields f;
 	char took[32];
 
 	fields(&f, task, slot, pid);
 	f.status = status;
+	if (r->clock_off) {
+		clock_off(r, &f, task, slot, clock_said);
+		return;
+	}
 	if (r->skipped) {
 		lr_event(LOG_INFO, "skipped", &f, "%s %s: %s", task, slot, r->why);
 		return;

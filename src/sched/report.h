@@ -15,6 +15,8 @@ struct run_report {
 	int		 fd;		/* the pipe's read end, or -1 once closed */
 	int		 ran;		/* the run took its lock (or ran without one) */
 	int		 skipped;	/* it skipped: held, or the slot taken */
+	int		 clock_off;	/* it claimed no slot: this host's clock is
+					 * off against the lock server's (why) */
 	long long	 token;		/* its fencing token once it took the lock; 0 */
 	char		 why[512];	/* a skip's message, or the run's last error */
 	size_t		 len;
@@ -37,11 +39,17 @@ int	report_member(const char *rec, const char *key, char *out, size_t n);
  * (missed, an error, with why), and how a run went once it is gone and its
  * report read to the end: ended (its status, took_ms from its fork; a
  * warning if the status is not 0), skipped (its own reason: held by whom
- * since when, or the slot taken by whom), or missed (it took no lock and
+ * since when, or the slot taken by whom), clock-off (it claimed no slot,
+ * this host's clock being off: the run's own line, said once a minute
+ * for all runs -- *clock_said is when it was last said, mono_ms(), 0
+ * never -- and otherwise an info line), or missed (it took no lock and
  * ran nothing: an error, with its last error). */
 void	report_started(const char *task, const char *slot, pid_t pid);
 void	report_unstarted(const char *task, const char *slot, const char *why);
 void	report_ended(const struct run_report *r, const char *task, const char *slot,
-	    pid_t pid, int status, long long took_ms);
+	    pid_t pid, int status, long long took_ms, long long *clock_said);
+
+/* The clock-off line is said at most this often. */
+#define REPORT_CLOCK_EVERY_MS	60000
 
 #endif

@@ -6,7 +6,9 @@
  * configs of 1, 1,000 and 10,000 tasks, and a run and a skip over a
  * password-protected database 3 and over TLS; last, a run and a skip
  * (held by a running lockrun) against Redis, MariaDB and PostgreSQL.
- * cron_bench.c adds a tasks_dir of 10,000 files and lockrun cron. */
+ * cron_bench.c adds a tasks_dir of 10,000 files and lockrun cron, and
+ * rt_bench.c the round trips of a run and a skip (`bench LOCKRUN
+ * round-trips` runs that section alone). */
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -753,12 +755,17 @@ main(int argc, char *argv[])
 	redisReply *r;
 	int bad = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: bench /path/to/lockrun\n");
+	if (argc != 2 && !(argc == 3 && strcmp(argv[2], "round-trips") == 0)) {
+		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips]\n");
 		return 64;
 	}
 	if (redis_start(&fx, NULL) != 0)
 		return 1;
+	if (argc == 3) {	/* that section alone */
+		bad = round_trip_cost(argv[1], &fx);
+		redis_stop(&fx);
+		return bad ? 1 : 0;
+	}
 	snprintf(lockfile, sizeof(lockfile), "%s/flock", fx.dir);
 	snprintf(url, sizeof(url), "%s", fx.url);
 	char *cmds[NB][12] = {
@@ -808,6 +815,7 @@ main(int argc, char *argv[])
 	}
 	freeReplyObject(r);
 	history_note(c);
+	bad += round_trip_cost(argv[1], &fx);
 	bad += renewal_cost(argv[1], url, c);
 	bad += status_cost(argv[1], &fx, c);
 	bad += config_cost(argv[1], &fx);

@@ -20,4 +20,9 @@ int	cron_cost_all(const char *lockrun, const struct redis_fixture *fx);
  * seen. */
 int	seconds_cost(const char *lockrun, const struct redis_fixture *fx);
 
+/* Commands Redis received for uncontended runs and for skips
+ * (rt_bench.c): round trips per run and per skip, with one-server,
+ * no-overlap and the clock check on. Returns the failures seen. */
+int	round_trip_cost(const char *lockrun, const struct redis_fixture *fx);
+
 #endif

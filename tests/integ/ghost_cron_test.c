@@ -86,9 +86,51 @@ Test(ghost_cron, a_scheduler_whose_clock_is_off_claims_no_slot_and_runs_the_rest
 	stop(pid);
 	cr_assert(eq(int, file_lines(slots), 0), "a slot ran:\n%s", file_peek(slots));
 	cr_assert(eq(int, slot_keys(), 0), "a slot was claimed");
-	cr_assert(eq(int, stderr_matching(pid, "^s[123]: lockrun: this server's clock is "
-	    "off by [0-9.]+ s against the lock server; not claiming slot "), 1),
+	cr_assert(eq(int, stderr_matching(pid, "this server's clock is off by"), 1),
 	    "the clock line, once a minute");
+	cr_assert(eq(int, stderr_matching(pid, "^lockrun: s[123] [0-9TZ:-]+: this server's "
+	    "clock is off by [0-9.]+ s against the lock server; not claiming slot "), 1),
+	    "the clock line, said by the scheduler");
+}
+
+/* How many times does needle occur in s? */
+static int
+occurrences(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * `lockrun tick` on a host 5 minutes fast: its three slot tasks claim no
+ * slot, the clock line comes once for the pass (not once per task, nor
+ * again in each task's end line), and its task without a slot runs.
+ */
+Test(ghost_cron, tick_says_the_clock_line_once_a_pass)
+{
+	const char *slots = scratch("tslots.log"), *plain = scratch("tplain.log");
+	const char *env[5];
+	char body[4096], buf[3][128];
+	struct result r;
+	size_t k = 0;
+
+	k += (size_t)snprintf(body + k, sizeof(body) - k, "tasks:\n");
+	k += task(body + k, sizeof(body) - k, "s1", slots, "");
+	k += task(body + k, sizeof(body) - k, "s2", slots, "");
+	k += task(body + k, sizeof(body) - k, "s3", slots, "");
+	task(body + k, sizeof(body) - k, "plain", plain, "    one_server: false\n");
+	faketime_env(env, buf, fixture_real_s() + 300);
+	lr_run_env(&r, env, (const char *const[]){ "tick", "-c", write_config(body), NULL });
+	cr_assert(eq(int, r.status, 75), "%s", r.err);
+	cr_assert(eq(int, occurrences(r.err, "clock is off by"), 1), "once a pass:\n%s", r.err);
+	cr_assert(matches(r.err, "(^|\n)lockrun: s[123] [0-9TZ:-]+: this server's clock is "
+	    "off by [0-9.]+ s against the lock server; not claiming slot "), "%s", r.err);
+	cr_assert(eq(int, file_lines(slots), 0), "a slot ran:\n%s", file_peek(slots));
+	cr_assert(eq(int, slot_keys(), 0), "a slot was claimed");
+	cr_assert(eq(int, file_lines(plain), 1), "the other task did not run: %s", r.err);
 }
 
 /* Has any line of path been written twice? */

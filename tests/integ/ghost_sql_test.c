@@ -8,6 +8,8 @@
  * And a client whose clock is minutes off claims no slot there either. */
 #include <sys/wait.h>
 
+#include <signal.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,129 @@ Test(ghost_sql, mysql_a_queued_acquire_never_takes_the_slot)
 {
 	queued_behind_a_row_lock(SQL_MYSQL, "--one-server", "mq1");
 	queued_behind_a_row_lock(SQL_MYSQL, "--no-overlap", "mq2");
+}
+
+/*
+ * An acquire that the database ran in time but whose answer never reached
+ * lockrun (the fault shim makes it deaf for 1.5s from the acquire's send
+ * on, past its command timeout of 1s) is withdrawn by the run that gave
+ * up, on a new connection: its rows go, its "ran" entry becomes
+ * "withdrawn", and the next run takes the slot.
+ */
+static void
+unanswered(enum sql_kind kind, const char *key)
+{
+	const char *mark = scratch("sqlwd.mark");
+	char cmd[300], err[4096], preload[300], sql[512];
+	const char *env[] = { preload, "LOCKRUN_SHIM_DEAF_ONCE=1500",
+	    "LOCKRUN_SHIM_DEAF_AFTER=say_held", "ASAN_OPTIONS=verify_asan_link_order=0",
+	    NULL };
+	struct result r;
+	pid_t a;
+	int status;
+
+	cr_assert(eq(int, sql_start(&srv, kind), 0));
+	setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+	LR(&r, "--url", srv.url, "-k", "warm", "--", "true");	/* the tables */
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	unlink(mark);
+	snprintf(cmd, sizeof(cmd), "echo A >> %s", mark);
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", getenv("LOCKRUN_SHIM"));
+	a = LR_START_ENV(env, "--url", srv.url, "--command-timeout", "1s", "--no-overlap",
+	    "--one-server", "-k", key, "--", "sh", "-c", cmd);
+	status = lr_wait(a);
+	lr_stderr_of(a, err, sizeof(err));
+	cr_assert(eq(int, status, 69), "%s", err);
+	cr_assert(strstr(err, "withdrew the request: it had taken the lock") != NULL,
+	    "%s", err);
+	/* a timeout, not a broken connection: not asked again */
+	cr_assert(matches(err, kind == SQL_PG ? "acquire: no answer in time" :
+	    "acquire: no answer within 1s \\(Lost connection"), "%s", err);
+	cr_assert(eq(int, access(mark, F_OK), -1), "the command ran");
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_keys WHERE k = "
+	    "'lockrun:{%s}' OR k LIKE 'lockrun:{%s}:slot:%%'", key, key);
+	cr_assert(eq(long, count(sql), 0), "the lock or the slot is still taken");
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_history WHERE "
+	    "k = 'lockrun:{%s}:history' AND event = 'ran' AND pid = '%ld'", key, (long)a);
+	cr_assert(eq(long, count(sql), 0), "the history says A ran");
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_history WHERE "
+	    "k = 'lockrun:{%s}:history' AND event = 'withdrawn'", key);
+	cr_assert(eq(long, count(sql), 1), "no withdrawn entry");
+	LR(&r, "--url", srv.url, "--no-overlap", "--one-server", "-k", key, "--", "sh", "-c",
+	    cmd);
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, file_lines(mark), 1), "the next run did not take the slot");
+}
+
+Test(ghost_sql, pg_an_unanswered_acquire_is_withdrawn)
+{
+	unanswered(SQL_PG, "pwd");
+}
+
+Test(ghost_sql, mysql_an_unanswered_acquire_is_withdrawn)
+{
+	unanswered(SQL_MYSQL, "mwd");
+}
+
+/*
+ * The renewal: MariaDB is paused (the whole server: its sessions are
+ * threads) while a run holds the lock. The run waits for its renewal while the lease
+ * lasts, says at the lease's term point that it is unconfirmed, and is
+ * killed (SIGKILL: no release). The database stays paused 4s more, past
+ * the lease's end (the fault), then goes on and runs the renewal it had
+ * queued, past its deadline: the lease is not extended, the row has no
+ * more than what was left of it, never a new ttl.
+ * (PostgreSQL 14 and later need no test of this kind: a backend paused
+ * while idle ends its session at its idle_session_timeout, the ttl since
+ * its last statement, before it reads a queued renewal; its window
+ * matters for a renewal queued behind a row lock, which this does not
+ * time.)
+ */
+static void
+renewal_paused(enum sql_kind kind, const char *key)
+{
+	const char *mark = scratch("sqlrn.mark");
+	char cmd[300], err[4096], sql[512];
+	struct result r;
+	pid_t a, paused;
+	long left;
+
+	cr_assert(eq(int, sql_start(&srv, kind), 0));
+	setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+	LR(&r, "--url", srv.url, "-k", "warm", "--", "true");	/* the tables */
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	unlink(mark);
+	snprintf(cmd, sizeof(cmd), "touch %s; exec sleep 60", mark);
+	a = LR_START("--url", srv.url, "--command-timeout", "1s", "--no-overlap", "--ttl",
+	    "6s", "--kill-mode", "process", "-k", key, "--", "sh", "-c", cmd);
+	POLL_UNTIL(access(mark, F_OK) == 0);
+	cr_assert(eq(int, access(mark, F_OK), 0), "%s", lr_stderr_of(a, err, sizeof(err)));
+	paused = kind == SQL_PG ? (pid_t)count("SELECT pid FROM pg_stat_activity WHERE "
+	    "backend_type = 'client backend' AND pid <> pg_backend_pid()") : srv.pid;
+	cr_assert(gt(int, paused, 0));
+	cr_assert(eq(int, kill(paused, SIGSTOP), 0));
+	POLL_UNTIL(strstr(lr_stderr_of(a, err, sizeof(err)), "has not confirmed") != NULL);
+	cr_assert(strstr(err, "has not confirmed") != NULL, "%s", err);
+	cr_assert(eq(int, kill(a, SIGKILL), 0));
+	lr_wait(a);
+	fixture_tick(4000);
+	cr_assert(eq(int, kill(paused, SIGCONT), 0));
+	/* the run's session ends once the server has run what it had queued */
+	POLL_UNTIL(sessions() == 0);
+	cr_assert(eq(long, sessions(), 0));
+	snprintf(sql, sizeof(sql), kind == SQL_PG ? "SELECT coalesce(max(expires_ms), 0) - "
+	    "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM lockrun_keys "
+	    "WHERE k = 'lockrun:{%s}'" : "SELECT COALESCE(MAX(expires_ms), 0) - "
+	    "CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED) FROM lockrun_keys "
+	    "WHERE k = 'lockrun:{%s}'", key);
+	left = count(sql);
+	cr_assert(lt(long, left, 3000), "the lease has %ld ms more: a renewal that lockrun "
+	    "gave up on extended it", left);
+}
+
+Test(ghost_sql, mysql_a_renewal_lockrun_gave_up_on_never_extends_the_lease)
+{
+	renewal_paused(SQL_MYSQL, "mrn");
 }
 
 static void

@@ -163,6 +163,46 @@ Test(ghost, an_unanswered_acquire_is_withdrawn)
 	cr_assert(eq(int, file_lines(mark), 1));
 }
 
+/*
+ * Redis is paused while a run holds the lock: its renewals go unanswered
+ * and it gives up on each (command timeout 1s), says at the lease's term
+ * point that the lease is unconfirmed, and is then killed (SIGKILL: no
+ * release follows). Redis stays paused 2s more (the fault) and goes on:
+ * it runs the renewals it had queued, each past its deadline, so none
+ * extends the lease: the key has no more than what was left of it (6s
+ * from the last confirmed renewal), never a new ttl.
+ */
+Test(ghost, a_renewal_lockrun_gave_up_on_never_extends_the_lease)
+{
+	const char *mark = scratch("renew.mark");
+	char cmd[300], err[4096];
+	struct result r;
+	long long pttl;
+	pid_t a;
+
+	/* Redis knows the renewal's script (a run renews at a third of its
+	 * ttl): a queued EVALSHA would otherwise be a NOSCRIPT, not a renewal */
+	LR(&r, "--redis", fx.url, "--no-overlap", "--ttl", "3s", "-k", "warm-rn", "--",
+	    "sleep", "1.5");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	unlink(mark);
+	snprintf(cmd, sizeof(cmd), "touch %s; exec sleep 60", mark);
+	a = LR_START("--redis", fx.url, "--command-timeout", "1s", "--no-overlap",
+	    "--ttl", "6s", "--kill-mode", "process", "-k", "rn", "--", "sh", "-c", cmd);
+	POLL_UNTIL(access(mark, F_OK) == 0);
+	cr_assert(eq(int, access(mark, F_OK), 0), "%s", lr_stderr_of(a, err, sizeof(err)));
+	redis_pause();
+	POLL_UNTIL(strstr(lr_stderr_of(a, err, sizeof(err)), "has not confirmed") != NULL);
+	cr_assert(strstr(err, "has not confirmed") != NULL, "%s", err);
+	cr_assert(eq(int, kill(a, SIGKILL), 0));
+	lr_wait(a);
+	fixture_tick(2000);
+	cr_assert(eq(int, kill(fx.pid, SIGCONT), 0));
+	pttl = key_pttl("lockrun:{rn}");
+	cr_assert(lt(llong, pttl, 3000), "the key lives %lld ms more: a renewal that "
+	    "lockrun gave up on extended it", pttl);
+}
+
 /* Run `echo X >> mark` with --one-server on task key, this host's clock
  * offset seconds off the lock server's (libfaketime). */
 static void
@@ -217,6 +257,25 @@ Test(ghost, a_clock_a_second_and_a_half_off_runs_as_before)
 	run_off(&r, -1.5, "near2", mark);
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(int, file_lines(mark), 1));
+}
+
+/* status -v and check show how far this host's clock is from the lock
+ * server's, 5 minutes here (libfaketime), with the error bound. */
+Test(ghost, status_and_check_show_this_hosts_offset)
+{
+	const char *env[5];
+	char buf[3][128];
+	struct result r;
+
+	faketime_env(env, buf, (double)time(NULL) + 300);
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "status", "-v", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(matches(r.err, "this host's clock is (29[5-9]|30[0-4])[0-9]{3} ms ahead of "
+	    "the lock server's \\(\\+/- [0-9]+ ms\\)"), "%s", r.err);
+	lr_run_env(&r, env, (const char *const[]){ "--redis", fx.url, "check", NULL });
+	cr_assert(eq(int, r.status, 0), "%s%s", r.out, r.err);
+	cr_assert(matches(r.out, "\nclock +this host is (29[5-9]|30[0-4])[0-9]{3} ms ahead of "
+	    "the lock server \\(\\+/- [0-9]+ ms\\)\n"), "%s", r.out);
 }
 
 /* A clock minutes off does not stop no-overlap alone, which needs no

@@ -38,6 +38,12 @@
  *                                poll() returns 0 at its timeout, as if no
  *                                answer came, whatever came: an answer lost
  *                                on its way back
+ *   LOCKRUN_SHIM_DEAF_AFTER=TEXT with LOCKRUN_SHIM_DEAF_ONCE, the spell
+ *                                waits for a send(2) whose bytes hold TEXT
+ *                                (a statement's word: say_held, the
+ *                                acquire's), and starts at the first
+ *                                question after it: the connection's
+ *                                handshake is answered, that answer lost
  *
  * Unset, each function is the real one (dlsym(RTLD_NEXT)). */
 #include <sys/random.h>
@@ -241,8 +247,11 @@ shim_mono_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+static int deaf_armed;	/* LOCKRUN_SHIM_DEAF_AFTER's text was sent */
+
 /* LOCKRUN_SHIM_DEAF_ONCE: how many ms more we are deaf to fd, a socket
- * (0: not deaf). The first question about a socket starts the spell. */
+ * (0: not deaf). The first question about a socket starts the spell
+ * (after LOCKRUN_SHIM_DEAF_AFTER's text was sent, if set). */
 static long long
 deaf(int fd)
 {
@@ -252,6 +261,7 @@ deaf(int fd)
 	socklen_t len = sizeof(type);
 
 	if (ms == NULL || until == 0 ||
+	    (getenv("LOCKRUN_SHIM_DEAF_AFTER") != NULL && !deaf_armed) ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0)
 		return 0;
 	if (until < 0)
@@ -259,6 +269,23 @@ deaf(int fd)
 	if (shim_mono_ms() >= until)
 		until = 0;
 	return until > 0 ? until - shim_mono_ms() : 0;
+}
+
+typedef ssize_t (*send_fn)(int, const void *, size_t, int);
+
+ssize_t
+send(int fd, const void *buf, size_t n, int flags)
+{
+	static send_fn real;
+	const char *text = getenv("LOCKRUN_SHIM_DEAF_AFTER");
+
+	if (real == NULL && (real = (send_fn)dlsym(RTLD_NEXT, "send")) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (text != NULL && *text != '\0' && memmem(buf, n, text, strlen(text)) != NULL)
+		deaf_armed = 1;
+	return real(fd, buf, n, flags);
 }
 
 ssize_t

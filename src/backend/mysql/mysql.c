@@ -164,8 +164,11 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	myq_add(&q, MY_SQL_PRUNE);
 	rc = my_exec(b, "acquire", &q, 1, MY_CREATE, answer_row, &a, e);
 	free(q.s);
-	if (rc != 0)
+	if (rc != 0) {
+		/* unanswered, it may have run (its answer lost): withdrawn */
+		l->in_doubt = e->transport && strstr(e->msg, "protocol error") == NULL;
 		return -1;
+	}
 	if (!a.got || a.code < 0 || a.code > 5 || a.code == 3)
 		return no_answer(b, "acquire", e);
 	lock_offset_note(l, a.now_ms, real_ms());
@@ -198,6 +201,8 @@ my_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	lock_vars(&q, m->db, l);
 	myq_str(&q, m->db, "val", l->value);
 	myq_str(&q, m->db, "token", l->token_s);
+	lock_renew_window(l);
+	myq_ll(&q, "deadline", l->renew_deadline_ms);
 	myq_end(&q);
 	myq_add(&q, MY_SQL_RENEW);
 	rc = my_send(b, "renew", &q, e);
@@ -211,7 +216,7 @@ my_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
     struct lr_err *e)
 {
 	static const enum renew_outcome outcomes[] = {
-		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER, RENEW_LATE,
 	};
 	struct my *m = b->impl;
 	struct answer a = { 0 };
@@ -221,12 +226,40 @@ my_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
 	m->renewing = 0;
 	if (my_recv(b, "renew", 1, answer_row, &a, e) != 0)
 		return -1;
-	if (!a.got || a.code < 0 || a.code > 3)
+	if (!a.got || a.code < 0 || a.code > 4)
 		return no_answer(b, "renew", e);
+	lock_renew_note(l, a.now_ms);
 	*out = outcomes[a.code];
 	if (*out == RENEW_LOST || *out == RENEW_LOST_LATER)
 		snprintf(l->holder, sizeof(l->holder), "%s", a.text);
 	return 1;
+}
+
+/* The acquire went unanswered: take back what it took (MY_SQL_WITHDRAW).
+ * Returns 1 it had taken effect, 0 nothing held the id, -1 with e. */
+static int
+my_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	struct myq q = { 0 };
+	struct answer a = { 0 };
+	MYSQL *db = db_of(b);
+	char status[16];
+	int rc;
+
+	if (db == NULL)
+		return my_not_connected(b, "withdraw", e);
+	snprintf(status, sizeof(status), "%d", end->status);
+	lock_vars(&q, db, l);
+	myq_str(&q, db, "id", l->id);
+	myq_str(&q, db, "status", status);
+	myq_end(&q);
+	myq_add(&q, MY_SQL_WITHDRAW);
+	rc = my_exec(b, "withdraw", &q, 1, MY_CREATE, answer_row, &a, e);
+	free(q.s);
+	if (rc != 0)
+		return -1;
+	return a.got ? a.code == 1 : no_answer(b, "withdraw", e);
 }
 
 static int
@@ -239,6 +272,8 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	char status[16], dur[24];
 	int rc;
 
+	if (end->event && strcmp(end->event, "withdrawn") == 0)
+		return my_withdraw(b, l, end, e);
 	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
 	if (db == NULL)

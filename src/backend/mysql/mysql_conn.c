@@ -14,6 +14,7 @@
 #include <errmsg.h>
 #include <mysqld_error.h>
 
+#include "core/duration.h"
 #include "core/file.h"
 #include "backend/mysql/mysql_conn.h"
 #include "backend/notes.h"
@@ -398,6 +399,7 @@ my_send(struct lr_backend *b, const char *what, const struct myq *body,
 		myq_add(&full, body->s);
 		body = &full;
 	}
+	m->sent_ms = mono_ms();
 	rc = body->oom ? -1 : my_api.send_query(m->db, body->s, (unsigned long)body->len);
 	free(full.s);
 	if (rc == 0)
@@ -437,6 +439,17 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 		    b->where, what);
 	}
 	my_error(b, m->db, what, e);
+	if (e != NULL && e->transport && mono_ms() - m->sent_ms >= b->cfg.command_timeout_ms) {
+		/* the read timeout, which the client library words as a lost
+		 * connection: the server may yet run it (run.c asks no more) */
+		char d[32], was[sizeof(e->msg)];
+		int skip = snprintf(NULL, 0, "mysql %s: %s: ", b->where, what);
+		snprintf(was, sizeof(was), "%s", skip > 0 && (size_t)skip < strlen(e->msg) ?
+		    e->msg + skip : e->msg);
+		lr_errf(e, EX_UNAVAILABLE, "mysql %s: %s: no answer within %s (%s)", b->where,
+		    what, duration_human(b->cfg.command_timeout_ms, d, sizeof(d)), was);
+		e->transport = 1;
+	}
 	if (e == NULL || e->transport)
 		my_close(b);
 	return -1;

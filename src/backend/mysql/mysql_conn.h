@@ -42,6 +42,7 @@ struct my {
 	int		 mariadb;	/* the server is MariaDB, not MySQL */
 	int		 primed;	/* this connection has run the session SET */
 	int		 renewing;	/* a renewal's answer is due */
+	long long	 sent_ms;	/* mono_ms() when the string in flight was sent */
 };
 
 /* Statements being built: the text, and the SET of inputs in progress.

@@ -258,8 +258,12 @@ CAP;
 
 /* renew.lua, for a stable row backed by this session's GET_LOCK. Inputs:
  * @stable @fence @hist @last @ckey @name @val (what acquire stored) @token
- * @host @pid @slot_iso @ttl @cap @hist_ttl @now. Answer: (code, the
- * row's value when another's): 1 renewed; 0 this session no longer holds
+ * @host @pid @slot_iso @ttl @cap @hist_ttl @now @deadline (the server's
+ * clock, ms, past which the client has given up on this renewal; 0
+ * none: checked by @now, and again by the clock if the update did not
+ * take, as it may have waited for another transaction's row lock).
+ * Answer: (code, the row's value when another's, the server's clock): 4
+ * past the deadline: nothing written or recorded; 1 renewed; 0 this session no longer holds
  * the lock (lost); 2 the row had vanished (the expired-row cleanup) and
  * no later token was drawn: it is put back; 3 the row holds our tombstone
  * ('unlocked:' and our value: `lockrun unlock`) or another value, or is
@@ -268,18 +272,22 @@ CAP;
  * command's tree is gone. A loss is recorded in the history and the
  * last-run row. */
 const char MY_SQL_RENEW[] =
-"SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0);\n"
+"SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0),\n"
+"    @late := @deadline > 0 AND @now > @deadline;\n"
 "UPDATE lockrun_keys SET expires_ms = @now + @ttl\n"
-"  WHERE k = @stable AND v = @val AND @mine;\n"
+"  WHERE k = @stable AND v = @val AND @mine AND NOT @late AND\n"
+"    (@deadline = 0 OR " MY_SQL_CLOCK_MS " <= @deadline);\n"
+"SET @ext := ROW_COUNT() > 0;\n"
+"SET @late := @late OR (NOT @ext AND @deadline > 0 AND " MY_SQL_CLOCK_MS " > @deadline);\n"
 "SELECT MAX(v), " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable\n"
 "  INTO @cur, @touch;\n"
 "SELECT MAX(CAST(v AS SIGNED)) FROM lockrun_keys WHERE k = @fence INTO @last_tok;\n"
-"SET @r := IF(NOT @mine, 0, IF(@cur <=> @val, 1, IF(@cur IS NULL AND\n"
-"    COALESCE(@last_tok, 0) <= CAST(@token AS SIGNED), 2, 3)));\n"
+"SET @r := IF(@late, 4, IF(NOT @mine, 0, IF(@cur <=> @val, 1, IF(@cur IS NULL AND\n"
+"    COALESCE(@last_tok, 0) <= CAST(@token AS SIGNED), 2, 3))));\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms, boot)\n"
 "  SELECT @stable, @val, @now + @ttl, @lr_boot FROM DUAL WHERE @r = 2;\n"
 "SET @hv := IF(@cur <=> @val OR @cur <=> CONCAT('unlocked:', @val), NULL, @cur);\n"
-"SELECT @r, @hv;\n"
+"SELECT @r, @hv, @now;\n"
 BOOKKEEPING
 "SET @event := 'lost', @status := NULL, @dur := NULL,\n"
 "    @rec := @cap > 0 AND @r IN (0, 3), " HOLDER_OF ";\n"
@@ -319,6 +327,42 @@ COUNT
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @token AND event = 'running' AND\n"
 "    expires_ms > @now AND @rec;\n"
+"COMMIT;\n"
+CAP;
+
+/* release.lua's withdraw(): the acquire went unanswered and may have
+ * run in time (its answer lost). Inputs: @stable @slot (NULL: none)
+ * @hist @last @ckey @id (the owner id) @host @pid @slot_iso @status @cap
+ * @hist_ttl @now, on a new connection (the old session, and its
+ * GET_LOCK, went with it). The rows that hold @id are read FOR UPDATE,
+ * so an acquire still writing them is waited for; one still queued is
+ * past its window when it runs, and writes nothing then. They are
+ * deleted, with the "ran" entry of their token and its count, and
+ * "withdrawn" is recorded. Answer: 1 when the acquire had taken effect,
+ * else 0 (nothing recorded). */
+const char MY_SQL_WITHDRAW[] =
+"START TRANSACTION;\n"
+"SELECT MAX(SUBSTRING_INDEX(SUBSTRING_INDEX(v, ' ', 2), ' ', -1)), " TOUCH_TABLES "\n"
+"  FROM lockrun_keys WHERE k IN (@stable, COALESCE(@slot, @stable)) AND\n"
+"    SUBSTRING_INDEX(v, ' ', 1) = @id FOR UPDATE INTO @wtok, @touch;\n"
+"DELETE FROM lockrun_keys WHERE k IN (@stable, COALESCE(@slot, @stable)) AND\n"
+"    SUBSTRING_INDEX(v, ' ', 1) = @id;\n"
+"SET @wd := ROW_COUNT() > 0;\n"
+"SELECT MAX(id) FROM lockrun_history WHERE @wd AND k = @hist AND event = 'ran' AND\n"
+"    token = @wtok INTO @ran;\n"
+"DELETE FROM lockrun_history WHERE id = @ran;\n"
+"UPDATE lockrun_counts SET runs = GREATEST(runs - 1, 0)\n"
+"  WHERE k = @ckey AND @ran IS NOT NULL;\n"
+"COMMIT;\n"
+"SELECT @wd, NULL;\n"
+BOOKKEEPING
+"START TRANSACTION;\n"
+"SET @event := 'withdrawn', @dur := NULL, @hby := NULL, @htok := @wtok,\n"
+"    @rec := @cap > 0 AND @wd;\n"
+RECORD
+"UPDATE lockrun_last SET event = 'withdrawn', status = @status,\n"
+"    end_ms = CAST(@now AS CHAR), expires_ms = @now + @hist_ttl\n"
+"  WHERE k = @last AND token = @wtok AND @rec;\n"
 "COMMIT;\n"
 CAP;
 

@@ -28,6 +28,7 @@ extern const char MY_SQL_SESSION_MYSQL[];
 extern const char MY_SQL_ACQUIRE[];
 extern const char MY_SQL_RENEW[];
 extern const char MY_SQL_RELEASE[];
+extern const char MY_SQL_WITHDRAW[];
 extern const char MY_SQL_UNLOCK[];
 extern const char MY_SQL_PEEK[];
 extern const char MY_SQL_KEYS[];

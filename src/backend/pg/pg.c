@@ -39,6 +39,7 @@
 #include "backend/pg/pg.h"
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pg_sql.h"
+#include "backend/pg/pg_withdraw.h"
 #include "core/duration.h"
 #include "core/text.h"
 
@@ -125,6 +126,8 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	num_s(sent, l->sent_ms);
 	num_s(tol, l->clock_tol_ms);
 	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 21, params, e)) == NULL) {
+		/* unanswered, it may have run (its answer lost): withdrawn */
+		l->in_doubt = e->transport && strstr(e->msg, "protocol error") == NULL;
 		pg_conn_close(b);	/* what the statement took before it failed */
 		return -1;
 	}
@@ -157,10 +160,11 @@ pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
     long long wait_ms, struct lr_err *e)
 {
 	struct pg_lockid id;
-	char ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32];
+	char ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32],
+	    deadline[NUM_MAX];
 	const char *params[] = { l->keys.stable, l->keys.fence, l->keys.hist, l->keys.last,
 	    id.id, id.hi, id.lo, l->value, ttl, cap, hist_ttl, host, pid, slot_iso(l),
-	    l->token_s, l->keys.counts };
+	    l->token_s, l->keys.counts, deadline };
 
 	(void)cap_ms;	/* a session lock is not carried across a new connection */
 	(void)wait_ms;
@@ -169,7 +173,9 @@ pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	num_s(cap, l->hist_cap);
 	num_s(hist_ttl, l->hist_ttl_ms);
 	host_pid(l->owner, host, pid);
-	return pg_conn_send(b, "renew", pg_sql_renew, 16, params, e);
+	lock_renew_window(l);
+	num_s(deadline, l->renew_deadline_ms);
+	return pg_conn_send(b, "renew", pg_sql_renew, 17, params, e);
 }
 
 static int
@@ -177,7 +183,7 @@ pg_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
     struct lr_err *e)
 {
 	static const enum renew_outcome outcomes[] = {
-		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER, RENEW_LATE,
 	};
 	PGresult *res;
 	long long code;
@@ -185,8 +191,9 @@ pg_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
 
 	if ((rc = pg_conn_recv(b, "renew", &res, e)) <= 0)
 		return rc;
-	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 3)
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 4)
 		return unexpected(b, "renew", res, e);
+	lock_renew_note(l, pg_conn_num(res, 0, 2, 0));
 	*out = outcomes[code];
 	if (pg_conn_cell(res, 0, 1) != NULL)
 		snprintf(l->holder, sizeof(l->holder), "%s", pg_conn_cell(res, 0, 1));
@@ -207,6 +214,8 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	PGresult *res;
 	int released;
 
+	if (end->event && strcmp(end->event, "withdrawn") == 0)
+		return pg_withdraw(b, l, end, e);
 	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;	/* a slot row is never released: nothing to say */
 	pg_sql_lockid(l->keys.stable, &id);

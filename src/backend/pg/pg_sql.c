@@ -30,6 +30,9 @@
  * same instant. */
 #define NOW_MS	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
 #define NOW_US	"floor(extract(epoch FROM statement_timestamp()) * 1000000)::bigint"
+/* The clock as it reads when this is evaluated: after a wait for a row
+ * lock, later than the statement's. */
+#define CLOCK_MS	"floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 /* This server instance, as the boot column records it: a session lock
  * lives as long as its session and the instance's shared memory, and
@@ -273,8 +276,12 @@ const char pg_sql_acquire[] =
 /* renew.lua. $1 stable key, $2 fence, $3 history, $4 last run, $5
  * session lock id, $6 its high and $7 low half, $8 our value, $9 ttl,
  * $10 history cap, $11 history ttl, $12 host, $13 pid, $14 slot ISO, $15
- * our token, $16 counters.
- * Returns one row: code 1 renewed; 2 the row had gone (pruned after it
+ * our token, $16 counters, $17 the deadline (the server's clock, ms; 0
+ * none): past it the client has given up on this renewal, so it changes
+ * nothing -- checked by the statement's clock, and again by the clock
+ * once the row is locked (the update may have waited for another
+ * transaction's row lock).
+ * Returns one row: code 4 past the deadline: nothing written; 1 renewed; 2 the row had gone (pruned after it
  * expired) and no later token was drawn, while this session still holds
  * the lock: ours again; 0 lost: this session no longer holds the lock
  * (a new connection), or another value is in the row; 3 lost later: the
@@ -282,30 +289,36 @@ const char pg_sql_acquire[] =
  * went and a later token was drawn. Then the holder ("host pid ..."
  * value, when another's). The session lock is kept: the run's release
  * lets it go (and deletes our tombstone) once the command's tree is gone.
- * Renewing stamps the row with this instance (boot, for display). */
+ * Renewing stamps the row with this instance (boot, for display). Last,
+ * the server's clock (ms), which the client reads again. */
 const char pg_sql_renew[] =
 	"WITH a AS (SELECT $1::text AS stable, $2::text AS fence, $3::text AS hist, "
 	"$4::text AS last, $5::bigint AS lockid, $6::oid AS hi, $7::oid AS lo, $8::text AS value, "
 	"$9::bigint AS ttl, $10::bigint AS cap, $11::bigint AS hist_ttl, $12::text AS host, "
 	"$13::text AS pid, nullif($14::text, '') AS slot_iso, $15::bigint AS token, "
-	"$16::text AS counts, " NOW_MS " AS now_ms, " BOOT " AS boot), "
+	"$16::text AS counts, $17::bigint AS deadline, " NOW_MS " AS now_ms, " BOOT " AS boot), "
 	"held AS (SELECT " LOCKED_MINE("a.hi", "a.lo") " AS ok FROM a), "
 	"cur AS (SELECT t.v FROM lockrun_keys t, a WHERE t.k = a.stable), "
-	"d AS (SELECT CASE WHEN NOT held.ok THEN 0 WHEN (SELECT v FROM cur) = a.value THEN 1 "
+	"d AS (SELECT CASE WHEN a.deadline > 0 AND a.now_ms > a.deadline THEN 4 "
+	"WHEN NOT held.ok THEN 0 WHEN (SELECT v FROM cur) = a.value THEN 1 "
 	"WHEN (SELECT v FROM cur) = 'unlocked:' || a.value THEN 3 "
 	"WHEN (SELECT v FROM cur) IS NOT NULL THEN 0 "
 	"WHEN coalesce((SELECT t.v::bigint FROM lockrun_keys t WHERE t.k = a.fence), 0) > a.token "
 	"THEN 3 ELSE 2 END AS code FROM held, a), "
 	"ext AS (UPDATE lockrun_keys t SET expires_ms = a.now_ms + a.ttl, boot = a.boot FROM a, d "
-	"WHERE d.code = 1 AND t.k = a.stable AND t.v = a.value RETURNING 1), "
+	"WHERE d.code = 1 AND t.k = a.stable AND t.v = a.value "
+	"AND (a.deadline = 0 OR " CLOCK_MS " <= a.deadline) RETURNING 1), "
 	"back AS (INSERT INTO lockrun_keys (k, v, expires_ms, boot) "
 	"SELECT a.stable, a.value, a.now_ms + a.ttl, a.boot FROM a, d WHERE d.code = 2 "
+	"AND (a.deadline = 0 OR " CLOCK_MS " <= a.deadline) "
 	"ON CONFLICT (k) DO NOTHING RETURNING 1), "
 	"fw AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) "
 	"SELECT a.fence, a.token::text, a.now_ms + 86400000 FROM a, d WHERE d.code = 2 "
 	"ON CONFLICT (k) DO UPDATE SET v = greatest(t.v::bigint, excluded.v::bigint)::text, "
 	"expires_ms = excluded.expires_ms), "
-	"r AS (SELECT CASE WHEN d.code = 1 AND NOT EXISTS (SELECT 1 FROM ext) THEN 3 "
+	"r AS (SELECT CASE WHEN d.code IN (1, 2) AND NOT EXISTS (SELECT 1 FROM ext) AND "
+	"NOT EXISTS (SELECT 1 FROM back) AND a.deadline > 0 AND " CLOCK_MS " > a.deadline "
+	"THEN 4 WHEN d.code = 1 AND NOT EXISTS (SELECT 1 FROM ext) THEN 3 "
 	"WHEN d.code = 2 AND NOT EXISTS (SELECT 1 FROM back) THEN 0 ELSE d.code END AS code, "
 	"(SELECT v FROM cur WHERE v <> a.value AND v <> 'unlocked:' || a.value) AS holder "
 	"FROM d, a), "
@@ -319,7 +332,7 @@ const char pg_sql_renew[] =
 	"expires_ms = a.now_ms + a.hist_ttl FROM a, r WHERE a.cap > 0 AND r.code IN (0, 3) "
 	"AND t.k = a.last AND t.token = a.token::text AND t.event = 'running' "
 	"AND t.expires_ms > a.now_ms) "
-	"SELECT r.code, r.holder FROM r";
+	"SELECT r.code, r.holder, a.now_ms FROM r, a";
 
 /* release.lua. $1 stable key, $2 history, $3 last run, $4 session lock
  * id, $5 its high and $6 low half, $7 our value, $8 keep ms (-1: no

@@ -240,13 +240,15 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 static int
 renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 {
-	char how[160];
+	char how[200];
 	const char *argv[] = { eval ? "EVAL" : "EVALSHA",
 	    eval ? SCRIPT_RENEW : SCRIPT_RENEW_SHA, "5", l->keys.stable, l->keys.fence,
 	    l->keys.hist, l->keys.last, l->keys.counts, l->value, how };
 
-	snprintf(how, sizeof(how), "%lld %lld %lld %s", l->ttl_ms, l->hist_cap,
-	    l->hist_ttl_ms, slot_word(l));
+	if (!eval)	/* EVAL after NOSCRIPT is the same request, sent again */
+		lock_renew_window(l);
+	snprintf(how, sizeof(how), "%lld %lld %lld %s %lld", l->ttl_ms, l->hist_cap,
+	    l->hist_ttl_ms, slot_word(l), l->renew_deadline_ms);
 	if (rconn_append(rc, 10, argv) != 0 ||
 	    (l->wait_replicas > 0 && wait_append(rc, l) != 0))
 		return rconn_fail(rc, "renew", e);
@@ -263,20 +265,26 @@ lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e)
 	return renew_write(rc, l, 0, e);
 }
 
-/* The renewal's own reply: 1 with *out set, or -1 with e. */
+/* The renewal's own reply, {code, the server's clock}: 1 with *out set
+ * (and the server's clock read again), or -1 with e. */
 static int
-renew_outcome(const struct lr_conn *rc, const redisReply *r, enum renew_outcome *out,
-    struct lr_err *e)
+renew_outcome(const struct lr_conn *rc, struct lr_lock *l, const redisReply *r,
+    enum renew_outcome *out, struct lr_err *e)
 {
 	static const enum renew_outcome outcomes[] = {
-		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER,
+		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER, RENEW_LATE,
 	};
+	long long code;
 
 	if (r->type == REDIS_REPLY_ERROR)
 		return refused(rc, "renew", r->str, e);
-	if (r->type != REDIS_REPLY_INTEGER || r->integer < 0 || r->integer > 3)
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER ||
+	    r->element[1]->type != REDIS_REPLY_INTEGER ||
+	    (code = r->element[0]->integer) < 0 || code > 4)
 		return lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->link.where);
-	*out = outcomes[r->integer];
+	lock_renew_note(l, r->element[1]->integer);
+	*out = outcomes[code];
 	return 1;
 }
 
@@ -325,7 +333,7 @@ lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 			l->renew_skip = l->wait_replicas > 0;
 			return renew_write(rc, l, 1, e);
 		}
-		rc_ = renew_outcome(rc, r, out, e);
+		rc_ = renew_outcome(rc, l, r, out, e);
 		freeReplyObject(r);
 		if (l->wait_replicas == 0)
 			return rc_;

@@ -3,8 +3,13 @@
 -- KEYS[1] stable key, KEYS[2] fencing counter, KEYS[3] history, KEYS[4]
 -- last run, KEYS[5] counters. ARGV[1] the value this run stored ("<owner id> <token> <host>
 -- <pid> <start>"); ARGV[2] "<ttl ms> <history cap> <history ttl ms>
--- <slot or ->".
--- Returns 1 renewed;
+-- <slot or -> <deadline ms>": past the deadline (the server's clock,
+-- TIME) the client has given up on this renewal (a paused server, a
+-- stalled network), so it changes nothing; 0: no deadline.
+-- Returns {code, now}, now the server's clock in ms (the client reads
+-- it again from each answer), code:
+--         4 past the deadline: nothing done, nothing recorded;
+--         1 renewed;
 --         2 the key was gone (Redis restarted without persistence, or it
 --           was deleted) and no token was drawn since ours: ours again;
 --         0 another run holds the key: the lock is lost;
@@ -15,10 +20,14 @@
 -- A lost lock is appended to the history and counted (0); for 3 the run's release,
 -- which follows once its tree is gone, records it, and deletes the
 -- tombstone.
-local ttl, cap, hist_ttl, slot = string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%S+)$')
+if redis.replicate_commands then redis.replicate_commands() end
+local ttl, cap, hist_ttl, slot, deadline = string.match(ARGV[2],
+  '^(%d+) (%d+) (%d+) (%S+) (%d+)$')
 if not ttl then return redis.error_reply('ERR renew: bad arguments') end
-cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
+cap, hist_ttl, deadline = tonumber(cap), tonumber(hist_ttl), tonumber(deadline)
 if slot == '-' then slot = '' end
+local now = server_ms()
+if deadline > 0 and now > deadline then return {4, now} end
 local token, me = holder_of(ARGV[1])
 local host, pid = string.match(me, '^(%S+) (%S+)$')
 
@@ -28,16 +37,16 @@ local function lost(code, value)
     'slot', slot, 'token', token, 'holder', by})
   count(KEYS[5], cap, hist_ttl, {'lost'})
   note_last(KEYS[4], cap, hist_ttl, token, {'event', 'lost',
-    'end_ms', string.format('%.0f', server_ms())})
-  return code
+    'end_ms', string.format('%.0f', now)})
+  return {code, now}
 end
 
 local value = redis.call('GET', KEYS[1])
 if value == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ttl)
-  return 1
+  return {1, now}
 end
-if value == 'unlocked:' .. ARGV[1] then return 3 end
+if value == 'unlocked:' .. ARGV[1] then return {3, now} end
 if value then return lost(0, value) end
 local mine = tonumber(token)
 local text = redis.call('GET', KEYS[2]) or '0'
@@ -45,9 +54,9 @@ local last = string.match(text, '^%d+$') and #text <= 16 and tonumber(text)
 if not last or last >= 9007199254740992 then
   return redis.error_reply('BADFENCE ' .. KEYS[2] .. ' does not hold a token')
 end
-if last > mine then return 3 end
+if last > mine then return {3, now} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
 -- the counter too, if it was lost with the key: a later token must be larger
 -- (it lives a day, as acquire.lua sets it)
 if last < mine then redis.call('SET', KEYS[2], token, 'PX', 86400000) end
-return 2
+return {2, now}

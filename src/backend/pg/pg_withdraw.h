@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pg_withdraw.h -- take back an acquire that went unanswered. */
+#ifndef LR_PG_WITHDRAW_H
+#define LR_PG_WITHDRAW_H
+
+#include "backend/ops.h"
+
+/* The acquire went unanswered and may have run in time (its answer lost):
+ * on the connection b has now (a new one: the old session, and its
+ * session lock, went when it was closed), delete the stable and slot
+ * rows that hold l's owner id, take the "ran" entry they wrote out of the
+ * history and its count, and record "withdrawn" with end->status.
+ * Returns 1 when the acquire had taken effect, 0 when nothing held the
+ * id (it never ran, or was refused as late; nothing recorded), -1 with e. */
+int	pg_withdraw(struct lr_backend *b, const struct lr_lock *l,
+	    const struct lr_ending *end, struct lr_err *e);
+
+#endif

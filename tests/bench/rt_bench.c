@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* rt_bench.c -- the bench's round trips: what Redis received for N
+ * uncontended runs and N skips with one-server and no-overlap on and the
+ * clock check on (its default), as MONITOR shows them: every command a
+ * client sent, not those the scripts ran. The window, the clock comparison and the renewal's
+ * deadline ride in the scripts: a run costs 2 (acquire, release), a skip
+ * 1 (acquire). */
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+#include "cron_bench.h"
+
+#define RT_N	50
+
+/* A connection that MONITORs the server, or NULL. */
+static redisContext *
+monitor(const struct redis_fixture *fx)
+{
+	redisContext *m = redis_client(fx);
+	redisReply *r = m ? redisCommand(m, "MONITOR") : NULL;
+
+	if (r == NULL) {
+		redisFree(m);
+		return NULL;
+	}
+	freeReplyObject(r);
+	return m;
+}
+
+/* The commands m saw from clients, not those scripts ran ("[db lua]"),
+ * up to the marker c sends now; frees m. */
+static long
+monitored(redisContext *m, redisContext *c)
+{
+	static const char marker[] = "\"ECHO\" \"rt-bench-end\"";
+	redisReply *r;
+	long n = 0;
+
+	freeReplyObject(redisCommand(c, "ECHO rt-bench-end"));
+	while (redisGetReply(m, (void **)&r) == REDIS_OK && r != NULL) {
+		int end = r->type == REDIS_REPLY_STATUS && strstr(r->str, marker) != NULL;
+		if (!end && r->type == REDIS_REPLY_STATUS && strstr(r->str, " lua]") == NULL)
+			n++;
+		freeReplyObject(r);
+		if (end)
+			break;
+	}
+	redisFree(m);
+	return n;
+}
+
+/* Run lockrun ... -k key -- true, quietly; its exit status. */
+static int
+run(const char *lockrun, const char *url, const char *key)
+{
+	char *argv[] = { (char *)lockrun, "--redis", (char *)url, "--one-server",
+	    "--every", "1h", "--no-overlap", "-E", "75", "-k", (char *)key, "--",
+	    "true", NULL };
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(126);
+		execv(lockrun, argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* RT_N runs of key fmt % i (uncontended when each is new), watched by
+ * MONITOR: the commands per run into *per; the runs whose status was not
+ * want are counted in the return. */
+static int
+measure(const char *lockrun, const struct redis_fixture *fx, redisContext *c,
+    const char *fmt, int want, double *per)
+{
+	redisContext *m = monitor(fx);
+	char key[64];
+	int bad = 0;
+
+	if (m == NULL)
+		return 1;
+	for (int i = 0; i < RT_N; i++) {
+		snprintf(key, sizeof(key), fmt, i);
+		bad += run(lockrun, fx->url, key) != want;
+	}
+	*per = (double)monitored(m, c) / RT_N;
+	return bad;
+}
+
+int
+round_trip_cost(const char *lockrun, const struct redis_fixture *fx)
+{
+	redisContext *c = redis_client(fx);
+	double ran, held, slot;
+	int bad = 0;
+
+	/* the scripts loaded (a first EVALSHA is a NOSCRIPT, then EVAL) */
+	bad += run(lockrun, fx->url, "rt-warm") != 0;
+	freeReplyObject(redisCommand(c, "SET lockrun:{rt-held} %s",
+	    "0123456789abcdef0123456789abcdef 1 elsewhere 1 2026-01-01T00:00:00.000Z"));
+	bad += measure(lockrun, fx, c, "rt-run-%d", 0, &ran);
+	bad += measure(lockrun, fx, c, "rt-held", 75, &held);
+	bad += measure(lockrun, fx, c, "rt-run-0", 75, &slot);	/* its slot ran */
+	printf("\nround trips (commands clients sent, as MONITOR shows them; %d of each, --one-server "
+	    "--no-overlap, clock check on): rt/run %.2f (expected 2), rt/skip %.2f "
+	    "held, %.2f slot taken (expected 1)\n", RT_N, ran, held, slot);
+	if (bad)
+		fprintf(stderr, "bench: round trips: %d runs exited otherwise\n", bad);
+	redisFree(c);
+	return bad;
+}

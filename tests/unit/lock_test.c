@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* lock_test.c -- a renewal's deadline (backend/lock.c): the server's clock
+ * as the last answer read it, moved on by our monotonic clock, plus the
+ * wait, that reading's error and LOCK_RENEW_SLACK_MS. */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "backend/lock.h"
+#include "core/duration.h"
+
+Test(lock, no_deadline_before_the_servers_clock_was_read)
+{
+	struct lr_lock l = { .renew_within_ms = 1000 };
+
+	lock_renew_window(&l);
+	cr_assert(eq(llong, l.renew_deadline_ms, 0));
+}
+
+Test(lock, no_deadline_with_the_clock_check_off)
+{
+	struct lr_lock l = { .no_window = 1, .renew_within_ms = 1000 };
+
+	lock_window(&l, 1000000, 2000);
+	lock_offset_note(&l, 5000000, 1000020);
+	lock_renew_window(&l);
+	cr_assert(eq(llong, l.renew_deadline_ms, 0));
+}
+
+/* The acquire's answer read the server's clock at 5000000 (round trip 20
+ * ms, so +/- 10), whatever our wall clock said: the deadline follows the
+ * server's clock, not ours. */
+Test(lock, deadline_follows_the_servers_clock)
+{
+	struct lr_lock l = { .renew_within_ms = 1000 };
+	long long t0 = mono_ms(), spent, low = 5000000 + 1000 + 10 + LOCK_RENEW_SLACK_MS;
+
+	lock_window(&l, 1000000, 2000);		/* our wall clock: far behind */
+	lock_offset_note(&l, 5000000, 1000020);
+	lock_renew_window(&l);
+	spent = mono_ms() - t0;
+	cr_assert(ge(llong, l.renew_deadline_ms, low + 10), "%lld", l.renew_deadline_ms);
+	cr_assert(le(llong, l.renew_deadline_ms, low + 10 + spent), "%lld",
+	    l.renew_deadline_ms);
+}
+
+/* A renewal's answer reads the server's clock again: a step of the
+ * server's clock (here 60 s ahead) moves the next deadline with it. */
+Test(lock, each_renewal_reads_the_servers_clock_again)
+{
+	struct lr_lock l = { .renew_within_ms = 1000 };
+	long long t0, spent, low = 5060000 + 1000 + LOCK_RENEW_SLACK_MS;
+
+	lock_window(&l, 1000000, 2000);
+	lock_offset_note(&l, 5000000, 1000020);
+	t0 = mono_ms();
+	lock_renew_window(&l);
+	lock_renew_note(&l, 5060000);
+	lock_renew_window(&l);
+	spent = mono_ms() - t0;	/* bounds the time since, and the error */
+	cr_assert(ge(llong, l.renew_deadline_ms, low), "%lld", l.renew_deadline_ms);
+	cr_assert(le(llong, l.renew_deadline_ms, low + 2 * spent + 1), "%lld",
+	    l.renew_deadline_ms);
+}
