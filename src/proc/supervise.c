@@ -4,6 +4,7 @@
  * backend that watches its session), with a timeout computed from the
  * next thing due (renewal, retry, stop, SIGKILL, --timeout). */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -330,15 +331,18 @@ due(struct loop *l, long long now)
 
 /* The command has ended with a renewal in flight: wait for its answer
  * (until reply_by) rather than drop it, so that it cannot reach Redis after
- * the release and put the key back. */
+ * the release and put the key back. A session backend's slow renewal is
+ * waited for while the lease lasts (renew_slow: reply_by NEVER), and no
+ * longer: past the lease's end the answer cannot matter. */
 static void
 finish_renewal(struct loop *l)
 {
 	while (l->in_flight >= 0) {
 		long long now = mono_ms();
+		long long until = min2(l->reply_by, lease_deadline(&l->lease));
 		struct pollfd pfd = { .fd = l->s->be->ops->fd(l->s->be), .events = POLLIN };
 
-		if (now >= l->reply_by || poll(&pfd, 1, (int)(l->reply_by - now)) <= 0) {
+		if (now >= until || poll(&pfd, 1, (int)min2(until - now, INT_MAX)) <= 0) {
 			l->s->be->ops->close(l->s->be);	/* no answer: a new connection */
 			return;
 		}

@@ -245,6 +245,42 @@ Test(ghost_sql, mysql_a_renewal_lockrun_gave_up_on_never_extends_the_lease)
 	renewal_paused(SQL_MYSQL, "mrn");
 }
 
+/*
+ * The command ends while its renewal waits on a paused MariaDB: lockrun
+ * waits for that answer while the lease lasts, and no longer. It ends
+ * with the server still paused: the lease's end, the release's connect
+ * timeout, out. (It waited for ever before: the wait's end was "never",
+ * cast to an int for poll(2).)
+ */
+Test(ghost_sql, mysql_a_renewal_in_flight_is_not_waited_for_past_the_lease)
+{
+	const char *mark = scratch("sqlend.mark");
+	char cmd[300], err[4096];
+	struct result r;
+	pid_t a;
+	int gone;
+
+	cr_assert(eq(int, sql_start(&srv, SQL_MYSQL), 0));
+	setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+	LR(&r, "--url", srv.url, "-k", "warm", "--", "true");	/* the tables */
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	snprintf(cmd, sizeof(cmd), "touch %s; exec sleep 60", mark);
+	a = LR_START("--url", srv.url, "--command-timeout", "1s", "--connect-timeout", "1s",
+	    "--no-overlap", "--ttl", "6s", "--kill-mode", "process", "-k", "mend", "--", "sh",
+	    "-c", cmd);
+	POLL_UNTIL(access(mark, F_OK) == 0);
+	cr_assert(eq(int, access(mark, F_OK), 0), "%s", lr_stderr_of(a, err, sizeof(err)));
+	cr_assert(eq(int, kill(srv.pid, SIGSTOP), 0));
+	POLL_UNTIL(!alive(a));
+	gone = !alive(a);
+	cr_assert(eq(int, kill(srv.pid, SIGCONT), 0));
+	cr_assert(gone, "lockrun still waits on the paused server past its lease: %s",
+	    lr_stderr_of(a, err, sizeof(err)));
+	lr_wait(a);
+	cr_assert(strstr(lr_stderr_of(a, err, sizeof(err)), "has not confirmed") != NULL,
+	    "%s", err);
+}
+
 static void
 clock_off(enum sql_kind kind)
 {
