@@ -202,6 +202,7 @@ verb_history(struct lr_ctx *x, struct lr_err *e)
 		lr_errf(e, EXIT_UNKNOWN, "history: %s: no such task, or it keeps no history "
 		    "(%s, and %s has none under %s)", name, x->cfg.path ? "not in the config" :
 		    "no config names it", x->be.where, k.hist);
+		hist_free(&hist);
 		return -1;
 	}
 	if (hist.n == 0)
