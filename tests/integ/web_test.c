@@ -181,9 +181,12 @@ Test(web, postgres_metrics_and_readyz)
 	/* the password in the environment: the runs forked later read it too */
 	pid = cron_listening(scratch("pg.yaml"), "LOCKRUN_REDIS_PASSWORD=" SQL_PASSWORD, &port);
 	POLL_UNTIL(http_get(port, "/readyz", body, BODY_MAX, NULL, 0) == 200);
+	/* runs_total counts at the acquire, the exit status comes with the
+	 * release: wait for both ends */
 	POLL_UNTIL(http_get(port, "/metrics", body, BODY_MAX, NULL, 0) == 200 &&
 	    prom_parse(body, &p) == 0 && prom_get(&p, "lockrun_failures_total", "bad") == 1 &&
-	    prom_get(&p, "lockrun_runs_total", "ok") == 1);
+	    prom_get(&p, "lockrun_runs_total", "ok") == 1 &&
+	    prom_get(&p, "lockrun_last_exit_status", "ok") == 0);
 	metrics(port, &p, body);
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_last_exit_status", "ok"), 0.0), "%s", body);
 	cr_assert(eq(int, http_get(port, "/", body, BODY_MAX, NULL, 0), 200));
