@@ -104,6 +104,14 @@ lock_renew_note(struct lr_lock *l, long long server_ms)
 	l->sync_err_ms = (rtt + 1) / 2;
 }
 
+long long
+lock_server_at(const struct lr_lock *l, long long mono)
+{
+	if (l->no_window || l->sync_server_ms <= 0)
+		return 0;
+	return l->sync_server_ms + (mono - l->sync_mono_ms) + l->sync_err_ms;
+}
+
 void
 lock_took(struct lr_lock *l, long long token)
 {

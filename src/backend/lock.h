@@ -138,9 +138,19 @@ void	lock_renew_window(struct lr_lock *l);
  * again (sync_*), against the renewal's round trip. */
 void	lock_renew_note(struct lr_lock *l, long long server_ms);
 
+/* The server's clock at our monotonic time mono, as last read (sync_*),
+ * erring late by that reading's error; 0 when not known (the server's
+ * clock never read, or not compared: no_window). */
+long long	lock_server_at(const struct lr_lock *l, long long mono);
+
 /* How a run ended, for the history. */
 struct lr_ending {
 	long long	keep_ms;	/* the key must live this long yet (--min-hold) */
+	long long	keep_until_ms;	/* and no longer than this by the server's
+					 * clock (lock_server_at()), so that a
+					 * release that arrives late never extends
+					 * the hold; 0: not known, keep_ms counts
+					 * from when the release runs */
 	int		status;		/* lockrun's exit status */
 	long long	duration_ms;	/* since the lock was taken */
 	const char	*event;		/* "released" or "stopped-timeout"; "withdrawn":

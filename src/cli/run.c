@@ -285,6 +285,7 @@ release(struct lr_ctx *x, int status, const char *event)
 	int rc = -1;
 
 	end.keep_ms = x->t.min_hold_ms - end.duration_ms;
+	end.keep_until_ms = lock_server_at(&x->lock, x->acquired_at + x->t.min_hold_ms);
 	for (int attempt = 0; attempt < 2 && rc < 0; attempt++) {
 		if (x->be.ops->fd(&x->be) < 0 &&
 		    x->be.ops->reopen(&x->be, x->server.connect_timeout_ms, &e) != 0)

@@ -316,3 +316,63 @@ Test(ghost_sql, mysql_a_clock_minutes_off_claims_no_slot)
 {
 	clock_off(SQL_MYSQL);
 }
+
+/*
+ * --min-hold keeps the row for the rest of the hold after the command
+ * ends, and no longer. The database is paused as the command ends
+ * (PostgreSQL: the run's session; MariaDB: the whole server, its sessions
+ * being threads): lockrun gives up on its release and exits, and the
+ * pause lasts past the hold's end (the fault). The release the server
+ * then runs, late, leaves no live row, and the run's ending is recorded
+ * once, though lockrun may have sent its release twice (PostgreSQL: again
+ * on a new session, which answered in time).
+ */
+static void
+late_release(enum sql_kind kind, const char *key)
+{
+	struct gate g;
+	struct result r;
+	char err[4096], sql[512];
+	pid_t a, paused;
+
+	cr_assert(eq(int, sql_start(&srv, kind), 0));
+	setenv("LOCKRUN_REDIS_PASSWORD", SQL_PASSWORD, 1);
+	LR(&r, "--url", srv.url, "-k", "warm", "--", "true");	/* the tables */
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	gate_open(&g, key);
+	a = LR_START("--url", srv.url, "--command-timeout", "1s", "--connect-timeout", "1s",
+	    "--no-overlap", "--ttl", "20s", "--min-hold", "5s", "-k", key, "--", "sh", "-c",
+	    gate_sh(&g));
+	gate_wait(&g);
+	paused = kind == SQL_PG ? (pid_t)count("SELECT pid FROM pg_stat_activity WHERE "
+	    "backend_type = 'client backend' AND pid <> pg_backend_pid()") : srv.pid;
+	cr_assert(gt(int, paused, 0));
+	cr_assert(eq(int, kill(paused, SIGSTOP), 0));
+	POLL_UNTIL(proc_state(paused) == 'T');
+	gate_release(&g);
+	cr_assert(eq(int, lr_wait(a), 0), "%s", lr_stderr_of(a, err, sizeof(err)));
+	fixture_tick(5000);
+	cr_assert(eq(int, kill(paused, SIGCONT), 0));
+	/* the run's sessions end once the server has run what it had queued */
+	POLL_UNTIL(sessions() == 0);
+	cr_assert(eq(long, sessions(), 0));
+	snprintf(sql, sizeof(sql), kind == SQL_PG ? "SELECT count(*) FROM lockrun_keys WHERE "
+	    "k = 'lockrun:{%s}' AND expires_ms > floor(extract(epoch FROM clock_timestamp()) "
+	    "* 1000)::bigint" : "SELECT COUNT(*) FROM lockrun_keys WHERE k = 'lockrun:{%s}' "
+	    "AND expires_ms > CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED)", key);
+	cr_assert(eq(long, count(sql), 0), "a release that ran after the hold's end kept "
+	    "the row");
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM lockrun_history WHERE "
+	    "k = 'lockrun:{%s}:history' AND event = 'released'", key);
+	cr_assert(eq(long, count(sql), 1), "the run's ending is not recorded once");
+}
+
+Test(ghost_sql, pg_a_late_release_never_extends_the_min_hold)
+{
+	late_release(SQL_PG, "pmh");
+}
+
+Test(ghost_sql, mysql_a_late_release_never_extends_the_min_hold)
+{
+	late_release(SQL_MYSQL, "mmh");
+}

@@ -319,3 +319,60 @@ Test(ghost, a_run_still_costs_two_round_trips_and_a_skip_one)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1), "%s", seen);
 }
+
+/* How many entries of event ev the history of task key holds. */
+static long
+history_events(const char *key, const char *ev)
+{
+	redisReply *r = rcmd("XRANGE lockrun:{%s}:history - +", key);
+	long n = 0;
+
+	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+		const redisReply *f = r->element[i]->element[1];
+		for (size_t j = 0; j + 1 < f->elements; j += 2)
+			n += strcmp(f->element[j]->str, "event") == 0 &&
+			    strcmp(f->element[j + 1]->str, ev) == 0;
+	}
+	freeReplyObject(r);
+	return n;
+}
+
+/*
+ * --min-hold keeps the key for the rest of the hold after the command
+ * ends, and no longer. Redis is paused as the command ends: lockrun gives
+ * up on its release and exits, and Redis stays paused past the hold's end
+ * (the fault). When it goes on, it runs the release it had queued, late:
+ * the key must go, not be kept for what was left of the hold from then,
+ * and the run's ending is recorded once, though lockrun sent its release
+ * twice (again on a new connection after the first went unanswered).
+ */
+Test(ghost, a_late_release_never_extends_the_min_hold)
+{
+	struct gate g;
+	struct result r;
+	char err[4096];
+	pid_t a;
+
+	/* Redis knows the release script: a queued EVALSHA would otherwise be
+	 * a NOSCRIPT, not a release */
+	LR(&r, "--redis", fx.url, "--no-overlap", "--min-hold", "1ms", "-k", "warm-mh", "--",
+	    "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	gate_open(&g, "mh");
+	a = LR_START("--redis", fx.url, "--command-timeout", "1s", "--no-overlap",
+	    "--min-hold", "5s", "-k", "mh", "--", "sh", "-c", gate_sh(&g));
+	gate_wait(&g);
+	redis_pause();
+	gate_release(&g);
+	cr_assert(eq(int, lr_wait(a), 0), "%s", lr_stderr_of(a, err, sizeof(err)));
+	cr_assert(strstr(lr_stderr_of(a, err, sizeof(err)), "release") != NULL,
+	    "lockrun did not say its release failed: %s", err);
+	fixture_tick(5000);
+	cr_assert(eq(int, kill(fx.pid, SIGCONT), 0));
+	POLL_UNTIL(history_events("mh", "released") > 0);
+	cr_assert(gt(long, history_events("mh", "released"), 0), "the release never ran");
+	cr_assert(eq(long, history_events("mh", "released"), 1), "the run's ending was "
+	    "recorded %ld times (its release was sent twice)", history_events("mh", "released"));
+	cr_assert(eq(llong, key_pttl("lockrun:{mh}"), -2), "a release that ran after the "
+	    "hold's end kept the key %lld ms more", key_pttl("lockrun:{mh}"));
+}

@@ -284,6 +284,7 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	myq_str(&q, db, "val", l->value);
 	myq_str(&q, db, "token", l->token_s);
 	myq_ll(&q, "keep", end->keep_ms > 0 ? end->keep_ms : 0);
+	myq_ll(&q, "until", end->keep_until_ms > 0 ? end->keep_until_ms : 0);
 	myq_str(&q, db, "status", status);
 	myq_str(&q, db, "dur", dur);
 	myq_str(&q, db, "event", end->event);

@@ -300,13 +300,18 @@ COUNT
 CAP;
 
 /* release.lua. Inputs: @stable @hist @last @ckey @name @val @token @host @pid
- * @slot_iso @ttl (0: no stable row, no session lock) @keep @status @dur
- * @event (NULL: record nothing, after a lost lock) @cap @hist_ttl @now.
- * The row is kept for @keep ms as a lease ('released': newcomers respect
- * it) or deleted, if it is still ours; our tombstone ('unlocked:' and our
+ * @slot_iso @ttl (0: no stable row, no session lock) @keep @until @status
+ * @dur @event (NULL: record nothing, after a lost lock) @cap @hist_ttl
+ * @now. The row is kept for @keep ms as a lease ('released': newcomers
+ * respect it), but not past @until by the server's clock when @until is
+ * not 0 (a release that ran late never extends the hold), or deleted, if
+ * it is still ours; our tombstone ('unlocked:' and our
  * value) is deleted; the session lock is let go either way. Answer: 1
- * released, 0 not ours. */
+ * released, 0 not ours. A release sent again, after its first went
+ * unanswered and ran after all, records nothing twice (@rec): the
+ * last-run row already says this run ended so. */
 const char MY_SQL_RELEASE[] =
+"SET @keep := IF(@keep > 0 AND @until > 0, GREATEST(@until - @now, 0), @keep);\n"
 "SELECT " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable INTO @touch;\n"
 "UPDATE lockrun_keys SET boot = 'released', expires_ms = @now + @keep\n"
 "  WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep > 0;\n"
@@ -317,7 +322,9 @@ const char MY_SQL_RELEASE[] =
 "SELECT @kept OR @deleted;\n"
 BOOKKEEPING
 "START TRANSACTION;\n"
-"SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL;\n"
+"SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL AND\n"
+"    NOT EXISTS (SELECT 1 FROM lockrun_last WHERE k = @last AND token = @token AND\n"
+"        event = @event);\n"
 RECORD
 COUNT
 "UPDATE lockrun_last SET event = @event, status = @status, duration_ms = @dur,\n"

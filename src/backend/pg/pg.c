@@ -207,10 +207,10 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 {
 	struct pg_lockid id;
 	char keep[NUM_MAX], status[NUM_MAX], took[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX],
-	    host[256], pid[32];
+	    host[256], pid[32], until[NUM_MAX];
 	const char *params[] = { l->keys.stable, l->keys.hist, l->keys.last, id.id, id.hi,
 	    id.lo, l->value, keep, status, took, end->event, cap, hist_ttl, host, pid,
-	    slot_iso(l), l->token_s, l->keys.counts };
+	    slot_iso(l), l->token_s, l->keys.counts, until };
 	PGresult *res;
 	int released;
 
@@ -224,8 +224,9 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	num_s(took, end->duration_ms > 0 ? end->duration_ms : 0);
 	num_s(cap, l->hist_cap);
 	num_s(hist_ttl, l->hist_ttl_ms);
+	num_s(until, end->keep_until_ms > 0 ? end->keep_until_ms : 0);
 	host_pid(l->owner, host, pid);
-	if ((res = pg_conn_write(b, "release", pg_sql_release, 18, params, e)) == NULL)
+	if ((res = pg_conn_write(b, "release", pg_sql_release, 19, params, e)) == NULL)
 		return -1;
 	if (pq.ntuples(res) != 1)
 		return unexpected(b, "release", res, e);

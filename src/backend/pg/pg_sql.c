@@ -337,10 +337,14 @@ const char pg_sql_renew[] =
 /* release.lua. $1 stable key, $2 history, $3 last run, $4 session lock
  * id, $5 its high and $6 low half, $7 our value, $8 keep ms (-1: no
  * stable key, 0: delete the row, more: keep it that long, boot
- * 'released', which newcomers respect as a lease), $9 exit status, $10
- * duration ms, $11 event, $12 history cap, $13 history ttl, $14 host,
- * $15 pid, $16 slot ISO, $17 our token, $18 counters. $11 NULL: free only, record
- * nothing (after a lost lock, whose loss the keep-alive recorded).
+ * 'released', which newcomers respect as a lease, but not past $19 by the
+ * server's clock when $19 is not 0: a release that ran late never
+ * extends the hold), $9 exit status, $10 duration ms, $11 event, $12
+ * history cap, $13 history ttl, $14 host, $15 pid, $16 slot ISO, $17 our
+ * token, $18 counters. $11 NULL: free only, record
+ * nothing (after a lost lock, whose loss the keep-alive recorded); nor
+ * when the last-run row already says this run ended so (told): a release
+ * sent again after its first went unanswered and ran after all.
  * Returns one row: 1 when the row was ours (kept or deleted), else 0; and
  * whether the session lock was let go. Our tombstone ('unlocked:' || our
  * value, lockrun unlock's) is deleted, never kept. The row is written
@@ -350,11 +354,13 @@ const char pg_sql_renew[] =
  * rows are still written. */
 const char pg_sql_release[] =
 	"WITH a AS (SELECT $1::text AS stable, $2::text AS hist, $3::text AS last, "
-	"$4::bigint AS lockid, $5::oid AS hi, $6::oid AS lo, $7::text AS value, $8::bigint AS keep, "
-	"$9::text AS status, $10::text AS duration, $11::text AS event, $12::bigint AS cap, "
+	"$4::bigint AS lockid, $5::oid AS hi, $6::oid AS lo, $7::text AS value, "
+	"CASE WHEN $8::bigint > 0 AND $19::bigint > 0 THEN greatest($19::bigint - " NOW_MS ", 0) "
+	"ELSE $8::bigint END AS keep, $9::text AS status, $10::text AS duration, $11::text AS event, $12::bigint AS cap, "
 	"$13::bigint AS hist_ttl, $14::text AS host, $15::text AS pid, "
 	"nullif($16::text, '') AS slot_iso, $17::text AS token, $18::text AS counts, "
-	NOW_MS " AS now_ms), "
+	NOW_MS " AS now_ms, EXISTS (SELECT 1 FROM lockrun_last l WHERE l.k = $3 "
+	"AND l.token = $17 AND l.event = $11) AS told), "
 	"kept AS (UPDATE lockrun_keys t SET expires_ms = a.now_ms + a.keep, boot = 'released' "
 	"FROM a WHERE a.keep > 0 AND t.k = a.stable AND t.v = a.value RETURNING 1), "
 	"gone AS (DELETE FROM lockrun_keys t USING a WHERE a.keep >= 0 AND t.k = a.stable "
@@ -362,9 +368,9 @@ const char pg_sql_release[] =
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, token, "
 	"status, duration_ms) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, a.event, a.host, "
 	"a.pid, a.slot_iso, a.token, a.status, a.duration FROM a WHERE a.cap > 0 "
-	"AND a.event IS NOT NULL RETURNING 1), "
+	"AND a.event IS NOT NULL AND NOT a.told RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
-	COUNT("a.event", "a.status", "a WHERE a.cap > 0 AND a.event IS NOT NULL")
+	COUNT("a.event", "a.status", "a WHERE a.cap > 0 AND a.event IS NOT NULL AND NOT a.told")
 	"lw AS (UPDATE lockrun_last t SET event = a.event, status = a.status, "
 	"duration_ms = a.duration, end_ms = a.now_ms::text, success_ms = CASE WHEN "
 	"a.event = 'released' AND a.status = '0' THEN a.now_ms::text ELSE t.success_ms END, "

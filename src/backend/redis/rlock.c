@@ -362,10 +362,10 @@ lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending
 		args[5] = unknown;
 	} else if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
-	snprintf(how, sizeof(how), "%lld %d %lld %s %lld %lld %s",
+	snprintf(how, sizeof(how), "%lld %d %lld %s %lld %lld %s %lld",
 	    l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0, end->status,
 	    end->duration_ms > 0 ? end->duration_ms : 0, end->event, l->hist_cap,
-	    l->hist_ttl_ms, slot_word(l));
+	    l->hist_ttl_ms, slot_word(l), end->keep_until_ms > 0 ? end->keep_until_ms : 0);
 	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "5",
 	    args, 7, e);
 	if (r == NULL)
