@@ -39,6 +39,7 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		st->deadline_ms = t.starting_deadline_ms;
 		st->conflict_exit = t.conflict_exit;
 		st->output_inherit = t.output && strcmp(t.output, "inherit") == 0;
+		st->one_server = t.one_server;
 		rc = 1;
 	}
 	task_free(&t);

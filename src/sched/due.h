@@ -19,6 +19,8 @@ struct sched_task {
 	int			 conflict_exit;	/* a skip's status */
 	int			 output_inherit;	/* output: inherit: cron does not
 						 * relay its lines */
+	int			 one_server;	/* a slot record says whether a fire
+						 * time ran anywhere */
 };
 
 /* The tasks of cfg that have a schedule: (a task's own or the

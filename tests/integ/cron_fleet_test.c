@@ -78,7 +78,10 @@ wait_line(const struct fleet *f, const char *path, const char *re)
 /* Three servers, four minutes at ten times the speed: every minute, every
  * other minute, and a task that runs 90s each minute. Each slot ran once
  * across the fleet; the long one never twice at a time (it skips the
- * minutes it still runs in). */
+ * minutes it still runs in). The servers start at 11:59:30, when the
+ * latest fire times (11:59, and 11:58 for every other minute) ran nowhere
+ * and are within the default starting_deadline: they are caught up, once
+ * across the three, so the long task still runs at 12:00 and skips. */
 Test(cron_fleet, three_servers_run_each_slot_once_and_a_long_task_never_twice,
     .fini = fleet_cleanup)
 {
@@ -105,9 +108,15 @@ Test(cron_fleet, three_servers_run_each_slot_once_and_a_long_task_never_twice,
 		snprintf(re, sizeof(re), "^minutely 2026-06-15T12:0%d:00Z$", m);
 		cr_assert(eq(int, lines_matching(log, re), 1), "%s:\n%s", re, file_peek(log));
 	}
+	cr_assert(eq(int, lines_matching(log, "^minutely 2026-06-15T11:59:00Z$"), 1), "%s",
+	    file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "^even 2026-06-15T11:58:00Z$"), 1), "%s",
+	    file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^even 2026-06-15T12:00:00Z$"), 1));
 	cr_assert(eq(int, lines_matching(log, "^even 2026-06-15T12:01:00Z$"), 0));
-	cr_assert(eq(int, lines_matching(log, "^long 2026-06-15T12:00:00Z$"), 1), "%s",
+	cr_assert(eq(int, lines_matching(log, "^long 2026-06-15T11:59:00Z$"), 1), "%s",
+	    file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "^long 2026-06-15T12:00:00Z$"), 0), "%s",
 	    file_peek(log));
 	/* every server took part: it ran or skipped each minute's slot */
 	for (int i = 0; i < 3; i++)
