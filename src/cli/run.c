@@ -12,6 +12,7 @@
 
 #include "cli/ctx.h"
 #include "cli/doubt.h"
+#include "cli/retry.h"
 #include "core/duration.h"
 #include "core/file.h"
 #include "core/lease.h"
@@ -343,8 +344,13 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 	};
 	int status;
 
-	command_spec(x, be != NULL);
-	status = supervise(&s, e);
+	for (int attempt = 1; ; attempt++) {
+		command_spec(x, be != NULL);
+		hf->attempt = retry_attempt(x, attempt);
+		status = supervise(&s, e);
+		if (!retry_next(x, &s, attempt, status))
+			break;
+	}
 	hf->lost = s.lost != 0;
 	hf->timed_out = s.timed_out;
 	/* also when it could not start: no lock is left. Not after another
@@ -365,56 +371,6 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 		release(x, status >= 0 ? status : e->status, s.lost ? "lost" :
 		    s.timed_out ? "stopped-timeout" : "released");
 	return status;
-}
-
-/* Why a held key is still held when no holder is running in full: its
- * holder was unlocked and is stopping, or its run ended and --min-hold
- * keeps it (keys_value_phase()). */
-static const char *
-skip_phase(const char *value)
-{
-	switch (keys_value_phase(value)) {
-	case KEY_UNLOCKED:
-		return " (unlocked, stopping)";
-	case KEY_RELEASED:
-		return " (ended, kept for --min-hold)";
-	default:
-		return "";
-	}
-}
-
-/* Say who holds what (on stderr with -v): the value is "id token host pid
- * start". The line carries the holder's token, as the history does, and
- * status, lockrun's exit status. */
-static void
-report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
-{
-	const struct lr_lock *l = &x->lock;
-	char host[256] = "?", start[64] = "?", holder[300];
-	long long token = 0, pid = 0;
-	struct log_fields f;
-
-	log_fields_init(&f);
-	f.status = status;
-	if (sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start) < 3 &&
-	    x->be.ops->session) {
-		/* a session lock with no row behind it: its holder was unlocked
-		 * (or its row pruned) and lets go at its next keep-alive */
-		lr_event(LOG_INFO, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f,
-		    "skipped: %s is held by a session that left no record of itself",
-		    out == LOCK_HELD ? l->keys.stable : l->keys.slot);
-		return;
-	}
-	snprintf(holder, sizeof(holder), "%s %lld", host, pid);
-	f.token = token;
-	f.holder = holder;
-	if (out == LOCK_HELD)
-		lr_event(LOG_INFO, "skipped-held", &f, "skipped: %s is held by %s pid %lld "
-		    "since %s (token %lld)%s", l->keys.stable, host, pid, start, token,
-		    skip_phase(l->holder));
-	else
-		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
-		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
 }
 
 /* Say how the command ended (on stderr with -v); started is when it was
@@ -455,7 +411,7 @@ hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
 	*hf = (struct lr_hook_facts){ .task = x->cli.task ? x->cli.task : x->name,
 	    .key = t->no_overlap ? l->keys.stable : l->keys.slot,
 	    .slot = t->one_server ? l->keys.slot_iso : NULL,
-	    .token = locked ? l->token : 0 };
+	    .token = locked ? l->token : 0, .attempt = 1 };
 }
 
 /* After the release: on_success or on_failure, told how the run ended.
@@ -574,7 +530,7 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 		return unconfirmed(x, e);
 	if (out != LOCK_ACQUIRED) {
 		status = sig ? 128 + sig : x->t.conflict_exit;
-		report_skip(x, out, status);
+		run_report_skip(x, out, status);
 		return status;
 	}
 	run_log_context(x, x->lock.token);

@@ -57,6 +57,9 @@ static const struct option_def {
 	{ "hook_timeout",	K_DURATION,	offsetof(struct lr_task, hook_timeout_ms), 1, 0, NULL },
 	{ "starting_deadline",	K_DURATION,	offsetof(struct lr_task, starting_deadline_ms), 0, 0,
 	    NULL },
+	{ "retries",		K_COUNT,	offsetof(struct lr_task, retries), 0, 0, NULL },
+	{ "retry_delay",	K_DURATION,	offsetof(struct lr_task, retry_delay_ms), 0, 0, NULL },
+	{ "random_delay",	K_DURATION,	offsetof(struct lr_task, random_delay_ms), 0, 0, NULL },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -76,6 +79,8 @@ static const struct lr_task task_builtin = {
 	.history = 100, .history_ttl_ms = 35LL * 24 * 3600 * 1000,
 	.hook_timeout_ms = 30000,	/* a ping that has not answered by then won't */
 	.starting_deadline_ms = 300000,	/* cron: a 5-minute-late start still runs */
+	.retries = 0, .retry_delay_ms = 10000,	/* as a Kubernetes Job's first back-off */
+	.random_delay_ms = 0,
 };
 
 void
@@ -91,6 +96,19 @@ task_init(struct lr_task *t)
 	t->history = LR_UNSET;
 	t->history_ttl_ms = LR_UNSET;
 	t->hook_timeout_ms = t->starting_deadline_ms = LR_UNSET;
+	t->retries = LR_UNSET;
+	t->retry_delay_ms = t->random_delay_ms = LR_UNSET;
+}
+
+long long
+task_retry_delay(const struct lr_task *t, int n)
+{
+	long long d = t->retry_delay_ms > 0 ? t->retry_delay_ms : 0;
+	long long cap = d > LR_RETRY_DELAY_CAP_MS ? d : LR_RETRY_DELAY_CAP_MS;
+
+	for (int i = 1; i < n && d < cap; i++)
+		d *= 2;
+	return d < cap ? d : cap;
 }
 
 void
@@ -425,7 +443,7 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 /* What lockrun itself gives the command (cli/run.c, export_env()): a task's
  * env applies after it, so it could forge the token or the key. */
 static const char *const own_env[] = {
-	"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT",
+	"LOCKRUN_KEY", "LOCKRUN_TOKEN", "LOCKRUN_TASK", "LOCKRUN_SLOT", "LOCKRUN_ATTEMPT",
 };
 
 /* Is name one a task may set? Returns 0, or -1 with e. */

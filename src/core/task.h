@@ -58,7 +58,18 @@ struct lr_task {
 	long long	  hook_timeout_ms;	/* a hook is stopped after this long */
 	long long	  starting_deadline_ms;	/* cron: a fire time missed by up to
 					 * this long still runs, once, late */
+	int		  retries;	/* a failed run is run again this many
+					 * times, holding its lock and slot */
+	long long	  retry_delay_ms;	/* before the first retry; doubled
+					 * for each next, up to LR_RETRY_DELAY_CAP_MS */
+	long long	  random_delay_ms;	/* tick/cron: a slot's run starts up
+					 * to this long after its fire time
+					 * (random, the same on every server) */
 };
+
+/* A retry's delay doubles from retry_delay up to an hour (or retry_delay
+ * itself, if longer). */
+#define LR_RETRY_DELAY_CAP_MS	3600000LL
 
 /* The clock tolerance is this many slot tolerances (15s by default): more
  * than a host's usual clock error plus a request's one-way delay, less
@@ -80,6 +91,10 @@ struct lr_server_opts {
 };
 
 void	task_init(struct lr_task *t);
+
+/* The pause before retry number n (1, 2, ...) of t: retry_delay doubled
+ * n - 1 times, capped (LR_RETRY_DELAY_CAP_MS). */
+long long task_retry_delay(const struct lr_task *t, int n);
 void	task_free(struct lr_task *t);
 
 
@@ -124,7 +139,8 @@ int	task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e);
 
 /* Append "NAME=value" to t->env. Returns 0, or -1 with e when NAME is
  * not a valid environment variable name or is one lockrun sets for the
- * command itself (LOCKRUN_KEY, LOCKRUN_TOKEN, LOCKRUN_TASK, LOCKRUN_SLOT). */
+ * command itself (LOCKRUN_KEY, LOCKRUN_TOKEN, LOCKRUN_TASK, LOCKRUN_SLOT,
+ * LOCKRUN_ATTEMPT). */
 int	task_add_env(struct lr_task *t, const char *name, const char *value,
 	    struct lr_err *e);
 

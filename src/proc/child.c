@@ -143,6 +143,7 @@ child_event(struct lr_child *ch)
 		 * to the whole foreground group, command included */
 		if (!ch->spec->foreground || si.ssi_code != SI_KERNEL)
 			forward(ch, (int)si.ssi_signo);
+		ch->forwarded = (int)si.ssi_signo;
 		return 0;
 	}
 	if (ch->ctl >= 0)

@@ -16,6 +16,8 @@ struct lr_child {
 	int	ctl;		/* the guard's control socket, or -1 */
 	int	status;		/* once ended: exit status, or 128+N */
 	int	guard_died;	/* the guard was killed by this signal */
+	int	forwarded;	/* the last signal lockrun was sent and passed
+				 * on to the command, or 0 */
 };
 
 /* Make ch safe to pass to child_close(). */

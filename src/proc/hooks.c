@@ -49,7 +49,9 @@ facts_format(struct hook_env *he, const char *which, const struct lr_hook_facts 
 
 	snprintf(v->task, sizeof(v->task), "LOCKRUN_TASK=%s", f->task);
 	snprintf(v->key, sizeof(v->key), "LOCKRUN_KEY=%s", f->key ? f->key : "");
-	v->slot[0] = v->token[0] = '\0';
+	v->slot[0] = v->token[0] = v->attempt[0] = '\0';
+	if (f->attempt > 0)
+		snprintf(v->attempt, sizeof(v->attempt), "LOCKRUN_ATTEMPT=%d", f->attempt);
 	if (f->slot)
 		snprintf(v->slot, sizeof(v->slot), "LOCKRUN_SLOT=%s", f->slot);
 	if (f->token > 0)

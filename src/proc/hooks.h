@@ -17,6 +17,8 @@ struct lr_hook_facts {
 	long long	 duration_ms;	/* LOCKRUN_DURATION_MS */
 	int		 lost;		/* LOCKRUN_LOST=1: the lock was lost */
 	int		 timed_out;	/* LOCKRUN_TIMED_OUT=1: timeout stopped it */
+	int		 attempt;	/* LOCKRUN_ATTEMPT: the command's last
+					 * start, from 1 (retries); 0: none */
 };
 
 /* How hooks run: the task's own environment, their timeout, the grace

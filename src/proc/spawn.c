@@ -131,6 +131,7 @@ reserved(const char *var)
 {
 	static const char *const names[] = {
 		"LOCKRUN_KEY=", "LOCKRUN_TOKEN=", "LOCKRUN_TASK=", "LOCKRUN_SLOT=",
+		"LOCKRUN_ATTEMPT=",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -163,7 +164,8 @@ char **
 child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 {
 	extern char **environ;
-	const char *mine[] = { vars->key, vars->token, vars->task, vars->slot };
+	const char *mine[] = { vars->key, vars->token, vars->task, vars->slot,
+	    vars->attempt };
 	char *const *add = spec->env;
 	size_t n = 0, m = 0, k = 0;
 	char **envp;
@@ -172,7 +174,7 @@ child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 		n++;
 	while (add && add[m])
 		m++;
-	if ((envp = calloc(n + m + 5, sizeof(*envp))) == NULL)
+	if ((envp = calloc(n + m + 6, sizeof(*envp))) == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strcspn(environ[i], "=");
@@ -185,7 +187,7 @@ child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 	}
 	for (size_t j = 0; j < m; j++)
 		envp[k++] = add[j];
-	for (size_t j = 0; j < 4; j++)
+	for (size_t j = 0; j < sizeof(mine) / sizeof(mine[0]); j++)
 		if (mine[j][0] != '\0')
 			envp[k++] = (char *)mine[j];
 	return envp;

@@ -54,6 +54,7 @@ struct lr_vars {
 	char	token[40];	/* LOCKRUN_TOKEN= */
 	char	task[300];	/* LOCKRUN_TASK= */
 	char	slot[80];	/* LOCKRUN_SLOT= */
+	char	attempt[40];	/* LOCKRUN_ATTEMPT=, or "" */
 };
 
 /* Reset the forwarded signals and SIGCHLD to their default action (a job

@@ -397,6 +397,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 	if (ended)
 		lease_overrun(&l, mono_ms());
 	finish_renewal(&l);
+	s->confirmed = l.lease.confirmed;
 	if (!ended)
 		return lr_errf(e, EX_OSERR, "poll: %s", "failed");
 	return s->timed_out ? LR_EXIT_TIMEOUT : l.ch->status;

@@ -21,6 +21,10 @@ struct lr_supervise {
 	long long		  timeout_ms;	/* 0: none */
 	int			  on_lost;	/* enum lr_on_lost */
 	/* out */
+	long long		  confirmed;	/* when the last request the server
+						 * confirmed was sent (the acquire, or a
+						 * renewal): for a next attempt's
+						 * acquired_at */
 	int			  timed_out;	/* --timeout stopped the command */
 	int			  lost;		/* LOST_TAKEN: another run holds the
 						 * key; LOST_SESSION: a session lock

@@ -50,9 +50,9 @@ Test(hooks, success_fires_on_start_then_on_success_with_the_runs_facts)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	got = file_peek(log);
 	cr_assert(eq(int, file_lines(log), 2), "%s", got);
-	cr_assert(matches(got, "^LOCKRUN_HOOK=on_start LOCKRUN_KEY=lockrun:\\{t\\} "
+	cr_assert(matches(got, "^LOCKRUN_ATTEMPT=1 LOCKRUN_HOOK=on_start LOCKRUN_KEY=lockrun:\\{t\\} "
 	    "LOCKRUN_TASK=t LOCKRUN_TOKEN=[0-9]+ \n"), "%s", got);
-	cr_assert(matches(got, "\nLOCKRUN_DURATION_MS=[0-9]+ LOCKRUN_HOOK=on_success "
+	cr_assert(matches(got, "\nLOCKRUN_ATTEMPT=1 LOCKRUN_DURATION_MS=[0-9]+ LOCKRUN_HOOK=on_success "
 	    "LOCKRUN_KEY=lockrun:\\{t\\} LOCKRUN_LOST=0 LOCKRUN_STATUS=0 LOCKRUN_TASK=t "
 	    "LOCKRUN_TIMED_OUT=0 LOCKRUN_TOKEN=[0-9]+ \n$"), "%s", got);
 }
