@@ -59,7 +59,7 @@ static const struct option_def {
 	    NULL },
 	{ "retries",		K_COUNT,	offsetof(struct lr_task, retries), 0, 0, NULL },
 	{ "retry_delay",	K_DURATION,	offsetof(struct lr_task, retry_delay_ms), 0, 0, NULL },
-	{ "random_delay",	K_DURATION,	offsetof(struct lr_task, random_delay_ms), 0, 0, NULL },
+	{ "random_delay",	K_DURATION,	offsetof(struct lr_task, random_delay_ms), 0, 1, NULL },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -98,6 +98,23 @@ task_init(struct lr_task *t)
 	t->hook_timeout_ms = t->starting_deadline_ms = LR_UNSET;
 	t->retries = LR_UNSET;
 	t->retry_delay_ms = t->random_delay_ms = LR_UNSET;
+}
+
+long long
+task_random_delay(const char *name, long long slot, long long max_ms)
+{
+	unsigned long long h = 14695981039346656037ULL;	/* FNV-1a, 64 bits */
+	unsigned long long s = (unsigned long long)slot;
+
+	if (max_ms < 1000)
+		return 0;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h *= 1099511628211ULL;		/* a 0 byte between name and slot */
+	for (int i = 0; i < 8; i++, s >>= 8)
+		h = (h ^ (s & 0xff)) * 1099511628211ULL;
+	h ^= h >> 33;	/* FNV's low bits mix poorly: fold the high ones in */
+	return (long long)(h % (unsigned long long)(max_ms / 1000 + 1)) * 1000;
 }
 
 long long

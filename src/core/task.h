@@ -95,6 +95,11 @@ void	task_init(struct lr_task *t);
 /* The pause before retry number n (1, 2, ...) of t: retry_delay doubled
  * n - 1 times, capped (LR_RETRY_DELAY_CAP_MS). */
 long long task_retry_delay(const struct lr_task *t, int n);
+
+/* random_delay: how long after fire time slot (Unix seconds) task name
+ * starts, from 0 to max_ms in whole seconds: drawn from a hash of the name
+ * and the slot, so that every server of the fleet draws the same. */
+long long task_random_delay(const char *name, long long slot, long long max_ms);
 void	task_free(struct lr_task *t);
 
 

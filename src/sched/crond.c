@@ -296,6 +296,25 @@ tell(struct crond *d)
 	free(tv);
 }
 
+/* random_delay: put slot of task i off to its delay (task_random_delay(),
+ * the same on every server), as a retry is (again()). Returns 1 if so. */
+static int
+delay_start(struct crond *d, size_t i, time_t slot, long long now_ms)
+{
+	long long delay = task_random_delay(d->tasks[i].name, (long long)slot,
+	    d->tasks[i].random_delay_ms);
+	char at[TEXT_ISO_MAX], by[32];
+
+	if (delay == 0 || now_ms >= (long long)slot * 1000 + delay ||
+	    heap_push(&d->heap, slot + (time_t)(delay / 1000), i, slot) != 0)
+		return 0;
+	d->last[i] = slot;
+	lr_event(LOG_INFO, "delayed", NULL, "%s: fire time %s starts %s after it "
+	    "(random_delay)", d->tasks[i].name, iso(slot, at, sizeof(at)),
+	    duration_human(delay, by, sizeof(by)));
+	return 1;
+}
+
 /* The fire time at the top came (or the clock moved past it): start its
  * latest fire time at or before now, once, if it is late by no more than
  * the task's starting_deadline; say what was missed. */
@@ -326,6 +345,8 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		d->last[h->task] = latest;
 		return;
 	}
+	if (delay_start(d, h->task, latest, now_ms))
+		return;
 	if (now_ms - (long long)latest * 1000 >= 1000)
 		lr_event(LOG_INFO, "late", NULL, "%s: starting fire time %s %s late",
 		    t->name, b, late);

@@ -37,6 +37,7 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 	}
 	else {
 		st->deadline_ms = t.starting_deadline_ms;
+		st->random_delay_ms = t.random_delay_ms;
 		st->conflict_exit = t.conflict_exit;
 		st->output_inherit = t.output && strcmp(t.output, "inherit") == 0;
 		st->one_server = t.one_server;

@@ -16,6 +16,7 @@ struct sched_task {
 	const char		*name;		/* the config's */
 	struct lr_schedule	 sched;
 	long long		 deadline_ms;	/* starting_deadline */
+	long long		 random_delay_ms;	/* random_delay: 0, or whole seconds */
 	int			 conflict_exit;	/* a skip's status */
 	int			 output_inherit;	/* output: inherit: cron does not
 						 * relay its lines */

@@ -279,3 +279,25 @@ Test(task, on_server_error_and_its_old_name)
 	cr_assert(eq(int, t.on_server_error, ON_SERVER_ERROR_FAIL));
 	task_free(&t);
 }
+
+/* random_delay: the same task and slot always draw the same delay (every
+ * server of the fleet computes it alone), in whole seconds within the
+ * bound; other slots and other tasks draw others. */
+Test(task, random_delay_is_the_same_for_a_slot_and_spreads_across_slots)
+{
+	long long first = task_random_delay("import", 1781524800, 600000);
+	int differ = 0, tasks_differ = 0;
+
+	cr_assert(eq(llong, first, task_random_delay("import", 1781524800, 600000)));
+	cr_assert(eq(llong, task_random_delay("import", 1781524800, 0), 0));
+	cr_assert(eq(llong, task_random_delay("import", 1781524800, 999), 0));
+	for (long long slot = 1781524800; slot < 1781524800 + 100 * 60; slot += 60) {
+		long long d = task_random_delay("import", slot, 600000);
+
+		cr_assert(d >= 0 && d <= 600000 && d % 1000 == 0, "%lld", d);
+		differ += d != first;
+		tasks_differ += d != task_random_delay("export", slot, 600000);
+	}
+	cr_assert(differ > 90, "%d of 100 slots drew another delay", differ);
+	cr_assert(tasks_differ > 90, "%d of 100", tasks_differ);
+}
