@@ -53,6 +53,7 @@ struct lr_ctx {
 	struct lr_child_spec	 spec;		/* the command, as child.c runs it */
 	struct lr_child		 child;		/* the command, or its guard */
 	struct lr_vars		 vars;		/* LOCKRUN_KEY and the others */
+	struct lr_creds		 creds;		/* a task's user:; uid 0: none */
 };
 
 /* An empty context. */

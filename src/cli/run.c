@@ -13,6 +13,7 @@
 #include "cli/ctx.h"
 #include "cli/doubt.h"
 #include "cli/retry.h"
+#include "cli/runas.h"
 #include "core/duration.h"
 #include "core/file.h"
 #include "core/lease.h"
@@ -78,7 +79,7 @@ run_prepare(struct lr_ctx *x, struct lr_err *e)
 	for (size_t i = 0; i < n; i++)
 		x->exec_argv[k++] = t->argv[i];
 
-	if (open_output(x, e) != 0)
+	if (open_output(x, e) != 0 || run_as_prepare(x, e) != 0)
 		return -1;
 	if (t->cwd && chdir(t->cwd) != 0)
 		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
@@ -235,7 +236,8 @@ command_spec(struct lr_ctx *x, int locked)
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
 	    .keeps_deadline = x->t.on_lost == ON_LOST_TERM,
 	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x,
-	    .output_fd = x->output_fd, .scheduled = x->cfg_borrowed };
+	    .output_fd = x->output_fd, .scheduled = x->cfg_borrowed,
+	    .creds = x->creds.uid ? &x->creds : NULL };
 }
 
 /* Say how the release went: end's status and duration go with it. */
@@ -400,7 +402,7 @@ hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
 
 	*after = (struct lr_hook_spec){ .env = t->env, .timeout_ms = t->hook_timeout_ms,
 	    .kill_after_ms = t->kill_after_ms, .saved = &x->sig,
-	    .scheduled = x->cfg_borrowed };
+	    .scheduled = x->cfg_borrowed, .creds = x->creds.uid ? &x->creds : NULL };
 	*start = *after;
 	if (locked && t->no_overlap && t->renew) {
 		if (start->timeout_ms > t->ttl_ms / 4)

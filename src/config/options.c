@@ -2,10 +2,13 @@
 /* options.c -- a task's settings as a config writes them: the command,
  * its environment, hooks, where its output goes, and the scalar options
  * core/task.c knows; each checked where it is written. */
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/files.h"
 #include "config/options.h"
@@ -147,6 +150,25 @@ parse_output(struct walk *w, const struct yt_node *v, const char *what,
 	return 0;
 }
 
+/* user: or group: (what) names an account lockrun can switch to: lockrun
+ * runs as root (which also means the config passed files_trusted()), and
+ * the name exists. */
+static int
+check_account(struct walk *w, const struct yt_node *k, const struct yt_node *v,
+    const char *what)
+{
+	int user = strcmp(k->value, "user") == 0;
+
+	if (geteuid() != 0)
+		return walk_bad(w, k, "%s: lockrun runs as uid %u, not root: it cannot "
+		    "run a command as another %s", what, (unsigned)geteuid(),
+		    user ? "user" : "group");
+	if (user ? getpwnam(v->value) == NULL : getgrnam(v->value) == NULL)
+		return walk_bad(w, v, "%s: no %s \"%s\" on this host", what,
+		    user ? "user" : "group", v->value);
+	return 0;
+}
+
 /* One task option (or a default, when is_task is 0). */
 static int
 parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
@@ -177,6 +199,8 @@ parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 		return walk_bad(w, k, "unknown key \"%s\" in %s", k->value, section);
 	if (rc < 0)
 		return walk_bad(w, v, "%s: %s", what, te.msg);
+	if (strcmp(k->value, "user") == 0 || strcmp(k->value, "group") == 0)
+		return check_account(w, k, v, what);
 	return check_schedule(w, k, v, what);
 }
 

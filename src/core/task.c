@@ -59,6 +59,8 @@ static const struct option_def {
 	    NULL },
 	{ "retries",		K_COUNT,	offsetof(struct lr_task, retries), 0, 0, NULL },
 	{ "retry_delay",	K_DURATION,	offsetof(struct lr_task, retry_delay_ms), 0, 0, NULL },
+	{ "user",		K_STRING,	offsetof(struct lr_task, user), 0, 0, NULL },
+	{ "group",		K_STRING,	offsetof(struct lr_task, group), 0, 0, NULL },
 	{ "random_delay",	K_DURATION,	offsetof(struct lr_task, random_delay_ms), 0, 1, NULL },
 };
 
@@ -141,6 +143,8 @@ task_free(struct lr_task *t)
 	strv_free(t->env);
 	free(t->schedule);
 	free(t->timezone);
+	free(t->user);
+	free(t->group);
 	strv_free(t->on_start);
 	strv_free(t->on_success);
 	strv_free(t->on_failure);
@@ -443,6 +447,8 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 		    duration_format(t->kill_after_ms, a, sizeof(a)),
 		    duration_format(t->ttl_ms, b, sizeof(b)));
 	}
+	if (t->group && !t->user)
+		return lr_errf(e, EX_CONFIG, "group needs a user to run as (give user too)");
 	if (check_slots(t, slots_given, sched ? sched : &unused, e) != 0)
 		return -1;
 	if (t->min_hold_ms > 0 && !t->no_overlap) {

@@ -62,6 +62,9 @@ struct lr_task {
 					 * times, holding its lock and slot */
 	long long	  retry_delay_ms;	/* before the first retry; doubled
 					 * for each next, up to LR_RETRY_DELAY_CAP_MS */
+	char		 *user;		/* run the command and hooks as this user
+					 * (lockrun as root only); NULL: as lockrun */
+	char		 *group;	/* and this primary group; NULL: the user's */
 	long long	  random_delay_ms;	/* tick/cron: a slot's run starts up
 					 * to this long after its fire time
 					 * (random, the same on every server) */

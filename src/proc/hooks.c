@@ -180,7 +180,7 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
     const struct lr_hook_facts *facts)
 {
 	struct lr_child_spec cs = { .argv = argv, .env = spec->env, .pgid = 0,
-	    .saved = spec->saved, .scheduled = spec->scheduled };
+	    .saved = spec->saved, .scheduled = spec->scheduled, .creds = spec->creds };
 	struct hook_env he;
 	struct lr_err e = LR_ERR_INIT;
 	char path[PATH_MAX], **envp;

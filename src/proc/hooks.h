@@ -30,6 +30,7 @@ struct lr_hook_spec {
 	long long		  kill_after_ms;
 	const struct lr_sigstate *saved;
 	int			  scheduled;	/* as struct lr_child_spec's */
+	const struct lr_creds	 *creds;	/* run as; NULL: as lockrun */
 };
 
 /* Run the hook argv (NULL: there is none; nothing happens) called which

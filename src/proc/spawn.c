@@ -4,6 +4,7 @@
  * guard (guard.c), which each may start it. */
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -208,6 +209,17 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 	 * they are; the descriptor itself is close-on-exec */
 	if (spec->output_fd > 2 && (dup2(spec->output_fd, 1) < 0 ||
 	    dup2(spec->output_fd, 2) < 0)) {
+		*failed = errno;
+		_exit(LR_EXIT_NOEXEC);
+	}
+	/* (0b) a task's user: its groups, then its gid and uid, by system
+	 * call: glibc's wrappers would change every thread of the parent
+	 * whose memory this child shares. Before (3), which a change of
+	 * credentials clears. */
+	if (spec->creds && (syscall(SYS_setgroups, spec->creds->ngroups,
+	    spec->creds->groups) != 0 ||
+	    syscall(SYS_setresgid, spec->creds->gid, spec->creds->gid, spec->creds->gid) != 0 ||
+	    syscall(SYS_setresuid, spec->creds->uid, spec->creds->uid, spec->creds->uid) != 0)) {
 		*failed = errno;
 		_exit(LR_EXIT_NOEXEC);
 	}

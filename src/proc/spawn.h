@@ -17,6 +17,16 @@ struct lr_sigstate {
 };
 
 /* What to run, and how. */
+/* Who the command runs as (a task's user:), looked up before the fork:
+ * the child only makes the system calls. */
+#define LR_GROUPS_MAX	256
+struct lr_creds {
+	uid_t		uid;
+	gid_t		gid;
+	int		ngroups;	/* supplementary groups (initgroups(3)'s) */
+	gid_t		groups[LR_GROUPS_MAX];
+};
+
 struct lr_child_spec {
 	const char		 *path;		/* argv[0] as found: child_find() */
 	char *const		 *argv;
@@ -34,6 +44,7 @@ struct lr_child_spec {
 	 * password ones) are left out of the command's environment; its
 	 * env: may set them again */
 	int			  scheduled;
+	const struct lr_creds	 *creds;	/* run as; NULL: as lockrun */
 	int			  output_fd;	/* the command's stdout and stderr
 						 * (a task's output:), above 2;
 						 * 0: lockrun's own */

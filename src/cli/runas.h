@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* runas.h -- a task's user: and group:, for run.c. */
+#ifndef LR_RUNAS_H
+#define LR_RUNAS_H
+
+#include "cli/ctx.h"
+#include "core/err.h"
+
+/* With x->t.user: look the user up (and x->t.group), fill x->creds (uid,
+ * gid, the groups initgroups(3) would give) for the command and its hooks,
+ * and put HOME, USER, LOGNAME and SHELL from the user's entry before the
+ * task's own env (which still wins). lockrun itself, its guard and its
+ * lock stay root's. Returns 0 (nothing to do without user:), or -1 with
+ * e: EX_CONFIG when lockrun is not root or the names are unknown. */
+int	run_as_prepare(struct lr_ctx *x, struct lr_err *e);
+
+#endif
