@@ -122,6 +122,11 @@ protection_print(const struct lr_ctx *x)
 	const char *one = named_by(x, offsetof(struct lr_task, one_server), b1, sizeof(b1));
 	const char *none = named_by(x, offsetof(struct lr_task, no_overlap), b2, sizeof(b2));
 
+	if (x->sched.reboot && none == NULL) {
+		printf("protection  no-overlap: @reboot, once per boot of each host "
+		    "(one-server does not apply)\n");
+		return;
+	}
 	if (one == NULL && none == NULL && sched) {
 		printf("protection  one-server and no-overlap: %s\n", has);
 		return;

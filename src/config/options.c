@@ -13,6 +13,7 @@
 #include "config/files.h"
 #include "config/options.h"
 #include "core/cron.h"
+#include "core/schedule.h"
 
 /* command: [prog, arg...] runs prog directly; command: "string" runs it
  * with /bin/sh -c, unless shell: says otherwise. With shell: true and a
@@ -80,7 +81,7 @@ check_schedule(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 	struct lr_err ce;
 	int pos = 0;
 
-	if (strcmp(k->value, "schedule") == 0 &&
+	if (strcmp(k->value, "schedule") == 0 && strcmp(v->value, LR_REBOOT) != 0 &&
 	    cron_parse(v->value, &c, &pos, &ce) != 0)
 		return lr_errf(w->e, EX_CONFIG, "%s:%d:%d: %s: %s", w->path, v->line,
 		    v->col + (v->quoted ? 1 : 0) + pos, what, ce.msg);

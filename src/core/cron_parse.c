@@ -289,13 +289,12 @@ shortcut_parse(struct parse *p, const char *s, struct lr_cron *c)
 	if (e - s == 6 && strncmp(s, "@every", 6) == 0)	/* dkron's, not ours */
 		return parse_fail(p, s, "unknown shortcut \"@every\" (a fixed period is "
 		    "every:, such as every: 10s)");
-	/* cron's @reboot is no time of day: no slot to claim, nothing a
-	 * schedule could fire; say what does that job */
+	/* cron's @reboot is no time of day: schedule_init() takes it before a
+	 * cron expression is parsed (core/schedule.h, LR_REBOOT) */
 	if (e - s == 7 && strncmp(s, "@reboot", 7) == 0)
-		return parse_fail(p, s, "@reboot is not a schedule lockrun runs (it has no "
-		    "fire times, so no slot to claim): start the command at boot from a "
-		    "systemd unit (lockrun -t NAME in ExecStart=, WantedBy=multi-user.target), "
-		    "or from the start of the scheduler's own unit (ExecStartPre=)");
+		return parse_fail(p, s, "@reboot has no fire times: it is a schedule of its "
+		    "own (a task's schedule: '@reboot' runs once per boot), not a cron "
+		    "expression");
 	return parse_fail(p, s, "unknown shortcut \"%.*s\"", (int)(e - s), s);
 }
 

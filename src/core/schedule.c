@@ -22,6 +22,10 @@ schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
 	memset(s, 0, sizeof(*s));
 	*pos = -1;		/* a fault outside the expression, unless set below */
 	s->every_ms = every_ms;
+	if (expr && strcmp(expr, LR_REBOOT) == 0) {
+		s->reboot = 1;
+		return 0;
+	}
 	if (expr) {
 		if (cron_parse(expr, &s->cron, pos, e) != 0)
 			return -1;
@@ -60,6 +64,8 @@ schedule_slot(const struct lr_schedule *s, long long now_ms)
 {
 	long long t = now_ms + s->tolerance_ms;
 
+	if (s->reboot)
+		return (time_t)-1;
 	if (s->has_cron)
 		return cron_prev(&s->cron, (time_t)floor_div(t, 1000));
 	return (time_t)(floor_div(t, s->every_ms) * s->every_ms / 1000);
@@ -70,6 +76,8 @@ schedule_next(const struct lr_schedule *s, time_t t)
 {
 	long long every_s = s->every_ms / 1000;
 
+	if (s->reboot)
+		return (time_t)-1;
 	if (s->has_cron)
 		return cron_next(&s->cron, t);
 	return (time_t)((floor_div((long long)t, every_s) + 1) * every_s);
@@ -106,6 +114,8 @@ schedule_gap_ms(const struct lr_schedule *s)
 int
 schedule_subminute(const struct lr_schedule *s)
 {
+	if (s->reboot)
+		return 0;
 	if (s->has_cron)
 		return s->cron.second != 1;
 	return s->every_ms % 60000 != 0;

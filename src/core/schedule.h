@@ -13,6 +13,8 @@ struct lr_err;
 /* Slots are the fire times of a cron schedule, or fixed periods of
  * every_ms aligned to the Unix epoch. */
 struct lr_schedule {
+	int		reboot;		/* "@reboot": no fire times, no slots: once
+					 * per boot of each host (cli/boot.c) */
 	int		has_cron;
 	struct lr_cron	cron;
 	long long	every_ms;	/* without a cron schedule */
@@ -26,6 +28,9 @@ struct lr_schedule {
  * joins the coming slot, and one late by up to the rest of the gap keeps
  * its own, so neither takes the slot before or after. */
 #define SCHEDULE_TOLERANCE_MS 5000
+
+/* The schedule of a start-up task: run once per boot of each host. */
+#define LR_REBOOT	"@reboot"
 
 /* Set s from a task's settings: expr (NULL: use every_ms), tz (NULL: the
  * local zone; checked even without expr), tolerance_ms (LR_UNSET: the

@@ -388,6 +388,9 @@ task_inherit_defaults(struct lr_task *t, const struct lr_task *defaults)
 
 	if (task_inherit(t, defaults) != 0)
 		return -1;
+	/* @reboot has no slot: one-server does not apply (task_finish()) */
+	if (t->schedule && strcmp(t->schedule, LR_REBOOT) == 0 && t->one_server == LR_UNSET)
+		t->one_server = 0;
 	if (scheduled || t->schedule != NULL) {
 		if (t->one_server == LR_UNSET)
 			t->one_server = 1;
@@ -447,6 +450,9 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 		    duration_format(t->kill_after_ms, a, sizeof(a)),
 		    duration_format(t->ttl_ms, b, sizeof(b)));
 	}
+	if (t->schedule && strcmp(t->schedule, LR_REBOOT) == 0 && t->one_server == 1)
+		return lr_errf(e, EX_CONFIG, "one_server does not apply to @reboot: a boot "
+		    "has no slot, each host runs the task once per boot of its own");
 	if (t->group && !t->user)
 		return lr_errf(e, EX_CONFIG, "group needs a user to run as (give user too)");
 	if (check_slots(t, slots_given, sched ? sched : &unused, e) != 0)

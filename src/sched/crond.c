@@ -28,8 +28,7 @@
 
 #define RETRY_S	10	/* a run that could not reach the server: again after */
 
-/* A run started and not yet gone: its pid (0 once reaped), how it ended,
- * its pipes. */
+/* A run started and not yet gone: its pid (0 once reaped), end, pipes. */
 struct running {
 	pid_t			pid;
 	pid_t			was;		/* its pid, still known once reaped */
@@ -222,8 +221,7 @@ retry_later(struct crond *d, const struct running *r)
 	return 0;
 }
 
-/* Run r is gone, its pipes closed: say how it went, or try its slot
- * again. */
+/* Run r is gone, its pipes closed: say how it went, or try its slot again. */
 static void
 ended(struct crond *d, const struct running *r)
 {
@@ -381,9 +379,8 @@ on_timer(struct crond *d)
 	arm(d);
 }
 
-/* SIGHUP: the JSON log file opened again by its name (logrotate has
- * renamed it), and the config again, whole; a bad one is said and the
- * old kept. */
+/* SIGHUP: the JSON log opened again by its name (logrotate renamed it),
+ * and the config again, whole; a bad one is said and the old kept. */
 static void
 reload(struct crond *d)
 {
@@ -582,6 +579,9 @@ ready(struct crond *d)
 	else
 		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
 		    "nothing to start", d->ntasks, d->o->cfg->path, d->o->server);
+	for (size_t i = 0; i < d->ntasks; i++)	/* @reboot: now; its run claims the boot */
+		if (d->tasks[i].sched.reboot)
+			start(d, i, time(NULL));
 	notify_send("READY=1");
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mistakes_test.c -- the common mistakes, each said in one line through
  * the real binary: a mistyped option or task names the nearest, a tab in
- * the YAML says tab, @reboot says what to use instead; and where the
- * server's settings came from is said by -v and check. */
+ * the YAML says tab; and where the server's settings came from is said
+ * by -v and check. */
 #include <stdio.h>
 #include <string.h>
 
@@ -55,21 +55,6 @@ Test(mistakes, a_tab_in_the_yaml_says_tab)
 	snprintf(want, sizeof(want), "lockrun: %s:5:1: a tab in the indentation: YAML indents "
 	    "with spaces only (replace the tab with spaces)\n", cfg);
 	cr_assert(eq(str, r.err, want));
-}
-
-Test(mistakes, reboot_says_what_to_use_instead)
-{
-	struct result r;
-	const char *cfg = write_config("tasks:\n  boot:\n    command: [true]\n"
-	    "    schedule: '@reboot'\n");
-
-	LR(&r, "-c", cfg, "-t", "boot");
-	cr_assert(eq(int, r.status, 78));
-	cr_assert(matches(r.err, "^lockrun: [^ ]*:6:16: tasks\\.boot\\.schedule: @reboot is not "
-	    "a schedule lockrun runs .*systemd unit"), "%s", r.err);
-	LR(&r, "--redis", fx.url, "--schedule", "@reboot", "-k", "boot", "--", "true");
-	cr_assert(eq(int, r.status, 64));
-	cr_assert(strstr(r.err, "@reboot is not a schedule lockrun runs") != NULL, "%s", r.err);
 }
 
 /* -v and check say where the URL, the password and the prefix came from;

@@ -45,6 +45,9 @@
  *                                question after it: the connection's
  *                                handshake is answered, that answer lost
  *
+ *   LOCKRUN_SHIM_BOOT_ID=FILE    open(2) of /proc/sys/kernel/random/boot_id
+ *                                opens FILE instead: a host booted again
+ *
  * Unset, each function is the real one (dlsym(RTLD_NEXT)). */
 #include <sys/random.h>
 #include <sys/poll.h>
@@ -233,6 +236,54 @@ dlopen(const char *file, int flags)
 		return real(path, flags);
 	}
 	return real(file, flags);
+}
+
+typedef int (*open_fn)(const char *, int, ...);
+
+/* open() or open64() (which), the boot id's path swapped for
+ * $LOCKRUN_SHIM_BOOT_ID's. */
+static int
+open_as(const char *which, const char *path, int flags, mode_t mode)
+{
+	const char *boot = getenv("LOCKRUN_SHIM_BOOT_ID");
+	open_fn real = (open_fn)dlsym(RTLD_NEXT, which);
+
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (boot && path && strcmp(path, "/proc/sys/kernel/random/boot_id") == 0)
+		path = boot;
+	return real(path, flags, mode);
+}
+
+int
+open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	return open_as("open", path, flags, mode);
+}
+
+int	open64(const char *path, int flags, ...);
+int
+open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	return open_as("open64", path, flags, mode);
 }
 
 typedef int (*poll_fn)(struct pollfd *, nfds_t, int);

@@ -148,10 +148,8 @@ ParameterizedTestParameters(cron, rejects)
 		    "day-of-week), or 6 with a leading second, got 4", 0 },
 		{ "", "expected 5 fields (minute hour day-of-month month "
 		    "day-of-week), or 6 with a leading second, got 0", 0 },
-		{ "@reboot", "@reboot is not a schedule lockrun runs (it has no fire times, so "
-		    "no slot to claim): start the command at boot from a systemd unit "
-		    "(lockrun -t NAME in ExecStart=, WantedBy=multi-user.target), or from the "
-		    "start of the scheduler's own unit (ExecStartPre=)", 0 },
+		{ "@reboot", "@reboot has no fire times: it is a schedule of its own "
+		    "(a task's schedule: '@reboot' runs once per boot), not a cron expression", 0 },
 		{ "@Daily", "unknown shortcut \"@Daily\"", 0 },
 		{ "@daily 5 ", "unexpected \"5\" after @daily", 7 },
 		{ "5x * * * *", "field 1 (minute): \"5x\" is not a number", 0 },
