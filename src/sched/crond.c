@@ -299,8 +299,7 @@ tell(struct crond *d)
 static int
 delay_start(struct crond *d, size_t i, time_t slot, long long now_ms)
 {
-	long long delay = task_random_delay(d->tasks[i].name, (long long)slot,
-	    d->tasks[i].random_delay_ms);
+	long long delay = task_random_delay(d->tasks[i].name, slot, d->tasks[i].random_delay_ms);
 	char at[TEXT_ISO_MAX], by[32];
 
 	if (delay == 0 || now_ms >= (long long)slot * 1000 + delay ||
