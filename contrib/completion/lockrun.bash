@@ -16,8 +16,8 @@ _lockrun_common_flag='-h --help -V --version -v --verbose -q --quiet'
 _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
     --wait-replicas --wait-timeout --on-server-error --on-redis-error -C --cwd -e
     --env --on-lost
-    --kill-mode --kill-after --wait --timeout --min-hold --schedule --timezone
-    --slot-tolerance --clock-tolerance --history --history-ttl'
+    --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay
+    --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl'
 _lockrun_run_flag='--one-server --no-one-server --no-overlap --overlap --no-renew
     --shell --foreground'
 _lockrun_status_opts='--json --format --stale-after --html'
@@ -215,7 +215,7 @@ _lockrun_argument()
         compopt -o nospace 2>/dev/null
         ;;
     --ttl | --every | --connect-timeout | --command-timeout | --kill-after | \
-        --wait | --timeout | --min-hold | --slot-tolerance | --clock-tolerance | --wait-timeout | \
+        --wait | --timeout | --min-hold | --retry-delay | --slot-tolerance | --clock-tolerance | --wait-timeout | \
         --history-ttl | --stale-after)
         # a number typed: its units; else a few durations as examples
         if [[ $val =~ ^[0-9]+$ ]]; then

@@ -14,7 +14,7 @@ function __lockrun_takes_arg
         case --config --url --redis --password-file --connect-timeout \
             --command-timeout --prefix --host --log --task --key --ttl --every \
             --conflict-exit --wait-replicas --wait-timeout --on-server-error --on-redis-error --cwd \
-            --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold \
+            --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay \
             --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
             --format --stale-after --count --listen --html
             return 0
@@ -236,6 +236,8 @@ complete -c lockrun -n $run -l kill-mode -x -a 'tree process' -d 'what to wait f
 complete -c lockrun -n $run -l wait -x -a '(__lockrun_durations)' -d 'wait this long for a held lock'
 complete -c lockrun -n $run -l timeout -x -a '(__lockrun_durations)' -d 'stop the command after this long'
 complete -c lockrun -n $run -l min-hold -x -a '(__lockrun_durations)' -d 'keep the lock at least this long'
+complete -c lockrun -n $run -l retries -x -d 'run a failed command again up to N times'
+complete -c lockrun -n $run -l retry-delay -x -a '(__lockrun_durations)' -d 'before the first retry, doubled for each next'
 complete -c lockrun -n $run -s E -l conflict-exit -x -d 'exit status when skipped'
 complete -c lockrun -n $run -l on-server-error -x -a 'fail run' -d 'when the server cannot be reached'
 complete -c lockrun -n $run -l on-redis-error -x -a 'fail run' -d 'when the server cannot be reached (its old name)'

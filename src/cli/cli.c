@@ -100,6 +100,11 @@ static const struct cli_opt {
 	    "stop the command after this long; exit 124" },
 	{ "min-hold", 0, "DURATION", OG_RUN, TO_TASK, "min_hold", NULL, 0, 0, NULL,
 	    "keep the lock at least this long after taking it" },
+	{ "retries", 0, "N", OG_RUN, TO_TASK, "retries", NULL, 0, 0, NULL,
+	    "run a failed command again up to N times, holding\nthe lock and the slot "
+	    "(default 0)" },
+	{ "retry-delay", 0, "DURATION", OG_RUN, TO_TASK, "retry_delay", NULL, 0, 0, NULL,
+	    "before the first retry, doubled for each next\n(default 10s, at most 1h)" },
 	{ "conflict-exit", 'E', "N", OG_RUN, TO_TASK, "conflict_exit", NULL, 0, 0, NULL,
 	    "exit status when skipped (default 0)" },
 	{ "on-server-error", 0, "fail|run", OG_RUN, TO_TASK, "on_server_error", NULL, 0, 0,

@@ -183,3 +183,22 @@ Test(retry, pg_two_schedulers_never_overlap_attempts, .fini = fleet_cleanup)
 {
 	two_schedulers(BE_PG);
 }
+
+/* --retries and --retry-delay, the keys' command-line twins: a crontab
+ * line with no config retries its command as a task would. */
+Test(retry, redis_command_line_retries)
+{
+	char logbuf[256], cmd[512], ev[512];
+	const char *log = path_of(logbuf, "attempts.log");
+	struct result r;
+
+	use(BE_REDIS);
+	snprintf(cmd, sizeof(cmd), "echo \"$LOCKRUN_ATTEMPT\" >> %s; "
+	    "[ $LOCKRUN_ATTEMPT -ge 2 ]", log);
+	RUN(&r, "-k", "cli-flaky", "--retries", "1", "--retry-delay", "100ms", "--shell",
+	    "--", cmd);
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(str, (char *)file_peek(log), "1\n2\n"));
+	cr_assert(eq(str, (char *)events("cli-flaky", ev, sizeof(ev)), "released ran"),
+	    "%s", ev);
+}
