@@ -54,8 +54,7 @@ struct crond {
 	int			 stopping;
 	long long		 clock_said;	/* report.h: the last "clock is off" */
 	struct crond_view	 view;		/* the counts a watcher is told */
-	long long		 wd_ms;		/* systemd's watchdog: ping this often; 0 */
-	long long		 wd_next;	/* real_ms() of the next ping */
+	struct watchdog		 wd;		/* systemd's (notify.h) */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -106,41 +105,11 @@ arm(struct crond *d)
 		at = (long long)top->at * 1000;
 	else	/* nothing scheduled: still learn of clock steps, a year out */
 		at = ((long long)time(NULL) + 366L * 86400) * 1000;
-	if (d->wd_ms > 0 && d->wd_next < at)
-		at = d->wd_next;
+	if (d->wd.ms > 0 && d->wd.next < at)
+		at = d->wd.next;
 	its.it_value.tv_sec = (time_t)(at / 1000);
 	its.it_value.tv_nsec = (long)(at % 1000) * 1000000;
 	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
-}
-
-/* systemd's watchdog (WatchdogSec=): told WATCHDOG_USEC, for this process
- * (WATCHDOG_PID, if set), ping at half that period, from the timer that
- * starts the runs: if this loop stops, so do the pings. Not the runs'. */
-static void
-watchdog_setup(struct crond *d)
-{
-	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
-
-	if (usec && (pid == NULL || strtoll(pid, NULL, 10) == (long long)getpid()) &&
-	    strtoll(usec, NULL, 10) > 0) {
-		d->wd_ms = strtoll(usec, NULL, 10) / 2000;
-		if (d->wd_ms == 0)
-			d->wd_ms = 1;
-		d->wd_next = real_ms();
-	}
-	unsetenv("WATCHDOG_USEC");
-	unsetenv("WATCHDOG_PID");
-}
-
-/* Ping when its time came, or when the clock was stepped back so far that
- * the next ping would come late. */
-static void
-watchdog(struct crond *d, long long now_ms)
-{
-	if (d->wd_ms == 0 || (now_ms < d->wd_next && d->wd_next - now_ms <= d->wd_ms))
-		return;
-	notify_send("WATCHDOG=1");
-	d->wd_next = now_ms + d->wd_ms;
 }
 
 static struct running *
@@ -360,7 +329,7 @@ on_timer(struct crond *d)
 	struct heap_entry h;
 
 	(void)!read(d->tfd, &n, sizeof(n));	/* ECANCELED on a step: same answer */
-	watchdog(d, now_ms);
+	watchdog_ping(&d->wd, now_ms);
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
 		time_t next;
 
@@ -556,7 +525,7 @@ setup(struct crond *d, struct lr_err *e)
 		    strerror(errno));
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
-	watchdog_setup(d);
+	watchdog_setup(&d->wd);
 	if ((d->last = calloc(d->ntasks + 1, sizeof(*d->last))) == NULL ||
 	    plan(d, time(NULL)) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");

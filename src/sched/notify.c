@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/duration.h"
 #include "sched/notify.h"
 
 void
@@ -30,4 +31,34 @@ notify_send(const char *state)
 	(void)sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
 	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len));
 	close(fd);
+}
+
+/* systemd's watchdog (WatchdogSec=): told WATCHDOG_USEC, for this process
+ * (WATCHDOG_PID, if set), ping at half that period, from the timer that
+ * starts the runs: if this loop stops, so do the pings. Not the runs'. */
+void
+watchdog_setup(struct watchdog *d)
+{
+	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+
+	if (usec && (pid == NULL || strtoll(pid, NULL, 10) == (long long)getpid()) &&
+	    strtoll(usec, NULL, 10) > 0) {
+		d->ms = strtoll(usec, NULL, 10) / 2000;
+		if (d->ms == 0)
+			d->ms = 1;
+		d->next = real_ms();
+	}
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+}
+
+/* Ping when its time came, or when the clock was stepped back so far that
+ * the next ping would come late. */
+void
+watchdog_ping(struct watchdog *d, long long now_ms)
+{
+	if (d->ms == 0 || (now_ms < d->next && d->next - now_ms <= d->ms))
+		return;
+	notify_send("WATCHDOG=1");
+	d->next = now_ms + d->ms;
 }
