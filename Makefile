@@ -152,12 +152,12 @@ SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings tls)
-SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_withdraw pgurl)
+SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_status pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify crond)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
-SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt check status status_json status_html \
-	history unlock secret schedverbs retry runas boot)
+SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt skip pause trigger check status \
+	status_json status_html history unlock secret schedverbs retry runas boot)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)
@@ -202,7 +202,7 @@ have-libs:
 
 LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
-		$(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua
+		$(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua $(LUA)/pause.lua
 	@mkdir -p $(@D)
 	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 

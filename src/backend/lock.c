@@ -119,3 +119,16 @@ lock_took(struct lr_lock *l, long long token)
 	snprintf(l->token_s, sizeof(l->token_s), "%lld", token);
 	snprintf(l->value, sizeof(l->value), "%s %lld %s", l->id, token, l->owner);
 }
+
+int
+lock_pause_parse(const char *v, struct lr_pause_view *p)
+{
+	int end = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (sscanf(v, "%lld %lld %255s %63s%n", &p->since_ms, &p->until_ms, p->host,
+	    p->user, &end) != 4 || end == 0)
+		return -1;
+	p->reason = v + end + (v[end] == ' ');
+	return 0;
+}

@@ -22,6 +22,9 @@ enum lock_outcome {
 	LOCK_CLOCK_OFF,		/* one-server: this host's clock and the server's
 				 * differ by more than clock_tol_ms; nothing was
 				 * claimed (offset_ms says by how much) */
+	LOCK_PAUSED,		/* `lockrun pause`: nothing taken, "skipped-paused"
+				 * recorded; holder has the pause's value,
+				 * "<since ms> <until ms, 0: none> <host> <user> <reason>" */
 };
 
 enum renew_outcome {
@@ -79,6 +82,8 @@ struct lr_lock {
 					 * may have taken effect on the server */
 	int		quiet_held;	/* this acquire will be retried if the lock is
 					 * held (--wait): do not record the skip */
+	int		triggered;	/* `lockrun trigger`: recorded as "triggered",
+					 * not "ran" (no slot is claimed) */
 	char		id[33];		/* 128 random bits, hex: the owner check */
 	char		owner[300];	/* "host pid start", stored after id and token */
 	long long	token;		/* fencing token, once acquired */
@@ -142,6 +147,34 @@ void	lock_renew_note(struct lr_lock *l, long long server_ms);
  * erring late by that reading's error; 0 when not known (the server's
  * clock never read, or not compared: no_window). */
 long long	lock_server_at(const struct lr_lock *l, long long mono);
+
+/* A pause as `lockrun pause` asks for it (ops.h, pause). It ends by
+ * itself for_ms after the server's clock reads when it is written, or at
+ * until_ms (Unix ms), or, both 0, not until `lockrun resume`. The value
+ * kept is "<since ms> <until ms, 0: none> <host> <user> <reason>", the
+ * times by the server's clock; who and reason have no control bytes,
+ * host and user no spaces ("-": unknown). */
+struct lr_pause {
+	long long	 for_ms;
+	long long	 until_ms;
+	const char	*host;
+	const char	*user;
+	const char	*reason;	/* "" none */
+	long long	 hist_cap;	/* the history's settings, as a run's */
+	long long	 hist_ttl_ms;
+};
+
+/* A pause's value taken apart: since and until (0: none) in ms, host and
+ * user into their buffers, *reason pointing into v ("" none). Returns 0,
+ * or -1 when v is not shaped so. */
+struct lr_pause_view {
+	long long	 since_ms;
+	long long	 until_ms;
+	char		 host[256];
+	char		 user[64];
+	const char	*reason;
+};
+int	lock_pause_parse(const char *v, struct lr_pause_view *p);
 
 /* How a run ended, for the history. */
 struct lr_ending {

@@ -9,7 +9,9 @@
  * stable key and a slot key hold "<owner id> <token> <host> <pid> <start>",
  * the fence key the last fencing token, the history key a list of entries,
  * the last-run key a set of fields and the counts key the task's counters,
- * each added to by the operation that writes the history entry. Redis keeps them as keys, the SQL
+ * each added to by the operation that writes the history entry; the pause
+ * key, who paused the task and until when (`lockrun pause`), read by the
+ * acquire. Redis keeps them as keys, the SQL
  * backends as rows (man lockrun.yaml(5), "Tables"). The lease decides on
  * every backend: a stable key (row) that has not expired holds newcomers
  * off, whatever became of the connection that wrote it. A SQL backend
@@ -110,6 +112,19 @@ struct lr_backend_ops {
 		    long long hist_ttl_ms, char *holder, size_t n, struct lr_err *e);
 	int	(*peek)(struct lr_backend *b, const char *key, char *buf, size_t n,
 		    long long *ttl_ms, struct lr_err *e);
+
+	/* `lockrun pause` and, with resume, `lockrun resume`: write the
+	 * pause key k->pause (lock.h, struct lr_pause), or delete it,
+	 * recording "paused" or "resumed" in the history, by p's host and
+	 * user, with p's history settings. The acquire reads
+	 * the key in its own round trip and skips the run (LOCK_PAUSED);
+	 * a pause with an end expires by the server's clock. The value
+	 * written, or the one deleted, into buf[n]. Returns 1 done, 0
+	 * nothing to resume (or, for a pause, its end is already past by
+	 * the server's clock), -1 with e. NULL: this backend has no pauses. */
+	int	(*pause)(struct lr_backend *b, const struct lr_keys *k,
+		    const struct lr_pause *p, int resume, char *buf, size_t n,
+		    struct lr_err *e);
 
 	/* `lockrun status`: the state of n tasks (keys k[i]) in one round
 	 * trip, with each task's counters (record.h) when counts is set, and

@@ -68,6 +68,7 @@ void
 state_free(struct lr_state *s)
 {
 	free(s->value);
-	s->value = NULL;
+	free(s->paused);
+	s->value = s->paused = NULL;
 	fields_free(&s->last);
 }

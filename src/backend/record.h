@@ -59,6 +59,8 @@ struct lr_state {
 	long long	 ttl_ms;	/* what is left of its lease; -1: none (a
 					 * session lock, or no expiry) */
 	struct lr_fields last;		/* the last-run record; n 0: none */
+	char		*paused;	/* the pause's value (lock.h, LOCK_PAUSED);
+					 * NULL: not paused */
 	int		 counted;	/* the counters were read (and exist) */
 	long long	 count[NCOUNTERS];
 };

@@ -28,7 +28,7 @@ enum opt_to {
 };
 
 enum { A_CONFIG = 1, A_TASK, A_ENV, A_CONNECT_TIMEOUT, A_COMMAND_TIMEOUT, A_FORMAT, A_STALE_AFTER,
-	A_COUNT };
+	A_COUNT, A_FOR };
 
 /* --host: 1 to HOST_MAX bytes, no spaces or control characters. */
 static const char *
@@ -143,6 +143,15 @@ static const struct cli_opt {
 	    "also write the status page (what cron --listen\nserves at /) to FILE" },
 	{ "yes", 0, NULL, OG_YES, TO_FLAG, NULL, NULL, F(yes), 0, NULL,
 	    "free it without asking (needed without a terminal)" },
+	{ "for", 0, "DURATION", OG_PAUSE, TO_APPLY, NULL, NULL, 0, A_FOR, NULL,
+	    "the pause lifts itself after DURATION" },
+	{ "until", 0, "TIME", OG_PAUSE, TO_STRING, NULL, NULL, F(until), 0, NULL,
+	    "the pause lifts itself at TIME, UTC or with an\noffset: 2026-12-01T06:00Z, "
+	    "...T08:00+02:00" },
+	{ "reason", 0, "TEXT", OG_PAUSE, TO_STRING, NULL, NULL, F(reason), 0, NULL,
+	    "why, for whoever finds it paused" },
+	{ "here", 0, NULL, OG_TRIGGER, TO_FLAG, NULL, NULL, F(here), 0, NULL,
+	    "run it on this host now, in the foreground" },
 	{ "listen", 0, "ADDR", OG_LISTEN, TO_STRING, NULL, NULL, F(listen), 0, NULL,
 	    "serve /metrics, /healthz, /readyz and a status\npage at / over HTTP on ADDR: "
 	    "[HOST:]PORT (the\nloopback address without HOST), [ADDRESS]:PORT\nor unix:PATH" },
@@ -272,6 +281,8 @@ apply(struct lr_cli *c, int id, const char *arg, struct lr_err *e)
 		return 0;
 	case A_STALE_AFTER:
 		return set_timeout("--stale-after", arg, &c->stale_after_ms, e);
+	case A_FOR:
+		return set_timeout("--for", arg, &c->pause_for_ms, e);
 	case A_COUNT:
 		v = strtol(arg, &end, 10);
 		if (*arg < '0' || *arg > '9' || *end != '\0' || v < 1 || v > 100000)
@@ -435,7 +446,7 @@ cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
 	c->def = &lr_verbs[VERB_RUN];
 	task_init(&c->o);
 	c->server.connect_timeout_ms = c->server.command_timeout_ms = LR_UNSET;
-	c->stale_after_ms = c->count = LR_UNSET;
+	c->stale_after_ms = c->count = c->pause_for_ms = LR_UNSET;
 	/* (1) find the verb: the first word after the options, unless "--"
 	 * said it is a command */
 	if (scan(argc, argv, NULL, &stop, &dashdash, e) != 0)

@@ -32,6 +32,10 @@ struct lr_cli {
 	int			  yes;		/* --yes */
 	const char		 *listen;	/* --listen ADDR (cron) */
 	const char		 *html;		/* --html FILE (status) */
+	long long		  pause_for_ms;	/* --for DURATION (pause); LR_UNSET */
+	const char		 *until;	/* --until TIME (pause) */
+	const char		 *reason;	/* --reason TEXT (pause) */
+	int			  here;		/* --here (trigger) */
 	char			**cmd;		/* the words after the options, in argv:
 						 * the command (run, check) or the verb's
 						 * arguments */

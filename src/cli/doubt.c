@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* doubt.c -- a run whose lock server's answer cannot be taken as it is: a
  * request that went unanswered is withdrawn, and a clock too far from the
- * server's claims no slot; and a run skipped says by whom (doubt.h). */
+ * server's claims no slot (doubt.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,6 @@
 #include "cli/ctx.h"
 #include "cli/doubt.h"
 #include "core/duration.h"
-#include "out/log.h"
 
 /* The acquire was sent and went unanswered (a paused server, a stalled
  * or cut network): the server refuses it if it runs after its deadline,
@@ -58,54 +57,4 @@ run_clock_off(const struct lr_ctx *x, struct lr_err *e)
 	    "clock_tolerance %s)", (double)llabs(l->offset_ms) / 1000.0, l->keys.slot_iso,
 	    l->offset_ms < 0 ? "ahead" : "behind", llabs(l->offset_ms),
 	    (l->rtt_ms + 1) / 2, tol);
-}
-
-/* Why a held key is still held when no holder is running in full: its
- * holder was unlocked and is stopping, or its run ended and --min-hold
- * keeps it (keys_value_phase()). */
-static const char *
-skip_phase(const char *value)
-{
-	switch (keys_value_phase(value)) {
-	case KEY_UNLOCKED:
-		return " (unlocked, stopping)";
-	case KEY_RELEASED:
-		return " (ended, kept for --min-hold)";
-	default:
-		return "";
-	}
-}
-
-/* Say who holds what (on stderr with -v): the value is "id token host pid
- * start". The line carries the holder's token, as the history does, and
- * status, lockrun's exit status. */
-void
-run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
-{
-	const struct lr_lock *l = &x->lock;
-	char host[256] = "?", start[64] = "?", holder[300];
-	long long token = 0, pid = 0;
-	struct log_fields f;
-
-	log_fields_init(&f);
-	f.status = status;
-	if (sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start) < 3 &&
-	    x->be.ops->session) {
-		/* a session lock with no row behind it: its holder was unlocked
-		 * (or its row pruned) and lets go at its next keep-alive */
-		lr_event(LOG_INFO, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f,
-		    "skipped: %s is held by a session that left no record of itself",
-		    out == LOCK_HELD ? l->keys.stable : l->keys.slot);
-		return;
-	}
-	snprintf(holder, sizeof(holder), "%s %lld", host, pid);
-	f.token = token;
-	f.holder = holder;
-	if (out == LOCK_HELD)
-		lr_event(LOG_INFO, "skipped-held", &f, "skipped: %s is held by %s pid %lld "
-		    "since %s (token %lld)%s", l->keys.stable, host, pid, start, token,
-		    skip_phase(l->holder));
-	else
-		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
-		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
 }

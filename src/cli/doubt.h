@@ -17,9 +17,4 @@ int	run_withdraw(struct lr_ctx *x, struct lr_err *e);
 /* LOCK_CLOCK_OFF: -1 with e, EX_TEMPFAIL: the one line main() says. */
 int	run_clock_off(const struct lr_ctx *x, struct lr_err *e);
 
-/* A run that did not take the lock (out LOCK_HELD or LOCK_SLOT_TAKEN):
- * say who holds what (on stderr with -v), with status, lockrun's exit
- * status. */
-void	run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status);
-
 #endif

@@ -15,12 +15,14 @@
 #include "cli/doubt.h"
 #include "cli/retry.h"
 #include "cli/runas.h"
+#include "cli/skip.h"
 #include "core/duration.h"
 #include "core/file.h"
 #include "core/lease.h"
 #include "out/log.h"
 #include "proc/hooks.h"
 #include "proc/supervise.h"
+#include "sched/runs.h"
 
 /* output: where the command's stdout and stderr go: lockrun's own
  * (inherit, or unset), /dev/null (discard), or a file appended to, opened
@@ -173,6 +175,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	l->in_doubt = l->offset_known = 0;
 	l->offset_used_ms = 0;
 	l->no_window = x->t.clock_tolerance_ms == 0;
+	l->triggered = x->triggered;
 	if (x->t.one_server) {
 		l->clock_tol_ms = x->t.clock_tolerance_ms != LR_UNSET ?
 		    x->t.clock_tolerance_ms : LR_CLOCK_TOLERANCE_FACTOR * x->sched.tolerance_ms;
@@ -523,7 +526,15 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	int status, sig;
 
 	log_context(x->cli.task, NULL, 0, NULL);
-	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 ||
+	if (getenv(TRIGGERED_VAR) != NULL) {	/* a triggered run cron started */
+		x->triggered = 1;
+		unsetenv(TRIGGERED_VAR);
+	}
+	if (ctx_merge(x, NULL, e) != 0)
+		return -1;
+	if (x->triggered)	/* a run of its own: no slot, under the no-overlap lock */
+		x->t.one_server = 0, x->t.no_overlap = 1;
+	if (ctx_server(x, e) != 0 ||
 	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, e) != 0) ||
 	    run_prepare(x, e) != 0)
 		return -1;

@@ -131,8 +131,8 @@ add_found(struct status *s, const char *name, size_t len, size_t *cap)
 	return 0;
 }
 
-/* If key is prefix{name} (a lock) or prefix{name}:last (a task that ran),
- * add name. Slot, fence and history keys belong to a task that shows
+/* If key is prefix{name} (a lock), prefix{name}:last (a task that ran)
+ * or prefix{name}:pause (a task paused), add name. Slot, fence and history keys belong to a task that shows
  * through its stable or last-run key, if it has one. */
 static int
 add_key(struct status *s, const char *key, size_t *cap)
@@ -140,7 +140,7 @@ add_key(struct status *s, const char *key, size_t *cap)
 	struct lr_key_parts kp;
 
 	if (keys_parse(key, s->x->prefix, &kp) != 0 ||
-	    (kp.kind != KEY_STABLE && kp.kind != KEY_LAST))
+	    (kp.kind != KEY_STABLE && kp.kind != KEY_LAST && kp.kind != KEY_PAUSE))
 		return 0;
 	return add_found(s, kp.name, strlen(kp.name), cap);
 }
@@ -238,9 +238,10 @@ text_cells_fill(const struct row *w, char cell[NCOLS][300])
 		snprintf(cell[c], 300, "-");
 	snprintf(cell[C_TASK], 300, "%s", w->name);
 	/* an unlocked holder is stopping; a --min-hold leftover runs nothing */
-	snprintf(cell[C_STATE], 300, "%s", w->stale ? "stale" : !w->held ? "free" :
-	    w->phase == KEY_UNLOCKED ? "unlocked" : w->phase == KEY_RELEASED ? "min-hold" :
-	    "held");
+	snprintf(cell[C_STATE], 300, "%s%s", w->stale ? "stale" : !w->held ?
+	    (w->paused ? "paused" : "free") : w->phase == KEY_UNLOCKED ? "unlocked" :
+	    w->phase == KEY_RELEASED ? "min-hold" : "held", w->held && w->paused ?
+	    ",paused" : "");
 	if (w->held) {
 		host_pid(w->host, w->pid, cell[C_HOLDER], 300);
 		if (w->since_ms != ABSENT)

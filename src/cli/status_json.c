@@ -41,6 +41,19 @@ json_holder(struct lr_json *j, const struct row *w)
 	json_close(j);
 }
 
+/* The pause's object: who paused the task, when, until when, why. */
+static void
+json_pause(struct lr_json *j, const struct row *w)
+{
+	json_open(j, "paused");
+	json_str(j, "host", w->p_host);
+	json_str(j, "user", w->p_user);
+	json_time(j, "since", w->p_since);
+	json_time(j, "until", w->p_until);
+	json_str(j, "reason", *w->p_reason ? w->p_reason : NULL);
+	json_close(j);
+}
+
 /* The last run's object. */
 static void
 json_last_run(struct lr_json *j, const struct row *w)
@@ -79,5 +92,9 @@ status_json_print(const char *prefix, const struct row *w, FILE *fp)
 	else
 		json_str(&j, "last_run", NULL);
 	json_time(&j, "last_success", w->success_ms);
+	if (w->paused)
+		json_pause(&j, w);
+	else
+		json_str(&j, "paused", NULL);
 	json_end(&j);
 }

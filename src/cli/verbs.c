@@ -13,6 +13,9 @@ static const char run_usage[] =
 "       lockrun unlock [options] task|key\n"
 "       lockrun tick [options]\n"
 "       lockrun cron [options]\n"
+"       lockrun pause [options] task ...\n"
+"       lockrun resume [options] task ...\n"
+"       lockrun trigger [options] task\n"
 "\n"
 "Run a command at most once at a time (--no-overlap) and/or once per\n"
 "scheduled slot (--one-server) across all servers sharing one Redis: a run\n"
@@ -91,6 +94,36 @@ const struct lr_verb_def lr_verbs[] = {
 "\nExit: 0 stopped by SIGTERM or SIGINT; 64 usage; 69 cannot listen; 71 cannot run;\n"
 "78 bad config.\n",
 	    OG_ALL | OG_LISTEN, 0, READS_ALL, "cron" },
+	[VERB_PAUSE] = { "pause", verb_pause,
+"usage: lockrun pause [options] task ...\n"
+"\n"
+"Pause the tasks on every server: each run, from a crontab line, tick or\n"
+"cron, skips them (its conflict status) with a line naming who paused them,\n"
+"when, until when and why, until `lockrun resume` or the end given. A copy\n"
+"running now goes on: `lockrun unlock` stops it. Recorded in the history.\n"
+"\n",
+"\nExit: 0 paused; 64 usage; 69 server unavailable; 78 bad config.\n",
+	    OG_ALL | OG_HISTORY | OG_PAUSE, 0, READS_NAMES, "pause" },
+	[VERB_RESUME] = { "resume", verb_resume,
+"usage: lockrun resume [options] task ...\n"
+"\n"
+"Lift the tasks' pause (lockrun pause) on every server. Recorded in the\n"
+"history.\n"
+"\n",
+"\nExit: 0 resumed, or it was not paused; 64 usage; 69 server unavailable;\n"
+"78 bad config.\n",
+	    OG_ALL | OG_HISTORY, 0, READS_NAMES, "resume" },
+	[VERB_TRIGGER] = { "trigger", verb_trigger,
+"usage: lockrun trigger [options] task\n"
+"\n"
+"Run the task once now, under its no-overlap lock, without claiming or\n"
+"using up a slot: on the first server whose `lockrun cron` looks (within\n"
+"seconds), or with --here on this host, in the foreground. Recorded as\n"
+"triggered in the history.\n"
+"\n",
+"\nExit: 0 asked (--here: the command's status, or the conflict status\n"
+"when held or paused); 64 usage; 69 server unavailable; 78 bad config.\n",
+	    OG_ALL | OG_HISTORY | OG_TRIGGER, 0, READS_TARGET, "trigger" },
 };
 
 /* A row for every verb up to the last (make lint checks each has its

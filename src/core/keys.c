@@ -118,6 +118,8 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	snprintf(k->hist, sizeof(k->hist), "%s{%s}:history", prefix, name);
 	snprintf(k->last, sizeof(k->last), "%s{%s}:last", prefix, name);
 	snprintf(k->counts, sizeof(k->counts), "%s{%s}:counts", prefix, name);
+	snprintf(k->pause, sizeof(k->pause), "%s{%s}:pause", prefix, name);
+	snprintf(k->trigger, sizeof(k->trigger), "%s{%s}:trigger", prefix, name);
 	k->slot[0] = k->slot_iso[0] = '\0';
 	if (slot_start == (time_t)-1)
 		return;
@@ -173,6 +175,10 @@ suffix_kind(const char *rest, const char **stamp)
 		return KEY_LAST;
 	if (strcmp(rest, ":counts") == 0)
 		return KEY_COUNTS;
+	if (strcmp(rest, ":pause") == 0)
+		return KEY_PAUSE;
+	if (strcmp(rest, ":trigger") == 0)
+		return KEY_TRIGGER;
 	if (strncmp(rest, ":slot:", 6) == 0 &&
 	    keys_stamp_iso(rest + 6, iso, sizeof(iso)) == 0) {
 		*stamp = rest + 6;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* keys.h -- Redis key names for a task: {prefix}{name}, :slot:<stamp>,
- * :fence, :history, :last, :counts. */
+ * :fence, :history, :last, :counts, :pause, :trigger. */
 #ifndef LR_KEYS_H
 #define LR_KEYS_H
 
@@ -19,6 +19,8 @@ struct lr_keys {
 	char	hist[KEY_MAX];		/* prefix{name}:history: stream of decisions */
 	char	last[KEY_MAX];		/* prefix{name}:last: hash, the last run */
 	char	counts[KEY_MAX];	/* prefix{name}:counts: hash, the counters */
+	char	pause[KEY_MAX];		/* prefix{name}:pause: who paused it, until */
+	char	trigger[KEY_MAX];	/* prefix{name}:trigger: a run asked for now */
 	char	slot_iso[64];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
 };
 
@@ -68,7 +70,9 @@ enum key_kind {
 	KEY_FENCE,		/* prefix{name}:fence */
 	KEY_HISTORY,		/* prefix{name}:history */
 	KEY_LAST,		/* prefix{name}:last */
-	KEY_COUNTS		/* prefix{name}:counts */
+	KEY_COUNTS,		/* prefix{name}:counts */
+	KEY_PAUSE,		/* prefix{name}:pause */
+	KEY_TRIGGER		/* prefix{name}:trigger */
 };
 
 /* A key taken apart by keys_parse(). */

@@ -113,7 +113,7 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 		log_report(rep);
 	child_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms);
-	if (setenv(SLOT_AT_VAR, at, 1) != 0)
+	if (setenv(at_ms == SPAWN_TRIGGERED ? TRIGGERED_VAR : SLOT_AT_VAR, at, 1) != 0)
 		_exit(EX_OSERR);
 	while (argv[argc])
 		argc++;

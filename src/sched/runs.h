@@ -42,6 +42,12 @@ int	spawn_fd_floor(void);
  * own clock. */
 #define SLOT_AT_VAR "LOCKRUN_SLOT_AT"
 
+/* A run `lockrun trigger` asked for: spawn_task()'s at_ms, and the
+ * variable that tells the run so (run.c takes it and drops it): it claims
+ * no slot, takes the no-overlap lock and is recorded as "triggered". */
+#define SPAWN_TRIGGERED	(-1LL)
+#define TRIGGERED_VAR	"LOCKRUN_TRIGGERED"
+
 /* A run's pipes, read ends (close-on-exec, non-blocking), -1 when none. */
 struct spawn_pipes {
 	int	relay;		/* asked: the run's stdout and stderr on out, err */
@@ -50,7 +56,7 @@ struct spawn_pipes {
 };
 
 /* Start t: fork, and in the child run `lockrun [options] -t NAME`, with
- * SLOT_AT_VAR=at_ms. With io, the run's log reaches io->report as
+ * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR). With io, the run's log reaches io->report as
  * records, and with io->relay its stdout and stderr go to out and err;
  * else it shares ours. Returns the child's pid, or -1 with e. */
 pid_t	spawn_task(const struct sched_spawner *sp, const struct sched_task *t,

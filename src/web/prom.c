@@ -56,6 +56,8 @@ static const struct family {
 	  "task's last run that ended." },
 	{ "lockrun_last_duration_seconds", "gauge", -1, NULL, "How long the task's "
 	  "last run that ended held the lock." },
+	{ "lockrun_paused", "gauge", -1, NULL, "Whether the task is paused (1: every "
+	  "server skips it, lockrun pause) or not (0)." },
 	{ "lockrun_runs_total", "counter", CNT_RUNS, NULL, "Runs of the task that "
 	  "took the lock." },
 	{ "lockrun_skips_total", "counter", CNT_SKIPPED_HELD, "held", "Runs of the task "
@@ -88,6 +90,7 @@ sample(size_t f, const struct row *w, int *secs)
 	case 4: return w->success_ms;
 	case 5: *secs = 0; return ended ? w->l_status : ABSENT;
 	case 6: return ended ? w->l_duration : ABSENT;
+	case 7: *secs = 0; return w->paused;
 	}
 	return ABSENT;
 }

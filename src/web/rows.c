@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/lock.h"
 #include "core/civil.h"
 #include "core/duration.h"
 #include "core/keys.h"
@@ -106,6 +107,30 @@ read_last(struct row *w, const struct lr_fields *h)
 	}
 }
 
+/* The pause's value (lock.h), if any: "<since> <until> <host> <user>
+ * <reason>"; one of another shape is a pause by someone unknown. */
+static void
+read_pause(struct row *w, const char *value)
+{
+	struct lr_pause_view v;
+
+	if (value == NULL)
+		return;
+	w->paused = 1;
+	w->p_since = w->p_until = ABSENT;
+	w->p_reason = "";
+	if (lock_pause_parse(value, &v) != 0) {
+		snprintf(w->p_host, sizeof(w->p_host), "?");
+		snprintf(w->p_user, sizeof(w->p_user), "?");
+		return;
+	}
+	memcpy(w->p_host, v.host, sizeof(w->p_host));
+	memcpy(w->p_user, v.user, sizeof(w->p_user));
+	w->p_reason = v.reason;
+	w->p_since = v.since_ms;
+	w->p_until = v.until_ms > 0 ? v.until_ms : ABSENT;
+}
+
 /* A last run still "running" whose lease is gone: the stable key is free,
  * or holds another run's token. Its lockrun lost the server while the
  * command ran (its host went, or it was killed with the server silent)
@@ -152,6 +177,7 @@ rows_read(struct row *w, const char *name, const struct lr_state *r, long long n
 	}
 	if (run_unaccounted(w))
 		w->l_event = "unknown";
+	read_pause(w, r->paused);
 	w->counted = r->counted;
 	memcpy(w->count, r->count, sizeof(w->count));
 }

@@ -28,6 +28,10 @@ struct row {
 	const char	*l_event, *l_host, *l_slot;
 	long long	 l_pid, l_token, l_start, l_end, l_status, l_duration;
 	long long	 success_ms;	/* the last run that ended with status 0 */
+	int		 paused;	/* `lockrun pause`: the pause's value read */
+	char		 p_host[256], p_user[64];	/* who paused it */
+	const char	*p_reason;	/* why ("" none), in the state's value */
+	long long	 p_since, p_until;	/* when, until when (ABSENT: resumed) */
 	int		 counted;	/* the server's counters (prometheus only) */
 	long long	 count[NCOUNTERS];
 };

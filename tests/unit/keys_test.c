@@ -244,6 +244,12 @@ Test(keys, parse_reads_back_what_build_writes)
 	cr_assert(eq(int, keys_parse(k.counts, "lockrun:", &p), 0));
 	cr_assert(eq(int, p.kind, KEY_COUNTS));
 	cr_assert(eq(str, p.name, "import"));
+	cr_assert(eq(str, k.pause, "lockrun:{import}:pause"));
+	cr_assert(eq(int, keys_parse(k.pause, "lockrun:", &p), 0));
+	cr_assert(eq(int, p.kind, KEY_PAUSE));
+	cr_assert(eq(str, k.trigger, "lockrun:{import}:trigger"));
+	cr_assert(eq(int, keys_parse(k.trigger, "lockrun:", &p), 0));
+	cr_assert(eq(int, p.kind, KEY_TRIGGER));
 }
 
 Test(keys, parse_finds_the_prefix_when_not_given)

@@ -40,6 +40,7 @@
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pg_sql.h"
 #include "backend/pg/pg_withdraw.h"
+#include "backend/pg/pg_status.h"
 #include "core/duration.h"
 #include "core/text.h"
 
@@ -108,7 +109,8 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	const char *params[] = { l->keys.stable, l->slot_ttl_ms ? l->keys.slot : "",
 	    l->keys.fence, l->keys.hist, l->keys.last, id.id, ttl, slot_ttl, cap, hist_ttl,
 	    l->id, l->owner, host, pid, slot_iso(l), l->quiet_held ? "false" : "true",
-	    l->keys.counts, earliest, deadline, sent, tol };
+	    l->keys.counts, earliest, deadline, sent, tol, l->keys.pause,
+	    l->triggered ? "triggered" : "ran" };
 	PGresult *res;
 	long long code;
 
@@ -125,20 +127,20 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	num_s(deadline, l->deadline_ms);
 	num_s(sent, l->sent_ms);
 	num_s(tol, l->clock_tol_ms);
-	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 21, params, e)) == NULL) {
+	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 23, params, e)) == NULL) {
 		/* unanswered, it may have run (its answer lost): withdrawn */
 		l->in_doubt = e->transport && strstr(e->msg, "protocol error") == NULL;
 		pg_conn_close(b);	/* what the statement took before it failed */
 		return -1;
 	}
-	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 5 ||
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 6 ||
 	    code == 3) {
 		unexpected(b, "acquire", res, e);
 		pg_conn_close(b);	/* a session lock it may have taken goes too */
 		return -1;
 	}
 	lock_offset_note(l, pg_conn_num(res, 0, 5, 0), real_ms());
-	if (code >= 4) {	/* refused: nothing was written */
+	if (code == 4 || code == 5) {	/* refused: nothing was written */
 		*out = code == 4 ? LOCK_LATE : LOCK_CLOCK_OFF;
 		pq.clear(res);
 		return 0;
@@ -147,7 +149,7 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 		*out = LOCK_ACQUIRED;
 		lock_took(l, pg_conn_num(res, 0, 1, 0));
 	} else {
-		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
+		*out = code == 0 ? LOCK_HELD : code == 6 ? LOCK_PAUSED : LOCK_SLOT_TAKEN;
 		snprintf(l->holder, sizeof(l->holder), "%s",
 		    pg_conn_cell(res, 0, 2) ? pg_conn_cell(res, 0, 2) : "?");
 	}
@@ -292,111 +294,6 @@ pg_peek(struct lr_backend *b, const char *key, char *buf, size_t n, long long *t
 	}
 	pq.clear(res);
 	return held;
-}
-
-/* The task arrays of pg_sql_states, as array literals into lit[5]
- * (malloc'd). Returns 0, or -1 when out of memory. */
-static int
-states_arrays(const struct lr_keys *k, size_t n, char *lit[5])
-{
-	const char **v = calloc(5 * n + 1, sizeof(*v));
-	struct pg_lockid *ids = calloc(n + 1, sizeof(*ids));
-	int rc = 0;
-
-	for (size_t i = 0; v != NULL && ids != NULL && i < n; i++) {
-		pg_sql_lockid(k[i].stable, &ids[i]);
-		v[i] = k[i].stable;
-		v[n + i] = k[i].last;
-		v[2 * n + i] = k[i].counts;
-		v[3 * n + i] = ids[i].hi;
-		v[4 * n + i] = ids[i].lo;
-	}
-	for (size_t j = 0; j < 5; j++)
-		if (v == NULL || ids == NULL || (lit[j] = pg_sql_array(v + j * n, n)) == NULL)
-			rc = -1;
-	free(v);
-	free(ids);
-	return rc;
-}
-
-/* Row r of pg_sql_states into s. Returns 0, or -1 when out of memory. */
-static int
-state_read(const PGresult *res, int r, int counts, struct lr_state *s)
-{
-	static const char *const last[] = { "event", "host", "pid", "slot", "token",
-	    "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
-	const char *v = pg_conn_cell(res, r, 2);
-
-	if (v != NULL && (s->value = strdup(v)) == NULL)
-		return -1;
-	s->ttl_ms = pg_conn_num(res, r, 3, -1);
-	for (int i = 0; i < 10; i++)
-		if (fields_add(&s->last, last[i], pg_conn_cell(res, r, 4 + i)) != 0)
-			return -1;
-	if (counts && pg_conn_cell(res, r, 14) && strcmp(pg_conn_cell(res, r, 14), "t") == 0) {
-		s->counted = 1;
-		for (int c = 0; c < NCOUNTERS; c++)
-			s->count[c] = pg_conn_num(res, r, 15 + c, 0);
-	}
-	return 0;
-}
-
-/* The server's clock alone, when the tables are not there. */
-static int
-server_now(struct lr_backend *b, long long *now_ms, struct lr_err *e)
-{
-	PGresult *res;
-	int missing;
-
-	if ((res = pg_conn_read(b, "status", pg_sql_now, 0, NULL, &missing, e)) == NULL)
-		return -1;
-	*now_ms = pq.ntuples(res) == 1 ? pg_conn_num(res, 0, 0, 0) : 0;
-	pq.clear(res);
-	return 0;
-}
-
-static int
-pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
-    struct lr_state *out, long long *now_ms, struct lr_err *e)
-{
-	char *lit[5] = { NULL };
-	const char *params[5];
-	PGresult *res = NULL;
-	int missing = 0, rc = -1;
-
-	if (n == 0)		/* the clock alone (`lockrun check`) */
-		return server_now(b, now_ms, e);
-	for (size_t i = 0; i < n; i++)
-		out[i] = (struct lr_state){ .ttl_ms = -1 };
-	if (states_arrays(k, n, lit) != 0) {
-		lr_errf(e, EX_OSERR, "out of memory");
-		goto out;
-	}
-	for (int j = 0; j < 5; j++)
-		params[j] = lit[j];
-	/* the counters' table may be missing alone, in a database an older
-	 * lockrun set up: then read the rest without them */
-	if (counts && (res = pg_conn_read(b, "status", pg_sql_states_counts, 5, params,
-	    &missing, e)) == NULL && !missing)
-		goto out;
-	counts = counts && res != NULL;
-	if (res == NULL &&
-	    (res = pg_conn_read(b, "status", pg_sql_states, 5, params, &missing, e)) == NULL) {
-		rc = missing ? server_now(b, now_ms, e) : -1;	/* no tables: all free */
-		goto out;
-	}
-	*now_ms = pq.ntuples(res) > 0 ? pg_conn_num(res, 0, 1, 0) : 0;
-	rc = 0;
-	for (int r = 0; r < pq.ntuples(res) && rc == 0; r++) {
-		long long i = pg_conn_num(res, r, 0, 0);
-		if (i >= 1 && (size_t)i <= n && state_read(res, r, counts, &out[i - 1]) != 0)
-			rc = lr_errf(e, EX_OSERR, "out of memory");
-	}
-	pq.clear(res);
-out:
-	for (int j = 0; j < 5; j++)
-		free(lit[j]);
-	return rc;
 }
 
 static int
@@ -582,7 +479,7 @@ static const struct lr_backend_ops pg_ops = {
 	.release = pg_release, .unlock = pg_unlock, .peek = pg_peek,
 	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
 	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,
-	.free = pg_free,
+	.free = pg_free, .pause = pg_pause,
 };
 
 int

@@ -98,8 +98,9 @@
 #define COUNT(ev, st, from) \
 	"cw AS (INSERT INTO lockrun_counts AS t (k, expires_ms, runs, skipped_held, " \
 	"skipped_slot, failures, lost, timeouts) SELECT a.counts, a.now_ms + a.hist_ttl, " \
-	"(" ev " = 'ran')::int, (" ev " = 'skipped-held')::int, (" ev " = 'skipped-slot')::int, " \
-	"(" ev " NOT IN ('ran', 'skipped-held', 'skipped-slot', 'lost') " \
+	"(" ev " IN ('ran', 'triggered'))::int, (" ev " = 'skipped-held')::int, " \
+	"(" ev " = 'skipped-slot')::int, " \
+	"(" ev " NOT IN ('ran', 'triggered', 'skipped-held', 'skipped-slot', 'lost') " \
 	"AND coalesce(" st ", '0') <> '0')::int, (" ev " = 'lost')::int, " \
 	"(" ev " = 'stopped-timeout')::int FROM " from " " \
 	"ON CONFLICT (k) DO UPDATE SET " COUNT_ADD("runs") ", " COUNT_ADD("skipped_held") ", " \
@@ -175,12 +176,14 @@ const char pg_sql_ddl[] =
  * pid, $15 slot ISO ("" none), $16 record a held lock, $17 counters, $18
  * earliest and $19 deadline (the client's window, lock.h: 0 0 none), $20
  * the client's clock when it sent this, $21 the clock tolerance (0: no
- * check).
+ * check), $22 the pause key, $23 the event a run is recorded as ("ran",
+ * "triggered").
  * Returns one row: code (1 acquired, 0 held, 2 slot taken, 4 outside the
  * window, 5 the clocks differ by more than the tolerance on a slot claim:
- * for 4 and 5 nothing is written), token, holder (our value when
- * acquired), whether the session lock was let go, and the server's clock
- * (ms), for the client's offset.
+ * for 4 and 5 nothing is written; 6 paused: a pause row that has not
+ * expired, "skipped-paused" recorded, nothing taken), token, holder (our
+ * value when acquired; the pause's when paused), whether the session lock
+ * was let go, and the server's clock (ms), for the client's offset.
  * - w: the clock check, then the window, by the statement's clock
  *   (statement_timestamp(): when the server began it, however long it
  *   waited in a socket or behind a stopped backend).
@@ -211,10 +214,14 @@ const char pg_sql_acquire[] =
 	"$12::text AS owner, $13::text AS host, $14::text AS pid, nullif($15::text, '') AS slot_iso, "
 	"$16::boolean AS say_held, $17::text AS counts, $18::bigint AS earliest, "
 	"$19::bigint AS deadline, $20::bigint AS client, $21::bigint AS clock_tol, "
+	"$22::text AS pause, $23::text AS ran, "
 	NOW_MS " AS now_ms, " NOW_US " AS now_us, " BOOT " AS boot), "
+	"pz AS (SELECT t.v FROM lockrun_keys t, a WHERE t.k = a.pause AND "
+	"coalesce(t.expires_ms > a.now_ms, true)), "
 	"w AS (SELECT CASE WHEN a.slot_ttl > 0 AND a.clock_tol > 0 AND "
 	"abs(a.now_ms - a.client) > a.clock_tol THEN 5 WHEN a.deadline > 0 AND "
-	"(a.now_ms > a.deadline OR a.now_ms < a.earliest) THEN 4 ELSE 0 END AS refused FROM a), "
+	"(a.now_ms > a.deadline OR a.now_ms < a.earliest) THEN 4 "
+	"WHEN EXISTS (SELECT 1 FROM pz) THEN 6 ELSE 0 END AS refused FROM a), "
 	"cur AS (SELECT t.v, t.boot, t.expires_ms FROM lockrun_keys t, a WHERE t.k = a.stable), "
 	"lk AS (SELECT CASE WHEN w.refused <> 0 THEN false WHEN a.ttl = 0 THEN true WHEN EXISTS (SELECT 1 FROM cur "
 	"WHERE cur.expires_ms > a.now_ms) THEN false "
@@ -247,12 +254,14 @@ const char pg_sql_acquire[] =
 	"WHEN a.slot_ttl > 0 AND r.sw_v IS DISTINCT FROM r.mine_v THEN 2 ELSE 1 END AS code "
 	"FROM r, a, w), "
 	"h AS (SELECT o.*, CASE o.code WHEN 1 THEN o.mine_v WHEN 0 THEN coalesce(o.cur_v, '?') "
+	"WHEN 6 THEN (SELECT v FROM pz) "
 	"ELSE coalesce(o.sl_v, o.sw_v, '?') END AS holder FROM o), "
-	"ev AS (SELECT CASE h.code WHEN 1 THEN 'ran' WHEN 0 THEN 'skipped-held' "
-	"ELSE 'skipped-slot' END AS event, CASE WHEN h.code = 1 THEN h.token "
-	"ELSE " HOLDER_TOKEN("h.holder") " END AS token, "
-	"CASE WHEN h.code <> 1 THEN " HOLDER_BY("h.holder") " END AS by "
-	"FROM h, a WHERE a.cap > 0 AND h.code IN (0, 1, 2) AND (h.code <> 0 OR a.say_held)), "
+	"ev AS (SELECT CASE h.code WHEN 1 THEN a.ran WHEN 0 THEN 'skipped-held' "
+	"WHEN 6 THEN 'skipped-paused' ELSE 'skipped-slot' END AS event, "
+	"CASE WHEN h.code = 1 THEN h.token WHEN h.code <> 6 THEN " HOLDER_TOKEN("h.holder")
+	" END AS token, CASE WHEN h.code = 6 THEN split_part(h.holder, ' ', 3) || ' ' || "
+	"split_part(h.holder, ' ', 4) WHEN h.code <> 1 THEN " HOLDER_BY("h.holder") " END AS by "
+	"FROM h, a WHERE a.cap > 0 AND h.code IN (0, 1, 2, 6) AND (h.code <> 0 OR a.say_held)), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, "
 	"token, holder) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, ev.event, a.host, a.pid, "
 	"a.slot_iso, ev.token, ev.by FROM a, ev RETURNING 1), "
@@ -447,12 +456,13 @@ const char pg_sql_peek[] =
 	"WHERE used.yes OR (t.k IS NOT NULL AND coalesce(t.expires_ms > a.now_ms, true))";
 
 /* Every task at once: $1 stable keys, $2 last-run keys, $3 counters
- * keys, $4 and $5 the halves of the session lock ids (arrays, one element
- * per task). Returns a row per task in their order (none when there are
- * no tasks, then one row of NULLs but the clock): i, now_ms, value,
- * ttl_ms, the last-run fields (event host pid slot token start_ms end_ms
- * status duration_ms success_ms); and, with counts, whether the counters
- * row is there and the counters (record.h's order). pg_locks is read
+ * keys, $4 and $5 the halves of the session lock ids, $6 pause keys
+ * (arrays, one element per task). Returns a row per task in their order
+ * (none when there are no tasks, then one row of NULLs but the clock): i,
+ * now_ms, value, ttl_ms, the last-run fields (event host pid slot token
+ * start_ms end_ms status duration_ms success_ms), the pause's value; and,
+ * with counts, whether the counters row is there and the counters
+ * (record.h's order). pg_locks is read
  * once for all. Without counts the statement does not name
  * lockrun_counts, which a database that an older lockrun set up lacks
  * until a run creates it. */
@@ -461,8 +471,8 @@ const char pg_sql_peek[] =
 	"locks AS (SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND " \
 	"database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND " \
 	"objsubid = 1 AND granted), " \
-	"u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::oid[], $5::oid[]) " \
-	"WITH ORDINALITY AS u(stable, last, counts, hi, lo, i)), " \
+	"u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::oid[], $5::oid[], " \
+	"$6::text[]) WITH ORDINALITY AS u(stable, last, counts, hi, lo, pause, i)), " \
 	"s AS (SELECT u.*, EXISTS (SELECT 1 FROM locks WHERE locks.classid = u.hi " \
 	"AND locks.objid = u.lo) AS used FROM u) " \
 	"SELECT s.i, a.now_ms, " \
@@ -471,9 +481,10 @@ const char pg_sql_peek[] =
 	"CASE WHEN s.used THEN -1 WHEN t.expires_ms > a.now_ms " \
 	"THEN t.expires_ms - a.now_ms END, " \
 	"l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status, " \
-	"l.duration_ms, l.success_ms" cols " " \
+	"l.duration_ms, l.success_ms, p.v" cols " " \
 	"FROM a LEFT JOIN s ON true " \
 	"LEFT JOIN lockrun_keys t ON t.k = s.stable " \
+	"LEFT JOIN lockrun_keys p ON p.k = s.pause AND coalesce(p.expires_ms > a.now_ms, true) " \
 	"LEFT JOIN lockrun_last l ON l.k = s.last AND l.expires_ms > a.now_ms " join \
 	"ORDER BY s.i"
 const char pg_sql_states[] = STATES("", "");

@@ -198,7 +198,8 @@ out:
 /* --- status ---------------------------------------------------------- */
 
 /* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
- * of its last-run hash, and (counts) HGETALL of its counters. */
+ * of its last-run hash, GET of its pause, and (counts) HGETALL of its
+ * counters. */
 static int
 states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 {
@@ -208,10 +209,10 @@ states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const char *get[] = { "GET", k[i].stable }, *pttl[] = { "PTTL", k[i].stable },
 		    *hall[] = { "HGETALL", k[i].last },
-		    *count[] = { "HGETALL", k[i].counts };
+		    *count[] = { "HGETALL", k[i].counts }, *pause[] = { "GET", k[i].pause };
 
 		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
-		    rconn_append(c, 2, hall) != 0 ||
+		    rconn_append(c, 2, hall) != 0 || rconn_append(c, 2, pause) != 0 ||
 		    (counts && rconn_append(c, 2, count) != 0))
 			rc = -1;
 	}
@@ -246,7 +247,7 @@ counts_read(const redisReply *r, struct lr_state *s)
 	}
 }
 
-/* One task's state from its replies: GET, PTTL, HGETALL[, HGETALL]. */
+/* One task's state from its replies: GET, PTTL, HGETALL, GET[, HGETALL]. */
 static int
 state_read(redisReply **r, int counts, struct lr_state *s)
 {
@@ -261,8 +262,10 @@ state_read(redisReply **r, int counts, struct lr_state *s)
 		    fields_add(&s->last, r[2]->element[i]->str,
 		    r[2]->element[i + 1]->str) != 0)
 			return -1;
+	if (r[3]->type == REDIS_REPLY_STRING && (s->paused = strdup(r[3]->str)) == NULL)
+		return -1;
 	if (counts)
-		counts_read(r[3], s);
+		counts_read(r[4], s);
 	return 0;
 }
 
@@ -289,7 +292,7 @@ redis_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts
     struct lr_state *out, long long *now_ms, struct lr_err *e)
 {
 	struct lr_conn *c = conn_of(b);
-	size_t per = counts ? 4 : 3, want = 1 + n * per, got = 0;
+	size_t per = counts ? 5 : 4, want = 1 + n * per, got = 0;
 	redisReply **r = calloc(want, sizeof(*r));
 	int rc = -1;
 
@@ -519,19 +522,17 @@ redis_free(struct lr_backend *b)
 static int
 redis_check_task(const struct lr_backend *b, const struct lr_task *t, struct lr_err *e)
 {
-	const struct rsettings *s = &((const struct redis_impl *)b->impl)->set;
-	char a[32], c[32];
+	return rsettings_check_task(&((const struct redis_impl *)b->impl)->set, t, e);
+}
 
-	if (s->wait_replicas == 0 || !t->no_overlap || !t->renew ||
-	    s->wait_timeout_ms < t->ttl_ms / 3)
-		return 0;
-	duration_format(s->wait_timeout_ms, a, sizeof(a));
-	duration_format(t->ttl_ms, c, sizeof(c));
-	if (s->wait_timeout_at == NULL)
-		return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a "
-		    "third of the ttl (%s)", a, c);
-	return setting_errf(e, s->wait_timeout_at, NULL, "%s must be shorter than a third "
-	    "of the ttl (%s)", a, c);
+static int
+redis_pause(struct lr_backend *b, const struct lr_keys *k, const struct lr_pause *p,
+    int resume, char *buf, size_t n, struct lr_err *e)
+{
+	int rc = redis_open(b, e) == 0 ? lock_pause(conn_of(b), k, p, resume, buf, n, e) : -1;
+
+	sync_where(b);
+	return rc;
 }
 
 static const struct lr_backend_ops redis_ops = {
@@ -542,6 +543,7 @@ static const struct lr_backend_ops redis_ops = {
 	.states = redis_states, .keys = redis_keys, .history = redis_history,
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
 	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,
+	.pause = redis_pause,
 };
 
 /* What the URL asks for beyond the connection: the sentinels' own

@@ -187,18 +187,18 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	char how[600];
 	const char *slot = l->slot_ttl_ms ? l->keys.slot : l->keys.stable;
 	const char *args[] = { l->keys.fence, l->keys.stable, slot, l->keys.hist,
-	    l->keys.last, l->keys.counts, how };
+	    l->keys.last, l->keys.counts, l->keys.pause, how };
 	redisReply *r;
 	long long code;
 	int ok = 1;
 
 	lock_window(l, real_ms(), rc->link.command_timeout_ms);
-	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d %lld %lld %lld %lld %s",
+	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d %s %lld %lld %lld %lld %s",
 	    l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l),
-	    !l->quiet_held, l->earliest_ms, l->deadline_ms, l->sent_ms, l->clock_tol_ms,
-	    l->owner);
-	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "6",
-	    args, 7, l, &ok, e);
+	    !l->quiet_held, l->triggered ? "triggered" : "ran", l->earliest_ms,
+	    l->deadline_ms, l->sent_ms, l->clock_tol_ms, l->owner);
+	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "7",
+	    args, 8, l, &ok, e);
 	if (r == NULL) {
 		/* sent, unanswered (no answer in time, the connection lost):
 		 * it may yet run, or have run; an answer that broke the
@@ -228,7 +228,7 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 		*out = ok ? LOCK_ACQUIRED : LOCK_UNCONFIRMED;
 		lock_took(l, r->element[1]->integer);
 	} else {
-		*out = code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
+		*out = code == 0 ? LOCK_HELD : code == 6 ? LOCK_PAUSED : LOCK_SLOT_TAKEN;
 		snprintf(l->holder, sizeof(l->holder), "%s",
 		    r->element[1]->type == REDIS_REPLY_STRING ? r->element[1]->str : "?");
 	}
@@ -398,6 +398,33 @@ lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 		snprintf(holder, n, "%s", r->element[1]->str);
 	else if (code != 0)
 		code = lr_errf(e, EX_SOFTWARE, "redis %s: unlock: unexpected reply", rc->link.where);
+	freeReplyObject(r);
+	return (int)code;
+}
+
+int
+lock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p,
+    int resume, char *buf, size_t n, struct lr_err *e)
+{
+	char how[400];
+	const char *args[] = { k->pause, k->hist, how, p->reason };
+	redisReply *r;
+	long long code = -1;
+
+	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %s", resume ? "resume" : "pause",
+	    p->for_ms, p->until_ms, p->hist_cap, p->hist_ttl_ms, p->host, p->user);
+	r = script_call(rc, resume ? "resume" : "pause", SCRIPT_PAUSE_SHA, SCRIPT_PAUSE, "2",
+	    args, 4, e);
+	if (r == NULL)
+		return -1;
+	buf[0] = '\0';
+	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+	    r->element[0]->type == REDIS_REPLY_INTEGER &&
+	    r->element[1]->type == REDIS_REPLY_STRING) {
+		code = r->element[0]->integer != 0;
+		snprintf(buf, n, "%s", r->element[1]->str);
+	} else
+		code = lr_errf(e, EX_SOFTWARE, "redis %s: pause: unexpected reply", rc->link.where);
 	freeReplyObject(r);
 	return (int)code;
 }

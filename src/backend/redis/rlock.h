@@ -56,6 +56,12 @@ int	lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 	    const char *expect, const char *who, long long hist_cap,
 	    long long hist_ttl_ms, char *holder, size_t n, struct lr_err *e);
 
+/* `lockrun pause` / `resume` (ops.h's pause; pause.lua): one round trip.
+ * Returns 1 done, 0 nothing to resume or an end already past, each with
+ * the value into buf[n]; -1 with e. */
+int	lock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p,
+	    int resume, char *buf, size_t n, struct lr_err *e);
+
 /* `lockrun check`: ask Redis whether a run could use k's keys -- their
  * types and, on Redis 7, the user's permissions (check.lua, read-only) --
  * and whether this server takes writes (ROLE). Writes the problems found

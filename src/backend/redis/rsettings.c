@@ -130,3 +130,20 @@ redis_settings_check(const struct lr_settings *s, long long command_ms, struct l
 		return -1;
 	return wait_fits(r.wait_timeout_at, r.wait_timeout_ms, command_ms, e);
 }
+
+int
+rsettings_check_task(const struct rsettings *s, const struct lr_task *t, struct lr_err *e)
+{
+	char a[32], c[32];
+
+	if (s->wait_replicas == 0 || !t->no_overlap || !t->renew ||
+	    s->wait_timeout_ms < t->ttl_ms / 3)
+		return 0;
+	duration_format(s->wait_timeout_ms, a, sizeof(a));
+	duration_format(t->ttl_ms, c, sizeof(c));
+	if (s->wait_timeout_at == NULL)
+		return lr_errf(e, EX_USAGE, "--wait-timeout: %s must be shorter than a "
+		    "third of the ttl (%s)", a, c);
+	return setting_errf(e, s->wait_timeout_at, NULL, "%s must be shorter than a third "
+	    "of the ttl (%s)", a, c);
+}

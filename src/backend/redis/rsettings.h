@@ -7,6 +7,7 @@
 #define LR_RSETTINGS_H
 
 #include "core/err.h"
+#include "core/task.h"
 #include "core/setting.h"
 #include "backend/redis/tls.h"
 
@@ -34,5 +35,10 @@ int	redis_settings_check(const struct lr_settings *s, long long command_ms,
 /* Read s into r, as a run uses them. Returns 0, or -1 with e placed. */
 int	rsettings_read(const struct lr_settings *s, long long command_ms,
 	    struct rsettings *r, struct lr_err *e);
+
+/* What the settings ask of a run's: a WAIT that fits in a renewal
+ * period. Returns 0, or -1 with e (the setting's place, or the option). */
+int	rsettings_check_task(const struct rsettings *s, const struct lr_task *t,
+	    struct lr_err *e);
 
 #endif

@@ -2,10 +2,11 @@
 -- acquire.lua -- the whole run decision in one round trip.
 -- KEYS[1] fencing counter, KEYS[2] stable key, KEYS[3] slot key (the
 -- stable key again when one-server is off), KEYS[4] history, KEYS[5] last
--- run, KEYS[6] counters. ARGV[1] "<owner id> <stable ttl ms> <slot ttl ms> <history cap>
--- <history ttl ms> <slot, ISO 8601, or -> <1: record a held lock, 0: not>
--- <earliest ms> <deadline ms> <client ms> <clock tolerance ms> <host> <pid>
--- <start>":
+-- run, KEYS[6] counters, KEYS[7] the pause (pause.lua). ARGV[1] "<owner id>
+-- <stable ttl ms> <slot ttl ms> <history cap> <history ttl ms> <slot, ISO
+-- 8601, or -> <1: record a held lock, 0: not> <the event a run is recorded
+-- as: ran, or triggered> <earliest ms> <deadline ms> <client ms> <clock
+-- tolerance ms> <host> <pid> <start>":
 -- a stable ttl of 0 means no-overlap is off, a slot ttl of 0 one-server;
 -- the last field is 0 for the attempts of --wait after the first, so that
 -- a wait leaves one skipped-held entry, not one per attempt; the rest
@@ -30,6 +31,9 @@
 --         {4, 0, now} outside the window: nothing done, nothing recorded,
 --         {5, 0, now} the clocks differ by more than the tolerance: no
 --                     slot claimed, nothing recorded;
+--         {6, pause, now} the task is paused (the pause key's value,
+--                     "<since> <until> <host> <user> <reason>"): nothing
+--                     taken, "skipped-paused" recorded;
 -- now is the server's clock in ms, for the client to measure its offset;
 -- an error BADFENCE when the counter holds something other than a number.
 -- "Still running" is checked first: it is the more useful thing to report.
@@ -42,9 +46,9 @@
 -- last acquire.
 local fence_ttl = 86400000
 if redis.replicate_commands then redis.replicate_commands() end
-local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, earliest, deadline,
+local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, ran, earliest, deadline,
   client, clock_tol, owner = string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) '
-  .. '(%S+) ([01]) (%-?%d+) (%d+) (%d+) (%d+) (%S+ %S+ %S+)$')
+  .. '(%S+) ([01]) (%l+) (%-?%d+) (%d+) (%d+) (%d+) (%S+ %S+ %S+)$')
 if not id then return redis.error_reply('ERR acquire: bad arguments') end
 stable_ttl, slot_ttl = tonumber(stable_ttl), tonumber(slot_ttl)
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
@@ -58,6 +62,15 @@ if slot_ttl > 0 and clock_tol > 0 and math.abs(now - client) > clock_tol then
   return {5, 0, now}
 end
 if deadline > 0 and (now > deadline or now < earliest) then return {4, 0, now} end
+
+-- paused: the pause key expires by itself at its end (the server's clock)
+local paused = redis.call('GET', KEYS[7])
+if paused then
+  local by = string.match(paused, '^%S+ %S+ (%S+ %S+)')
+  record(KEYS[4], cap, hist_ttl, {'event', 'skipped-paused', 'host', host, 'pid', pid,
+    'slot', slot, 'holder', by or '?'})
+  return {6, paused, now}
+end
 
 local function skipped(event, value)
   local token, by = holder_of(value)
@@ -93,7 +106,7 @@ redis.call('SET', KEYS[1], digits, 'PX', fence_ttl)
 local value = id .. ' ' .. digits .. ' ' .. owner
 if stable_ttl > 0 then redis.call('SET', KEYS[2], value, 'PX', stable_ttl) end
 if slot_ttl > 0 then redis.call('SET', KEYS[3], value, 'PX', slot_ttl) end
-record(KEYS[4], cap, hist_ttl, {'event', 'ran', 'host', host, 'pid', pid,
+record(KEYS[4], cap, hist_ttl, {'event', ran, 'host', host, 'pid', pid,
   'slot', slot, 'token', digits})
 count(KEYS[6], cap, hist_ttl, {'runs'})
 if cap > 0 then

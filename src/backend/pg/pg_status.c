@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pg_status.c -- what an operator reads and sets of every task in
+ * PostgreSQL: status's read of the tasks' states (one statement for all
+ * of them), and pause and resume (one statement each), whose row the
+ * acquire reads (pg_sql.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/pg/pg_conn.h"
+#include "backend/pg/pg_sql.h"
+#include "backend/pg/pg_status.h"
+
+#define NUM_MAX	24	/* a long long in digits, and its NUL */
+
+/* pause.lua. $1 the pause key, $2 history, $3 pause or resume, $4 for ms,
+ * $5 until ms, $6 history cap, $7 history ttl, $8 host, $9 user, $10
+ * reason. The pause row's expiry is its end by the server's clock (NULL:
+ * none), so it lifts itself: the acquire reads a row that has expired as
+ * no pause, and the prune deletes it. Returns one row: 1 paused (or
+ * resumed), 0 nothing to resume or an end already past; the value written
+ * (or deleted). */
+static const char pg_sql_pause[] =
+	"WITH a AS (SELECT $1::text AS k, $2::text AS hist, $3::text AS mode, "
+	"$4::bigint AS for_ms, $5::bigint AS until_ms, $6::bigint AS cap, "
+	"$7::bigint AS hist_ttl, $8::text AS host, $9::text AS who, $10::text AS reason, "
+	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now_ms), "
+	"e AS (SELECT CASE WHEN a.for_ms > 0 THEN a.now_ms + a.for_ms "
+	"WHEN a.until_ms > 0 THEN a.until_ms END AS ends FROM a), "
+	"v AS (SELECT a.now_ms::text || ' ' || coalesce(e.ends, 0)::text || ' ' || a.host || "
+	"' ' || a.who || ' ' || a.reason AS v, e.ends FROM a, e WHERE a.mode = 'pause' "
+	"AND coalesce(e.ends > a.now_ms, true)), "
+	"pw AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT a.k, v.v, v.ends "
+	"FROM a, v ON CONFLICT (k) DO UPDATE SET v = excluded.v, expires_ms = excluded.expires_ms "
+	"RETURNING t.v), "
+	"rw AS (DELETE FROM lockrun_keys t USING a WHERE a.mode = 'resume' AND t.k = a.k "
+	"AND coalesce(t.expires_ms > a.now_ms, true) RETURNING t.v), "
+	"r AS (SELECT coalesce((SELECT v FROM pw), (SELECT v FROM rw)) AS v), "
+	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, holder) "
+	"SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, CASE a.mode WHEN 'pause' THEN "
+	"'paused' ELSE 'resumed' END, a.host, a.who FROM a, r WHERE a.cap > 0 AND "
+	"r.v IS NOT NULL) "
+	"SELECT (r.v IS NOT NULL)::int, r.v FROM r";
+
+/* The task arrays of pg_sql_states, as array literals into lit[6]
+ * (malloc'd). Returns 0, or -1 when out of memory. */
+static int
+states_arrays(const struct lr_keys *k, size_t n, char *lit[6])
+{
+	const char **v = calloc(6 * n + 1, sizeof(*v));
+	struct pg_lockid *ids = calloc(n + 1, sizeof(*ids));
+	int rc = 0;
+
+	for (size_t i = 0; v != NULL && ids != NULL && i < n; i++) {
+		pg_sql_lockid(k[i].stable, &ids[i]);
+		v[i] = k[i].stable;
+		v[n + i] = k[i].last;
+		v[2 * n + i] = k[i].counts;
+		v[3 * n + i] = ids[i].hi;
+		v[4 * n + i] = ids[i].lo;
+		v[5 * n + i] = k[i].pause;
+	}
+	for (size_t j = 0; j < 6; j++)
+		if (v == NULL || ids == NULL || (lit[j] = pg_sql_array(v + j * n, n)) == NULL)
+			rc = -1;
+	free(v);
+	free(ids);
+	return rc;
+}
+
+/* Row r of pg_sql_states into s. Returns 0, or -1 when out of memory. */
+static int
+state_read(const PGresult *res, int r, int counts, struct lr_state *s)
+{
+	static const char *const last[] = { "event", "host", "pid", "slot", "token",
+	    "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
+	const char *v = pg_conn_cell(res, r, 2);
+
+	if (v != NULL && (s->value = strdup(v)) == NULL)
+		return -1;
+	s->ttl_ms = pg_conn_num(res, r, 3, -1);
+	for (int i = 0; i < 10; i++)
+		if (fields_add(&s->last, last[i], pg_conn_cell(res, r, 4 + i)) != 0)
+			return -1;
+	if ((v = pg_conn_cell(res, r, 14)) != NULL && (s->paused = strdup(v)) == NULL)
+		return -1;
+	if (counts && pg_conn_cell(res, r, 15) && strcmp(pg_conn_cell(res, r, 15), "t") == 0) {
+		s->counted = 1;
+		for (int c = 0; c < NCOUNTERS; c++)
+			s->count[c] = pg_conn_num(res, r, 16 + c, 0);
+	}
+	return 0;
+}
+
+/* The server's clock alone, when the tables are not there. */
+static int
+server_now(struct lr_backend *b, long long *now_ms, struct lr_err *e)
+{
+	PGresult *res;
+	int missing;
+
+	if ((res = pg_conn_read(b, "status", pg_sql_now, 0, NULL, &missing, e)) == NULL)
+		return -1;
+	*now_ms = pq.ntuples(res) == 1 ? pg_conn_num(res, 0, 0, 0) : 0;
+	pq.clear(res);
+	return 0;
+}
+
+int
+pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
+    struct lr_state *out, long long *now_ms, struct lr_err *e)
+{
+	char *lit[6] = { NULL };
+	const char *params[6];
+	PGresult *res = NULL;
+	int missing = 0, rc = -1;
+
+	if (n == 0)		/* the clock alone (`lockrun check`) */
+		return server_now(b, now_ms, e);
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct lr_state){ .ttl_ms = -1 };
+	if (states_arrays(k, n, lit) != 0) {
+		lr_errf(e, EX_OSERR, "out of memory");
+		goto out;
+	}
+	for (int j = 0; j < 6; j++)
+		params[j] = lit[j];
+	/* the counters' table may be missing alone, in a database an older
+	 * lockrun set up: then read the rest without them */
+	if (counts && (res = pg_conn_read(b, "status", pg_sql_states_counts, 6, params,
+	    &missing, e)) == NULL && !missing)
+		goto out;
+	counts = counts && res != NULL;
+	if (res == NULL &&
+	    (res = pg_conn_read(b, "status", pg_sql_states, 6, params, &missing, e)) == NULL) {
+		rc = missing ? server_now(b, now_ms, e) : -1;	/* no tables: all free */
+		goto out;
+	}
+	*now_ms = pq.ntuples(res) > 0 ? pg_conn_num(res, 0, 1, 0) : 0;
+	rc = 0;
+	for (int r = 0; r < pq.ntuples(res) && rc == 0; r++) {
+		long long i = pg_conn_num(res, r, 0, 0);
+		if (i >= 1 && (size_t)i <= n && state_read(res, r, counts, &out[i - 1]) != 0)
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+	}
+	pq.clear(res);
+out:
+	for (int j = 0; j < 6; j++)
+		free(lit[j]);
+	return rc;
+}
+
+int
+pg_pause(struct lr_backend *b, const struct lr_keys *k, const struct lr_pause *p,
+    int resume, char *buf, size_t n, struct lr_err *e)
+{
+	char for_ms[NUM_MAX], until_ms[NUM_MAX], cap[NUM_MAX], ttl[NUM_MAX];
+	const char *params[] = { k->pause, k->hist, resume ? "resume" : "pause", for_ms,
+	    until_ms, cap, ttl, p->host, p->user, p->reason };
+	const struct pg *g = b->impl;
+	PGresult *res;
+	long long code;
+
+	snprintf(for_ms, sizeof(for_ms), "%lld", p->for_ms);
+	snprintf(until_ms, sizeof(until_ms), "%lld", p->until_ms);
+	snprintf(cap, sizeof(cap), "%lld", p->hist_cap);
+	snprintf(ttl, sizeof(ttl), "%lld", p->hist_ttl_ms);
+	if (g->conn == NULL && pg_conn_open(b, b->cfg.connect_timeout_ms, e) != 0)
+		return -1;
+	if ((res = pg_conn_write(b, resume ? "resume" : "pause", pg_sql_pause, 10, params,
+	    e)) == NULL)
+		return -1;
+	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 1) {
+		pq.clear(res);
+		return lr_errf(e, EX_SOFTWARE, "postgres %s: pause: unexpected answer",
+		    b->where);
+	}
+	snprintf(buf, n, "%s", pg_conn_cell(res, 0, 1) ? pg_conn_cell(res, 0, 1) : "");
+	pq.clear(res);
+	return (int)code;
+}

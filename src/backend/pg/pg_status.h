@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pg_status.h -- status's read of every task, and pause and resume, in
+ * PostgreSQL (ops.h's states and pause). */
+#ifndef LR_PG_STATUS_H
+#define LR_PG_STATUS_H
+
+#include "backend/ops.h"
+
+int	pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
+	    struct lr_state *out, long long *now_ms, struct lr_err *e);
+int	pg_pause(struct lr_backend *b, const struct lr_keys *k, const struct lr_pause *p,
+	    int resume, char *buf, size_t n, struct lr_err *e);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* skip.c -- what a run says when it skips: who holds the lock, which run
+ * took the slot, or who paused the task, until when and why. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/skip.h"
+#include "core/duration.h"
+#include "core/text.h"
+#include "out/log.h"
+
+/* The task is paused (LOCK_PAUSED): the pause's value is in l->holder
+ * (lock.h). One line naming who paused it, when, until when and why. */
+static void
+report_paused(const struct lr_ctx *x, struct log_fields *f)
+{
+	const struct lr_lock *l = &x->lock;
+	struct lr_pause_view p;
+	char since[TEXT_ISO_MAX], until[TEXT_ISO_MAX + 8] = "until resumed", by[330];
+
+	if (lock_pause_parse(l->holder, &p) != 0) {
+		lr_event(LOG_INFO, "skipped-paused", f, "skipped: %s is paused (%s)",
+		    l->keys.pause, l->holder);
+		return;
+	}
+	if (p.until_ms > 0) {
+		char at[TEXT_ISO_MAX];
+		snprintf(until, sizeof(until), "until %s", text_iso(p.until_ms, TEXT_ISO_S,
+		    at, sizeof(at)));
+	}
+	snprintf(by, sizeof(by), "%s %s", p.host, p.user);
+	f->holder = by;
+	lr_event(LOG_INFO, "skipped-paused", f, "skipped: %s is paused by %s on %s at %s, "
+	    "%s: %s", x->cli.task ? x->cli.task : x->name, strcmp(p.user, "-") ? p.user :
+	    "someone", p.host, text_iso(p.since_ms, TEXT_ISO_S, since, sizeof(since)),
+	    until, *p.reason ? p.reason : "no reason given");
+}
+
+/* Why a held key is still held when no holder is running in full: its
+ * holder was unlocked and is stopping, or its run ended and --min-hold
+ * keeps it (keys_value_phase()). */
+static const char *
+skip_phase(const char *value)
+{
+	switch (keys_value_phase(value)) {
+	case KEY_UNLOCKED:
+		return " (unlocked, stopping)";
+	case KEY_RELEASED:
+		return " (ended, kept for --min-hold)";
+	default:
+		return "";
+	}
+}
+
+/* Say who holds what (on stderr with -v): the value is "id token host pid
+ * start". The line carries the holder's token, as the history does, and
+ * status, lockrun's exit status. */
+void
+run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
+{
+	const struct lr_lock *l = &x->lock;
+	char host[256] = "?", start[64] = "?", holder[300];
+	long long token = 0, pid = 0;
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = status;
+	if (out == LOCK_PAUSED) {
+		report_paused(x, &f);
+		return;
+	}
+	if (sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start) < 3 &&
+	    x->be.ops->session) {
+		/* a session lock with no row behind it: its holder was unlocked
+		 * (or its row pruned) and lets go at its next keep-alive */
+		lr_event(LOG_INFO, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f,
+		    "skipped: %s is held by a session that left no record of itself",
+		    out == LOCK_HELD ? l->keys.stable : l->keys.slot);
+		return;
+	}
+	snprintf(holder, sizeof(holder), "%s %lld", host, pid);
+	f.token = token;
+	f.holder = holder;
+	if (out == LOCK_HELD)
+		lr_event(LOG_INFO, "skipped-held", &f, "skipped: %s is held by %s pid %lld "
+		    "since %s (token %lld)%s", l->keys.stable, host, pid, start, token,
+		    skip_phase(l->holder));
+	else
+		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
+		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
+}

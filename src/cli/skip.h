@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* skip.h -- what a run says when it skips (skip.c), for run.c. */
+#ifndef LR_SKIP_H
+#define LR_SKIP_H
+
+#include "cli/ctx.h"
+
+/* Say why the run skipped (out: LOCK_HELD, LOCK_SLOT_TAKEN, LOCK_PAUSED),
+ * as an event: who holds what (the holder's value "id token host pid
+ * start" in x->lock.holder), or who paused the task. status is lockrun's
+ * exit status. */
+void	run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status);
+
+#endif
