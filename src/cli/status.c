@@ -320,7 +320,7 @@ report_stale(const struct status *s)
 }
 
 /* A task named on the command line and in no config that has nothing on
- * the server (no lock, no last run) is unknown: most likely mistyped.
+ * the server (no lock, no last run, no pause) is unknown: most likely mistyped.
  * Names them all in e; returns how many. */
 static int
 report_unknown(const struct status *s, struct lr_err *e)
@@ -334,7 +334,7 @@ report_unknown(const struct status *s, struct lr_err *e)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct row *w = &s->rows[i];
 
-		if (w->held || w->has_last || w->counted)
+		if (w->held || w->has_last || w->counted || w->paused)
 			continue;
 		one = w->name;
 		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len :
