@@ -150,13 +150,13 @@ SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasks
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
-SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
+SRC_REDIS = $(addprefix backend/redis/,redis rlock rfleet rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_status pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
-SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify crond)
+SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify trigger crond)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
-SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt skip pause trigger check status \
+SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt skip pause check status \
 	status_json status_html history unlock secret schedverbs retry runas boot)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)

@@ -126,6 +126,17 @@ struct lr_backend_ops {
 		    const struct lr_pause *p, int resume, char *buf, size_t n,
 		    struct lr_err *e);
 
+	/* `lockrun trigger`: write the trigger key k->trigger with value
+	 * ("<ms> <host> <user>"), to lapse after ttl_ms unless taken.
+	 * Returns 0, or -1 with e. take: a scheduler takes the triggers of
+	 * its n tasks (k[i]) in one round trip: each key there is deleted
+	 * and taken[i] set, so that exactly one scheduler takes each.
+	 * Returns 0, or -1 with e. NULL: this backend has no triggers. */
+	int	(*trigger)(struct lr_backend *b, const struct lr_keys *k,
+		    const char *value, long long ttl_ms, struct lr_err *e);
+	int	(*take)(struct lr_backend *b, const struct lr_keys *k, size_t n,
+		    unsigned char *taken, struct lr_err *e);
+
 	/* `lockrun status`: the state of n tasks (keys k[i]) in one round
 	 * trip, with each task's counters (record.h) when counts is set, and
 	 * the server's clock in *now_ms. Returns 0, or -1 with e. */

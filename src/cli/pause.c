@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* pause.c -- `lockrun pause TASK...` and `lockrun resume TASK...`: the
- * tasks' pause, kept in the backend next to their locks (ops.h, pause),
- * so that every server's runs skip them until it is lifted or ends. */
+/* pause.c -- an operator's verbs: `lockrun pause TASK...` and `lockrun
+ * resume TASK...`, the tasks' pause, kept in the backend next to their
+ * locks (ops.h, pause), so that every server's runs skip them until it is
+ * lifted or ends; `lockrun trigger TASK`, one run now, without claiming or
+ * using up a slot, under the task's no-overlap lock: with --here, this
+ * process runs it (run.c, as a triggered run); else the trigger key is
+ * written, and the first scheduler (`lockrun cron`) that looks takes it
+ * and starts the run (sched/trigger.c). */
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +18,10 @@
 #include "core/duration.h"
 #include "core/lease.h"
 #include "core/text.h"
+#include "sched/trigger.h"
 
 #define REASON_MAX	200	/* bytes of --reason */
+#define TRIGGER_TTL_MS	3600000	/* a trigger no scheduler took lapses then */
 
 /* "YYYY-MM-DDTHH:MM[:SS]" and "Z" or "+HH:MM"/"-HH:MM", into Unix ms.
  * Returns 0, or -1 when s is not shaped so. */
@@ -185,4 +192,50 @@ int
 verb_resume(struct lr_ctx *x, struct lr_err *e)
 {
 	return pause_all(x, 1, e);
+}
+
+/* Ask the fleet's schedulers for a run: the trigger key. */
+static int
+trigger_ask(struct lr_ctx *x, const char *name, struct lr_err *e)
+{
+	char user[64], value[HOST_MAX + 128], d[32];
+	struct lr_keys k;
+
+	if (ctx_server(x, e) != 0)
+		return -1;
+	if (x->be.ops->trigger == NULL)
+		return lr_errf(e, EX_USAGE, "trigger: the %s backend keeps no triggers (Redis "
+		    "and PostgreSQL do); trigger --here runs it on this host", x->be.ops->title);
+	if (ctx_connect(x, e) != 0)
+		return -1;
+	user_name(user, sizeof(user));
+	snprintf(value, sizeof(value), "%lld %s %s", real_ms(), ctx_host(x), user);
+	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
+	if (x->be.ops->trigger(&x->be, &k, value, TRIGGER_TTL_MS, e) != 0)
+		return -1;
+	printf("asked for a run of %s: the first `lockrun cron` to look (every %ds) "
+	    "starts it; unless one does, the request lapses in %s\n", name,
+	    TRIGGER_POLL_S, duration_human(TRIGGER_TTL_MS, d, sizeof(d)));
+	return 0;
+}
+
+int
+verb_trigger(struct lr_ctx *x, struct lr_err *e)
+{
+	char *const *w = x->cli.cmd;
+	const char *why;
+
+	if (w == NULL || w[0] == NULL)
+		return lr_errf(e, EX_USAGE, "trigger: no task named");
+	if (w[1] != NULL)
+		return lr_errf(e, EX_USAGE, "trigger: one task at a time, got \"%s\" and "
+		    "\"%s\"", w[0], w[1]);
+	if ((why = task_name_problem(w[0])) != NULL)
+		return lr_errf(e, EX_USAGE, "trigger: task \"%s\" %s", w[0], why);
+	if (!x->cli.here)
+		return trigger_ask(x, w[0], e);
+	x->cli.task = w[0];
+	x->cli.cmd = NULL;
+	x->triggered = 1;
+	return verb_run(x, e);
 }

@@ -10,6 +10,7 @@
 #include "core/duration.h"
 #include "out/log.h"
 #include "sched/crond.h"
+#include "sched/trigger.h"
 #include "sched/tick.h"
 #include "web/serve.h"
 
@@ -72,11 +73,11 @@ drop_listen(struct lr_ctx *x)
 		v[k] = NULL;
 }
 
-/* The HTTP server's context: its own config and backend (set up, not
- * connected: its thread connects), which the scheduler never touches and
- * a SIGHUP does not replace. */
+/* A context of its own, for the HTTP server or the looks for triggers:
+ * its own config and backend (set up, not connected: its user connects),
+ * which the runs never touch and a SIGHUP does not replace. */
 static int
-web_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
+own_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 {
 	ctx_init(w);
 	task_init(&w->cli.o);
@@ -100,7 +101,7 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err 
 	    .title = title };
 	struct web *srv;
 
-	if (web_ctx(x, w, e) != 0)
+	if (own_ctx(x, w, e) != 0)
 		return NULL;
 	wo.prefix = w->prefix;
 	snprintf(title, n, "lockrun cron on %s", ctx_host(x));
@@ -121,7 +122,8 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	char server[1024];
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
 	    .server = server };
-	struct lr_ctx *w = NULL;
+	struct lr_ctx *w = NULL, *t = NULL;
+	struct trigger_src ts;
 	struct web *srv = NULL;
 	char title[128];
 	int rc;
@@ -139,12 +141,23 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 		} else
 			rc = -1;
 	}
+	/* `lockrun trigger`: looked for over a connection of the scheduler's */
+	if (rc == 0 && (t = malloc(sizeof(*t))) == NULL)
+		rc = lr_errf(e, EX_OSERR, "out of memory");
+	else if (rc == 0 && (rc = own_ctx(x, t, e)) == 0 && t->be.ops->take) {
+		ts = (struct trigger_src){ .be = &t->be, .prefix = t->prefix };
+		o.poll = trigger_take;
+		o.poll_arg = &ts;
+	}
 	if (rc == 0)
 		rc = crond_run(&o, e);
 	web_stop(srv);
 	if (w)
 		ctx_free(w);
 	free(w);
+	if (t)
+		ctx_free(t);
+	free(t);
 	if (rc != 0)
 		return -1;
 	return 0;

@@ -25,6 +25,7 @@
 #include "sched/lines.h"
 #include "sched/notify.h"
 #include "sched/report.h"
+#include "sched/trigger.h"
 
 #define RETRY_S	10	/* a run that could not reach the server: again after */
 
@@ -55,6 +56,7 @@ struct crond {
 	long long		 clock_said;	/* report.h: the last "clock is off" */
 	struct crond_view	 view;		/* the counts a watcher is told */
 	struct watchdog		 wd;		/* systemd's (notify.h) */
+	long long		 poll_next;	/* real_ms() of the next look for triggers */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -91,8 +93,8 @@ plan(struct crond *d, time_t now)
 	return 0;
 }
 
-/* Arm the timer at the earliest fire time, or the watchdog's next ping if
- * sooner, on the wall clock, to be told of any step of that clock
+/* Arm the timer at the earliest fire time, or the watchdog's next ping or
+ * the next look for triggers if sooner, on the wall clock, to be told of any step of that clock
  * (TFD_TIMER_CANCEL_ON_SET). */
 static void
 arm(struct crond *d)
@@ -107,6 +109,8 @@ arm(struct crond *d)
 		at = ((long long)time(NULL) + 366L * 86400) * 1000;
 	if (d->wd.ms > 0 && d->wd.next < at)
 		at = d->wd.next;
+	if (d->o->poll && d->poll_next < at)
+		at = d->poll_next;
 	its.it_value.tv_sec = (time_t)(at / 1000);
 	its.it_value.tv_nsec = (long)(at % 1000) * 1000000;
 	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
@@ -127,7 +131,8 @@ running_add(struct crond *d)
 }
 
 /* Start task i's run for slot, and say so; a slot no run could be
- * started for is missed. */
+ * started for is missed. Slot -1: a triggered run (`lockrun trigger`),
+ * which claims no slot. */
 static void
 start(struct crond *d, size_t i, time_t slot)
 {
@@ -137,17 +142,21 @@ start(struct crond *d, size_t i, time_t slot)
 	struct spawn_pipes io = { .relay = !d->tasks[i].output_inherit };
 	char at[TEXT_ISO_MAX];
 
-	d->last[i] = slot;
+	if (slot != (time_t)-1)
+		d->last[i] = slot;
 	if (r == NULL) {
 		report_unstarted(d->tasks[i].name, iso(slot, at, sizeof(at)), "out of memory");
 		return;
 	}
 	snprintf(r->task, sizeof(r->task), "%s", d->tasks[i].name);
-	iso(slot, r->slot, sizeof(r->slot));
+	if (slot == (time_t)-1)
+		snprintf(r->slot, sizeof(r->slot), "triggered");
+	else
+		iso(slot, r->slot, sizeof(r->slot));
 	r->slot_t = slot;
 	r->started_ms = mono_ms();
-	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], (long long)slot * 1000, &io,
-	    &e)) < 0) {
+	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], slot == (time_t)-1 ? SPAWN_TRIGGERED :
+	    (long long)slot * 1000, &io, &e)) < 0) {
 		report_unstarted(r->task, r->slot, e.msg);
 		d->nrun--;
 		return;
@@ -320,6 +329,28 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	start(d, h->task, latest);
 }
 
+/* Look for triggered runs when it is time to, or when the clock was
+ * stepped back so far that the next look would come late; start each
+ * taken. */
+static void
+triggers(struct crond *d, long long now_ms)
+{
+	const long long every = TRIGGER_POLL_S * 1000LL;
+	unsigned char *taken;
+
+	if (d->o->poll == NULL || d->stopping ||
+	    (now_ms < d->poll_next && d->poll_next - now_ms <= every))
+		return;
+	d->poll_next = now_ms + every;
+	if ((taken = calloc(d->ntasks + 1, 1)) == NULL)
+		return;
+	if (d->o->poll(d->o->poll_arg, d->tasks, d->ntasks, taken) == 0)
+		for (size_t i = 0; i < d->ntasks; i++)
+			if (taken[i])
+				start(d, i, (time_t)-1);
+	free(taken);
+}
+
 /* The timer expired, or the clock was stepped: start what is due. */
 static void
 on_timer(struct crond *d)
@@ -330,6 +361,7 @@ on_timer(struct crond *d)
 
 	(void)!read(d->tfd, &n, sizeof(n));	/* ECANCELED on a step: same answer */
 	watchdog_ping(&d->wd, now_ms);
+	triggers(d, now_ms);
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
 		time_t next;
 
@@ -526,6 +558,7 @@ setup(struct crond *d, struct lr_err *e)
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
 	watchdog_setup(&d->wd);
+	d->poll_next = real_ms();	/* the first look at once */
 	if ((d->last = calloc(d->ntasks + 1, sizeof(*d->last))) == NULL ||
 	    plan(d, time(NULL)) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");

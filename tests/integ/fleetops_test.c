@@ -165,3 +165,94 @@ a_pause_for_3s_lifts_itself(void)
 	cr_assert(matches(evs, "^released ran (skipped-paused|paused)( |$)"), "%s", evs);
 }
 TWO(a_pause_for_3s_lifts_itself)
+
+/* The pause is read by the acquire's own script: a paused run costs one
+ * command, as any skip does (run_test's skip_costs_one_command), and an
+ * uncontended run still two. */
+Test(fleetops, redis_a_paused_run_costs_one_command)
+{
+	struct result r;
+	redisContext *mon;
+	char seen[256];
+
+	use(BE_REDIS);
+	LR(&r, "--redis", fx.url, "-k", "rt", "--", "true");	/* loads the scripts */
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	mon = monitor_start();
+	LR(&r, "--redis", fx.url, "-k", "rt", "--", "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 2), "%s", seen);
+	LR(&r, "pause", "--redis", fx.url, "rt");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	mon = monitor_start();
+	LR(&r, "--redis", fx.url, "-k", "rt", "-E", "75", "--", "true");
+	cr_assert(eq(int, r.status, 75), "%s", r.err);
+	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1), "%s", seen);
+}
+
+/* Two schedulers, one trigger: the task runs once (a flock the command
+ * holds would show a second copy at once, and a second run as a second
+ * line), recorded as triggered, and the next scheduled slot still runs. */
+static void
+trigger_runs_once_across_two_schedulers(void)
+{
+	char cfgbuf[256], logbuf[256], evs[1024], tail[512];
+	const char *log = strcpy(logbuf, scratch("runs.log"));
+	const char *cfg;
+	struct result r;
+	struct fleet f;
+
+	snprintf(tail, sizeof(tail), "  other:\n    schedule: '0 0 1 1 *'\n"
+	    "    command: 'true'\n");
+	cfg = job_config(cfgbuf, log, tail);
+	/* the command: "job triggered" (no slot) or "job SLOT", under a flock */
+	{
+		FILE *fp = fopen(cfg, "w");
+		cr_assert(fp != NULL);
+		fprintf(fp, "url: '%s'\ndefaults:\n  clock_tolerance: 0\ntasks:\n"
+		    "  job:\n    schedule: '* * * * *'\n    command: 'flock -n %s.lock sh -c "
+		    "''echo \"job ${LOCKRUN_SLOT:-triggered}\" >> %s; sleep 1'' || "
+		    "echo overlap >> %s'\n%s", url, log, log, log, tail);
+		fclose(fp);
+	}
+	fleet_start(&f, 2, cfg, 1781524800.0 + 10, 5, be == BE_REDIS ? NULL : pw_env);
+	for (int i = 0; i < 2; i++)
+		POLL_UNTIL(fleet_matching(&f, i, "cron: 2 scheduled tasks") > 0);
+	CFG(&r, cfg, "trigger", "job");
+	cr_assert(eq(int, r.status, 0), "trigger: %s", r.err);
+	cr_assert(matches(r.out, "^asked for a run of job: the first `lockrun cron` to look"),
+	    "%s", r.out);
+	POLL_UNTIL(lines_matching(log, "^job 2026-06-15T12:01:00Z$") > 0);
+	fleet_stop(&f);
+	cr_assert(eq(int, lines_matching(log, "^job triggered$"), 1), "%s", file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "^job 2026-06-15T12:01:00Z$"), 1), "%s",
+	    file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
+	cr_assert(eq(int, fleet_matching(&f, 0, "job triggered: started") +
+	    fleet_matching(&f, 1, "job triggered: started"), 1));
+	events("job", evs, sizeof(evs));
+	cr_assert(matches(evs, "^released ((skipped-held|skipped-slot) )*ran "
+	    "((skipped-held|skipped-slot) )*released triggered$"), "%s", evs);
+}
+TWO(trigger_runs_once_across_two_schedulers)
+
+/* --here: one run on this host now, no slot claimed: the slot's own run
+ * still runs. */
+static void
+trigger_here_uses_no_slot(void)
+{
+	char cfgbuf[256], logbuf[256], evs[1024];
+	const char *log = strcpy(logbuf, scratch("runs.log"));
+	const char *cfg = job_config(cfgbuf, log, "");
+	struct result r;
+
+	CFG(&r, cfg, "trigger", "--here", "job");
+	cr_assert(eq(int, r.status, 0), "trigger: %s", r.err);
+	CFG(&r, cfg, "-t", "job");
+	cr_assert(eq(int, r.status, 0), "-t: %s", r.err);
+	cr_assert(eq(int, file_lines(log), 2), "%s", file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "^job $"), 1), "%s", file_peek(log));
+	events("job", evs, sizeof(evs));
+	cr_assert(eq(str, evs, "released ran released triggered"));
+}
+TWO(trigger_here_uses_no_slot)

@@ -13,6 +13,21 @@
 
 #define NUM_MAX	24	/* a long long in digits, and its NUL */
 
+/* The trigger row: $1 its key, $2 its value, $3 its life (ms). */
+static const char pg_sql_trigger[] =
+	"INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT $1::text, $2::text, "
+	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint + $3::bigint "
+	"ON CONFLICT (k) DO UPDATE SET v = excluded.v, expires_ms = excluded.expires_ms";
+
+/* Take the triggers of $1 (an array of trigger keys): the rows that have
+ * not expired are deleted, and their keys returned; a row another session
+ * is taking is skipped, not waited for: that session takes it. */
+static const char pg_sql_take[] =
+	"DELETE FROM lockrun_keys WHERE k IN (SELECT t.k FROM lockrun_keys t WHERE "
+	"t.k = ANY($1::text[]) AND t.expires_ms > "
+	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint "
+	"FOR UPDATE SKIP LOCKED) RETURNING k";
+
 /* pause.lua. $1 the pause key, $2 history, $3 pause or resume, $4 for ms,
  * $5 until ms, $6 history cap, $7 history ttl, $8 host, $9 user, $10
  * reason. The pause row's expiry is its end by the server's clock (NULL:
@@ -178,4 +193,57 @@ pg_pause(struct lr_backend *b, const struct lr_keys *k, const struct lr_pause *p
 	snprintf(buf, n, "%s", pg_conn_cell(res, 0, 1) ? pg_conn_cell(res, 0, 1) : "");
 	pq.clear(res);
 	return (int)code;
+}
+
+int
+pg_trigger(struct lr_backend *b, const struct lr_keys *k, const char *value,
+    long long ttl_ms, struct lr_err *e)
+{
+	char ttl[NUM_MAX];
+	const char *params[] = { k->trigger, value, ttl };
+	const struct pg *g = b->impl;
+	PGresult *res;
+
+	snprintf(ttl, sizeof(ttl), "%lld", ttl_ms);
+	if (g->conn == NULL && pg_conn_open(b, b->cfg.connect_timeout_ms, e) != 0)
+		return -1;
+	if ((res = pg_conn_write(b, "trigger", pg_sql_trigger, 3, params, e)) == NULL)
+		return -1;
+	pq.clear(res);
+	return 0;
+}
+
+int
+pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, unsigned char *taken,
+    struct lr_err *e)
+{
+	const char **v = calloc(n + 1, sizeof(*v));
+	const struct pg *g = b->impl;
+	PGresult *res = NULL;
+	char *lit = NULL;
+	int missing = 0;
+
+	for (size_t i = 0; v != NULL && i < n; i++)
+		v[i] = k[i].trigger;
+	if (v == NULL || (lit = pg_sql_array(v, n)) == NULL) {
+		free(v);
+		return lr_errf(e, EX_OSERR, "out of memory");
+	}
+	free(v);
+	memset(taken, 0, n);
+	if (g->conn == NULL && pg_conn_open(b, b->cfg.connect_timeout_ms, e) != 0) {
+		free(lit);
+		return -1;
+	}
+	res = pg_conn_read(b, "triggers", pg_sql_take, 1, (const char *const[]){ lit },
+	    &missing, e);
+	free(lit);
+	if (res == NULL)
+		return missing ? 0 : -1;	/* no tables: nothing asked */
+	for (int r = 0; r < pq.ntuples(res); r++)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(pq.getvalue(res, r, 0), k[i].trigger) == 0)
+				taken[i] = 1;
+	pq.clear(res);
+	return 0;
 }

@@ -10,5 +10,9 @@ int	pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int count
 	    struct lr_state *out, long long *now_ms, struct lr_err *e);
 int	pg_pause(struct lr_backend *b, const struct lr_keys *k, const struct lr_pause *p,
 	    int resume, char *buf, size_t n, struct lr_err *e);
+int	pg_trigger(struct lr_backend *b, const struct lr_keys *k, const char *value,
+	    long long ttl_ms, struct lr_err *e);
+int	pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, unsigned char *taken,
+	    struct lr_err *e);
 
 #endif

@@ -12,6 +12,7 @@
 #include "backend/redis/redis.h"
 #include "backend/redis/rconn.h"
 #include "backend/redis/rerr.h"
+#include "backend/redis/rfleet.h"
 #include "backend/redis/rlock.h"
 #include "backend/redis/rsettings.h"
 #include "backend/redis/rurl.h"
@@ -195,143 +196,35 @@ out:
 	return held;
 }
 
-/* --- status ---------------------------------------------------------- */
-
-/* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
- * of its last-run hash, GET of its pause, and (counts) HGETALL of its
- * counters. */
-static int
-states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
-{
-	const char *tv[] = { "TIME" };
-	int rc = rconn_append(c, 1, tv);
-
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const char *get[] = { "GET", k[i].stable }, *pttl[] = { "PTTL", k[i].stable },
-		    *hall[] = { "HGETALL", k[i].last },
-		    *count[] = { "HGETALL", k[i].counts }, *pause[] = { "GET", k[i].pause };
-
-		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
-		    rconn_append(c, 2, hall) != 0 || rconn_append(c, 2, pause) != 0 ||
-		    (counts && rconn_append(c, 2, count) != 0))
-			rc = -1;
-	}
-	return rc;
-}
-
-/* The task name in a stable key, prefix{name}, for messages. */
-static void
-name_of(const char *stable, char *buf, size_t n)
-{
-	struct lr_key_parts kp;
-
-	snprintf(buf, n, "%s", keys_parse(stable, NULL, &kp) == 0 ? kp.name : "");
-}
-
-/* The counters from HGETALL's reply r (the counts hash), into s. Fields
- * this lockrun does not know are skipped; a counter not there is 0. */
-static void
-counts_read(const redisReply *r, struct lr_state *s)
-{
-	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
-		long long v;
-		int c;
-
-		if (r->element[i]->type != REDIS_REPLY_STRING ||
-		    r->element[i + 1]->type != REDIS_REPLY_STRING ||
-		    (c = counter_index(r->element[i]->str)) < 0 ||
-		    text_decimal(r->element[i + 1]->str, &v) != 0)
-			continue;
-		s->count[c] = v;
-		s->counted = 1;
-	}
-}
-
-/* One task's state from its replies: GET, PTTL, HGETALL, GET[, HGETALL]. */
-static int
-state_read(redisReply **r, int counts, struct lr_state *s)
-{
-	*s = (struct lr_state){ .ttl_ms = -1 };
-	if (r[0]->type == REDIS_REPLY_STRING && (s->value = strdup(r[0]->str)) == NULL)
-		return -1;
-	if (r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= 0)
-		s->ttl_ms = r[1]->integer;
-	for (size_t i = 0; r[2]->type == REDIS_REPLY_ARRAY && i + 1 < r[2]->elements; i += 2)
-		if (r[2]->element[i]->type == REDIS_REPLY_STRING &&
-		    r[2]->element[i + 1]->type == REDIS_REPLY_STRING &&
-		    fields_add(&s->last, r[2]->element[i]->str,
-		    r[2]->element[i + 1]->str) != 0)
-			return -1;
-	if (r[3]->type == REDIS_REPLY_STRING && (s->paused = strdup(r[3]->str)) == NULL)
-		return -1;
-	if (counts)
-		counts_read(r[4], s);
-	return 0;
-}
-
-/* The server's clock from TIME's reply, in ms. */
-static int
-server_ms(const struct lr_backend *b, const redisReply *r, long long *now_ms,
-    struct lr_err *e)
-{
-	long long sec, usec;
-
-	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-	    r->element[0]->type != REDIS_REPLY_STRING ||
-	    r->element[1]->type != REDIS_REPLY_STRING ||
-	    text_decimal(r->element[0]->str, &sec) != 0 ||
-	    text_decimal(r->element[1]->str, &usec) != 0)
-		return lr_errf(e, EX_UNAVAILABLE, "redis %s: TIME: unexpected reply",
-		    b->where);
-	*now_ms = sec * 1000 + usec / 1000;
-	return 0;
-}
+/* --- status, trigger (rfleet.c) -------------------------------------- */
 
 static int
 redis_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
     struct lr_state *out, long long *now_ms, struct lr_err *e)
 {
-	struct lr_conn *c = conn_of(b);
-	size_t per = counts ? 5 : 4, want = 1 + n * per, got = 0;
-	redisReply **r = calloc(want, sizeof(*r));
-	int rc = -1;
+	return rfleet_states(b, conn_of(b), k, n, counts, out, now_ms, e);
+}
 
-	if (r == NULL)
-		return lr_errf(e, EX_OSERR, "out of memory");
-	if (states_send(c, k, n, counts) != 0) {
-		rconn_fail(c, "status", e);
-		goto out;
-	}
-	for (; got < want; got++) {
-		if ((r[got] = rconn_reply(c, "status", e)) == NULL)
-			goto out;
-		if (r[got]->type == REDIS_REPLY_ERROR) {
-			char doing[KEY_NAME_MAX + 8] = "status";
-			if (got > 0) {
-				strcpy(doing, "status ");
-				name_of(k[(got - 1) / per].stable, doing + 7, sizeof(doing) - 7);
-			}
-			reply_error(b, r[got], doing, e);
-			got++;
-			goto out;
-		}
-	}
-	if (server_ms(b, r[0], now_ms, e) != 0)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (state_read(r + 1 + i * per, counts, &out[i]) != 0) {
-			lr_errf(e, EX_OSERR, "out of memory");
-			goto out;
-		}
-	rc = 0;
-out:
-	for (size_t i = 0; i < got; i++)
-		freeReplyObject(r[i]);
-	free(r);
+static int
+redis_trigger(struct lr_backend *b, const struct lr_keys *k, const char *value,
+    long long ttl_ms, struct lr_err *e)
+{
+	int rc = redis_open(b, e) == 0 ? rfleet_trigger(b, conn_of(b), k, value, ttl_ms, e) : -1;
+
+	sync_where(b);
 	return rc;
 }
 
-/* Add a copy of key to *keys. */
+static int
+redis_take(struct lr_backend *b, const struct lr_keys *k, size_t n, unsigned char *taken,
+    struct lr_err *e)
+{
+	int rc = redis_open(b, e) == 0 ? rfleet_take(b, conn_of(b), k, n, taken, e) : -1;
+
+	sync_where(b);
+	return rc;
+}
+
 static int
 keys_add(char ***keys, size_t *n, size_t *cap, const char *key)
 {
@@ -543,7 +436,7 @@ static const struct lr_backend_ops redis_ops = {
 	.states = redis_states, .keys = redis_keys, .history = redis_history,
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
 	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,
-	.pause = redis_pause,
+	.pause = redis_pause, .trigger = redis_trigger, .take = redis_take,
 };
 
 /* What the URL asks for beyond the connection: the sentinels' own

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* rfleet.c -- what an operator reads and asks of every task in Redis:
+ * status's read of the tasks' states, and `lockrun trigger`'s key, set
+ * by the verb and taken by a scheduler (one round trip each). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hiredis/hiredis.h>
+
+#include "backend/redis/rerr.h"
+#include "backend/redis/rfleet.h"
+#include "core/text.h"
+
+/* An error reply (or one not of the shape asked for), as one line. */
+static int
+reply_error(const struct lr_backend *b, const redisReply *r, const char *doing,
+    struct lr_err *e)
+{
+	struct lr_err why;
+
+	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", &why);
+	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", b->where, doing, why.msg);
+}
+
+/* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
+ * of its last-run hash, GET of its pause, and (counts) HGETALL of its
+ * counters. */
+static int
+states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
+{
+	const char *tv[] = { "TIME" };
+	int rc = rconn_append(c, 1, tv);
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *get[] = { "GET", k[i].stable }, *pttl[] = { "PTTL", k[i].stable },
+		    *hall[] = { "HGETALL", k[i].last },
+		    *count[] = { "HGETALL", k[i].counts }, *pause[] = { "GET", k[i].pause };
+
+		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
+		    rconn_append(c, 2, hall) != 0 || rconn_append(c, 2, pause) != 0 ||
+		    (counts && rconn_append(c, 2, count) != 0))
+			rc = -1;
+	}
+	return rc;
+}
+
+/* The task name in a stable key, prefix{name}, for messages. */
+static void
+name_of(const char *stable, char *buf, size_t n)
+{
+	struct lr_key_parts kp;
+
+	snprintf(buf, n, "%s", keys_parse(stable, NULL, &kp) == 0 ? kp.name : "");
+}
+
+/* The counters from HGETALL's reply r (the counts hash), into s. Fields
+ * this lockrun does not know are skipped; a counter not there is 0. */
+static void
+counts_read(const redisReply *r, struct lr_state *s)
+{
+	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+		long long v;
+		int c;
+
+		if (r->element[i]->type != REDIS_REPLY_STRING ||
+		    r->element[i + 1]->type != REDIS_REPLY_STRING ||
+		    (c = counter_index(r->element[i]->str)) < 0 ||
+		    text_decimal(r->element[i + 1]->str, &v) != 0)
+			continue;
+		s->count[c] = v;
+		s->counted = 1;
+	}
+}
+
+/* One task's state from its replies: GET, PTTL, HGETALL, GET[, HGETALL]. */
+static int
+state_read(redisReply **r, int counts, struct lr_state *s)
+{
+	*s = (struct lr_state){ .ttl_ms = -1 };
+	if (r[0]->type == REDIS_REPLY_STRING && (s->value = strdup(r[0]->str)) == NULL)
+		return -1;
+	if (r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= 0)
+		s->ttl_ms = r[1]->integer;
+	for (size_t i = 0; r[2]->type == REDIS_REPLY_ARRAY && i + 1 < r[2]->elements; i += 2)
+		if (r[2]->element[i]->type == REDIS_REPLY_STRING &&
+		    r[2]->element[i + 1]->type == REDIS_REPLY_STRING &&
+		    fields_add(&s->last, r[2]->element[i]->str,
+		    r[2]->element[i + 1]->str) != 0)
+			return -1;
+	if (r[3]->type == REDIS_REPLY_STRING && (s->paused = strdup(r[3]->str)) == NULL)
+		return -1;
+	if (counts)
+		counts_read(r[4], s);
+	return 0;
+}
+
+/* The server's clock from TIME's reply, in ms. */
+static int
+server_ms(const struct lr_backend *b, const redisReply *r, long long *now_ms,
+    struct lr_err *e)
+{
+	long long sec, usec;
+
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[0]->type != REDIS_REPLY_STRING ||
+	    r->element[1]->type != REDIS_REPLY_STRING ||
+	    text_decimal(r->element[0]->str, &sec) != 0 ||
+	    text_decimal(r->element[1]->str, &usec) != 0)
+		return lr_errf(e, EX_UNAVAILABLE, "redis %s: TIME: unexpected reply",
+		    b->where);
+	*now_ms = sec * 1000 + usec / 1000;
+	return 0;
+}
+
+int
+rfleet_states(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, size_t n,
+    int counts, struct lr_state *out, long long *now_ms, struct lr_err *e)
+{
+	size_t per = counts ? 5 : 4, want = 1 + n * per, got = 0;
+	redisReply **r = calloc(want, sizeof(*r));
+	int rc = -1;
+
+	if (r == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (states_send(c, k, n, counts) != 0) {
+		rconn_fail(c, "status", e);
+		goto out;
+	}
+	for (; got < want; got++) {
+		if ((r[got] = rconn_reply(c, "status", e)) == NULL)
+			goto out;
+		if (r[got]->type == REDIS_REPLY_ERROR) {
+			char doing[KEY_NAME_MAX + 8] = "status";
+			if (got > 0) {
+				strcpy(doing, "status ");
+				name_of(k[(got - 1) / per].stable, doing + 7, sizeof(doing) - 7);
+			}
+			reply_error(b, r[got], doing, e);
+			got++;
+			goto out;
+		}
+	}
+	if (server_ms(b, r[0], now_ms, e) != 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (state_read(r + 1 + i * per, counts, &out[i]) != 0) {
+			lr_errf(e, EX_OSERR, "out of memory");
+			goto out;
+		}
+	rc = 0;
+out:
+	for (size_t i = 0; i < got; i++)
+		freeReplyObject(r[i]);
+	free(r);
+	return rc;
+}
+
+/* Add a copy of key to *keys. */
+
+int
+rfleet_trigger(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
+    const char *value, long long ttl_ms, struct lr_err *e)
+{
+	char px[24];
+	const char *argv[] = { "SET", k->trigger, value, "PX", px };
+	redisReply *r;
+	int rc = 0;
+
+	snprintf(px, sizeof(px), "%lld", ttl_ms);
+	if ((r = rconn_command(c, "trigger", 5, argv, e)) == NULL)
+		return -1;
+	if (r->type != REDIS_REPLY_STATUS)
+		rc = reply_error(b, r, "trigger", e);
+	freeReplyObject(r);
+	return rc;
+}
+
+/* GETDEL (Redis 6.2) of each task's trigger key, pipelined: one round
+ * trip, and a key taken by one scheduler only. */
+int
+rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, size_t n,
+    unsigned char *taken, struct lr_err *e)
+{
+	size_t got = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *argv[] = { "GETDEL", k[i].trigger };
+		if (rconn_append(c, 2, argv) != 0)
+			return rconn_fail(c, "triggers", e);
+	}
+	for (; got < n; got++) {
+		redisReply *r = rconn_reply(c, "triggers", e);
+
+		if (r == NULL)
+			return -1;
+		if (r->type == REDIS_REPLY_ERROR && rc == 0)
+			rc = reply_error(b, r, "triggers", e);
+		taken[got] = r->type == REDIS_REPLY_STRING;
+		freeReplyObject(r);
+	}
+	return rc;
+}

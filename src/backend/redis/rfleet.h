@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* rfleet.h -- status's read of every task, and the trigger key, in Redis
+ * (ops.h's states, trigger and take, for redis.c). */
+#ifndef LR_RFLEET_H
+#define LR_RFLEET_H
+
+#include "backend/ops.h"
+#include "backend/redis/rconn.h"
+
+int	rfleet_states(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
+	    size_t n, int counts, struct lr_state *out, long long *now_ms, struct lr_err *e);
+int	rfleet_trigger(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
+	    const char *value, long long ttl_ms, struct lr_err *e);
+int	rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
+	    size_t n, unsigned char *taken, struct lr_err *e);
+
+#endif
