@@ -16,7 +16,7 @@ function __lockrun_takes_arg
             --conflict-exit --wait-replicas --wait-timeout --on-server-error --on-redis-error --cwd \
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay \
             --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
-            --format --stale-after --count --listen --html
+            --format --stale-after --count --listen --html --for --until --reason
             return 0
         case '--*'
             return 1
@@ -56,7 +56,8 @@ function __lockrun_state
                     return
                 end
             end
-        else if test $verb = -; and contains -- $w run check status history unlock tick cron
+        else if test $verb = -; and contains -- $w run check status history unlock tick cron \
+                pause resume trigger
             set verb $w
         else if contains -- $verb - run check
             echo $verb command $i
@@ -79,10 +80,11 @@ function __lockrun_at_verb
     test (__lockrun_state) = '- options'
 end
 
-# Is the cursor on a task name (a word of status, history or unlock)?
+# Is the cursor on a task name (a word of status, history, unlock, pause,
+# resume or trigger)?
 function __lockrun_at_task
     set -l s (string split ' ' -- (__lockrun_state))
-    contains -- $s[1] status history unlock; and test $s[2] != arg
+    contains -- $s[1] status history unlock pause resume trigger; and test $s[2] != arg
 end
 
 # Is the cursor in a run's command?
@@ -108,7 +110,10 @@ function __lockrun_verbs_or_commands
         history\t'the last decisions of a task' \
         unlock\t'free a task\'s lock' \
         tick\t'start every task whose slot is due now' \
-        cron\t'a foreground scheduler for the config\'s tasks'
+        cron\t'a foreground scheduler for the config\'s tasks' \
+        pause\t'skip tasks on every server until resumed or an end' \
+        resume\t'lift the pause of tasks' \
+        trigger\t'one run of a task now, without using a slot'
     set -l match (string match -- "$cur*" $verbs)
     if set -q match[1]
         printf '%s\n' $match
@@ -200,7 +205,7 @@ complete -c lockrun -n __lockrun_in_command -a '(__lockrun_complete_command)'
 complete -c lockrun -n __lockrun_at_task -a '(__lockrun_tasks)' -d task
 
 # every verb
-set -l all '__lockrun_verb - run check status history unlock tick cron'
+set -l all '__lockrun_verb - run check status history unlock tick cron pause resume trigger'
 complete -c lockrun -n $all -s h -l help -d 'show the help'
 complete -c lockrun -n $all -s V -l version -d 'show the version'
 complete -c lockrun -n $all -s c -l config -r -F -d 'config file'
@@ -248,8 +253,8 @@ complete -c lockrun -n $run -s e -l env -x -a '(set -xn | string replace -r -- \
 complete -c lockrun -n $run -l shell -d 'run the command string with /bin/sh -c'
 complete -c lockrun -n $run -l foreground -d "keep the command in lockrun's process group"
 
-# a run, check and unlock record history
-set -l hist '__lockrun_verb - run check unlock'
+# a run, check, unlock, pause, resume and trigger record history
+set -l hist '__lockrun_verb - run check unlock pause resume trigger'
 complete -c lockrun -n $hist -l history -x -d "keep the task's last N decisions"
 complete -c lockrun -n $hist -l history-ttl -x -a '(__lockrun_durations)' -d 'drop the history this long after its last write'
 
@@ -260,3 +265,7 @@ complete -c lockrun -n '__lockrun_verb status' -l html -r -F -d 'also write the 
 complete -c lockrun -n '__lockrun_verb cron' -l listen -x -d 'serve /metrics, /healthz, /readyz and a status page over HTTP'
 complete -c lockrun -n '__lockrun_verb history' -s n -l count -x -d 'show the last N'
 complete -c lockrun -n '__lockrun_verb unlock' -l yes -d 'free it without asking'
+complete -c lockrun -n '__lockrun_verb pause' -l for -x -a '(__lockrun_durations)' -d 'the pause lifts itself after DURATION'
+complete -c lockrun -n '__lockrun_verb pause' -l until -x -d 'the pause lifts itself at TIME (2026-12-01T06:00Z)'
+complete -c lockrun -n '__lockrun_verb pause' -l reason -x -d 'why, for whoever finds it paused'
+complete -c lockrun -n '__lockrun_verb trigger' -l here -d 'run it on this host now, in the foreground'

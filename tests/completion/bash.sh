@@ -148,6 +148,11 @@ run_cases()
     lacks 'lockrun status --' --ttl --task
     only 'lockrun history --co' --count --command-timeout --config --connect-timeout
     only 'lockrun unlock --y' --yes
+    only 'lockrun pause --fo' --for
+    only 'lockrun pause --r' --reason --redis
+    only 'lockrun trigger --he' --help --here
+    only "lockrun pause -c $tmp/lockrun.yaml imp" import-products
+    only "lockrun trigger -c $tmp/lockrun.yaml n" nightly-backup
 
     # option arguments, split from the option or after "="
     only 'lockrun --on-lost ' term ignore

@@ -56,6 +56,9 @@ lockrun --log json --tim	--timeout --timezone
 lockrun -k status 	$VERBS
 lockrun status --f	--format 
 lockrun unlock --y	--yes 
+lockrun pause --fo	--for 
+lockrun trigger --he	--help --here 
+lockrun resume -c $tmp/lockrun.yaml imp	import-products 
 lockrun history --co	--command-timeout --config --connect-timeout --count 
 lockrun -c $tmp/lockrun.yaml -t 	deploy:prod import-products 
 lockrun status -c $tmp/lockrun.yaml 	deploy:prod import-products 
@@ -102,6 +105,9 @@ fish_offers 'lockrun --url redis://h:1 st' status
 fish_offers 'lockrun --log json --tim' --timeout --timezone
 fish_has 'lockrun status --' --format
 fish_offers 'lockrun unlock --y' --yes
+fish_offers 'lockrun pause --fo' --for
+fish_offers 'lockrun trigger --he' --help --here
+fish_offers "lockrun resume -c $tmp/lockrun.yaml imp" import-products
 fish_offers "lockrun -c $tmp/lockrun.yaml -t " import-products deploy:prod
 fish_offers "lockrun status -c $tmp/lockrun.yaml " import-products deploy:prod
 fish_offers "lockrun history --config=$tmp/lockrun.yaml imp" import-products
