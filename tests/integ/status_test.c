@@ -79,11 +79,17 @@ static const struct field top_fields[] = {
 	{ "task", "string", 0 }, { "key", "string", 0 }, { "held", "bool", 0 },
 	{ "stale", "bool", 0 }, { "holder", "object", 1 }, { "last_run", "object", 1 },
 	{ "last_success", "string", 1 }, { "last_success_ms", "number", 1 },
+	{ "paused", "object", 1 },
 };
 static const struct field holder_fields[] = {
 	{ "host", "string", 1 }, { "pid", "number", 1 }, { "token", "number", 1 },
 	{ "since", "string", 1 }, { "since_ms", "number", 1 }, { "held_ms", "number", 1 },
 	{ "ttl_ms", "number", 1 },
+};
+static const struct field pause_fields[] = {
+	{ "host", "string", 0 }, { "user", "string", 0 }, { "since", "string", 1 },
+	{ "since_ms", "number", 1 }, { "until", "string", 1 }, { "until_ms", "number", 1 },
+	{ "reason", "string", 1 },
 };
 static const struct field last_fields[] = {
 	{ "event", "string", 1 }, { "host", "string", 1 }, { "pid", "number", 1 },
@@ -97,7 +103,8 @@ static int
 is_time(const char *name)
 {
 	return strcmp(name, "since") == 0 || strcmp(name, "start") == 0 ||
-	    strcmp(name, "end") == 0 || strcmp(name, "last_success") == 0;
+	    strcmp(name, "end") == 0 || strcmp(name, "last_success") == 0 ||
+	    strcmp(name, "until") == 0;
 }
 
 /* Does obj have exactly these fields, each of its type (or null)? Numbers
@@ -144,9 +151,14 @@ static const char *
 line_problem(const struct json *j)
 {
 	const char *why;
-	const struct json *h = json_get(j, "holder"), *l = json_get(j, "last_run");
+	const struct json *h = json_get(j, "holder"), *l = json_get(j, "last_run"),
+	    *pz = json_get(j, "paused");
 
-	if ((why = shape_problem(j, top_fields, 5 + 3)) != NULL)
+	if ((why = shape_problem(j, top_fields, 5 + 3 + 1)) != NULL)
+		return why;
+	if (json_is(pz, "object") &&
+	    (why = shape_problem(pz, pause_fields, sizeof(pause_fields) /
+	    sizeof(pause_fields[0]))) != NULL)
 		return why;
 	if (json_is(h, "object") &&
 	    (why = shape_problem(h, holder_fields, sizeof(holder_fields) /
@@ -620,7 +632,7 @@ Test(status, scan_lists_locks_under_the_prefix_without_a_config)
 	release(pid, &g);
 }
 
-Test(status, reads_every_task_with_three_commands)
+Test(status, reads_every_task_with_four_commands)
 {
 	struct result r;
 	char seen[4096];
@@ -631,8 +643,9 @@ Test(status, reads_every_task_with_three_commands)
 	mon = monitor_start();
 	LR(&r, "status", "-c", cfg);
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
-	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1 + 3 * 3), "%s", seen);
-	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n){3}$"), "%s", seen);
+	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1 + 3 * 4), "%s", seen);
+	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n\"GET\"\n){3}$"),
+	    "%s", seen);
 }
 
 Test(status, a_task_the_config_does_not_name_is_1)
