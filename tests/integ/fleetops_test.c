@@ -256,3 +256,19 @@ trigger_here_uses_no_slot(void)
 	cr_assert(eq(str, evs, "released ran released triggered"));
 }
 TWO(trigger_here_uses_no_slot)
+
+/* MySQL keeps no pauses or triggers: said, 64, nothing done. */
+Test(fleetops, mysql_refuses_pause_and_trigger)
+{
+	struct result r;
+
+	use(BE_MYSQL);
+	VERB(&r, "pause", "job");
+	cr_assert(eq(int, r.status, 64), "%s", r.err);
+	cr_assert(matches(r.err, "^lockrun: pause: the MySQL backend keeps no pauses \\(Redis "
+	    "and PostgreSQL do\\)\n"), "%s", r.err);
+	VERB(&r, "trigger", "job");
+	cr_assert(eq(int, r.status, 64), "%s", r.err);
+	cr_assert(matches(r.err, "^lockrun: trigger: the MySQL backend keeps no triggers"),
+	    "%s", r.err);
+}

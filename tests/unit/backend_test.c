@@ -7,6 +7,7 @@
 #include <criterion/new/assert.h>
 
 #include "backend/backend.h"
+#include "backend/lock.h"
 
 Test(backend, every_redis_scheme_is_redis)
 {
@@ -113,4 +114,24 @@ Test(backend, a_backend_checks_its_own_settings)
 	    "1h30m)"));
 	cr_assert(eq(int, backend_section("redis"), 1));
 	cr_assert(eq(int, backend_section("tls"), 0));
+}
+
+Test(backend, a_pause_value_reads_back_with_its_reason)
+{
+	struct lr_pause_view v;
+
+	cr_assert(eq(int, lock_pause_parse("1000 4000 web1 alice disk swap, back at 6",
+	    &v), 0));
+	cr_assert(eq(i64, v.since_ms, 1000));
+	cr_assert(eq(i64, v.until_ms, 4000));
+	cr_assert(eq(str, v.host, "web1"));
+	cr_assert(eq(str, v.user, "alice"));
+	cr_assert(eq(str, (char *)v.reason, "disk swap, back at 6"));
+	cr_assert(eq(int, lock_pause_parse("1000 0 web1 -", &v), 0));
+	cr_assert(eq(i64, v.until_ms, 0));
+	cr_assert(eq(str, (char *)v.reason, ""));
+	cr_assert(eq(int, lock_pause_parse("1000 0 web1 - ", &v), 0));
+	cr_assert(eq(str, (char *)v.reason, ""));
+	cr_assert(eq(int, lock_pause_parse("paused by hand", &v), -1));
+	cr_assert(eq(int, lock_pause_parse("1000 0 web1", &v), -1));
 }
