@@ -60,7 +60,7 @@ Test(handshake, auth_select_and_acquire_go_in_one_write)
 	POLL_UNTIL(proxy_pending(&px) > 0);
 	held = proxy_pending(&px);
 	proxy_thaw(&px);
-	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"7\" ", 1,
+	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"6\" ", 1,
 	    evalsha, sizeof(evalsha)), 1));
 	redisFree(mon);
 	cr_assert(eq(int, lr_wait(lr), 0));

@@ -58,7 +58,7 @@ slot_keys(void)
 }
 
 /* The slot key TTL lockrun asked for, in ms, from its acquire (EVALSHA
- * of the seven-key script) as MONITOR saw it: the third word of the first
+ * of the six-key script) as MONITOR saw it: the third word of the first
  * argument after the keys, "<owner id> <stable ttl> <slot ttl> ...". Ends
  * the watch. */
 static long long
@@ -68,11 +68,11 @@ asked_slot_ttl(redisContext *mon)
 	const char *p;
 	long long ttl = -1;
 
-	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"7\" ", 1,
+	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"6\" ", 1,
 	    line, sizeof(line)), 1), "no acquire seen");
 	redisFree(mon);
 	p = line;
-	for (int quotes = 0; *p && quotes < 20; p++)	/* 10 quoted words */
+	for (int quotes = 0; *p && quotes < 18; p++)	/* 9 quoted words */
 		quotes += *p == '"';
 	cr_assert(eq(int, sscanf(p, " \"%*s %*d %lld", &ttl), 1), "in %s", line);
 	return ttl;

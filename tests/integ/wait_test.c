@@ -96,7 +96,7 @@ Test(wait, wait_goes_in_the_same_write_as_the_acquire)
 	POLL_UNTIL(proxy_pending(&px) > 0);
 	held = proxy_pending(&px);
 	proxy_thaw(&px);
-	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"7\" ", 1,
+	cr_assert(eq(long, monitor_until(mon, "^\"EVALSHA\" \"[0-9a-f]{40}\" \"6\" ", 1,
 	    evalsha, sizeof(evalsha)), 1));
 	cr_assert(eq(long, monitor_until(mon, "^\"WAIT\" ", 1, wait, sizeof(wait)), 1));
 	redisFree(mon);

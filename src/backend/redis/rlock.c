@@ -187,7 +187,7 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	char how[600];
 	const char *slot = l->slot_ttl_ms ? l->keys.slot : l->keys.stable;
 	const char *args[] = { l->keys.fence, l->keys.stable, slot, l->keys.hist,
-	    l->keys.last, l->keys.counts, l->keys.pause, how };
+	    l->keys.last, l->keys.counts, how };
 	redisReply *r;
 	long long code;
 	int ok = 1;
@@ -197,8 +197,8 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l),
 	    !l->quiet_held, l->triggered ? "triggered" : "ran", l->earliest_ms,
 	    l->deadline_ms, l->sent_ms, l->clock_tol_ms, l->owner);
-	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "7",
-	    args, 8, l, &ok, e);
+	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "6",
+	    args, 7, l, &ok, e);
 	if (r == NULL) {
 		/* sent, unanswered (no answer in time, the connection lost):
 		 * it may yet run, or have run; an answer that broke the

@@ -2,7 +2,7 @@
 -- acquire.lua -- the whole run decision in one round trip.
 -- KEYS[1] fencing counter, KEYS[2] stable key, KEYS[3] slot key (the
 -- stable key again when one-server is off), KEYS[4] history, KEYS[5] last
--- run, KEYS[6] counters, KEYS[7] the pause (pause.lua). ARGV[1] "<owner id>
+-- run, KEYS[6] counters. ARGV[1] "<owner id>
 -- <stable ttl ms> <slot ttl ms> <history cap> <history ttl ms> <slot, ISO
 -- 8601, or -> <1: record a held lock, 0: not> <the event a run is recorded
 -- as: ran, or triggered> <earliest ms> <deadline ms> <client ms> <clock
@@ -24,7 +24,11 @@
 -- clock that is off, whatever the window says.
 -- The settings and the owner share one argument because Redis refuses more than ten
 -- arguments from a client that has not authenticated, which would turn a
--- clear NOAUTH into a protocol error.
+-- clear NOAUTH into a protocol error. For the same reason the task's pause
+-- key (pause.lua) is not a seventh key: its name is the fence key's with
+-- :pause for :fence, in the same hash slot ({name}), so a Redis Cluster
+-- node that serves the declared keys serves it too, and an ACL user's key
+-- patterns still apply to the GET.
 -- Returns {1, token, now}  acquired; token is the new fencing token,
 --         {0, holder, now} a copy is still running (the stable key's value),
 --         {2, holder, now} this slot already ran (the slot key's value),
@@ -64,7 +68,8 @@ end
 if deadline > 0 and (now > deadline or now < earliest) then return {4, 0, now} end
 
 -- paused: the pause key expires by itself at its end (the server's clock)
-local paused = redis.call('GET', KEYS[7])
+local pause_key = string.gsub(KEYS[1], ':fence$', ':pause')
+local paused = redis.call('GET', pause_key)
 if paused then
   local by = string.match(paused, '^%S+ %S+ (%S+ %S+)')
   record(KEYS[4], cap, hist_ttl, {'event', 'skipped-paused', 'host', host, 'pid', pid,
