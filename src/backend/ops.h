@@ -9,9 +9,9 @@
  * stable key and a slot key hold "<owner id> <token> <host> <pid> <start>",
  * the fence key the last fencing token, the history key a list of entries,
  * the last-run key a set of fields and the counts key the task's counters,
- * each added to by the operation that writes the history entry; the pause
- * key, who paused the task and until when (`lockrun pause`), read by the
- * acquire. Redis keeps them as keys, the SQL
+ * each added to by the operation that writes the history entry; the
+ * pause, who paused the task and until when (`lockrun pause`), read by the
+ * acquire (Redis: a field of the counts hash; SQL: the pause key's row). Redis keeps them as keys, the SQL
  * backends as rows (man lockrun.yaml(5), "Tables"). The lease decides on
  * every backend: a stable key (row) that has not expired holds newcomers
  * off, whatever became of the connection that wrote it. A SQL backend
@@ -114,7 +114,8 @@ struct lr_backend_ops {
 		    long long *ttl_ms, struct lr_err *e);
 
 	/* `lockrun pause` and, with resume, `lockrun resume`: write the
-	 * pause key k->pause (lock.h, struct lr_pause), or delete it,
+	 * task's pause (lock.h, struct lr_pause; Redis: the field "paused"
+	 * of k->counts, PostgreSQL: the row k->pause), or delete it,
 	 * recording "paused" or "resumed" in the history, by p's host and
 	 * user, with p's history settings. The acquire reads
 	 * the key in its own round trip and skips the run (LOCK_PAUSED);

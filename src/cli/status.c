@@ -131,8 +131,9 @@ add_found(struct status *s, const char *name, size_t len, size_t *cap)
 	return 0;
 }
 
-/* If key is prefix{name} (a lock), prefix{name}:last (a task that ran)
- * or prefix{name}:pause (a task paused), add name. Slot, fence and history keys belong to a task that shows
+/* If key is prefix{name} (a lock), prefix{name}:last (a task that ran),
+ * prefix{name}:counts (counted, or paused: Redis) or prefix{name}:pause
+ * (paused: SQL), add name. Slot, fence and history keys belong to a task that shows
  * through its stable or last-run key, if it has one. */
 static int
 add_key(struct status *s, const char *key, size_t *cap)
@@ -140,7 +141,8 @@ add_key(struct status *s, const char *key, size_t *cap)
 	struct lr_key_parts kp;
 
 	if (keys_parse(key, s->x->prefix, &kp) != 0 ||
-	    (kp.kind != KEY_STABLE && kp.kind != KEY_LAST && kp.kind != KEY_PAUSE))
+	    (kp.kind != KEY_STABLE && kp.kind != KEY_LAST && kp.kind != KEY_COUNTS &&
+	    kp.kind != KEY_PAUSE))
 		return 0;
 	return add_found(s, kp.name, strlen(kp.name), cap);
 }

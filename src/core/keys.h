@@ -19,7 +19,8 @@ struct lr_keys {
 	char	hist[KEY_MAX];		/* prefix{name}:history: stream of decisions */
 	char	last[KEY_MAX];		/* prefix{name}:last: hash, the last run */
 	char	counts[KEY_MAX];	/* prefix{name}:counts: hash, the counters */
-	char	pause[KEY_MAX];		/* prefix{name}:pause: who paused it, until */
+	char	pause[KEY_MAX];		/* prefix{name}:pause: who paused it, until
+					 * (a SQL row; Redis keeps it in :counts) */
 	char	trigger[KEY_MAX];	/* prefix{name}:trigger: a run asked for now */
 	char	slot_iso[64];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
 };

@@ -108,13 +108,15 @@ read_last(struct row *w, const struct lr_fields *h)
 }
 
 /* The pause's value (lock.h), if any: "<since> <until> <host> <user>
- * <reason>"; one of another shape is a pause by someone unknown. */
+ * <reason>"; one of another shape is a pause by someone unknown. One
+ * whose end has come by the server's clock (now_ms) is none. */
 static void
-read_pause(struct row *w, const char *value)
+read_pause(struct row *w, const char *value, long long now_ms)
 {
 	struct lr_pause_view v;
 
-	if (value == NULL)
+	if (value == NULL || (lock_pause_parse(value, &v) == 0 && v.until_ms > 0 &&
+	    v.until_ms <= now_ms))
 		return;
 	w->paused = 1;
 	w->p_since = w->p_until = ABSENT;
@@ -177,7 +179,7 @@ rows_read(struct row *w, const char *name, const struct lr_state *r, long long n
 	}
 	if (run_unaccounted(w))
 		w->l_event = "unknown";
-	read_pause(w, r->paused);
+	read_pause(w, r->paused, now_ms);
 	w->counted = r->counted;
 	memcpy(w->count, r->count, sizeof(w->count));
 }

@@ -644,7 +644,7 @@ Test(status, reads_every_task_with_four_commands)
 	LR(&r, "status", "-c", cfg);
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1 + 3 * 4), "%s", seen);
-	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n\"GET\"\n){3}$"),
+	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n\"HGET\"\n){3}$"),
 	    "%s", seen);
 }
 

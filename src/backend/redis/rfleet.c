@@ -24,8 +24,8 @@ reply_error(const struct lr_backend *b, const redisReply *r, const char *doing,
 }
 
 /* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
- * of its last-run hash, GET of its pause, and (counts) HGETALL of its
- * counters. */
+ * of its last-run hash, HGET of its pause (a field of the counters' hash,
+ * pause.lua), and (counts) HGETALL of its counters. */
 static int
 states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 {
@@ -35,10 +35,11 @@ states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const char *get[] = { "GET", k[i].stable }, *pttl[] = { "PTTL", k[i].stable },
 		    *hall[] = { "HGETALL", k[i].last },
-		    *count[] = { "HGETALL", k[i].counts }, *pause[] = { "GET", k[i].pause };
+		    *count[] = { "HGETALL", k[i].counts },
+		    *pause[] = { "HGET", k[i].counts, "paused" };
 
 		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
-		    rconn_append(c, 2, hall) != 0 || rconn_append(c, 2, pause) != 0 ||
+		    rconn_append(c, 2, hall) != 0 || rconn_append(c, 3, pause) != 0 ||
 		    (counts && rconn_append(c, 2, count) != 0))
 			rc = -1;
 	}
@@ -73,7 +74,7 @@ counts_read(const redisReply *r, struct lr_state *s)
 	}
 }
 
-/* One task's state from its replies: GET, PTTL, HGETALL, GET[, HGETALL]. */
+/* One task's state from its replies: GET, PTTL, HGETALL, HGET[, HGETALL]. */
 static int
 state_read(redisReply **r, int counts, struct lr_state *s)
 {

@@ -407,7 +407,7 @@ lock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p
     int resume, char *buf, size_t n, struct lr_err *e)
 {
 	char how[400];
-	const char *args[] = { k->pause, k->hist, how, p->reason };
+	const char *args[] = { k->counts, k->hist, how, p->reason };
 	redisReply *r;
 	long long code = -1;
 

@@ -24,18 +24,18 @@
 -- clock that is off, whatever the window says.
 -- The settings and the owner share one argument because Redis refuses more than ten
 -- arguments from a client that has not authenticated, which would turn a
--- clear NOAUTH into a protocol error. For the same reason the task's pause
--- key (pause.lua) is not a seventh key: its name is the fence key's with
--- :pause for :fence, in the same hash slot ({name}), so a Redis Cluster
--- node that serves the declared keys serves it too, and an ACL user's key
--- patterns still apply to the GET.
+-- clear NOAUTH into a protocol error. For the same reason, and because a
+-- Redis Cluster slot being migrated answers TRYAGAIN to a script with a
+-- declared key that is missing (and refuses one that touches a key it was
+-- not told of), the task's pause (pause.lua) is not a key of its own but
+-- the field "paused" of the counters' hash, KEYS[6].
 -- Returns {1, token, now}  acquired; token is the new fencing token,
 --         {0, holder, now} a copy is still running (the stable key's value),
 --         {2, holder, now} this slot already ran (the slot key's value),
 --         {4, 0, now} outside the window: nothing done, nothing recorded,
 --         {5, 0, now} the clocks differ by more than the tolerance: no
 --                     slot claimed, nothing recorded;
---         {6, pause, now} the task is paused (the pause key's value,
+--         {6, pause, now} the task is paused (the pause's value,
 --                     "<since> <until> <host> <user> <reason>"): nothing
 --                     taken, "skipped-paused" recorded;
 -- now is the server's clock in ms, for the client to measure its offset;
@@ -67,9 +67,15 @@ if slot_ttl > 0 and clock_tol > 0 and math.abs(now - client) > clock_tol then
 end
 if deadline > 0 and (now > deadline or now < earliest) then return {4, 0, now} end
 
--- paused: the pause key expires by itself at its end (the server's clock)
-local pause_key = string.gsub(KEYS[1], ':fence$', ':pause')
-local paused = redis.call('GET', pause_key)
+-- paused, until its end by the server's clock (a pause that has ended is
+-- no pause: it goes now)
+local paused = redis.pcall('HGET', KEYS[6], 'paused')
+if type(paused) ~= 'string' then paused = nil end
+local ends = paused and tonumber(string.match(paused, '^%S+ (%d+)'))
+if paused and ends and ends > 0 and ends <= now then
+  redis.pcall('HDEL', KEYS[6], 'paused')
+  paused = nil
+end
 if paused then
   local by = string.match(paused, '^%S+ %S+ (%S+ %S+)')
   record(KEYS[4], cap, hist_ttl, {'event', 'skipped-paused', 'host', host, 'pid', pid,

@@ -40,7 +40,10 @@ end
 local function count(counts, cap, ttl, fields)
   if cap <= 0 then return end
   for _, f in ipairs(fields) do redis.pcall('HINCRBY', counts, f, 1) end
-  redis.pcall('PEXPIRE', counts, ttl)
+  -- a pause (pause.lua) in the hash keeps the life it was given
+  if redis.pcall('HEXISTS', counts, 'paused') ~= 1 then
+    redis.pcall('PEXPIRE', counts, ttl)
+  end
 end
 
 -- The server's clock in ms: one clock for every host's entries.
