@@ -24,7 +24,7 @@ static const char pg_sql_withdraw[] =
 	"AND split_part(t.v, ' ', 1) = a.id RETURNING split_part(t.v, ' ', 2) AS token), "
 	"tok AS (SELECT min(token) AS token FROM gone HAVING count(*) > 0), "
 	"ran AS (DELETE FROM lockrun_history t USING a, tok WHERE t.k = a.hist "
-	"AND t.event = 'ran' AND t.token = tok.token RETURNING 1), "
+	"AND t.event IN ('ran', 'triggered') AND t.token = tok.token RETURNING 1), "
 	"cw AS (UPDATE lockrun_counts t SET runs = greatest(t.runs - 1, 0) FROM a "
 	"WHERE t.k = a.counts AND EXISTS (SELECT 1 FROM ran)), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, "

@@ -51,7 +51,7 @@ local function withdraw()
     for _, e in ipairs(type(entries) == 'table' and entries or {}) do
       local f = {}
       for j = 1, #e[2], 2 do f[e[2][j]] = e[2][j + 1] end
-      if f.event == 'ran' and f.token == found then
+      if (f.event == 'ran' or f.event == 'triggered') and f.token == found then
         redis.pcall('XDEL', KEYS[2], e[1])
         redis.pcall('HINCRBY', KEYS[4], 'runs', -1)
         break
