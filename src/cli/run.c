@@ -186,11 +186,12 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	}
 	l->ttl_ms = x->t.no_overlap ? x->t.ttl_ms : 0;
 	keys_build(&l->keys, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
-	if (x->sched.reboot && boot_claim(x, l, e) != 0)
+	/* a triggered run of a @reboot task claims no boot, as no slot */
+	if (x->sched.reboot && !x->triggered && boot_claim(x, l, e) != 0)
 		return -1;
 	run_log_context(x, 0);
 	/* a boot's run waits for a copy still running elsewhere, unless told */
-	deadline = mono_ms() + (x->sched.reboot && x->t.wait_ms == 0 ?
+	deadline = mono_ms() + (x->sched.reboot && !x->triggered && x->t.wait_ms == 0 ?
 	    x->t.starting_deadline_ms : x->t.wait_ms);
 	seed = strtoull(l->id + 16, NULL, 16) | 1;	/* 64 random bits of the owner id */
 	for (int n = 0; ; n++) {

@@ -2,7 +2,8 @@
 /* reboot_test.c -- schedule: '@reboot' on Redis and PostgreSQL: cron runs
  * the task when it starts, once per boot of the host (the boot id, faked
  * by the shim), not again when the scheduler restarts in the same boot,
- * and again after a new boot; a run by hand in the same boot is skipped. */
+ * and again after a new boot; a run by hand in the same boot is skipped,
+ * a triggered one is not. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,10 +87,16 @@ once_per_boot(enum backend b)
 	cr_assert(matches(r.err, "skipped: slot boot:0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 "
 	    "already ran"), "%s", r.err);
 	cr_assert(eq(int, file_lines(logfile), 1), "by hand in the same boot: skipped");
+	/* a trigger is a run of its own: it claims no boot, and is not
+	 * refused by the boot's run */
+	lr_run_env(&r, boot_env(), (const char *const[]){ "trigger", "--here", "-c", cfgfile,
+	    "startup", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, file_lines(logfile), 2), "trigger --here in the same boot runs it");
 
 	boot("11111111-2222-3333-4444-555555555555");
-	cr_assert(eq(int, cron_once(), 0), "a new boot runs it again");
-	cr_assert(eq(int, file_lines(logfile), 2));
+	cr_assert(eq(int, cron_once(), 0), "a new boot runs it again, triggered or not");
+	cr_assert(eq(int, file_lines(logfile), 3));
 }
 
 Test(reboot, redis_runs_once_per_boot_not_again_on_restart)
