@@ -93,9 +93,9 @@ plan(struct crond *d, time_t now)
 	return 0;
 }
 
-/* Arm the timer at the earliest fire time, or the watchdog's next ping or
- * the next look for triggers if sooner, on the wall clock, to be told of any step of that clock
- * (TFD_TIMER_CANCEL_ON_SET). */
+/* Arm the timer at the earliest of the next fire time, the watchdog's next
+ * ping and the next look for triggers, on the wall clock, to be told of any
+ * step of that clock (TFD_TIMER_CANCEL_ON_SET). */
 static void
 arm(struct crond *d)
 {
@@ -141,18 +141,16 @@ start(struct crond *d, size_t i, time_t slot)
 	/* output: inherit: the run writes to our stdout and stderr itself */
 	struct spawn_pipes io = { .relay = !d->tasks[i].output_inherit };
 	char at[TEXT_ISO_MAX];
+	const char *when = slot == (time_t)-1 ? "triggered" : iso(slot, at, sizeof(at));
 
 	if (slot != (time_t)-1)
 		d->last[i] = slot;
 	if (r == NULL) {
-		report_unstarted(d->tasks[i].name, iso(slot, at, sizeof(at)), "out of memory");
+		report_unstarted(d->tasks[i].name, when, "out of memory");
 		return;
 	}
 	snprintf(r->task, sizeof(r->task), "%s", d->tasks[i].name);
-	if (slot == (time_t)-1)
-		snprintf(r->slot, sizeof(r->slot), "triggered");
-	else
-		iso(slot, r->slot, sizeof(r->slot));
+	snprintf(r->slot, sizeof(r->slot), "%s", when);
 	r->slot_t = slot;
 	r->started_ms = mono_ms();
 	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], slot == (time_t)-1 ? SPAWN_TRIGGERED :
