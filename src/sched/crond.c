@@ -56,7 +56,7 @@ struct crond {
 	long long		 clock_said;	/* report.h: the last "clock is off" */
 	struct crond_view	 view;		/* the counts a watcher is told */
 	struct watchdog		 wd;		/* systemd's (notify.h) */
-	long long		 poll_next;	/* real_ms() of the next look for triggers */
+	struct trigger_look	 look;		/* for triggered runs (trigger.h) */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -109,8 +109,8 @@ arm(struct crond *d)
 		at = ((long long)time(NULL) + 366L * 86400) * 1000;
 	if (d->wd.ms > 0 && d->wd.next < at)
 		at = d->wd.next;
-	if (d->o->poll && d->poll_next < at)
-		at = d->poll_next;
+	if (d->look.poll && d->look.next < at)
+		at = d->look.next;
 	its.it_value.tv_sec = (time_t)(at / 1000);
 	its.it_value.tv_nsec = (long)(at % 1000) * 1000000;
 	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
@@ -327,26 +327,11 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	start(d, h->task, latest);
 }
 
-/* Look for triggered runs when it is time to, or when the clock was
- * stepped back so far that the next look would come late; start each
- * taken. */
+/* trigger_check()'s start: a triggered run of task i, claiming no slot. */
 static void
-triggers(struct crond *d, long long now_ms)
+start_triggered(void *d, size_t i)
 {
-	const long long every = TRIGGER_POLL_S * 1000LL;
-	unsigned char *taken;
-
-	if (d->o->poll == NULL || d->stopping ||
-	    (now_ms < d->poll_next && d->poll_next - now_ms <= every))
-		return;
-	d->poll_next = now_ms + every;
-	if ((taken = calloc(d->ntasks + 1, 1)) == NULL)
-		return;
-	if (d->o->poll(d->o->poll_arg, d->tasks, d->ntasks, taken) == 0)
-		for (size_t i = 0; i < d->ntasks; i++)
-			if (taken[i])
-				start(d, i, (time_t)-1);
-	free(taken);
+	start(d, i, (time_t)-1);
 }
 
 /* The timer expired, or the clock was stepped: start what is due. */
@@ -359,7 +344,8 @@ on_timer(struct crond *d)
 
 	(void)!read(d->tfd, &n, sizeof(n));	/* ECANCELED on a step: same answer */
 	watchdog_ping(&d->wd, now_ms);
-	triggers(d, now_ms);
+	if (!d->stopping)
+		trigger_check(&d->look, now_ms, d->tasks, d->ntasks, start_triggered, d);
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
 		time_t next;
 
@@ -556,7 +542,8 @@ setup(struct crond *d, struct lr_err *e)
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
 	watchdog_setup(&d->wd);
-	d->poll_next = real_ms();	/* the first look at once */
+	/* the first look at once */
+	d->look = (struct trigger_look){ d->o->poll, d->o->poll_arg, real_ms() };
 	if ((d->last = calloc(d->ntasks + 1, sizeof(*d->last))) == NULL ||
 	    plan(d, time(NULL)) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");

@@ -39,3 +39,22 @@ trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *tak
 	src->failing = 0;
 	return 0;
 }
+
+void
+trigger_check(struct trigger_look *l, long long now_ms, const struct sched_task *t,
+    size_t n, void (*start)(void *sarg, size_t i), void *sarg)
+{
+	const long long every = TRIGGER_POLL_S * 1000LL;
+	unsigned char *taken;
+
+	if (l->poll == NULL || (now_ms < l->next && l->next - now_ms <= every))
+		return;
+	l->next = now_ms + every;
+	if ((taken = calloc(n + 1, 1)) == NULL)
+		return;
+	if (l->poll(l->arg, t, n, taken) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (taken[i])
+				start(sarg, i);
+	free(taken);
+}

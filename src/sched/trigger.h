@@ -26,4 +26,20 @@ struct trigger_src {
  * the connection is closed and opened again at the next look). */
 int	trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *taken);
 
+/* A scheduler's look for triggered runs: poll (crond_opts.poll, NULL:
+ * none) with arg, next at real_ms() next. */
+struct trigger_look {
+	int		(*poll)(void *arg, const struct sched_task *t, size_t n,
+			    unsigned char *taken);
+	void		*arg;
+	long long	 next;
+};
+
+/* At each expiry of the scheduler's timer: when l's next look came (or the
+ * clock was stepped back so far that it would come late), take the
+ * triggers of the n tasks t and call start(sarg, i) for each task i taken;
+ * the next look is TRIGGER_POLL_S later. */
+void	trigger_check(struct trigger_look *l, long long now_ms, const struct sched_task *t,
+	    size_t n, void (*start)(void *sarg, size_t i), void *sarg);
+
 #endif
