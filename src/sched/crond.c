@@ -68,12 +68,13 @@ iso(time_t t, char *buf, size_t n)
 
 /* Each task's next fire time after now, and after the last slot it
  * started (a clock stepped back starts nothing twice), into a new heap.
- * Catch-up: a one-server task's latest fire time at or before now that
- * this scheduler has not started, if no later than its starting_deadline,
- * is due now instead: it fell while no scheduler ran here (a start, a
- * restart, a task added), and its run claims the slot unless a server ran
- * it already -- the slot record decides, and lives until the next fire
- * time, so only the latest can be caught up. */
+ * Catch-up: a one-server minute task's latest fire time at or before now
+ * that this scheduler has not started, if no later than its
+ * starting_deadline, is due now: it fell while no scheduler ran here (a
+ * start, a restart, a task added); its run claims the slot unless a server
+ * ran it -- the slot record, which lives until the next fire time, so only
+ * the latest can be caught up. Not under a minute: the next is seconds
+ * away, and a late run would hold it off. */
 static int
 plan(struct crond *d, time_t now)
 {
@@ -84,8 +85,8 @@ plan(struct crond *d, time_t now)
 		time_t next = schedule_next(&t->sched, from);
 		time_t prev = schedule_slot(&t->sched, (long long)now * 1000 - t->sched.tolerance_ms);
 
-		if (t->one_server && prev != (time_t)-1 && prev > d->last[i] &&
-		    ((long long)now - prev) * 1000 <= t->deadline_ms)
+		if (t->one_server && !schedule_subminute(&t->sched) && prev != (time_t)-1 &&
+		    prev > d->last[i] && ((long long)now - prev) * 1000 <= t->deadline_ms)
 			next = prev;
 		if (next != (time_t)-1 && heap_push(&d->heap, next, i, 0) != 0)
 			return -1;
