@@ -279,3 +279,13 @@ rconn_free(struct lr_conn *rc)
 	rlink_free(&rc->link);
 	forget(rc);
 }
+
+int
+rconn_reply_error(const char *where, const redisReply *r, const char *doing,
+    struct lr_err *e)
+{
+	struct lr_err why;
+
+	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", &why);
+	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", where, doing, why.msg);
+}

@@ -125,4 +125,10 @@ void	rconn_free(struct lr_conn *rc);		/* closed, buffers freed */
  * Returns -1. */
 int	rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e);
 
+/* Report an error reply r (or one not of the shape asked for) from the
+ * server where, while doing what, as one line: "redis WHERE: DOING: why"
+ * (rerr_classify()), EX_UNAVAILABLE. Returns -1. */
+int	rconn_reply_error(const char *where, const struct redisReply *r, const char *doing,
+	    struct lr_err *e);
+
 #endif

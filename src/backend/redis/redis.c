@@ -11,7 +11,6 @@
 #include "core/duration.h"
 #include "backend/redis/redis.h"
 #include "backend/redis/rconn.h"
-#include "backend/redis/rerr.h"
 #include "backend/redis/rfleet.h"
 #include "backend/redis/rlock.h"
 #include "backend/redis/rsettings.h"
@@ -143,17 +142,6 @@ redis_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char 
 	return lock_probe(conn_of(b), k, one_server, buf, n, e);
 }
 
-/* An error reply as lockrun's one line: "redis HOST: DOING: why". */
-static int
-reply_error(const struct lr_backend *b, const redisReply *r, const char *doing,
-    struct lr_err *e)
-{
-	struct lr_err why;
-
-	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", &why);
-	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", b->where, doing, why.msg);
-}
-
 /* The key's value and what is left of its TTL, in one round trip (GET and
  * PTTL, pipelined). */
 static int
@@ -176,7 +164,7 @@ redis_peek(struct lr_backend *b, const char *key, char *buf, size_t n,
 		goto out;
 	for (int i = 0; i < 2; i++)
 		if (r[i]->type == REDIS_REPLY_ERROR) {
-			reply_error(b, r[i], doing, e);
+			rconn_reply_error(b->where, r[i], doing, e);
 			goto out;
 		}
 	if (r[0]->type == REDIS_REPLY_NIL) {
@@ -286,7 +274,7 @@ redis_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
 		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 		    r->element[0]->type != REDIS_REPLY_STRING ||
 		    r->element[1]->type != REDIS_REPLY_ARRAY) {
-			reply_error(b, r, "SCAN", e);
+			rconn_reply_error(b->where, r, "SCAN", e);
 			freeReplyObject(r);
 			return -1;
 		}
@@ -352,7 +340,7 @@ redis_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 		return -1;
 	if (r->type != REDIS_REPLY_ARRAY) {
 		if (r->type == REDIS_REPLY_ERROR)
-			reply_error(b, r, doing, e);
+			rconn_reply_error(b->where, r, doing, e);
 		else
 			lr_errf(e, EX_SOFTWARE, "redis %s: %s: unexpected reply", b->where, doing);
 		freeReplyObject(r);

@@ -8,20 +8,9 @@
 
 #include <hiredis/hiredis.h>
 
-#include "backend/redis/rerr.h"
+#include "backend/redis/rconn.h"
 #include "backend/redis/rfleet.h"
 #include "core/text.h"
-
-/* An error reply (or one not of the shape asked for), as one line. */
-static int
-reply_error(const struct lr_backend *b, const redisReply *r, const char *doing,
-    struct lr_err *e)
-{
-	struct lr_err why;
-
-	rerr_classify(r->type == REDIS_REPLY_ERROR ? r->str : "ERR unexpected reply", &why);
-	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", b->where, doing, why.msg);
-}
 
 /* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
  * of its last-run hash, HGET of its pause (a field of the counters' hash,
@@ -137,7 +126,7 @@ rfleet_states(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, 
 				strcpy(doing, "status ");
 				name_of(k[(got - 1) / per].stable, doing + 7, sizeof(doing) - 7);
 			}
-			reply_error(b, r[got], doing, e);
+			rconn_reply_error(b->where, r[got], doing, e);
 			got++;
 			goto out;
 		}
@@ -172,7 +161,7 @@ rfleet_trigger(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
 	if ((r = rconn_command(c, "trigger", 5, argv, e)) == NULL)
 		return -1;
 	if (r->type != REDIS_REPLY_STATUS)
-		rc = reply_error(b, r, "trigger", e);
+		rc = rconn_reply_error(b->where, r, "trigger", e);
 	freeReplyObject(r);
 	return rc;
 }
@@ -197,7 +186,7 @@ rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, si
 		if (r == NULL)
 			return -1;
 		if (r->type == REDIS_REPLY_ERROR && rc == 0)
-			rc = reply_error(b, r, "triggers", e);
+			rc = rconn_reply_error(b->where, r, "triggers", e);
 		taken[got] = r->type == REDIS_REPLY_STRING;
 		freeReplyObject(r);
 	}
