@@ -24,7 +24,8 @@ static const char css[] =
 	"table{border-collapse:collapse;width:100%}"
 	"th,td{text-align:left;padding:.4em .6em;border-bottom:1px solid #ddd;vertical-align:top}"
 	"th{font-size:.85em;color:#555}.name{font-weight:600;overflow-wrap:break-word}"
-	".st-running{color:#1565c0}.st-stale{color:#c62828}.r-ok{color:#2e7d32}"
+	".st-running{color:#1565c0}.st-stale{color:#c62828}.st-paused{color:#ef6c00}"
+	".r-ok{color:#2e7d32}"
 	".r-fail,.r-lost{color:#c62828}small{color:#555}"
 	"svg .ok{fill:#2e7d32}svg .fail{fill:#c62828}svg .lost{fill:#6a1b9a}"
 	"svg .skip{fill:#9e9e9e}svg .running{fill:#1565c0}svg .unknown{fill:#ff8f00}"
@@ -79,7 +80,8 @@ took(long long ms, char *buf, size_t n)
 	return duration_format(ms >= 1000 ? ms / 1000 * 1000 : ms, buf, n);
 }
 
-/* The state cell: running on HOST since T, stale, or free. */
+/* The state cell: running on HOST since T, stale, or free; and paused by
+ * whom, until when, why. */
 static void
 state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
 {
@@ -95,6 +97,20 @@ state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
 		}
 	} else
 		fputs("idle", fp);
+	if (w->paused) {	/* `lockrun pause`: who, until when, why */
+		fputs("<br><span class=\"st-paused\">paused</span> by ", fp);
+		esc(fp, w->p_user);
+		fputc('@', fp);
+		esc(fp, w->p_host);
+		if (w->p_until != ABSENT) {
+			fputs(" until ", fp);
+			iso(fp, w->p_until);
+		}
+		if (w->p_reason && w->p_reason[0]) {
+			fputs(": ", fp);
+			esc(fp, w->p_reason);
+		}
+	}
 	if (t && t->running)
 		fprintf(fp, "<br><small>%zu run%s in progress from this scheduler</small>",
 		    t->running, t->running == 1 ? "" : "s");

@@ -319,6 +319,18 @@ Test(web, status_html_writes_the_page_once)
 	cr_assert(matches(file_peek(out), "<rect class=\"mark fail\""), "%s", file_peek(out));
 	cr_assert(matches(file_peek(out), "data-task=\"skip\">.*never ran.* 12:00 local time"),
 	    "the next fire time from the config: %s", file_peek(out));
+	cr_assert(eq(int, matches(file_peek(out), "class=\"st-paused\""), 0), "%s", file_peek(out));
+
+	/* a paused task says so, with who paused it, until when and why */
+	LR(&res, "pause", "-c", cfg, "ok", "--for", "1h", "--reason", "db <migration>");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	LR(&res, "status", "-c", cfg, "--html", out);
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(matches(file_peek(out), "data-task=\"ok\">.*<span class=\"st-paused\">paused"
+	    "</span> by [^<@]+@[^<]+ until <time datetime=\"[0-9TZ:-]+\">[^<]+</time>: "
+	    "db &lt;migration&gt;"), "%s", file_peek(out));
+	cr_assert(eq(int, matches(file_peek(out), "data-task=\"bad\">[^\n]*st-paused"), 0),
+	    "%s", file_peek(out));
 }
 
 /* dom with every attribute's value emptied (the browser writes them all
