@@ -6,6 +6,7 @@
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make demo       race three lockruns against a throwaway redis-server
 #   make bench      median wall time and peak RSS against flock(1)
+#                   (BENCH_ONLY=fleet: its "fleet scale" section alone)
 #   make install PREFIX=/usr DESTDIR=...
 #   make deb        build the Debian package into build/deb (make deb-check: and lint it)
 #   make fuzz       libFuzzer on each parser for FUZZ_TIME seconds (needs clang)
@@ -240,7 +241,7 @@ $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
 $(B)/bench: $(B)/tests/bench/bench.o $(B)/tests/bench/cron_bench.o \
-		$(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o \
+		$(B)/tests/bench/fleet_bench.o $(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o \
 		$(B)/tests/bench/rt_bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
 		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
@@ -338,7 +339,7 @@ demo: deps-demo
 
 bench: deps
 	$(MAKE) --no-print-directory $(BIN) $(B)/bench
-	$(B)/bench $(abspath $(BIN))
+	$(B)/bench $(abspath $(BIN)) $(BENCH_ONLY)
 
 # Install what is missing: as root with apt-get, else print the command.
 # deps-demo: what the build and the demo need, and nothing more.
