@@ -155,7 +155,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
-SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify crond)
+SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify crond leases lease_client)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt check status status_json status_html \
 	history unlock secret schedverbs)

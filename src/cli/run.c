@@ -18,6 +18,7 @@
 #include "out/log.h"
 #include "proc/hooks.h"
 #include "proc/supervise.h"
+#include "sched/lease_client.h"
 
 /* output: where the command's stdout and stderr go: lockrun's own
  * (inherit, or unset), /dev/null (discard), or a file appended to, opened
@@ -224,8 +225,7 @@ export_env(struct lr_ctx *x, int locked)
 
 static void	release_orphaned(void *arg, int status);
 
-/* The command, as child.c runs it. */
-static void
+static void	/* the command, as child.c runs it */
 command_spec(struct lr_ctx *x, int locked)
 {
 	x->spec = (struct lr_child_spec){ .path = x->exec_path, .argv = x->exec_argv,
@@ -417,8 +417,7 @@ report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
 }
 
-/* Say how the command ended (on stderr with -v); started is when it was
- * started, on the monotonic clock. */
+/* Say how the command ended (on stderr with -v), started on the mono clock. */
 static void
 report_exit(const struct lr_ctx *x, int status, long long started)
 {
@@ -562,7 +561,7 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	log_context(x->cli.task, NULL, 0, NULL);
 	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 ||
 	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, e) != 0) ||
-	    run_prepare(x, e) != 0)
+	    lease_client_wrap(&x->be, e) < 0 || run_prepare(x, e) != 0)
 		return -1;
 	if (acquire_settled(x, &out, &sig, e) != 0)
 		return run_unlocked(x, e);

@@ -72,9 +72,9 @@ drop_listen(struct lr_ctx *x)
 		v[k] = NULL;
 }
 
-/* The HTTP server's context: its own config and backend (set up, not
- * connected: its thread connects), which the scheduler never touches and
- * a SIGHUP does not replace. */
+/* The HTTP server's context (and the runs' connection's, lease_ctx()):
+ * its own config and backend (set up, not connected: its user connects),
+ * which a SIGHUP does not replace. */
 static int
 web_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 {
@@ -110,6 +110,29 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err 
 	return srv;
 }
 
+/* The connection the runs' lock requests go over (leases.h): to the
+ * config's server, when its lock is not its session's (Redis). Set up, not
+ * connected: the first run's acquire connects it. NULL when it cannot be
+ * set up: each run then connects, and meets the problem, itself. */
+static struct lr_ctx *
+lease_ctx(struct lr_ctx *x, struct leases *ls, struct sched_spawner *sp)
+{
+	struct lr_ctx *l = malloc(sizeof(*l));
+	struct lr_err e = { 0, "", 0 };
+
+	if (l == NULL)
+		return NULL;
+	if (web_ctx(x, l, &e) != 0 || l->be.ops->session) {
+		ctx_free(l);
+		free(l);
+		return NULL;
+	}
+	*ls = (struct leases){ .be = &l->be,
+	    .connect_timeout_ms = l->server.connect_timeout_ms };
+	sp->lease_url = l->be.cfg.url;
+	return l;
+}
+
 /* cron says what cron(8) says: ready, each run's start, end or skip, each
  * missed slot; -q keeps only the errors. Its runs have their own -v. */
 int
@@ -121,8 +144,9 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	char server[1024];
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
 	    .server = server };
-	struct lr_ctx *w = NULL;
+	struct lr_ctx *w = NULL, *lx = NULL;
 	struct web *srv = NULL;
+	struct leases ls;
 	char title[128];
 	int rc;
 
@@ -139,9 +163,14 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 		} else
 			rc = -1;
 	}
+	if (rc == 0 && (lx = lease_ctx(x, &ls, &sp)) != NULL)
+		o.leases = &ls;
 	if (rc == 0)
 		rc = crond_run(&o, e);
 	web_stop(srv);
+	if (lx)
+		ctx_free(lx);
+	free(lx);
 	if (w)
 		ctx_free(w);
 	free(w);

@@ -41,6 +41,7 @@ struct running {
 	time_t			slot_t;
 	struct line_stream	out, err;
 	struct run_report	rep;		/* the run's own log */
+	int			lease;		/* its lock requests' socket, or -1 */
 };
 
 struct crond {
@@ -188,6 +189,7 @@ start(struct crond *d, size_t i, time_t slot)
 	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
 	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
 	r->rep.fd = io.report;
+	r->lease = io.lease;
 	report_started(r->task, r->slot, r->pid);
 }
 
@@ -480,7 +482,8 @@ pump(struct crond *d)
 		src.token = r->rep.token;
 		lines_pump(&r->err, &src);
 		lines_pump(&r->out, &src);
-		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0) {
+		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0 ||
+		    r->lease >= 0) {
 			if (k != i)
 				d->run[k] = *r;
 			k++;
@@ -504,7 +507,7 @@ live(const struct crond *d)
 static void
 step(struct crond *d)
 {
-	struct pollfd *p = calloc(2 + 3 * d->nrun, sizeof(*p));
+	struct pollfd *p = calloc(2 + 4 * d->nrun, sizeof(*p));
 	size_t n = 0;
 
 	if (p == NULL)
@@ -515,6 +518,7 @@ step(struct crond *d)
 		p[n++] = (struct pollfd){ .fd = d->run[i].out.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->run[i].err.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->run[i].rep.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->run[i].lease, .events = POLLIN };
 	}
 	if (poll(p, n, -1) > 0) {
 		if (p[1].revents)
@@ -523,6 +527,11 @@ step(struct crond *d)
 			on_signal(d);
 		if (p[0].revents || p[1].revents)
 			tell(d);
+		for (size_t i = 0; i < d->nrun; i++)	/* the runs' lock requests */
+			if (p[5 + 4 * i].revents && leases_serve(d->o->leases, d->run[i].lease)) {
+				close(d->run[i].lease);
+				d->run[i].lease = -1;
+			}
 	}
 	free(p);
 	pump(d);

@@ -5,6 +5,7 @@
 #define LR_CROND_H
 
 #include "config/config.h"
+#include "sched/leases.h"
 #include "sched/runs.h"
 
 /* The start lag's histogram: a start's delay behind its fire time falls in
@@ -44,6 +45,9 @@ struct crond_opts {
 	void				(*watch)(void *arg, const struct crond_view *v);
 	void				*watch_arg;
 	const char			*server;	/* the runs' URL, for people */
+	struct leases			*leases;	/* the connection the runs' lock
+						 * requests go over (sp->lease_url
+						 * set), or NULL */
 };
 
 /* Sleep until the next fire time of any task (one absolute CLOCK_REALTIME

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* leases.h -- the scheduler's side of its runs' locks: one connection to
+ * the server for all of them. A run forked with a socket pair sends its
+ * acquire, renewals and release there (lease_client.h); the scheduler
+ * runs each over its own backend and answers. */
+#ifndef LR_SCHED_LEASES_H
+#define LR_SCHED_LEASES_H
+
+#include "backend/ops.h"
+
+struct leases {
+	struct lr_backend	*be;	/* set up, connected on first use; borrowed */
+	long long		 connect_timeout_ms;
+	unsigned long long	 served;	/* requests answered */
+};
+
+/* Answer what has come on fd, a run's end of the socket pair (non-
+ * blocking): each request run over ls->be in turn, within its connect and
+ * command timeouts, and answered on fd. Returns 0, or -1 once the run's
+ * end is closed (its run and guard are gone): close fd then. */
+int	leases_serve(struct leases *ls, int fd);
+
+#endif
