@@ -26,18 +26,6 @@ sched_check(struct lr_ctx *x, const char *verb, struct lr_err *e)
 	return 0;
 }
 
-int
-verb_tick(struct lr_ctx *x, struct lr_err *e)
-{
-	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry,
-	    .own_fds_from = spawn_fd_floor() };
-	int status;
-
-	if (sched_check(x, "tick", e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), e)) < 0)
-		return -1;
-	return status;
-}
 
 /* --log json (or log: json in the config): the runs' lines as records. */
 static int
@@ -131,6 +119,27 @@ lease_ctx(struct lr_ctx *x, struct leases *ls, struct sched_spawner *sp)
 	    .connect_timeout_ms = l->server.connect_timeout_ms };
 	sp->lease_url = l->be.cfg.url;
 	return l;
+}
+
+/* tick: one pass, its runs' locks over one connection as cron's. */
+int
+verb_tick(struct lr_ctx *x, struct lr_err *e)
+{
+	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
+	    .cfg = &x->cfg, .run = x->entry,
+	    .own_fds_from = spawn_fd_floor() };
+	struct lr_ctx *lx = NULL;
+	struct leases ls;
+	int status = -1;
+
+	if (sched_check(x, "tick", e) == 0) {
+		lx = lease_ctx(x, &ls, &sp);
+		status = tick_run(&x->cfg, &sp, lx ? &ls : NULL, real_ms(), e);
+	}
+	if (lx)
+		ctx_free(lx);
+	free(lx);
+	return status < 0 ? -1 : status;
 }
 
 /* cron says what cron(8) says: ready, each run's start, end or skip, each

@@ -110,6 +110,23 @@ Test(cron_scale, redis_maxclients_20_and_60_tasks_due_at_once_all_run)
 	cr_assert(le(int, peak, 2), "%d clients", peak);
 }
 
+/* tick does the same for its one pass: 60 tasks due on a Redis that
+ * takes 20 clients all run, and tick exits 0. (With a connection per
+ * run, the 41 past the 20th were refused: exit 69.) */
+Test(cron_scale, a_tick_of_60_tasks_on_maxclients_20_runs_them_all)
+{
+	char logbuf[256], cmd[512], buf[3][128];
+	const char *log = path_of(logbuf, "ticks.log"), *env[5];
+	struct result r;
+
+	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; exec sleep 2", log);
+	faketime_env(env, buf, T_1200 + 1);
+	lr_run_env(&r, env, (const char *const[]){ "tick", "-c",
+	    scale_config(60, "", cmd), NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), 60), "%s", file_peek(log));
+}
+
 /* The command of a task that holds a flock of its own while it runs: a
  * second copy says "overlap"; each copy's pid goes to pids. */
 static const char *
