@@ -150,7 +150,7 @@ SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedu
 SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
-SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
+SRC_BACKEND = backend/backend backend/record backend/lock backend/notes backend/batch
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_withdraw pgurl)
@@ -203,7 +203,7 @@ have-libs:
 
 LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
-		$(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua
+		$(LUA)/renew_many.lua $(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua
 	@mkdir -p $(@D)
 	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 

@@ -97,6 +97,11 @@ struct lr_lock {
 	int		renew_rc;	/* lock_renew_recv()'s answer, held until then */
 	enum renew_outcome renew_out;
 	struct lr_err	renew_err;
+	/* set by a backend that renews for the caller (a scheduler's runs,
+	 * sched/lease_client.c): on the monotonic clock, the send of the
+	 * request the server confirmed, when that was before the caller
+	 * asked (an answer from the scheduler's lease table); 0: none */
+	long long	renew_sent_ms;
 };
 
 /* Draw the owner id (getrandom(2) without blocking, else /dev/urandom,

@@ -136,8 +136,10 @@ verb_tick(struct lr_ctx *x, struct lr_err *e)
 		lx = lease_ctx(x, &ls, &sp);
 		status = tick_run(&x->cfg, &sp, lx ? &ls : NULL, real_ms(), e);
 	}
-	if (lx)
+	if (lx) {
+		leases_free(&ls);
 		ctx_free(lx);
+	}
 	free(lx);
 	return status < 0 ? -1 : status;
 }
@@ -177,8 +179,10 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	if (rc == 0)
 		rc = crond_run(&o, e);
 	web_stop(srv);
-	if (lx)
+	if (lx) {
+		leases_free(&ls);
 		ctx_free(lx);
+	}
 	free(lx);
 	if (w)
 		ctx_free(w);

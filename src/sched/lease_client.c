@@ -48,14 +48,15 @@ P(const struct lr_backend *b)
 	return b->impl;
 }
 
+/* The scheduler is gone. Not a server out of reach (transport clear): a
+ * run does not go on without a lock (on_redis_error: run) for it, and a
+ * renewal is tried again until the lease runs out unconfirmed. */
 static int
 gone(struct proxy *p, struct lr_err *e)
 {
 	p->dead = 1;
-	lr_errf(e, EX_UNAVAILABLE, "%s %s: the scheduler's connection is gone (lockrun "
-	    "cron or tick ended)", p->inner.ops->name, p->inner.where);
-	e->transport = 1;
-	return -1;
+	return lr_errf(e, EX_UNAVAILABLE, "%s %s: the scheduler's connection is gone "
+	    "(lockrun cron or tick ended)", p->inner.ops->name, p->inner.where);
 }
 
 static int
@@ -88,15 +89,18 @@ rep_read(struct proxy *p, struct lease_rep *r, struct lr_err *e)
 	return 1;
 }
 
-/* Send q and wait for its answer. Returns 0 with *r, or -1 with e. */
+/* Send q and wait for its answer. Returns 0 with *r, or -1 with e, and
+ * *sent set when q went out (the scheduler may have run it). */
 static int
-call(struct proxy *p, struct lease_req *q, struct lease_rep *r, struct lr_err *e)
+call(struct proxy *p, struct lease_req *q, struct lease_rep *r, int *sent, struct lr_err *e)
 {
 	long long until;
 	int rc;
 
+	*sent = 0;
 	if (req_send(p, q, e) != 0)
 		return -1;
+	*sent = 1;
 	until = mono_ms() + p->answer_ms;
 	for (;;) {
 		struct pollfd pfd = { .fd = p->sock, .events = POLLIN };
@@ -110,11 +114,9 @@ call(struct proxy *p, struct lease_req *q, struct lease_rep *r, struct lr_err *e
 			continue;	/* an older request's: given up on */
 		if (left <= 0) {
 			char d[32];
-			lr_errf(e, EX_UNAVAILABLE, "%s %s: no answer from the scheduler within %s",
-			    p->inner.ops->name, p->inner.where,
+			return lr_errf(e, EX_UNAVAILABLE, "%s %s: the scheduler did not "
+			    "answer within %s", p->inner.ops->name, p->inner.where,
 			    duration_human(p->answer_ms, d, sizeof(d)));
-			e->transport = 1;
-			return -1;
 		}
 		if (poll(&pfd, 1, (int)(left < 1000000 ? left : 1000000)) == -1 && errno != EINTR)
 			return gone(p, e);
@@ -138,10 +140,15 @@ proxy_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	struct proxy *p = P(b);
 	struct lease_req q = { .op = LEASE_ACQUIRE, .lock = *l };
 	struct lease_rep r;
+	int sent;
 
 	p->closed = 0;
-	if (call(p, &q, &r, e) != 0)
+	if (call(p, &q, &r, &sent, e) != 0) {
+		/* the scheduler may have taken it before it went: run.c
+		 * withdraws it, over the run's own connection then */
+		l->in_doubt = sent;
 		return -1;
+	}
 	*l = r.lock;
 	if (r.rc < 0) {
 		*e = r.e;
@@ -196,6 +203,7 @@ proxy_release(struct lr_backend *b, const struct lr_lock *l,
 	struct proxy *p = P(b);
 	struct lease_req q = { .op = LEASE_RELEASE, .lock = *l };
 	struct lease_rep r;
+	int sent;
 
 	if (p->use_inner)
 		return p->inner.ops->release(&p->inner, l, end, e);
@@ -203,7 +211,7 @@ proxy_release(struct lr_backend *b, const struct lr_lock *l,
 	q.end.event = NULL;
 	if ((q.has_event = end->event != NULL))
 		snprintf(q.event, sizeof(q.event), "%s", end->event);
-	if (call(p, &q, &r, e) != 0)
+	if (call(p, &q, &r, &sent, e) != 0)
 		return -1;
 	if (r.rc < 0)
 		*e = r.e;

@@ -112,6 +112,27 @@ redis_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	return 0;
 }
 
+/* One script call for them all (rlock.h), on one server; on a Cluster
+ * the keys are in many slots, and WAIT is per renewal: one at a time. */
+static int
+redis_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
+    long long cap_ms, enum renew_outcome *out, int *rc, struct lr_err *err,
+    struct lr_err *e)
+{
+	struct lr_conn *c = conn_of(b);
+
+	for (size_t i = 0; i < n; i++)
+		if (l[i]->wait_replicas > 0)
+			return 1;
+	if (c->cluster)
+		return 1;
+	rconn_recheck_master(c, cap_ms);
+	if (rconn_fd(c) < 0 && rconn_reopen(c, cap_ms, e) != 0)
+		return -1;
+	sync_where(b);
+	return lock_renew_many(c, l, n, out, rc, err, e);
+}
+
 static int
 redis_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
     struct lr_err *e)
@@ -538,6 +559,7 @@ static const struct lr_backend_ops redis_ops = {
 	.name = "redis", .title = "Redis", .session = 0,
 	.open = redis_open, .ping = redis_ping, .acquire = redis_acquire,
 	.renew_send = redis_renew_send, .renew_recv = redis_renew_recv,
+	.renew_many = redis_renew_many,
 	.release = redis_release, .unlock = redis_unlock, .peek = redis_peek,
 	.states = redis_states, .keys = redis_keys, .history = redis_history,
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
