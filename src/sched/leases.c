@@ -29,6 +29,7 @@ struct held {
 	int		fd;		/* the run's socket */
 	struct lr_lock	lock;		/* as the run last sent it */
 	long long	confirmed;	/* mono ms: the confirmed request's send */
+	long long	asked;		/* mono ms: its run's last request */
 	int		renewed;	/* confirmed by a renewal, not the acquire */
 	int		told;		/* 1 + the renew_outcome to tell it, or 0 */
 };
@@ -64,11 +65,15 @@ held_add(struct leases *ls, int fd, const struct lr_lock *l, long long sent)
 		ls->cap = cap;
 	}
 	held_drop(ls, fd);
-	ls->v[ls->n++] = (struct held){ .fd = fd, .lock = *l, .confirmed = sent };
+	ls->v[ls->n++] = (struct held){ .fd = fd, .lock = *l, .confirmed = sent,
+	    .asked = sent };
 }
 
 /* Renew h's lease and every lease past a sixth of its TTL, in one batch;
- * h's answer into r. */
+ * h's answer into r. Not a lease whose run has not asked for half its
+ * TTL: a run that is stopped, wedged or gone keeps no lease alive (its
+ * guard stops its tree by the kill point it was last told, which is
+ * before the lease ends; the lease then ends, and newcomers run). */
 static void
 batch(struct leases *ls, struct held *h, long long cap_ms, long long wait_ms,
     struct lease_rep *r)
@@ -87,7 +92,8 @@ batch(struct leases *ls, struct held *h, long long cap_ms, long long wait_ms,
 	}
 	for (size_t i = 0; i < ls->n; i++) {
 		struct held *x = &ls->v[i];
-		if (x != h && (x->told || now - x->confirmed < x->lock.ttl_ms / 6))
+		if (x != h && (x->told || now - x->confirmed < x->lock.ttl_ms / 6 ||
+		    now - x->asked >= x->lock.ttl_ms / 2))
 			continue;
 		if (x == h)
 			mine = n;
@@ -136,6 +142,7 @@ renew(struct leases *ls, int fd, const struct lease_req *q, struct lease_rep *r)
 		return;
 	}
 	h->lock = q->lock;
+	h->asked = now;
 	if (h->told) {		/* a batch found it lost */
 		r->rc = 1;
 		r->out = h->told - 1;

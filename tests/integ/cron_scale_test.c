@@ -208,3 +208,62 @@ Test(cron_contain, sigstop_of_the_scheduler_past_the_ttl_stops_its_runs)
 {
 	scheduler_gone(SIGSTOP);
 }
+
+/* The parent of pid, from /proc (0 when it cannot be read). */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *fp;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	if (fgets(buf, sizeof(buf), fp) && (p = strrchr(buf, ')')) != NULL)
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(fp);
+	return (pid_t)ppid;
+}
+
+/* One run stopped (SIGSTOP of its lockrun, not of its scheduler): the
+ * scheduler's batches, which the other task's run still asks for, do not
+ * keep its lease alive: its guard stops its tree, and its lock ends with
+ * its lease, while the other task's lock is still renewed. */
+Test(cron_contain, a_stopped_run_keeps_no_lease_alive_through_its_scheduler)
+{
+	char logbuf[256], pidbuf[256], cmd[1024];
+	const char *log = path_of(logbuf, "runs.log"), *pids = path_of(pidbuf, "guards");
+	pid_t cron, guard = 0, job = 0, run;
+	char name[8];
+	int g, c;
+	FILE *fp;
+
+	/* the command's parent is its guard, whose parent is the run */
+	snprintf(cmd, sizeof(cmd), "echo %%1$s $PPID $$ >> %s; echo start %%1$s >> %s; "
+	    "exec sleep 120", pids, log);
+	cron = cron_at(scale_config(2, "  ttl: 3s\n", cmd), T_1200 - 2);
+	POLL_UNTIL(lines_matching(log, "^start ") >= 2);
+	cr_assert(eq(int, lines_matching(log, "^start "), 2), "%s", file_peek(log));
+	fp = fopen(pids, "r");
+	cr_assert(ne(ptr, fp, NULL));
+	while (fscanf(fp, "%7s %d %d", name, &g, &c) == 3)
+		if (strcmp(name, "t00") == 0) {
+			guard = g;
+			job = c;
+		}
+	fclose(fp);
+	cr_assert(gt(int, job, 1), "%s", file_peek(pids));
+	cr_assert(gt(int, (run = parent_of(guard)), 1));
+	kill(run, SIGSTOP);
+	/* its guard keeps the deadline the run last sent it */
+	POLL_UNTIL(!alive(job));
+	cr_assert(eq(int, alive(job), 0), "the stopped run's command outlived its lease");
+	POLL_UNTIL(!key_exists("lockrun:{t00}"));
+	cr_assert(eq(int, key_exists("lockrun:{t00}"), 0), "the stopped run's lock is "
+	    "still held");
+	cr_assert(eq(int, key_exists("lockrun:{t01}"), 1), "the other run's lock went too");
+	kill(run, SIGCONT);
+	kill(cron, SIGTERM);
+	lr_wait(cron);
+}
