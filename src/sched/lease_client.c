@@ -305,6 +305,12 @@ proxy_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char 
 	return P(b)->inner.ops->probe(&P(b)->inner, k, one_server, buf, n, e);
 }
 
+static int
+proxy_check_task(const struct lr_backend *b, const struct lr_task *t, struct lr_err *e)
+{
+	return P(b)->inner.ops->check_task(&P(b)->inner, t, e);
+}
+
 static void
 proxy_free(struct lr_backend *b)
 {
@@ -347,6 +353,7 @@ lease_client_wrap(struct lr_backend *b, struct lr_err *e)
 	proxy_ops.idle_read = NULL;
 	proxy_ops.close = proxy_close;
 	proxy_ops.reopen = proxy_reopen;
+	proxy_ops.check_task = b->ops->check_task ? proxy_check_task : NULL;
 	proxy_ops.free = proxy_free;
 	b->ops = &proxy_ops;
 	b->impl = p;

@@ -10,25 +10,16 @@
 
 #include "core/duration.h"
 #include "backend/redis/redis.h"
+#include "backend/redis/rbatch.h"
 #include "backend/redis/rconn.h"
 #include "backend/redis/rerr.h"
+#include "backend/redis/rimpl.h"
 #include "backend/redis/rlock.h"
 #include "backend/redis/rsettings.h"
 #include "backend/redis/rurl.h"
 #include "backend/redis/sentinel.h"
 #include "backend/redis/tls.h"
 #include "core/text.h"
-
-/* The connection, and what it is made from: the URL parsed, the
- * passwords (wiped when freed) and the backend's own settings (their
- * strings borrowed). */
-struct redis_impl {
-	struct lr_conn		 conn;
-	struct lr_url		 url;
-	char			 password[512];
-	char			 sentinel_password[512];	/* redis+sentinel:// */
-	struct rsettings	 set;
-};
 
 static struct lr_conn *
 conn_of(const struct lr_backend *b)
@@ -110,27 +101,6 @@ redis_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 		return -1;
 	c->read_by = mono_ms() + wait_ms;	/* a cluster redirect connects by then */
 	return 0;
-}
-
-/* One script call for them all (rlock.h), on one server; on a Cluster
- * the keys are in many slots, and WAIT is per renewal: one at a time. */
-static int
-redis_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
-    long long cap_ms, enum renew_outcome *out, int *rc, struct lr_err *err,
-    struct lr_err *e)
-{
-	struct lr_conn *c = conn_of(b);
-
-	for (size_t i = 0; i < n; i++)
-		if (l[i]->wait_replicas > 0)
-			return 1;
-	if (c->cluster)
-		return 1;
-	rconn_recheck_master(c, cap_ms);
-	if (rconn_fd(c) < 0 && rconn_reopen(c, cap_ms, e) != 0)
-		return -1;
-	sync_where(b);
-	return lock_renew_many(c, l, n, out, rc, err, e);
 }
 
 static int
