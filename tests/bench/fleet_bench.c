@@ -272,7 +272,8 @@ fleet_redis(const char *lockrun, int n, long run_s, double fire, double *spread)
 	}
 	/* the window: from when all have started (15 s in at the earliest:
 	 * their first renewals are due 10 s after their starts) to 5 s before
-	 * the commands end, if that is a renewal period at least */
+	 * the commands end or the next fire time, if that is a renewal period
+	 * at least */
 	while (faked(&s) < fire + run_s - 1) {
 		long k = clients(c) - base;
 		double t = faked(&s) - fire, first;
@@ -283,7 +284,9 @@ fleet_redis(const char *lockrun, int n, long run_s, double fire, double *spread)
 			c0 = commands(c, t0, sizeof(t0));
 			w0 = t;
 		}
-		if (c0 >= 0 && c1 < 0 && t >= run_s - 5 && t - w0 >= RENEW_S) {
+		/* before the next minute's fire time, whose acquires skip */
+		if (c0 >= 0 && c1 < 0 && t >= (run_s < 60 ? run_s : 60) - 5 &&
+		    t - w0 >= RENEW_S) {
 			c1 = commands(c, t1, sizeof(t1));
 			w1 = t;
 		}
