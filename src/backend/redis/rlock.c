@@ -353,7 +353,7 @@ lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 {
 	size_t argc = 3 + 7 * n;
 	const char **argv = calloc(argc, sizeof(*argv));
-	char (*how)[160] = calloc(n, sizeof(*how)), nkeys[24];
+	char (*how)[200] = calloc(n, sizeof(*how)), nkeys[24];
 	redisReply *r = NULL;
 	int ret = -1;
 
@@ -368,8 +368,10 @@ lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const char **k = argv + 3 + 5 * i, **a = argv + 3 + 5 * n + 2 * i;
 
-		snprintf(how[i], sizeof(how[i]), "%lld %lld %lld %s", l[i]->ttl_ms,
-		    l[i]->hist_cap, l[i]->hist_ttl_ms, slot_word(l[i]));
+		lock_renew_window(l[i]);	/* each carries its deadline */
+		snprintf(how[i], sizeof(how[i]), "%lld %lld %lld %s %lld", l[i]->ttl_ms,
+		    l[i]->hist_cap, l[i]->hist_ttl_ms, slot_word(l[i]),
+		    l[i]->renew_deadline_ms);
 		k[0] = l[i]->keys.stable;
 		k[1] = l[i]->keys.fence;
 		k[2] = l[i]->keys.hist;
@@ -394,7 +396,7 @@ lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 		lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->link.where);
 	else {
 		for (size_t i = 0; i < n; i++)
-			rcs[i] = renew_outcome(rc, r->element[i], &out[i], &errs[i]);
+			rcs[i] = renew_outcome(rc, l[i], r->element[i], &out[i], &errs[i]);
 		ret = 0;
 	}
 out:
