@@ -114,8 +114,10 @@ call(struct proxy *p, struct lease_req *q, struct lease_rep *r, int *sent, struc
 			continue;	/* an older request's: given up on */
 		if (left <= 0) {
 			char d[32];
-			return lr_errf(e, EX_UNAVAILABLE, "%s %s: the scheduler did not "
-			    "answer within %s", p->inner.ops->name, p->inner.where,
+			/* "no answer", as a server's silence: not asked again
+			 * (run.c, acquire_settled()) */
+			return lr_errf(e, EX_UNAVAILABLE, "%s %s: no answer from the "
+			    "scheduler within %s", p->inner.ops->name, p->inner.where,
 			    duration_human(p->answer_ms, d, sizeof(d)));
 		}
 		if (poll(&pfd, 1, (int)(left < 1000000 ? left : 1000000)) == -1 && errno != EINTR)
@@ -143,6 +145,9 @@ proxy_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	int sent;
 
 	p->closed = 0;
+	/* however long it waits for its turn, the server refuses it once we
+	 * have given up on it (lock_window()) */
+	q.lock.asker_until_mono = mono_ms() + p->answer_ms;
 	if (call(p, &q, &r, &sent, e) != 0) {
 		/* the scheduler may have taken it before it went: run.c
 		 * withdraws it, over the run's own connection then */
@@ -150,6 +155,7 @@ proxy_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 		return -1;
 	}
 	*l = r.lock;
+	l->asker_until_mono = 0;
 	if (r.rc < 0) {
 		*e = r.e;
 		return -1;
@@ -169,6 +175,9 @@ proxy_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	    .lock = *l };
 
 	p->closed = 0;
+	/* the renewal's deadline counts from now, not from when the
+	 * scheduler sends it (lock_renew_window()) */
+	q.lock.asker_until_mono = mono_ms() + wait_ms;
 	if (req_send(p, &q, e) != 0)
 		return -1;
 	p->pending = q.seq;
@@ -189,6 +198,7 @@ proxy_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *ou
 		return rc;
 	p->pending = 0;
 	*l = r.lock;
+	l->asker_until_mono = 0;
 	if (r.rc < 0)
 		*e = r.e;
 	else

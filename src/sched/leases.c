@@ -67,6 +67,7 @@ held_add(struct leases *ls, int fd, const struct lr_lock *l, long long sent)
 	held_drop(ls, fd);
 	ls->v[ls->n++] = (struct held){ .fd = fd, .lock = *l, .confirmed = sent,
 	    .asked = sent };
+	ls->v[ls->n - 1].lock.asker_until_mono = 0;
 }
 
 /* Renew h's lease and every lease past a sixth of its TTL, in one batch;
@@ -97,6 +98,8 @@ batch(struct leases *ls, struct held *h, long long cap_ms, long long wait_ms,
 			continue;
 		if (x == h)
 			mine = n;
+		else	/* the scheduler waits for it: its run asked long ago */
+			x->lock.asker_until_mono = 0;
 		who[n] = x;
 		l[n++] = &x->lock;
 	}
@@ -176,6 +179,14 @@ run_request(struct leases *ls, int fd, struct lease_req *q, struct lease_rep *r)
 	long long sent;
 
 	r->lock = q->lock;
+	if (q->op != LEASE_RELEASE && q->lock.asker_until_mono > 0 &&
+	    mono_ms() >= q->lock.asker_until_mono) {
+		/* its run gave up on it while it queued: the server would
+		 * refuse it (lock_window()), so it is not sent */
+		r->rc = lr_errf(&r->e, EX_UNAVAILABLE, "%s %s: no answer from the "
+		    "scheduler in time", be->ops->name, be->where);
+		return;
+	}
 	switch (q->op) {
 	case LEASE_ACQUIRE:
 		sent = mono_ms();
