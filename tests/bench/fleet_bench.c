@@ -105,8 +105,10 @@ fleet_config(struct sched *s, const char *dir, const char *tag, const char *url,
 		perror(s->cfg);
 		return -1;
 	}
+	/* starting_deadline 30s: a scheduler started 2 s before the fire time
+	 * catches up no fire time before it (crond.c, plan()) */
 	fprintf(fp, "redis:\n  url: %s\ndefaults:\n  output: %s\n  clock_tolerance: 0\n"
-	    "tasks:\n", url, s->out);
+	    "  starting_deadline: 30s\ntasks:\n", url, s->out);
 	for (int i = 0; i < n; i++)
 		fprintf(fp, "  fleet-%04d:\n    schedule: '* * * * *'\n    command: [sh, -c, "
 		    "'date +%%s.%%N; exec sleep %ld']\n", i, run_s);

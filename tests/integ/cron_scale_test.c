@@ -48,7 +48,10 @@ path_of(char buf[256], const char *name)
 
 /* A config of n tasks t00.., each minutely, with defaults (YAML lines
  * under defaults:, after clock_tolerance: 0) and the command cmd, in
- * which %1$s is the task's name. */
+ * which %1$s is the task's name. The tests start their schedulers' clocks
+ * 2 s before a minute and give a starting_deadline shorter than the 58 s
+ * since the one before, so that no scheduler catches that one up at its
+ * start (crond.c, plan()): the first slot is the minute's. */
 static const char *
 scale_config(int n, const char *defaults, const char *cmd)
 {
@@ -179,7 +182,8 @@ scheduler_gone(int sig)
 	const char *cfg;
 	pid_t a, b;
 
-	cfg = scale_config(20, "  ttl: 6s\n", held_cmd(cmd, sizeof(cmd), log, pids));
+	cfg = scale_config(20, "  ttl: 6s\n  starting_deadline: 30s\n",
+	    held_cmd(cmd, sizeof(cmd), log, pids));
 	a = cron_at(cfg, T_1200 - 2);
 	POLL_UNTIL(lines_matching(log, "^start ") >= 20);
 	cr_assert(eq(int, lines_matching(log, "^start "), 20), "%s", file_peek(log));
@@ -242,7 +246,8 @@ Test(cron_contain, a_stopped_run_keeps_no_lease_alive_through_its_scheduler)
 	/* the command's parent is its guard, whose parent is the run */
 	snprintf(cmd, sizeof(cmd), "echo %%1$s $PPID $$ >> %s; echo start %%1$s >> %s; "
 	    "exec sleep 120", pids, log);
-	cron = cron_at(scale_config(2, "  ttl: 3s\n", cmd), T_1200 - 2);
+	cron = cron_at(scale_config(2, "  ttl: 3s\n  starting_deadline: 30s\n", cmd),
+	    T_1200 - 2);
 	/* a scheduler slow to start (a loaded machine) plans from the next
 	 * minute, a minute away: a bound of 100 s, not 30 (a guard only) */
 	for (long long until = fixture_ms() + 100000;
