@@ -527,12 +527,9 @@ step(struct crond *d)
 			on_signal(d);
 		if (p[0].revents || p[1].revents)
 			tell(d);
-		for (size_t i = 0; i < (n - 2) / 4; i++)	/* lock requests; not the
-							 * runs on_timer() added */
-			if (p[5 + 4 * i].revents && leases_serve(d->o->leases, d->run[i].lease)) {
-				close(d->run[i].lease);
-				d->run[i].lease = -1;
-			}
+		for (size_t i = 0; i < (n - 2) / 4; i++)	/* not on_timer()'s new runs */
+			if (p[5 + 4 * i].revents)	/* lock requests */
+				leases_serve(d->o->leases, &d->run[i].lease);
 	}
 	free(p);
 	pump(d);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/batch.h"
 #include "core/duration.h"
@@ -212,28 +213,30 @@ run_request(struct leases *ls, int fd, struct lease_req *q, struct lease_rep *r)
 	}
 }
 
-int
-leases_serve(struct leases *ls, int fd)
+void
+leases_serve(struct leases *ls, int *fd)
 {
 	for (;;) {
 		struct lease_req q;
 		struct lease_rep r;
 		ssize_t n;
 
-		while ((n = recv(fd, &q, sizeof(q), MSG_DONTWAIT)) == -1 && errno == EINTR)
+		while ((n = recv(*fd, &q, sizeof(q), MSG_DONTWAIT)) == -1 && errno == EINTR)
 			;
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
+			return;
 		if (n != (ssize_t)sizeof(q)) {
-			held_drop(ls, fd);	/* no one is left on the other end */
-			return -1;
+			held_drop(ls, *fd);	/* no one is left on the other end */
+			close(*fd);
+			*fd = -1;
+			return;
 		}
 		memset(&r, 0, sizeof(r));
 		r.seq = q.seq;
-		run_request(ls, fd, &q, &r);
+		run_request(ls, *fd, &q, &r);
 		ls->served++;
 		/* a run gone meanwhile reads nothing: that is no matter here */
-		(void)!send(fd, &r, sizeof(r), MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)!send(*fd, &r, sizeof(r), MSG_NOSIGNAL | MSG_DONTWAIT);
 	}
 }
 

@@ -23,12 +23,12 @@ struct leases {
 	size_t			 n, cap;
 };
 
-/* Answer what has come on fd, a run's end of the socket pair (non-
+/* Answer what has come on *fd, a run's end of the socket pair (non-
  * blocking): each request run over ls->be in turn, within its connect and
- * command timeouts, and answered on fd. Returns 0, or -1 once the run's
- * end is closed (its run and guard are gone): its lease is forgotten;
- * close fd then. */
-int	leases_serve(struct leases *ls, int fd);
+ * command timeouts, and answered on *fd. Once the run's end is closed
+ * (its run and guard are gone), its lease is forgotten, *fd closed and
+ * set to -1. */
+void	leases_serve(struct leases *ls, int *fd);
 
 /* Free the table (the connection is the caller's). */
 void	leases_free(struct leases *ls);

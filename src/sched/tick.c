@@ -69,10 +69,8 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 	for (size_t i = 0; i < n; i++) {
 		if (p[i + 1].revents)
 			report_pump(&v[i].rep);
-		if (p[n + i + 1].revents && leases_serve(ls, v[i].lease) != 0) {
-			close(v[i].lease);
-			v[i].lease = -1;
-		}
+		if (p[n + i + 1].revents)
+			leases_serve(ls, &v[i].lease);
 	}
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		if (si.ssi_signo != SIGCHLD)
