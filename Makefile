@@ -6,6 +6,7 @@
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make demo       race three lockruns against a throwaway redis-server
 #   make bench      median wall time and peak RSS against flock(1)
+#                   (BENCH_ONLY=fleet: its "fleet scale" section alone)
 #   make install PREFIX=/usr DESTDIR=...
 #   make deb        build the Debian package into build/deb (make deb-check: and lint it)
 #   make fuzz       libFuzzer on each parser for FUZZ_TIME seconds (needs clang)
@@ -149,12 +150,13 @@ SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedu
 SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
-SRC_BACKEND = backend/backend backend/record backend/lock backend/notes
+SRC_BACKEND = backend/backend backend/record backend/lock backend/notes backend/batch
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rfleet rconn rlink rreader \
-	rcluster cluster sentinel sentinel_url rurl rerr rsettings tls)
+	rcluster cluster sentinel sentinel_url rurl rerr rsettings rbatch tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_status pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
-SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify trigger crond)
+SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify trigger crond view \
+	leases lease_client)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt skip pause check status \
 	status_json status_html history unlock secret schedverbs retry runas boot)
@@ -202,7 +204,8 @@ have-libs:
 
 LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
-		$(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua $(LUA)/pause.lua
+		$(LUA)/renew_many.lua $(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua \
+		$(LUA)/pause.lua
 	@mkdir -p $(@D)
 	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 
@@ -240,7 +243,7 @@ $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS) $(TEST_LIBS)
 
 $(B)/bench: $(B)/tests/bench/bench.o $(B)/tests/bench/cron_bench.o \
-		$(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o \
+		$(B)/tests/bench/fleet_bench.o $(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o \
 		$(B)/tests/bench/rt_bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
 		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
@@ -338,7 +341,7 @@ demo: deps-demo
 
 bench: deps
 	$(MAKE) --no-print-directory $(BIN) $(B)/bench
-	$(B)/bench $(abspath $(BIN))
+	$(B)/bench $(abspath $(BIN)) $(BENCH_ONLY)
 
 # Install what is missing: as root with apt-get, else print the command.
 # deps-demo: what the build and the demo need, and nothing more.

@@ -59,6 +59,10 @@ lock_init(struct lr_lock *l, const char *host)
 void
 lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms)
 {
+	long long left = l->asker_until_mono - mono_ms();
+
+	if (l->asker_until_mono > 0 && left < timeout_ms)
+		timeout_ms = left > 0 ? left : 0;
 	l->sent_ms = sent_ms;
 	l->earliest_ms = sent_ms + l->offset_used_ms - LOCK_EARLY_MS;
 	l->deadline_ms = sent_ms + l->offset_used_ms + timeout_ms;
@@ -82,14 +86,16 @@ lock_offset_note(struct lr_lock *l, long long server_ms, long long recv_ms)
 void
 lock_renew_window(struct lr_lock *l)
 {
-	long long now = mono_ms();
+	long long now = mono_ms(), until = now + l->renew_within_ms;
 
+	if (l->asker_until_mono > 0 && l->asker_until_mono < until)
+		until = l->asker_until_mono;
 	l->renew_sent_mono = now;
 	l->renew_deadline_ms = 0;
 	if (l->no_window || l->sync_server_ms <= 0)
 		return;
-	l->renew_deadline_ms = l->sync_server_ms + (now - l->sync_mono_ms) +
-	    l->renew_within_ms + l->sync_err_ms + LOCK_RENEW_SLACK_MS;
+	l->renew_deadline_ms = l->sync_server_ms + (until - l->sync_mono_ms) +
+	    l->sync_err_ms + LOCK_RENEW_SLACK_MS;
 }
 
 void

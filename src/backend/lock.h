@@ -102,6 +102,19 @@ struct lr_lock {
 	int		renew_rc;	/* lock_renew_recv()'s answer, held until then */
 	enum renew_outcome renew_out;
 	struct lr_err	renew_err;
+	/* set by a backend that renews for the caller (a scheduler's runs,
+	 * sched/lease_client.c): on the monotonic clock, the send of the
+	 * request the server confirmed, when that was before the caller
+	 * asked (an answer from the scheduler's lease table); 0: none */
+	long long	renew_sent_ms;
+	/* on the monotonic clock: when the process that asked for this
+	 * acquire or renewal stops waiting for its answer, when it is not the
+	 * one that sends it (a run forked by a scheduler, which sends its
+	 * runs' requests: sched/lease_client.c); 0: the sender waits. The
+	 * request's deadline on the server (deadline_ms, renew_deadline_ms)
+	 * is no later than this: a request its asker gave up on, however long
+	 * it queued before it was sent, changes nothing */
+	long long	asker_until_mono;
 };
 
 /* Draw the owner id (getrandom(2) without blocking, else /dev/urandom,
@@ -120,8 +133,8 @@ void	lock_took(struct lr_lock *l, long long token);
 #define LOCK_EARLY_MS	500
 
 /* Note the send, at our wall clock sent_ms, of a request that must run
- * within timeout_ms by the server's clock: sets sent_ms, earliest_ms
- * and deadline_ms. */
+ * within timeout_ms by the server's clock, and no later than its asker
+ * waits (asker_until_mono): sets sent_ms, earliest_ms and deadline_ms. */
 void	lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms);
 
 /* The acquire's answer came at our wall clock recv_ms and says the
@@ -132,7 +145,7 @@ void	lock_offset_note(struct lr_lock *l, long long server_ms, long long recv_ms)
 
 /* A renewal is about to be sent: note when (renew_sent_mono) and the
  * server's clock past which it must change nothing, renew_deadline_ms:
- * l->renew_within_ms from now, reckoned on the server's clock as last read
+ * l->renew_within_ms from now (or asker_until_mono, if sooner), reckoned on the server's clock as last read
  * (sync_*) plus that reading's error and LOCK_RENEW_SLACK_MS; 0 (no
  * window) when the clocks are not compared (no_window) or the server's
  * was never read. */

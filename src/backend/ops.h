@@ -84,6 +84,20 @@ struct lr_backend_ops {
 	int	(*renew_recv)(struct lr_backend *b, struct lr_lock *l,
 		    enum renew_outcome *out, struct lr_err *e);
 
+	/* The renewal of n leases in one round trip over this connection,
+	 * for a scheduler that holds its runs' leases (sched/leases.c), each
+	 * answered as renew_recv() answers (rc[i]: 1 with out[i], or -1 with
+	 * err[i]). Returns 0; 1 when these cannot go as one batch (Redis:
+	 * on a Cluster, or with wait_replicas); -1 with e when the batch
+	 * failed as a whole (transport set: close the connection). NULL: no
+	 * batch form. Callers use backend_renew_many() (batch.h), which
+	 * renews each in turn over the same connection when there is none.
+	 * The batch forms of acquire and release are to follow (lockrun(7),
+	 * AT FLEET SCALE). */
+	int	(*renew_many)(struct lr_backend *b, struct lr_lock *const *l, size_t n,
+		    long long cap_ms, enum renew_outcome *out, int *rc,
+		    struct lr_err *err, struct lr_err *e);
+
 	/* Record how the run ended and free the stable key if it is still
 	 * ours (lock_release()), or our tombstone (unlock). A session backend
 	 * takes end->event NULL: free only, record nothing (after a lost lock,

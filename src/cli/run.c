@@ -22,6 +22,7 @@
 #include "out/log.h"
 #include "proc/hooks.h"
 #include "proc/supervise.h"
+#include "sched/lease_client.h"
 #include "sched/runs.h"
 
 /* output: where the command's stdout and stderr go: lockrun's own
@@ -235,8 +236,7 @@ export_env(struct lr_ctx *x, int locked)
 
 static void	release_orphaned(void *arg, int status);
 
-/* The command, as child.c runs it. */
-static void
+static void	/* the command, as child.c runs it */
 command_spec(struct lr_ctx *x, int locked)
 {
 	x->spec = (struct lr_child_spec){ .path = x->exec_path, .argv = x->exec_argv,
@@ -537,7 +537,7 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 		x->t.one_server = 0, x->t.no_overlap = 1;
 	if (ctx_server(x, e) != 0 ||
 	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, e) != 0) ||
-	    run_prepare(x, e) != 0)
+	    lease_client_wrap(&x->be, e) < 0 || run_prepare(x, e) != 0)
 		return -1;
 	if (acquire_settled(x, &out, &sig, e) != 0)
 		return run_unlocked(x, e);

@@ -27,18 +27,6 @@ sched_check(struct lr_ctx *x, const char *verb, struct lr_err *e)
 	return 0;
 }
 
-int
-verb_tick(struct lr_ctx *x, struct lr_err *e)
-{
-	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry,
-	    .own_fds_from = spawn_fd_floor() };
-	int status;
-
-	if (sched_check(x, "tick", e) != 0 || (status = tick_run(&x->cfg, &sp, real_ms(), e)) < 0)
-		return -1;
-	return status;
-}
 
 /* --log json (or log: json in the config): the runs' lines as records. */
 static int
@@ -73,9 +61,10 @@ drop_listen(struct lr_ctx *x)
 		v[k] = NULL;
 }
 
-/* A context of its own, for the HTTP server or the looks for triggers:
- * its own config and backend (set up, not connected: its user connects),
- * which the runs never touch and a SIGHUP does not replace. */
+/* A context of its own, for the HTTP server, the looks for triggers or
+ * the runs' connection (lease_ctx()): its own config and backend (set up,
+ * not connected: its user connects), which the runs never touch and a
+ * SIGHUP does not replace. */
 static int
 own_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 {
@@ -111,6 +100,52 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err 
 	return srv;
 }
 
+/* The connection the runs' lock requests go over (leases.h): to the
+ * config's server, when its lock is not its session's (Redis). Set up, not
+ * connected: the first run's acquire connects it. NULL when it cannot be
+ * set up: each run then connects, and meets the problem, itself. */
+static struct lr_ctx *
+lease_ctx(struct lr_ctx *x, struct leases *ls, struct sched_spawner *sp)
+{
+	struct lr_ctx *l = malloc(sizeof(*l));
+	struct lr_err e = { 0, "", 0 };
+
+	if (l == NULL)
+		return NULL;
+	if (own_ctx(x, l, &e) != 0 || l->be.ops->session) {
+		ctx_free(l);
+		free(l);
+		return NULL;
+	}
+	*ls = (struct leases){ .be = &l->be,
+	    .connect_timeout_ms = l->server.connect_timeout_ms };
+	sp->lease_url = l->be.cfg.url;
+	return l;
+}
+
+/* tick: one pass, its runs' locks over one connection as cron's. */
+int
+verb_tick(struct lr_ctx *x, struct lr_err *e)
+{
+	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
+	    .cfg = &x->cfg, .run = x->entry,
+	    .own_fds_from = spawn_fd_floor() };
+	struct lr_ctx *lx = NULL;
+	struct leases ls;
+	int status = -1;
+
+	if (sched_check(x, "tick", e) == 0) {
+		lx = lease_ctx(x, &ls, &sp);
+		status = tick_run(&x->cfg, &sp, lx ? &ls : NULL, real_ms(), e);
+	}
+	if (lx) {
+		leases_free(&ls);
+		ctx_free(lx);
+	}
+	free(lx);
+	return status < 0 ? -1 : status;
+}
+
 /* cron says what cron(8) says: ready, each run's start, end or skip, each
  * missed slot; -q keeps only the errors. Its runs have their own -v. */
 int
@@ -122,9 +157,10 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	char server[1024];
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
 	    .server = server };
-	struct lr_ctx *w = NULL, *t = NULL;
+	struct lr_ctx *w = NULL, *t = NULL, *lx = NULL;
 	struct trigger_src ts;
 	struct web *srv = NULL;
+	struct leases ls;
 	char title[128];
 	int rc;
 
@@ -149,9 +185,16 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 		o.poll = trigger_take;
 		o.poll_arg = &ts;
 	}
+	if (rc == 0 && (lx = lease_ctx(x, &ls, &sp)) != NULL)
+		o.leases = &ls;
 	if (rc == 0)
 		rc = crond_run(&o, e);
 	web_stop(srv);
+	if (lx) {
+		leases_free(&ls);
+		ctx_free(lx);
+	}
+	free(lx);
 	if (w)
 		ctx_free(w);
 	free(w);

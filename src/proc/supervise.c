@@ -205,7 +205,9 @@ renew_recv(struct loop *l, long long now)
 		    "renewed%s", s->lock->keys.stable, s->be->ops->title,
 		    l->stopping ? ", but the command is already being stopped" : "");
 	l->doubt_said = 0;
-	l->lease.confirmed = l->in_flight;
+	/* an answer from a renewal sent before we asked counts from then */
+	l->lease.confirmed = s->lock->renew_sent_ms > 0 && s->lock->renew_sent_ms <
+	    l->in_flight ? s->lock->renew_sent_ms : l->in_flight;
 	l->in_flight = -1;
 	l->next_renew = lease_renew_at(&l->lease);
 	child_deadline(l->ch, lease_kill_at(&l->lease));

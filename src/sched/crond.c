@@ -41,6 +41,7 @@ struct running {
 	time_t			slot_t;
 	struct line_stream	out, err;
 	struct run_report	rep;		/* the run's own log */
+	int			lease;		/* its lock requests' socket, or -1 */
 };
 
 struct crond {
@@ -164,6 +165,7 @@ start(struct crond *d, size_t i, time_t slot)
 	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
 	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
 	r->rep.fd = io.report;
+	r->lease = io.lease;
 	report_started(r->task, r->slot, r->pid);
 }
 
@@ -221,22 +223,6 @@ again(struct crond *d, const struct heap_entry *h)
 		return;
 	}
 	start(d, h->task, h->retry);
-}
-
-/* A start lag_ms behind its fire time, into the histogram. */
-static void
-lag_count(struct crond *d, long long lag_ms)
-{
-	static const long long bounds[CROND_LAG_NBOUNDS] = CROND_LAG_BOUNDS;
-	size_t b = 0;
-
-	if (lag_ms < 0)
-		lag_ms = 0;
-	while (b < CROND_LAG_NBOUNDS && lag_ms > bounds[b])
-		b++;
-	d->view.lag[b]++;
-	d->view.starts++;
-	d->view.lag_sum_ms += lag_ms;
 }
 
 /* Tell the watcher, if any, the tasks' next fire times and runs. */
@@ -324,7 +310,7 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	if (now_ms - (long long)latest * 1000 >= 1000)
 		lr_event(LOG_INFO, "late", NULL, "%s: starting fire time %s %s late",
 		    t->name, b, late);
-	lag_count(d, now_ms - (long long)latest * 1000);
+	crond_view_lag(&d->view, now_ms - (long long)latest * 1000);
 	start(d, h->task, latest);
 }
 
@@ -483,7 +469,8 @@ pump(struct crond *d)
 		src.token = r->rep.token;
 		lines_pump(&r->err, &src);
 		lines_pump(&r->out, &src);
-		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0) {
+		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0 ||
+		    r->lease >= 0) {
 			if (k != i)
 				d->run[k] = *r;
 			k++;
@@ -507,7 +494,7 @@ live(const struct crond *d)
 static void
 step(struct crond *d)
 {
-	struct pollfd *p = calloc(2 + 3 * d->nrun, sizeof(*p));
+	struct pollfd *p = calloc(2 + 4 * d->nrun, sizeof(*p));
 	size_t n = 0;
 
 	if (p == NULL)
@@ -518,6 +505,7 @@ step(struct crond *d)
 		p[n++] = (struct pollfd){ .fd = d->run[i].out.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->run[i].err.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->run[i].rep.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->run[i].lease, .events = POLLIN };
 	}
 	if (poll(p, n, -1) > 0) {
 		if (p[1].revents)
@@ -526,6 +514,9 @@ step(struct crond *d)
 			on_signal(d);
 		if (p[0].revents || p[1].revents)
 			tell(d);
+		for (size_t i = 0; i < (n - 2) / 4; i++)	/* not on_timer()'s new runs */
+			if (p[5 + 4 * i].revents)	/* lock requests */
+				leases_serve(d->o->leases, &d->run[i].lease);
 	}
 	free(p);
 	pump(d);

@@ -5,6 +5,7 @@
 #define LR_CROND_H
 
 #include "config/config.h"
+#include "sched/leases.h"
 #include "sched/runs.h"
 
 /* The start lag's histogram: a start's delay behind its fire time falls in
@@ -35,6 +36,9 @@ struct crond_view {
 	long long			 lag_sum_ms;
 };
 
+/* A start lag_ms behind its fire time, into v's histogram (view.c). */
+void	crond_view_lag(struct crond_view *v, long long lag_ms);
+
 struct crond_opts {
 	struct lr_config		*cfg;	/* read whole; replaced on SIGHUP */
 	const struct sched_spawner	*sp;
@@ -50,6 +54,9 @@ struct crond_opts {
 	int				(*poll)(void *arg, const struct sched_task *t,
 					    size_t n, unsigned char *taken);
 	void				*poll_arg;
+	struct leases			*leases;	/* the connection the runs' lock
+						 * requests go over (sp->lease_url
+						 * set), or NULL */
 };
 
 /* Sleep until the next fire time of any task (one absolute CLOCK_REALTIME

@@ -12,6 +12,8 @@
  * and the scheduler's own descriptors. */
 #include <sys/signalfd.h>
 
+#include <sys/socket.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "out/log.h"
+#include "sched/lease_client.h"
 #include "sched/runs.h"
 
 /* The child's argv: ours (without the verb), then -t NAME: a run with the
@@ -86,12 +89,30 @@ spawn_fd_floor(void)
 	return top + 1;
 }
 
+/* Close every descriptor from from up, but x and y (-1: none). */
+static void
+close_but(int from, int x, int y)
+{
+	const int keep[2] = { x < y ? x : y, x < y ? y : x };
+	int lo = from;
+
+	for (size_t k = 0; k < 2; k++) {
+		if (keep[k] < lo)
+			continue;	/* none, or not one of ours */
+		if (keep[k] > lo)
+			close_range((unsigned)lo, (unsigned)keep[k] - 1, 0);
+		lo = keep[k] + 1;
+	}
+	close_range((unsigned)lo, ~0U, 0);
+}
+
 /* In the child: the pipes onto 1 and 2, the report pipe (rep, or -1) for
- * its log's records, the signal state we were given, the slot's instant;
- * then the run. Never returns. */
+ * its log's records, the lease socket (lease, or -1) for its lock
+ * requests, the signal state we were given, the slot's instant; then the
+ * run. Never returns. */
 static void __attribute__((noreturn))
 child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
-    int rep, long long at_ms)
+    int rep, int lease, long long at_ms)
 {
 	char at[32];
 	int argc = 0, status;
@@ -101,16 +122,14 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 	/* the scheduler's timer and signal descriptors and the other runs'
 	 * pipes are not this run's to hold (a pipe held here would outlive
 	 * its run); what the scheduler was given stays, as through exec, and
-	 * so does the report pipe's write end (close-on-exec: lockrun's, not
-	 * the command's) */
-	if (sp->own_fds_from > 2 && rep >= sp->own_fds_from) {
-		if (rep > sp->own_fds_from)
-			close_range((unsigned)sp->own_fds_from, (unsigned)rep - 1, 0);
-		close_range((unsigned)rep + 1, ~0U, 0);
-	} else if (sp->own_fds_from > 2)
-		close_range((unsigned)sp->own_fds_from, ~0U, 0);
+	 * so do the report pipe's write end and the lease socket
+	 * (close-on-exec: lockrun's, not the command's) */
+	if (sp->own_fds_from > 2)
+		close_but(sp->own_fds_from, rep, lease);
 	if (rep >= 0)
 		log_report(rep);
+	if (lease >= 0)
+		lease_client_set(lease, sp->lease_url);
 	child_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms);
 	if (setenv(at_ms == SPAWN_TRIGGERED ? TRIGGERED_VAR : SLOT_AT_VAR, at, 1) != 0)
@@ -138,25 +157,29 @@ pid_t
 spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
     struct spawn_pipes *io, struct lr_err *e)
 {
-	int p[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err, report */
+	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err,
+									 * report, lease */
 	char **argv = task_argv(sp, t);
 	pid_t pid = -1;
 
 	if (argv == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	if (io && ((io->relay && (out_pipe(p[0]) != 0 || out_pipe(p[1]) != 0)) ||
-	    out_pipe(p[2]) != 0)) {
+	    out_pipe(p[2]) != 0 || (sp->lease_url && socketpair(AF_UNIX,
+	    SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p[3]) != 0))) {
 		lr_errf(e, EX_OSERR, "pipe: %s", strerror(errno));
 		goto done;
 	}
+	if (p[3][0] >= 0)
+		fcntl(p[3][0], F_SETFL, O_NONBLOCK);
 	fflush(NULL);
 	if ((pid = fork()) == 0)
-		child(sp, argv, p[0][0] >= 0 ? p[0] : NULL, p[1], p[2][1], at_ms);
+		child(sp, argv, p[0][0] >= 0 ? p[0] : NULL, p[1], p[2][1], p[3][1], at_ms);
 	if (pid < 0)
 		lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 done:
 	free(argv);
-	for (size_t i = 0; i < 3; i++)	/* the write ends are the child's */
+	for (size_t i = 0; i < 4; i++)	/* the write ends are the child's */
 		if (p[i][1] >= 0) {
 			close(p[i][1]);
 			p[i][1] = -1;
@@ -165,7 +188,8 @@ done:
 		io->out = p[0][0];
 		io->err = p[1][0];
 		io->report = p[2][0];
+		io->lease = p[3][0];
 	} else
-		pipes_close(p, 3);
+		pipes_close(p, 4);
 	return pid;
 }

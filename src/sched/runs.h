@@ -23,6 +23,9 @@ struct sched_spawner {
 	const struct lr_config	 *cfg;
 	sched_run_fn		 *run;
 	int			  own_fds_from;	/* spawn_fd_floor() before the scheduler began */
+	const char		 *lease_url;	/* the server of the scheduler's connection
+						 * (leases.h), or NULL: runs connect
+						 * themselves */
 };
 
 /* A signalfd (flags: SFD_*, close-on-exec added) for the signals a
@@ -53,12 +56,16 @@ struct spawn_pipes {
 	int	relay;		/* asked: the run's stdout and stderr on out, err */
 	int	out, err;
 	int	report;		/* the run's log, a JSON record a line (log_report()) */
+	int	lease;		/* with sp->lease_url: the scheduler's end of the
+				 * socket pair the run's lock requests come on
+				 * (non-blocking), else -1 */
 };
 
 /* Start t: fork, and in the child run `lockrun [options] -t NAME`, with
  * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR). With io, the run's log reaches io->report as
  * records, and with io->relay its stdout and stderr go to out and err;
- * else it shares ours. Returns the child's pid, or -1 with e. */
+ * else it shares ours. With io and sp->lease_url, the run's lock requests
+ * come on io->lease (lease_client_set() in the child). Returns the child's pid, or -1 with e. */
 pid_t	spawn_task(const struct sched_spawner *sp, const struct sched_task *t,
 	    long long at_ms, struct spawn_pipes *io, struct lr_err *e);
 

@@ -29,6 +29,7 @@ struct started {
 	long long		 took_ms;
 	char			 slot[TEXT_ISO_MAX];
 	struct run_report	 rep;	/* the run's own log; fd -1 if none */
+	int			 lease;	/* its lock requests' socket, or -1 */
 };
 
 /* Reap what has ended; returns how many are still running. */
@@ -49,23 +50,28 @@ reap(struct started *v, size_t n)
 	return live;
 }
 
-/* Wait for a signal or a record from a run; read what came. Returns -1
- * when it cannot wait so. */
+/* Wait for a signal, a record or a lock request from a run; read (and
+ * answer) what came. Returns -1 when it cannot wait so. */
 static int
-wait_one(struct started *v, size_t n, int sfd, struct pollfd *p)
+wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *ls)
 {
 	struct signalfd_siginfo si;
 
 	if (sfd < 0 || p == NULL)
 		return -1;
 	p[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		p[i + 1] = (struct pollfd){ .fd = v[i].rep.fd, .events = POLLIN };
-	if (poll(p, n + 1, -1) < 0)
+		p[n + i + 1] = (struct pollfd){ .fd = v[i].lease, .events = POLLIN };
+	}
+	if (poll(p, 2 * n + 1, -1) < 0)
 		return 0;	/* EINTR: look again */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (p[i + 1].revents)
 			report_pump(&v[i].rep);
+		if (p[n + i + 1].revents)
+			leases_serve(ls, &v[i].lease);
+	}
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		if (si.ssi_signo != SIGCHLD)
 			for (size_t i = 0; i < n; i++)
@@ -77,14 +83,14 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p)
 /* Wait for every child, reading their records and passing on a signal
  * that asks us to end; then read what is left of the records. */
 static void
-wait_all(struct started *v, size_t n)
+wait_all(struct started *v, size_t n, struct leases *ls)
 {
-	struct pollfd *p = calloc(n + 1, sizeof(*p));
+	struct pollfd *p = calloc(2 * n + 1, sizeof(*p));
 	int sfd = sched_signalfd(SFD_NONBLOCK);
 	long long clock_said = 0;	/* the clock line: once a pass */
 
 	while (reap(v, n) > 0)
-		if (wait_one(v, n, sfd, p) != 0)	/* no signalfd: wait blindly */
+		if (wait_one(v, n, sfd, p, ls) != 0)	/* no signalfd: wait blindly */
 			while (waitpid(-1, NULL, 0) == -1 && errno == EINTR)
 				;
 	for (size_t i = 0; i < n; i++) {
@@ -92,6 +98,10 @@ wait_all(struct started *v, size_t n)
 		if (v[i].rep.fd >= 0) {		/* a process of the run holds it still */
 			close(v[i].rep.fd);
 			v[i].rep.fd = -1;
+		}
+		if (v[i].lease >= 0) {		/* its guard may: it connects itself */
+			close(v[i].lease);
+			v[i].lease = -1;
 		}
 		if (v[i].was > 0)
 			report_ended(&v[i].rep, v[i].task->name, v[i].slot, v[i].was,
@@ -133,8 +143,8 @@ summary(const struct started *v, size_t n, long long now_ms)
 }
 
 int
-tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, long long now_ms,
-    struct lr_err *e)
+tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, struct leases *ls,
+    long long now_ms, struct lr_err *e)
 {
 	struct sched_task *tasks;
 	struct started *v = NULL;
@@ -160,7 +170,7 @@ tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, long long 
 		time_t slot = schedule_slot(&tasks[i].sched, now_ms);
 
 		v[n].task = &tasks[i];
-		v[n].rep.fd = -1;
+		v[n].rep.fd = v[n].lease = -1;
 		text_iso(slot == (time_t)-1 ? now_ms : (long long)slot * 1000, TEXT_ISO_S,
 		    v[n].slot, sizeof(v[n].slot));
 		v[n].started_ms = mono_ms();
@@ -172,11 +182,12 @@ tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, long long 
 		} else {
 			v[n].was = v[n].pid;
 			v[n].rep.fd = io.report;
+			v[n].lease = io.lease;
 			report_started(tasks[i].name, v[n].slot, v[n].pid);
 		}
 		n++;
 	}
-	wait_all(v, n);
+	wait_all(v, n, ls);
 	rc = summary(v, n, now_ms);
 out:
 	free(v);

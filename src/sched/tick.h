@@ -4,6 +4,7 @@
 #define LR_TICK_H
 
 #include "config/config.h"
+#include "sched/leases.h"
 #include "sched/runs.h"
 
 /* Start each task of cfg that is due at now_ms (due_now()) as its own run
@@ -11,8 +12,11 @@
  * HUP and QUIT. Says one summary line. Returns 0 when each due task ran
  * with status 0 or was skipped (its conflict_exit), else the status of the
  * first task in the config that failed; or -1 with e when none could be
- * started as asked (bad config, fork). */
+ * started as asked (bad config, fork). With ls (and sp->lease_url), the
+ * runs' lock requests go over its one connection, kept while they run.
+ */
 int	tick_run(const struct lr_config *cfg, const struct sched_spawner *sp,
+	    struct leases *ls,
 	    long long now_ms, struct lr_err *e);
 
 #endif

@@ -6,9 +6,10 @@
  * configs of 1, 1,000 and 10,000 tasks, and a run and a skip over a
  * password-protected database 3 and over TLS; last, a run and a skip
  * (held by a running lockrun) against Redis, MariaDB and PostgreSQL.
- * cron_bench.c adds a tasks_dir of 10,000 files and lockrun cron, and
+ * cron_bench.c adds a tasks_dir of 10,000 files and lockrun cron,
  * rt_bench.c the round trips of a run and a skip (`bench LOCKRUN
- * round-trips` runs that section alone). */
+ * round-trips` runs that section alone), fleet_bench.c lockrun cron at a
+ * fleet's size (`bench LOCKRUN fleet` alone). */
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -755,10 +756,13 @@ main(int argc, char *argv[])
 	redisReply *r;
 	int bad = 0;
 
-	if (argc != 2 && !(argc == 3 && strcmp(argv[2], "round-trips") == 0)) {
-		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips]\n");
+	if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "round-trips") == 0 ||
+	    strcmp(argv[2], "fleet") == 0))) {
+		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet]\n");
 		return 64;
 	}
+	if (argc == 3 && strcmp(argv[2], "fleet") == 0)	/* that section alone */
+		return fleet_cost(argv[1]) ? 1 : 0;
 	if (redis_start(&fx, NULL) != 0)
 		return 1;
 	if (argc == 3) {	/* that section alone */
@@ -825,6 +829,7 @@ main(int argc, char *argv[])
 	bad += connections_cost(argv[1]);
 	bad += held_cost(argv[1]);
 	bad += cron_cost();
+	bad += fleet_cost(argv[1]);
 	redisFree(c);
 	redis_stop(&fx);
 	return bad ? 1 : 0;

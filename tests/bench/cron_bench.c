@@ -68,6 +68,12 @@ start(char *const argv[], char *const env[], const char *err)
 	return pid;
 }
 
+pid_t
+cron_spawn(char *const argv[], char *const env[], const char *err)
+{
+	return start(argv, env, err);
+}
+
 static int
 reap(pid_t pid)
 {
@@ -146,8 +152,8 @@ tasksdir_cost(const char *lockrun, const struct redis_fixture *fx)
 /* LD_PRELOAD=libfaketime and FAKETIME, the offset that makes the clock
  * read `at` now (running on); into env[0..3], NULL after. 0, or -1 when
  * libfaketime is not installed. */
-static int
-fake_env(char *env[5], char buf[2][128], double at)
+int
+cron_fake_env(char *env[5], char buf[2][128], double at)
 {
 	static const char *const libs[] = {
 		"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
@@ -288,7 +294,7 @@ cron_start_listen(const char *lockrun, const char *cfg, const char *err, double 
 	double until = fixture_mono_s() + 10;
 	pid_t pid;
 
-	if (at != 0 && fake_env(env, buf, at) != 0)
+	if (at != 0 && cron_fake_env(env, buf, at) != 0)
 		return -1;
 	pid = start(argv, at != 0 ? env : NULL, err);
 	while (!says(err, "scheduled tasks in") && fixture_mono_s() < until)

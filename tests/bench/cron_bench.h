@@ -25,4 +25,20 @@ int	seconds_cost(const char *lockrun, const struct redis_fixture *fx);
  * no-overlap and the clock check on. Returns the failures seen. */
 int	round_trip_cost(const char *lockrun, const struct redis_fixture *fx);
 
+/* LD_PRELOAD=libfaketime and FAKETIME, the offset that makes the clock
+ * read at now (running on), into env[0..3], NULL after. 0, or -1 when
+ * libfaketime is not installed. */
+int	cron_fake_env(char *env[5], char buf[2][128], double at);
+
+/* Start argv with env added ("NAME=value", NULL-terminated, or NULL),
+ * stdin and stdout on /dev/null, stderr to err (or /dev/null). */
+pid_t	cron_spawn(char *const argv[], char *const env[], const char *err);
+
+/* lockrun cron at a fleet's size (fleet_bench.c): N tasks due at once,
+ * each running long, on Redis, PostgreSQL (max_connections = 100) and
+ * MariaDB: connections, commands per renewal period, tasks run in their
+ * slot, the starts' spread against a bare fork-and-exec. Reported, never
+ * asserted. Returns the failures seen. */
+int	fleet_cost(const char *lockrun);
+
 #endif

@@ -3,9 +3,13 @@
  * slots, through `lockrun cron`: a scheduler whose clock is minutes off
  * claims no slot, says so once a minute and keeps running its other
  * tasks; three schedulers, one stepped 5 minutes ahead mid-run, run no
- * slot twice. Real binary, real redis-server, real clocks for the healthy
- * schedulers, libfaketime for the wrong one; every minute, as cron fires
- * at most that often, so each test waits for a minute's edge or two. */
+ * slot twice. And a request that a scheduler's run gave up on, sent over
+ * the scheduler's connection (lockrun(7), AT FLEET SCALE), takes nothing:
+ * Redis paused across it, or the scheduler stopped with it queued. Real
+ * binary, real redis-server, real clocks for the healthy schedulers,
+ * libfaketime for the wrong one; every minute, as cron fires at most that
+ * often, so each test waits for a minute's edge or two. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,4 +191,161 @@ Test(ghost_cron, three_schedulers_one_stepped_five_minutes_run_no_slot_twice)
 	stop(b);
 	stop(c);
 	cr_assert(eq(int, duplicates(log), 0), "a slot ran twice:\n%s", file_peek(log));
+}
+
+/* Pause Redis and wait until /proc shows it stopped. */
+static void
+redis_pause(void)
+{
+	cr_assert(eq(int, kill(fx.pid, SIGSTOP), 0));
+	POLL_UNTIL(proc_state(fx.pid) == 'T');
+	cr_assert(eq(chr, proc_state(fx.pid), 'T'));
+}
+
+/* How many entries of task's history are event, by pid (0: anyone)? */
+static int
+events_by(const char *task, const char *event, pid_t pid)
+{
+	redisReply *r = rcmd("XRANGE lockrun:{%s}:history - +", task);
+	char want[32];
+	int n = 0;
+
+	snprintf(want, sizeof(want), "%ld", (long)pid);
+	for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+		const redisReply *f = r->element[i]->element[1];
+		int is = 0, by = pid == 0;
+		for (size_t j = 0; j + 1 < f->elements; j += 2) {
+			is |= strcmp(f->element[j]->str, "event") == 0 &&
+			    strcmp(f->element[j + 1]->str, event) == 0;
+			by |= strcmp(f->element[j]->str, "pid") == 0 &&
+			    strcmp(f->element[j + 1]->str, want) == 0;
+		}
+		n += is && by;
+	}
+	freeReplyObject(r);
+	return n;
+}
+
+static int
+events(const char *task, const char *event)
+{
+	return events_by(task, event, 0);
+}
+
+/* A child of pid (the run a tick forked), or 0. */
+static pid_t
+child_of(pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t found = 0;
+
+	while (d && found == 0 && (de = readdir(d)) != NULL) {
+		char path[300], buf[512], *p;
+		FILE *fp;
+		int ppid = 0;
+
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || (fp = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), fp) && (p = strrchr(buf, ')')) != NULL)
+			sscanf(p + 1, " %*c %d", &ppid);
+		fclose(fp);
+		if (ppid == pid)
+			found = (pid_t)atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * Redis is paused across the acquire of a tick's run, which goes over the
+ * tick's connection: the tick sends it, gets no answer within the command
+ * timeout (2s), and the run gives up, withdraws (unanswered too) and ends
+ * 69. 1s after the tick is gone Redis goes on (a timed SIGCONT after that
+ * event is the fault, not a synchronisation) and runs what it had queued:
+ * the acquire is past its deadline and takes nothing. The next tick runs
+ * the task, and only it: one "ran", one slot key, one line.
+ */
+Test(ghost_cron, a_ticks_acquire_that_timed_out_never_takes_the_slot)
+{
+	const char *mark = scratch("tg.mark");
+	char body[1024], err[4096];
+	struct result r;
+	pid_t a;
+	int status;
+
+	snprintf(body, sizeof(body), "  command_timeout: 2s\ntasks:\n  sg:\n    schedule: "
+	    "'* * * * *'\n    command: 'echo \"$LOCKRUN_SLOT\" >> %s'\n", mark);
+	write_config(body);
+	redis_pause();
+	a = LR_START("tick", "-c", scratch("lockrun.yaml"));
+	status = lr_wait(a);
+	lr_stderr_of(a, err, sizeof(err));
+	cr_assert(eq(int, status, 69), "%s", err);
+	cr_assert(eq(int, access(mark, F_OK), -1), "the command ran: %s", err);
+	cr_assert(strstr(err, "the server refuses the request if it runs later") != NULL,
+	    "the run's line said nothing of its request: %s", err);
+	fixture_tick(1000);
+	cr_assert(eq(int, kill(fx.pid, SIGCONT), 0));
+	LR(&r, "tick", "-c", scratch("lockrun.yaml"));
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, file_lines(mark), 1), "%s", file_peek(mark));
+	cr_assert(eq(int, events("sg", "ran"), 1), "the timed-out acquire ran too");
+	cr_assert(eq(int, events("sg", "withdrawn"), 0), "the timed-out acquire took the slot");
+	cr_assert(eq(int, slot_keys(), 1), "the timed-out acquire took a slot");
+}
+
+/*
+ * The tick (the scheduler) is stopped while its run waits for a held lock
+ * (wait: 2m): the run's next acquire queues on the socket to the tick,
+ * unanswered; the holder then ends and frees the lock. The run gives up
+ * on its acquire, then on its withdrawal, and ends 69. The tick goes on
+ * and comes to those requests: the acquire, whose run gave up on it, must
+ * take nothing (before, the tick sent it with a deadline of its own, it
+ * took the free lock, and only the withdrawal behind it gave it back).
+ */
+Test(ghost_cron, a_request_a_ticks_run_gave_up_on_takes_nothing)
+{
+	const char *mark = scratch("tw.mark"), *held = scratch("tw.held");
+	char body[1024], cmd[300], err[4096];
+	long long until;
+	pid_t holder, tick, run = 0;
+	int status;
+
+	snprintf(body, sizeof(body), "  connect_timeout: 1s\n  command_timeout: 1s\n"
+	    "tasks:\n  w:\n    schedule: '* * * * *'\n    wait: 2m\n"
+	    "    command: 'echo W >> %s'\n", mark);
+	write_config(body);
+	snprintf(cmd, sizeof(cmd), "touch %s; exec sleep 300", held);
+	holder = LR_START("--redis", fx.url, "--no-overlap", "-k", "w", "--", "sh", "-c", cmd);
+	POLL_UNTIL(access(held, F_OK) == 0);
+	cr_assert(eq(int, access(held, F_OK), 0), "%s", lr_stderr_of(holder, err, sizeof(err)));
+	tick = LR_START("tick", "-c", scratch("lockrun.yaml"));
+	POLL_UNTIL(events("w", "skipped-held") >= 1);	/* its run waits */
+	cr_assert(eq(int, events("w", "skipped-held"), 1), "%s",
+	    lr_stderr_of(tick, err, sizeof(err)));
+	POLL_UNTIL((run = child_of(tick)) > 0);
+	cr_assert(gt(int, run, 0));
+	cr_assert(eq(int, kill(tick, SIGSTOP), 0));
+	POLL_UNTIL(proc_state(tick) == 'T');
+	cr_assert(eq(int, kill(holder, SIGTERM), 0));
+	lr_wait(holder);
+	cr_assert(eq(int, key_exists("lockrun:{w}"), 0), "the holder left its lock");
+	/* the run gives up on its acquire, then on its withdrawal: 2 x 14 s */
+	until = fixture_ms() + 150000;
+	while (proc_state(run) != 'Z' && proc_state(run) != '?' && fixture_ms() < until)
+		fixture_tick(50);
+	cr_assert(eq(chr, proc_state(run), 'Z'), "the run is still waiting");
+	cr_assert(eq(int, kill(tick, SIGCONT), 0));
+	status = lr_wait(tick);
+	lr_stderr_of(tick, err, sizeof(err));
+	cr_assert(eq(int, status, 69), "%s", err);
+	cr_assert(eq(int, access(mark, F_OK), -1), "the command ran: %s", err);
+	cr_assert(eq(int, events("w", "withdrawn"), 0), "the acquire its run gave up on "
+	    "took the lock (and its withdrawal gave it back)");
+	cr_assert(eq(int, events_by("w", "ran", run), 0), "history says the run ran");
+	cr_assert(eq(int, key_exists("lockrun:{w}"), 0), "the lock is held");
+	cr_assert(strstr(err, "no answer from the scheduler") != NULL, "%s", err);
 }

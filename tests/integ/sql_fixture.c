@@ -512,9 +512,9 @@ pg_fill(struct sql_server *s)
 static pid_t
 pg_launch(const struct sql_server *s, int log)
 {
-	char bin[256], data[128], port[16];
+	char bin[256], data[128], port[16], maxconn[40];
 	const char *const argv[] = { bin, "-D", data, "-p", port, "-k", s->dir,
-	    "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
+	    "-c", "listen_addresses=127.0.0.1", "-c", maxconn,
 	    "-c", "shared_buffers=16MB", "-c", "fsync=off", "-c", "synchronous_commit=off",
 	    "-c", "full_page_writes=off", NULL };
 	struct proc p = { .argv = argv, .out = log, .err = log, .as_server = 1,
@@ -522,6 +522,8 @@ pg_launch(const struct sql_server *s, int log)
 
 	snprintf(data, sizeof(data), "%s/data", s->dir);
 	snprintf(port, sizeof(port), "%d", s->port);
+	snprintf(maxconn, sizeof(maxconn), "max_connections=%d",
+	    s->max_connections > 0 ? s->max_connections : 200);
 	if (pg_prog("postgres", bin, sizeof(bin)) != 0)
 		return -1;
 	return spawn(&p);

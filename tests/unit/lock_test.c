@@ -61,3 +61,43 @@ Test(lock, each_renewal_reads_the_servers_clock_again)
 	cr_assert(le(llong, l.renew_deadline_ms, low + 2 * spent + 1), "%lld",
 	    l.renew_deadline_ms);
 }
+
+/* A request sent for another process (a scheduler's run, which waits for
+ * its answer until asker_until_mono) must run before that one gives up,
+ * however long it queued before it was sent: the acquire's deadline is
+ * no later than the asker's wait ... */
+Test(lock, an_acquire_is_late_once_its_asker_gave_up)
+{
+	struct lr_lock l = { .asker_until_mono = mono_ms() + 300 };
+
+	lock_window(&l, 1000000, 2000);
+	cr_assert(le(llong, l.deadline_ms, 1000000 + 300), "%lld", l.deadline_ms);
+	cr_assert(ge(llong, l.deadline_ms, 1000000), "%lld", l.deadline_ms);
+	l.asker_until_mono = mono_ms() - 1;	/* gave up already */
+	lock_window(&l, 1000000, 2000);
+	cr_assert(eq(llong, l.deadline_ms, 1000000));
+	l.asker_until_mono = mono_ms() + 60000;	/* waits longer: the timeout */
+	lock_window(&l, 1000000, 2000);
+	cr_assert(eq(llong, l.deadline_ms, 1000000 + 2000));
+}
+
+/* ... and so is a renewal's, reckoned on the server's clock. */
+Test(lock, a_renewal_is_late_once_its_asker_gave_up)
+{
+	struct lr_lock l = { .renew_within_ms = 1000 };
+	long long t0, spent, low = 5000000 + 10 + LOCK_RENEW_SLACK_MS;
+
+	lock_window(&l, 1000000, 2000);
+	lock_offset_note(&l, 5000000, 1000020);
+	t0 = mono_ms();
+	l.asker_until_mono = l.sync_mono_ms;	/* gave up when the clock was read */
+	lock_renew_window(&l);
+	spent = mono_ms() - t0;
+	cr_assert(eq(llong, l.renew_deadline_ms, low), "%lld", l.renew_deadline_ms);
+	l.asker_until_mono = mono_ms() + 60000;	/* waits longer: renew_within_ms */
+	lock_renew_window(&l);
+	spent = mono_ms() - t0;
+	cr_assert(le(llong, l.renew_deadline_ms, low + 1000 + 2 * spent + 10), "%lld",
+	    l.renew_deadline_ms);
+	cr_assert(ge(llong, l.renew_deadline_ms, low + 1000), "%lld", l.renew_deadline_ms);
+}

@@ -10,25 +10,16 @@
 
 #include "core/duration.h"
 #include "backend/redis/redis.h"
+#include "backend/redis/rbatch.h"
 #include "backend/redis/rconn.h"
 #include "backend/redis/rfleet.h"
+#include "backend/redis/rimpl.h"
 #include "backend/redis/rlock.h"
 #include "backend/redis/rsettings.h"
 #include "backend/redis/rurl.h"
 #include "backend/redis/sentinel.h"
 #include "backend/redis/tls.h"
 #include "core/text.h"
-
-/* The connection, and what it is made from: the URL parsed, the
- * passwords (wiped when freed) and the backend's own settings (their
- * strings borrowed). */
-struct redis_impl {
-	struct lr_conn		 conn;
-	struct lr_url		 url;
-	char			 password[512];
-	char			 sentinel_password[512];	/* redis+sentinel:// */
-	struct rsettings	 set;
-};
 
 static struct lr_conn *
 conn_of(const struct lr_backend *b)
@@ -420,6 +411,7 @@ static const struct lr_backend_ops redis_ops = {
 	.name = "redis", .title = "Redis", .session = 0,
 	.open = redis_open, .ping = redis_ping, .acquire = redis_acquire,
 	.renew_send = redis_renew_send, .renew_recv = redis_renew_recv,
+	.renew_many = redis_renew_many,
 	.release = redis_release, .unlock = redis_unlock, .peek = redis_peek,
 	.states = redis_states, .keys = redis_keys, .history = redis_history,
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,

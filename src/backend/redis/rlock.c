@@ -3,6 +3,7 @@
  * EVALSHA, falling back to EVAL once when Redis does not know them. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -344,6 +345,65 @@ lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 		else
 			l->renew_out = *out;
 	}
+}
+
+int
+lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
+    enum renew_outcome *out, int *rcs, struct lr_err *errs, struct lr_err *e)
+{
+	size_t argc = 3 + 7 * n;
+	const char **argv = calloc(argc, sizeof(*argv));
+	char (*how)[200] = calloc(n, sizeof(*how)), nkeys[24];
+	redisReply *r = NULL;
+	int ret = -1;
+
+	if (argv == NULL || how == NULL) {
+		lr_errf(e, EX_OSERR, "out of memory");
+		goto out;
+	}
+	snprintf(nkeys, sizeof(nkeys), "%zu", 5 * n);
+	argv[0] = "EVALSHA";
+	argv[1] = SCRIPT_RENEW_MANY_SHA;
+	argv[2] = nkeys;
+	for (size_t i = 0; i < n; i++) {
+		const char **k = argv + 3 + 5 * i, **a = argv + 3 + 5 * n + 2 * i;
+
+		lock_renew_window(l[i]);	/* each carries its deadline */
+		snprintf(how[i], sizeof(how[i]), "%lld %lld %lld %s %lld", l[i]->ttl_ms,
+		    l[i]->hist_cap, l[i]->hist_ttl_ms, slot_word(l[i]),
+		    l[i]->renew_deadline_ms);
+		k[0] = l[i]->keys.stable;
+		k[1] = l[i]->keys.fence;
+		k[2] = l[i]->keys.hist;
+		k[3] = l[i]->keys.last;
+		k[4] = l[i]->keys.counts;
+		a[0] = l[i]->value;
+		a[1] = how[i];
+	}
+	for (int eval = 0; eval < 2; eval++) {	/* NOSCRIPT: the body, once */
+		if ((r = rconn_command(rc, "renew", (int)argc, argv, e)) == NULL)
+			goto out;
+		if (eval || r->type != REDIS_REPLY_ERROR || strncmp(r->str, "NOSCRIPT", 8) != 0)
+			break;
+		freeReplyObject(r);
+		r = NULL;
+		argv[0] = "EVAL";
+		argv[1] = SCRIPT_RENEW_MANY;
+	}
+	if (r->type == REDIS_REPLY_ERROR)
+		refused(rc, "renew", r->str, e);
+	else if (r->type != REDIS_REPLY_ARRAY || r->elements != n)
+		lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->link.where);
+	else {
+		for (size_t i = 0; i < n; i++)
+			rcs[i] = renew_outcome(rc, l[i], r->element[i], &out[i], &errs[i]);
+		ret = 0;
+	}
+out:
+	freeReplyObject(r);
+	free(argv);
+	free(how);
+	return ret;
 }
 
 int

@@ -36,6 +36,14 @@ int	lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
 int	lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 	    struct lr_err *e);
 
+/* Renew n stable keys in one round trip (renew_many.lua: renew.lua for
+ * each), without WAIT and not on a Cluster (the keys are in many slots).
+ * Returns 0 with each lease's answer as lock_renew_recv()'s (rcs[i]: 1
+ * with out[i], or -1 with errs[i]), or -1 with e when the call failed
+ * as a whole (e->transport set when the connection broke). */
+int	lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
+	    enum renew_outcome *out, int *rcs, struct lr_err *errs, struct lr_err *e);
+
 /* Record the ending in the history and free the stable key if it is still
  * ours (release.lua): delete it, or with keep_ms > 0 let it expire after
  * keep_ms. A slot key is never released; with neither a stable key nor a

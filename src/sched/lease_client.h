@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* lease_client.h -- a run forked by a scheduler takes, renews and releases
+ * its lock over the scheduler's connection (leases.h) instead of one of
+ * its own: a backend (ops.h) whose requests are messages to the
+ * scheduler over their socket pair (lease_wire.h). Everything above the
+ * backend -- run.c's decisions, the renewal loop, the guard -- is the
+ * run's as it was. */
+#ifndef LR_LEASE_CLIENT_H
+#define LR_LEASE_CLIENT_H
+
+#include "backend/ops.h"
+
+/* In the forked run, before it starts: its end of the socket pair, and
+ * the URL the scheduler's connection goes to (borrowed). */
+void	lease_client_set(int fd, const char *url);
+
+/* When this run was given the scheduler's socket, b (set up, not
+ * connected) goes to the scheduler's server, and its backend keeps no
+ * session lock (Redis): make b go through the scheduler. Its own
+ * connection is then opened only to record the run's end should the
+ * scheduler be gone by then (the lease itself is never renewed over it:
+ * a run whose scheduler is gone stops its command before the lease
+ * ends, as when the server stops answering). Returns 1 when b was
+ * wrapped, 0 when it is left as it was, -1 with e (out of memory). */
+int	lease_client_wrap(struct lr_backend *b, struct lr_err *e);
+
+#endif

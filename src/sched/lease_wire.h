@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* lease_wire.h -- what a run forked by a scheduler and the scheduler say
+ * to each other over their socket pair (SOCK_SEQPACKET: one message per
+ * write, arriving whole), when the run's lock requests go over the
+ * scheduler's connection instead of one of its own (lease_client.c, the
+ * run's side; leases.c, the scheduler's). Both ends are this program,
+ * forked: the structures go as they are. */
+#ifndef LR_LEASE_WIRE_H
+#define LR_LEASE_WIRE_H
+
+#include "backend/lock.h"
+#include "backend/record.h"
+
+enum lease_op {
+	LEASE_ACQUIRE,		/* ops->acquire(lock) */
+	LEASE_RENEW,		/* ops->renew_send(lock, cap_ms, wait_ms), then
+				 * renew_recv until it answers */
+	LEASE_RELEASE,		/* ops->release(lock, end) */
+};
+
+struct lease_req {
+	int		op;		/* enum lease_op */
+	unsigned	seq;		/* echoed in the reply */
+	long long	cap_ms, wait_ms;	/* LEASE_RENEW's */
+	int		has_event;	/* end.event is event, else NULL */
+	char		event[32];
+	struct lr_ending end;		/* LEASE_RELEASE's; event: see above */
+	struct lr_lock	lock;
+};
+
+struct lease_rep {
+	unsigned	seq;
+	int		rc;		/* what the operation returned */
+	int		out;		/* enum lock_outcome or renew_outcome */
+	struct lr_err	e;		/* when rc < 0 */
+	struct lr_lock	lock;		/* as the operation left it */
+};
+
+#endif

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* cron_scale_test.c -- lockrun cron at a fleet's size (issue 30): its runs'
+ * locks go over the scheduler's one connection, so a Redis that takes 20
+ * clients runs 60 tasks due at once; and a run is still contained by its
+ * own lease when the scheduler is killed or stopped under it: its tree is
+ * gone, and the tasks' next runs start, with no two copies of a task's
+ * command at once (each holds a flock of its own). */
+#include <sys/wait.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "crons.h"
+#include "harness.h"
+
+#define T_1200	1781524800.0	/* 2026-06-15T12:00:00Z */
+
+static void
+setup_maxclients(void)
+{
+	static const char *const extra[] = { "--maxclients", "20", NULL };
+
+	/* a full server closes a client it refuses: writing on may raise it */
+	signal(SIGPIPE, SIG_IGN);
+	if (redis_start(&fx, extra) != 0)
+		cr_fatal("redis-server did not start");
+	unsetenv("LOCKRUN_CONFIG");
+	unsetenv("LOCKRUN_REDIS_URL");
+	unsetenv("LOCKRUN_REDIS_PASSWORD");
+}
+
+TestSuite(cron_scale, .init = setup_maxclients, .fini = suite_teardown, .timeout = 150);
+TestSuite(cron_contain, .init = suite_setup, .fini = suite_teardown, .timeout = 150);
+
+/* The scratch path name, kept: scratch() reuses its buffers. */
+static const char *
+path_of(char buf[256], const char *name)
+{
+	snprintf(buf, 256, "%s", scratch(name));
+	return buf;
+}
+
+/* A config of n tasks t00.., each minutely, with defaults (YAML lines
+ * under defaults:, after clock_tolerance: 0) and the command cmd, in
+ * which %1$s is the task's name. The tests start their schedulers' clocks
+ * 2 s before a minute and give a starting_deadline shorter than the 58 s
+ * since the one before, so that no scheduler catches that one up at its
+ * start (crond.c, plan()): the first slot is the minute's. */
+static const char *
+scale_config(int n, const char *defaults, const char *cmd)
+{
+	static char body[65536];
+	size_t k = (size_t)snprintf(body, sizeof(body), "defaults:\n  clock_tolerance: 0\n%s"
+	    "tasks:\n", defaults);
+
+	for (int i = 0; i < n; i++) {
+		char name[8], line[2048];
+
+		snprintf(name, sizeof(name), "t%02d", i);
+		snprintf(line, sizeof(line), cmd, name);
+		k += (size_t)snprintf(body + k, sizeof(body) - k, "  %s:\n    schedule: '* * * * *'\n"
+		    "    command: '%s'\n", name, line);
+	}
+	return write_config(body);
+}
+
+/* The clients Redis has now (one of them the asking one); 20 when it
+ * refuses one more (ERR max number of clients reached). */
+static int
+clients_now(void)
+{
+	char v[32];
+
+	if (redis_info_field(&fx, "clients", "connected_clients", v, sizeof(v)) != 0)
+		return 20;
+	return atoi(v);
+}
+
+/* Redis with maxclients 20, 60 tasks due at once, each running 25 s, a
+ * starting_deadline of 15 s: all 60 run in their slot, over the
+ * scheduler's one connection. (Each run with a connection of its own,
+ * the 41 past the 20th were refused, and again at their retry 10 s later,
+ * while the first ran: their slots were missed.) */
+Test(cron_scale, redis_maxclients_20_and_60_tasks_due_at_once_all_run)
+{
+	char logbuf[256];
+	const char *log = path_of(logbuf, "runs.log");
+	char cmd[512];
+	long long guard = 0;
+	pid_t cron;
+	int peak = 0, step = 0;
+
+	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; exec sleep 25", log);
+	cron = cron_at(scale_config(60, "  starting_deadline: 15s\n", cmd), T_1200 - 2);
+	/* the starts take a while on a loaded machine: 30 s and more */
+	for (int i = 0; i < 3 && lines_matching(log, "^t[0-9]+$") < 60; i++, guard = 0)
+		while (lines_matching(log, "^t[0-9]+$") < 60 && poll_tick(&guard))
+			if (step++ % 20 == 0 && clients_now() > peak)
+				peak = clients_now();
+	if (clients_now() > peak)
+		peak = clients_now();
+	kill(cron, SIGTERM);
+	cr_assert(eq(int, lr_wait(cron), 0));
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), 60), "%s\nthe scheduler said:\n%s",
+	    file_peek(log), lr_stderr_of(cron, (char[8192]){ 0 }, 8192));
+	/* the scheduler's connection, and the one asking */
+	cr_assert(le(int, peak, 2), "%d clients", peak);
+}
+
+/* tick does the same for its one pass: 60 tasks due on a Redis that
+ * takes 20 clients all run, and tick exits 0. (With a connection per
+ * run, the 41 past the 20th were refused: exit 69.) */
+Test(cron_scale, a_tick_of_60_tasks_on_maxclients_20_runs_them_all)
+{
+	char logbuf[256], cmd[512], buf[3][128];
+	const char *log = path_of(logbuf, "ticks.log"), *env[5];
+	struct result r;
+
+	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; exec sleep 2", log);
+	faketime_env(env, buf, T_1200 + 1);
+	lr_run_env(&r, env, (const char *const[]){ "tick", "-c",
+	    scale_config(60, "", cmd), NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), 60), "%s", file_peek(log));
+}
+
+/* The command of a task that holds a flock of its own while it runs: a
+ * second copy says "overlap"; each copy's pid goes to pids. */
+static const char *
+held_cmd(char *buf, size_t n, const char *log, const char *pids)
+{
+	snprintf(buf, n, "exec 9>%s.%%1$s; flock -n 9 || { echo overlap %%1$s >> %s; exit 1; }; "
+	    "echo $$ >> %s; echo start %%1$s >> %s; exec sleep 120", log, log, pids, log);
+	return buf;
+}
+
+/* Every pid listed in path has ended (or the poll gave up). */
+static int
+all_gone(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	int pid, left = 0;
+
+	while (fp && fscanf(fp, "%d", &pid) == 1)
+		left += alive(pid);
+	if (fp)
+		fclose(fp);
+	return left == 0;
+}
+
+/* No task's lock is held any more. */
+static int
+all_free(int n)
+{
+	for (int i = 0; i < n; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "lockrun:{t%02d}", i);
+		if (key_exists(key))
+			return 0;
+	}
+	return 1;
+}
+
+/* 20 runs in progress under one scheduler, which then gets sig (SIGKILL,
+ * or SIGSTOP past the TTL): every run's tree is gone (the runs stop them
+ * when their leases go unconfirmed, their guards should the runs stop too)
+ * and every lock is free by the end of its lease,
+ * then a second scheduler's runs of the next minute run all 20, and no
+ * two copies of a task ever ran at once. */
+static void
+scheduler_gone(int sig)
+{
+	char logbuf[256], pidbuf[256], cmd[2048];
+	const char *log = path_of(logbuf, "runs.log"), *pids = path_of(pidbuf, "pids");
+	const char *cfg;
+	pid_t a, b;
+
+	cfg = scale_config(20, "  ttl: 6s\n  starting_deadline: 30s\n",
+	    held_cmd(cmd, sizeof(cmd), log, pids));
+	a = cron_at(cfg, T_1200 - 2);
+	POLL_UNTIL(lines_matching(log, "^start ") >= 20);
+	cr_assert(eq(int, lines_matching(log, "^start "), 20), "%s", file_peek(log));
+	kill(a, sig);
+	POLL_UNTIL(all_gone(pids));
+	cr_assert(all_gone(pids), "a run's command outlived its scheduler's %s",
+	    strsignal(sig));
+	/* released, or expired with its lease; the next minute's runs then run */
+	POLL_UNTIL(all_free(20));
+	b = cron_at(cfg, T_1200 + 60 - 2);
+	POLL_UNTIL(lines_matching(log, "^start ") >= 40);
+	kill(b, SIGTERM);
+	cr_assert(eq(int, lr_wait(b), 0));
+	kill(a, SIGKILL);
+	lr_wait(a);
+	cr_assert(eq(int, lines_matching(log, "^start "), 40), "%s", file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
+}
+
+Test(cron_contain, sigkill_of_the_scheduler_stops_its_runs_and_the_next_ones_run)
+{
+	scheduler_gone(SIGKILL);
+}
+
+Test(cron_contain, sigstop_of_the_scheduler_past_the_ttl_stops_its_runs)
+{
+	scheduler_gone(SIGSTOP);
+}
+
+/* The parent of pid, from /proc (0 when it cannot be read). */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *fp;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	if (fgets(buf, sizeof(buf), fp) && (p = strrchr(buf, ')')) != NULL)
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(fp);
+	return (pid_t)ppid;
+}
+
+/* One run stopped (SIGSTOP of its lockrun, not of its scheduler): the
+ * scheduler's batches, which the other task's run still asks for, do not
+ * keep its lease alive: its guard stops its tree, and its lock ends with
+ * its lease, while the other task's lock is still renewed. */
+Test(cron_contain, a_stopped_run_keeps_no_lease_alive_through_its_scheduler)
+{
+	char logbuf[256], pidbuf[256], cmd[1024];
+	const char *log = path_of(logbuf, "runs.log"), *pids = path_of(pidbuf, "guards");
+	pid_t cron, guard = 0, job = 0, run;
+	char name[8];
+	int g, c;
+	FILE *fp;
+
+	/* the command's parent is its guard, whose parent is the run */
+	snprintf(cmd, sizeof(cmd), "echo %%1$s $PPID $$ >> %s; echo start %%1$s >> %s; "
+	    "exec sleep 120", pids, log);
+	cron = cron_at(scale_config(2, "  ttl: 3s\n  starting_deadline: 30s\n", cmd),
+	    T_1200 - 2);
+	/* a scheduler slow to start (a loaded machine) plans from the next
+	 * minute, a minute away: a bound of 100 s, not 30 (a guard only) */
+	for (long long until = fixture_ms() + 100000;
+	    lines_matching(log, "^start ") < 2 && fixture_ms() < until; )
+		fixture_tick(5);
+	cr_assert(eq(int, lines_matching(log, "^start "), 2), "%s", file_peek(log));
+	fp = fopen(pids, "r");
+	cr_assert(ne(ptr, fp, NULL));
+	while (fscanf(fp, "%7s %d %d", name, &g, &c) == 3)
+		if (strcmp(name, "t00") == 0) {
+			guard = g;
+			job = c;
+		}
+	fclose(fp);
+	cr_assert(gt(int, job, 1), "%s", file_peek(pids));
+	cr_assert(gt(int, (run = parent_of(guard)), 1));
+	kill(run, SIGSTOP);
+	/* its guard keeps the deadline the run last sent it */
+	POLL_UNTIL(!alive(job));
+	cr_assert(eq(int, alive(job), 0), "the stopped run's command outlived its lease");
+	POLL_UNTIL(!key_exists("lockrun:{t00}"));
+	cr_assert(eq(int, key_exists("lockrun:{t00}"), 0), "the stopped run's lock is "
+	    "still held");
+	cr_assert(eq(int, key_exists("lockrun:{t01}"), 1), "the other run's lock went too");
+	kill(run, SIGCONT);
+	kill(cron, SIGTERM);
+	lr_wait(cron);
+}
