@@ -123,6 +123,29 @@ lease_ctx(struct lr_ctx *x, struct leases *ls, struct sched_spawner *sp)
 	return l;
 }
 
+/* `lockrun trigger`: cron looks for triggers over the runs' connection lx,
+ * which its thread serves too, one request at a time; else over one of its
+ * own, *own. */
+static int
+triggers_up(struct lr_ctx *x, struct lr_ctx *lx, struct lr_ctx **own,
+    struct trigger_src *ts, struct crond_opts *o, struct lr_err *e)
+{
+	struct lr_ctx *c = lx;
+
+	if (c == NULL) {
+		if ((c = *own = malloc(sizeof(**own))) == NULL)
+			return lr_errf(e, EX_OSERR, "out of memory");
+		if (own_ctx(x, c, e) != 0)
+			return -1;
+	}
+	if (c->be.ops->take) {
+		*ts = (struct trigger_src){ .be = &c->be, .prefix = c->prefix };
+		o->poll = trigger_take;
+		o->poll_arg = ts;
+	}
+	return 0;
+}
+
 /* tick: one pass, its runs' locks over one connection as cron's. */
 int
 verb_tick(struct lr_ctx *x, struct lr_err *e)
@@ -177,16 +200,10 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 		} else
 			rc = -1;
 	}
-	/* `lockrun trigger`: looked for over a connection of the scheduler's */
-	if (rc == 0 && (t = malloc(sizeof(*t))) == NULL)
-		rc = lr_errf(e, EX_OSERR, "out of memory");
-	else if (rc == 0 && (rc = own_ctx(x, t, e)) == 0 && t->be.ops->take) {
-		ts = (struct trigger_src){ .be = &t->be, .prefix = t->prefix };
-		o.poll = trigger_take;
-		o.poll_arg = &ts;
-	}
 	if (rc == 0 && (lx = lease_ctx(x, &ls, &sp)) != NULL)
 		o.leases = &ls;
+	if (rc == 0)
+		rc = triggers_up(x, lx, &t, &ts, &o, e);
 	if (rc == 0)
 		rc = crond_run(&o, e);
 	web_stop(srv);
