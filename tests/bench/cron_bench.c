@@ -74,8 +74,8 @@ cron_spawn(char *const argv[], char *const env[], const char *err)
 	return start(argv, env, err);
 }
 
-static int
-reap(pid_t pid)
+int
+cron_reap(pid_t pid)
 {
 	int st;
 
@@ -90,7 +90,7 @@ timed(char *const argv[], int *status)
 {
 	double t0 = fixture_mono_s();
 
-	*status = reap(start(argv, NULL, NULL));
+	*status = cron_reap(start(argv, NULL, NULL));
 	return (fixture_mono_s() - t0) * 1e6;
 }
 
@@ -194,9 +194,8 @@ cron_config(const char *path, const char *url, int n, const char *schedule,
 	fclose(fp);
 }
 
-/* The lines of path as numbers into v (at most n); how many. */
-static int
-read_times(const char *path, double *v, int n)
+int
+cron_read_times(const char *path, double *v, int n)
 {
 	FILE *fp = fopen(path, "r");
 	int k = 0;
@@ -216,7 +215,7 @@ wait_lines(const char *path, int want, double limit)
 	double until = fixture_mono_s() + limit;
 	int k;
 
-	while ((k = read_times(path, v, NBURST)) < want && fixture_mono_s() < until)
+	while ((k = cron_read_times(path, v, NBURST)) < want && fixture_mono_s() < until)
 		usleep(10000);
 	return k;
 }
@@ -241,7 +240,7 @@ static int
 stop(pid_t pid)
 {
 	kill(pid, SIGTERM);
-	return reap(pid);
+	return cron_reap(pid);
 }
 
 /* utime + stime (ms) from /proc/PID/stat; the context switches from
@@ -361,7 +360,7 @@ latency(const char *lockrun, const struct redis_fixture *fx, double base)
 			continue;
 		}
 		stop(pid);
-		read_times(out, v, NLAT);
+		cron_read_times(out, v, NLAT);
 		lat[n] = (v[n] - fire) * 1e3;
 		n++;
 	}
@@ -396,7 +395,7 @@ burst(const char *lockrun, const struct redis_fixture *fx, double fire)
 	t0 = fixture_mono_s();
 	k = wait_lines(out, NBURST, 120);
 	stop(pid);
-	read_times(out, v, NBURST);
+	cron_read_times(out, v, NBURST);
 	qsort(v, (size_t)k, sizeof(double), cmp_d);
 	printf("  %d tasks due in the same minute: %d started; from the fire time, the "
 	    "first after %.0f ms, half after %.0f ms, the last after %.0f ms "
@@ -431,9 +430,9 @@ burst_floor(const struct redis_fixture *fx)
 		}
 	for (int i = 0; i < NBURST; i++)	/* the fixture's server is a child too */
 		if (pids[i] > 0)
-			reap(pids[i]);
+			cron_reap(pids[i]);
 	close(fd);
-	k = read_times(out, v, NBURST);
+	k = cron_read_times(out, v, NBURST);
 	qsort(v, (size_t)k, sizeof(double), cmp_d);
 	printf("  the floor: the same %d commands forked and exec'd at once by a bare loop "
 	    "(no lockrun): %d started, the last after %.0f ms\n", NBURST, k,
@@ -470,12 +469,12 @@ web_load(const char *lockrun, const struct redis_fixture *fx, double base)
 		if (wait_lines(out, n + 1, 10) < n + 1)
 			bad++;
 		else {
-			read_times(out, v, NWEB);
+			cron_read_times(out, v, NWEB);
 			lat[n] = (v[n] - fire) * 1e3;
 			n++;
 		}
 		kill(load, SIGKILL);
-		reap(load);
+		cron_reap(load);
 		stop(pid);
 	}
 	qsort(lat, (size_t)n, sizeof(double), cmp_d);

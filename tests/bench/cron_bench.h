@@ -33,6 +33,10 @@ int	cron_fake_env(char *env[5], char buf[2][128], double at);
 /* Start argv with env added ("NAME=value", NULL-terminated, or NULL),
  * stdin and stdout on /dev/null, stderr to err (or /dev/null). */
 pid_t	cron_spawn(char *const argv[], char *const env[], const char *err);
+/* Wait for pid; its exit status, or 128 + the signal that ended it. */
+int	cron_reap(pid_t pid);
+/* The lines of path as numbers into v (at most n); how many. */
+int	cron_read_times(const char *path, double *v, int n);
 
 /* lockrun cron at a fleet's size (fleet_bench.c): N tasks due at once,
  * each running long, on Redis, PostgreSQL (max_connections = 100) and

@@ -56,30 +56,6 @@ env_long(const char *name, long dflt, long lo, long hi)
 	return n < lo ? lo : n > hi ? hi : n;
 }
 
-static int
-reap(pid_t pid)
-{
-	int st;
-
-	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-		;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* The lines of path as numbers into v (at most n); how many. */
-static int
-read_times(const char *path, double *v, int n)
-{
-	FILE *fp = fopen(path, "r");
-	int k = 0;
-
-	while (fp && k < n && fscanf(fp, "%lf", &v[k]) == 1)
-		k++;
-	if (fp)
-		fclose(fp);
-	return k;
-}
-
 /* What a scheduler of the bench is: its config, its log, the output its
  * tasks' commands append their start times to. */
 struct sched {
@@ -156,7 +132,7 @@ static int
 starts(const struct sched *s, double within, double *last)
 {
 	static double v[FLEET_MAX];
-	int k = read_times(s->out, v, FLEET_MAX), in = 0;
+	int k = cron_read_times(s->out, v, FLEET_MAX), in = 0;
 
 	*last = 0;
 	for (int i = 0; i < k; i++)
@@ -313,7 +289,7 @@ fleet_redis(const char *lockrun, int n, long run_s, double fire, double *spread)
 	printf("    started in their slot: %d of %d; the last %.0f ms after the fire time\n",
 	    in, n, last * 1e3);
 	kill(s.pid, SIGTERM);
-	reap(s.pid);
+	cron_reap(s.pid);
 	redisFree(c);
 	redis_stop(&fx);
 	return 0;
@@ -364,7 +340,7 @@ fleet_sql(const char *lockrun, enum sql_kind kind, int n, long run_s, double fir
 	/* the first run creates the tables */
 	prime[2] = q.url;
 	setenv("LOCKRUN_REDIS_PASSWORD", q.password, 1);
-	if ((st = reap(cron_spawn(prime, NULL, NULL))) != 0) {
+	if ((st = cron_reap(cron_spawn(prime, NULL, NULL))) != 0) {
 		fprintf(stderr, "bench: fleet: %s: the first run exited %d\n", sql_name(kind), st);
 		bad = 1;
 	}
@@ -388,7 +364,7 @@ fleet_sql(const char *lockrun, enum sql_kind kind, int n, long run_s, double fir
 	    sql_name(kind), kind == SQL_PG ? " with max_connections = 100" :
 	    " with its default max_connections", n, in, peak);
 	kill(s.pid, SIGTERM);
-	reap(s.pid);
+	cron_reap(s.pid);
 	sql_stop(&q);
 	fixture_rmdir(dir);
 	return 0;
@@ -416,9 +392,9 @@ fleet_floor(int n)
 		}
 	for (int i = 0; i < n; i++)
 		if (pids[i] > 0)
-			reap(pids[i]);
+			cron_reap(pids[i]);
 	close(fd);
-	k = read_times(out, v, n);
+	k = cron_read_times(out, v, n);
 	unlink(out);
 	qsort(v, (size_t)k, sizeof(double), cmp_d);
 	return k ? v[k - 1] - t0 : 0;

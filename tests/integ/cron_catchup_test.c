@@ -47,20 +47,7 @@ catchup_config(const char *log)
 static pid_t
 server_at(int i, const char *cfg, double at)
 {
-	static char buf[4][3][128], who[4][32];
-	static const char *env[4][8];
-	const char *fake[5];
-	size_t n = 0;
-
-	faketime_env(fake, buf[i], at);
-	for (size_t k = 0; fake[k]; k++)
-		env[i][n++] = fake[k];
-	snprintf(who[i], sizeof(who[i]), "SERVER=%d", i);
-	env[i][n++] = who[i];
-	if (be != BE_REDIS)
-		env[i][n++] = pw_env[0];
-	env[i][n] = NULL;
-	return LR_START_ENV(env[i], "cron", "-v", "-c", cfg);
+	return cron_server_at(i, cfg, at, be != BE_REDIS ? pw_env[0] : NULL);
 }
 
 static void

@@ -51,20 +51,8 @@ tails(void)
 static pid_t
 start_server(int i, const char *cfg, double skew)
 {
-	static char buf[NSERVERS][3][128], who[NSERVERS][32];
-	static const char *env[NSERVERS][8];
-	const char *fake[5];
-	size_t n = 0;
-
-	faketime_env(fake, buf[i], fixture_real_s() + skew);
-	for (size_t k = 0; fake[k]; k++)
-		env[i][n++] = fake[k];
-	snprintf(who[i], sizeof(who[i]), "SERVER=%d", i);
-	env[i][n++] = who[i];
-	if (be != BE_REDIS)
-		env[i][n++] = pw_env[0];
-	env[i][n] = NULL;
-	return said[i] = servers[i] = LR_START_ENV(env[i], "cron", "-v", "-c", cfg);
+	return said[i] = servers[i] = cron_server_at(i, cfg, fixture_real_s() + skew,
+	    be != BE_REDIS ? pw_env[0] : NULL);
 }
 
 /* SIGTERM to server i; it exits 0. */

@@ -204,3 +204,24 @@ cron_at(const char *cfg, double at)
 	faketime_env(env[k], buf[k], at);
 	return LR_START_ENV(env[k], "cron", "-v", "-c", cfg);
 }
+
+pid_t
+cron_server_at(int i, const char *cfg, double unix_time, const char *more)
+{
+	static char buf[FLEET_MAX][3][128], who[FLEET_MAX][32];
+	static const char *env[FLEET_MAX][8];
+	const char *fake[5];
+	size_t n = 0;
+
+	cr_assert(i >= 0 && i < FLEET_MAX);
+	faketime_env(fake, buf[i], unix_time);
+	for (size_t k = 0; fake[k]; k++)
+		env[i][n++] = fake[k];
+	snprintf(who[i], sizeof(who[i]), "SERVER=%d", i);
+	env[i][n++] = who[i];
+	if (more)
+		env[i][n++] = more;
+	env[i][n] = NULL;
+	return LR_START_ENV(env[i], "cron", "-v", "-c", cfg);
+}
+

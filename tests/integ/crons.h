@@ -49,6 +49,10 @@ void	fleet_start(struct fleet *f, int n, const char *cfg, double unix_time, int 
 int	fleet_matching(const struct fleet *f, int i, const char *re);
 /* SIGTERM to each server; assert each exits 0. */
 void	fleet_stop(struct fleet *f);
+/* lockrun cron -v -c cfg as server i (below FLEET_MAX), its clock running
+ * from unix_time (libfaketime), with SERVER=i in its environment for its
+ * runs to say, and more ("NAME=value") when not NULL. */
+pid_t	cron_server_at(int i, const char *cfg, double unix_time, const char *more);
 /* A test's .fini: SIGKILL the servers of a fleet a failed test left. */
 void	fleet_cleanup(void);
 
