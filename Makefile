@@ -155,7 +155,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rfleet rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings rbatch tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_status pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
-SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify trigger crond view \
+SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify trigger missed crond view \
 	leases lease_client)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt skip pause check status \
@@ -205,7 +205,7 @@ have-libs:
 LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
 		$(LUA)/renew_many.lua $(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua \
-		$(LUA)/pause.lua
+		$(LUA)/pause.lua $(LUA)/missed.lua
 	@mkdir -p $(@D)
 	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 

@@ -177,6 +177,19 @@ struct lr_pause {
 	long long	 hist_ttl_ms;
 };
 
+/* A slot that passed its task's starting_deadline with no run started
+ * for it by the scheduler that noticed (the keys built with that slot):
+ * the slot key's life if claimed now (as a run's would be), and who
+ * noticed, with the task's history settings. */
+struct lr_missed {
+	long long	 slot_ttl_ms;
+	const char	*host;
+	long long	 pid;
+	const char	*at;		/* when it was noticed, ISO 8601 */
+	long long	 hist_cap;
+	long long	 hist_ttl_ms;
+};
+
 /* A pause's value taken apart: since and until (0: none) in ms, host and
  * user into their buffers, *reason pointing into v ("" none). Returns 0,
  * or -1 when v is not shaped so. */

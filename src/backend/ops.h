@@ -152,6 +152,21 @@ struct lr_backend_ops {
 	int	(*take)(struct lr_backend *b, const struct lr_keys *k, size_t n,
 		    unsigned char *taken, struct lr_err *e);
 
+	/* The scheduler: slot m[i] of each of n tasks (k[i], built with
+	 * that slot) passed its starting_deadline and no run started for it
+	 * there: claim the slot key for it (value "missed 0 host pid at",
+	 * which a late run skips as taken), unless a run or another
+	 * scheduler has it, or the last-run record says that slot ran, or
+	 * the task has no last-run record (it never ran: a new task, a new
+	 * install); a claim records "missed" in the history, adds one to
+	 * the task's missed count and sets its last missed slot, in one
+	 * round trip per task. won[i] is 1 for each slot claimed here
+	 * (exactly one scheduler of the fleet claims it), 2 when another
+	 * scheduler recorded it, else 0. Returns 0, or -1 with e. NULL:
+	 * this backend keeps no missed slots. */
+	int	(*missed)(struct lr_backend *b, const struct lr_keys *k, size_t n,
+		    const struct lr_missed *m, unsigned char *won, struct lr_err *e);
+
 	/* `lockrun status`: the state of n tasks (keys k[i]) in one round
 	 * trip, with each task's counters (record.h) when counts is set, and
 	 * the server's clock in *now_ms. Returns 0, or -1 with e. */

@@ -69,6 +69,7 @@ state_free(struct lr_state *s)
 {
 	free(s->value);
 	free(s->paused);
-	s->value = s->paused = NULL;
+	free(s->missed_slot);
+	s->value = s->paused = s->missed_slot = NULL;
 	fields_free(&s->last);
 }

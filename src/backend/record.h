@@ -61,6 +61,8 @@ struct lr_state {
 	struct lr_fields last;		/* the last-run record; n 0: none */
 	char		*paused;	/* the pause's value (lock.h, LOCK_PAUSED);
 					 * NULL: not paused */
+	long long	 missed;	/* slots recorded as missed (ops.h) */
+	char		*missed_slot;	/* the last of them, ISO 8601; NULL: none */
 	int		 counted;	/* the counters were read (and exist) */
 	long long	 count[NCOUNTERS];
 };

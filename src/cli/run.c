@@ -398,11 +398,10 @@ report_exit(const struct lr_ctx *x, int status, long long started)
 	    status);
 }
 
-/* The hooks' settings, and what they are told before the command starts.
- * on_start runs under a lease that is not renewed until the command
+/* on_start runs under a lease that is not renewed until the command
  * starts: it has a quarter of the ttl, and a twelfth more to stop, so
  * that the first renewal, due at a third, is still in time. */
-static void
+void
 hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
     struct lr_hook_spec *after, struct lr_hook_facts *hf)
 {
@@ -533,6 +532,8 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	}
 	if (ctx_merge(x, NULL, e) != 0)
 		return -1;
+	if (getenv(MISSED_VAR) != NULL)		/* on_missed, and nothing else */
+		return run_missed(x, e);
 	if (x->triggered)	/* a run of its own: no slot, under the no-overlap lock */
 		x->t.one_server = 0, x->t.no_overlap = 1;
 	if (ctx_server(x, e) != 0 ||

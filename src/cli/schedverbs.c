@@ -10,6 +10,7 @@
 #include "core/duration.h"
 #include "out/log.h"
 #include "sched/crond.h"
+#include "sched/missed.h"
 #include "sched/trigger.h"
 #include "sched/tick.h"
 #include "web/serve.h"
@@ -123,12 +124,12 @@ lease_ctx(struct lr_ctx *x, struct leases *ls, struct sched_spawner *sp)
 	return l;
 }
 
-/* `lockrun trigger`: cron looks for triggers over the runs' connection lx,
- * which its thread serves too, one request at a time; else over one of its
- * own, *own. */
+/* `lockrun trigger`: cron looks for triggers, and records missed slots
+ * (missed.h), over the runs' connection lx, which its thread serves too,
+ * one request at a time; else over one of its own, *own. */
 static int
 triggers_up(struct lr_ctx *x, struct lr_ctx *lx, struct lr_ctx **own,
-    struct trigger_src *ts, struct crond_opts *o, struct lr_err *e)
+    struct trigger_src *ts, struct missed_src *ms, struct crond_opts *o, struct lr_err *e)
 {
 	struct lr_ctx *c = lx;
 
@@ -142,6 +143,11 @@ triggers_up(struct lr_ctx *x, struct lr_ctx *lx, struct lr_ctx **own,
 		*ts = (struct trigger_src){ .be = &c->be, .prefix = c->prefix };
 		o->poll = trigger_take;
 		o->poll_arg = ts;
+	}
+	if (c->be.ops->missed) {
+		*ms = (struct missed_src){ .be = &c->be, .prefix = c->prefix,
+		    .host = ctx_host(x) };
+		o->missed = ms;
 	}
 	return 0;
 }
@@ -182,6 +188,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	    .server = server };
 	struct lr_ctx *w = NULL, *t = NULL, *lx = NULL;
 	struct trigger_src ts;
+	struct missed_src ms;
 	struct web *srv = NULL;
 	struct leases ls;
 	char title[128];
@@ -203,7 +210,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	if (rc == 0 && (lx = lease_ctx(x, &ls, &sp)) != NULL)
 		o.leases = &ls;
 	if (rc == 0)
-		rc = triggers_up(x, lx, &t, &ts, &o, e);
+		rc = triggers_up(x, lx, &t, &ts, &ms, &o, e);
 	if (rc == 0)
 		rc = crond_run(&o, e);
 	web_stop(srv);

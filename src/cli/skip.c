@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* skip.c -- what a run says when it skips: who holds the lock, which run
- * took the slot, or who paused the task, until when and why. */
+ * took the slot (or that the slot was recorded as missed), or who paused
+ * the task, until when and why; and the on_missed hook of a slot that ran
+ * nowhere. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/skip.h"
 #include "core/duration.h"
+#include "core/keys.h"
 #include "core/text.h"
 #include "out/log.h"
+#include "proc/hooks.h"
+#include "sched/runs.h"
 
 /* The task is paused (LOCK_PAUSED): the pause's value is in l->holder
  * (lock.h). One line naming who paused it, when, until when and why. */
@@ -69,6 +75,13 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 		report_paused(x, &f);
 		return;
 	}
+	if (out == LOCK_SLOT_TAKEN && strncmp(l->holder, "missed ", 7) == 0 &&
+	    sscanf(l->holder, "%*s %*s %255s %lld %63s", host, &pid, start) == 3) {
+		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s passed its "
+		    "starting_deadline with no run; %s recorded it as missed at %s",
+		    l->keys.slot_iso, host, start);
+		return;
+	}
 	if (sscanf(l->holder, "%*s %lld %255s %lld %63s", &token, host, &pid, start) < 3 &&
 	    x->be.ops->session) {
 		/* a session lock with no row behind it: its holder was unlocked
@@ -88,4 +101,26 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	else
 		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
 		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
+}
+
+int
+run_missed(struct lr_ctx *x, struct lr_err *e)
+{
+	struct lr_hook_spec spec, after;
+	struct lr_hook_facts hf;
+	long long slot;
+	int st;
+
+	if (text_decimal(getenv(MISSED_VAR), &slot) != 0)
+		return lr_errf(e, EX_SOFTWARE, "%s: not a slot", MISSED_VAR);
+	unsetenv(MISSED_VAR);
+	if (ctx_server(x, e) != 0 || run_prepare(x, e) != 0)
+		return -1;
+	keys_build(&x->lock.keys, x->prefix, x->name, (time_t)slot, 60000);
+	hooks_prepare(x, 0, &spec, &after, &hf);
+	hf.key = x->lock.keys.slot;
+	hf.slot = x->lock.keys.slot_iso;
+	hf.attempt = 0;
+	st = hook_run("on_missed", x->t.on_missed, &after, &hf);
+	return st < 0 ? 0 : st;
 }

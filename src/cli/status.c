@@ -205,11 +205,11 @@ fetch(struct status *s, struct lr_err *e)
 /* --- text ------------------------------------------------------------ */
 
 enum { C_TASK, C_STATE, C_HOLDER, C_SINCE, C_HELD, C_TTL, C_TOKEN, C_LAST, C_BY,
-	C_SLOT, C_STARTED, C_EXIT, C_TOOK, NCOLS };
+	C_SLOT, C_STARTED, C_EXIT, C_TOOK, C_MISSED, NCOLS };
 
 static const char *const col_names[NCOLS] = {
 	"TASK", "STATE", "HOLDER", "SINCE", "HELD", "TTL", "TOKEN", "LAST", "BY",
-	"SLOT", "STARTED", "EXIT", "TOOK",
+	"SLOT", "STARTED", "EXIT", "TOOK", "MISSED",
 };
 
 /* A duration for people: whole seconds from 1s up ("2h3m4s"), else ms. */
@@ -257,6 +257,8 @@ text_cells_fill(const struct row *w, char cell[NCOLS][300])
 		if (w->token != ABSENT)
 			snprintf(cell[C_TOKEN], 300, "%lld", w->token);
 	}
+	if (w->missed_slot)	/* the last slot that ran nowhere */
+		snprintf(cell[C_MISSED], 300, "%s", w->missed_slot);
 	if (!w->has_last)
 		return;
 	if (w->l_event)

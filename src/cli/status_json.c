@@ -96,5 +96,9 @@ status_json_print(const char *prefix, const struct row *w, FILE *fp)
 		json_pause(&j, w);
 	else
 		json_str(&j, "paused", NULL);
+	json_open(&j, "missed");	/* slots that ran nowhere */
+	json_num(&j, "count", w->missed);
+	json_str(&j, "last_slot", w->missed_slot);
+	json_close(&j);
 	json_end(&j);
 }

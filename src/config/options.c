@@ -122,6 +122,8 @@ hook_of(struct lr_task *t, const char *name)
 		return &t->on_success;
 	if (strcmp(name, "on_failure") == 0)
 		return &t->on_failure;
+	if (strcmp(name, "on_missed") == 0)
+		return &t->on_missed;
 	return NULL;
 }
 

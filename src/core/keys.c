@@ -119,6 +119,7 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	snprintf(k->last, sizeof(k->last), "%s{%s}:last", prefix, name);
 	snprintf(k->counts, sizeof(k->counts), "%s{%s}:counts", prefix, name);
 	snprintf(k->pause, sizeof(k->pause), "%s{%s}:pause", prefix, name);
+	snprintf(k->missed, sizeof(k->missed), "%s{%s}:missed", prefix, name);
 	snprintf(k->trigger, sizeof(k->trigger), "%s{%s}:trigger", prefix, name);
 	k->slot[0] = k->slot_iso[0] = '\0';
 	if (slot_start == (time_t)-1)
@@ -177,6 +178,8 @@ suffix_kind(const char *rest, const char **stamp)
 		return KEY_COUNTS;
 	if (strcmp(rest, ":pause") == 0)
 		return KEY_PAUSE;
+	if (strcmp(rest, ":missed") == 0)
+		return KEY_MISSED;
 	if (strcmp(rest, ":trigger") == 0)
 		return KEY_TRIGGER;
 	if (strncmp(rest, ":slot:", 6) == 0 &&

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* keys.h -- Redis key names for a task: {prefix}{name}, :slot:<stamp>,
- * :fence, :history, :last, :counts, :pause, :trigger. */
+ * :fence, :history, :last, :counts, :pause, :missed, :trigger. */
 #ifndef LR_KEYS_H
 #define LR_KEYS_H
 
@@ -20,6 +20,8 @@ struct lr_keys {
 	char	last[KEY_MAX];		/* prefix{name}:last: hash, the last run */
 	char	counts[KEY_MAX];	/* prefix{name}:counts: hash, the counters */
 	char	pause[KEY_MAX];		/* prefix{name}:pause: who paused it, until
+					 * (a SQL row; Redis keeps it in :counts) */
+	char	missed[KEY_MAX];	/* prefix{name}:missed: slots that ran nowhere
 					 * (a SQL row; Redis keeps it in :counts) */
 	char	trigger[KEY_MAX];	/* prefix{name}:trigger: a run asked for now */
 	char	slot_iso[64];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
@@ -73,6 +75,7 @@ enum key_kind {
 	KEY_LAST,		/* prefix{name}:last */
 	KEY_COUNTS,		/* prefix{name}:counts */
 	KEY_PAUSE,		/* prefix{name}:pause */
+	KEY_MISSED,		/* prefix{name}:missed */
 	KEY_TRIGGER		/* prefix{name}:trigger */
 };
 

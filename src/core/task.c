@@ -148,6 +148,7 @@ task_free(struct lr_task *t)
 	strv_free(t->on_start);
 	strv_free(t->on_success);
 	strv_free(t->on_failure);
+	strv_free(t->on_missed);
 	task_init(t);
 }
 
@@ -228,7 +229,9 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	    (dst->on_success == NULL && src->on_success &&
 	    (dst->on_success = strv_dup(src->on_success)) == NULL) ||
 	    (dst->on_failure == NULL && src->on_failure &&
-	    (dst->on_failure = strv_dup(src->on_failure)) == NULL))
+	    (dst->on_failure = strv_dup(src->on_failure)) == NULL) ||
+	    (dst->on_missed == NULL && src->on_missed &&
+	    (dst->on_missed = strv_dup(src->on_missed)) == NULL))
 		return -1;
 	if (src->env) {
 		char **env = strv_cat(src->env, dst->env);

@@ -55,6 +55,8 @@ struct lr_task {
 	char		**on_start;	/* hooks: argv run without a shell, */
 	char		**on_success;	/* NULL-terminated; NULL: none */
 	char		**on_failure;
+	char		**on_missed;	/* by the scheduler that recorded a slot
+					 * as missed (sched/missed.c) */
 	long long	  hook_timeout_ms;	/* a hook is stopped after this long */
 	long long	  starting_deadline_ms;	/* cron: a fire time missed by up to
 					 * this long still runs, once, late */

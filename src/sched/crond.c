@@ -23,6 +23,7 @@
 #include "sched/due.h"
 #include "sched/heap.h"
 #include "sched/lines.h"
+#include "sched/missed.h"
 #include "sched/notify.h"
 #include "sched/report.h"
 #include "sched/trigger.h"
@@ -56,6 +57,7 @@ struct crond {
 	int			 stopping;
 	long long		 clock_said;	/* report.h: the last "clock is off" */
 	struct crond_view	 view;		/* the counts a watcher is told */
+	struct missed_queue	 missed;	/* slots to record as missed */
 	struct watchdog		 wd;		/* systemd's (notify.h) */
 	struct trigger_look	 look;		/* for triggered runs (trigger.h) */
 };
@@ -70,12 +72,11 @@ iso(time_t t, char *buf, size_t n)
 /* Each task's next fire time after now, and after the last slot it
  * started (a clock stepped back starts nothing twice), into a new heap.
  * Catch-up: a one-server minute task's latest fire time at or before now
- * that this scheduler has not started, if no later than its
- * starting_deadline, is due now: it fell while no scheduler ran here (a
- * start, a restart, a task added); its run claims the slot unless a server
- * ran it -- the slot record, which lives until the next fire time, so only
- * the latest can be caught up. Not under a minute: the next is seconds
- * away, and a late run would hold it off. */
+ * that this scheduler has not started fell while no scheduler ran here (a
+ * start, a task added): due now if within its starting_deadline (its run
+ * claims the slot unless a server ran it: the slot record lives until the
+ * next fire time, so only the latest is decided), else noted as missed
+ * (missed.h). Not under a minute: a late run would hold the next off. */
 static int
 plan(struct crond *d, time_t now)
 {
@@ -89,6 +90,8 @@ plan(struct crond *d, time_t now)
 		if (t->one_server && !schedule_subminute(&t->sched) && prev != (time_t)-1 &&
 		    prev > d->last[i] && ((long long)now - prev) * 1000 <= t->deadline_ms)
 			next = prev;
+		else if (prev != (time_t)-1 && prev > d->last[i] && !t->sched.reboot)
+			missed_note(&d->missed, t, d->last[i] = prev);
 		if (next != (time_t)-1 && heap_push(&d->heap, next, i, 0) != 0)
 			return -1;
 	}
@@ -113,6 +116,8 @@ arm(struct crond *d)
 		at = d->wd.next;
 	if (d->look.poll && d->look.next < at)
 		at = d->look.next;
+	if (d->missed.n > 0 && d->missed.next_ms < at)	/* 0: now, not "disarmed" */
+		at = d->missed.next_ms > 0 ? d->missed.next_ms : 1;
 	its.it_value.tv_sec = (time_t)(at / 1000);
 	its.it_value.tv_nsec = (long)(at % 1000) * 1000000;
 	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
@@ -200,13 +205,18 @@ retry_later(struct crond *d, const struct running *r)
 	return 0;
 }
 
-/* Run r is gone, its pipes closed: say how it went, or try its slot again. */
+/* Run r is gone: say how it went, try its slot again, or note it missed. */
 static void
 ended(struct crond *d, const struct running *r)
 {
-	if (retry_later(d, r) == 0)
-		report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms,
-		    &d->clock_said);
+	if (retry_later(d, r) != 0)
+		return;
+	report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms, &d->clock_said);
+	for (size_t i = 0; r->status == EX_UNAVAILABLE && !r->rep.ran && !r->rep.skipped &&
+	    !d->stopping && r->slot_t != (time_t)-1 && i < d->ntasks; i++)
+		if (strcmp(d->tasks[i].name, r->task) == 0 && d->last[i] == r->slot_t)
+			missed_note(&d->missed, &d->tasks[i], r->slot_t);
+	arm(d);
 }
 
 /* A retry of slot h->retry is due: start it, unless a later slot of the
@@ -302,7 +312,7 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		lr_event(LOG_ERR, "missed", NULL, "%s: fire time %s missed by %s, more "
 		    "than its starting_deadline: skipped", t->name, b, late);
 		d->view.missed++;
-		d->last[h->task] = latest;
+		missed_note(&d->missed, t, d->last[h->task] = latest);
 		return;
 	}
 	if (delay_start(d, h->task, latest, now_ms))
@@ -314,9 +324,8 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 	start(d, h->task, latest);
 }
 
-/* trigger_check()'s start: a triggered run of task i, claiming no slot. */
 static void
-start_triggered(void *d, size_t i)
+start_triggered(void *d, size_t i)	/* trigger_check()'s: claims no slot */
 {
 	start(d, i, (time_t)-1);
 }
@@ -333,6 +342,7 @@ on_timer(struct crond *d)
 	watchdog_ping(&d->wd, now_ms);
 	if (!d->stopping)
 		trigger_check(&d->look, now_ms, d->tasks, d->ntasks, start_triggered, d);
+	missed_flush(&d->missed, d->o->missed, now_ms, d->tasks, d->ntasks, d->o->sp);
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
 		time_t next;
 
@@ -373,13 +383,11 @@ reload(struct crond *d)
 		d->view.reload_failures++;
 		return;
 	}
-	if ((last = calloc(n + 1, sizeof(*last))) == NULL) {
-		free(tasks);
-		config_free(&nc);
-		return;
-	}
-	if ((retries = calloc(d->heap.n + 1, sizeof(*retries))) == NULL) {
+	last = calloc(n + 1, sizeof(*last));
+	retries = calloc(d->heap.n + 1, sizeof(*retries));
+	if (last == NULL || retries == NULL) {
 		free(last);
+		free(retries);
 		free(tasks);
 		config_free(&nc);
 		return;
@@ -584,6 +592,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	if (d.sfd >= 0)
 		close(d.sfd);
 	heap_free(&d.heap);
+	missed_free(&d.missed);
 	free(d.tasks);
 	free(d.last);
 	free(d.run);

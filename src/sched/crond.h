@@ -54,6 +54,8 @@ struct crond_opts {
 	int				(*poll)(void *arg, const struct sched_task *t,
 					    size_t n, unsigned char *taken);
 	void				*poll_arg;
+	struct missed_src		*missed;	/* where missed slots are
+							 * recorded (missed.h), or NULL */
 	struct leases			*leases;	/* the connection the runs' lock
 						 * requests go over (sp->lease_url
 						 * set), or NULL */

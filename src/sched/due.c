@@ -41,6 +41,9 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		st->conflict_exit = t.conflict_exit;
 		st->output_inherit = t.output && strcmp(t.output, "inherit") == 0;
 		st->one_server = t.one_server;
+		st->history = t.history;
+		st->history_ttl_ms = t.history_ttl_ms;
+		st->on_missed = t.on_missed != NULL;
 		rc = 1;
 	}
 	task_free(&t);

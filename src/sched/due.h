@@ -22,6 +22,9 @@ struct sched_task {
 						 * relay its lines */
 	int			 one_server;	/* a slot record says whether a fire
 						 * time ran anywhere */
+	int			 history;	/* its history's settings, for */
+	long long		 history_ttl_ms;	/* a missed slot's record */
+	int			 on_missed;	/* it has an on_missed hook */
 };
 
 /* The tasks of cfg that have a schedule: (a task's own or the

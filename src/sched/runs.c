@@ -131,8 +131,10 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 	if (lease >= 0)
 		lease_client_set(lease, sp->lease_url);
 	child_signals_restore(sp->saved);
-	snprintf(at, sizeof(at), "%lld", at_ms);
-	if (setenv(at_ms == SPAWN_TRIGGERED ? TRIGGERED_VAR : SLOT_AT_VAR, at, 1) != 0)
+	snprintf(at, sizeof(at), "%lld", at_ms <= SPAWN_MISSED ? (SPAWN_MISSED - at_ms) / 1000 :
+	    at_ms);
+	if (setenv(at_ms == SPAWN_TRIGGERED ? TRIGGERED_VAR : at_ms <= SPAWN_MISSED ? MISSED_VAR :
+	    SLOT_AT_VAR, at, 1) != 0)
 		_exit(EX_OSERR);
 	while (argv[argc])
 		argc++;

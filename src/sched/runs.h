@@ -51,6 +51,13 @@ int	spawn_fd_floor(void);
 #define SPAWN_TRIGGERED	(-1LL)
 #define TRIGGERED_VAR	"LOCKRUN_TRIGGERED"
 
+/* The task's on_missed hook, for the slot at SPAWN_MISSED - at_ms ms (at_ms
+ * at or below SPAWN_MISSED), which this scheduler recorded as missed
+ * (sched/missed.c): the variable tells the run, which runs the hook alone
+ * (no lock, no command), told the slot's Unix seconds. */
+#define SPAWN_MISSED	(-2LL - 4000000000000LL)
+#define MISSED_VAR	"LOCKRUN_MISSED_SLOT"
+
 /* A run's pipes, read ends (close-on-exec, non-blocking), -1 when none. */
 struct spawn_pipes {
 	int	relay;		/* asked: the run's stdout and stderr on out, err */

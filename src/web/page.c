@@ -111,6 +111,11 @@ state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
 			esc(fp, w->p_reason);
 		}
 	}
+	if (w->missed > 0 && w->missed_ms != ABSENT) {	/* slots that ran nowhere */
+		fprintf(fp, "<br><span class=\"st-stale\">%lld missed</span>, the last ",
+		    w->missed);
+		iso(fp, w->missed_ms);
+	}
 	if (t && t->running)
 		fprintf(fp, "<br><small>%zu run%s in progress from this scheduler</small>",
 		    t->running, t->running == 1 ? "" : "s");

@@ -58,6 +58,11 @@ static const struct family {
 	  "last run that ended held the lock." },
 	{ "lockrun_paused", "gauge", -1, NULL, "Whether the task is paused (1: every "
 	  "server skips it, lockrun pause) or not (0)." },
+	{ "lockrun_missed_total", "counter", -1, NULL, "Slots of the task that passed "
+	  "their starting_deadline with no run on any server, as a scheduler recorded "
+	  "them." },
+	{ "lockrun_last_missed_slot_timestamp_seconds", "gauge", -1, NULL, "The start "
+	  "of the task's last slot recorded as missed (Unix time)." },
 	{ "lockrun_runs_total", "counter", CNT_RUNS, NULL, "Runs of the task that "
 	  "took the lock." },
 	{ "lockrun_skips_total", "counter", CNT_SKIPPED_HELD, "held", "Runs of the task "
@@ -91,6 +96,8 @@ sample(size_t f, const struct row *w, int *secs)
 	case 5: *secs = 0; return ended ? w->l_status : ABSENT;
 	case 6: return ended ? w->l_duration : ABSENT;
 	case 7: *secs = 0; return w->paused;
+	case 8: *secs = 0; return w->missed;
+	case 9: return w->missed_ms;
 	}
 	return ABSENT;
 }

@@ -180,6 +180,9 @@ rows_read(struct row *w, const char *name, const struct lr_state *r, long long n
 	if (run_unaccounted(w))
 		w->l_event = "unknown";
 	read_pause(w, r->paused, now_ms);
+	w->missed = r->missed;
+	w->missed_slot = r->missed_slot;
+	w->missed_ms = r->missed_slot ? iso_ms(r->missed_slot) : ABSENT;
 	w->counted = r->counted;
 	memcpy(w->count, r->count, sizeof(w->count));
 }

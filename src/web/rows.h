@@ -32,6 +32,9 @@ struct row {
 	char		 p_host[256], p_user[64];	/* who paused it */
 	const char	*p_reason;	/* why ("" none), in the state's value */
 	long long	 p_since, p_until;	/* when, until when (ABSENT: resumed) */
+	long long	 missed;	/* slots recorded as missed (ops.h) */
+	const char	*missed_slot;	/* the last of them, ISO 8601, or NULL */
+	long long	 missed_ms;	/* ...as ms; ABSENT: none */
 	int		 counted;	/* the server's counters (prometheus only) */
 	long long	 count[NCOUNTERS];
 };

@@ -79,7 +79,7 @@ static const struct field top_fields[] = {
 	{ "task", "string", 0 }, { "key", "string", 0 }, { "held", "bool", 0 },
 	{ "stale", "bool", 0 }, { "holder", "object", 1 }, { "last_run", "object", 1 },
 	{ "last_success", "string", 1 }, { "last_success_ms", "number", 1 },
-	{ "paused", "object", 1 },
+	{ "paused", "object", 1 }, { "missed", "object", 0 },
 };
 static const struct field holder_fields[] = {
 	{ "host", "string", 1 }, { "pid", "number", 1 }, { "token", "number", 1 },
@@ -154,7 +154,7 @@ line_problem(const struct json *j)
 	const struct json *h = json_get(j, "holder"), *l = json_get(j, "last_run"),
 	    *pz = json_get(j, "paused");
 
-	if ((why = shape_problem(j, top_fields, 5 + 3 + 1)) != NULL)
+	if ((why = shape_problem(j, top_fields, 5 + 3 + 2)) != NULL)
 		return why;
 	if (json_is(pz, "object") &&
 	    (why = shape_problem(pz, pause_fields, sizeof(pause_fields) /
@@ -308,9 +308,9 @@ Test(status, held_lock_shows_its_holder)
 	LR(&r, "status", "--redis", fx.url, "job");
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(matches(r.out, "^TASK +STATE +HOLDER +SINCE +HELD +TTL +TOKEN +LAST +BY +"
-	    "SLOT +STARTED +EXIT +TOOK\n"), "%s", r.out);
+	    "SLOT +STARTED +EXIT +TOOK +MISSED\n"), "%s", r.out);
 	cr_assert(matches(r.out, "\njob +held +web1:[0-9]+ +[0-9-]{10}T[0-9:]{8}Z +[0-9]+m?s "
-	    "+[0-9]+s +[0-9]+ +running +web1:[0-9]+ +- +[0-9-]{10}T[0-9:]{8}Z +- +-\n$"),
+	    "+[0-9]+s +[0-9]+ +running +web1:[0-9]+ +- +[0-9-]{10}T[0-9:]{8}Z +- +- +-\n$"),
 	    "%s", r.out);
 	release(pid, &g);
 }
@@ -335,7 +335,7 @@ Test(status, a_named_task_nothing_knows_is_1)
 	cr_assert(strstr(r.out, "\"last_success\":null") != NULL, "%s", r.out);
 	LR(&r, "status", "--redis", fx.url, "-c", cfg, "never-ran");
 	cr_assert(eq(int, r.status, 0));
-	cr_assert(matches(r.out, "\nnever-ran +free( +-){11}\n$"), "%s", r.out);
+	cr_assert(matches(r.out, "\nnever-ran +free( +-){12}\n$"), "%s", r.out);
 }
 
 /* A holder that lost the server while its command ran could not record
@@ -488,7 +488,7 @@ Test(status, last_run_exit_status_and_last_success)
 
 	LR(&r, "status", "--redis", fx.url, "nightly");
 	cr_assert(matches(r.out, "\nnightly +free( +-){5} +released +cron2:[0-9]+ +- +"
-	    "[0-9-]{10}T[0-9:]{8}Z +3 +[0-9]+m?s\n$"), "%s", r.out);
+	    "[0-9-]{10}T[0-9:]{8}Z +3 +[0-9]+m?s +-\n$"), "%s", r.out);
 }
 
 Test(status, json_escapes_names_and_reads_slots)
@@ -644,7 +644,7 @@ Test(status, reads_every_task_with_four_commands)
 	LR(&r, "status", "-c", cfg);
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1 + 3 * 4), "%s", seen);
-	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n\"HGET\"\n){3}$"),
+	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n\"HMGET\"\n){3}$"),
 	    "%s", seen);
 }
 

@@ -480,7 +480,7 @@ static const struct lr_backend_ops pg_ops = {
 	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
 	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,
 	.free = pg_free, .pause = pg_pause,
-	.trigger = pg_trigger, .take = pg_take,
+	.trigger = pg_trigger, .take = pg_take, .missed = pg_missed,
 };
 
 int

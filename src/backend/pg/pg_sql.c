@@ -456,11 +456,12 @@ const char pg_sql_peek[] =
 	"WHERE used.yes OR (t.k IS NOT NULL AND coalesce(t.expires_ms > a.now_ms, true))";
 
 /* Every task at once: $1 stable keys, $2 last-run keys, $3 counters
- * keys, $4 and $5 the halves of the session lock ids, $6 pause keys
- * (arrays, one element per task). Returns a row per task in their order
- * (none when there are no tasks, then one row of NULLs but the clock): i,
- * now_ms, value, ttl_ms, the last-run fields (event host pid slot token
- * start_ms end_ms status duration_ms success_ms), the pause's value; and,
+ * keys, $4 and $5 the halves of the session lock ids, $6 pause keys, $7
+ * missed keys (arrays, one element per task). Returns a row per task in
+ * their order (none when there are no tasks, then one row of NULLs but
+ * the clock): i, now_ms, value, ttl_ms, the last-run fields (event host
+ * pid slot token start_ms end_ms status duration_ms success_ms), the
+ * pause's value, the missed row's value (pg_status.c); and,
  * with counts, whether the counters row is there and the counters
  * (record.h's order). pg_locks is read
  * once for all. Without counts the statement does not name
@@ -472,7 +473,8 @@ const char pg_sql_peek[] =
 	"database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND " \
 	"objsubid = 1 AND granted), " \
 	"u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::oid[], $5::oid[], " \
-	"$6::text[]) WITH ORDINALITY AS u(stable, last, counts, hi, lo, pause, i)), " \
+	"$6::text[], $7::text[]) WITH ORDINALITY AS u(stable, last, counts, hi, lo, pause, " \
+	"missed, i)), " \
 	"s AS (SELECT u.*, EXISTS (SELECT 1 FROM locks WHERE locks.classid = u.hi " \
 	"AND locks.objid = u.lo) AS used FROM u) " \
 	"SELECT s.i, a.now_ms, " \
@@ -481,10 +483,11 @@ const char pg_sql_peek[] =
 	"CASE WHEN s.used THEN -1 WHEN t.expires_ms > a.now_ms " \
 	"THEN t.expires_ms - a.now_ms END, " \
 	"l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status, " \
-	"l.duration_ms, l.success_ms, p.v" cols " " \
+	"l.duration_ms, l.success_ms, p.v, m.v" cols " " \
 	"FROM a LEFT JOIN s ON true " \
 	"LEFT JOIN lockrun_keys t ON t.k = s.stable " \
 	"LEFT JOIN lockrun_keys p ON p.k = s.pause AND coalesce(p.expires_ms > a.now_ms, true) " \
+	"LEFT JOIN lockrun_keys m ON m.k = s.missed AND m.expires_ms > a.now_ms " \
 	"LEFT JOIN lockrun_last l ON l.k = s.last AND l.expires_ms > a.now_ms " join \
 	"ORDER BY s.i"
 const char pg_sql_states[] = STATES("", "");

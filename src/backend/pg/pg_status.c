@@ -57,12 +57,42 @@ static const char pg_sql_pause[] =
 	"r.v IS NOT NULL) "
 	"SELECT (r.v IS NOT NULL)::int, r.v FROM r";
 
-/* The task arrays of pg_sql_states, as array literals into lit[6]
+/* missed.lua. $1 the slot key, $2 last run, $3 the missed row, $4
+ * history, $5 the slot key's life (ms), $6 history cap, $7 history ttl,
+ * $8 slot ISO, $9 host, $10 pid, $11 when noticed (ISO). The slot row is
+ * written only when the task has a last-run record of another slot and
+ * no live row holds the slot (a run's, or another scheduler's record of
+ * it): racers serialize on its primary key, and one writes it. The
+ * missed row's value is "<count> <the last missed slot>", living as the
+ * history does. Returns one row: 1 recorded by this statement, else 0;
+ * and whether the slot row is another's record of it as missed. */
+static const char pg_sql_missed[] =
+	"WITH a AS (SELECT $1::text AS slot, $2::text AS last, $3::text AS missed, "
+	"$4::text AS hist, $5::bigint AS slot_ttl, $6::bigint AS cap, $7::bigint AS hist_ttl, "
+	"$8::text AS iso, $9::text AS host, $10::text AS pid, $11::text AS at, "
+	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now_ms), "
+	"ok AS (SELECT 1 FROM a, lockrun_last l WHERE l.k = a.last AND l.expires_ms > a.now_ms "
+	"AND l.slot IS DISTINCT FROM a.iso), "
+	"claim AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT a.slot, 'missed 0 ' "
+	"|| a.host || ' ' || a.pid || ' ' || a.at, a.now_ms + a.slot_ttl FROM a, ok "
+	"ON CONFLICT (k) DO UPDATE SET v = excluded.v, expires_ms = excluded.expires_ms "
+	"WHERE t.expires_ms <= (SELECT now_ms FROM a) RETURNING 1), "
+	"mw AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT a.missed, '1 ' || a.iso, "
+	"a.now_ms + a.hist_ttl FROM a, claim ON CONFLICT (k) DO UPDATE SET v = (CASE WHEN "
+	"t.expires_ms > (SELECT now_ms FROM a) THEN split_part(t.v, ' ', 1)::bigint ELSE 0 END "
+	"+ 1)::text || ' ' || split_part(excluded.v, ' ', 2), expires_ms = excluded.expires_ms), "
+	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot) "
+	"SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, 'missed', a.host, a.pid, a.iso "
+	"FROM a, claim WHERE a.cap > 0) "
+	"SELECT (SELECT count(*) FROM claim), EXISTS (SELECT 1 FROM lockrun_keys t, a "
+	"WHERE t.k = a.slot AND left(t.v, 7) = 'missed ' AND t.expires_ms > a.now_ms)";
+
+/* The task arrays of pg_sql_states, as array literals into lit[7]
  * (malloc'd). Returns 0, or -1 when out of memory. */
 static int
-states_arrays(const struct lr_keys *k, size_t n, char *lit[6])
+states_arrays(const struct lr_keys *k, size_t n, char *lit[7])
 {
-	const char **v = calloc(6 * n + 1, sizeof(*v));
+	const char **v = calloc(7 * n + 1, sizeof(*v));
 	struct pg_lockid *ids = calloc(n + 1, sizeof(*ids));
 	int rc = 0;
 
@@ -74,8 +104,9 @@ states_arrays(const struct lr_keys *k, size_t n, char *lit[6])
 		v[3 * n + i] = ids[i].hi;
 		v[4 * n + i] = ids[i].lo;
 		v[5 * n + i] = k[i].pause;
+		v[6 * n + i] = k[i].missed;
 	}
-	for (size_t j = 0; j < 6; j++)
+	for (size_t j = 0; j < 7; j++)
 		if (v == NULL || ids == NULL || (lit[j] = pg_sql_array(v + j * n, n)) == NULL)
 			rc = -1;
 	free(v);
@@ -99,10 +130,16 @@ state_read(const PGresult *res, int r, int counts, struct lr_state *s)
 			return -1;
 	if ((v = pg_conn_cell(res, r, 14)) != NULL && (s->paused = strdup(v)) == NULL)
 		return -1;
-	if (counts && pg_conn_cell(res, r, 15) && strcmp(pg_conn_cell(res, r, 15), "t") == 0) {
+	if ((v = pg_conn_cell(res, r, 15)) != NULL) {	/* "<count> <slot>" */
+		char slot[64];
+		if (sscanf(v, "%lld %63s", &s->missed, slot) == 2 &&
+		    (s->missed_slot = strdup(slot)) == NULL)
+			return -1;
+	}
+	if (counts && pg_conn_cell(res, r, 16) && strcmp(pg_conn_cell(res, r, 16), "t") == 0) {
 		s->counted = 1;
 		for (int c = 0; c < NCOUNTERS; c++)
-			s->count[c] = pg_conn_num(res, r, 16 + c, 0);
+			s->count[c] = pg_conn_num(res, r, 17 + c, 0);
 	}
 	return 0;
 }
@@ -125,8 +162,8 @@ int
 pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
     struct lr_state *out, long long *now_ms, struct lr_err *e)
 {
-	char *lit[6] = { NULL };
-	const char *params[6];
+	char *lit[7] = { NULL };
+	const char *params[7];
 	PGresult *res = NULL;
 	int missing = 0, rc = -1;
 
@@ -138,16 +175,16 @@ pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
 		lr_errf(e, EX_OSERR, "out of memory");
 		goto out;
 	}
-	for (int j = 0; j < 6; j++)
+	for (int j = 0; j < 7; j++)
 		params[j] = lit[j];
 	/* the counters' table may be missing alone, in a database an older
 	 * lockrun set up: then read the rest without them */
-	if (counts && (res = pg_conn_read(b, "status", pg_sql_states_counts, 6, params,
+	if (counts && (res = pg_conn_read(b, "status", pg_sql_states_counts, 7, params,
 	    &missing, e)) == NULL && !missing)
 		goto out;
 	counts = counts && res != NULL;
 	if (res == NULL &&
-	    (res = pg_conn_read(b, "status", pg_sql_states, 6, params, &missing, e)) == NULL) {
+	    (res = pg_conn_read(b, "status", pg_sql_states, 7, params, &missing, e)) == NULL) {
 		rc = missing ? server_now(b, now_ms, e) : -1;	/* no tables: all free */
 		goto out;
 	}
@@ -160,7 +197,7 @@ pg_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
 	}
 	pq.clear(res);
 out:
-	for (int j = 0; j < 6; j++)
+	for (int j = 0; j < 7; j++)
 		free(lit[j]);
 	return rc;
 }
@@ -245,5 +282,39 @@ pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, unsigned char *
 			if (strcmp(pq.getvalue(res, r, 0), k[i].trigger) == 0)
 				taken[i] = 1;
 	pq.clear(res);
+	return 0;
+}
+
+int
+pg_missed(struct lr_backend *b, const struct lr_keys *k, size_t n, const struct lr_missed *m,
+    unsigned char *won, struct lr_err *e)
+{
+	const struct pg *g = b->impl;
+
+	memset(won, 0, n);
+	if (g->conn == NULL && pg_conn_open(b, b->cfg.connect_timeout_ms, e) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], pid[NUM_MAX];
+		const char *params[] = { k[i].slot, k[i].last, k[i].missed, k[i].hist, ttl, cap,
+		    hist_ttl, k[i].slot_iso, m[i].host, pid, m[i].at };
+		PGresult *res;
+		int missing;
+
+		snprintf(ttl, sizeof(ttl), "%lld", m[i].slot_ttl_ms);
+		snprintf(cap, sizeof(cap), "%lld", m[i].hist_cap);
+		snprintf(hist_ttl, sizeof(hist_ttl), "%lld", m[i].hist_ttl_ms);
+		snprintf(pid, sizeof(pid), "%lld", m[i].pid);
+		/* no tables: no task ever ran here, none missed */
+		if ((res = pg_conn_read(b, "missed", pg_sql_missed, 11, params, &missing,
+		    e)) == NULL) {
+			if (missing)
+				continue;
+			return -1;
+		}
+		won[i] = pq.ntuples(res) != 1 ? 0 : pg_conn_num(res, 0, 0, 0) == 1 ? 1 :
+		    pg_conn_cell(res, 0, 1) && strcmp(pg_conn_cell(res, 0, 1), "t") == 0 ? 2 : 0;
+		pq.clear(res);
+	}
 	return 0;
 }

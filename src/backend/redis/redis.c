@@ -407,6 +407,22 @@ redis_pause(struct lr_backend *b, const struct lr_keys *k, const struct lr_pause
 	return rc;
 }
 
+/* One script call per task: their keys are in as many Cluster slots. */
+static int
+redis_missed(struct lr_backend *b, const struct lr_keys *k, size_t n,
+    const struct lr_missed *m, unsigned char *won, struct lr_err *e)
+{
+	int rc = redis_open(b, e);
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		int w = lock_missed(conn_of(b), &k[i], &m[i], e);
+		won[i] = w > 0 ? (unsigned char)w : 0;
+		rc = w < 0 ? -1 : 0;
+	}
+	sync_where(b);
+	return rc;
+}
+
 static const struct lr_backend_ops redis_ops = {
 	.name = "redis", .title = "Redis", .session = 0,
 	.open = redis_open, .ping = redis_ping, .acquire = redis_acquire,
@@ -417,6 +433,7 @@ static const struct lr_backend_ops redis_ops = {
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
 	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,
 	.pause = redis_pause, .trigger = redis_trigger, .take = redis_take,
+	.missed = redis_missed,
 };
 
 /* What the URL asks for beyond the connection: the sentinels' own

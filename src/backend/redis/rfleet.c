@@ -13,8 +13,9 @@
 #include "core/text.h"
 
 /* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
- * of its last-run hash, HGET of its pause (a field of the counters' hash,
- * pause.lua), and (counts) HGETALL of its counters. */
+ * of its last-run hash, HMGET of its pause and missed slots (fields of
+ * the counters' hash, pause.lua, missed.lua), and (counts) HGETALL of its
+ * counters. */
 static int
 states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 {
@@ -25,10 +26,10 @@ states_send(struct lr_conn *c, const struct lr_keys *k, size_t n, int counts)
 		const char *get[] = { "GET", k[i].stable }, *pttl[] = { "PTTL", k[i].stable },
 		    *hall[] = { "HGETALL", k[i].last },
 		    *count[] = { "HGETALL", k[i].counts },
-		    *pause[] = { "HGET", k[i].counts, "paused" };
+		    *pause[] = { "HMGET", k[i].counts, "paused", "missed", "missed_slot" };
 
 		if (rconn_append(c, 2, get) != 0 || rconn_append(c, 2, pttl) != 0 ||
-		    rconn_append(c, 2, hall) != 0 || rconn_append(c, 3, pause) != 0 ||
+		    rconn_append(c, 2, hall) != 0 || rconn_append(c, 5, pause) != 0 ||
 		    (counts && rconn_append(c, 2, count) != 0))
 			rc = -1;
 	}
@@ -63,7 +64,7 @@ counts_read(const redisReply *r, struct lr_state *s)
 	}
 }
 
-/* One task's state from its replies: GET, PTTL, HGETALL, HGET[, HGETALL]. */
+/* One task's state from its replies: GET, PTTL, HGETALL, HMGET[, HGETALL]. */
 static int
 state_read(redisReply **r, int counts, struct lr_state *s)
 {
@@ -78,8 +79,16 @@ state_read(redisReply **r, int counts, struct lr_state *s)
 		    fields_add(&s->last, r[2]->element[i]->str,
 		    r[2]->element[i + 1]->str) != 0)
 			return -1;
-	if (r[3]->type == REDIS_REPLY_STRING && (s->paused = strdup(r[3]->str)) == NULL)
-		return -1;
+	if (r[3]->type == REDIS_REPLY_ARRAY && r[3]->elements == 3) {
+		redisReply **m = r[3]->element;
+		if (m[0]->type == REDIS_REPLY_STRING && (s->paused = strdup(m[0]->str)) == NULL)
+			return -1;
+		if (m[1]->type == REDIS_REPLY_STRING)
+			(void)text_decimal(m[1]->str, &s->missed);
+		if (m[2]->type == REDIS_REPLY_STRING &&
+		    (s->missed_slot = strdup(m[2]->str)) == NULL)
+			return -1;
+	}
 	if (counts)
 		counts_read(r[4], s);
 	return 0;

@@ -489,6 +489,27 @@ lock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p
 	return (int)code;
 }
 
+int
+lock_missed(struct lr_conn *rc, const struct lr_keys *k, const struct lr_missed *m,
+    struct lr_err *e)
+{
+	char how[600];
+	const char *args[] = { k->slot, k->last, k->counts, k->hist, how };
+	redisReply *r;
+	int code;
+
+	snprintf(how, sizeof(how), "%lld %lld %lld %s %s %lld %s", m->slot_ttl_ms, m->hist_cap,
+	    m->hist_ttl_ms, k->slot_iso, m->host, m->pid, m->at);
+	if ((r = script_call(rc, "missed", SCRIPT_MISSED_SHA, SCRIPT_MISSED, "4", args, 5,
+	    e)) == NULL)
+		return -1;
+	code = r->type == REDIS_REPLY_INTEGER && r->integer >= 0 && r->integer <= 2 ?
+	    (int)r->integer : lr_errf(e, EX_SOFTWARE, "redis %s: missed: unexpected reply",
+	    rc->link.where);
+	freeReplyObject(r);
+	return code;
+}
+
 /* ROLE: a replica takes no writes. Returns 0 (a problem noted in buf), or
  * -1 with e. */
 static int

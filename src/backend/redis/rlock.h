@@ -69,6 +69,9 @@ int	lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
  * the value into buf[n]; -1 with e. */
 int	lock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p,
 	    int resume, char *buf, size_t n, struct lr_err *e);
+/* ops.h's missed, for one task: its won (0, 1, 2), or -1 with e. */
+int	lock_missed(struct lr_conn *rc, const struct lr_keys *k, const struct lr_missed *m,
+	    struct lr_err *e);
 
 /* `lockrun check`: ask Redis whether a run could use k's keys -- their
  * types and, on Redis 7, the user's permissions (check.lua, read-only) --

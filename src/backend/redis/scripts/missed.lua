@@ -1,0 +1,32 @@
+-- SPDX-License-Identifier: BSD-2-Clause
+-- missed.lua -- a slot that passed its starting_deadline with no run
+-- started for it, recorded once across the fleet by the scheduler that
+-- claims its slot key (ops.h, missed).
+-- KEYS[1] the slot key, KEYS[2] last run, KEYS[3] counters, KEYS[4]
+-- history. ARGV[1] "<slot ttl ms> <history cap> <history ttl ms> <slot,
+-- ISO 8601> <host> <pid> <noticed at, ISO 8601>".
+-- Returns 1 recorded by this call; 2 another scheduler recorded it; 0
+-- not missed: the task has no last-run record (it never ran: a new task, a
+-- new install), the last run was of this slot, or a run has the slot key.
+-- The count and the last missed slot are the fields "missed" and
+-- "missed_slot" of the counters' hash, which the status reads with the
+-- pause in one HMGET. With the history off (cap 0) there is no last-run
+-- record, and nothing is recorded.
+if redis.replicate_commands then redis.replicate_commands() end
+local slot_ttl, cap, hist_ttl, slot, host, pid, at = string.match(ARGV[1],
+  '^(%d+) (%d+) (%d+) (%S+) (%S+) (%S+) (%S+)$')
+if not slot_ttl then return redis.error_reply('ERR missed: bad arguments') end
+cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
+if redis.call('EXISTS', KEYS[2]) == 0 or redis.call('HGET', KEYS[2], 'slot') == slot then
+  return 0
+end
+local value = 'missed 0 ' .. host .. ' ' .. pid .. ' ' .. at
+if not redis.call('SET', KEYS[1], value, 'NX', 'PX', slot_ttl) then
+  local v = redis.call('GET', KEYS[1])
+  if v and string.sub(v, 1, 7) == 'missed ' then return 2 end
+  return 0
+end
+record(KEYS[4], cap, hist_ttl, {'event', 'missed', 'host', host, 'pid', pid, 'slot', slot})
+redis.pcall('HSET', KEYS[3], 'missed_slot', slot)
+count(KEYS[3], cap, hist_ttl, {'missed'})
+return 1

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* missed.c -- record the slots that ran nowhere (missed.h). A scheduler
+ * notices a fire time past its starting_deadline (started late: a clock
+ * step, a stop; started after every scheduler was down; a server that
+ * could not be reached until the deadline passed). Whether any server ran
+ * it is the slot key's to say: the record claims that key, so a slot is
+ * either run or recorded as missed, once, whichever comes first, and the
+ * scheduler that claims it runs on_missed. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/keys.h"
+#include "core/text.h"
+#include "out/log.h"
+#include "sched/missed.h"
+#include "sched/trigger.h"
+
+void
+missed_note(struct missed_queue *q, const struct sched_task *t, time_t slot)
+{
+	struct missed_slot *v;
+	if (!t->one_server || schedule_subminute(&t->sched) || t->history == 0)
+		return;
+	for (size_t i = 0; i < q->n; i++)
+		if (q->v[i].slot == slot && strcmp(q->v[i].task, t->name) == 0)
+			return;
+	if (q->n == MISSED_QUEUE_MAX) {
+		lr_event(LOG_ERR, "missed", NULL, "%s: %zu missed slots are waiting to be "
+		    "recorded already; this one is not", t->name, q->n);
+		return;
+	}
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 8;
+		if ((v = realloc(q->v, cap * sizeof(*v))) == NULL)
+			return;
+		q->v = v;
+		q->cap = cap;
+	}
+	if ((q->v[q->n].task = strdup(t->name)) == NULL)
+		return;
+	q->v[q->n++].slot = slot;
+	q->next_ms = 0;		/* try at once */
+}
+
+/* The task named name among t[n], or n. */
+static size_t
+task_index(const struct sched_task *t, size_t n, const char *name)
+{
+	size_t i = 0;
+
+	while (i < n && strcmp(t[i].name, name) != 0)
+		i++;
+	return i;
+}
+
+/* Record s, whose task is *t. Returns ops.h's won (1 recorded here, 2
+ * by another scheduler, 0 not missed), or -1 with e. */
+static int
+record_one(struct missed_src *src, const struct missed_slot *s, const struct sched_task *t,
+    long long now_ms, struct lr_err *e)
+{
+	char at[TEXT_ISO_MAX];
+	struct lr_keys k;
+	struct lr_missed m = { .slot_ttl_ms = schedule_slot_ttl_ms(&t->sched, now_ms, s->slot),
+	    .host = src->host, .pid = (long long)getpid(),
+	    .at = text_iso(now_ms, TEXT_ISO_S, at, sizeof(at)), .hist_cap = t->history,
+	    .hist_ttl_ms = t->history_ttl_ms };
+	unsigned char won = 0;
+
+	keys_build(&k, src->prefix, t->name, s->slot, 60000);
+	if (src->be->ops->missed(src->be, &k, 1, &m, &won, e) != 0)
+		return -1;
+	return won;
+}
+
+/* What the record of slot of task t found (ops.h's won[]): say it, and
+ * where it was recorded here, start the task's on_missed. */
+static void
+recorded(const struct sched_task *t, time_t slot, int won, const struct sched_spawner *sp)
+{
+	struct lr_err e = LR_ERR_INIT;
+	char at[TEXT_ISO_MAX];
+
+	text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
+	if (won == 0) {
+		lr_event(LOG_INFO, "not-missed", NULL, "%s %s: passed its starting_deadline "
+		    "here; a server ran it (or the task never ran: nothing to miss)", t->name,
+		    at);
+		return;
+	}
+	lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: no server ran it by its "
+	    "starting_deadline; %s", t->name, at, won == 1 ? "recorded for the fleet here" :
+	    "another scheduler recorded it");
+	if (won == 1 && t->on_missed &&
+	    spawn_task(sp, t, SPAWN_MISSED - (long long)slot * 1000, NULL, &e) < 0)
+		lr_event(LOG_WARNING, "hook-failed", NULL, "%s: on_missed: %s", t->name, e.msg);
+}
+
+void
+missed_flush(struct missed_queue *q, struct missed_src *src, long long now_ms,
+    const struct sched_task *t, size_t n, const struct sched_spawner *sp)
+{
+	struct lr_err e = LR_ERR_INIT;
+	size_t j = 0;
+
+	if (q->n == 0 || now_ms < q->next_ms)
+		return;
+	for (; j < q->n; j++) {
+		size_t i = task_index(t, n, q->v[j].task);
+		int rc = 0;
+
+		if (src != NULL && src->be->ops->missed != NULL && i < n &&
+		    (rc = record_one(src, &q->v[j], &t[i], now_ms, &e)) < 0)
+			break;
+		if (i < n && src != NULL && src->be->ops->missed != NULL)
+			recorded(&t[i], q->v[j].slot, rc, sp);
+		free(q->v[j].task);
+	}
+	memmove(q->v, q->v + j, (q->n - j) * sizeof(*q->v));
+	q->n -= j;
+	if (q->n == 0) {
+		if (src != NULL)
+			src->failing = 0;
+		return;
+	}
+	src->be->ops->close(src->be);	/* what is left of the answer goes too */
+	if (!src->failing)
+		lr_event(LOG_WARNING, "missed", NULL, "cannot record %zu missed slot%s: %s; "
+		    "trying again every %ds", q->n, q->n == 1 ? "" : "s", e.msg, TRIGGER_POLL_S);
+	src->failing = 1;
+	q->next_ms = now_ms + TRIGGER_POLL_S * 1000LL;
+}
+
+void
+missed_free(struct missed_queue *q)
+{
+	for (size_t j = 0; j < q->n; j++)
+		free(q->v[j].task);
+	free(q->v);
+	*q = (struct missed_queue){ 0 };
+}
