@@ -158,7 +158,7 @@ SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mys
 SRC_SCHED = $(addprefix sched/,due runs tick heap lines report notify trigger missed crond view \
 	leases lease_client)
 SRC_WEB = $(addprefix web/,rows prom page mhd serve)
-SRC_CLI = $(addprefix cli/,cli verbs ctx entry run doubt skip pause check status \
+SRC_CLI = $(addprefix cli/,cli verbs ctx entry run hookspec doubt skip pause check status \
 	status_json status_html history unlock secret schedverbs retry runas boot)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)

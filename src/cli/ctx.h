@@ -94,11 +94,4 @@ int	ctx_connect(struct lr_ctx *x, struct lr_err *e);
  * run. Returns 0, or -1 with e. */
 int	run_prepare(struct lr_ctx *x, struct lr_err *e);
 
-/* The hooks' settings (on_start's in start, the others' in after), and
- * what they are told before the command starts (run.c). */
-struct lr_hook_spec;
-struct lr_hook_facts;
-void	hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
-	    struct lr_hook_spec *after, struct lr_hook_facts *hf);
-
 #endif

@@ -13,12 +13,15 @@
 #include "cli/ctx.h"
 #include "cli/boot.h"
 #include "cli/doubt.h"
+#include "cli/hookspec.h"
 #include "cli/retry.h"
 #include "cli/runas.h"
 #include "cli/skip.h"
 #include "core/duration.h"
 #include "core/file.h"
+#include "core/keys.h"
 #include "core/lease.h"
+#include "core/text.h"
 #include "out/log.h"
 #include "proc/hooks.h"
 #include "proc/supervise.h"
@@ -398,32 +401,6 @@ report_exit(const struct lr_ctx *x, int status, long long started)
 	    status);
 }
 
-/* on_start runs under a lease that is not renewed until the command
- * starts: it has a quarter of the ttl, and a twelfth more to stop, so
- * that the first renewal, due at a third, is still in time. */
-void
-hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
-    struct lr_hook_spec *after, struct lr_hook_facts *hf)
-{
-	const struct lr_lock *l = &x->lock;
-	const struct lr_task *t = &x->t;
-
-	*after = (struct lr_hook_spec){ .env = t->env, .timeout_ms = t->hook_timeout_ms,
-	    .kill_after_ms = t->kill_after_ms, .saved = &x->sig,
-	    .scheduled = x->cfg_borrowed, .creds = x->creds.uid ? &x->creds : NULL };
-	*start = *after;
-	if (locked && t->no_overlap && t->renew) {
-		if (start->timeout_ms > t->ttl_ms / 4)
-			start->timeout_ms = t->ttl_ms / 4;
-		if (start->kill_after_ms > t->ttl_ms / 12)
-			start->kill_after_ms = t->ttl_ms / 12;
-	}
-	*hf = (struct lr_hook_facts){ .task = x->cli.task ? x->cli.task : x->name,
-	    .key = t->no_overlap ? l->keys.stable : l->keys.slot,
-	    .slot = t->one_server ? l->keys.slot_iso : NULL,
-	    .token = locked ? l->token : 0, .attempt = 1 };
-}
-
 /* After the release: on_success or on_failure, told how the run ended.
  * Whatever the hook does, the run's status stands. */
 static void
@@ -437,6 +414,32 @@ hooks_after(struct lr_ctx *x, const struct lr_hook_spec *spec, struct lr_hook_fa
 		hook_run("on_success", x->t.on_success, spec, hf);
 	else
 		hook_run("on_failure", x->t.on_failure, spec, hf);
+}
+
+/* The scheduler recorded a slot of this task as missed (MISSED_VAR,
+ * sched/runs.h, its Unix seconds): run the task's on_missed hook, told
+ * that slot, and nothing else. Returns the hook's status (0 when there is
+ * none, or it could not start: the hook said why), or -1 with e. */
+static int
+run_missed(struct lr_ctx *x, struct lr_err *e)
+{
+	struct lr_hook_spec spec, after;
+	struct lr_hook_facts hf;
+	long long slot;
+	int st;
+
+	if (text_decimal(getenv(MISSED_VAR), &slot) != 0)
+		return lr_errf(e, EX_SOFTWARE, "%s: not a slot", MISSED_VAR);
+	unsetenv(MISSED_VAR);
+	if (ctx_server(x, e) != 0 || run_prepare(x, e) != 0)
+		return -1;
+	keys_build(&x->lock.keys, x->prefix, x->name, (time_t)slot, 60000);
+	hooks_prepare(x, 0, &spec, &after, &hf);
+	hf.key = x->lock.keys.slot;
+	hf.slot = x->lock.keys.slot_iso;
+	hf.attempt = 0;
+	st = hook_run("on_missed", x->t.on_missed, &after, &hf);
+	return st < 0 ? 0 : st;
 }
 
 /* The server could not be reached (any backend): with on_server_error:

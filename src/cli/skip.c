@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* skip.c -- what a run says when it skips: who holds the lock, which run
  * took the slot (or that the slot was recorded as missed), or who paused
- * the task, until when and why; and the on_missed hook of a slot that ran
- * nowhere. */
+ * the task, until when and why. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/skip.h"
 #include "core/duration.h"
-#include "core/keys.h"
 #include "core/text.h"
 #include "out/log.h"
-#include "proc/hooks.h"
-#include "sched/runs.h"
 
 /* The task is paused (LOCK_PAUSED): the pause's value is in l->holder
  * (lock.h). One line naming who paused it, when, until when and why. */
@@ -101,26 +96,4 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	else
 		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
 		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
-}
-
-int
-run_missed(struct lr_ctx *x, struct lr_err *e)
-{
-	struct lr_hook_spec spec, after;
-	struct lr_hook_facts hf;
-	long long slot;
-	int st;
-
-	if (text_decimal(getenv(MISSED_VAR), &slot) != 0)
-		return lr_errf(e, EX_SOFTWARE, "%s: not a slot", MISSED_VAR);
-	unsetenv(MISSED_VAR);
-	if (ctx_server(x, e) != 0 || run_prepare(x, e) != 0)
-		return -1;
-	keys_build(&x->lock.keys, x->prefix, x->name, (time_t)slot, 60000);
-	hooks_prepare(x, 0, &spec, &after, &hf);
-	hf.key = x->lock.keys.slot;
-	hf.slot = x->lock.keys.slot_iso;
-	hf.attempt = 0;
-	st = hook_run("on_missed", x->t.on_missed, &after, &hf);
-	return st < 0 ? 0 : st;
 }

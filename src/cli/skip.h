@@ -11,10 +11,4 @@
  * exit status. */
 void	run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status);
 
-/* The scheduler recorded a slot of this task as missed (MISSED_VAR,
- * sched/runs.h, its Unix seconds): run the task's on_missed hook, told
- * that slot, and nothing else. Returns the hook's status (0 when there
- * is none), or -1 with e. */
-int	run_missed(struct lr_ctx *x, struct lr_err *e);
-
 #endif

@@ -39,8 +39,9 @@ missed_note(struct missed_queue *q, const struct sched_task *t, time_t slot)
 	}
 	if ((q->v[q->n].task = strdup(t->name)) == NULL)
 		return;
-	q->v[q->n++].slot = slot;
-	q->next_ms = 0;		/* try at once */
+	q->v[q->n].slot = slot;
+	q->v[q->n++].due_ms = (long long)slot * 1000 + t->deadline_ms;
+	q->next_ms = 0;		/* look at once */
 }
 
 /* The task named name among t[n], or n. */
@@ -74,21 +75,19 @@ record_one(struct missed_src *src, const struct missed_slot *s, const struct sch
 	return won;
 }
 
-/* What the record of slot of task t found (ops.h's won[]): say it, and
- * where it was recorded here, start the task's on_missed. */
+/* What the record of slot of task t found (ops.h's won[]): a slot that
+ * ran nowhere is said, and where it was recorded here, the task's
+ * on_missed started; one that ran says nothing (at a start, most tasks'
+ * latest fire time is past its deadline, and ran). */
 static void
 recorded(const struct sched_task *t, time_t slot, int won, const struct sched_spawner *sp)
 {
 	struct lr_err e = LR_ERR_INIT;
 	char at[TEXT_ISO_MAX];
 
-	text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
-	if (won == 0) {
-		lr_event(LOG_INFO, "not-missed", NULL, "%s %s: passed its starting_deadline "
-		    "here; a server ran it (or the task never ran: nothing to miss)", t->name,
-		    at);
+	if (won == 0)		/* a server ran it, or the task never ran */
 		return;
-	}
+	text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
 	lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: no server ran it by its "
 	    "starting_deadline; %s", t->name, at, won == 1 ? "recorded for the fleet here" :
 	    "another scheduler recorded it");
@@ -102,34 +101,46 @@ missed_flush(struct missed_queue *q, struct missed_src *src, long long now_ms,
     const struct sched_task *t, size_t n, const struct sched_spawner *sp)
 {
 	struct lr_err e = LR_ERR_INIT;
-	size_t j = 0;
+	long long next = 0;
+	int broke = 0, can = src != NULL && src->be->ops->missed != NULL;
+	size_t kept = 0;
 
 	if (q->n == 0 || now_ms < q->next_ms)
 		return;
-	for (; j < q->n; j++) {
-		size_t i = task_index(t, n, q->v[j].task);
-		int rc = 0;
+	for (size_t j = 0; j < q->n; j++) {
+		struct missed_slot *s = &q->v[j];
+		size_t i = task_index(t, n, s->task);
+		int rc;
 
-		if (src != NULL && src->be->ops->missed != NULL && i < n &&
-		    (rc = record_one(src, &q->v[j], &t[i], now_ms, &e)) < 0)
-			break;
-		if (i < n && src != NULL && src->be->ops->missed != NULL)
-			recorded(&t[i], q->v[j].slot, rc, sp);
-		free(q->v[j].task);
+		if (!can || i == n) {		/* nowhere to record it; a task gone */
+			free(s->task);
+			continue;
+		}
+		if (!broke && s->due_ms <= now_ms) {
+			if ((rc = record_one(src, s, &t[i], now_ms, &e)) >= 0) {
+				recorded(&t[i], s->slot, rc, sp);
+				free(s->task);
+				continue;
+			}
+			broke = 1;
+		}
+		if (s->due_ms > now_ms && (next == 0 || s->due_ms < next))
+			next = s->due_ms;
+		q->v[kept++] = *s;
 	}
-	memmove(q->v, q->v + j, (q->n - j) * sizeof(*q->v));
-	q->n -= j;
-	if (q->n == 0) {
-		if (src != NULL)
-			src->failing = 0;
-		return;
-	}
-	src->be->ops->close(src->be);	/* what is left of the answer goes too */
-	if (!src->failing)
-		lr_event(LOG_WARNING, "missed", NULL, "cannot record %zu missed slot%s: %s; "
-		    "trying again every %ds", q->n, q->n == 1 ? "" : "s", e.msg, TRIGGER_POLL_S);
-	src->failing = 1;
-	q->next_ms = now_ms + TRIGGER_POLL_S * 1000LL;
+	q->n = kept;
+	if (broke) {
+		src->be->ops->close(src->be);	/* what is left of the answer goes too */
+		if (!src->failing)
+			lr_event(LOG_WARNING, "record", NULL, "cannot ask the server whether %zu "
+			    "fire time%s past %s starting_deadline ran: %s; asking again every %ds",
+			    q->n, q->n == 1 ? "" : "s", q->n == 1 ? "its" : "their", e.msg,
+			    TRIGGER_POLL_S);
+		src->failing = 1;
+		next = now_ms + TRIGGER_POLL_S * 1000LL;
+	} else if (can)
+		src->failing = 0;
+	q->next_ms = next;
 }
 
 void

@@ -24,12 +24,14 @@ struct missed_src {
 	int			 failing;	/* the last try failed (said once) */
 };
 
-/* The slots noticed and not recorded yet (the backend could not be
- * reached): tried again no sooner than next_ms. */
+/* The slots noticed and not recorded yet: one whose deadline has not
+ * passed (a run that gave up a little before it), or the backend could not
+ * be reached: looked at again no sooner than next_ms (0: at once). */
 struct missed_queue {
 	struct missed_slot {
-		char	*task;
-		time_t	 slot;
+		char		*task;
+		time_t		 slot;
+		long long	 due_ms;	/* the slot's deadline: not before */
 	}		*v;
 	size_t		 n, cap;
 	long long	 next_ms;

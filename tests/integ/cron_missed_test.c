@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -109,6 +110,10 @@ missed_once(enum backend b)
 	    r.out);
 	cr_assert(strstr(r.out, "\nlockrun_last_missed_slot_timestamp_seconds{task=\"daily\"} "
 	    "1781524800.000\n") != NULL, "%s", r.out);
+	/* the same, read by the strict exposition parser (and promtool) */
+	cr_assert(eq(dbl, metric("daily", "lockrun_missed_total", NULL), 1.0));
+	cr_assert(eq(dbl, metric("daily", "lockrun_last_missed_slot_timestamp_seconds", NULL),
+	    T_1200));
 	run_at(&r, T_1200 + 100, (const char *const[]){ "-c", cfg, "status", "--format",
 	    "json", NULL });
 	cr_assert(strstr(r.out, "\"missed\":{\"count\":1,\"last_slot\":"
@@ -116,6 +121,8 @@ missed_once(enum backend b)
 	run_at(&r, T_1200 + 100, (const char *const[]){ "-c", cfg, "history", "daily", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	cr_assert(strstr(r.out, "missed") != NULL, "%s", r.out);
+	cr_assert(eq(str, (char *)events("daily", err, sizeof(err)), "missed released ran"), "%s",
+	    err);
 
 	/* a run of that slot, late: the slot is taken, by the record */
 	run_at(&r, T_1200 + 100, (const char *const[]){ "-v", "-c", cfg, "-t", "daily", NULL });
@@ -136,23 +143,88 @@ Test(cron_missed, pg_a_slot_no_server_ran_is_recorded_once)
 
 /*
  * A task that never ran (a new install) has nothing to miss: a scheduler
- * started past its deadline records nothing and runs no hook.
+ * started past its deadline records nothing for it and runs no hook. The
+ * other task ran yesterday: its slot is recorded, in the same look at the
+ * start, after the first task's was decided.
  */
 Test(cron_missed, a_task_that_never_ran_records_nothing)
 {
-	const char *log = scratch("runs.log"), *hooks = scratch("hooks.log"), *cfg;
+	const char *log = scratch("runs.log"), *hooks = scratch("hooks.log"), *path;
+	char body[2048];
 	struct result r;
+	FILE *fp;
 	pid_t s;
 
 	use(BE_REDIS);
-	cfg = missed_config(log, hooks);
-	s = cron_server_at(0, cfg, T_1200 + 90, NULL);
-	POLL_UNTIL(stderr_matching(s, "daily 2026-06-15T12:00:00Z: passed its "
-	    "starting_deadline here") == 1);
+	path = scratch("new.yaml");
+	fp = fopen(path, "w");
+	cr_assert(fp != NULL);
+	snprintf(body, sizeof(body), "url: '%s'\ndefaults:\n  clock_tolerance: 0\n"
+	    "  schedule: '0 12 * * *'\n  starting_deadline: 1m\n"
+	    "  on_missed: [/bin/sh, -c, 'echo \"missed $LOCKRUN_SLOT $LOCKRUN_TASK\" >> %s']\n"
+	    "tasks:\n  fresh:\n    command: 'echo fresh >> %s'\n"
+	    "  old:\n    command: 'echo old >> %s'\n", url, hooks, log, log);
+	fputs(body, fp);
+	cr_assert(eq(int, fclose(fp), 0));
+	run_at(&r, T_1200 - 86400, (const char *const[]){ "-c", path, "-t", "old", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	s = cron_server_at(0, path, T_1200 + 90, NULL);
+	POLL_UNTIL(lines_matching(hooks, "^missed 2026-06-15T12:00:00Z old$") == 1);
 	stop(s);
-	cr_assert(eq(int, lines_matching(hooks, "."), 0), "%s", file_peek(hooks));
-	run_at(&r, T_1200 + 100, (const char *const[]){ "-c", cfg, "status", "--format",
+	cr_assert(eq(int, lines_matching(hooks, "fresh"), 0), "%s", file_peek(hooks));
+	cr_assert(eq(dbl, metric("old", "lockrun_missed_total", NULL), 1.0));
+	run_at(&r, T_1200 + 100, (const char *const[]){ "-c", path, "status", "--format",
 	    "prometheus", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
-	cr_assert(strstr(r.out, "lockrun_missed_total{task=\"daily\"} 1") == NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "lockrun_missed_total{task=\"fresh\"} 1") == NULL, "%s", r.out);
+}
+
+/*
+ * The server cannot be reached across 12:00 (its socket is not there yet):
+ * the run, and its retry within the deadline (15s), take no lock; the slot
+ * is noted as missed, and its record, which cannot reach the server either,
+ * waits. When the socket appears (a symlink to the test's server), the slot
+ * is recorded, once, and on_missed runs.
+ */
+Test(cron_missed, a_slot_missed_while_the_server_was_away_is_recorded_when_it_is_back)
+{
+	const char *log = scratch("runs.log"), *hooks = scratch("hooks.log"), *path;
+	const char *sock = scratch("later.sock");
+	char err[16384], body[2048], real[300];
+	struct result r;
+	FILE *fp;
+	pid_t s;
+
+	use(BE_REDIS);
+	path = scratch("away.yaml");
+	fp = fopen(path, "w");
+	cr_assert(fp != NULL);
+	snprintf(body, sizeof(body), "url: 'unix://%s'\ndefaults:\n  clock_tolerance: 0\n"
+	    "tasks:\n  daily:\n    schedule: '0 12 * * *'\n    starting_deadline: 15s\n"
+	    "    command: 'echo \"daily $LOCKRUN_SLOT\" >> %s'\n"
+	    "    on_missed: [/bin/sh, -c, 'echo \"missed $LOCKRUN_SLOT\" >> %s']\n",
+	    sock, log, hooks);
+	fputs(body, fp);
+	cr_assert(eq(int, fclose(fp), 0));
+	snprintf(real, sizeof(real), "unix://%s", fx.sock);
+	run_at(&r, T_1200 - 86400, (const char *const[]){ "--url", real, "-c", path, "-t",
+	    "daily", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+
+	s = cron_server_at(0, path, T_1200 - 2, NULL);
+	/* the run, and its retry, took no lock; the deadline has passed */
+	POLL_UNTIL(stderr_matching(s, "daily 2026-06-15T12:00:00Z: missed: the run took "
+	    "no lock") == 1);
+	cr_assert(eq(int, stderr_matching(s, "cannot ask the server whether"), 1), "%s",
+	    lr_stderr_of(s, err, sizeof(err)));
+	cr_assert(eq(int, symlink(fx.sock, sock), 0));
+	POLL_UNTIL(stderr_matching(s, "daily 2026-06-15T12:00:00Z: missed: no server ran it") == 1);
+	POLL_UNTIL(lines_matching(hooks, ".") >= 1);
+	stop(s);
+	cr_assert(eq(int, stderr_matching(s, "recorded for the fleet here"), 1), "%s",
+	    lr_stderr_of(s, err, sizeof(err)));
+	cr_assert(eq(int, lines_matching(hooks, "^missed 2026-06-15T12:00:00Z$"), 1), "%s",
+	    file_peek(hooks));
+	cr_assert(eq(int, lines_matching(log, "^daily 2026-06-15"), 0), "%s", file_peek(log));
+	cr_assert(eq(dbl, metric("daily", "lockrun_missed_total", NULL), 1.0));
 }

@@ -247,6 +247,9 @@ Test(keys, parse_reads_back_what_build_writes)
 	cr_assert(eq(str, k.pause, "lockrun:{import}:pause"));
 	cr_assert(eq(int, keys_parse(k.pause, "lockrun:", &p), 0));
 	cr_assert(eq(int, p.kind, KEY_PAUSE));
+	cr_assert(eq(str, k.missed, "lockrun:{import}:missed"));
+	cr_assert(eq(int, keys_parse(k.missed, "lockrun:", &p), 0));
+	cr_assert(eq(int, p.kind, KEY_MISSED));
 	cr_assert(eq(str, k.trigger, "lockrun:{import}:trigger"));
 	cr_assert(eq(int, keys_parse(k.trigger, "lockrun:", &p), 0));
 	cr_assert(eq(int, p.kind, KEY_TRIGGER));

@@ -64,8 +64,9 @@ static const char pg_sql_pause[] =
  * no live row holds the slot (a run's, or another scheduler's record of
  * it): racers serialize on its primary key, and one writes it. The
  * missed row's value is "<count> <the last missed slot>", living as the
- * history does. Returns one row: 1 recorded by this statement, else 0;
- * and whether the slot row is another's record of it as missed. */
+ * history does. Returns one row: 1 recorded by this statement (or by
+ * this host and pid before: a try whose answer was lost, asked again), 2
+ * by another scheduler, else 0. */
 static const char pg_sql_missed[] =
 	"WITH a AS (SELECT $1::text AS slot, $2::text AS last, $3::text AS missed, "
 	"$4::text AS hist, $5::bigint AS slot_ttl, $6::bigint AS cap, $7::bigint AS hist_ttl, "
@@ -84,8 +85,10 @@ static const char pg_sql_missed[] =
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot) "
 	"SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, 'missed', a.host, a.pid, a.iso "
 	"FROM a, claim WHERE a.cap > 0) "
-	"SELECT (SELECT count(*) FROM claim), EXISTS (SELECT 1 FROM lockrun_keys t, a "
-	"WHERE t.k = a.slot AND left(t.v, 7) = 'missed ' AND t.expires_ms > a.now_ms)";
+	"SELECT CASE WHEN EXISTS (SELECT 1 FROM claim) THEN 1 ELSE coalesce((SELECT CASE "
+	"WHEN split_part(t.v, ' ', 3) = a.host AND split_part(t.v, ' ', 4) = a.pid THEN 1 "
+	"ELSE 2 END FROM lockrun_keys t, a WHERE t.k = a.slot AND left(t.v, 7) = 'missed ' "
+	"AND t.expires_ms > a.now_ms), 0) END";
 
 /* The task arrays of pg_sql_states, as array literals into lit[7]
  * (malloc'd). Returns 0, or -1 when out of memory. */
@@ -312,8 +315,7 @@ pg_missed(struct lr_backend *b, const struct lr_keys *k, size_t n, const struct 
 				continue;
 			return -1;
 		}
-		won[i] = pq.ntuples(res) != 1 ? 0 : pg_conn_num(res, 0, 0, 0) == 1 ? 1 :
-		    pg_conn_cell(res, 0, 1) && strcmp(pg_conn_cell(res, 0, 1), "t") == 0 ? 2 : 0;
+		won[i] = pq.ntuples(res) == 1 ? (unsigned char)pg_conn_num(res, 0, 0, 0) : 0;
 		pq.clear(res);
 	}
 	return 0;

@@ -5,7 +5,8 @@
 -- KEYS[1] the slot key, KEYS[2] last run, KEYS[3] counters, KEYS[4]
 -- history. ARGV[1] "<slot ttl ms> <history cap> <history ttl ms> <slot,
 -- ISO 8601> <host> <pid> <noticed at, ISO 8601>".
--- Returns 1 recorded by this call; 2 another scheduler recorded it; 0
+-- Returns 1 recorded by this call (or by this host and pid before: a try
+-- whose answer was lost, asked again); 2 another scheduler recorded it; 0
 -- not missed: the task has no last-run record (it never ran: a new task, a
 -- new install), the last run was of this slot, or a run has the slot key.
 -- The count and the last missed slot are the fields "missed" and
@@ -22,8 +23,9 @@ if redis.call('EXISTS', KEYS[2]) == 0 or redis.call('HGET', KEYS[2], 'slot') == 
 end
 local value = 'missed 0 ' .. host .. ' ' .. pid .. ' ' .. at
 if not redis.call('SET', KEYS[1], value, 'NX', 'PX', slot_ttl) then
-  local v = redis.call('GET', KEYS[1])
-  if v and string.sub(v, 1, 7) == 'missed ' then return 2 end
+  local by, was = string.match(redis.call('GET', KEYS[1]) or '', '^missed %S+ (%S+) (%S+) ')
+  -- ours: this scheduler's earlier try, which went unanswered but ran
+  if by == host and was == pid then return 1 elseif by then return 2 end
   return 0
 end
 record(KEYS[4], cap, hist_ttl, {'event', 'missed', 'host', host, 'pid', pid, 'slot', slot})
