@@ -80,6 +80,7 @@ static const struct field top_fields[] = {
 	{ "stale", "bool", 0 }, { "holder", "object", 1 }, { "last_run", "object", 1 },
 	{ "last_success", "string", 1 }, { "last_success_ms", "number", 1 },
 	{ "paused", "object", 1 }, { "missed", "object", 0 },
+	{ "counts", "object", 1 },
 };
 static const struct field holder_fields[] = {
 	{ "host", "string", 1 }, { "pid", "number", 1 }, { "token", "number", 1 },
@@ -90,6 +91,11 @@ static const struct field pause_fields[] = {
 	{ "host", "string", 0 }, { "user", "string", 0 }, { "since", "string", 1 },
 	{ "since_ms", "number", 1 }, { "until", "string", 1 }, { "until_ms", "number", 1 },
 	{ "reason", "string", 1 },
+};
+static const struct field counts_fields[] = {
+	{ "runs", "number", 0 }, { "skipped_held", "number", 0 },
+	{ "skipped_slot", "number", 0 }, { "failures", "number", 0 },
+	{ "lost", "number", 0 }, { "timeouts", "number", 0 }, { "retries", "number", 0 },
 };
 static const struct field last_fields[] = {
 	{ "event", "string", 1 }, { "host", "string", 1 }, { "pid", "number", 1 },
@@ -152,9 +158,13 @@ line_problem(const struct json *j)
 {
 	const char *why;
 	const struct json *h = json_get(j, "holder"), *l = json_get(j, "last_run"),
-	    *pz = json_get(j, "paused");
+	    *pz = json_get(j, "paused"), *c = json_get(j, "counts");
 
-	if ((why = shape_problem(j, top_fields, 5 + 3 + 2)) != NULL)
+	if ((why = shape_problem(j, top_fields, 5 + 3 + 2 + 1)) != NULL)
+		return why;
+	if (json_is(c, "object") &&
+	    (why = shape_problem(c, counts_fields, sizeof(counts_fields) /
+	    sizeof(counts_fields[0]))) != NULL)
 		return why;
 	if (json_is(pz, "object") &&
 	    (why = shape_problem(pz, pause_fields, sizeof(pause_fields) /
@@ -308,9 +318,9 @@ Test(status, held_lock_shows_its_holder)
 	LR(&r, "status", "--redis", fx.url, "job");
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(matches(r.out, "^TASK +STATE +HOLDER +SINCE +HELD +TTL +TOKEN +LAST +BY +"
-	    "SLOT +STARTED +EXIT +TOOK +MISSED\n"), "%s", r.out);
+	    "SLOT +STARTED +EXIT +TOOK +MISSED +RETRIES\n"), "%s", r.out);
 	cr_assert(matches(r.out, "\njob +held +web1:[0-9]+ +[0-9-]{10}T[0-9:]{8}Z +[0-9]+m?s "
-	    "+[0-9]+s +[0-9]+ +running +web1:[0-9]+ +- +[0-9-]{10}T[0-9:]{8}Z +- +- +-\n$"),
+	    "+[0-9]+s +[0-9]+ +running +web1:[0-9]+ +- +[0-9-]{10}T[0-9:]{8}Z +- +- +- +0\n$"),
 	    "%s", r.out);
 	release(pid, &g);
 }
