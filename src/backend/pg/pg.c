@@ -364,21 +364,25 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 }
 
 /* `lockrun check`, read-only: per table, whether it exists, whether this
- * user could create it, the privileges it lacks and the columns it lacks;
- * and, on each row alike, whether the server is a standby, whether
+ * user could create it, the privileges it lacks and the columns it lacks
+ * (a column a later lockrun added, which a release adds, only when this
+ * user does not own the table, and so could not add it: pg_sql_ddl); and, on each row alike, whether the server is a standby, whether
  * transactions are read-only, the default isolation (ON CONFLICT on a
  * row committed after the snapshot needs read committed) and the schema
  * tables are created in. */
 static const char pg_sql_probe[] =
-	"WITH t(name, cols) AS (VALUES "
-	"('lockrun_keys', ARRAY['k', 'v', 'expires_ms', 'boot']), "
+	"WITH t(name, cols, added) AS (VALUES "
+	"('lockrun_keys', ARRAY['k', 'v', 'expires_ms', 'boot'], '{}'::text[]), "
 	"('lockrun_history', ARRAY['id', 'k', 'at_ms', 'expires_ms', 'event', 'host', 'pid', "
-	"'slot', 'token', 'holder', 'status', 'duration_ms']), "
+	"'slot', 'token', 'holder', 'status', 'duration_ms'], ARRAY['attempt']), "
 	"('lockrun_last', ARRAY['k', 'expires_ms', 'event', 'host', 'pid', 'slot', 'token', "
-	"'start_ms', 'end_ms', 'status', 'duration_ms', 'success_ms']), "
+	"'start_ms', 'end_ms', 'status', 'duration_ms', 'success_ms'], '{}'), "
 	"('lockrun_counts', ARRAY['k', 'expires_ms', 'runs', 'skipped_held', 'skipped_slot', "
-	"'failures', 'lost', 'timeouts'])), "
-	"r AS (SELECT t.name, t.cols, to_regclass(t.name) AS oid FROM t) "
+	"'failures', 'lost', 'timeouts'], ARRAY['retries'])), "
+	"o AS (SELECT t.*, to_regclass(t.name) AS oid FROM t), "
+	"r AS (SELECT o.name, o.oid, o.cols || CASE WHEN NOT coalesce(pg_has_role((SELECT "
+	"relowner FROM pg_class WHERE oid = o.oid), 'USAGE'), true) THEN o.added "
+	"ELSE '{}' END AS cols FROM o) "
 	"SELECT r.name, r.oid IS NOT NULL, "
 	"coalesce(has_schema_privilege(current_schema(), 'CREATE'), false), "
 	"(SELECT string_agg(p, ' ') FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) p "
