@@ -329,12 +329,13 @@ CAP;
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @until @status
  * @dur @event (NULL: record nothing, after a lost lock) @cap @hist_ttl
  * @now @attempt (the command's last attempt, NULL: it never started)
- * @retries (the attempts after its first). The row is kept for @keep ms as a lease ('released': newcomers
- * respect it), but not past @until by the server's clock when @until is
- * not 0 (a release that ran late never extends the hold), or deleted, if
- * it is still ours; our tombstone ('unlocked:' and our
- * value) is deleted; the session lock is let go either way. Answer: 1
- * released, 0 not ours. A release sent again, after its first went
+ * @retries (the attempts after its first). The row is kept for @keep ms
+ * as a lease ('released': newcomers respect it), but not past @until by
+ * the server's clock when @until is not 0 (a release that ran late never
+ * extends the hold), or deleted, if it is still ours; our tombstone
+ * ('unlocked:' and our value) is deleted; the session lock is let go
+ * either way. Answer: 1 released, 0 not ours. A release sent again, after
+ * its first went
  * unanswered and ran after all, records nothing twice (@rec): the
  * last-run row already says this run ended so. */
 const char MY_SQL_RELEASE[] =

@@ -366,7 +366,8 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 /* `lockrun check`, read-only: per table, whether it exists, whether this
  * user could create it, the privileges it lacks and the columns it lacks
  * (a column a later lockrun added, which a release adds, only when this
- * user does not own the table, and so could not add it: pg_sql_ddl); and, on each row alike, whether the server is a standby, whether
+ * user does not own the table, and so could not add it: pg_sql_ddl); and,
+ * on each row alike, whether the server is a standby, whether
  * transactions are read-only, the default isolation (ON CONFLICT on a
  * row committed after the snapshot needs read committed) and the schema
  * tables are created in. */

@@ -174,7 +174,8 @@ const char pg_sql_ddl[] =
 	"    failures bigint NOT NULL, lost bigint NOT NULL, timeouts bigint NOT NULL,\n"
 	"    retries bigint NOT NULL DEFAULT 0\n"
 	");\n"
-	"ALTER TABLE lockrun_counts ADD COLUMN IF NOT EXISTS retries bigint NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE lockrun_counts ADD COLUMN IF NOT EXISTS\n"
+	"    retries bigint NOT NULL DEFAULT 0;\n"
 	"CREATE INDEX IF NOT EXISTS lockrun_counts_expires ON lockrun_counts (expires_ms);\n";
 
 /* acquire.lua. $1 stable key, $2 slot key ("" when one-server is off),
@@ -517,8 +518,8 @@ const char pg_sql_keys[] =
  * the row's JSON: a table an older lockrun created has no such column. */
 const char pg_sql_history[] =
 	"SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms, "
-	"to_jsonb(h) ->> 'attempt' FROM lockrun_history h WHERE k = $1::text AND expires_ms > " NOW_MS " "
-	"ORDER BY id DESC LIMIT $2::bigint";
+	"to_jsonb(h) ->> 'attempt' FROM lockrun_history h "
+	"WHERE k = $1::text AND expires_ms > " NOW_MS " ORDER BY id DESC LIMIT $2::bigint";
 
 /* The server's clock, when the tables are not there to read. */
 const char pg_sql_now[] = "SELECT " NOW_MS;
