@@ -215,6 +215,10 @@ struct lr_ending {
 	const char	*event;		/* "released" or "stopped-timeout"; "withdrawn":
 					 * the acquire went unanswered, take back
 					 * whatever it took (by the owner id) */
+	int		attempt;	/* the command's last attempt (retries:),
+					 * from 1; 0: the command never started.
+					 * The history entry says it, and the
+					 * retries counter adds attempt - 1 */
 };
 
 #endif

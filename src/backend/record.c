@@ -53,6 +53,7 @@ hist_free(struct lr_hist *h)
 
 const char *const lr_counter_names[NCOUNTERS] = {
 	"runs", "skipped_held", "skipped_slot", "failures", "lost", "timeouts",
+	"retries",
 };
 
 int

@@ -42,10 +42,11 @@ void	hist_free(struct lr_hist *h);
 /* A task's counters, kept by the server in the statements (scripts)
  * that write the history, with the history's life: runs started, skips
  * (a held lock recorded, a slot already run), runs that ended with a
- * non-zero status (timeouts among them; not lost ones), lost locks, and
- * runs stopped by --timeout. */
+ * non-zero status (timeouts among them; not lost ones), lost locks,
+ * runs stopped by --timeout, and attempts after a run's first (retries:,
+ * added by the release that ends the run). */
 enum lr_counter { CNT_RUNS, CNT_SKIPPED_HELD, CNT_SKIPPED_SLOT, CNT_FAILURES,
-	CNT_LOST, CNT_TIMEOUTS, NCOUNTERS };
+	CNT_LOST, CNT_TIMEOUTS, CNT_RETRIES, NCOUNTERS };
 
 /* Each counter's name, as the Redis hash and the SQL table call it. */
 extern const char *const lr_counter_names[NCOUNTERS];

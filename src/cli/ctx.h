@@ -50,6 +50,8 @@ struct lr_ctx {
 	struct lr_schedule	 sched;		/* the one-server slots */
 	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
 	int			 seen_held;	/* an acquire found the lock held by another */
+	int			 attempt;	/* the command's attempt (retry.c); 0:
+						 * not started */
 	int			 triggered;	/* `lockrun trigger`: no slot, no-overlap,
 						 * recorded as "triggered" */
 	struct lr_child_spec	 spec;		/* the command, as child.c runs it */

@@ -17,11 +17,13 @@
 #define HISTORY_COUNT	20	/* entries shown without -n */
 #define EXIT_UNKNOWN	1	/* a task nothing knows */
 
-/* The fields the scripts write (history.lua), in the table's order. */
+/* The fields the scripts write (history.lua), in the table's order;
+ * attempt is on the entry that ends a run whose command started. */
 enum hist_field { F_HOST, F_PID, F_EVENT, F_SLOT, F_TOKEN, F_STATUS, F_DURATION,
-	F_HOLDER, NFIELDS };
+	F_ATTEMPT, F_HOLDER, NFIELDS };
 static const char *const field_names[NFIELDS] = {
-	"host", "pid", "event", "slot", "token", "status", "duration_ms", "holder",
+	"host", "pid", "event", "slot", "token", "status", "duration_ms", "attempt",
+	"holder",
 };
 
 /* One entry: when it was written (the server's clock, the same for every
@@ -96,6 +98,7 @@ json_entry(FILE *fp, const struct hist_entry *h)
 	json_num(&j, "token", json_number(h->f[F_TOKEN]));
 	json_num(&j, "status", json_number(h->f[F_STATUS]));
 	json_num(&j, "duration_ms", json_number(h->f[F_DURATION]));
+	json_num(&j, "attempt", json_number(h->f[F_ATTEMPT]));
 	json_str(&j, "holder", h->f[F_HOLDER]);
 	json_end(&j);
 }
@@ -104,7 +107,8 @@ json_entry(FILE *fp, const struct hist_entry *h)
  * written for people. */
 #define NCOLS	(1 + NFIELDS)
 static const char *const col_names[NCOLS] = {
-	"TIME", "HOST", "PID", "EVENT", "SLOT", "TOKEN", "STATUS", "DURATION", "HOLDER",
+	"TIME", "HOST", "PID", "EVENT", "SLOT", "TOKEN", "STATUS", "DURATION", "ATTEMPT",
+	"HOLDER",
 };
 
 /* One row of the table: its cells, each "-" when empty. */

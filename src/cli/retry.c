@@ -21,6 +21,7 @@ int
 retry_attempt(struct lr_ctx *x, int attempt)
 {
 	snprintf(x->vars.attempt, sizeof(x->vars.attempt), "LOCKRUN_ATTEMPT=%d", attempt);
+	x->attempt = attempt;	/* for the release (run.c) */
 	return attempt;
 }
 

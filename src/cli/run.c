@@ -296,7 +296,7 @@ release(struct lr_ctx *x, int status, const char *event)
 {
 	struct lr_err e = LR_ERR_INIT;
 	struct lr_ending end = { .status = status, .event = event,
-	    .duration_ms = mono_ms() - x->acquired_at };
+	    .duration_ms = mono_ms() - x->acquired_at, .attempt = x->attempt };
 	int rc = -1;
 
 	end.keep_ms = x->t.min_hold_ms - end.duration_ms;

@@ -195,8 +195,7 @@ fetch(struct status *s, struct lr_err *e)
 	for (size_t i = 0; i < s->n; i++)
 		keys_build(&s->keys[i], s->x->prefix, s->names[i], (time_t)-1, 0);
 	s->sent_ms = real_ms();
-	if (be->ops->states(be, s->keys, s->n, s->fmt == FMT_PROM, s->states,
-	    &s->now_ms, e) != 0)
+	if (be->ops->states(be, s->keys, s->n, 1, s->states, &s->now_ms, e) != 0)
 		return -1;
 	s->rtt_ms = real_ms() - s->sent_ms;
 	return 0;
@@ -205,11 +204,11 @@ fetch(struct status *s, struct lr_err *e)
 /* --- text ------------------------------------------------------------ */
 
 enum { C_TASK, C_STATE, C_HOLDER, C_SINCE, C_HELD, C_TTL, C_TOKEN, C_LAST, C_BY,
-	C_SLOT, C_STARTED, C_EXIT, C_TOOK, C_MISSED, NCOLS };
+	C_SLOT, C_STARTED, C_EXIT, C_TOOK, C_MISSED, C_RETRIES, NCOLS };
 
 static const char *const col_names[NCOLS] = {
 	"TASK", "STATE", "HOLDER", "SINCE", "HELD", "TTL", "TOKEN", "LAST", "BY",
-	"SLOT", "STARTED", "EXIT", "TOOK", "MISSED",
+	"SLOT", "STARTED", "EXIT", "TOOK", "MISSED", "RETRIES",
 };
 
 /* A duration for people: whole seconds from 1s up ("2h3m4s"), else ms. */
@@ -259,6 +258,8 @@ text_cells_fill(const struct row *w, char cell[NCOLS][300])
 	}
 	if (w->missed_slot)	/* the last slot that ran nowhere */
 		snprintf(cell[C_MISSED], 300, "%s", w->missed_slot);
+	if (w->counted)		/* the counter's, over the history's life */
+		snprintf(cell[C_RETRIES], 300, "%lld", w->count[CNT_RETRIES]);
 	if (!w->has_last)
 		return;
 	if (w->l_event)

@@ -54,6 +54,21 @@ json_pause(struct lr_json *j, const struct row *w)
 	json_close(j);
 }
 
+/* The counters' object, each by its name (record.h), or null when the
+ * server has none (never counted, or expired with the history). */
+static void
+json_counts(struct lr_json *j, const struct row *w)
+{
+	if (!w->counted) {
+		json_str(j, "counts", NULL);
+		return;
+	}
+	json_open(j, "counts");
+	for (int c = 0; c < NCOUNTERS; c++)
+		json_num(j, lr_counter_names[c], w->count[c]);
+	json_close(j);
+}
+
 /* The last run's object. */
 static void
 json_last_run(struct lr_json *j, const struct row *w)
@@ -92,6 +107,7 @@ status_json_print(const char *prefix, const struct row *w, FILE *fp)
 	else
 		json_str(&j, "last_run", NULL);
 	json_time(&j, "last_success", w->success_ms);
+	json_counts(&j, w);
 	if (w->paused)
 		json_pause(&j, w);
 	else

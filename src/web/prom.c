@@ -76,6 +76,8 @@ static const struct family {
 	  "lost their lock while the command ran." },
 	{ "lockrun_timeouts_total", "counter", CNT_TIMEOUTS, NULL, "Runs of the task "
 	  "stopped by their --timeout." },
+	{ "lockrun_retries_total", "counter", CNT_RETRIES, NULL, "Attempts of the task's "
+	  "command after a run's first (retries:), counted when the run ends." },
 };
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
 

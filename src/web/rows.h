@@ -35,7 +35,7 @@ struct row {
 	long long	 missed;	/* slots recorded as missed (ops.h) */
 	const char	*missed_slot;	/* the last of them, ISO 8601, or NULL */
 	long long	 missed_ms;	/* ...as ms; ABSENT: none */
-	int		 counted;	/* the server's counters (prometheus only) */
+	int		 counted;	/* the server's counters were read */
 	long long	 count[NCOUNTERS];
 };
 

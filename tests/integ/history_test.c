@@ -29,6 +29,7 @@ struct ent {
 	long long	token;
 	long long	status;
 	long long	duration_ms;
+	long long	attempt;
 	char		holder[160];
 };
 
@@ -79,7 +80,7 @@ collect(const struct json *o, void *arg)
 
 	cr_assert(h->n < sizeof(h->e) / sizeof(h->e[0]), "too many entries");
 	cr_assert(json_is(o, "object"));
-	cr_assert(eq(sz, json_keys(o), 10), "time, time_ms and the eight fields");
+	cr_assert(eq(sz, json_keys(o), 11), "time, time_ms and the nine fields");
 	get_str(o, "time", 0, e->time, sizeof(e->time));
 	e->time_ms = get_num(o, "time_ms", 0);
 	get_str(o, "host", 1, e->host, sizeof(e->host));
@@ -89,6 +90,7 @@ collect(const struct json *o, void *arg)
 	e->token = get_num(o, "token", 1);
 	e->status = get_num(o, "status", 1);
 	e->duration_ms = get_num(o, "duration_ms", 1);
+	e->attempt = get_num(o, "attempt", 1);
 	get_str(o, "holder", 1, e->holder, sizeof(e->holder));
 	/* time is time_ms in ISO 8601 UTC */
 	secs = (time_t)(e->time_ms / 1000);
@@ -146,6 +148,7 @@ Test(history, ran_then_released_with_status_and_duration)
 	cr_assert(eq(str, h.e[0].host, "alpha"));
 	cr_assert(eq(i64, h.e[0].status, 3));
 	cr_assert(h.e[0].duration_ms >= 0, "duration_ms present");
+	cr_assert(eq(i64, h.e[0].attempt, 1), "the end of a run says its attempt");
 	cr_assert(eq(i64, h.e[0].token, strtoll(r.out, NULL, 10)),
 	    "the command's LOCKRUN_TOKEN");
 	cr_assert(h.e[0].token > 0);
@@ -156,6 +159,7 @@ Test(history, ran_then_released_with_status_and_duration)
 	cr_assert(eq(i64, h.e[1].token, h.e[0].token));
 	cr_assert(eq(i64, h.e[1].status, -1), "no status before the end");
 	cr_assert(eq(i64, h.e[1].duration_ms, -1));
+	cr_assert(eq(i64, h.e[1].attempt, -1), "no attempt on the start");
 	cr_assert(h.e[1].pid > 0);
 	cr_assert(eq(i64, h.e[0].pid, h.e[1].pid), "the same lockrun");
 }
@@ -384,13 +388,13 @@ Test(history, text_table_is_aligned)
 	*nl = '\0';
 	cr_assert(eq(str, nl + 1, ""), "two rows");
 	cr_assert(eq(str, header, "TIME                      HOST                PID     "
-	    "EVENT     SLOT                  TOKEN  STATUS  DURATION  HOLDER"));
+	    "EVENT     SLOT                  TOKEN  STATUS  DURATION  ATTEMPT  HOLDER"));
 	/* newest first; each column as wide as its widest cell, "-" for empty,
 	 * the duration for people, nothing after the last cell */
 	cr_assert(eq(str, row1, "2026-06-15T12:02:05.123Z  a-much-longer-host  123456  "
-	    "released  -                     12     0       2m5s      -"));
+	    "released  -                     12     0       2m5s      -        -"));
 	cr_assert(eq(str, row2, "2026-06-15T12:00:00.123Z  web-1               7       "
-	    "ran       2026-06-15T12:00:00Z  12     -       -         -"));
+	    "ran       2026-06-15T12:00:00Z  12     -       -         -        -"));
 	cr_assert(cell_at(header, row2, "SLOT")[0] == '2', "the slot under SLOT");
 }
 

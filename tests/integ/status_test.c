@@ -80,6 +80,7 @@ static const struct field top_fields[] = {
 	{ "stale", "bool", 0 }, { "holder", "object", 1 }, { "last_run", "object", 1 },
 	{ "last_success", "string", 1 }, { "last_success_ms", "number", 1 },
 	{ "paused", "object", 1 }, { "missed", "object", 0 },
+	{ "counts", "object", 1 },
 };
 static const struct field holder_fields[] = {
 	{ "host", "string", 1 }, { "pid", "number", 1 }, { "token", "number", 1 },
@@ -90,6 +91,11 @@ static const struct field pause_fields[] = {
 	{ "host", "string", 0 }, { "user", "string", 0 }, { "since", "string", 1 },
 	{ "since_ms", "number", 1 }, { "until", "string", 1 }, { "until_ms", "number", 1 },
 	{ "reason", "string", 1 },
+};
+static const struct field counts_fields[] = {
+	{ "runs", "number", 0 }, { "skipped_held", "number", 0 },
+	{ "skipped_slot", "number", 0 }, { "failures", "number", 0 },
+	{ "lost", "number", 0 }, { "timeouts", "number", 0 }, { "retries", "number", 0 },
 };
 static const struct field last_fields[] = {
 	{ "event", "string", 1 }, { "host", "string", 1 }, { "pid", "number", 1 },
@@ -152,9 +158,13 @@ line_problem(const struct json *j)
 {
 	const char *why;
 	const struct json *h = json_get(j, "holder"), *l = json_get(j, "last_run"),
-	    *pz = json_get(j, "paused");
+	    *pz = json_get(j, "paused"), *c = json_get(j, "counts");
 
-	if ((why = shape_problem(j, top_fields, 5 + 3 + 2)) != NULL)
+	if ((why = shape_problem(j, top_fields, 5 + 3 + 2 + 1)) != NULL)
+		return why;
+	if (json_is(c, "object") &&
+	    (why = shape_problem(c, counts_fields, sizeof(counts_fields) /
+	    sizeof(counts_fields[0]))) != NULL)
 		return why;
 	if (json_is(pz, "object") &&
 	    (why = shape_problem(pz, pause_fields, sizeof(pause_fields) /
@@ -308,9 +318,9 @@ Test(status, held_lock_shows_its_holder)
 	LR(&r, "status", "--redis", fx.url, "job");
 	cr_assert(eq(int, r.status, 0));
 	cr_assert(matches(r.out, "^TASK +STATE +HOLDER +SINCE +HELD +TTL +TOKEN +LAST +BY +"
-	    "SLOT +STARTED +EXIT +TOOK +MISSED\n"), "%s", r.out);
+	    "SLOT +STARTED +EXIT +TOOK +MISSED +RETRIES\n"), "%s", r.out);
 	cr_assert(matches(r.out, "\njob +held +web1:[0-9]+ +[0-9-]{10}T[0-9:]{8}Z +[0-9]+m?s "
-	    "+[0-9]+s +[0-9]+ +running +web1:[0-9]+ +- +[0-9-]{10}T[0-9:]{8}Z +- +- +-\n$"),
+	    "+[0-9]+s +[0-9]+ +running +web1:[0-9]+ +- +[0-9-]{10}T[0-9:]{8}Z +- +- +- +0\n$"),
 	    "%s", r.out);
 	release(pid, &g);
 }
@@ -335,7 +345,7 @@ Test(status, a_named_task_nothing_knows_is_1)
 	cr_assert(strstr(r.out, "\"last_success\":null") != NULL, "%s", r.out);
 	LR(&r, "status", "--redis", fx.url, "-c", cfg, "never-ran");
 	cr_assert(eq(int, r.status, 0));
-	cr_assert(matches(r.out, "\nnever-ran +free( +-){12}\n$"), "%s", r.out);
+	cr_assert(matches(r.out, "\nnever-ran +free( +-){13}\n$"), "%s", r.out);
 }
 
 /* A holder that lost the server while its command ran could not record
@@ -488,7 +498,7 @@ Test(status, last_run_exit_status_and_last_success)
 
 	LR(&r, "status", "--redis", fx.url, "nightly");
 	cr_assert(matches(r.out, "\nnightly +free( +-){5} +released +cron2:[0-9]+ +- +"
-	    "[0-9-]{10}T[0-9:]{8}Z +3 +[0-9]+m?s +-\n$"), "%s", r.out);
+	    "[0-9-]{10}T[0-9:]{8}Z +3 +[0-9]+m?s +- +0\n$"), "%s", r.out);
 }
 
 Test(status, json_escapes_names_and_reads_slots)
@@ -632,7 +642,8 @@ Test(status, scan_lists_locks_under_the_prefix_without_a_config)
 	release(pid, &g);
 }
 
-Test(status, reads_every_task_with_four_commands)
+/* GET, PTTL, HGETALL (last run), HMGET (pause, missed), HGETALL (counters) */
+Test(status, reads_every_task_with_five_commands)
 {
 	struct result r;
 	char seen[4096];
@@ -643,9 +654,9 @@ Test(status, reads_every_task_with_four_commands)
 	mon = monitor_start();
 	LR(&r, "status", "-c", cfg);
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
-	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1 + 3 * 4), "%s", seen);
-	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n\"HMGET\"\n){3}$"),
-	    "%s", seen);
+	cr_assert(eq(long, monitor_count(mon, seen, sizeof(seen)), 1 + 3 * 5), "%s", seen);
+	cr_assert(matches(seen, "^\"TIME\"\n(\"GET\"\n\"PTTL\"\n\"HGETALL\"\n\"HMGET\"\n"
+	    "\"HGETALL\"\n){3}$"), "%s", seen);
 }
 
 Test(status, a_task_the_config_does_not_name_is_1)

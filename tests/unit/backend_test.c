@@ -67,6 +67,8 @@ Test(backend, counters_are_found_by_their_stored_name)
 	cr_assert(eq(int, counter_index("runs"), CNT_RUNS));
 	cr_assert(eq(int, counter_index("skipped_slot"), CNT_SKIPPED_SLOT));
 	cr_assert(eq(int, counter_index("timeouts"), CNT_TIMEOUTS));
+	cr_assert(eq(int, counter_index("retries"), CNT_RETRIES), "the hash field and "
+	    "column release.lua and the statements add a run's retries to");
 	cr_assert(eq(int, counter_index("skips"), -1), "0.1.0's name is no counter");
 	for (int i = 0; i < NCOUNTERS; i++)
 		cr_assert(eq(int, counter_index(lr_counter_names[i]), i));

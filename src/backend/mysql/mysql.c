@@ -269,7 +269,7 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	struct myq q = { 0 };
 	struct answer a = { 0 };
 	MYSQL *db = db_of(b);
-	char status[16], dur[24];
+	char status[16], dur[24], attempt[16];
 	int rc;
 
 	if (end->event && strcmp(end->event, "withdrawn") == 0)
@@ -288,6 +288,9 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	myq_str(&q, db, "status", status);
 	myq_str(&q, db, "dur", dur);
 	myq_str(&q, db, "event", end->event);
+	snprintf(attempt, sizeof(attempt), "%d", end->attempt);
+	myq_str(&q, db, "attempt", end->attempt > 0 ? attempt : NULL);
+	myq_ll(&q, "retries", end->attempt > 1 ? end->attempt - 1 : 0);
 	myq_end(&q);
 	myq_add(&q, MY_SQL_RELEASE);
 	myq_add(&q, ";\n");

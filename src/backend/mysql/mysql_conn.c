@@ -455,8 +455,31 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 	return -1;
 }
 
-/* A table was missing: on a new connection (nothing the old one took, a
- * session lock included, may linger), create them and send body again. */
+/* The columns MY_SQL_UPGRADE adds, one statement each; one that is
+ * there already is no error. Returns 0, or -1 with e. */
+static int
+add_columns(struct lr_backend *b, struct lr_err *e)
+{
+	struct my *m = b->impl;
+
+	for (size_t i = 0; MY_SQL_UPGRADE[i] != NULL; i++) {
+		struct myq alter = { 0 };
+		int rc;
+
+		myq_add(&alter, MY_SQL_UPGRADE[i]);
+		rc = my_exec(b, "add columns", &alter, 0, MY_KEEP, NULL, NULL, e);
+		free(alter.s);
+		if (rc != 0 && (m->db == NULL || my_api.errnum(m->db) != ER_DUP_FIELDNAME)) {
+			my_close(b);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A table was missing, or a column (a table an older lockrun created): on
+ * a new connection (nothing the old one took, a session lock included,
+ * may linger), create the tables, add the columns, and send body again. */
 static int
 create_and_retry(struct lr_backend *b, const char *what, const struct myq *body,
     size_t want, my_row_fn fn, void *arg, struct lr_err *e)
@@ -469,7 +492,9 @@ create_and_retry(struct lr_backend *b, const char *what, const struct myq *body,
 	myq_add(&ddl, MY_SQL_DDL);
 	rc = my_exec(b, "create tables", &ddl, 0, 0, NULL, NULL, e);
 	free(ddl.s);
-	return rc != 0 ? -1 : my_exec(b, what, body, want, 0, fn, arg, e);
+	if (rc != 0 || add_columns(b, e) != 0)
+		return -1;
+	return my_exec(b, what, body, want, 0, fn, arg, e);
 }
 
 int
@@ -487,7 +512,8 @@ my_exec(struct lr_backend *b, const char *what, const struct myq *body, size_t w
 		return 0;
 	if (m->db == NULL)
 		return -1;
-	if (my_api.errnum(m->db) == ER_NO_SUCH_TABLE && (flags & MY_CREATE))
+	if ((my_api.errnum(m->db) == ER_NO_SUCH_TABLE ||
+	    my_api.errnum(m->db) == ER_BAD_FIELD_ERROR) && (flags & MY_CREATE))
 		return create_and_retry(b, what, body, want, fn, arg, e);
 	if (!(flags & MY_KEEP))
 		my_close(b);

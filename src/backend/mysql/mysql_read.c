@@ -16,12 +16,12 @@
 static const char *const last_fields[] = { "event", "host", "pid", "slot", "token",
     "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
 static const char *const hist_fields[] = { "event", "host", "pid", "slot", "token",
-    "holder", "status", "duration_ms" };
+    "holder", "status", "duration_ms", "attempt" };
 /* in this order: bits 0, 1, 2, 3 of uses[].tables */
 static const char *const tables[] = { "lockrun_keys", "lockrun_history",
     "lockrun_last", "lockrun_counts" };
 
-#define PEEK_COLS	23	/* MY_SQL_PEEK's */
+#define PEEK_COLS	24	/* MY_SQL_PEEK's */
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Whether key is a stable key, prefix{name}, rather than a slot key. */

@@ -44,13 +44,17 @@
  *   twice. acquire takes it once and gives it back on every path but
  *   "acquired"; mysql_conn.c closes the connection on an error before the
  *   answer, which frees it too. */
+#include <stddef.h>
+
 #include "backend/mysql/mysql_sql.h"
 
 /* k: "lockrun:{name}", "...:slot:<stamp>", "...:fence"; history, last
  * run and counters rows are keyed by "...:history", "...:last" and
  * "...:counts", as in Redis. The other text columns are what the Redis
  * stream and hashes hold. A table a later lockrun added (lockrun_counts)
- * is created as the others: a statement finds it missing. */
+ * is created as the others: a statement finds it missing; a column a
+ * later lockrun added (attempt, retries), by MY_SQL_UPGRADE's, when a
+ * statement finds it missing (ER_BAD_FIELD_ERROR). */
 const char MY_SQL_DDL[] =
 "CREATE TABLE IF NOT EXISTS lockrun_keys (\n"
 "  k          VARBINARY(400)  NOT NULL PRIMARY KEY,\n"
@@ -72,6 +76,7 @@ const char MY_SQL_DDL[] =
 "  holder      VARBINARY(340)  NULL,\n"
 "  status      VARBINARY(16)   NULL,\n"
 "  duration_ms VARBINARY(32)   NULL,\n"
+"  attempt     VARBINARY(16)   NULL,\n"
 "  INDEX lockrun_history_k (k, id),\n"
 "  INDEX lockrun_history_expires (expires_ms)\n"
 ") ENGINE=InnoDB;\n"
@@ -99,8 +104,19 @@ const char MY_SQL_DDL[] =
 "  failures     BIGINT          NOT NULL,\n"
 "  lost         BIGINT          NOT NULL,\n"
 "  timeouts     BIGINT          NOT NULL,\n"
+"  retries      BIGINT          NOT NULL DEFAULT 0,\n"
 "  INDEX lockrun_counts_expires (expires_ms)\n"
 ") ENGINE=InnoDB";
+
+/* The columns added since the tables were first created, one statement
+ * each: MySQL has no ADD COLUMN IF NOT EXISTS, so a column already there
+ * (ER_DUP_FIELDNAME: another client added it first) is no error
+ * (mysql_conn.c). Both are instant: nullable, or a constant default. */
+const char *const MY_SQL_UPGRADE[] = {
+	"ALTER TABLE lockrun_history ADD COLUMN attempt VARBINARY(16) NULL",
+	"ALTER TABLE lockrun_counts ADD COLUMN retries BIGINT NOT NULL DEFAULT 0",
+	NULL
+};
 
 /* The server's start in seconds: now - Uptime. Two connections may see
  * it a second apart, so rows compare it with a tolerance of 2 s. */
@@ -122,12 +138,14 @@ const char MY_SQL_SESSION_MYSQL[] =
 "        NULL)"
 
 /* history.lua's record(): when @rec, one entry (@event, @host, @pid,
- * @slot_iso, @htok, @hby, @status, @dur) living @hist_ttl ms. */
-#define RECORD \
+ * @slot_iso, @htok, @hby, @status, @dur) living @hist_ttl ms; a release's
+ * has its attempt too (col, val). */
+#define RECORD	RECORD_MORE("", "")
+#define RECORD_MORE(col, val) \
 "INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, token,\n" \
-"    holder, status, duration_ms)\n" \
+"    holder, status, duration_ms" col ")\n" \
 "  SELECT @hist, @now, @now + @hist_ttl, @event, @host, @pid, NULLIF(@slot_iso, ''),\n" \
-"    NULLIF(@htok, ''), NULLIF(@hby, ''), @status, @dur FROM DUAL WHERE @rec;\n"
+"    NULLIF(@htok, ''), NULLIF(@hby, ''), @status, @dur" val " FROM DUAL WHERE @rec;\n"
 
 /* ... and at most @cap entries kept for the key. Not in a transaction
  * with the insert: its range lock would wait for another run's entry not
@@ -148,6 +166,11 @@ const char MY_SQL_SESSION_MYSQL[] =
 #define TOUCH_TABLES \
 "MAX((SELECT 1 FROM lockrun_history WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_last " \
 "WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_counts WHERE 1 = 0))"
+/* ...and the columns only a release writes, so that a table an older
+ * lockrun created stops it there too (ER_BAD_FIELD_ERROR) */
+#define TOUCH_COLUMNS \
+"MAX((SELECT attempt FROM lockrun_history WHERE 1 = 0) <=> " \
+"(SELECT retries FROM lockrun_counts WHERE 1 = 0))"
 
 /* The task's counters (record.h) count what RECORD records (@event,
  * @status; when @rec), in the same exchange: no round trip of their own.
@@ -155,23 +178,26 @@ const char MY_SQL_SESSION_MYSQL[] =
  * counter never resets while the task runs; an expired row starts again
  * from 0 (expires_ms is assigned last: the others read its old value). A
  * lost run is counted as lost, not failed; a timeout is a failure too.
- * Written before the last-run row, in every transaction alike. */
-#define COUNT \
+ * Written before the last-run row, in every transaction alike. A release
+ * adds its run's retries too (col, val, set); the others leave the
+ * column to its default. */
+#define COUNT	COUNT_MORE("", "", "")
+#define COUNT_MORE(col, val, set) \
 "SET @c_run := @event = 'ran', @c_held := @event = 'skipped-held',\n" \
 "    @c_slot := @event = 'skipped-slot', @c_lost := @event = 'lost',\n" \
 "    @c_out := @event = 'stopped-timeout',\n" \
 "    @c_fail := @event NOT IN ('ran', 'skipped-held', 'skipped-slot', 'lost') AND\n" \
 "        COALESCE(@status, '0') <> '0';\n" \
 "INSERT INTO lockrun_counts (k, expires_ms, runs, skipped_held, skipped_slot,\n" \
-"    failures, lost, timeouts)\n" \
+"    failures, lost, timeouts" col ")\n" \
 "  SELECT @ckey, @now + @hist_ttl, @c_run, @c_held, @c_slot, @c_fail, @c_lost,\n" \
-"    @c_out FROM DUAL WHERE @rec\n" \
+"    @c_out" val " FROM DUAL WHERE @rec\n" \
 "  ON DUPLICATE KEY UPDATE runs = IF(expires_ms > @now, runs, 0) + @c_run,\n" \
 "    skipped_held = IF(expires_ms > @now, skipped_held, 0) + @c_held,\n" \
 "    skipped_slot = IF(expires_ms > @now, skipped_slot, 0) + @c_slot,\n" \
 "    failures = IF(expires_ms > @now, failures, 0) + @c_fail,\n" \
 "    lost = IF(expires_ms > @now, lost, 0) + @c_lost,\n" \
-"    timeouts = IF(expires_ms > @now, timeouts, 0) + @c_out,\n" \
+"    timeouts = IF(expires_ms > @now, timeouts, 0) + @c_out,\n" set \
 "    expires_ms = @now + @hist_ttl;\n"
 
 /* acquire.lua. Inputs: @stable @slot @fence @hist @last @ckey (the
@@ -302,17 +328,20 @@ CAP;
 /* release.lua. Inputs: @stable @hist @last @ckey @name @val @token @host @pid
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @until @status
  * @dur @event (NULL: record nothing, after a lost lock) @cap @hist_ttl
- * @now. The row is kept for @keep ms as a lease ('released': newcomers
- * respect it), but not past @until by the server's clock when @until is
- * not 0 (a release that ran late never extends the hold), or deleted, if
- * it is still ours; our tombstone ('unlocked:' and our
- * value) is deleted; the session lock is let go either way. Answer: 1
- * released, 0 not ours. A release sent again, after its first went
+ * @now @attempt (the command's last attempt, NULL: it never started)
+ * @retries (the attempts after its first). The row is kept for @keep ms
+ * as a lease ('released': newcomers respect it), but not past @until by
+ * the server's clock when @until is not 0 (a release that ran late never
+ * extends the hold), or deleted, if it is still ours; our tombstone
+ * ('unlocked:' and our value) is deleted; the session lock is let go
+ * either way. Answer: 1 released, 0 not ours. A release sent again, after
+ * its first went
  * unanswered and ran after all, records nothing twice (@rec): the
  * last-run row already says this run ended so. */
 const char MY_SQL_RELEASE[] =
 "SET @keep := IF(@keep > 0 AND @until > 0, GREATEST(@until - @now, 0), @keep);\n"
-"SELECT " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable INTO @touch;\n"
+"SELECT " TOUCH_TABLES ", " TOUCH_COLUMNS " FROM lockrun_keys WHERE k = @stable\n"
+"  INTO @touch, @touched;\n"
 "UPDATE lockrun_keys SET boot = 'released', expires_ms = @now + @keep\n"
 "  WHERE k = @stable AND v = @val AND @ttl > 0 AND @keep > 0;\n"
 "SET @kept := ROW_COUNT() > 0;\n"
@@ -325,8 +354,9 @@ BOOKKEEPING
 "SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL AND\n"
 "    NOT EXISTS (SELECT 1 FROM lockrun_last WHERE k = @last AND token = @token AND\n"
 "        event = @event);\n"
-RECORD
-COUNT
+RECORD_MORE(", attempt", ", @attempt")
+COUNT_MORE(", retries", ", @retries",
+"    retries = IF(expires_ms > @now, retries, 0) + @retries,\n")
 "UPDATE lockrun_last SET event = @event, status = @status, duration_ms = @dur,\n"
 "    end_ms = CAST(@now AS CHAR),\n"
 "    success_ms = IF(@event = 'released' AND @status = '0', CAST(@now AS CHAR),\n"
@@ -428,7 +458,7 @@ const char MY_SQL_PEEK[] =
 "SELECT s.v, s.expires_ms, s.boot, IS_USED_LOCK(@name) IS NOT NULL, @lr_boot, @now,\n"
 "    l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status,\n"
 "    l.duration_ms, l.success_ms, c.k IS NOT NULL, c.runs, c.skipped_held,\n"
-"    c.skipped_slot, c.failures, c.lost, c.timeouts\n"
+"    c.skipped_slot, c.failures, c.lost, c.timeouts, c.retries\n"
 "  FROM (SELECT 1) AS one\n"
 "  LEFT JOIN lockrun_keys AS s ON s.k = @key\n"
 "  LEFT JOIN lockrun_last AS l ON l.k = @last AND l.expires_ms > @now\n"
@@ -446,7 +476,7 @@ const char MY_SQL_KEYS[] =
 
 /* The newest entries first; mysql.c appends LIMIT n. Input: @hist @now. */
 const char MY_SQL_HISTORY[] =
-"SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms\n"
+"SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms, attempt\n"
 "  FROM lockrun_history WHERE k = @hist AND expires_ms > @now ORDER BY id DESC";
 
 /* After the answer, so that a failure here (it is bookkeeping) costs

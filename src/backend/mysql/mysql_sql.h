@@ -9,8 +9,10 @@
 #ifndef LR_MYSQL_SQL_H
 #define LR_MYSQL_SQL_H
 
-/* The tables, created on first use. */
+/* The tables, created on first use; the columns added since, NULL
+ * ended. */
 extern const char MY_SQL_DDL[];
+extern const char *const MY_SQL_UPGRADE[];
 
 /* Once per connection: UTC for the clock expressions, and @lr_boot, when
  * this server instance started (s), which a stable row records. MariaDB

@@ -209,10 +209,10 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 {
 	struct pg_lockid id;
 	char keep[NUM_MAX], status[NUM_MAX], took[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX],
-	    host[256], pid[32], until[NUM_MAX];
+	    host[256], pid[32], until[NUM_MAX], attempt[NUM_MAX];
 	const char *params[] = { l->keys.stable, l->keys.hist, l->keys.last, id.id, id.hi,
 	    id.lo, l->value, keep, status, took, end->event, cap, hist_ttl, host, pid,
-	    slot_iso(l), l->token_s, l->keys.counts, until };
+	    slot_iso(l), l->token_s, l->keys.counts, until, attempt };
 	PGresult *res;
 	int released;
 
@@ -227,8 +227,9 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	num_s(cap, l->hist_cap);
 	num_s(hist_ttl, l->hist_ttl_ms);
 	num_s(until, end->keep_until_ms > 0 ? end->keep_until_ms : 0);
+	num_s(attempt, end->attempt > 0 ? end->attempt : 0);
 	host_pid(l->owner, host, pid);
-	if ((res = pg_conn_write(b, "release", pg_sql_release, 19, params, e)) == NULL)
+	if ((res = pg_conn_write(b, "release", pg_sql_release, 20, params, e)) == NULL)
 		return -1;
 	if (pq.ntuples(res) != 1)
 		return unexpected(b, "release", res, e);
@@ -332,7 +333,7 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
     struct lr_hist *h, struct lr_err *e)
 {
 	static const char *const f[] = { "event", "host", "pid", "slot", "token", "holder",
-	    "status", "duration_ms" };
+	    "status", "duration_ms", "attempt" };
 	char limit[NUM_MAX];
 	const char *params[] = { k->hist, limit };
 	PGresult *res;
@@ -351,7 +352,7 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	}
 	for (int r = 0; r < rows; r++, h->n++) {
 		h->e[r].at_ms = pg_conn_num(res, r, 0, 0);
-		for (int i = 0; i < 8; i++)
+		for (int i = 0; i < 9; i++)
 			if (fields_add(&h->e[r].fields, f[i], pg_conn_cell(res, r, 1 + i)) != 0) {
 				pq.clear(res);
 				h->n++;		/* so hist_free() frees this one too */
@@ -361,6 +362,37 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	pq.clear(res);
 	return 0;
 }
+
+/* `lockrun check`, read-only: per table, whether it exists, whether this
+ * user could create it, the privileges it lacks and the columns it lacks
+ * (a column a later lockrun added, which a release adds, only when this
+ * user does not own the table, and so could not add it: pg_sql_ddl); and,
+ * on each row alike, whether the server is a standby, whether
+ * transactions are read-only, the default isolation (ON CONFLICT on a
+ * row committed after the snapshot needs read committed) and the schema
+ * tables are created in. */
+static const char pg_sql_probe[] =
+	"WITH t(name, cols, added) AS (VALUES "
+	"('lockrun_keys', ARRAY['k', 'v', 'expires_ms', 'boot'], '{}'::text[]), "
+	"('lockrun_history', ARRAY['id', 'k', 'at_ms', 'expires_ms', 'event', 'host', 'pid', "
+	"'slot', 'token', 'holder', 'status', 'duration_ms'], ARRAY['attempt']), "
+	"('lockrun_last', ARRAY['k', 'expires_ms', 'event', 'host', 'pid', 'slot', 'token', "
+	"'start_ms', 'end_ms', 'status', 'duration_ms', 'success_ms'], '{}'), "
+	"('lockrun_counts', ARRAY['k', 'expires_ms', 'runs', 'skipped_held', 'skipped_slot', "
+	"'failures', 'lost', 'timeouts'], ARRAY['retries'])), "
+	"o AS (SELECT t.*, to_regclass(t.name) AS oid FROM t), "
+	"r AS (SELECT o.name, o.oid, o.cols || CASE WHEN NOT coalesce(pg_has_role((SELECT "
+	"relowner FROM pg_class WHERE oid = o.oid), 'USAGE'), true) THEN o.added "
+	"ELSE '{}' END AS cols FROM o) "
+	"SELECT r.name, r.oid IS NOT NULL, "
+	"coalesce(has_schema_privilege(current_schema(), 'CREATE'), false), "
+	"(SELECT string_agg(p, ' ') FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) p "
+	"WHERE r.oid IS NOT NULL AND NOT has_table_privilege(r.oid, p)), "
+	"(SELECT string_agg(c, ' ') FROM unnest(r.cols) c WHERE r.oid IS NOT NULL AND NOT EXISTS "
+	"(SELECT 1 FROM pg_attribute WHERE attrelid = r.oid AND attname = c "
+	"AND NOT attisdropped)), "
+	"pg_is_in_recovery(), current_setting('transaction_read_only'), "
+	"current_setting('default_transaction_isolation'), coalesce(current_schema(), '') FROM r";
 
 /* The problems pg_sql_probe's row r shows about its table. */
 static void

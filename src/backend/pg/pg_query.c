@@ -279,8 +279,9 @@ pg_conn_recv(struct lr_backend *b, const char *what, PGresult **res, struct lr_e
 	return 0;
 }
 
-/* run() for a statement that writes: when it finds a table missing,
- * create the tables and send it once more. */
+/* run() for a statement that writes: when it finds a table missing, or a
+ * column (a table an older lockrun created), create the tables and add the
+ * columns (pg_sql_ddl), and send it once more. */
 PGresult *
 pg_conn_write(struct lr_backend *b, const char *what, const char *sql, int n,
     const char *const *params, struct lr_err *e)
@@ -288,7 +289,8 @@ pg_conn_write(struct lr_backend *b, const char *what, const char *sql, int n,
 	char state[6];
 	PGresult *res = run(b, what, sql, n, params, state, e);
 
-	if (res == NULL && strcmp(state, "42P01") == 0) {	/* undefined_table */
+	/* undefined_table, undefined_column */
+	if (res == NULL && (strcmp(state, "42P01") == 0 || strcmp(state, "42703") == 0)) {
 		if ((res = run(b, "create tables", pg_sql_ddl, -1, NULL, state, e)) == NULL)
 			return NULL;
 		pq.clear(res);

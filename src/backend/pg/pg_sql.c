@@ -95,17 +95,20 @@
 #define COUNT_ADD(c) \
 	c " = CASE WHEN t.expires_ms > (SELECT now_ms FROM a) THEN t." c " ELSE 0 END + " \
 	"excluded." c
-#define COUNT(ev, st, from) \
+#define COUNT(ev, st, from)	COUNT_MORE(ev, st, "", "", "", from)
+/* ...and a release adds its run's retries (col, val, and set: the counter
+ * the others' statements leave to its default, 0) */
+#define COUNT_MORE(ev, st, col, val, set, from) \
 	"cw AS (INSERT INTO lockrun_counts AS t (k, expires_ms, runs, skipped_held, " \
-	"skipped_slot, failures, lost, timeouts) SELECT a.counts, a.now_ms + a.hist_ttl, " \
-	"(" ev " IN ('ran', 'triggered'))::int, (" ev " = 'skipped-held')::int, " \
+	"skipped_slot, failures, lost, timeouts" col ") SELECT a.counts, a.now_ms + " \
+	"a.hist_ttl, (" ev " IN ('ran', 'triggered'))::int, (" ev " = 'skipped-held')::int, " \
 	"(" ev " = 'skipped-slot')::int, " \
 	"(" ev " NOT IN ('ran', 'triggered', 'skipped-held', 'skipped-slot', 'lost') " \
 	"AND coalesce(" st ", '0') <> '0')::int, (" ev " = 'lost')::int, " \
-	"(" ev " = 'stopped-timeout')::int FROM " from " " \
+	"(" ev " = 'stopped-timeout')::int" val " FROM " from " " \
 	"ON CONFLICT (k) DO UPDATE SET " COUNT_ADD("runs") ", " COUNT_ADD("skipped_held") ", " \
 	COUNT_ADD("skipped_slot") ", " COUNT_ADD("failures") ", " COUNT_ADD("lost") ", " \
-	COUNT_ADD("timeouts") ", expires_ms = excluded.expires_ms), "
+	COUNT_ADD("timeouts") set ", expires_ms = excluded.expires_ms), "
 
 /* Expired rows go, at most 100 of each table a statement, never one this
  * statement writes (keys, last: its own; a.counts). One session prunes at a time:
@@ -134,7 +137,9 @@
  * use the index. Every column the other statements read is here; a
  * DBA may create the tables beforehand from this text. A table added by a
  * later lockrun (lockrun_counts) is created the same way: the first
- * statement that writes to it finds it missing. */
+ * statement that writes to it finds it missing; a column added later
+ * (attempt, retries) by the ALTERs, when a release finds it missing
+ * (undefined_column): instant, a nullable column or a constant default. */
 const char pg_sql_ddl[] =
 	"SELECT pg_advisory_xact_lock(" LR_PG_CLASS ", " LR_PG_DDL ");\n"
 	"CREATE TABLE IF NOT EXISTS lockrun_keys (\n"
@@ -150,8 +155,9 @@ const char pg_sql_ddl[] =
 	"    at_ms       bigint NOT NULL,\n"
 	"    expires_ms  bigint NOT NULL,\n"
 	"    event text, host text, pid text, slot text, token text, holder text,\n"
-	"    status text, duration_ms text\n"
+	"    status text, duration_ms text, attempt text\n"
 	");\n"
+	"ALTER TABLE lockrun_history ADD COLUMN IF NOT EXISTS attempt text;\n"
 	"CREATE INDEX IF NOT EXISTS lockrun_history_k ON lockrun_history (k, id);\n"
 	"CREATE INDEX IF NOT EXISTS lockrun_history_expires ON lockrun_history (expires_ms);\n"
 	"CREATE TABLE IF NOT EXISTS lockrun_last (\n"
@@ -165,8 +171,11 @@ const char pg_sql_ddl[] =
 	"    k           text COLLATE \"C\" PRIMARY KEY,\n"
 	"    expires_ms  bigint NOT NULL,\n"
 	"    runs bigint NOT NULL, skipped_held bigint NOT NULL, skipped_slot bigint NOT NULL,\n"
-	"    failures bigint NOT NULL, lost bigint NOT NULL, timeouts bigint NOT NULL\n"
+	"    failures bigint NOT NULL, lost bigint NOT NULL, timeouts bigint NOT NULL,\n"
+	"    retries bigint NOT NULL DEFAULT 0\n"
 	");\n"
+	"ALTER TABLE lockrun_counts ADD COLUMN IF NOT EXISTS\n"
+	"    retries bigint NOT NULL DEFAULT 0;\n"
 	"CREATE INDEX IF NOT EXISTS lockrun_counts_expires ON lockrun_counts (expires_ms);\n";
 
 /* acquire.lua. $1 stable key, $2 slot key ("" when one-server is off),
@@ -350,8 +359,10 @@ const char pg_sql_renew[] =
  * server's clock when $19 is not 0: a release that ran late never
  * extends the hold), $9 exit status, $10 duration ms, $11 event, $12
  * history cap, $13 history ttl, $14 host, $15 pid, $16 slot ISO, $17 our
- * token, $18 counters. $11 NULL: free only, record
- * nothing (after a lost lock, whose loss the keep-alive recorded); nor
+ * token, $18 counters, $20 the command's last attempt (0: it never
+ * started; the entry's attempt, and retries counts all but the first).
+ * $11 NULL: free only, record nothing (after a lost lock, whose loss the
+ * keep-alive recorded); nor
  * when the last-run row already says this run ended so (told): a release
  * sent again after its first went unanswered and ran after all.
  * Returns one row: 1 when the row was ours (kept or deleted), else 0; and
@@ -368,18 +379,19 @@ const char pg_sql_release[] =
 	"ELSE $8::bigint END AS keep, $9::text AS status, $10::text AS duration, $11::text AS event, $12::bigint AS cap, "
 	"$13::bigint AS hist_ttl, $14::text AS host, $15::text AS pid, "
 	"nullif($16::text, '') AS slot_iso, $17::text AS token, $18::text AS counts, "
-	NOW_MS " AS now_ms, EXISTS (SELECT 1 FROM lockrun_last l WHERE l.k = $3 "
-	"AND l.token = $17 AND l.event = $11) AS told), "
+	NOW_MS " AS now_ms, $20::bigint AS attempt, EXISTS (SELECT 1 FROM lockrun_last l "
+	"WHERE l.k = $3 AND l.token = $17 AND l.event = $11) AS told), "
 	"kept AS (UPDATE lockrun_keys t SET expires_ms = a.now_ms + a.keep, boot = 'released' "
 	"FROM a WHERE a.keep > 0 AND t.k = a.stable AND t.v = a.value RETURNING 1), "
 	"gone AS (DELETE FROM lockrun_keys t USING a WHERE a.keep >= 0 AND t.k = a.stable "
 	"AND ((a.keep = 0 AND t.v = a.value) OR t.v = 'unlocked:' || a.value) RETURNING 1), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, token, "
-	"status, duration_ms) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, a.event, a.host, "
-	"a.pid, a.slot_iso, a.token, a.status, a.duration FROM a WHERE a.cap > 0 "
-	"AND a.event IS NOT NULL AND NOT a.told RETURNING 1), "
+	"status, duration_ms, attempt) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, a.event, "
+	"a.host, a.pid, a.slot_iso, a.token, a.status, a.duration, nullif(a.attempt, 0)::text "
+	"FROM a WHERE a.cap > 0 AND a.event IS NOT NULL AND NOT a.told RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
-	COUNT("a.event", "a.status", "a WHERE a.cap > 0 AND a.event IS NOT NULL AND NOT a.told")
+	COUNT_MORE("a.event", "a.status", ", retries", ", greatest(a.attempt - 1, 0)",
+	", " COUNT_ADD("retries"), "a WHERE a.cap > 0 AND a.event IS NOT NULL AND NOT a.told")
 	"lw AS (UPDATE lockrun_last t SET event = a.event, status = a.status, "
 	"duration_ms = a.duration, end_ms = a.now_ms::text, success_ms = CASE WHEN "
 	"a.event = 'released' AND a.status = '0' THEN a.now_ms::text ELSE t.success_ms END, "
@@ -463,7 +475,8 @@ const char pg_sql_peek[] =
  * pid slot token start_ms end_ms status duration_ms success_ms), the
  * pause's value, the missed row's value (pg_status.c); and,
  * with counts, whether the counters row is there and the counters
- * (record.h's order). pg_locks is read
+ * (record.h's order; retries read from the row's JSON, so that a table an
+ * older lockrun created, without it, reads as 0). pg_locks is read
  * once for all. Without counts the statement does not name
  * lockrun_counts, which a database that an older lockrun set up lacks
  * until a run creates it. */
@@ -492,7 +505,7 @@ const char pg_sql_peek[] =
 	"ORDER BY s.i"
 const char pg_sql_states[] = STATES("", "");
 const char pg_sql_states_counts[] = STATES(", c.k IS NOT NULL, c.runs, c.skipped_held, "
-	"c.skipped_slot, c.failures, c.lost, c.timeouts",
+	"c.skipped_slot, c.failures, c.lost, c.timeouts, (to_jsonb(c) ->> 'retries')::bigint",
 	"LEFT JOIN lockrun_counts c ON c.k = s.counts AND c.expires_ms > a.now_ms ");
 
 /* Every live row's key that matches $1 (a LIKE prefix pattern). */
@@ -501,37 +514,12 @@ const char pg_sql_keys[] =
 	", true) UNION SELECT k FROM lockrun_last WHERE k LIKE $1::text AND expires_ms > " NOW_MS
 	" UNION SELECT k FROM lockrun_history WHERE k LIKE $1::text AND expires_ms > " NOW_MS;
 
-/* The newest $2 entries of history $1, newest first. */
+/* The newest $2 entries of history $1, newest first; attempt read from
+ * the row's JSON: a table an older lockrun created has no such column. */
 const char pg_sql_history[] =
-	"SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms "
-	"FROM lockrun_history WHERE k = $1::text AND expires_ms > " NOW_MS " "
-	"ORDER BY id DESC LIMIT $2::bigint";
-
-/* `lockrun check`, read-only: per table, whether it exists, whether this
- * user could create it, the privileges it lacks and the columns it lacks;
- * and, on each row alike, whether the server is a standby, whether
- * transactions are read-only, the default isolation (ON CONFLICT on a
- * row committed after the snapshot needs read committed) and the schema
- * tables are created in. */
-const char pg_sql_probe[] =
-	"WITH t(name, cols) AS (VALUES "
-	"('lockrun_keys', ARRAY['k', 'v', 'expires_ms', 'boot']), "
-	"('lockrun_history', ARRAY['id', 'k', 'at_ms', 'expires_ms', 'event', 'host', 'pid', "
-	"'slot', 'token', 'holder', 'status', 'duration_ms']), "
-	"('lockrun_last', ARRAY['k', 'expires_ms', 'event', 'host', 'pid', 'slot', 'token', "
-	"'start_ms', 'end_ms', 'status', 'duration_ms', 'success_ms']), "
-	"('lockrun_counts', ARRAY['k', 'expires_ms', 'runs', 'skipped_held', 'skipped_slot', "
-	"'failures', 'lost', 'timeouts'])), "
-	"r AS (SELECT t.name, t.cols, to_regclass(t.name) AS oid FROM t) "
-	"SELECT r.name, r.oid IS NOT NULL, "
-	"coalesce(has_schema_privilege(current_schema(), 'CREATE'), false), "
-	"(SELECT string_agg(p, ' ') FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) p "
-	"WHERE r.oid IS NOT NULL AND NOT has_table_privilege(r.oid, p)), "
-	"(SELECT string_agg(c, ' ') FROM unnest(r.cols) c WHERE r.oid IS NOT NULL AND NOT EXISTS "
-	"(SELECT 1 FROM pg_attribute WHERE attrelid = r.oid AND attname = c "
-	"AND NOT attisdropped)), "
-	"pg_is_in_recovery(), current_setting('transaction_read_only'), "
-	"current_setting('default_transaction_isolation'), coalesce(current_schema(), '') FROM r";
+	"SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms, "
+	"to_jsonb(h) ->> 'attempt' FROM lockrun_history h "
+	"WHERE k = $1::text AND expires_ms > " NOW_MS " ORDER BY id DESC LIMIT $2::bigint";
 
 /* The server's clock, when the tables are not there to read. */
 const char pg_sql_now[] = "SELECT " NOW_MS;

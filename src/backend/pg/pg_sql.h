@@ -19,7 +19,6 @@ extern const char pg_sql_states[];
 extern const char pg_sql_states_counts[];
 extern const char pg_sql_keys[];
 extern const char pg_sql_history[];
-extern const char pg_sql_probe[];
 extern const char pg_sql_now[];
 
 /* The session lock of a stable key: key_hash64() as the signed bigint

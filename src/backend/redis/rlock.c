@@ -410,7 +410,7 @@ int
 lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending *end,
     struct lr_err *e)
 {
-	char how[200];
+	char how[220];
 	const char *args[] = { l->keys.stable, l->keys.hist, l->keys.last,
 	    l->keys.counts, l->slot_ttl_ms ? l->keys.slot : l->keys.stable, l->value, how };
 	char unknown[sizeof(l->value)];
@@ -422,10 +422,11 @@ lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending
 		args[5] = unknown;
 	} else if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
-	snprintf(how, sizeof(how), "%lld %d %lld %s %lld %lld %s %lld",
+	snprintf(how, sizeof(how), "%lld %d %lld %s %lld %lld %s %lld %d",
 	    l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0, end->status,
 	    end->duration_ms > 0 ? end->duration_ms : 0, end->event, l->hist_cap,
-	    l->hist_ttl_ms, slot_word(l), end->keep_until_ms > 0 ? end->keep_until_ms : 0);
+	    l->hist_ttl_ms, slot_word(l), end->keep_until_ms > 0 ? end->keep_until_ms : 0,
+	    end->attempt > 0 ? end->attempt : 0);
 	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "5",
 	    args, 7, e);
 	if (r == NULL)

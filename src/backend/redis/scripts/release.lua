@@ -5,12 +5,14 @@
 -- KEYS[5] slot key (the stable key again when one-server is off).
 -- ARGV[1] the value this run stored ("<owner id> <token> <host> <pid>
 -- <start>"); ARGV[2] "<keep ms> <exit status> <duration ms> <event>
--- <history cap> <history ttl ms> <slot or -> <until ms>": keep is how long
--- the key must still live (--min-hold), 0 to delete it now, -1 when the run
--- held no stable key (one-server only); until, when not 0, is when the hold
--- ends by this server's clock, and a release that runs later (it waited in
--- a stalled server) keeps the key no longer; event is released or
--- stopped-timeout.
+-- <history cap> <history ttl ms> <slot or -> <until ms> <attempt>": keep is
+-- how long the key must still live (--min-hold), 0 to delete it now, -1 when
+-- the run held no stable key (one-server only); until, when not 0, is when
+-- the hold ends by this server's clock, and a release that runs later (it
+-- waited in a stalled server) keeps the key no longer; event is released or
+-- stopped-timeout; attempt is the command's last attempt (retries:), 0 when
+-- it never started: the entry says it (when not 0), and the counters'
+-- retries adds attempt - 1.
 -- Returns 1 released (deleted, or left to expire after keep ms),
 -- 0 not ours (it expired, or another run holds it) or no stable key.
 -- The key is ours when it holds this run's value or its tombstone
@@ -26,8 +28,8 @@
 -- count), and one "withdrawn" entry says so. Returns 1 when the acquire
 -- had taken effect, 0 when nothing held the id (it never ran, or was
 -- refused as late): then nothing is recorded.
-local keep, status, duration, event, cap, hist_ttl, slot, till = string.match(ARGV[2],
-  '^(%-?%d+) (%d+) (%d+) (%S+) (%d+) (%d+) (%S+) (%d+)$')
+local keep, status, duration, event, cap, hist_ttl, slot, till, attempt = string.match(
+  ARGV[2], '^(%-?%d+) (%d+) (%d+) (%S+) (%d+) (%d+) (%S+) (%d+) (%d+)$')
 if not keep then return redis.error_reply('ERR release: bad arguments') end
 keep, cap, hist_ttl, till = tonumber(keep), tonumber(cap), tonumber(hist_ttl), tonumber(till)
 if keep > 0 and till > 0 then keep = math.max(till - server_ms(), 0) end
@@ -72,13 +74,21 @@ if event == 'withdrawn' then return withdraw() end
 local last = cap > 0 and redis.pcall('HMGET', KEYS[3], 'token', 'event') or {}
 local told = last[1] == token and last[2] == event
 if not told then
-  record(KEYS[2], cap, hist_ttl, {'event', event, 'host', host, 'pid', pid,
-    'slot', slot, 'token', token, 'status', status, 'duration_ms', duration})
+  local entry = {'event', event, 'host', host, 'pid', pid, 'slot', slot,
+    'token', token, 'status', status, 'duration_ms', duration}
+  if attempt ~= '0' then
+    entry[#entry + 1] = 'attempt'
+    entry[#entry + 1] = attempt
+  end
+  record(KEYS[2], cap, hist_ttl, entry)
   -- a lost run counts as lost, not failed; a timeout is a failure too
   local counted = {}
   if event == 'lost' then counted[1] = 'lost'
   elseif tonumber(status) ~= 0 then counted[1] = 'failures' end
   if event == 'stopped-timeout' then counted[#counted + 1] = 'timeouts' end
+  if cap > 0 and tonumber(attempt) > 1 then
+    redis.pcall('HINCRBY', KEYS[4], 'retries', tonumber(attempt) - 1)
+  end
   count(KEYS[4], cap, hist_ttl, counted)
   local now = string.format('%.0f', server_ms())
   local ending = {'event', event, 'status', status, 'duration_ms', duration,
