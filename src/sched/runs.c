@@ -16,6 +16,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -155,6 +156,20 @@ pipes_close(int (*p)[2], size_t n)
 			}
 }
 
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+
+void
+spawn_gate_enter(void)
+{
+	pthread_mutex_lock(&gate);
+}
+
+void
+spawn_gate_leave(void)
+{
+	pthread_mutex_unlock(&gate);
+}
+
 pid_t
 spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
     struct spawn_pipes *io, struct lr_err *e)
@@ -175,8 +190,12 @@ spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long
 	if (p[3][0] >= 0)
 		fcntl(p[3][0], F_SETFL, O_NONBLOCK);
 	fflush(NULL);
-	if ((pid = fork()) == 0)
+	spawn_gate_enter();
+	if ((pid = fork()) == 0) {
+		spawn_gate_leave();	/* this thread's, in the child too */
 		child(sp, argv, p[0][0] >= 0 ? p[0] : NULL, p[1], p[2][1], p[3][1], at_ms);
+	}
+	spawn_gate_leave();
 	if (pid < 0)
 		lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 done:

@@ -68,6 +68,16 @@ struct spawn_pipes {
 				 * (non-blocking), else -1 */
 };
 
+/* The fork gate. A run's child goes on running lockrun after fork(),
+ * without exec: it must not start with a lock held by a thread that does
+ * not exist in it (a client library's, the loader's; under ASan, its
+ * allocator's). So a thread of the scheduler's process that calls into
+ * such code (`cron --listen`'s reads of the backend) does so between
+ * spawn_gate_enter() and spawn_gate_leave(), and spawn_task() forks with
+ * the gate held. */
+void	spawn_gate_enter(void);
+void	spawn_gate_leave(void);
+
 /* Start t: fork, and in the child run `lockrun [options] -t NAME`, with
  * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR). With io, the run's log reaches io->report as
  * records, and with io->relay its stdout and stderr go to out and err;

@@ -17,6 +17,7 @@
 
 #include "core/duration.h"
 #include "core/keys.h"
+#include "sched/runs.h"
 #include "web/mhd.h"
 #include "web/page.h"
 #include "web/prom.h"
@@ -157,6 +158,7 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 			break;
 		keys_build(&c->keys[c->n], w->o.prefix, c->names[c->n], (time_t)-1, 0);
 	}
+	spawn_gate_enter();	/* no run forked while libpq, hiredis... run here */
 	if (w->open != 1) {	/* never opened, or broken by the last read */
 		if ((w->open == 0 ? be->ops->open(be, &e) :
 		    be->ops->reopen(be, WEB_REOPEN_MS, &e)) != 0)
@@ -172,9 +174,11 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 	for (size_t i = 0; hist && i < c->n; i++)
 		if (be->ops->history(be, &c->keys[i], WEB_HISTORY, &c->hist[i], &e) != 0)
 			goto fail;
+	spawn_gate_leave();
 	c->ok = 1;
 	return;
 fail:
+	spawn_gate_leave();
 	snprintf(c->problem, sizeof(c->problem), "%s", e.msg);
 	if (w->open == 1)
 		w->open = 2;

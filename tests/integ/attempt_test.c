@@ -25,7 +25,6 @@ config(void)
 {
 	static char cfg[256];
 	char counter[256], body[1024];
-	FILE *fp;
 
 	snprintf(counter, sizeof(counter), "%s", scratch("attempts"));
 	snprintf(body, sizeof(body), "url: '%s'\n"
@@ -39,11 +38,7 @@ config(void)
 	    "  once:\n"
 	    "    schedule: '* * * * *'\n"
 	    "    command: [\"true\"]\n", url, counter, counter);
-	snprintf(cfg, sizeof(cfg), "%s", scratch("attempt.yaml"));
-	fp = fopen(cfg, "w");
-	cr_assert(fp != NULL);
-	fputs(body, fp);
-	fclose(fp);
+	snprintf(cfg, sizeof(cfg), "%s", write_scratch("attempt.yaml", body));
 	return cfg;
 }
 

@@ -26,11 +26,8 @@ TestSuite(cron_catchup, .init = suite_setup, .fini = backends_teardown, .timeout
 static const char *
 catchup_config(const char *log)
 {
-	const char *path = scratch("catchup.yaml");
 	char body[2048];
-	FILE *fp = fopen(path, "w");
 
-	cr_assert(fp != NULL);
 	snprintf(body, sizeof(body), "url: '%s'\ndefaults:\n  clock_tolerance: 0\ntasks:\n"
 	    "  daily:\n    schedule: '0 12 * * *'\n    starting_deadline: 1m\n"
 	    "    command: 'flock -n %s.daily sh -c ''echo \"daily $LOCKRUN_SLOT $SERVER\" >> "
@@ -38,9 +35,7 @@ catchup_config(const char *log)
 	    "  minutely:\n    schedule: '* * * * *'\n"
 	    "    command: 'echo \"minutely $LOCKRUN_SLOT $SERVER\" >> %s'\n",
 	    url, log, log, log, log);
-	fputs(body, fp);
-	fclose(fp);
-	return path;
+	return write_scratch("catchup.yaml", body);
 }
 
 /* lockrun cron -v -c cfg as server i, its clock running from at. */

@@ -26,19 +26,14 @@ TestSuite(cron_missed, .init = suite_setup, .fini = backends_teardown, .timeout 
 static const char *
 missed_config(const char *log, const char *hooks)
 {
-	const char *path = scratch("missed.yaml");
 	char body[2048];
-	FILE *fp = fopen(path, "w");
 
-	cr_assert(fp != NULL);
 	snprintf(body, sizeof(body), "url: '%s'\ndefaults:\n  clock_tolerance: 0\ntasks:\n"
 	    "  daily:\n    schedule: '0 12 * * *'\n    starting_deadline: 1m\n"
 	    "    command: 'echo \"daily $LOCKRUN_SLOT\" >> %s'\n"
 	    "    on_missed: [/bin/sh, -c, 'echo \"missed $LOCKRUN_SLOT $LOCKRUN_TASK\" >> %s']\n",
 	    url, log, hooks);
-	fputs(body, fp);
-	fclose(fp);
-	return path;
+	return write_scratch("missed.yaml", body);
 }
 
 /* `lockrun ARGS` with the clock at at (and the SQL password). */
@@ -152,20 +147,15 @@ Test(cron_missed, a_task_that_never_ran_records_nothing)
 	const char *log = scratch("runs.log"), *hooks = scratch("hooks.log"), *path;
 	char body[2048];
 	struct result r;
-	FILE *fp;
 	pid_t s;
 
 	use(BE_REDIS);
-	path = scratch("new.yaml");
-	fp = fopen(path, "w");
-	cr_assert(fp != NULL);
 	snprintf(body, sizeof(body), "url: '%s'\ndefaults:\n  clock_tolerance: 0\n"
 	    "  schedule: '0 12 * * *'\n  starting_deadline: 1m\n"
 	    "  on_missed: [/bin/sh, -c, 'echo \"missed $LOCKRUN_SLOT $LOCKRUN_TASK\" >> %s']\n"
 	    "tasks:\n  fresh:\n    command: 'echo fresh >> %s'\n"
 	    "  old:\n    command: 'echo old >> %s'\n", url, hooks, log, log);
-	fputs(body, fp);
-	cr_assert(eq(int, fclose(fp), 0));
+	path = write_scratch("new.yaml", body);
 	run_at(&r, T_1200 - 86400, (const char *const[]){ "-c", path, "-t", "old", NULL });
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	s = cron_server_at(0, path, T_1200 + 90, NULL);
@@ -192,20 +182,15 @@ Test(cron_missed, a_slot_missed_while_the_server_was_away_is_recorded_when_it_is
 	const char *sock = scratch("later.sock");
 	char err[16384], body[2048], real[300];
 	struct result r;
-	FILE *fp;
 	pid_t s;
 
 	use(BE_REDIS);
-	path = scratch("away.yaml");
-	fp = fopen(path, "w");
-	cr_assert(fp != NULL);
 	snprintf(body, sizeof(body), "url: 'unix://%s'\ndefaults:\n  clock_tolerance: 0\n"
 	    "tasks:\n  daily:\n    schedule: '0 12 * * *'\n    starting_deadline: 15s\n"
 	    "    command: 'echo \"daily $LOCKRUN_SLOT\" >> %s'\n"
 	    "    on_missed: [/bin/sh, -c, 'echo \"missed $LOCKRUN_SLOT\" >> %s']\n",
 	    sock, log, hooks);
-	fputs(body, fp);
-	cr_assert(eq(int, fclose(fp), 0));
+	path = write_scratch("away.yaml", body);
 	snprintf(real, sizeof(real), "unix://%s", fx.sock);
 	run_at(&r, T_1200 - 86400, (const char *const[]){ "--url", real, "-c", path, "-t",
 	    "daily", NULL });

@@ -49,8 +49,8 @@ suite_teardown(void)
 	redis_stop(&fx);
 }
 
-/* The harness itself never calls this, so a test's paths stay valid for
- * its first 16 calls. */
+/* The harness calls it only on a test's behalf (write_scratch()), so a
+ * test's paths stay valid for its first 16 calls. */
 const char *
 scratch(const char *name)
 {
@@ -604,6 +604,18 @@ write_config(const char *body)
 	cr_assert(fp != NULL);
 	fprintf(fp, "redis:\n  url: %s\n%s", fx.url, body);
 	fclose(fp);
+	return path;
+}
+
+const char *
+write_scratch(const char *name, const char *body)
+{
+	const char *path = scratch(name);
+	FILE *fp = fopen(path, "w");
+
+	cr_assert(fp != NULL, "%s: %s", path, strerror(errno));
+	fputs(body, fp);
+	cr_assert(fclose(fp) == 0, "%s: %s", path, strerror(errno));
 	return path;
 }
 

@@ -75,6 +75,8 @@ const char *lr_stderr_of(pid_t pid, char *buf, size_t n);
 /* Write scratch file lockrun.yaml: a redis: url pointing at the suite's
  * redis-server, then body; returns its path. */
 const char *write_config(const char *body);
+/* body into the scratch file name; its path. */
+const char *write_scratch(const char *name, const char *body);
 /* The same, for a fleet whose clock libfaketime fakes while the lock
  * server's is real: with the clock check off (defaults: clock_tolerance:
  * 0), as the lock server would otherwise refuse every slot. */

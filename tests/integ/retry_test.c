@@ -32,10 +32,8 @@ path_of(char buf[256], const char *name)
 static const char *
 flaky_config(const char *log, const char *hooks, int ok)
 {
-	static char cfgbuf[256];
+	static char cfg[256];
 	char body[2048];
-	const char *cfg = path_of(cfgbuf, "retry.yaml");
-	FILE *fp;
 
 	snprintf(body, sizeof(body), "url: '%s'\n"
 	    "tasks:\n"
@@ -48,10 +46,7 @@ flaky_config(const char *log, const char *hooks, int ok)
 	    "    on_success: [sh, -c, 'echo \"success $LOCKRUN_ATTEMPT\" >> %s']\n"
 	    "    on_failure: [sh, -c, 'echo \"failure $LOCKRUN_ATTEMPT\" >> %s']\n",
 	    url, log, ok, ok, hooks, hooks);
-	fp = fopen(cfg, "w");
-	cr_assert(fp != NULL);
-	fputs(body, fp);
-	fclose(fp);
+	snprintf(cfg, sizeof(cfg), "%s", write_scratch("retry.yaml", body));
 	return cfg;
 }
 

@@ -59,36 +59,39 @@ static const char pg_sql_pause[] =
 
 /* missed.lua. $1 the slot key, $2 last run, $3 the missed row, $4
  * history, $5 the slot key's life (ms), $6 history cap, $7 history ttl,
- * $8 slot ISO, $9 host, $10 pid, $11 when noticed (ISO). The slot row is
- * written only when the task has a last-run record of another slot and
- * no live row holds the slot (a run's, or another scheduler's record of
- * it): racers serialize on its primary key, and one writes it. The
- * missed row's value is "<count> <the last missed slot>", living as the
- * history does. Returns one row: 1 recorded by this statement (or by
- * this host and pid before: a try whose answer was lost, asked again), 2
- * by another scheduler, else 0. */
+ * $8 slot ISO, $9 host, $10 pid, $11 when noticed (ISO). Only for a task
+ * with a last-run record of another slot. The slot row is written when no
+ * live row holds the slot (a run's, or another scheduler's record of it):
+ * racers serialize on its primary key, and a live row is "updated" to
+ * itself, so that RETURNING gives its newest value, which a racer's
+ * snapshot would not show. The missed row's value is "<count> <the last
+ * missed slot>", living as the history does. Returns one row: 1 recorded
+ * by this statement (or by this host and pid before: a try whose answer
+ * was lost, asked again), 2 by another scheduler, else 0. */
 static const char pg_sql_missed[] =
 	"WITH a AS (SELECT $1::text AS slot, $2::text AS last, $3::text AS missed, "
 	"$4::text AS hist, $5::bigint AS slot_ttl, $6::bigint AS cap, $7::bigint AS hist_ttl, "
-	"$8::text AS iso, $9::text AS host, $10::text AS pid, $11::text AS at, "
+	"$8::text AS iso, $9::text AS host, $10::text AS pid, "
+	"'missed 0 ' || $9::text || ' ' || $10::text || ' ' || $11::text AS value, "
 	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now_ms), "
 	"ok AS (SELECT 1 FROM a, lockrun_last l WHERE l.k = a.last AND l.expires_ms > a.now_ms "
 	"AND l.slot IS DISTINCT FROM a.iso), "
-	"claim AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT a.slot, 'missed 0 ' "
-	"|| a.host || ' ' || a.pid || ' ' || a.at, a.now_ms + a.slot_ttl FROM a, ok "
-	"ON CONFLICT (k) DO UPDATE SET v = excluded.v, expires_ms = excluded.expires_ms "
-	"WHERE t.expires_ms <= (SELECT now_ms FROM a) RETURNING 1), "
+	"claim AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT a.slot, a.value, "
+	"a.now_ms + a.slot_ttl FROM a, ok ON CONFLICT (k) DO UPDATE SET "
+	"v = CASE WHEN t.expires_ms <= (SELECT now_ms FROM a) THEN excluded.v ELSE t.v END, "
+	"expires_ms = CASE WHEN t.expires_ms <= (SELECT now_ms FROM a) "
+	"THEN excluded.expires_ms ELSE t.expires_ms END RETURNING t.v), "
+	"won AS (SELECT 1 FROM claim, a WHERE claim.v = a.value), "
 	"mw AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT a.missed, '1 ' || a.iso, "
-	"a.now_ms + a.hist_ttl FROM a, claim ON CONFLICT (k) DO UPDATE SET v = (CASE WHEN "
+	"a.now_ms + a.hist_ttl FROM a, won ON CONFLICT (k) DO UPDATE SET v = (CASE WHEN "
 	"t.expires_ms > (SELECT now_ms FROM a) THEN split_part(t.v, ' ', 1)::bigint ELSE 0 END "
 	"+ 1)::text || ' ' || split_part(excluded.v, ' ', 2), expires_ms = excluded.expires_ms), "
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot) "
 	"SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, 'missed', a.host, a.pid, a.iso "
-	"FROM a, claim WHERE a.cap > 0) "
-	"SELECT CASE WHEN EXISTS (SELECT 1 FROM claim) THEN 1 ELSE coalesce((SELECT CASE "
-	"WHEN split_part(t.v, ' ', 3) = a.host AND split_part(t.v, ' ', 4) = a.pid THEN 1 "
-	"ELSE 2 END FROM lockrun_keys t, a WHERE t.k = a.slot AND left(t.v, 7) = 'missed ' "
-	"AND t.expires_ms > a.now_ms), 0) END";
+	"FROM a, won WHERE a.cap > 0) "
+	"SELECT coalesce((SELECT CASE WHEN c.v = a.value THEN 1 WHEN left(c.v, 7) <> 'missed ' "
+	"THEN 0 WHEN split_part(c.v, ' ', 3) = a.host AND split_part(c.v, ' ', 4) = a.pid "
+	"THEN 1 ELSE 2 END FROM claim c, a), 0)";
 
 /* The task arrays of pg_sql_states, as array literals into lit[7]
  * (malloc'd). Returns 0, or -1 when out of memory. */
