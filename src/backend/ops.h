@@ -156,9 +156,9 @@ struct lr_backend_ops {
 	 * that slot) passed its starting_deadline and no run started for it
 	 * there: claim the slot key for it (value "missed 0 host pid at",
 	 * which a late run skips as taken), unless a run or another
-	 * scheduler has it, or the last-run record says that slot ran, or
-	 * the task has no last-run record (it never ran: a new task, a new
-	 * install); a claim records "missed" in the history, adds one to
+	 * scheduler has it, or the task's last run claimed no earlier slot
+	 * (it did not run before: a new task, a new install; or a later
+	 * slot ran since); a claim records "missed" in the history, adds one to
 	 * the task's missed count and sets its last missed slot, in one
 	 * round trip per task. won[i] is 1 for each slot claimed here
 	 * (exactly one scheduler of the fleet claims it), 2 when another

@@ -28,7 +28,6 @@
 #include "sched/report.h"
 #include "sched/trigger.h"
 
-#define RETRY_S	10	/* a run that could not reach the server: again after */
 
 /* A run started and not yet gone: its pid (0 once reaped), end, pipes. */
 struct running {
@@ -175,12 +174,12 @@ start(struct crond *d, size_t i, time_t slot)
 }
 
 /* Run r took no lock because the server could not be reached (69): try
- * its slot again in RETRY_S, if that is within its task's
- * starting_deadline, and say so. Returns 1 if it will be, else 0. */
+ * its slot again after a backoff (due_retry_s()), if that is within its
+ * task's starting_deadline, and say so. Returns 1 if it will be, else 0. */
 static int
 retry_later(struct crond *d, const struct running *r)
 {
-	time_t again = time(NULL) + RETRY_S;
+	time_t now = time(NULL), again = now + (time_t)due_retry_s(r->slot_t, now, random());
 	char at[TEXT_ISO_MAX];
 	struct log_fields f;
 

@@ -68,7 +68,7 @@ struct crond_opts {
  * once, late, if its task's starting_deadline allows, else is logged as
  * missed; the older ones are never caught up; a slot started is never
  * started again here, whatever the clock does, but when its run could
- * not reach the server (69, no lock taken): then every RETRY_S while
+ * not reach the server (69, no lock taken): then after a backoff (due.h) while
  * within the starting_deadline. It says what cron(8) says: ready, each
  * run's start and end or skip, each missed slot (report.h). SIGHUP reads the config
  * again (a bad one is logged and the old one kept); SIGTERM and SIGINT

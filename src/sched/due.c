@@ -84,3 +84,15 @@ due_now(const struct sched_task *t, long long now_ms)
 
 	return slot != (time_t)-1 && (long long)slot >= minute;
 }
+
+long long
+due_retry_s(time_t slot, time_t now, long rnd)
+{
+	long long wait = ((long long)now - slot) / 2;
+
+	if (wait < 1)
+		wait = 1;
+	if (wait > DUE_RETRY_MAX_S)
+		wait = DUE_RETRY_MAX_S;
+	return wait - (rnd < 0 ? 0 : rnd % (wait / 2 + 1));
+}

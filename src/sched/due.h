@@ -43,4 +43,13 @@ int	due_tasks(const struct lr_config *cfg, struct sched_task **out, size_t *n,
  * schedules: tick leaves the others (schedule_subminute()) to cron. */
 int	due_now(const struct sched_task *t, long long now_ms);
 
+/* A run of slot could not reach the server at now: how many seconds
+ * until it is tried again. Half the time since the fire time, from 1s up
+ * to DUE_RETRY_MAX_S, so that a server back at once is tried at once and
+ * one that stays away is not asked every second; of that, up to half
+ * taken off by rnd (random()), so that a fleet's schedulers do not ask
+ * together. */
+#define DUE_RETRY_MAX_S	10
+long long due_retry_s(time_t slot, time_t now, long rnd);
+
 #endif

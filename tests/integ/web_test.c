@@ -188,6 +188,7 @@ Test(web, postgres_metrics_and_readyz)
 	    prom_get(&p, "lockrun_runs_total", "ok") == 1 &&
 	    prom_get(&p, "lockrun_last_exit_status", "ok") == 0);
 	metrics(port, &p, body);
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_failures_total", "bad"), 1.0), "%s", body);
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_last_exit_status", "ok"), 0.0), "%s", body);
 	cr_assert(eq(int, http_get(port, "/", body, BODY_MAX, NULL, 0), 200));
 	cr_assert(matches(body, "data-task=\"bad\">.*fail \\(exit 3\\)"), "%s", body);

@@ -60,7 +60,8 @@ static const char pg_sql_pause[] =
 /* missed.lua. $1 the slot key, $2 last run, $3 the missed row, $4
  * history, $5 the slot key's life (ms), $6 history cap, $7 history ttl,
  * $8 slot ISO, $9 host, $10 pid, $11 when noticed (ISO). Only for a task
- * with a last-run record of another slot. The slot row is written when no
+ * whose last run claimed an earlier slot (ISO 8601 text sorts as time
+ * does): it ran then, not a new task. The slot row is written when no
  * live row holds the slot (a run's, or another scheduler's record of it):
  * racers serialize on its primary key, and a live row is "updated" to
  * itself, so that RETURNING gives its newest value, which a racer's
@@ -75,7 +76,7 @@ static const char pg_sql_missed[] =
 	"'missed 0 ' || $9::text || ' ' || $10::text || ' ' || $11::text AS value, "
 	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now_ms), "
 	"ok AS (SELECT 1 FROM a, lockrun_last l WHERE l.k = a.last AND l.expires_ms > a.now_ms "
-	"AND l.slot IS DISTINCT FROM a.iso), "
+	"AND l.slot COLLATE \"C\" < a.iso COLLATE \"C\"), "
 	"claim AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT a.slot, a.value, "
 	"a.now_ms + a.slot_ttl FROM a, ok ON CONFLICT (k) DO UPDATE SET "
 	"v = CASE WHEN t.expires_ms <= (SELECT now_ms FROM a) THEN excluded.v ELSE t.v END, "

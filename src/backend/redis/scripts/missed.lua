@@ -7,8 +7,10 @@
 -- ISO 8601> <host> <pid> <noticed at, ISO 8601>".
 -- Returns 1 recorded by this call (or by this host and pid before: a try
 -- whose answer was lost, asked again); 2 another scheduler recorded it; 0
--- not missed: the task has no last-run record (it never ran: a new task, a
--- new install), the last run was of this slot, or a run has the slot key.
+-- not missed: the task's last run claimed no slot before this one (it did
+-- not run then: a new task, a new install; or a later slot ran, and this
+-- one, older, is not for this call to judge), or a run has the slot key.
+-- Slots compare as their ISO 8601 text, which sorts as time does.
 -- The count and the last missed slot are the fields "missed" and
 -- "missed_slot" of the counters' hash, which the status reads with the
 -- pause in one HMGET. With the history off (cap 0) there is no last-run
@@ -18,9 +20,8 @@ local slot_ttl, cap, hist_ttl, slot, host, pid, at = string.match(ARGV[1],
   '^(%d+) (%d+) (%d+) (%S+) (%S+) (%S+) (%S+)$')
 if not slot_ttl then return redis.error_reply('ERR missed: bad arguments') end
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
-if redis.call('EXISTS', KEYS[2]) == 0 or redis.call('HGET', KEYS[2], 'slot') == slot then
-  return 0
-end
+local before = redis.call('HGET', KEYS[2], 'slot')
+if type(before) ~= 'string' or before >= slot then return 0 end
 local value = 'missed 0 ' .. host .. ' ' .. pid .. ' ' .. at
 if not redis.call('SET', KEYS[1], value, 'NX', 'PX', slot_ttl) then
   local by, was = string.match(redis.call('GET', KEYS[1]) or '', '^missed %S+ (%S+) (%S+) ')
