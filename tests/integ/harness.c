@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,6 +523,42 @@ alive(pid_t pid)
 	return state != 'Z' && state != '?';
 }
 
+/* libfaketime's shared memory and semaphore are named by the pid of the
+ * process that made them (/dev/shm/faketime_shm_PID, sem.faketime_sem_PID)
+ * and stay behind when that process is killed; a process that later gets
+ * the same pid cannot start ("shm_open failed: File exists"), and a run of
+ * the suites makes enough processes for pids to come round again. Remove
+ * those of processes gone, untouched for ten minutes: no test runs that
+ * long, so nothing of one still needs them. */
+static void
+faketime_sweep(void)
+{
+	DIR *d = opendir("/dev/shm");
+	time_t old = time(NULL) - 600;
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		const char *n = de->d_name, *num = NULL;
+		char path[320];
+		struct stat sb;
+		long pid;
+
+		if (strncmp(n, "faketime_shm_", 13) == 0)
+			num = n + 13;
+		else if (strncmp(n, "sem.faketime_sem_", 17) == 0)
+			num = n + 17;
+		if (num == NULL || (pid = strtol(num, NULL, 10)) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/dev/shm/%s", n);
+		if (lstat(path, &sb) == 0 && sb.st_mtime < old && sb.st_ctime < old &&
+		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			unlink(path);
+	}
+	closedir(d);
+}
+
 void
 faketime_env(const char *env[5], char buf[3][128], double unix_time)
 {
@@ -536,6 +574,7 @@ faketime_env(const char *env[5], char buf[3][128], double unix_time)
 		if (access(libs[i], R_OK) == 0)
 			lib = libs[i];
 	cr_assert(lib != NULL, "libfaketime not found (apt-get install faketime)");
+	faketime_sweep();
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(buf[0], 128, "LD_PRELOAD=%s", lib);
 	/* an offset from the real clock, so the faked one keeps running */

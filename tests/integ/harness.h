@@ -32,7 +32,8 @@ void	lr_run_env(struct result *res, const char *const env[], const char *const a
 
 /* Environment that makes lockrun's wall clock read unix_time (seconds,
  * with a fraction) when it starts, through libfaketime; the monotonic
- * clock stays real. Fills env[5], NULL-terminated; buf holds the strings. */
+ * clock stays real. Fills env[5], NULL-terminated; buf holds the strings.
+ * Removes what libfaketime left in /dev/shm for processes long gone. */
 void	faketime_env(const char *env[5], char buf[3][128], double unix_time);
 
 /* The same, but lockrun's wall clock stands still at unix_time (to the
