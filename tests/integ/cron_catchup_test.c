@@ -45,14 +45,6 @@ server_at(int i, const char *cfg, double at)
 	return cron_server_at(i, cfg, at, be != BE_REDIS ? pw_env[0] : NULL);
 }
 
-static void
-stop(pid_t pid)
-{
-	char err[16384];
-
-	kill(pid, SIGTERM);
-	cr_assert(eq(int, lr_wait(pid), 0), "%s", lr_stderr_of(pid, err, sizeof(err)));
-}
 
 /*
  * No scheduler ran at 12:00. Two start at 12:00:20, within daily's
@@ -83,7 +75,7 @@ caught_up_once(enum backend b)
 		    "2026-06-15T12:00:00Z .* late");
 		cr_assert(eq(int, stderr_matching(s[i], "^daily: lockrun: (released|skipped)"),
 		    1), "server %d: %s", i, lr_stderr_of(s[i], err, sizeof(err)));
-		stop(s[i]);
+		cron_stop(s[i]);
 	}
 	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^daily 2026-06-15T12:00:00Z [0-2]$"), 1), "%s",
@@ -120,7 +112,7 @@ Test(cron_catchup, past_the_deadline_nothing_is_caught_up)
 	cfg = catchup_config(log);
 	s = server_at(0, cfg, T_1200 + 90);
 	POLL_UNTIL(stderr_matching(s, "^minutely: lockrun: released") == 1);
-	stop(s);
+	cron_stop(s);
 	cr_assert(eq(int, lines_matching(log, "^minutely 2026-06-15T12:01:00Z 0$"), 1), "%s",
 	    file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^daily"), 0), "%s", file_peek(log));

@@ -53,14 +53,6 @@ run_at(struct result *res, double at, const char *const args[])
 	lr_run_env(res, env, args);
 }
 
-static void
-stop(pid_t pid)
-{
-	char err[16384];
-
-	kill(pid, SIGTERM);
-	cr_assert(eq(int, lr_wait(pid), 0), "%s", lr_stderr_of(pid, err, sizeof(err)));
-}
 
 /*
  * daily ran yesterday. Every scheduler was down at 12:00; two start at
@@ -87,7 +79,7 @@ missed_once(enum backend b)
 		    "ran it") == 1);
 	POLL_UNTIL(lines_matching(hooks, ".") >= 1);
 	for (int i = 0; i < 2; i++)
-		stop(s[i]);
+		cron_stop(s[i]);
 	cr_assert(eq(int, stderr_matching(s[0], "recorded for the fleet here") +
 	    stderr_matching(s[1], "recorded for the fleet here"), 1), "%s",
 	    lr_stderr_of(s[0], err, sizeof(err)));
@@ -160,7 +152,7 @@ Test(cron_missed, a_task_that_never_ran_records_nothing)
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	s = cron_server_at(0, path, T_1200 + 90, NULL);
 	POLL_UNTIL(lines_matching(hooks, "^missed 2026-06-15T12:00:00Z old$") == 1);
-	stop(s);
+	cron_stop(s);
 	cr_assert(eq(int, lines_matching(hooks, "fresh"), 0), "%s", file_peek(hooks));
 	cr_assert(eq(dbl, metric("old", "lockrun_missed_total", NULL), 1.0));
 	run_at(&r, T_1200 + 100, (const char *const[]){ "-c", path, "status", "--format",
@@ -205,7 +197,7 @@ Test(cron_missed, a_slot_missed_while_the_server_was_away_is_recorded_when_it_is
 	cr_assert(eq(int, symlink(fx.sock, sock), 0));
 	POLL_UNTIL(stderr_matching(s, "daily 2026-06-15T12:00:00Z: missed: no server ran it") == 1);
 	POLL_UNTIL(lines_matching(hooks, ".") >= 1);
-	stop(s);
+	cron_stop(s);
 	cr_assert(eq(int, stderr_matching(s, "recorded for the fleet here"), 1), "%s",
 	    lr_stderr_of(s, err, sizeof(err)));
 	cr_assert(eq(int, lines_matching(hooks, "^missed 2026-06-15T12:00:00Z$"), 1), "%s",

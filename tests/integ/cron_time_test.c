@@ -28,15 +28,6 @@ task_yaml(char *buf, size_t n, const char *name, const char *schedule, const cha
 	    "'echo \"%s $LOCKRUN_SLOT\" >> %s'\n", name, schedule, more, name, log);
 }
 
-/* SIGTERM; it exits 0. */
-static void
-stop(pid_t pid)
-{
-	char err[16384];
-
-	kill(pid, SIGTERM);
-	cr_assert(eq(int, lr_wait(pid), 0), "stderr: %s", lr_stderr_of(pid, err, sizeof(err)));
-}
 
 /*
  * The clock jumps 3m20s forward in the seconds before 12:00 (a VM pause, a
@@ -73,7 +64,7 @@ Test(cron_time, a_missed_fire_time_runs_once_late_inside_the_deadline_and_not_ou
 	POLL_UNTIL(stderr_matching(pid, "^(inside|each): lockrun: released") == 2 &&
 	    stderr_matching(pid, "outside: fire time 2026-06-15T12:00:00Z missed by .*"
 	    "starting_deadline: skipped") == 1);
-	stop(pid);
+	cron_stop(pid);
 	cr_assert(eq(int, file_lines(log), 2), "%s", file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^inside 2026-06-15T12:00:00Z$"), 1), "%s",
 	    file_peek(log));
@@ -122,8 +113,8 @@ Test(cron_time, a_clock_stepped_back_reruns_nothing)
 	second = LR_START_ENV(env, "cron", "-v", "-c", cfg);
 	POLL_UNTIL(stderr_matching(first, "^u: lockrun: (released|skipped)") == 1 &&
 	    stderr_matching(second, "^u: lockrun: (released|skipped)") == 1);
-	stop(first);
-	stop(second);
+	cron_stop(first);
+	cron_stop(second);
 
 	cr_assert(eq(int, lines_matching(log, "^t "), 1), "%s", file_peek(log));
 	cr_assert(eq(int, lines_matching(log, "^u 2026-06-15T12:00:00Z$"), 1), "%s",
@@ -144,7 +135,7 @@ cron_until(const char *cfg, double at, const char *name, int n)
 
 	snprintf(re, sizeof(re), "^%s: lockrun: (released|skipped)", name);
 	POLL_UNTIL(stderr_matching(pid, re) >= n || !alive(pid));
-	stop(pid);
+	cron_stop(pid);
 	return pid;
 }
 

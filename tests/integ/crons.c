@@ -225,3 +225,12 @@ cron_server_at(int i, const char *cfg, double unix_time, const char *more)
 	return LR_START_ENV(env[i], "cron", "-v", "-c", cfg);
 }
 
+
+void
+cron_stop(pid_t pid)
+{
+	static char err[16384];
+
+	cr_assert(eq(int, kill(pid, SIGTERM), 0));
+	cr_assert(eq(int, lr_wait(pid), 0), "stderr: %s", lr_stderr_of(pid, err, sizeof(err)));
+}

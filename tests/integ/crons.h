@@ -53,6 +53,10 @@ void	fleet_stop(struct fleet *f);
  * from unix_time (libfaketime), with SERVER=i in its environment for its
  * runs to say, and more ("NAME=value") when not NULL. */
 pid_t	cron_server_at(int i, const char *cfg, double unix_time, const char *more);
+
+/* SIGTERM to a scheduler (or any lockrun), which must then exit 0; its
+ * stderr in the failure's message. */
+void	cron_stop(pid_t pid);
 /* A test's .fini: SIGKILL the servers of a fleet a failed test left. */
 void	fleet_cleanup(void);
 

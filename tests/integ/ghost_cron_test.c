@@ -42,14 +42,6 @@ task(char *buf, size_t n, const char *name, const char *log, const char *extra)
 	    "'echo \"%s $LOCKRUN_SLOT\" >> %s'\n%s", name, name, log, extra);
 }
 
-static void
-stop(pid_t pid)
-{
-	char err[4096];
-
-	cr_assert(eq(int, kill(pid, SIGTERM), 0));
-	cr_assert(eq(int, lr_wait(pid), 0), "%s", lr_stderr_of(pid, err, sizeof(err)));
-}
 
 static int
 slot_keys(void)
@@ -87,7 +79,7 @@ Test(ghost_cron, a_scheduler_whose_clock_is_off_claims_no_slot_and_runs_the_rest
 	pid = cron_at(write_config(body), at);
 	MINUTES_POLL_UNTIL(file_lines(plain) >= 1 && stderr_matching(pid, "clock is off") >= 1);
 	cr_assert(file_lines(plain) >= 1, "the other task did not run");
-	stop(pid);
+	cron_stop(pid);
 	cr_assert(eq(int, file_lines(slots), 0), "a slot ran:\n%s", file_peek(slots));
 	cr_assert(eq(int, slot_keys(), 0), "a slot was claimed");
 	cr_assert(eq(int, stderr_matching(pid, "this server's clock is off by"), 1),
@@ -187,9 +179,9 @@ Test(ghost_cron, three_schedulers_one_stepped_five_minutes_run_no_slot_twice)
 	MINUTES_POLL_UNTIL(file_lines(log) >= before + 3 &&
 	    stderr_matching(c, "clock is off") >= 1);
 	cr_assert(stderr_matching(c, "clock is off") >= 1, "the stepped clock went unseen");
-	stop(a);
-	stop(b);
-	stop(c);
+	cron_stop(a);
+	cron_stop(b);
+	cron_stop(c);
 	cr_assert(eq(int, duplicates(log), 0), "a slot ran twice:\n%s", file_peek(log));
 }
 
