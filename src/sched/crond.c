@@ -17,7 +17,6 @@
 
 #include "core/duration.h"
 #include "core/text.h"
-#include "core/zone.h"
 #include "out/log.h"
 #include "sched/crond.h"
 #include "sched/due.h"
@@ -238,32 +237,16 @@ again(struct crond *d, const struct heap_entry *h)
 static void
 tell(struct crond *d)
 {
-	struct crond_task_view *tv;
+	size_t *running;
 
-	if (d->o->watch == NULL ||
-	    (tv = calloc(d->ntasks + 1, sizeof(*tv))) == NULL)
+	if (d->o->watch == NULL || (running = calloc(d->ntasks + 1, sizeof(*running))) == NULL)
 		return;
-	for (size_t i = 0; i < d->ntasks; i++)
-		tv[i] = (struct crond_task_view){ .name = d->tasks[i].name,
-		    .tz = d->tasks[i].sched.has_cron ? d->tasks[i].sched.cron.tz : "",
-		    .next_ms = -1 };
-	for (size_t k = 0; k < d->heap.n; k++) {
-		struct crond_task_view *t = &tv[d->heap.v[k].task];
-		struct lr_err e = LR_ERR_INIT;
-		const struct lr_zone *z = zone_load(t->tz, &e);
-
-		t->next_ms = (long long)d->heap.v[k].at * 1000;
-		t->next_offset_s = z ? zone_offset(z, d->heap.v[k].at, NULL) : 0;
-	}
 	for (size_t k = 0; k < d->nrun; k++)
 		for (size_t i = 0; i < d->ntasks && d->run[k].pid > 0; i++)
-			if (strcmp(d->run[k].task, d->tasks[i].name) == 0)
-				tv[i].running++;
-	d->view.tasks = tv;
-	d->view.ntasks = d->ntasks;
-	d->o->watch(d->o->watch_arg, &d->view);
-	d->view.tasks = NULL;
-	free(tv);
+			running[i] += strcmp(d->run[k].task, d->tasks[i].name) == 0;
+	crond_view_tell(&d->view, d->o->watch, d->o->watch_arg, d->tasks, d->ntasks,
+	    &d->heap, running);
+	free(running);
 }
 
 /* random_delay: put slot of task i off to its delay (task_random_delay(),

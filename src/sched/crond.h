@@ -7,37 +7,7 @@
 #include "config/config.h"
 #include "sched/leases.h"
 #include "sched/runs.h"
-
-/* The start lag's histogram: a start's delay behind its fire time falls in
- * the first bucket whose bound (ms) is at least it, or past the last. */
-#define CROND_LAG_BOUNDS	{ 10, 50, 100, 250, 500, 1000, 5000, 30000 }
-#define CROND_LAG_NBOUNDS	8
-
-/* One task as the scheduler sees it: its next fire time (Unix ms; -1:
- * none), its zone ("": the local one) and that zone's offset from UTC then,
- * and its runs in progress. */
-struct crond_task_view {
-	const char	*name;
-	const char	*tz;
-	long long	 next_ms;
-	long		 next_offset_s;
-	size_t		 running;
-};
-
-/* What the scheduler tells a watcher (crond_opts.watch) after each change:
- * borrowed for the call only. */
-struct crond_view {
-	const struct crond_task_view	*tasks;
-	size_t				 ntasks;
-	unsigned long long		 reloads, reload_failures;
-	unsigned long long		 missed;	/* fire times not started */
-	unsigned long long		 lag[CROND_LAG_NBOUNDS + 1];	/* per bucket */
-	unsigned long long		 starts;
-	long long			 lag_sum_ms;
-};
-
-/* A start lag_ms behind its fire time, into v's histogram (view.c). */
-void	crond_view_lag(struct crond_view *v, long long lag_ms);
+#include "sched/view.h"
 
 struct crond_opts {
 	struct lr_config		*cfg;	/* read whole; replaced on SIGHUP */
