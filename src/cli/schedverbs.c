@@ -157,12 +157,12 @@ int
 verb_tick(struct lr_ctx *x, struct lr_err *e)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry,
-	    .own_fds_from = spawn_fd_floor() };
+	    .cfg = &x->cfg, .run = x->entry };
 	struct lr_ctx *lx = NULL;
 	struct leases ls;
 	int status = -1;
 
+	spawn_fds_given(&sp.given);
 	if (sched_check(x, "tick", e) == 0) {
 		lx = lease_ctx(x, &ls, &sp);
 		status = tick_run(&x->cfg, &sp, lx ? &ls : NULL, real_ms(), e);
@@ -181,8 +181,7 @@ int
 verb_cron(struct lr_ctx *x, struct lr_err *e)
 {
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry,
-	    .own_fds_from = spawn_fd_floor() };
+	    .cfg = &x->cfg, .run = x->entry };
 	char server[1024];
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
 	    .server = server };
@@ -194,6 +193,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	char title[128];
 	int rc;
 
+	spawn_fds_given(&sp.given);
 	snprintf(server, sizeof(server), "%s", ctx_url(x));
 	secret_url_mask(server);
 	log_setup(1, x->cli.quiet);

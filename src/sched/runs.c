@@ -73,33 +73,49 @@ sched_signalfd(int flags)
 	return signalfd(-1, &set, flags | SFD_CLOEXEC);
 }
 
-int
-spawn_fd_floor(void)
+void
+spawn_fds_given(struct spawn_given *g)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
-	int fd, self, top = 2;
+	int fd, self;
 
+	g->n = 0;
 	if (d == NULL)
-		return -1;
+		return;
 	self = dirfd(d);
-	while ((de = readdir(d)) != NULL)
-		if ((fd = atoi(de->d_name)) > top && fd != self)
-			top = fd;
+	while ((de = readdir(d)) != NULL && g->n < SPAWN_GIVEN_MAX)
+		if ((fd = atoi(de->d_name)) > 2 && fd != self) {
+			size_t k = g->n++;	/* in order: readdir's need not be */
+			for (; k > 0 && g->fd[k - 1] > fd; k--)
+				g->fd[k] = g->fd[k - 1];
+			g->fd[k] = fd;
+		}
 	closedir(d);
-	return top + 1;
 }
 
-/* Close every descriptor from from up, but x and y (-1: none). */
+/* Close every descriptor from 3 up but those given (g) and x and y (-1:
+ * none), allocating nothing: the child of a process with threads. */
 static void
-close_but(int from, int x, int y)
+close_but(const struct spawn_given *g, int x, int y)
 {
-	const int keep[2] = { x < y ? x : y, x < y ? y : x };
-	int lo = from;
+	int keep[SPAWN_GIVEN_MAX + 2], lo = 3;
+	size_t n = 0;
 
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t i = 0; i < g->n + 2; i++) {
+		int fd = i < g->n ? g->fd[i] : i == g->n ? x : y;
+		size_t k = n;
+
+		if (fd < lo)
+			continue;	/* none, or 0 to 2 */
+		for (; k > 0 && keep[k - 1] > fd; k--)
+			keep[k] = keep[k - 1];
+		keep[k] = fd;
+		n++;
+	}
+	for (size_t k = 0; k < n; k++) {
 		if (keep[k] < lo)
-			continue;	/* none, or not one of ours */
+			continue;	/* kept twice */
 		if (keep[k] > lo)
 			close_range((unsigned)lo, (unsigned)keep[k] - 1, 0);
 		lo = keep[k] + 1;
@@ -125,8 +141,7 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 	 * its run); what the scheduler was given stays, as through exec, and
 	 * so do the report pipe's write end and the lease socket
 	 * (close-on-exec: lockrun's, not the command's) */
-	if (sp->own_fds_from > 2)
-		close_but(sp->own_fds_from, rep, lease);
+	close_but(&sp->given, rep, lease);
 	if (rep >= 0)
 		log_report(rep);
 	if (lease >= 0)

@@ -9,6 +9,22 @@
 #include "proc/child.h"
 #include "sched/due.h"
 
+/* The descriptors from 3 up open before a scheduler opens its own (its
+ * timer, signals, connections, its runs' pipes and sockets, all
+ * close-on-exec): those it was given, which a forked run keeps, as exec
+ * would have kept them, while it closes every other one, as exec would
+ * have closed them. Ascending; past SPAWN_GIVEN_MAX the rest are closed
+ * in runs too. A floor would not do: a descriptor given high (a shell's
+ * 255, a test runner's) would keep every one of the scheduler's below it
+ * open in each run, its end of the run's lease socket among them, and a
+ * run would never see its scheduler die. */
+#define SPAWN_GIVEN_MAX	64
+struct spawn_given {
+	int	fd[SPAWN_GIVEN_MAX];
+	size_t	n;
+};
+void	spawn_fds_given(struct spawn_given *g);
+
 /* A run's whole life from its command line, in the child forked for it:
  * lockrun's main() without the config read again, since cfg is it (the
  * scheduler's, as last loaded). Returns lockrun's exit status. */
@@ -22,7 +38,7 @@ struct sched_spawner {
 	const struct lr_sigstate *saved;
 	const struct lr_config	 *cfg;
 	sched_run_fn		 *run;
-	int			  own_fds_from;	/* spawn_fd_floor() before the scheduler began */
+	struct spawn_given	  given;	/* spawn_fds_given() before the scheduler began */
 	const char		 *lease_url;	/* the server of the scheduler's connection
 						 * (leases.h), or NULL: runs connect
 						 * themselves */
@@ -34,11 +50,6 @@ struct sched_spawner {
  * blocked them all (child_signals_block()). Returns it, or -1. */
 int	sched_signalfd(int flags);
 
-/* One more than the highest descriptor open now: taken before a scheduler
- * opens its timer, signal and pipe descriptors (all close-on-exec), which
- * are then the ones from this number up, and which a forked run closes in
- * one close_range(2) as exec would have closed them. */
-int	spawn_fd_floor(void);
 
 /* The variable that pins a run's slot: the Unix ms the scheduler found it
  * due at. run.c takes it (and drops it) when it is within a minute of its

@@ -7,6 +7,8 @@
  * command at once (each holds a flock of its own). */
 #include <sys/wait.h>
 
+#include <dirent.h>
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +170,106 @@ all_free(int n)
 	return 1;
 }
 
+/* The parent of pid, from /proc (0 when it cannot be read). */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *fp;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	if (fgets(buf, sizeof(buf), fp) && (p = strrchr(buf, ')')) != NULL)
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(fp);
+	return (pid_t)ppid;
+}
+
+/* Does any descriptor of pid point at what (a readlink of /proc/PID/fd/N)? */
+static int
+holds(pid_t pid, const char *what)
+{
+	char dir[64], path[400], link[256];
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if ((n = readlink(path, link, sizeof(link) - 1)) > 0) {
+			link[n] = '\0';
+			found = strcmp(link, what) == 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* The event of task t<i>'s last-run record, or "". */
+static const char *
+last_event(int i)
+{
+	static char ev[64];
+	redisReply *r = rcmd("HGET lockrun:{t%02d}:last event", i);
+
+	snprintf(ev, sizeof(ev), "%s", r->type == REDIS_REPLY_STRING ? r->str : "");
+	freeReplyObject(r);
+	return ev;
+}
+
+/* Three runs in progress; their scheduler killed (SIGKILL); their
+ * commands end after it: each run records its end over a connection of
+ * its own ("released", long before its lease of a minute ends). Before,
+ * a run kept the scheduler's descriptors (its timer, its end of every
+ * lease socket) whenever the scheduler had been given one numbered
+ * higher, so it never saw the scheduler go; and one that did fell over
+ * (SIGSEGV) opening its own connection. */
+Test(cron_contain, runs_record_their_end_themselves_once_their_scheduler_is_killed)
+{
+	char logbuf[256], pidbuf[256], gobuf[256], cmd[1024];
+	const char *log = path_of(logbuf, "runs.log"), *pids = path_of(pidbuf, "guards"),
+	    *go = path_of(gobuf, "go");
+	pid_t cron;
+	int guard;
+	FILE *fp;
+
+	/* the command's parent is its guard, whose parent is the run */
+	snprintf(cmd, sizeof(cmd), "echo $PPID >> %s; echo start %%1$s >> %s; "
+	    "while [ ! -e %s ]; do sleep 0.05; done", pids, log, go);
+	cron = cron_at(scale_config(3, "  ttl: 60s\n  starting_deadline: 30s\n", cmd),
+	    T_1200 - 2);
+	POLL_UNTIL(lines_matching(log, "^start ") >= 3);
+	cr_assert(eq(int, lines_matching(log, "^start "), 3), "%s", file_peek(log));
+	fp = fopen(pids, "r");
+	cr_assert(ne(ptr, fp, NULL));
+	while (fscanf(fp, "%d", &guard) == 1) {
+		pid_t run = parent_of(guard);
+
+		cr_assert(gt(int, run, 0));
+		cr_assert(not(holds(run, "anon_inode:[timerfd]")),
+		    "run %d holds its scheduler's timer", (int)run);
+	}
+	fclose(fp);
+	kill(cron, SIGKILL);
+	lr_wait(cron);
+	fclose(fopen(go, "w"));
+	for (int i = 0; i < 3; i++) {
+		char key[32];
+
+		POLL_UNTIL(strcmp(last_event(i), "released") == 0);
+		cr_assert(eq(str, (char *)last_event(i), "released"), "t%02d", i);
+		snprintf(key, sizeof(key), "lockrun:{t%02d}", i);
+		cr_assert(not(key_exists(key)), "%s still held", key);
+	}
+}
+
 /* 20 runs in progress under one scheduler, which then gets sig (SIGKILL,
  * or SIGSTOP past the TTL): every run's tree is gone (the runs stop them
  * when their leases go unconfirmed, their guards should the runs stop too)
@@ -211,23 +313,6 @@ Test(cron_contain, sigkill_of_the_scheduler_stops_its_runs_and_the_next_ones_run
 Test(cron_contain, sigstop_of_the_scheduler_past_the_ttl_stops_its_runs)
 {
 	scheduler_gone(SIGSTOP);
-}
-
-/* The parent of pid, from /proc (0 when it cannot be read). */
-static pid_t
-parent_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *fp;
-	int ppid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fp = fopen(path, "r")) == NULL)
-		return 0;
-	if (fgets(buf, sizeof(buf), fp) && (p = strrchr(buf, ')')) != NULL)
-		sscanf(p + 1, " %*c %d", &ppid);
-	fclose(fp);
-	return (pid_t)ppid;
 }
 
 /* One run stopped (SIGSTOP of its lockrun, not of its scheduler): the

@@ -205,6 +205,22 @@ redis_take(struct lr_backend *b, const struct lr_keys *k, size_t n, unsigned cha
 }
 
 static int
+redis_watch(struct lr_backend *b, const char *prefix, struct lr_err *e)
+{
+	int rc = redis_open(b, e) == 0 ? rfleet_watch(b, conn_of(b), prefix, e) : -1;
+
+	sync_where(b);
+	return rc;
+}
+
+static int
+redis_claims(struct lr_backend *b, void (*cb)(void *arg, const char *key, const char *value),
+    void *arg, struct lr_err *e)
+{
+	return rfleet_claims(conn_of(b), cb, arg, e);
+}
+
+static int
 keys_add(char ***keys, size_t *n, size_t *cap, const char *key)
 {
 	char *copy;
@@ -370,7 +386,12 @@ redis_close(struct lr_backend *b)
 static int
 redis_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 {
-	int rc = rconn_reopen(conn_of(b), cap_ms, e);
+	int rc;
+
+	if (conn_of(b)->url == NULL)	/* never opened (a run of a scheduler's,
+					 * which records its end itself) */
+		return redis_open(b, e);
+	rc = rconn_reopen(conn_of(b), cap_ms, e);
 
 	sync_where(b);
 	return rc;
@@ -433,7 +454,7 @@ static const struct lr_backend_ops redis_ops = {
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
 	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,
 	.pause = redis_pause, .trigger = redis_trigger, .take = redis_take,
-	.missed = redis_missed,
+	.missed = redis_missed, .watch = redis_watch, .claims = redis_claims,
 };
 
 /* What the URL asks for beyond the connection: the sentinels' own
