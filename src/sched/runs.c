@@ -99,7 +99,7 @@ spawn_fds_given(struct spawn_given *g)
 static void
 close_but(const struct spawn_given *g, int x, int y)
 {
-	int keep[SPAWN_GIVEN_MAX + 2], lo = 3;
+	int keep[SPAWN_GIVEN_MAX + 2] = { 0 }, lo = 3;
 	size_t n = 0;
 
 	for (size_t i = 0; i < g->n + 2; i++) {
