@@ -167,6 +167,21 @@ struct lr_backend_ops {
 	int	(*missed)(struct lr_backend *b, const struct lr_keys *k, size_t n,
 		    const struct lr_missed *m, unsigned char *won, struct lr_err *e);
 
+	/* The scheduler's watch on the fleet's slot claims (lockrun(7), "A
+	 * race sat out"), over a connection of its own (b serves nothing
+	 * else): watch connects and asks the server to push every slot claim
+	 * made under prefix from then on, as the acquire that makes it makes
+	 * it (Redis: SUBSCRIBE to prefix "claims", which acquire.lua
+	 * PUBLISHes each claim on). Returns 0, or -1 with e. claims: when
+	 * fd() is readable, hand each claim that came, its slot key and the
+	 * key's value, to cb, without blocking. Returns 0, or -1 with e when
+	 * the connection is over (closed; watch opens it again). A claim may
+	 * come late or not at all: it is a hint, never the lock. NULL: this
+	 * backend pushes no claims. */
+	int	(*watch)(struct lr_backend *b, const char *prefix, struct lr_err *e);
+	int	(*claims)(struct lr_backend *b, void (*cb)(void *arg, const char *key,
+		    const char *value), void *arg, struct lr_err *e);
+
 	/* `lockrun status`: the state of n tasks (keys k[i]) in one round
 	 * trip, with each task's counters (record.h) when counts is set, and
 	 * the server's clock in *now_ms. Returns 0, or -1 with e. */

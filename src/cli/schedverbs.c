@@ -152,6 +152,29 @@ triggers_up(struct lr_ctx *x, struct lr_ctx *lx, struct lr_ctx **own,
 	return 0;
 }
 
+/* The slot claims the server pushes (sched/defer.h), over a connection
+ * of their own that the scheduler opens when a task can use them: into
+ * *c, when the backend pushes claims. */
+static int
+claims_up(struct lr_ctx *x, struct lr_ctx **c, struct defer_src *ds, struct crond_opts *o,
+    struct lr_err *e)
+{
+	if ((*c = malloc(sizeof(**c))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	if (own_ctx(x, *c, e) != 0)
+		return -1;
+	if ((*c)->be.ops->watch == NULL) {	/* none pushed: every slot raced */
+		ctx_free(*c);
+		free(*c);
+		*c = NULL;
+		return 0;
+	}
+	*ds = (struct defer_src){ .be = &(*c)->be, .prefix = (*c)->prefix,
+	    .host = ctx_host(x) };
+	o->claims = ds;
+	return 0;
+}
+
 /* tick: one pass, its runs' locks over one connection as cron's. */
 int
 verb_tick(struct lr_ctx *x, struct lr_err *e)
@@ -185,7 +208,8 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	char server[1024];
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
 	    .server = server };
-	struct lr_ctx *w = NULL, *t = NULL, *lx = NULL;
+	struct lr_ctx *w = NULL, *t = NULL, *lx = NULL, *cx = NULL;
+	struct defer_src ds;
 	struct trigger_src ts;
 	struct missed_src ms;
 	struct web *srv = NULL;
@@ -212,6 +236,8 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	if (rc == 0)
 		rc = triggers_up(x, lx, &t, &ts, &ms, &o, e);
 	if (rc == 0)
+		rc = claims_up(x, &cx, &ds, &o, e);
+	if (rc == 0)
 		rc = crond_run(&o, e);
 	web_stop(srv);
 	if (lx) {
@@ -225,6 +251,9 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	if (t)
 		ctx_free(t);
 	free(t);
+	if (cx)
+		ctx_free(cx);
+	free(cx);
 	if (rc != 0)
 		return -1;
 	return 0;

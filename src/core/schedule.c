@@ -9,7 +9,6 @@
 #include "core/err.h"
 #include "core/schedule.h"
 
-static long long schedule_gap_ms(const struct lr_schedule *s);
 
 int
 schedule_init(struct lr_schedule *s, const char *expr, const char *tz,
@@ -103,9 +102,7 @@ schedule_stamp_ms(const struct lr_schedule *s)
 	return s->every_ms;
 }
 
-/* The shortest time there can be between two fire times, in ms: the
- * period, or what cron_min_gap() finds. */
-static long long
+long long
 schedule_gap_ms(const struct lr_schedule *s)
 {
 	return s->has_cron ? cron_min_gap(&s->cron) * 1000LL : s->every_ms;

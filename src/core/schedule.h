@@ -58,6 +58,10 @@ long long schedule_slot_ttl_ms(const struct lr_schedule *s, long long now_ms, ti
  * schedules, a second for 6-field ones, the period for fixed ones. */
 long long schedule_stamp_ms(const struct lr_schedule *s);
 
+/* The shortest time there can be between two fire times, in ms: the
+ * period, or what cron_min_gap() finds. */
+long long schedule_gap_ms(const struct lr_schedule *s);
+
 /* Can a fire time fall off a whole minute (a period that is no whole
  * number of minutes, a 6-field schedule with seconds other than 0)? Such
  * a schedule is for `lockrun cron` only: tick runs once a minute. */

@@ -19,6 +19,7 @@
 #include "core/text.h"
 #include "out/log.h"
 #include "sched/crond.h"
+#include "sched/defer.h"
 #include "sched/due.h"
 #include "sched/heap.h"
 #include "sched/lines.h"
@@ -58,6 +59,7 @@ struct crond {
 	struct missed_queue	 missed;	/* slots to record as missed */
 	struct watchdog		 wd;		/* systemd's (notify.h) */
 	struct trigger_look	 look;		/* for triggered runs (trigger.h) */
+	struct defer		 defer;		/* the races sat out (defer.h) */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -114,6 +116,8 @@ arm(struct crond *d)
 		at = d->wd.next;
 	if (d->look.poll && d->look.next < at)
 		at = d->look.next;
+	if (d->defer.nw > 0 && defer_next_ms(&d->defer) < at)
+		at = defer_next_ms(&d->defer);
 	if (d->missed.n > 0 && d->missed.next_ms < at)	/* 0: now, not "disarmed" */
 		at = d->missed.next_ms > 0 ? d->missed.next_ms : 1;
 	its.it_value.tv_sec = (time_t)(at / 1000);
@@ -249,24 +253,6 @@ tell(struct crond *d)
 	free(running);
 }
 
-/* random_delay: put slot of task i off to its delay (task_random_delay(),
- * the same on every server), as a retry is (again()). Returns 1 if so. */
-static int
-delay_start(struct crond *d, size_t i, time_t slot, long long now_ms)
-{
-	long long delay = task_random_delay(d->tasks[i].name, slot, d->tasks[i].random_delay_ms);
-	char at[TEXT_ISO_MAX], by[32];
-
-	if (delay == 0 || now_ms >= (long long)slot * 1000 + delay ||
-	    heap_push(&d->heap, slot + (time_t)(delay / 1000), i, slot) != 0)
-		return 0;
-	d->last[i] = slot;
-	lr_event(LOG_INFO, "delayed", NULL, "%s: fire time %s starts %s after it "
-	    "(random_delay)", d->tasks[i].name, iso(slot, at, sizeof(at)),
-	    duration_human(delay, by, sizeof(by)));
-	return 1;
-}
-
 /* The fire time at the top came (or the clock moved past it): start its
  * latest fire time at or before now, once, if it is late by no more than
  * the task's starting_deadline; say what was missed. */
@@ -297,8 +283,11 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		missed_note(&d->missed, t, d->last[h->task] = latest);
 		return;
 	}
-	if (delay_start(d, h->task, latest, now_ms))
+	if (due_delay(&d->heap, t, h->task, latest, now_ms) ||
+	    defer_hold(&d->defer, t, latest, now_ms) != 0) {
+		d->last[h->task] = latest;	/* put off, or told it ran */
 		return;
+	}
 	if (now_ms - (long long)latest * 1000 >= 1000)
 		lr_event(LOG_INFO, "late", NULL, "%s: starting fire time %s %s late",
 		    t->name, b, late);
@@ -310,6 +299,27 @@ static void
 start_triggered(void *d, size_t i)	/* trigger_check()'s: claims no slot */
 {
 	start(d, i, (time_t)-1);
+}
+
+static void
+start_deferred(void *arg, const char *name, time_t slot)	/* defer_due()'s */
+{
+	struct crond *d = arg;
+
+	for (size_t i = 0; i < d->ntasks; i++)
+		if (strcmp(d->tasks[i].name, name) == 0 && !defer_told(&d->defer, &d->tasks[i], slot))
+			start(d, i, slot);
+}
+
+static int
+ours(void *arg, long pid)	/* a claim's pid: one of our runs? */
+{
+	struct crond *d = arg;
+
+	for (size_t i = 0; i < d->nrun; i++)
+		if ((long)d->run[i].was == pid)
+			return 1;
+	return 0;
 }
 
 /* The timer expired, or the clock was stepped: start what is due. */
@@ -325,6 +335,9 @@ on_timer(struct crond *d)
 	if (!d->stopping)
 		trigger_check(&d->look, now_ms, d->tasks, d->ntasks, start_triggered, d);
 	missed_flush(&d->missed, d->o->missed, now_ms, d->tasks, d->ntasks, d->o->sp);
+	defer_watch(&d->defer, d->tasks, d->ntasks, now_ms);
+	if (!d->stopping)
+		defer_due(&d->defer, now_ms, start_deferred, d);
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
 		time_t next;
 
@@ -484,8 +497,8 @@ live(const struct crond *d)
 static void
 step(struct crond *d)
 {
-	struct pollfd *p = calloc(2 + 4 * d->nrun, sizeof(*p));
-	size_t n = 0;
+	struct pollfd *p = calloc(3 + 4 * d->nrun, sizeof(*p));
+	size_t n = 0, nr = d->nrun;
 
 	if (p == NULL)
 		return;
@@ -497,6 +510,7 @@ step(struct crond *d)
 		p[n++] = (struct pollfd){ .fd = d->run[i].rep.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->run[i].lease, .events = POLLIN };
 	}
+	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
 	if (poll(p, n, -1) > 0) {
 		if (p[1].revents)
 			on_timer(d);
@@ -504,9 +518,11 @@ step(struct crond *d)
 			on_signal(d);
 		if (p[0].revents || p[1].revents)
 			tell(d);
-		for (size_t i = 0; i < (n - 2) / 4; i++)	/* not on_timer()'s new runs */
+		for (size_t i = 0; i < nr; i++)	/* not on_timer()'s new runs */
 			if (p[5 + 4 * i].revents)	/* lock requests */
 				leases_serve(d->o->leases, &d->run[i].lease);
+		if (p[n - 1].revents && defer_fd(&d->defer) == p[n - 1].fd)
+			defer_read(&d->defer);
 	}
 	free(p);
 	pump(d);
@@ -524,6 +540,8 @@ setup(struct crond *d, struct lr_err *e)
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
 	watchdog_setup(&d->wd);
+	d->defer = (struct defer){ .src = d->o->claims, .ours = ours, .ours_arg = d };
+	defer_watch(&d->defer, d->tasks, d->ntasks, real_ms());
 	/* the first look at once */
 	d->look = (struct trigger_look){ d->o->poll, d->o->poll_arg, real_ms() };
 	if ((d->last = calloc(d->ntasks + 1, sizeof(*d->last))) == NULL ||
@@ -538,15 +556,9 @@ static void
 ready(struct crond *d)
 {
 	const struct heap_entry *top = heap_top(&d->heap);
-	char at[TEXT_ISO_MAX];
 
-	if (top)
-		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
-		    "next: %s at %s", d->ntasks, d->o->cfg->path, d->o->server,
-		    d->tasks[top->task].name, iso(top->at, at, sizeof(at)));
-	else
-		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
-		    "nothing to start", d->ntasks, d->o->cfg->path, d->o->server);
+	report_ready(d->ntasks, d->o->cfg->path, d->o->server,
+	    top ? d->tasks[top->task].name : NULL, top ? top->at : 0);
 	for (size_t i = 0; i < d->ntasks; i++)	/* @reboot: now; its run claims the boot */
 		if (d->tasks[i].sched.reboot)
 			start(d, i, time(NULL));
@@ -575,6 +587,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 		close(d.sfd);
 	heap_free(&d.heap);
 	missed_free(&d.missed);
+	defer_free(&d.defer);
 	free(d.tasks);
 	free(d.last);
 	free(d.run);

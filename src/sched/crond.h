@@ -5,6 +5,7 @@
 #define LR_CROND_H
 
 #include "config/config.h"
+#include "sched/defer.h"
 #include "sched/leases.h"
 #include "sched/runs.h"
 #include "sched/view.h"
@@ -26,6 +27,8 @@ struct crond_opts {
 	void				*poll_arg;
 	struct missed_src		*missed;	/* where missed slots are
 							 * recorded (missed.h), or NULL */
+	struct defer_src		*claims;	/* the slot claims the server
+							 * pushes (defer.h), or NULL */
 	struct leases			*leases;	/* the connection the runs' lock
 						 * requests go over (sp->lease_url
 						 * set), or NULL */

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/duration.h"
 #include "core/task.h"
+#include "core/text.h"
+#include "out/log.h"
 #include "sched/due.h"
 
 /* Merge task over the defaults and complete it; 1 if it has a schedule. */
@@ -95,4 +98,19 @@ due_retry_s(time_t slot, time_t now, long rnd)
 	if (wait > DUE_RETRY_MAX_S)
 		wait = DUE_RETRY_MAX_S;
 	return wait - (rnd < 0 ? 0 : rnd % (wait / 2 + 1));
+}
+
+int
+due_delay(struct heap *h, const struct sched_task *t, size_t i, time_t slot, long long now_ms)
+{
+	long long delay = task_random_delay(t->name, slot, t->random_delay_ms);
+	char at[TEXT_ISO_MAX], by[32];
+
+	if (delay == 0 || now_ms >= (long long)slot * 1000 + delay ||
+	    heap_push(h, slot + (time_t)(delay / 1000), i, slot) != 0)
+		return 0;
+	lr_event(LOG_INFO, "delayed", NULL, "%s: fire time %s starts %s after it "
+	    "(random_delay)", t->name, text_iso((long long)slot * 1000, TEXT_ISO_S, at,
+	    sizeof(at)), duration_human(delay, by, sizeof(by)));
+	return 1;
 }

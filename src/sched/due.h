@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "core/schedule.h"
+#include "sched/heap.h"
 
 /* One scheduled task as tick and cron see it: its name, its merged
  * settings' slots, how late a missed fire time may still start, and what
@@ -51,5 +52,11 @@ int	due_now(const struct sched_task *t, long long now_ms);
  * together. */
 #define DUE_RETRY_MAX_S	10
 long long due_retry_s(time_t slot, time_t now, long rnd);
+
+/* random_delay: slot of task t (index i) starts its delay after the
+ * fire time (task_random_delay(), the same on every server), onto h as a
+ * retry is. Returns 1 if so (said), 0 when it starts now. */
+int	due_delay(struct heap *h, const struct sched_task *t, size_t i, time_t slot,
+	    long long now_ms);
 
 #endif

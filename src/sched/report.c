@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/duration.h"
+#include "core/text.h"
 #include "out/log.h"
 #include "sched/report.h"
 
@@ -275,4 +276,19 @@ report_ended(const struct run_report *r, const char *task, const char *slot, pid
 	duration_human(took_ms, took, sizeof(took));
 	lr_event(status ? LOG_WARNING : LOG_INFO, "ended", &f, "%s %s: ended, status %d "
 	    "after %s", task, slot, status, took);
+}
+
+void
+report_ready(size_t n, const char *path, const char *server, const char *next,
+    time_t next_at)
+{
+	char at[TEXT_ISO_MAX];
+
+	if (next)
+		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
+		    "next: %s at %s", n, path, server, next,
+		    text_iso((long long)next_at * 1000, TEXT_ISO_S, at, sizeof(at)));
+	else
+		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
+		    "nothing to start", n, path, server);
 }

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <time.h>
 
 #define REPORT_LINE_MAX	8192	/* out/log.c's longest record */
 
@@ -51,5 +52,10 @@ void	report_ended(const struct run_report *r, const char *task, const char *slot
 
 /* The clock-off line is said at most this often. */
 #define REPORT_CLOCK_EVERY_MS	60000
+
+/* cron is ready: n tasks from path, their server, and the next to start
+ * (next_at, Unix s), or NULL: none. */
+void	report_ready(size_t n, const char *path, const char *server, const char *next,
+	    time_t next_at);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rfleet.c -- what an operator reads and asks of every task in Redis:
  * status's read of the tasks' states, and `lockrun trigger`'s key, set
- * by the verb and taken by a scheduler (one round trip each). */
+ * by the verb and taken by a scheduler (one round trip each); and the
+ * slot claims a scheduler is told of (SUBSCRIBE, once). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,4 +201,49 @@ rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, si
 		freeReplyObject(r);
 	}
 	return rc;
+}
+
+/* The channel the claims under prefix are published on: as acquire.lua
+ * names it, from the slot key's text before its hash tag. */
+int
+rfleet_watch(struct lr_backend *b, struct lr_conn *c, const char *prefix, struct lr_err *e)
+{
+	char chan[KEY_PREFIX_MAX + 16];
+	const char *argv[] = { "SUBSCRIBE", chan };
+	redisReply *r;
+	int rc = 0;
+
+	snprintf(chan, sizeof(chan), "%sclaims", prefix);
+	if ((r = rconn_command(c, "subscribe", 2, argv, e)) == NULL)
+		return -1;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+	    r->element[0]->type != REDIS_REPLY_STRING ||
+	    strcmp(r->element[0]->str, "subscribe") != 0)
+		rc = rconn_reply_error(b->where, r, "subscribe", e);
+	freeReplyObject(r);
+	if (rc != 0)
+		rconn_close(c);
+	return rc;
+}
+
+int
+rfleet_claims(struct lr_conn *c, void (*cb)(void *arg, const char *key, const char *value),
+    void *arg, struct lr_err *e)
+{
+	redisReply *r;
+	int got;
+
+	while ((got = rconn_read(c, &r, "claims", e)) > 0) {
+		char *sp;
+
+		/* "message", the channel, "KEY VALUE" */
+		if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 &&
+		    r->element[2]->type == REDIS_REPLY_STRING &&
+		    (sp = strchr(r->element[2]->str, ' ')) != NULL) {
+			*sp = '\0';
+			cb(arg, r->element[2]->str, sp + 1);
+		}
+		freeReplyObject(r);
+	}
+	return got < 0 ? -1 : 0;
 }

@@ -42,6 +42,8 @@
 -- an error BADFENCE when the counter holds something other than a number.
 -- "Still running" is checked first: it is the more useful thing to report.
 -- Every outcome is appended to the history and counted (history.lua).
+-- A slot claimed is published, "<slot key> <value>", on the channel of
+-- the keys' prefix followed by "claims" (ops.h, watch).
 --
 -- The token is the larger of (last token + 1) and the server's clock in
 -- microseconds, so it goes up even when the counter was lost (FLUSHALL, a
@@ -116,7 +118,14 @@ local digits = string.format('%.0f', token)	-- tostring() would say 1.7e+15
 redis.call('SET', KEYS[1], digits, 'PX', fence_ttl)
 local value = id .. ' ' .. digits .. ' ' .. owner
 if stable_ttl > 0 then redis.call('SET', KEYS[2], value, 'PX', stable_ttl) end
-if slot_ttl > 0 then redis.call('SET', KEYS[3], value, 'PX', slot_ttl) end
+if slot_ttl > 0 then
+  redis.call('SET', KEYS[3], value, 'PX', slot_ttl)
+  -- the schedulers that watch the claims (SUBSCRIBE prefix .. 'claims')
+  -- skip this slot without asking; a hint only, so a user whose ACL
+  -- leaves the channel out loses nothing but it
+  local prefix = string.match(KEYS[3], '^(.-){')
+  if prefix then redis.pcall('PUBLISH', prefix .. 'claims', KEYS[3] .. ' ' .. value) end
+end
 record(KEYS[4], cap, hist_ttl, {'event', ran, 'host', host, 'pid', pid,
   'slot', slot, 'token', digits})
 count(KEYS[6], cap, hist_ttl, {'runs'})
