@@ -9,7 +9,8 @@
  * cron_bench.c adds a tasks_dir of 10,000 files and lockrun cron,
  * rt_bench.c the round trips of a run and a skip (`bench LOCKRUN
  * round-trips` runs that section alone), fleet_bench.c lockrun cron at a
- * fleet's size (`bench LOCKRUN fleet` alone). */
+ * fleet's size (`bench LOCKRUN fleet` alone), seconds_bench.c tasks every
+ * second (`bench LOCKRUN seconds` alone). */
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -757,8 +758,8 @@ main(int argc, char *argv[])
 	int bad = 0;
 
 	if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "round-trips") == 0 ||
-	    strcmp(argv[2], "fleet") == 0))) {
-		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet]\n");
+	    strcmp(argv[2], "fleet") == 0 || strcmp(argv[2], "seconds") == 0))) {
+		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet | seconds]\n");
 		return 64;
 	}
 	if (argc == 3 && strcmp(argv[2], "fleet") == 0)	/* that section alone */
@@ -766,7 +767,8 @@ main(int argc, char *argv[])
 	if (redis_start(&fx, NULL) != 0)
 		return 1;
 	if (argc == 3) {	/* that section alone */
-		bad = round_trip_cost(argv[1], &fx);
+		bad = strcmp(argv[2], "seconds") == 0 ? seconds_cost(argv[1], &fx) :
+		    round_trip_cost(argv[1], &fx);
 		redis_stop(&fx);
 		return bad ? 1 : 0;
 	}

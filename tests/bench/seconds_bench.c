@@ -27,7 +27,7 @@
  * INFO commandstats (PEXPIRE, XADD, HSET, ...) run inside the scripts. */
 static const char *const top_level[] = {
 	"evalsha", "eval", "script", "select", "auth", "hello", "client", "ping",
-	"role", "readonly", "wait",
+	"role", "readonly", "wait", "subscribe",
 };
 
 
