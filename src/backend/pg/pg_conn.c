@@ -57,6 +57,7 @@ static const struct {
 	SYM(ntuples, "PQntuples"), SYM(getvalue, "PQgetvalue"),
 	SYM(getisnull, "PQgetisnull"), SYM(clear, "PQclear"),
 	SYM(nfields, "PQnfields"), SYM(getlength, "PQgetlength"),
+	SYM(notifies, "PQnotifies"),
 };
 
 /* Load libpq once; it stays loaded. */
