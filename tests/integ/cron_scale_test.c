@@ -142,18 +142,25 @@ held_cmd(char *buf, size_t n, const char *log, const char *pids)
 	return buf;
 }
 
+/* How many of the pids listed in path are alive. */
+static int
+alive_in(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	int pid, n = 0;
+
+	while (fp && fscanf(fp, "%d", &pid) == 1)
+		n += alive(pid);
+	if (fp)
+		fclose(fp);
+	return n;
+}
+
 /* Every pid listed in path has ended (or the poll gave up). */
 static int
 all_gone(const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	int pid, left = 0;
-
-	while (fp && fscanf(fp, "%d", &pid) == 1)
-		left += alive(pid);
-	if (fp)
-		fclose(fp);
-	return left == 0;
+	return alive_in(path) == 0;
 }
 
 /* No task's lock is held any more. */
@@ -268,6 +275,69 @@ Test(cron_contain, runs_record_their_end_themselves_once_their_scheduler_is_kill
 		snprintf(key, sizeof(key), "lockrun:{t%02d}", i);
 		cr_assert(not(key_exists(key)), "%s still held", key);
 	}
+}
+
+/* The Redis server's clock, in ms. */
+static long long
+server_ms(void)
+{
+	redisReply *r = rcmd("TIME");
+	long long ms = atoll(r->element[0]->str) * 1000 + atoll(r->element[1]->str) / 1000;
+
+	freeReplyObject(r);
+	return ms;
+}
+
+/* The smallest PTTL of the n tasks' locks (-2 when one is gone). */
+static long long
+least_pttl(int n)
+{
+	long long least = -1;
+
+	for (int i = 0; i < n; i++) {
+		char key[32];
+		long long t;
+
+		snprintf(key, sizeof(key), "lockrun:{t%02d}", i);
+		if ((t = key_pttl(key)) < 0)
+			return -2;
+		least = least < 0 || t < least ? t : least;
+	}
+	return least;
+}
+
+/* Ten runs in progress; Redis drops every client (CLIENT KILL TYPE
+ * normal), the scheduler's connection among them: no lease is lost (a
+ * Redis lock is a key, not a session), the scheduler connects again for
+ * the next renewal, every lock outlives a TTL after the kill, and every
+ * command still runs, once. */
+Test(cron_contain, client_kill_of_the_schedulers_connection_loses_no_lease)
+{
+	char logbuf[256], pidbuf[256], cmd[2048];
+	const char *log = path_of(logbuf, "runs.log"), *pids = path_of(pidbuf, "pids");
+	long long killed;
+	redisReply *r;
+	pid_t cron;
+
+	cron = cron_at(scale_config(10, "  ttl: 6s\n  starting_deadline: 30s\n",
+	    held_cmd(cmd, sizeof(cmd), log, pids)), T_1200 - 2);
+	POLL_UNTIL(lines_matching(log, "^start ") >= 10);
+	cr_assert(eq(int, lines_matching(log, "^start "), 10), "%s", file_peek(log));
+	cr_assert(gt(i64, least_pttl(10), 0), "every lock held");
+	r = rcmd("CLIENT KILL TYPE normal");
+	cr_assert(eq(int, r->type, REDIS_REPLY_INTEGER));
+	cr_assert(ge(i64, r->integer, 1), "the scheduler's connection was there to kill");
+	freeReplyObject(r);
+	/* past a whole TTL by the server's clock: each lock lives on only if
+	 * it was renewed over a new connection */
+	killed = server_ms();
+	POLL_UNTIL(server_ms() > killed + 7000);
+	cr_assert(gt(i64, least_pttl(10), 0), "a lock lapsed after the kill");
+	cr_assert(eq(int, alive_in(pids), 10), "the ten commands run on");
+	kill(cron, SIGTERM);
+	cr_assert(eq(int, lr_wait(cron), 0));
+	cr_assert(eq(int, lines_matching(log, "^start "), 10), "%s", file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
 }
 
 /* 20 runs in progress under one scheduler, which then gets sig (SIGKILL,
