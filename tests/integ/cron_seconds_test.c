@@ -173,6 +173,23 @@ assert_each_slot_once(const char *log, int period, int min)
 	return n;
 }
 
+/* Backend b, and NSERVERS schedulers with the right clock on every: 2s,
+ * a job of 0.5s logging into logbuf. Returns the real time they started. */
+static long long
+three_on_every_2s(enum backend b, char logbuf[256])
+{
+	const char *cfg;
+	long long t0;
+
+	use(b);
+	snprintf(logbuf, 256, "%s", scratch("runs.log"));
+	cfg = seconds_config("every: 2s", logbuf, 0.5);
+	t0 = (long long)fixture_real_s();
+	for (int i = 0; i < NSERVERS; i++)
+		start_server(i, cfg, 0);
+	return t0;
+}
+
 /* Three schedulers on every: 2s for 30s: server 0 stops after 10s, server
  * 1 after 20s; every slot ran exactly once, including across the stops,
  * never two at once, and once only server 2 was left it ran them all. */
@@ -180,17 +197,12 @@ static void
 three_servers_every_2s(enum backend b)
 {
 	char logbuf[256];
-	const char *log, *cfg;
+	const char *log;
 	long long t0, alone, at[512];
 	int who[512], n;
 
-	use(b);
-	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	t0 = three_on_every_2s(b, logbuf);
 	log = logbuf;
-	cfg = seconds_config("every: 2s", log, 0.5);
-	t0 = (long long)fixture_real_s();
-	for (int i = 0; i < NSERVERS; i++)
-		start_server(i, cfg, 0);
 	POLL_UNTIL(latest(log) >= t0 + 10);
 	stop_server(0);
 	POLL_UNTIL(latest(log) >= t0 + 20);
@@ -331,17 +343,12 @@ Test(cron_seconds, pg_a_server_told_of_each_claim_races_for_none, .fini = kill_a
 Test(cron_seconds, redis_the_winner_killed_the_others_run_its_next_slots, .fini = kill_all)
 {
 	char logbuf[256];
-	const char *log, *cfg;
+	const char *log;
 	long long t0, killed, at[512];
 	int who[512], n, w = -1;
 
-	use(BE_REDIS);
-	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	t0 = three_on_every_2s(BE_REDIS, logbuf);
 	log = logbuf;
-	cfg = seconds_config("every: 2s", log, 0.5);
-	t0 = (long long)fixture_real_s();
-	for (int i = 0; i < NSERVERS; i++)
-		start_server(i, cfg, 0);
 	POLL_UNTIL(latest(log) >= t0 + 8);
 	n = slots_of(log, at, who, 512);
 	for (int i = 0; i < n; i++)
