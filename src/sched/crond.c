@@ -245,6 +245,7 @@ tell(struct crond *d)
 
 	if (d->o->watch == NULL || (running = calloc(d->ntasks + 1, sizeof(*running))) == NULL)
 		return;
+	d->view.sat_out = d->defer.skipped;
 	for (size_t k = 0; k < d->nrun; k++)
 		for (size_t i = 0; i < d->ntasks && d->run[k].pid > 0; i++)
 			running[i] += strcmp(d->run[k].task, d->tasks[i].name) == 0;

@@ -32,6 +32,9 @@ struct crond_view {
 	size_t				 ntasks;
 	unsigned long long		 reloads, reload_failures;
 	unsigned long long		 missed;	/* fire times not started */
+	unsigned long long		 sat_out;	/* fire times started nowhere
+							 * here: told they ran elsewhere
+							 * (defer.h) */
 	unsigned long long		 lag[CROND_LAG_NBOUNDS + 1];	/* per bucket */
 	unsigned long long		 starts;
 	long long			 lag_sum_ms;

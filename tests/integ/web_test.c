@@ -125,6 +125,7 @@ Test(web, redis_metrics_readyz_and_the_page)
 	    "le=\"+Inf\""), 4.0), "%s", body);
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_config_reloads_total", ""), 0.0));
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_missed_total", ""), 0.0));
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_slots_sat_out_total", ""), 0.0));
 	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_backend_up", ""), 1.0));
 	cr_assert(prom_get(&p, "lockrun_scheduler_backend_roundtrip_seconds", "") >= 0);
 
