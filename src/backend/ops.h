@@ -91,12 +91,24 @@ struct lr_backend_ops {
 	 * on a Cluster, or with wait_replicas); -1 with e when the batch
 	 * failed as a whole (transport set: close the connection). NULL: no
 	 * batch form. Callers use backend_renew_many() (batch.h), which
-	 * renews each in turn over the same connection when there is none.
-	 * The batch forms of acquire and release are to follow (lockrun(7),
-	 * AT FLEET SCALE). */
+	 * renews each in turn over the same connection when there is none. */
 	int	(*renew_many)(struct lr_backend *b, struct lr_lock *const *l, size_t n,
 		    long long cap_ms, enum renew_outcome *out, int *rc,
 		    struct lr_err *err, struct lr_err *e);
+
+	/* The batch forms of acquire and release, as renew_many: n requests
+	 * in one exchange over this connection, each answered as its single
+	 * form answers (rc[i], out[i], l[i] as acquire() leaves it; rc[i] -1
+	 * with err[i]). Returns 0; 1 when these cannot go as one exchange
+	 * (Redis: on a Cluster; an acquire with wait_replicas); -1 with e
+	 * when nothing was decided (acquire_many opens the connection, as
+	 * acquire does). NULL: no batch form; callers use
+	 * backend_acquire_many() and backend_release_many() (batch.h). */
+	int	(*acquire_many)(struct lr_backend *b, struct lr_lock *const *l, size_t n,
+		    enum lock_outcome *out, int *rc, struct lr_err *err, struct lr_err *e);
+	int	(*release_many)(struct lr_backend *b, const struct lr_lock *const *l,
+		    const struct lr_ending *end, size_t n, int *rc, struct lr_err *err,
+		    struct lr_err *e);
 
 	/* Record how the run ended and free the stable key if it is still
 	 * ours (lock_release()), or our tombstone (unlock). A session backend

@@ -521,7 +521,8 @@ step(struct crond *d)
 			tell(d);
 		for (size_t i = 0; i < nr; i++)	/* not on_timer()'s new runs */
 			if (p[5 + 4 * i].revents)	/* lock requests */
-				leases_serve(d->o->leases, &d->run[i].lease);
+				leases_collect(d->o->leases, &d->run[i].lease);
+		leases_flush(d->o->leases);	/* in batches */
 		if (p[n - 1].revents && defer_fd(&d->defer) == p[n - 1].fd)
 			defer_read(&d->defer);
 	}

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* leases.c -- run a run's lock request over the scheduler's connection
- * and answer it (lease_wire.h). A request that breaks the connection
- * closes it, and the next one opens it again: an acquire opens it itself,
- * a release or a renewal first (the Redis backend keeps its lock across a
- * new connection; a backend whose lock is its session is not served
- * here). The connection is the scheduler's alone: requests are run one at
- * a time, each to its answer, so the stream is always in step.
+/* leases.c -- run the runs' lock requests over the scheduler's
+ * connection and answer them (lease_wire.h). The requests that came in
+ * one turn of the scheduler's loop, read from every run's socket
+ * (leases_collect()), go in batches (leases_flush()): the releases in one
+ * exchange, then the acquires in one, then the renewals. A request that
+ * breaks the connection closes it, and the next one opens it again: an
+ * acquire opens it itself, a release or a renewal first (the Redis
+ * backend keeps its lock across a new connection; a backend whose lock
+ * is its session is not served here). The connection is the scheduler's
+ * alone: each batch is run to its answers before the next, so the stream
+ * is always in step.
  *
  * The table: the lease each run holds, and when the request that the
  * server last confirmed for it was sent. A run asking to renew is
@@ -33,6 +37,13 @@ struct held {
 	long long	asked;		/* mono ms: its run's last request */
 	int		renewed;	/* confirmed by a renewal, not the acquire */
 	int		told;		/* 1 + the renew_outcome to tell it, or 0 */
+};
+
+/* A request read, and its answer. */
+struct asked {
+	int			fd;	/* the run's socket */
+	struct lease_req	q;
+	struct lease_rep	r;
 };
 
 static struct held *
@@ -163,87 +174,183 @@ renew(struct leases *ls, int fd, const struct lease_req *q, struct lease_rep *r)
 	batch(ls, h, q->cap_ms, q->wait_ms, r);
 }
 
-/* A transport failure poisons the stream: close it, a new one next time. */
+/* A request its run gave up on while it queued: the server would refuse
+ * it (lock_window()), so it is not sent. Returns 1 then, with r set. */
 static int
-failed(struct leases *ls, int rc, const struct lr_err *e)
+given_up(const struct leases *ls, const struct asked *a, struct lease_rep *r)
 {
-	if (rc < 0 && e->transport)
-		ls->be->ops->close(ls->be);
-	return rc;
+	const struct lr_backend *be = ls->be;
+
+	if (a->q.op == LEASE_RELEASE || a->q.lock.asker_until_mono <= 0 ||
+	    mono_ms() < a->q.lock.asker_until_mono)
+		return 0;
+	r->rc = lr_errf(&r->e, EX_UNAVAILABLE, "%s %s: no answer from the scheduler in "
+	    "time", be->ops->name, be->where);
+	return 1;
 }
 
+/* Send each asked request of op its answer (LEASE_RENEW: and those of
+ * an op unknown). */
 static void
-run_request(struct leases *ls, int fd, struct lease_req *q, struct lease_rep *r)
+answer(struct leases *ls, int op)
 {
-	struct lr_backend *be = ls->be;
-	enum lock_outcome lo = LOCK_HELD;
+	for (size_t i = 0; i < ls->nq; i++) {
+		struct asked *a = &ls->q[i];
+
+		if (a->q.op != op && (op != LEASE_RENEW || a->q.op == LEASE_ACQUIRE ||
+		    a->q.op == LEASE_RELEASE))
+			continue;
+		a->r.seq = a->q.seq;
+		ls->served++;
+		/* a run gone meanwhile reads nothing: that is no matter here */
+		(void)!send(a->fd, &a->r, sizeof(a->r), MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+}
+
+/* The releases asked, in one batch (backend_release_many()). */
+static void
+releases(struct leases *ls, struct asked **v, const struct lr_lock **l,
+    struct lr_ending *end, int *rc, struct lr_err *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ls->nq; i++) {
+		struct asked *a = &ls->q[i];
+
+		if (a->q.op != LEASE_RELEASE)
+			continue;
+		held_drop(ls, a->fd);
+		end[n] = a->q.end;
+		end[n].event = a->q.has_event ? a->q.event : NULL;
+		l[n] = &a->r.lock;
+		v[n++] = a;
+	}
+	backend_release_many(ls->be, l, end, n, ls->connect_timeout_ms, rc, err);
+	for (size_t k = 0; k < n; k++) {
+		v[k]->r.rc = rc[k];
+		v[k]->r.e = err[k];
+	}
+}
+
+/* The acquires asked, but those given up on, in one batch
+ * (backend_acquire_many()); a lease taken goes into the table. */
+static void
+acquires(struct leases *ls, struct asked **v, struct lr_lock **l, enum lock_outcome *out,
+    int *rc, struct lr_err *err)
+{
+	size_t n = 0;
 	long long sent;
 
-	r->lock = q->lock;
-	if (q->op != LEASE_RELEASE && q->lock.asker_until_mono > 0 &&
-	    mono_ms() >= q->lock.asker_until_mono) {
-		/* its run gave up on it while it queued: the server would
-		 * refuse it (lock_window()), so it is not sent */
-		r->rc = lr_errf(&r->e, EX_UNAVAILABLE, "%s %s: no answer from the "
-		    "scheduler in time", be->ops->name, be->where);
-		return;
+	for (size_t i = 0; i < ls->nq; i++) {
+		struct asked *a = &ls->q[i];
+
+		if (a->q.op != LEASE_ACQUIRE || given_up(ls, a, &a->r))
+			continue;
+		a->r.lock.renew_sent_ms = 0;
+		l[n] = &a->r.lock;
+		v[n++] = a;
 	}
-	switch (q->op) {
-	case LEASE_ACQUIRE:
-		sent = mono_ms();
-		r->lock.renew_sent_ms = 0;
-		r->rc = failed(ls, be->ops->acquire(be, &r->lock, &lo, &r->e), &r->e);
-		r->out = (int)lo;
-		if (r->rc == 0 && lo == LOCK_ACQUIRED && r->lock.ttl_ms > 0)
-			held_add(ls, fd, &r->lock, sent);
-		break;
-	case LEASE_RENEW:
-		renew(ls, fd, q, r);
-		break;
-	case LEASE_RELEASE:
-		held_drop(ls, fd);
-		q->end.event = q->has_event ? q->event : NULL;
-		r->rc = be->ops->fd(be) >= 0 ? 0 :
-		    be->ops->reopen(be, ls->connect_timeout_ms, &r->e);
-		if (r->rc == 0)
-			r->rc = failed(ls, be->ops->release(be, &r->lock, &q->end, &r->e), &r->e);
-		break;
-	default:
-		r->rc = lr_errf(&r->e, EX_SOFTWARE, "lease request %d: unknown", q->op);
+	sent = mono_ms();
+	backend_acquire_many(ls->be, l, n, out, rc, err);
+	for (size_t k = 0; k < n; k++) {
+		struct asked *a = v[k];
+
+		a->r.rc = rc[k];
+		a->r.out = (int)out[k];
+		a->r.e = err[k];
+		if (rc[k] == 0 && out[k] == LOCK_ACQUIRED && a->r.lock.ttl_ms > 0)
+			held_add(ls, a->fd, &a->r.lock, sent);
 	}
 }
 
 void
-leases_serve(struct leases *ls, int *fd)
+leases_collect(struct leases *ls, int *fd)
 {
-	for (;;) {
-		struct lease_req q;
-		struct lease_rep r;
-		ssize_t n;
+	struct asked *a;
+	ssize_t n;
 
-		while ((n = recv(*fd, &q, sizeof(q), MSG_DONTWAIT)) == -1 && errno == EINTR)
-			;
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n != (ssize_t)sizeof(q)) {
-			held_drop(ls, *fd);	/* no one is left on the other end */
-			close(*fd);
-			*fd = -1;
-			return;
-		}
-		memset(&r, 0, sizeof(r));
-		r.seq = q.seq;
-		run_request(ls, *fd, &q, &r);
-		ls->served++;
-		/* a run gone meanwhile reads nothing: that is no matter here */
-		(void)!send(*fd, &r, sizeof(r), MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (ls->nq == ls->capq) {
+		size_t cap = ls->capq ? 2 * ls->capq : 16;
+		struct asked *q = realloc(ls->q, cap * sizeof(*q));
+		if (q == NULL)
+			return;		/* it waits in the socket */
+		ls->q = q;
+		ls->capq = cap;
 	}
+	a = &ls->q[ls->nq];
+	while ((n = recv(*fd, &a->q, sizeof(a->q), MSG_DONTWAIT)) == -1 && errno == EINTR)
+		;
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (n != (ssize_t)sizeof(a->q)) {
+		held_drop(ls, *fd);	/* no one is left on the other end */
+		close(*fd);
+		*fd = -1;
+		return;
+	}
+	memset(&a->r, 0, sizeof(a->r));
+	a->r.lock = a->q.lock;
+	a->fd = *fd;
+	ls->nq++;
+}
+
+void
+leases_flush(struct leases *ls)
+{
+	size_t n = ls ? ls->nq : 0;
+	struct asked **v;
+	struct lr_lock **l;
+	struct lr_ending *end;
+	enum lock_outcome *out;
+	int *rc;
+	struct lr_err *err;
+
+	if (n == 0)
+		return;
+	v = calloc(n, sizeof(*v));
+	l = calloc(n, sizeof(*l));
+	end = calloc(n, sizeof(*end));
+	out = calloc(n, sizeof(*out));
+	rc = calloc(n, sizeof(*rc));
+	err = calloc(n, sizeof(*err));
+	if (!v || !l || !end || !out || !rc || !err) {
+		for (size_t i = 0; i < n; i++)	/* its run asks again, or gives up */
+			ls->q[i].r.rc = lr_errf(&ls->q[i].r.e, EX_OSERR, "out of memory");
+		n = 0;
+	}
+	/* a run that ended first: its lease is not renewed, and a newcomer
+	 * of its task in the same turn finds its key free */
+	if (n > 0)
+		releases(ls, v, (const struct lr_lock **)l, end, rc, err);
+	answer(ls, LEASE_RELEASE);
+	if (n > 0)
+		acquires(ls, v, l, out, rc, err);
+	answer(ls, LEASE_ACQUIRE);
+	for (size_t i = 0; i < n; i++) {
+		struct asked *a = &ls->q[i];
+
+		if (a->q.op == LEASE_RENEW && !given_up(ls, a, &a->r))
+			renew(ls, a->fd, &a->q, &a->r);
+		else if (a->q.op != LEASE_ACQUIRE && a->q.op != LEASE_RELEASE &&
+		    a->q.op != LEASE_RENEW)
+			a->r.rc = lr_errf(&a->r.e, EX_SOFTWARE, "lease request %d: unknown", a->q.op);
+	}
+	answer(ls, LEASE_RENEW);
+	ls->nq = 0;
+	free(v);
+	free(l);
+	free(end);
+	free(out);
+	free(rc);
+	free(err);
 }
 
 void
 leases_free(struct leases *ls)
 {
 	free(ls->v);
+	free(ls->q);
 	ls->v = NULL;
-	ls->n = ls->cap = 0;
+	ls->q = NULL;
+	ls->n = ls->cap = ls->nq = ls->capq = 0;
 }

@@ -2,17 +2,19 @@
 /* leases.h -- the scheduler's side of its runs' locks: one connection to
  * the server for all of them. A run forked with a socket pair sends its
  * acquire, renewals and release there (lease_client.h); the scheduler
- * runs each over its own backend and answers. It keeps a table of the
- * leases its runs hold: a renewal asked for renews, in one batch
- * (backend_renew_many()), every lease past a sixth of its TTL, and a run
- * that asks after such a batch renewed its lease is answered from the
- * table, with the instant that batch was sent. */
+ * runs them over its own backend and answers, the acquires and the
+ * releases that came in one turn of its loop each in one batch. It keeps
+ * a table of the leases its runs hold: a renewal asked for renews, in one
+ * batch (backend_renew_many()), every lease past a sixth of its TTL, and
+ * a run that asks after such a batch renewed its lease is answered from
+ * the table, with the instant that batch was sent. */
 #ifndef LR_SCHED_LEASES_H
 #define LR_SCHED_LEASES_H
 
 #include "backend/ops.h"
 
 struct held;
+struct asked;
 
 struct leases {
 	struct lr_backend	*be;	/* set up, connected on first use; borrowed */
@@ -21,16 +23,25 @@ struct leases {
 	unsigned long long	 batches;	/* renewal batches sent */
 	struct held		*v;		/* the leases held, one per run */
 	size_t			 n, cap;
+	struct asked		*q;		/* read, not yet run */
+	size_t			 nq, capq;
 };
 
-/* Answer what has come on *fd, a run's end of the socket pair (non-
- * blocking): each request run over ls->be in turn, within its connect and
- * command timeouts, and answered on *fd. Once the run's end is closed
- * (its run and guard are gone), its lease is forgotten, *fd closed and
- * set to -1. */
-void	leases_serve(struct leases *ls, int *fd);
+/* Read a request from *fd, a run's end of the socket pair (non-blocking),
+ * if one has come, to run at leases_flush(): one a call, so that a run's
+ * requests are run in the order it sent them. Once the run's end is
+ * closed (its run and guard are gone), its lease is forgotten, *fd
+ * closed and set to -1. */
+void	leases_collect(struct leases *ls, int *fd);
 
-/* Free the table (the connection is the caller's). */
+/* Run the requests collected over ls->be, within its connect and command
+ * timeouts, and answer each on its run's socket: the releases in one
+ * batch (backend_release_many()), then the acquires in one
+ * (backend_acquire_many()), but those whose run has given up on them,
+ * then each renewal. ls NULL: nothing (the runs connect themselves). */
+void	leases_flush(struct leases *ls);
+
+/* Free the tables (the connection is the caller's). */
 void	leases_free(struct leases *ls);
 
 #endif

@@ -70,8 +70,9 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 		if (p[i + 1].revents)
 			report_pump(&v[i].rep);
 		if (p[n + i + 1].revents)
-			leases_serve(ls, &v[i].lease);
+			leases_collect(ls, &v[i].lease);
 	}
+	leases_flush(ls);	/* in batches */
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		if (si.ssi_signo != SIGCHLD)
 			for (size_t i = 0; i < n; i++)

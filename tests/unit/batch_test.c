@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* batch_test.c -- backend_renew_many() over a backend of the test's own:
- * its batch form when it has one, else one renewal each in turn over the
- * same connection; a batch that fails as a whole fails every lease, and a
+/* batch_test.c -- backend_renew_many(), backend_acquire_many() and
+ * backend_release_many() over a backend of the test's own: its batch form
+ * when it has one, else one request each in turn over the same
+ * connection; a batch that fails as a whole fails every lease, and a
  * broken connection is closed. */
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@ static struct {
 	int	sends, recvs, batches, closes;
 	int	batch_says;	/* renew_many's return */
 	int	lost[8];
+	int	acquires, releases, reopens;
+	int	broken;		/* 1 + the lease whose request breaks it */
 } f;
 
 static int
@@ -161,4 +164,211 @@ Test(batch, a_batch_that_broke_fails_every_lease_and_closes_the_connection)
 		cr_assert(eq(int, rc[i], -1));
 	cr_assert(eq(int, f.closes, 1));
 	cr_assert(eq(int, f.sends, 0), "not sent again one by one");
+}
+
+/* acquire: lease i (hist_cap) is held by another when lost[i]; the
+ * request of lease broken - 1 breaks the connection. */
+static int
+fake_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
+    struct lr_err *e)
+{
+	(void)b;
+	f.acquires++;
+	if (f.broken == l->hist_cap + 1) {
+		lr_errf(e, EX_UNAVAILABLE, "broken");
+		e->transport = 1;
+		return -1;
+	}
+	*out = f.lost[l->hist_cap] ? LOCK_HELD : LOCK_ACQUIRED;
+	return 0;
+}
+
+static int
+fake_acquire_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
+    enum lock_outcome *out, int *rc, struct lr_err *err, struct lr_err *e)
+{
+	f.batches++;
+	if (f.batch_says != 0) {
+		lr_errf(e, EX_UNAVAILABLE, "cannot connect");
+		e->transport = 1;
+		return f.batch_says;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rc[i] = fake_acquire(b, l[i], &out[i], &err[i]);
+		f.acquires--;		/* not one of its own */
+	}
+	return 0;
+}
+
+static int
+fake_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	(void)b, (void)e;
+	f.releases++;
+	return !f.lost[l->hist_cap] && strcmp(end->event, "ok") == 0;
+}
+
+static int
+fake_release_many(struct lr_backend *b, const struct lr_lock *const *l,
+    const struct lr_ending *end, size_t n, int *rc, struct lr_err *err, struct lr_err *e)
+{
+	(void)e;
+	f.batches++;
+	if (f.batch_says != 0)
+		return f.batch_says;
+	for (size_t i = 0; i < n; i++) {
+		rc[i] = fake_release(b, l[i], &end[i], &err[i]);
+		f.releases--;
+	}
+	return 0;
+}
+
+static int
+fake_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
+{
+	(void)b, (void)cap_ms, (void)e;
+	f.reopens++;
+	return 0;
+}
+
+/* Three acquires, the second held by another. */
+static void
+acquire_three(int *rc, enum lock_outcome *out)
+{
+	struct lr_backend b = { .ops = &ops };
+	struct lr_lock locks[3] = { { .hist_cap = 0 }, { .hist_cap = 1 }, { .hist_cap = 2 } };
+	struct lr_lock *l[3] = { &locks[0], &locks[1], &locks[2] };
+	struct lr_err err[3];
+
+	ops.acquire = fake_acquire;
+	f.lost[1] = 1;
+	backend_acquire_many(&b, l, 3, out, rc, err);
+}
+
+Test(batch, acquires_without_a_batch_form_go_in_turn)
+{
+	enum lock_outcome out[3];
+	int rc[3];
+
+	ops.acquire_many = NULL;
+	acquire_three(rc, out);
+	cr_assert(eq(int, f.acquires, 3));
+	cr_assert(eq(int, rc[0] + rc[1] + rc[2], 0));
+	cr_assert(eq(int, out[0], LOCK_ACQUIRED));
+	cr_assert(eq(int, out[1], LOCK_HELD));
+	cr_assert(eq(int, out[2], LOCK_ACQUIRED));
+}
+
+Test(batch, acquires_go_in_one_batch_and_each_has_its_answer)
+{
+	enum lock_outcome out[3];
+	int rc[3];
+
+	ops.acquire_many = fake_acquire_many;
+	acquire_three(rc, out);
+	cr_assert(eq(int, f.batches, 1));
+	cr_assert(eq(int, f.acquires, 0), "no acquire of its own");
+	cr_assert(eq(int, out[1], LOCK_HELD));
+	cr_assert(eq(int, out[2], LOCK_ACQUIRED));
+}
+
+Test(batch, acquires_a_batch_cannot_take_go_in_turn)
+{
+	enum lock_outcome out[3];
+	int rc[3];
+
+	ops.acquire_many = fake_acquire_many;
+	f.batch_says = 1;
+	acquire_three(rc, out);
+	cr_assert(eq(int, f.batches, 1));
+	cr_assert(eq(int, f.acquires, 3));
+	cr_assert(eq(int, out[1], LOCK_HELD));
+}
+
+/* In turn, the acquire that breaks the connection closes it; the next
+ * one opens it again itself and is answered. */
+Test(batch, an_acquire_that_breaks_the_connection_closes_it_and_the_next_goes_on)
+{
+	enum lock_outcome out[3];
+	int rc[3];
+
+	ops.acquire_many = NULL;
+	f.broken = 1 + 0;
+	acquire_three(rc, out);
+	cr_assert(eq(int, rc[0], -1));
+	cr_assert(eq(int, f.closes, 1));
+	cr_assert(eq(int, rc[2], 0));
+	cr_assert(eq(int, out[2], LOCK_ACQUIRED));
+}
+
+/* In one batch, the answers that did not come fail, and the connection
+ * is closed once; a batch that fails as a whole fails each. */
+Test(batch, a_batch_of_acquires_that_broke_closes_the_connection)
+{
+	enum lock_outcome out[3];
+	int rc[3];
+
+	ops.acquire_many = fake_acquire_many;
+	f.broken = 1 + 1;
+	acquire_three(rc, out);
+	cr_assert(eq(int, rc[0], 0));
+	cr_assert(eq(int, rc[1], -1));
+	cr_assert(eq(int, f.closes, 1));
+	f.broken = 0;
+	f.batch_says = -1;
+	acquire_three(rc, out);
+	cr_assert(eq(int, rc[0] + rc[1] + rc[2], -3));
+	cr_assert(eq(int, f.closes, 2));
+	cr_assert(eq(int, f.acquires, 0), "not sent again one by one");
+}
+
+/* Three releases, the second no longer ours; a closed connection is
+ * opened again first. */
+static void
+release_three(int *rc)
+{
+	struct lr_backend b = { .ops = &ops };
+	struct lr_lock locks[3] = { { .hist_cap = 0 }, { .hist_cap = 1 }, { .hist_cap = 2 } };
+	const struct lr_lock *l[3] = { &locks[0], &locks[1], &locks[2] };
+	struct lr_ending end[3] = { { .event = "ok" }, { .event = "ok" }, { .event = "ok" } };
+	struct lr_err err[3];
+
+	ops.release = fake_release;
+	ops.reopen = fake_reopen;
+	f.lost[1] = 1;
+	backend_release_many(&b, l, end, 3, 1000, rc, err);
+}
+
+Test(batch, releases_go_in_one_batch_or_in_turn)
+{
+	int rc[3];
+
+	ops.release_many = fake_release_many;
+	release_three(rc);
+	cr_assert(eq(int, f.batches, 1));
+	cr_assert(eq(int, f.releases, 0));
+	cr_assert(eq(int, rc[0], 1));
+	cr_assert(eq(int, rc[1], 0));
+	cr_assert(eq(int, rc[2], 1));
+	f.batch_says = 1;
+	release_three(rc);
+	cr_assert(eq(int, f.batches, 2));
+	cr_assert(eq(int, f.releases, 3));
+	cr_assert(eq(int, rc[1], 0));
+	cr_assert(eq(int, rc[2], 1));
+	cr_assert(eq(int, f.reopens, 0), "the connection was open");
+}
+
+Test(batch, releases_open_a_closed_connection_first)
+{
+	int rc[3];
+
+	ops.release_many = NULL;
+	close(f.p[0]);
+	f.p[0] = -1;
+	release_three(rc);
+	/* the fake stays closed: opened before the batch, then before each */
+	cr_assert(eq(int, f.reopens, 4));
+	cr_assert(eq(int, f.releases, 3));
 }

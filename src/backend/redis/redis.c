@@ -10,7 +10,6 @@
 
 #include "core/duration.h"
 #include "backend/redis/redis.h"
-#include "backend/redis/rbatch.h"
 #include "backend/redis/rconn.h"
 #include "backend/redis/rfleet.h"
 #include "backend/redis/rimpl.h"
@@ -67,23 +66,80 @@ open_for_acquire(struct lr_backend *b, struct lr_err *e)
 	return redis_open(b, e);
 }
 
+/* The acquires of l[0..n-1] over the connection, opened with AUTH and
+ * SELECT sent with them: 0 with rc[i] as lock_acquire() says, or -1 with
+ * e when it cannot be opened. */
+static int
+acquire_each(struct lr_backend *b, struct lr_lock *const *l, size_t n,
+    enum lock_outcome *out, int *rc, struct lr_err *err, struct lr_err *e)
+{
+	const struct redis_impl *r = b->impl;
+	struct lr_conn *c = conn_of(b);
+	int demoted;
+
+	for (size_t i = 0; i < n; i++) {
+		l[i]->wait_replicas = r->set.wait_replicas;
+		l[i]->wait_timeout_ms = r->set.wait_timeout_ms;
+	}
+	if (open_for_acquire(b, e) != 0)
+		return -1;
+	lock_acquire_many(c, l, n, out, rc, err);
+	/* a master that a failover has demoted refuses the script before it
+	 * writes (READONLY), and the connection breaks: ask the sentinels
+	 * again, once for each acquire it broke */
+	demoted = c->demoted;
+	for (size_t i = 0; i < n; i++)
+		if (rc[i] != 0 && demoted && err[i].transport)
+			rc[i] = open_for_acquire(b, &err[i]) == 0 ?
+			    lock_acquire(c, l[i], &out[i], &err[i]) : -1;
+	sync_where(b);
+	return 0;
+}
+
 static int
 redis_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
     struct lr_err *e)
 {
+	int rc;
+
+	return acquire_each(b, &l, 1, out, &rc, e, e) == 0 ? rc : -1;
+}
+
+/* One write for them all: not on a Cluster, whose redirects are followed
+ * one command at a time, nor with wait_replicas, whose WAIT behind each
+ * would hold up the acquires after it past their windows. */
+static int
+redis_acquire_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
+    enum lock_outcome *out, int *rc, struct lr_err *err, struct lr_err *e)
+{
+	const struct redis_impl *r = b->impl;
+
+	if (r->url.cluster || r->set.wait_replicas > 0)
+		return 1;
+	return acquire_each(b, l, n, out, rc, err, e);
+}
+
+/* renew_many.lua, one script call for them all (lock_renew_many()), on
+ * one server; not on a Cluster, whose keys are in many slots, nor with
+ * wait_replicas, whose WAIT is per renewal. */
+static int
+redis_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
+    long long cap_ms, enum renew_outcome *out, int *rc, struct lr_err *err,
+    struct lr_err *e)
+{
 	struct lr_conn *c = conn_of(b);
 
-	l->wait_replicas = ((struct redis_impl *)b->impl)->set.wait_replicas;
-	l->wait_timeout_ms = ((struct redis_impl *)b->impl)->set.wait_timeout_ms;
-	if (open_for_acquire(b, e) != 0)
-		return -1;
-	/* a master that a failover has demoted refuses the script before it
-	 * writes (READONLY): ask the sentinels again, once */
-	if (lock_acquire(c, l, out, e) != 0 && (!c->demoted ||
-	    open_for_acquire(b, e) != 0 || lock_acquire(c, l, out, e) != 0))
+	for (size_t i = 0; i < n; i++)
+		if (l[i]->wait_replicas > 0)
+			return 1;
+	if (c->cluster)
+		return 1;
+	/* through Sentinel: go where the sentinels say the master is now */
+	rconn_recheck_master(c, cap_ms);
+	if (rconn_fd(c) < 0 && rconn_reopen(c, cap_ms, e) != 0)
 		return -1;
 	sync_where(b);
-	return 0;
+	return lock_renew_many(c, l, n, out, rc, err, e);
 }
 
 static int
@@ -115,6 +171,18 @@ redis_release(struct lr_backend *b, const struct lr_lock *l,
     const struct lr_ending *end, struct lr_err *e)
 {
 	return lock_release(conn_of(b), l, end, e);
+}
+
+/* One write for them all, but on a Cluster (redirects: one at a time). */
+static int
+redis_release_many(struct lr_backend *b, const struct lr_lock *const *l,
+    const struct lr_ending *end, size_t n, int *rc, struct lr_err *err, struct lr_err *e)
+{
+	(void)e;	/* the connection is open: each has its answer */
+	if (((const struct redis_impl *)b->impl)->url.cluster)
+		return 1;
+	lock_release_many(conn_of(b), l, end, n, rc, err);
+	return 0;
 }
 
 static int
@@ -448,8 +516,8 @@ static const struct lr_backend_ops redis_ops = {
 	.name = "redis", .title = "Redis", .session = 0,
 	.open = redis_open, .ping = redis_ping, .acquire = redis_acquire,
 	.renew_send = redis_renew_send, .renew_recv = redis_renew_recv,
-	.renew_many = redis_renew_many,
-	.release = redis_release, .unlock = redis_unlock, .peek = redis_peek,
+	.renew_many = redis_renew_many, .acquire_many = redis_acquire_many,
+	.release = redis_release, .release_many = redis_release_many, .unlock = redis_unlock, .peek = redis_peek,
 	.states = redis_states, .keys = redis_keys, .history = redis_history,
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
 	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rimpl.h -- the Redis backend's state behind lr_backend.impl, for
- * redis.c and rbatch.c. */
+ * redis.c. */
 #ifndef LR_RIMPL_H
 #define LR_RIMPL_H
 

@@ -1,32 +1,33 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* rlock.c -- the lock in Redis: acquire and release the lock with Lua scripts sent by
- * EVALSHA, falling back to EVAL once when Redis does not know them. */
-#include <errno.h>
+/* rlock.c -- the lock in Redis: acquire, renew and release the lock with
+ * Lua scripts (rscript.h: EVALSHA, EVAL when Redis does not know them),
+ * for one lock or many in one round trip. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 
 #include "core/duration.h"
-#include "core/lease.h"
-#include "backend/redis/rlock.h"
-#include "out/log.h"
-#include "backend/redis/rerr.h"
-#include "scripts.h"
 #include "core/text.h"
+#include "backend/redis/rlock.h"
+#include "backend/redis/rscript.h"
+#include "scripts.h"
 
-/* An error reply to what: one line, never flagged as a transport failure,
- * so on_server_error: run does not apply. Returns -1. */
-static int
-refused(const struct lr_conn *rc, const char *what, const char *reply, struct lr_err *e)
+/* One script call, EVALSHA (rscript.h): its reply, which the caller
+ * frees, or NULL with e set. */
+static redisReply *
+script_call(struct lr_conn *rc, const char *what, const char *sha,
+    const char *body, const char *nkeys, const char **args, int nargs,
+    struct lr_err *e)
 {
-	struct lr_err why;
+	struct script_call c;
 
-	rerr_classify(reply, &why);
-	return lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", rc->link.where, what, why.msg);
+	rscript_call_init(&c, sha, nkeys, args, nargs, NULL);
+	rscript_calls(rc, what, body, &c, 1);
+	if (c.r == NULL)
+		*e = c.e;
+	return c.r;
 }
 
 /* The slot as the scripts record it: ISO 8601, or "-" for none. */
@@ -34,132 +35,6 @@ static const char *
 slot_word(const struct lr_lock *l)
 {
 	return l->slot_ttl_ms && l->keys.slot_iso[0] ? l->keys.slot_iso : "-";
-}
-
-/* What WAIT answered: 1 when at least l->wait_replicas replicas
- * acknowledged, else 0 with why in l->unacked. */
-static int
-acked(struct lr_lock *l, const redisReply *w)
-{
-	char within[32];
-	struct lr_err why;
-
-	if (w->type == REDIS_REPLY_INTEGER && w->integer >= l->wait_replicas)
-		return 1;
-	duration_format(l->wait_timeout_ms, within, sizeof(within));
-	if (w->type == REDIS_REPLY_INTEGER)
-		snprintf(l->unacked, sizeof(l->unacked), "only %lld of %lld replicas "
-		    "acknowledged within %s", w->integer, l->wait_replicas, within);
-	else if (w->type == REDIS_REPLY_ERROR) {
-		rerr_classify(w->str, &why);
-		/* the line is cut to fit, as before */
-		snprintf(l->unacked, sizeof(l->unacked), "WAIT refused: %.*s",
-		    (int)sizeof(l->unacked) - 15, why.msg);
-	} else
-		snprintf(l->unacked, sizeof(l->unacked), "WAIT: unexpected reply");
-	return 0;
-}
-
-/* Queue WAIT for l's replicas (the writes before it on this connection). */
-static int
-wait_append(struct lr_conn *rc, const struct lr_lock *l)
-{
-	char n[24], ms[24];
-	const char *argv[] = { "WAIT", n, ms };
-
-	snprintf(n, sizeof(n), "%lld", l->wait_replicas);
-	snprintf(ms, sizeof(ms), "%lld", l->wait_timeout_ms);
-	return rconn_append(rc, 3, argv);
-}
-
-/* argv, and with l->wait_replicas a WAIT behind it in the same write: one
- * round trip. WAIT counts the replicas that acknowledged this connection's
- * replication offset, which covers a script's writes (Redis 7 replicates
- * a script as its effects). Returns argv's reply, with *ok set from WAIT's
- * (1 when enough replicas acknowledged), or NULL with e. */
-static redisReply *
-command_acked(struct lr_conn *rc, const char *what, int argc, const char **argv,
-    struct lr_lock *l, int *ok, struct lr_err *e)
-{
-	redisReply *r, *w;
-
-	if (l == NULL || l->wait_replicas == 0)
-		return rconn_command(rc, what, argc, argv, e);
-	if (rconn_append(rc, argc, argv) != 0 || wait_append(rc, l) != 0) {
-		rconn_fail(rc, what, e);
-		return NULL;
-	}
-	if ((r = rconn_reply(rc, what, e)) == NULL)
-		return NULL;
-	if ((w = rconn_reply(rc, what, e)) == NULL) {
-		freeReplyObject(r);
-		return NULL;
-	}
-	*ok = acked(l, w);
-	freeReplyObject(w);
-	return r;
-}
-
-/* Run a script: EVALSHA sha nkeys args..., and if Redis answers NOSCRIPT
- * (restarted, or SCRIPT FLUSH), EVAL body. A busy server is asked again
- * on the same connection, with backoff, until the command timeout has
- * passed since the first try. With l (and l->wait_replicas), each try is
- * followed by WAIT, and *ok says whether enough replicas acknowledged the
- * last. Returns the reply, which the caller frees, or NULL with e set. */
-static redisReply *
-script_call_acked(struct lr_conn *rc, const char *what, const char *sha,
-    const char *body, const char *nkeys, const char **args, int nargs,
-    struct lr_lock *l, int *ok, struct lr_err *e)
-{
-	const char *argv[12] = { "EVALSHA", sha, nkeys };
-	long long give_up = mono_ms() + rc->link.command_timeout_ms;
-	redisReply *r;
-	struct lr_err why;
-	int said = 0;
-
-	for (int i = 0; i < nargs; i++)
-		argv[3 + i] = args[i];
-	for (int n = 0; ; n++) {
-		if ((r = command_acked(rc, what, 3 + nargs, argv, l, ok, e)) == NULL)
-			return NULL;
-		if (r->type != REDIS_REPLY_ERROR)
-			return r;
-		switch (rerr_classify(r->str, &why)) {
-		case RERR_NOSCRIPT:
-			argv[0] = "EVAL";
-			argv[1] = body;
-			break;
-		case RERR_RETRY:
-			if (!said++) {
-				char d[32];
-				lr_event(LOG_INFO, "redis-busy", NULL, "redis %s: %s: %s; "
-				    "asking again for up to %s", rc->link.where, what, why.msg,
-				    duration_human(rc->link.command_timeout_ms, d, sizeof(d)));
-			}
-			if (mono_ms() < give_up) {
-				long long pause = backoff_delay(n, 0.5), left = give_up - mono_ms();
-				if (pause > left)
-					pause = left > 0 ? left : 0;
-				struct timespec ts = { pause / 1000, (pause % 1000) * 1000000 };
-				nanosleep(&ts, NULL);
-				break;
-			}
-			/* FALLTHROUGH */
-		case RERR_REFUSED:
-			refused(rc, what, r->str, e);
-			freeReplyObject(r);
-			return NULL;
-		}
-		freeReplyObject(r);
-	}
-}
-
-static redisReply *
-script_call(struct lr_conn *rc, const char *what, const char *sha,
-    const char *body, const char *nkeys, const char **args, int nargs,
-    struct lr_err *e)
-{
-	return script_call_acked(rc, what, sha, body, nkeys, args, nargs, NULL, NULL, e);
 }
 
 /* The AUTH or SELECT sent with the acquire was refused, yet Redis ran the
@@ -181,26 +56,32 @@ undo(struct lr_conn *rc, struct lr_lock *l, redisReply *r, struct lr_err *e)
 	return rconn_handshake_error(rc, e);
 }
 
-int
-lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
-    struct lr_err *e)
+/* l's acquire (acquire.lua) into c, its window counted from now. */
+static void
+acquire_call(struct lr_conn *rc, struct lr_lock *l, struct script_call *c)
 {
-	char how[600];
 	const char *slot = l->slot_ttl_ms ? l->keys.slot : l->keys.stable;
 	const char *args[] = { l->keys.fence, l->keys.stable, slot, l->keys.hist,
-	    l->keys.last, l->keys.counts, how };
-	redisReply *r;
-	long long code;
-	int ok = 1;
+	    l->keys.last, l->keys.counts, c->how };
 
 	lock_window(l, real_ms(), rc->link.command_timeout_ms);
-	snprintf(how, sizeof(how), "%s %lld %lld %lld %lld %s %d %s %lld %lld %lld %lld %s",
+	snprintf(c->how, sizeof(c->how), "%s %lld %lld %lld %lld %s %d %s %lld %lld %lld %lld %s",
 	    l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l),
 	    !l->quiet_held, l->triggered ? "triggered" : "ran", l->earliest_ms,
 	    l->deadline_ms, l->sent_ms, l->clock_tol_ms, l->owner);
-	r = script_call_acked(rc, "acquire", SCRIPT_ACQUIRE_SHA, SCRIPT_ACQUIRE, "6",
-	    args, 7, l, &ok, e);
+	rscript_call_init(c, SCRIPT_ACQUIRE_SHA, "6", args, 7, l);
+}
+
+/* What c, l's acquire, was answered: 0 with *out, or -1 with e. */
+static int
+acquire_answer(struct lr_conn *rc, struct lr_lock *l, struct script_call *c,
+    enum lock_outcome *out, struct lr_err *e)
+{
+	redisReply *r = c->r;
+	long long code;
+
 	if (r == NULL) {
+		*e = c->e;
 		/* sent, unanswered (no answer in time, the connection lost):
 		 * it may yet run, or have run; an answer that broke the
 		 * protocol is no server of ours */
@@ -226,7 +107,7 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 		return undo(rc, l, r, e);
 	if (code == 1) {
 		/* a skip wrote only history: what WAIT said does not matter */
-		*out = ok ? LOCK_ACQUIRED : LOCK_UNCONFIRMED;
+		*out = c->ok ? LOCK_ACQUIRED : LOCK_UNCONFIRMED;
 		lock_took(l, r->element[1]->integer);
 	} else {
 		*out = code == 0 ? LOCK_HELD : code == 6 ? LOCK_PAUSED : LOCK_SLOT_TAKEN;
@@ -235,6 +116,34 @@ lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	}
 	freeReplyObject(r);
 	return 0;
+}
+
+void
+lock_acquire_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
+    enum lock_outcome *out, int *rcs, struct lr_err *errs)
+{
+	struct script_call *c = calloc(n, sizeof(*c));
+
+	for (size_t i = 0; i < n && c == NULL; i++)
+		rcs[i] = lr_errf(&errs[i], EX_OSERR, "out of memory");
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		acquire_call(rc, l[i], &c[i]);
+	rscript_calls(rc, "acquire", SCRIPT_ACQUIRE, c, n);
+	for (size_t i = 0; i < n; i++)
+		rcs[i] = acquire_answer(rc, l[i], &c[i], &out[i], &errs[i]);
+	free(c);
+}
+
+int
+lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
+    struct lr_err *e)
+{
+	int ret;
+
+	lock_acquire_many(rc, &l, 1, out, &ret, e);
+	return ret;
 }
 
 /* Queue the renewal as EVALSHA, or EVAL with the body, and write it out. */
@@ -251,7 +160,7 @@ renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 	snprintf(how, sizeof(how), "%lld %lld %lld %s %lld", l->ttl_ms, l->hist_cap,
 	    l->hist_ttl_ms, slot_word(l), l->renew_deadline_ms);
 	if (rconn_append(rc, 10, argv) != 0 ||
-	    (l->wait_replicas > 0 && wait_append(rc, l) != 0))
+	    (l->wait_replicas > 0 && rscript_wait_append(rc, l) != 0))
 		return rconn_fail(rc, "renew", e);
 	if (rconn_flush(rc, "renew", e) != 0)
 		return -1;
@@ -278,7 +187,7 @@ renew_outcome(const struct lr_conn *rc, struct lr_lock *l, const redisReply *r,
 	long long code;
 
 	if (r->type == REDIS_REPLY_ERROR)
-		return refused(rc, "renew", r->str, e);
+		return rscript_refused(rc, "renew", r->str, e);
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 	    r->element[0]->type != REDIS_REPLY_INTEGER ||
 	    r->element[1]->type != REDIS_REPLY_INTEGER ||
@@ -301,7 +210,7 @@ renew_acked(struct lr_lock *l, const redisReply *w, enum renew_outcome *out,
 		return -1;
 	}
 	*out = l->renew_out;
-	if ((*out == RENEW_OK || *out == RENEW_RETAKEN) && !acked(l, w))
+	if ((*out == RENEW_OK || *out == RENEW_RETAKEN) && !rscript_acked(l, w))
 		*out = RENEW_UNCONFIRMED;
 	return 1;
 }
@@ -391,7 +300,7 @@ lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 		argv[1] = SCRIPT_RENEW_MANY;
 	}
 	if (r->type == REDIS_REPLY_ERROR)
-		refused(rc, "renew", r->str, e);
+		rscript_refused(rc, "renew", r->str, e);
 	else if (r->type != REDIS_REPLY_ARRAY || r->elements != n)
 		lr_errf(e, EX_SOFTWARE, "redis %s: renew: unexpected reply", rc->link.where);
 	else {
@@ -406,34 +315,66 @@ out:
 	return ret;
 }
 
-int
-lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending *end,
-    struct lr_err *e)
+/* l's release as end says (release.lua) into c. Returns 0 when there is
+ * nothing to send: no stable key, no history. */
+static int
+release_call(const struct lr_lock *l, const struct lr_ending *end, struct script_call *c)
 {
-	char how[220];
 	const char *args[] = { l->keys.stable, l->keys.hist, l->keys.last,
-	    l->keys.counts, l->slot_ttl_ms ? l->keys.slot : l->keys.stable, l->value, how };
-	char unknown[sizeof(l->value)];
-	redisReply *r;
-	int released;
+	    l->keys.counts, l->slot_ttl_ms ? l->keys.slot : l->keys.stable, l->value, c->how };
 
 	if (end->event && strcmp(end->event, "withdrawn") == 0) {	/* the token never came */
-		snprintf(unknown, sizeof(unknown), "%s - %s", l->id, l->owner);
-		args[5] = unknown;
+		snprintf(c->word, sizeof(c->word), "%s - %s", l->id, l->owner);
+		args[5] = c->word;
 	} else if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
-	snprintf(how, sizeof(how), "%lld %d %lld %s %lld %lld %s %lld %d",
+	snprintf(c->how, sizeof(c->how), "%lld %d %lld %s %lld %lld %s %lld %d",
 	    l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0, end->status,
 	    end->duration_ms > 0 ? end->duration_ms : 0, end->event, l->hist_cap,
 	    l->hist_ttl_ms, slot_word(l), end->keep_until_ms > 0 ? end->keep_until_ms : 0,
 	    end->attempt > 0 ? end->attempt : 0);
-	r = script_call(rc, "release", SCRIPT_RELEASE_SHA, SCRIPT_RELEASE, "5",
-	    args, 7, e);
-	if (r == NULL)
-		return -1;
-	released = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
-	freeReplyObject(r);
-	return released;
+	rscript_call_init(c, SCRIPT_RELEASE_SHA, "5", args, 7, NULL);
+	return 1;
+}
+
+void
+lock_release_many(struct lr_conn *rc, const struct lr_lock *const *l,
+    const struct lr_ending *end, size_t n, int *rcs, struct lr_err *errs)
+{
+	struct script_call *c = calloc(n, sizeof(*c));
+	size_t *of = calloc(n, sizeof(*of)), m = 0;	/* call k is l[of[k]]'s */
+
+	for (size_t i = 0; i < n; i++)
+		rcs[i] = c == NULL || of == NULL ? lr_errf(&errs[i], EX_OSERR, "out of memory") : 0;
+	for (size_t i = 0; c != NULL && of != NULL && i < n; i++)
+		if (release_call(l[i], &end[i], &c[m]))
+			of[m++] = i;
+	if (m > 0)
+		rscript_calls(rc, "release", SCRIPT_RELEASE, c, m);
+	for (size_t k = 0; k < m; k++) {
+		size_t i = of[k];
+
+		if (c[k].r == NULL) {
+			errs[i] = c[k].e;
+			rcs[i] = -1;
+			continue;
+		}
+		rcs[i] = c[k].r->type == REDIS_REPLY_INTEGER && c[k].r->integer == 1;
+		freeReplyObject(c[k].r);
+	}
+	free(c);
+	free(of);
+}
+
+int
+lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	struct lr_err ignored;
+	int ret;
+
+	lock_release_many(rc, &l, end, 1, &ret, e ? e : &ignored);
+	return ret;
 }
 
 int

@@ -22,6 +22,15 @@
 int	lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    struct lr_err *e);
 
+/* The acquires of n locks in one write and one round trip
+ * (rscript_calls(); with wait_replicas, WAIT behind each), each decided
+ * as lock_acquire() decides it, into rcs[i]: 0 with out[i], or -1 with
+ * errs[i] (when the connection broke, every lock whose answer had not
+ * come, each in doubt as lock_acquire() says). Not on a Cluster, which
+ * follows one command's redirects at a time. lock_acquire() is its n = 1. */
+void	lock_acquire_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
+	    enum lock_outcome *out, int *rcs, struct lr_err *errs);
+
 /* Send a renewal of the stable key (renew.lua), and WAIT behind it with
  * wait_replicas, without waiting for the answer. Returns 0, or -1 with e
  * when the connection is broken. */
@@ -51,6 +60,12 @@ int	lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
  * nothing to release, -1 with e = EX_UNAVAILABLE. */
 int	lock_release(struct lr_conn *rc, const struct lr_lock *l,
 	    const struct lr_ending *end, struct lr_err *e);
+
+/* The releases of n locks, l[i] ending as end[i] says, in one round trip:
+ * rcs[i] as lock_release() returns (-1 with errs[i]). lock_release() is
+ * its n = 1. */
+void	lock_release_many(struct lr_conn *rc, const struct lr_lock *const *l,
+	    const struct lr_ending *end, size_t n, int *rcs, struct lr_err *errs);
 
 /* `lockrun unlock`: free key (k's stable key or one of its slot keys) if
  * it still holds the value expect, and move the fencing counter past the
