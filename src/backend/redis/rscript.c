@@ -98,11 +98,11 @@ reply_read(struct lr_conn *rc, const char *what, struct script_call *c)
 	return 0;
 }
 
-/* c's reply was an error: sent again (NOSCRIPT: as EVAL), or refused.
- * Returns 1 when it is to wait for a busy server, else 0. */
+/* c's reply was an error: to send again (NOSCRIPT: *lost set), or
+ * refused. Returns 1 when it is to wait for a busy server, else 0. */
 static int
-answered_error(struct lr_conn *rc, const char *what, const char *body,
-    struct script_call *c, long long give_up, int *said)
+answered_error(struct lr_conn *rc, const char *what, struct script_call *c,
+    long long give_up, int *said, int *lost)
 {
 	struct lr_err why;
 	int busy = 0;
@@ -110,9 +110,7 @@ answered_error(struct lr_conn *rc, const char *what, const char *body,
 
 	switch (rerr_classify(c->r->str, &why)) {
 	case RERR_NOSCRIPT:
-		c->argv[0] = "EVAL";
-		c->argv[1] = body;
-		c->again = 1;
+		c->again = *lost = 1;
 		break;
 	case RERR_RETRY:
 		if (!(*said)++)
@@ -153,9 +151,17 @@ rscript_calls(struct lr_conn *rc, const char *what, const char *body,
 
 	for (size_t i = 0; i < n; i++)
 		c[i].again = 1;
-	for (int round = 0; ; round++) {
+	for (int round = 0, lost = 0; ; round++) {
 		int busy = 0, more = 0;
 
+		/* Redis lost the script: the first call sent again takes its
+		 * body (EVAL, which loads it), those behind it find it loaded */
+		for (size_t i = 0; i < n && lost; i++)
+			if (c[i].again) {
+				c[i].argv[0] = "EVAL";
+				c[i].argv[1] = body;
+				lost = 0;
+			}
 		for (size_t i = 0; i < n; i++)
 			if (c[i].again && (rconn_append(rc, c[i].argc, c[i].argv) != 0 ||
 			    (waits(&c[i]) && rscript_wait_append(rc, c[i].l) != 0))) {
@@ -173,7 +179,7 @@ rscript_calls(struct lr_conn *rc, const char *what, const char *body,
 				return;
 			}
 			if (c[i].r->type == REDIS_REPLY_ERROR)
-				busy |= answered_error(rc, what, body, &c[i], give_up, &said);
+				busy |= answered_error(rc, what, &c[i], give_up, &said, &lost);
 			more |= c[i].again;
 		}
 		if (!more)

@@ -36,11 +36,12 @@ void	rscript_call_init(struct script_call *c, const char *sha, const char *nkeys
 	    const char **args, int nargs, struct lr_lock *l);
 
 /* Send the n calls c[i] of one script (body: its text) in one write, and
- * read their replies in order: one round trip. A call answered NOSCRIPT
- * (Redis restarted, or SCRIPT FLUSH) is sent again as EVAL with the body;
- * one that finds the server busy (BUSY, LOADING, ...) is sent again, with
- * backoff, until the command timeout has passed since the first write;
- * each sends again the same words. Each c[i] then has its reply in r, or
+ * read their replies in order: one round trip. The calls answered
+ * NOSCRIPT (Redis restarted, or SCRIPT FLUSH) are sent again, the first
+ * as EVAL with the body, which loads it, the others by EVALSHA behind
+ * it: one round trip more; one that finds the server busy (BUSY, LOADING,
+ * ...) is sent again, with backoff, until the command timeout has passed
+ * since the first write; each sends again the same keys and arguments. Each c[i] then has its reply in r, or
  * NULL with e: a refusal (transport clear), or a connection that broke
  * (transport set; for it and for every call whose reply had not come).
  * what names the script in messages. */
