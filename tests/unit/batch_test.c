@@ -52,17 +52,25 @@ fake_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out, stru
 	return 1;
 }
 
+/* A batch form is asked: 1 when it says f.batch_says (e: broken). */
+static int
+batch_refused(struct lr_err *e)
+{
+	f.batches++;
+	if (f.batch_says == 0)
+		return 0;
+	lr_errf(e, EX_UNAVAILABLE, "broken");
+	e->transport = 1;
+	return 1;
+}
+
 static int
 fake_many(struct lr_backend *b, struct lr_lock *const *l, size_t n, long long cap_ms,
     enum renew_outcome *out, int *rc, struct lr_err *err, struct lr_err *e)
 {
 	(void)b, (void)cap_ms, (void)err;
-	f.batches++;
-	if (f.batch_says != 0) {
-		lr_errf(e, EX_UNAVAILABLE, "broken");
-		e->transport = 1;
+	if (batch_refused(e))
 		return f.batch_says;
-	}
 	for (size_t i = 0; i < n; i++) {
 		rc[i] = 1;
 		out[i] = f.lost[l[i]->hist_cap] ? RENEW_LOST : RENEW_OK;
@@ -80,10 +88,21 @@ fake_close(struct lr_backend *b)
 static struct lr_backend_ops ops = { .name = "fake", .renew_send = fake_send,
     .renew_recv = fake_recv, .fd = fake_fd, .close = fake_close };
 
+/* Three leases, each knowing its index (hist_cap); the second is lost
+ * (held by another, no longer ours). */
+static struct lr_backend be = { .ops = &ops };
+static struct lr_lock locks[3];
+static struct lr_lock *three[3] = { &locks[0], &locks[1], &locks[2] };
+static struct lr_err errs[3];
+
 static void
 setup(void)
 {
 	memset(&f, 0, sizeof(f));
+	memset(locks, 0, sizeof(locks));
+	for (int i = 0; i < 3; i++)
+		locks[i].hist_cap = i;
+	f.lost[1] = 1;
 	cr_assert(eq(int, pipe(f.p), 0));
 }
 
@@ -96,17 +115,11 @@ teardown(void)
 
 TestSuite(batch, .init = setup, .fini = teardown);
 
-/* Three leases, the second lost: their answers, by whichever path. */
+/* The three renewed: their answers, by whichever path. */
 static void
 renew_three(int *rc, enum renew_outcome *out)
 {
-	struct lr_backend b = { .ops = &ops };
-	struct lr_lock locks[3] = { { .hist_cap = 0 }, { .hist_cap = 1 }, { .hist_cap = 2 } };
-	struct lr_lock *l[3] = { &locks[0], &locks[1], &locks[2] };
-	struct lr_err err[3];
-
-	f.lost[1] = 1;
-	backend_renew_many(&b, l, 3, 1000, 1000, out, rc, err);
+	backend_renew_many(&be, three, 3, 1000, 1000, out, rc, errs);
 }
 
 Test(batch, without_a_batch_form_each_lease_is_renewed_in_turn)
@@ -187,12 +200,8 @@ static int
 fake_acquire_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
     enum lock_outcome *out, int *rc, struct lr_err *err, struct lr_err *e)
 {
-	f.batches++;
-	if (f.batch_says != 0) {
-		lr_errf(e, EX_UNAVAILABLE, "cannot connect");
-		e->transport = 1;
+	if (batch_refused(e))
 		return f.batch_says;
-	}
 	for (size_t i = 0; i < n; i++) {
 		rc[i] = fake_acquire(b, l[i], &out[i], &err[i]);
 		f.acquires--;		/* not one of its own */
@@ -213,9 +222,7 @@ static int
 fake_release_many(struct lr_backend *b, const struct lr_lock *const *l,
     const struct lr_ending *end, size_t n, int *rc, struct lr_err *err, struct lr_err *e)
 {
-	(void)e;
-	f.batches++;
-	if (f.batch_says != 0)
+	if (batch_refused(e))
 		return f.batch_says;
 	for (size_t i = 0; i < n; i++) {
 		rc[i] = fake_release(b, l[i], &end[i], &err[i]);
@@ -232,112 +239,85 @@ fake_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 	return 0;
 }
 
-/* Three acquires, the second held by another. */
+/* The three acquired, with the batch form many (NULL: none) saying
+ * says: each has its answer, whichever path it took; the batch form was
+ * asked batches times, and the backend own times one at a time. */
 static void
-acquire_three(int *rc, enum lock_outcome *out)
-{
-	struct lr_backend b = { .ops = &ops };
-	struct lr_lock locks[3] = { { .hist_cap = 0 }, { .hist_cap = 1 }, { .hist_cap = 2 } };
-	struct lr_lock *l[3] = { &locks[0], &locks[1], &locks[2] };
-	struct lr_err err[3];
-
-	ops.acquire = fake_acquire;
-	f.lost[1] = 1;
-	backend_acquire_many(&b, l, 3, out, rc, err);
-}
-
-Test(batch, acquires_without_a_batch_form_go_in_turn)
+acquires_answered(int (*many)(struct lr_backend *, struct lr_lock *const *, size_t,
+    enum lock_outcome *, int *, struct lr_err *, struct lr_err *), int says,
+    int batches, int own)
 {
 	enum lock_outcome out[3];
 	int rc[3];
 
-	ops.acquire_many = NULL;
-	acquire_three(rc, out);
-	cr_assert(eq(int, f.acquires, 3));
+	ops.acquire = fake_acquire;
+	ops.acquire_many = many;
+	f.batch_says = says;
+	backend_acquire_many(&be, three, 3, out, rc, errs);
+	cr_assert(eq(int, f.batches, batches));
+	cr_assert(eq(int, f.acquires, own));
 	cr_assert(eq(int, rc[0] + rc[1] + rc[2], 0));
 	cr_assert(eq(int, out[0], LOCK_ACQUIRED));
 	cr_assert(eq(int, out[1], LOCK_HELD));
 	cr_assert(eq(int, out[2], LOCK_ACQUIRED));
+	cr_assert(eq(int, f.closes, 0));
+}
+
+Test(batch, acquires_without_a_batch_form_go_in_turn)
+{
+	acquires_answered(NULL, 0, 0, 3);
 }
 
 Test(batch, acquires_go_in_one_batch_and_each_has_its_answer)
 {
-	enum lock_outcome out[3];
-	int rc[3];
-
-	ops.acquire_many = fake_acquire_many;
-	acquire_three(rc, out);
-	cr_assert(eq(int, f.batches, 1));
-	cr_assert(eq(int, f.acquires, 0), "no acquire of its own");
-	cr_assert(eq(int, out[1], LOCK_HELD));
-	cr_assert(eq(int, out[2], LOCK_ACQUIRED));
+	acquires_answered(fake_acquire_many, 0, 1, 0);
 }
 
 Test(batch, acquires_a_batch_cannot_take_go_in_turn)
 {
-	enum lock_outcome out[3];
-	int rc[3];
-
-	ops.acquire_many = fake_acquire_many;
-	f.batch_says = 1;
-	acquire_three(rc, out);
-	cr_assert(eq(int, f.batches, 1));
-	cr_assert(eq(int, f.acquires, 3));
-	cr_assert(eq(int, out[1], LOCK_HELD));
+	acquires_answered(fake_acquire_many, 1, 1, 3);
 }
 
-/* In turn, the acquire that breaks the connection closes it; the next
- * one opens it again itself and is answered. */
-Test(batch, an_acquire_that_breaks_the_connection_closes_it_and_the_next_goes_on)
+/* The acquire of lease broken - 1 breaks the connection: in turn, it is
+ * closed, and the next acquire opens it again itself and is answered; in
+ * one batch, the answers that did not come fail and it is closed once;
+ * a batch that fails as a whole fails each, and none goes alone. */
+Test(batch, an_acquire_that_breaks_the_connection_closes_it)
 {
 	enum lock_outcome out[3];
 	int rc[3];
 
-	ops.acquire_many = NULL;
+	ops.acquire = fake_acquire;
 	f.broken = 1 + 0;
-	acquire_three(rc, out);
+	backend_acquire_many(&be, three, 3, out, rc, errs);
 	cr_assert(eq(int, rc[0], -1));
 	cr_assert(eq(int, f.closes, 1));
 	cr_assert(eq(int, rc[2], 0));
 	cr_assert(eq(int, out[2], LOCK_ACQUIRED));
-}
-
-/* In one batch, the answers that did not come fail, and the connection
- * is closed once; a batch that fails as a whole fails each. */
-Test(batch, a_batch_of_acquires_that_broke_closes_the_connection)
-{
-	enum lock_outcome out[3];
-	int rc[3];
-
 	ops.acquire_many = fake_acquire_many;
 	f.broken = 1 + 1;
-	acquire_three(rc, out);
+	backend_acquire_many(&be, three, 3, out, rc, errs);
 	cr_assert(eq(int, rc[0], 0));
 	cr_assert(eq(int, rc[1], -1));
-	cr_assert(eq(int, f.closes, 1));
+	cr_assert(eq(int, f.closes, 2));
 	f.broken = 0;
 	f.batch_says = -1;
-	acquire_three(rc, out);
+	f.acquires = 0;
+	backend_acquire_many(&be, three, 3, out, rc, errs);
 	cr_assert(eq(int, rc[0] + rc[1] + rc[2], -3));
-	cr_assert(eq(int, f.closes, 2));
-	cr_assert(eq(int, f.acquires, 0), "not sent again one by one");
+	cr_assert(eq(int, f.closes, 3));
+	cr_assert(eq(int, f.acquires, 0));
 }
 
-/* Three releases, the second no longer ours; a closed connection is
- * opened again first. */
+/* The three released, each ending "ok" (the second is no longer ours: 0). */
 static void
 release_three(int *rc)
 {
-	struct lr_backend b = { .ops = &ops };
-	struct lr_lock locks[3] = { { .hist_cap = 0 }, { .hist_cap = 1 }, { .hist_cap = 2 } };
-	const struct lr_lock *l[3] = { &locks[0], &locks[1], &locks[2] };
 	struct lr_ending end[3] = { { .event = "ok" }, { .event = "ok" }, { .event = "ok" } };
-	struct lr_err err[3];
 
 	ops.release = fake_release;
 	ops.reopen = fake_reopen;
-	f.lost[1] = 1;
-	backend_release_many(&b, l, end, 3, 1000, rc, err);
+	backend_release_many(&be, (const struct lr_lock *const *)three, end, 3, 1000, rc, errs);
 }
 
 Test(batch, releases_go_in_one_batch_or_in_turn)
@@ -348,27 +328,24 @@ Test(batch, releases_go_in_one_batch_or_in_turn)
 	release_three(rc);
 	cr_assert(eq(int, f.batches, 1));
 	cr_assert(eq(int, f.releases, 0));
-	cr_assert(eq(int, rc[0], 1));
-	cr_assert(eq(int, rc[1], 0));
-	cr_assert(eq(int, rc[2], 1));
+	cr_assert(eq(int, rc[0] * 100 + rc[1] * 10 + rc[2], 101));
 	f.batch_says = 1;
 	release_three(rc);
 	cr_assert(eq(int, f.batches, 2));
 	cr_assert(eq(int, f.releases, 3));
-	cr_assert(eq(int, rc[1], 0));
-	cr_assert(eq(int, rc[2], 1));
+	cr_assert(eq(int, rc[0] * 100 + rc[1] * 10 + rc[2], 101));
 	cr_assert(eq(int, f.reopens, 0), "the connection was open");
 }
 
+/* A closed connection is opened again first (the fake stays closed:
+ * before the batch, then before each). */
 Test(batch, releases_open_a_closed_connection_first)
 {
 	int rc[3];
 
-	ops.release_many = NULL;
 	close(f.p[0]);
 	f.p[0] = -1;
 	release_three(rc);
-	/* the fake stays closed: opened before the batch, then before each */
 	cr_assert(eq(int, f.reopens, 4));
 	cr_assert(eq(int, f.releases, 3));
 }
