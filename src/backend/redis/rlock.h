@@ -26,8 +26,9 @@ int	lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
  * (rscript_calls(); with wait_replicas, WAIT behind each), each decided
  * as lock_acquire() decides it, into rcs[i]: 0 with out[i], or -1 with
  * errs[i] (when the connection broke, every lock whose answer had not
- * come, each in doubt as lock_acquire() says). Not on a Cluster, which
- * follows one command's redirects at a time. lock_acquire() is its n = 1. */
+ * come, each in doubt as lock_acquire() says). n > 1 not on a Cluster,
+ * whose redirects are followed one command at a time. lock_acquire() is
+ * its n = 1. */
 void	lock_acquire_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 	    enum lock_outcome *out, int *rcs, struct lr_err *errs);
 
