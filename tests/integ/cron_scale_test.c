@@ -460,7 +460,7 @@ reads_now(void)
  * come in the same turn of the scheduler's loop go in one exchange: fewer
  * reads than releases (here 8 reads: batches of 18, 8 and 4; one release
  * at a time, 34). */
-Test(cron_batch, the_acquires_of_one_fire_time_go_in_a_few_exchanges)
+Test(cron_batch, the_acquires_of_a_fire_time_and_releases_together_go_in_few_exchanges)
 {
 	char logbuf[256], cmd[512];
 	const char *log = path_of(logbuf, "runs.log");
