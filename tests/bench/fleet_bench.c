@@ -7,9 +7,8 @@
  * how many of the tasks ran in their slot on PostgreSQL with
  * max_connections = 100 and on MariaDB with its default, with the
  * sessions they held, and the spread of the starts against a bare
- * fork-and-exec of as many commands. The clock is faked with libfaketime
- * (an offset, so it runs on) to start each scheduler just before its fire
- * time. N is LOCKRUN_BENCH_FLEET_N (default 200: the issue asks 1,000,
+ * fork-and-exec of as many commands. Each scheduler starts 2 s before
+ * the next real minute, on the real clock. N is LOCKRUN_BENCH_FLEET_N (default 200: the issue asks 1,000,
  * which this bench runs too, but a 2-core machine takes minutes to start
  * and stop as many runs); RUN_S is LOCKRUN_BENCH_FLEET_RUN_S (default 60).
  * Reported, never asserted. */
@@ -61,8 +60,7 @@ env_long(const char *name, long dflt, long lo, long hi)
 struct sched {
 	char	cfg[256], err[256], out[256];
 	pid_t	pid;
-	double	fire;		/* the fire time, on the faked clock */
-	double	offset;		/* faked clock - real clock */
+	double	fire;		/* the fire time */
 };
 
 /* A config of n tasks fleet-NNNN, each `* * * * *`, printing its start
@@ -92,38 +90,28 @@ fleet_config(struct sched *s, const char *dir, const char *tag, const char *url,
 	return 0;
 }
 
-/* Start `lockrun cron -c cfg` with its clock faked to lead before the
- * fire time fire (the password, if any, in its environment). */
+/* Start `lockrun cron -c cfg` lead seconds before the next real minute at
+ * least lead + 1 s away, which is its fire time (s->fire), the password,
+ * if any, in its environment. On the real clock: libfaketime (0.9.10)
+ * moves what the scheduler reads but not its timerfd_settime(2) timer,
+ * so a scheduler whose clock was faked ahead waited on the real clock and
+ * started nothing, and one faked behind would spin until its fire time. */
 static int
-sched_start(struct sched *s, const char *lockrun, double fire, double lead,
-    const char *password)
+sched_start(struct sched *s, const char *lockrun, double lead, const char *password)
 {
 	char *argv[] = { (char *)lockrun, "cron", "-v", "-c", s->cfg, NULL };
-	char *env[7], fbuf[2][128], pw[128];
-	int k;
+	char *env[2] = { NULL, NULL }, pw[128];
+	double now = real_s(), wait;
 
-	if (cron_fake_env(env, fbuf, fire - lead) != 0) {
-		fprintf(stderr, "bench: fleet: libfaketime is not installed\n");
-		return -1;
-	}
-	for (k = 0; env[k]; k++)
-		;
+	s->fire = (double)(((long long)(now + lead + 1) / 60 + 1) * 60);
+	if ((wait = s->fire - lead - now) > 0)
+		usleep((useconds_t)(wait * 1e6));
 	if (password) {
 		snprintf(pw, sizeof(pw), "LOCKRUN_REDIS_PASSWORD=%s", password);
-		env[k++] = pw;
+		env[0] = pw;
 	}
-	env[k] = NULL;
-	s->fire = fire;
-	s->offset = fire - lead - real_s();
 	s->pid = cron_spawn(argv, env, s->err);
 	return s->pid > 0 ? 0 : -1;
-}
-
-/* The faked clock's now, for s. */
-static double
-faked(const struct sched *s)
-{
-	return real_s() + s->offset;
 }
 
 /* How many tasks started within run_s of the fire time (in their slot: a
@@ -227,7 +215,7 @@ tail_log(const char *path)
 /* Redis: the scheduler's connections over the whole minute, the commands
  * per renewal period while all run, and the starts' spread. */
 static int
-fleet_redis(const char *lockrun, int n, long run_s, double fire, double *spread)
+fleet_redis(const char *lockrun, int n, long run_s, double *spread)
 {
 	static char t0[16384], t1[16384];
 	struct redis_fixture fx;
@@ -243,7 +231,7 @@ fleet_redis(const char *lockrun, int n, long run_s, double fire, double *spread)
 	c = redis_client(&fx);
 	base = clients(c);		/* ours */
 	if (fleet_config(&s, fx.dir, "redis", fx.url, n, run_s) != 0 ||
-	    sched_start(&s, lockrun, fire, 2, NULL) != 0) {
+	    sched_start(&s, lockrun, 2, NULL) != 0) {
 		redisFree(c);
 		redis_stop(&fx);
 		return 1;
@@ -252,9 +240,9 @@ fleet_redis(const char *lockrun, int n, long run_s, double fire, double *spread)
 	 * their first renewals are due 10 s after their starts) to 5 s before
 	 * the commands end or the next fire time, if that is a renewal period
 	 * at least */
-	while (faked(&s) < fire + run_s - 1) {
+	while (real_s() < s.fire + run_s - 1) {
 		long k = clients(c) - base;
-		double t = faked(&s) - fire, first;
+		double t = real_s() - s.fire, first;
 
 		if (k > peak)
 			peak = k;
@@ -312,7 +300,7 @@ sessions(const struct sql_server *q)
 /* PostgreSQL with max_connections = 100, or MariaDB with its default:
  * how many tasks ran in their slot, and the sessions they held. */
 static int
-fleet_sql(const char *lockrun, enum sql_kind kind, int n, long run_s, double fire)
+fleet_sql(const char *lockrun, enum sql_kind kind, int n, long run_s)
 {
 	char *prime[] = { (char *)lockrun, "--url", NULL, "-k", "fleet-prime", "--", "true",
 	    NULL };
@@ -346,12 +334,12 @@ fleet_sql(const char *lockrun, enum sql_kind kind, int n, long run_s, double fir
 	}
 	unsetenv("LOCKRUN_REDIS_PASSWORD");
 	if (bad || fleet_config(&s, dir, sql_name(kind), q.url, n, run_s) != 0 ||
-	    sched_start(&s, lockrun, fire, 2, q.password) != 0) {
+	    sched_start(&s, lockrun, 2, q.password) != 0) {
 		sql_stop(&q);
 		fixture_rmdir(dir);
 		return 1;
 	}
-	while (faked(&s) < fire + run_s - 1) {
+	while (real_s() < s.fire + run_s - 1) {
 		if ((k = sessions(&q)) > peak)
 			peak = k;
 		usleep(500000);
@@ -405,19 +393,18 @@ fleet_cost(const char *lockrun)
 {
 	int n = (int)env_long("LOCKRUN_BENCH_FLEET_N", 200, 1, FLEET_MAX);
 	long run_s = env_long("LOCKRUN_BENCH_FLEET_RUN_S", 60, 1, 3600);
-	/* fire times of their own: a day ahead, and a minute apart */
-	double base = (double)((time(NULL) / 86400 + 500) * 86400), spread = 0, floor;
+	double spread = 0, floor;
 	int bad = 0;
 
 	printf("\nfleet scale: %d tasks due at once on one lockrun cron, each running %ld s "
 	    "(LOCKRUN_BENCH_FLEET_N, _RUN_S); reported, not asserted:\n", n, run_s);
 	fflush(stdout);
-	bad += fleet_redis(lockrun, n, run_s, base, &spread);
+	bad += fleet_redis(lockrun, n, run_s, &spread);
 	fflush(stdout);
 	if (getenv("LOCKRUN_BENCH_FLEET_REDIS_ONLY") == NULL) {
-		bad += fleet_sql(lockrun, SQL_PG, n, run_s, base + 3600);
+		bad += fleet_sql(lockrun, SQL_PG, n, run_s);
 		fflush(stdout);
-		bad += fleet_sql(lockrun, SQL_MYSQL, n, run_s, base + 7200);
+		bad += fleet_sql(lockrun, SQL_MYSQL, n, run_s);
 	}
 	floor = fleet_floor(n);
 	printf("  start spread: the last of the %d Redis tasks %.0f ms after the fire time; "
