@@ -284,30 +284,34 @@ count_of(const char *s, const char *what)
 	return n;
 }
 
-/* How many times the task's runs were skipped at the server, each a
- * round trip: lockrun_skips_total, held and slot_taken. */
+/* How many times the task's runs were skipped at the server (its
+ * counters: skipped_slot and skipped_held), each a round trip. */
 static long long
 races_lost(void)
 {
-	return (long long)(metric("fast", "lockrun_skips_total", "reason=\"held\"") +
-	    metric("fast", "lockrun_skips_total", "reason=\"slot_taken\""));
+	redisReply *r = rcmd("HMGET lockrun:{fast}:counts skipped_slot skipped_held");
+	long long n = 0;
+
+	for (size_t i = 0; i < r->elements; i++)
+		if (r->element[i]->type == REDIS_REPLY_STRING)
+			n += strtoll(r->element[i]->str, NULL, 10);
+	freeReplyObject(r);
+	return n;
 }
 
 /* Server 1's clock is right, server 0's a second fast, on every: 2s: 0
  * claims each slot a second before 1's fire time, and the lock server
- * pushes the claim to 1 (sched/defer.h; Redis PUBLISH, PostgreSQL
- * NOTIFY), which starts nothing for it: no
+ * pushes the claim to 1 (sched/defer.h), which starts nothing for it: no
  * round trip lost to the race, where every slot cost one before. Each
  * slot once, none missed. */
-static void
-told_of_each_claim(enum backend b)
+Test(cron_seconds, redis_a_server_told_of_each_claim_races_for_none, .fini = kill_all)
 {
 	char logbuf[256], err[65536];
 	const char *log, *cfg;
 	long long t0;
 	int n;
 
-	use(b);
+	use(BE_REDIS);
 	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
 	log = logbuf;
 	cfg = seconds_config("every: 2s", log, 0.2);
@@ -324,16 +328,6 @@ told_of_each_claim(enum backend b)
 	lr_stderr_of(said[1], err, sizeof(err));
 	cr_assert(ge(int, count_of(err, "already claimed, as the lock server told"), n - 2),
 	    "%s", tails());
-}
-
-Test(cron_seconds, redis_a_server_told_of_each_claim_races_for_none, .fini = kill_all)
-{
-	told_of_each_claim(BE_REDIS);
-}
-
-Test(cron_seconds, pg_a_server_told_of_each_claim_races_for_none, .fini = kill_all)
-{
-	told_of_each_claim(BE_PG);
 }
 
 /* Three schedulers, same clock, every: 2s: the one that wins the slots is

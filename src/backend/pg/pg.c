@@ -482,53 +482,6 @@ pg_idle_read(struct lr_backend *b, struct lr_err *e)
 	return -1;
 }
 
-/* LISTEN on the claims' channel: its name quoted as an identifier. */
-static int
-pg_watch(struct lr_backend *b, const char *prefix, struct lr_err *e)
-{
-	char sql[2 * KEY_PREFIX_MAX + 32];
-	size_t k = (size_t)snprintf(sql, sizeof(sql), "LISTEN \"");
-	PGresult *res;
-	int missing = 0;
-
-	if (strlen(prefix) > PG_CLAIMS_PREFIX_MAX)
-		return lr_errf(e, EX_CONFIG, "postgres %s: the prefix is longer than %d "
-		    "bytes: no channel for the claims", b->where, PG_CLAIMS_PREFIX_MAX);
-	for (const char *c = prefix; *c; c++) {
-		if (*c == '"')
-			sql[k++] = '"';
-		sql[k++] = *c;
-	}
-	snprintf(sql + k, sizeof(sql) - k, "claims\"");
-	if (pg_open(b, e) != 0 || (res = pg_conn_read(b, "listen", sql, 0, NULL, &missing,
-	    e)) == NULL)
-		return -1;
-	pq.clear(res);
-	return 0;
-}
-
-/* What came on the watch: each notification's payload, "key value". */
-static int
-pg_claims(struct lr_backend *b, void (*cb)(void *arg, const char *key, const char *value),
-    void *arg, struct lr_err *e)
-{
-	struct pg *p = b->impl;
-	PGnotify *n;
-
-	if (pg_idle_read(b, e) != 0)
-		return -1;
-	while ((n = pq.notifies(p->conn)) != NULL) {
-		char *sp = strchr(n->extra, ' ');
-
-		if (sp) {
-			*sp = '\0';
-			cb(arg, n->extra, sp + 1);
-		}
-		pq.freemem(n);
-	}
-	return 0;
-}
-
 static int
 pg_reopen(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 {
@@ -560,7 +513,6 @@ static const struct lr_backend_ops pg_ops = {
 	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,
 	.free = pg_free, .pause = pg_pause,
 	.trigger = pg_trigger, .take = pg_take, .missed = pg_missed,
-	.watch = pg_watch, .claims = pg_claims,
 };
 
 int

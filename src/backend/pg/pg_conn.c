@@ -57,7 +57,6 @@ static const struct {
 	SYM(ntuples, "PQntuples"), SYM(getvalue, "PQgetvalue"),
 	SYM(getisnull, "PQgetisnull"), SYM(clear, "PQclear"),
 	SYM(nfields, "PQnfields"), SYM(getlength, "PQgetlength"),
-	SYM(notifies, "PQnotifies"),
 };
 
 /* Load libpq once; it stays loaded. */

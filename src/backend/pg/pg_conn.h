@@ -40,7 +40,6 @@ struct pg_api {
 	__typeof__(PQnfields)			*nfields;
 	__typeof__(PQgetlength)			*getlength;
 	__typeof__(PQclear)			*clear;
-	__typeof__(PQnotifies)			*notifies;
 };
 
 extern struct pg_api pq;

@@ -192,10 +192,7 @@ const char pg_sql_ddl[] =
  * for 4 and 5 nothing is written; 6 paused: a pause row that has not
  * expired, "skipped-paused" recorded, nothing taken), token, holder (our
  * value when acquired; the pause's when paused), whether the session lock
- * was let go, the server's clock (ms), for the client's offset, and a
- * NOTIFY of a slot claimed, on the channel of the keys' prefix followed by
- * "claims", with "<slot key> <value>" (ops.h's watch), sent at the commit:
- * a hint only, left out when the channel's name would be too long.
+ * was let go, and the server's clock (ms), for the client's offset.
  * - w: the clock check, then the window, by the statement's clock
  *   (statement_timestamp(): when the server began it, however long it
  *   waited in a socket or behind a stopped backend).
@@ -292,10 +289,7 @@ const char pg_sql_acquire[] =
 	"CASE WHEN h.code = 1 AND a.ttl > 0 AND "
 	"current_setting('server_version_num')::int >= 140000 THEN "
 	"set_config('idle_session_timeout', least(a.ttl, 2147483647)::text, false) END, "
-	"a.now_ms, CASE WHEN h.code = 1 AND a.slot_ttl > 0 AND "
-	"octet_length(split_part(a.slot, '{', 1)) <= " PG_CLAIMS_PREFIX_MAX_S " THEN "
-	"pg_notify(split_part(a.slot, '{', 1) || 'claims', a.slot || ' ' || h.mine_v) END "
-	"FROM h, a";
+	"a.now_ms FROM h, a";
 
 /* renew.lua. $1 stable key, $2 fence, $3 history, $4 last run, $5
  * session lock id, $6 its high and $7 low half, $8 our value, $9 ttl,

@@ -10,9 +10,6 @@
 extern const char pg_sql_ddl[];
 
 /* One statement each, sent with parameters ($1 ...); pg.c lists them. */
-/* A channel's name is at most 63 bytes: the prefix and "claims". */
-#define PG_CLAIMS_PREFIX_MAX	57
-#define PG_CLAIMS_PREFIX_MAX_S	"57"
 extern const char pg_sql_acquire[];
 extern const char pg_sql_renew[];
 extern const char pg_sql_release[];
