@@ -308,7 +308,8 @@ start_deferred(void *arg, const char *name, time_t slot)	/* defer_due()'s */
 	struct crond *d = arg;
 
 	for (size_t i = 0; i < d->ntasks; i++)
-		if (strcmp(d->tasks[i].name, name) == 0 && !defer_told(&d->defer, &d->tasks[i], slot))
+		if (strcmp(d->tasks[i].name, name) == 0 &&
+		    defer_go(&d->defer, &d->tasks[i], slot, real_ms()))
 			start(d, i, slot);
 }
 
@@ -336,7 +337,6 @@ on_timer(struct crond *d)
 	if (!d->stopping)
 		trigger_check(&d->look, now_ms, d->tasks, d->ntasks, start_triggered, d);
 	missed_flush(&d->missed, d->o->missed, now_ms, d->tasks, d->ntasks, d->o->sp);
-	defer_watch(&d->defer, d->tasks, d->ntasks, now_ms);
 	if (!d->stopping)
 		defer_due(&d->defer, now_ms, start_deferred, d);
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
@@ -353,6 +353,7 @@ on_timer(struct crond *d)
 		if (next != (time_t)-1)
 			heap_push(&d->heap, next, h.task, 0);
 	}
+	defer_watch(&d->defer, d->tasks, d->ntasks, now_ms);	/* after the starts */
 	arm(d);
 }
 
@@ -513,6 +514,8 @@ step(struct crond *d)
 	}
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
 	if (poll(p, n, -1) > 0) {
+		if (p[n - 1].revents && defer_fd(&d->defer) == p[n - 1].fd)
+			defer_read(&d->defer);	/* before the starts it may spare */
 		if (p[1].revents)
 			on_timer(d);
 		if (p[0].revents)
@@ -523,8 +526,6 @@ step(struct crond *d)
 			if (p[5 + 4 * i].revents)	/* lock requests */
 				leases_collect(d->o->leases, &d->run[i].lease);
 		leases_flush(d->o->leases);	/* in batches */
-		if (p[n - 1].revents && defer_fd(&d->defer) == p[n - 1].fd)
-			defer_read(&d->defer);
 	}
 	free(p);
 	pump(d);

@@ -17,49 +17,23 @@ watched(const struct defer *df, const struct sched_task *t)
 	return df->src && t->one_server && !t->sched.reboot && schedule_subminute(&t->sched);
 }
 
-void
-defer_watch(struct defer *df, const struct sched_task *t, size_t n, long long now_ms)
-{
-	struct lr_backend *be = df->src ? df->src->be : NULL;
-	struct lr_err e = LR_ERR_INIT;
-	size_t i = 0;
-
-	if (df->up || be == NULL || now_ms < df->next_ms)
-		return;
-	while (i < n && !watched(df, &t[i]))
-		i++;
-	if (i == n)
-		return;
-	if (be->ops->watch(be, df->src->prefix, &e) != 0) {
-		if (!df->failing)
-			lr_event(LOG_WARNING, "server-error", NULL, "cron: cannot watch the "
-			    "slot claims (%s); every scheduler races for every slot meanwhile, "
-			    "trying again every %ds", e.msg, DEFER_RETRY_MS / 1000);
-		df->failing = 1;
-		df->next_ms = now_ms + DEFER_RETRY_MS;
-		return;
-	}
-	if (df->failing)
-		lr_event(LOG_INFO, "server-back", NULL, "cron: watching the slot claims "
-		    "again on %s", be->where);
-	df->failing = 0;
-	df->up = 1;
-}
-
 int
 defer_fd(const struct defer *df)
 {
 	return df->up ? df->src->be->ops->fd(df->src->be) : -1;
 }
 
+/* The entry of task name (len bytes), or NULL; a new one if create. */
 static struct defer_task *
-task_of(struct defer *df, const char *name, size_t len)
+task_of(struct defer *df, const char *name, size_t len, int create)
 {
 	struct defer_task *x;
 
 	for (size_t i = 0; i < df->nt; i++)
 		if (strlen(df->t[i].name) == len && memcmp(df->t[i].name, name, len) == 0)
 			return &df->t[i];
+	if (!create)
+		return NULL;
 	if (df->nt == df->capt) {
 		size_t cap = df->capt ? 2 * df->capt : 16;
 		if ((x = realloc(df->t, cap * sizeof(*x))) == NULL)
@@ -75,8 +49,40 @@ task_of(struct defer *df, const char *name, size_t len)
 	return x;
 }
 
+void
+defer_watch(struct defer *df, const struct sched_task *t, size_t n, long long now_ms)
+{
+	struct lr_backend *be = df->src ? df->src->be : NULL;
+	struct lr_err e = LR_ERR_INIT;
+	int any = 0;
+
+	for (size_t i = 0; i < n; i++)	/* the claims kept: of these tasks only */
+		if (watched(df, &t[i]) && task_of(df, t[i].name, strlen(t[i].name), 1))
+			any = 1;
+	if (df->up || !any || now_ms < df->next_ms)
+		return;
+	if (be->ops->watch(be, df->src->prefix, &e) != 0) {
+		if (!df->failing)
+			lr_event(LOG_WARNING, "server-error", NULL, "cron: cannot watch the "
+			    "slot claims (%s); every scheduler races for every slot meanwhile, "
+			    "trying again from %ds on", e.msg, DEFER_RETRY_MS / 1000);
+		df->failing = 1;
+		df->retry_ms = df->retry_ms ? 2 * df->retry_ms : DEFER_RETRY_MS;
+		if (df->retry_ms > DEFER_RETRY_MAX_MS)
+			df->retry_ms = DEFER_RETRY_MAX_MS;
+		df->next_ms = now_ms + df->retry_ms;
+		return;
+	}
+	if (df->failing)
+		lr_event(LOG_INFO, "server-back", NULL, "cron: watching the slot claims "
+		    "again on %s", be->where);
+	df->failing = 0;
+	df->retry_ms = 0;
+	df->up = 1;
+}
+
 /* A claim: key "prefix{name}:slot:STAMP", value "id token host pid start".
- * Only tasks a scheduler of this config could run are kept: the name
+ * Only the claims of the tasks defer_watch() was given are kept: the name
  * between the braces after our prefix. */
 static void
 claimed(void *arg, const char *key, const char *value)
@@ -90,7 +96,7 @@ claimed(void *arg, const char *key, const char *value)
 
 	if (strncmp(key, df->src->prefix, plen) != 0 || key[plen] != '{' ||
 	    (end = strchr(name, '}')) == NULL || strncmp(end, "}:slot:", 7) != 0 ||
-	    strlen(key) >= KEY_MAX || (x = task_of(df, name, (size_t)(end - name))) == NULL)
+	    strlen(key) >= KEY_MAX || (x = task_of(df, name, (size_t)(end - name), 0)) == NULL)
 		return;
 	snprintf(x->told, sizeof(x->told), "%s", key);
 	/* past the id and the token */
@@ -117,10 +123,12 @@ defer_read(struct defer *df)
 	    "ended (%s); every scheduler races for every slot until it is back", e.msg);
 }
 
-int
+/* Slot of task t was claimed, as the last claim told: says so and
+ * returns 1 (start nothing); else 0. */
+static int
 defer_told(struct defer *df, const struct sched_task *t, time_t slot)
 {
-	struct defer_task *x = task_of(df, t->name, strlen(t->name));
+	struct defer_task *x = task_of(df, t->name, strlen(t->name), 0);
 	char at[TEXT_ISO_MAX];
 	struct lr_keys k;
 
@@ -146,7 +154,7 @@ defer_hold(struct defer *df, const struct sched_task *t, time_t slot, long long 
 		return 0;
 	if (defer_told(df, t, slot))
 		return 1;
-	x = task_of(df, t->name, strlen(t->name));
+	x = task_of(df, t->name, strlen(t->name), 0);
 	by = schedule_gap_ms(&t->sched) / 4;
 	by = by < DEFER_MAX_MS ? by : DEFER_MAX_MS;
 	by = by < t->deadline_ms ? by : t->deadline_ms;
@@ -162,6 +170,24 @@ defer_hold(struct defer *df, const struct sched_task *t, time_t slot, long long 
 	}
 	df->w[df->nw++] = (struct defer_wait){ .name = x->name, .slot = slot, .due_ms = due + by };
 	return 2;
+}
+
+int
+defer_go(struct defer *df, const struct sched_task *t, time_t slot, long long now_ms)
+{
+	long long at = (long long)slot * 1000;
+
+	if (schedule_next(&t->sched, slot - 1) != slot ||	/* a schedule read again */
+	    now_ms - at > t->deadline_ms ||
+	    now_ms >= (long long)schedule_next(&t->sched, slot) * 1000) {
+		char iso[TEXT_ISO_MAX];
+
+		lr_event(LOG_INFO, "late", NULL, "%s %s: put off, and its slot or its "
+		    "starting_deadline passed meanwhile: not started here", t->name,
+		    text_iso(at, TEXT_ISO_S, iso, sizeof(iso)));
+		return 0;
+	}
+	return !defer_told(df, t, slot);
 }
 
 long long

@@ -29,7 +29,8 @@
 #include "sched/due.h"
 
 #define DEFER_MAX_MS	1000	/* how late a task that lost is started */
-#define DEFER_RETRY_MS	5000	/* a watch that failed is tried again */
+#define DEFER_RETRY_MS	5000	/* a watch that failed is tried again, */
+#define DEFER_RETRY_MAX_MS 60000	/* doubling up to this */
 
 /* Where the claims come from: a backend of the scheduler's own, set up and
  * not connected, that serves nothing else; the keys' prefix, and this
@@ -45,6 +46,7 @@ struct defer {
 	int			 up;		/* watching */
 	int			 failing;	/* the last watch failed (said once) */
 	long long		 next_ms;	/* wall ms: watch again then */
+	long long		 retry_ms;	/* the wait before, or 0 */
 	/* is pid one of this scheduler's runs? */
 	int			(*ours)(void *arg, long pid);
 	void			*ours_arg;
@@ -63,9 +65,10 @@ struct defer {
 	unsigned long long	 skipped;	/* slots skipped on a claim */
 };
 
-/* Watch the claims if one of the n tasks t can use them and none is
- * watched yet (and the last failure is DEFER_RETRY_MS old): connects, in
- * the caller's thread, within the connect timeout. */
+/* Keep the claims of those of the n tasks t that can use them, and watch
+ * them if none is watched yet (and the wait after the last failure is
+ * over: DEFER_RETRY_MS, doubling to DEFER_RETRY_MAX_MS): connects, in the
+ * caller's thread, within the connect timeout. */
 void	defer_watch(struct defer *df, const struct sched_task *t, size_t n, long long now_ms);
 
 /* The watch's socket, for poll(2), or -1. */
@@ -79,15 +82,17 @@ void	defer_read(struct defer *df);
  * 0 to start it now. */
 int	defer_hold(struct defer *df, const struct sched_task *t, time_t slot, long long now_ms);
 
-/* Slot of task t was claimed, as the last claim told: says so and
- * returns 1 (start nothing); else 0. */
-int	defer_told(struct defer *df, const struct sched_task *t, time_t slot);
-
 /* The earliest start put off, in wall ms; 0: none. */
 long long defer_next_ms(const struct defer *df);
 
+/* A start put off came at now_ms: 1 to start it; 0 when the slot was
+ * claimed meanwhile (said), or when it is no longer to be
+ * started (said): the task's schedule is not what it was (a config read
+ * again), or its starting_deadline or its next fire time has passed. */
+int	defer_go(struct defer *df, const struct sched_task *t, time_t slot, long long now_ms);
+
 /* Hand each start put off that is due by now_ms to start(arg, name,
- * slot), which asks defer_told() first. */
+ * slot), which asks defer_go() first. */
 void	defer_due(struct defer *df, long long now_ms,
 	    void (*start)(void *arg, const char *name, time_t slot), void *arg);
 
