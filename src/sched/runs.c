@@ -13,6 +13,7 @@
 #include <sys/signalfd.h>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -84,18 +85,27 @@ spawn_fds_given(struct spawn_given *g)
 	if (d == NULL)
 		return;
 	self = dirfd(d);
-	while ((de = readdir(d)) != NULL && g->n < SPAWN_GIVEN_MAX)
-		if ((fd = atoi(de->d_name)) > 2 && fd != self) {
+	while ((de = readdir(d)) != NULL && g->n < SPAWN_GIVEN_MAX) {
+		struct stat st;
+
+		if ((fd = atoi(de->d_name)) > 2 && fd != self && fstat(fd, &st) == 0) {
 			size_t k = g->n++;	/* in order: readdir's need not be */
-			for (; k > 0 && g->fd[k - 1] > fd; k--)
+			for (; k > 0 && g->fd[k - 1] > fd; k--) {
 				g->fd[k] = g->fd[k - 1];
+				g->dev[k] = g->dev[k - 1];
+				g->ino[k] = g->ino[k - 1];
+			}
 			g->fd[k] = fd;
+			g->dev[k] = st.st_dev;
+			g->ino[k] = st.st_ino;
 		}
+	}
 	closedir(d);
 }
 
-/* Close every descriptor from 3 up but those given (g) and x and y (-1:
- * none), allocating nothing: the child of a process with threads. */
+/* Close every descriptor from 3 up but those given (g) that are still
+ * what they were, and x and y (-1: none), allocating nothing: the child of
+ * a process with threads. */
 static void
 close_but(const struct spawn_given *g, int x, int y)
 {
@@ -105,9 +115,13 @@ close_but(const struct spawn_given *g, int x, int y)
 	for (size_t i = 0; i < g->n + 2; i++) {
 		int fd = i < g->n ? g->fd[i] : i == g->n ? x : y;
 		size_t k = n;
+		struct stat st;	/* fstat(2) is async-signal-safe */
 
 		if (fd < lo)
 			continue;	/* none, or 0 to 2 */
+		if (i < g->n && (fstat(fd, &st) != 0 || st.st_dev != g->dev[i] ||
+		    st.st_ino != g->ino[i]))
+			continue;	/* the number given, since reused */
 		for (; k > 0 && keep[k - 1] > fd; k--)
 			keep[k] = keep[k - 1];
 		keep[k] = fd;

@@ -21,6 +21,9 @@
 #define SPAWN_GIVEN_MAX	64
 struct spawn_given {
 	int	fd[SPAWN_GIVEN_MAX];
+	dev_t	dev[SPAWN_GIVEN_MAX];	/* what each was then: a number closed */
+	ino_t	ino[SPAWN_GIVEN_MAX];	/* and opened again (the log, on SIGHUP)
+					 * is the scheduler's, not given */
 	size_t	n;
 };
 void	spawn_fds_given(struct spawn_given *g);
