@@ -50,6 +50,8 @@ struct lr_backend_ops {
 	int		 session;	/* the stable key is a session lock too: a
 					 * broken connection means this holder lost
 					 * it (its lease still holds newcomers off) */
+	int		 shares;	/* one session may hold the locks of many
+					 * runs: a scheduler's (sched/leases.c) */
 
 	/* Connect, within the connect timeout (and, for a SQL backend,
 	 * create the tables if they are missing -- or create them on first

@@ -102,7 +102,8 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err 
 }
 
 /* The connection the runs' lock requests go over (leases.h): to the
- * config's server, when its lock is not its session's (Redis). Set up, not
+ * config's server, when its lock is not a session's (Redis), or its
+ * sessions can hold many runs' locks (PostgreSQL). Set up, not
  * connected: the first run's acquire connects it. NULL when it cannot be
  * set up: each run then connects, and meets the problem, itself. */
 static struct lr_ctx *
@@ -113,7 +114,7 @@ lease_ctx(struct lr_ctx *x, struct leases *ls, struct sched_spawner *sp)
 
 	if (l == NULL)
 		return NULL;
-	if (own_ctx(x, l, &e) != 0 || l->be.ops->session) {
+	if (own_ctx(x, l, &e) != 0 || (l->be.ops->session && !l->be.ops->shares)) {
 		ctx_free(l);
 		free(l);
 		return NULL;

@@ -336,7 +336,7 @@ lease_client_wrap(struct lr_backend *b, struct lr_err *e)
 {
 	struct proxy *p;
 
-	if (given_fd < 0 || given_url == NULL || b->ops->session ||
+	if (given_fd < 0 || given_url == NULL || (b->ops->session && !b->ops->shares) ||
 	    strcmp(b->cfg.url, given_url) != 0)
 		return 0;
 	if ((p = calloc(1, sizeof(*p))) == NULL)

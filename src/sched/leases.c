@@ -6,8 +6,9 @@
  * exchange, then the acquires in one, then the renewals. A request that
  * breaks the connection closes it, and the next one opens it again: an
  * acquire opens it itself, a release or a renewal first (the Redis
- * backend keeps its lock across a new connection; a backend whose lock
- * is its session is not served here). The connection is the scheduler's
+ * backend keeps its lock across a new connection; on PostgreSQL, whose
+ * locks are its session's, the one session holds every run's, and a
+ * renewal over a new session finds its lock gone). The connection is the scheduler's
  * alone: each batch is run to its answers before the next, so the stream
  * is always in step.
  *
@@ -294,6 +295,19 @@ leases_collect(struct leases *ls, int *fd)
 	ls->nq++;
 }
 
+/* A session the server ended while no request was in flight (PostgreSQL's
+ * idle_session_timeout, pg_terminate_backend()) is found now and closed,
+ * so that this batch opens a new one rather than fail on it. Every lock
+ * it held went with it: the renewals over the new one say so. */
+static void
+session_check(struct lr_backend *be)
+{
+	struct lr_err e = LR_ERR_INIT;
+
+	if (be->ops->idle_read && be->ops->fd(be) >= 0)
+		(void)be->ops->idle_read(be, &e);
+}
+
 void
 leases_flush(struct leases *ls)
 {
@@ -307,6 +321,7 @@ leases_flush(struct leases *ls)
 
 	if (n == 0)
 		return;
+	session_check(ls->be);
 	v = calloc(n, sizeof(*v));
 	l = calloc(n, sizeof(*l));
 	end = calloc(n, sizeof(*end));

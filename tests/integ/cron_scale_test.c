@@ -49,28 +49,11 @@ path_of(char buf[256], const char *name)
 	return buf;
 }
 
-/* A config of n tasks t00.., each minutely, with defaults (YAML lines
- * under defaults:, after clock_tolerance: 0) and the command cmd, in
- * which %1$s is the task's name. The tests start their schedulers' clocks
- * 2 s before a minute and give a starting_deadline shorter than the 58 s
- * since the one before, so that no scheduler catches that one up at its
- * start (crond.c, plan()): the first slot is the minute's. */
+/* tasks_config() (crons.h) on the suite's Redis. */
 static const char *
 scale_config(int n, const char *defaults, const char *cmd)
 {
-	static char body[65536];
-	size_t k = (size_t)snprintf(body, sizeof(body), "defaults:\n  clock_tolerance: 0\n%s"
-	    "tasks:\n", defaults);
-
-	for (int i = 0; i < n; i++) {
-		char name[8], line[2048];
-
-		snprintf(name, sizeof(name), "t%02d", i);
-		snprintf(line, sizeof(line), cmd, name);
-		k += (size_t)snprintf(body + k, sizeof(body) - k, "  %s:\n    schedule: '* * * * *'\n"
-		    "    command: '%s'\n", name, line);
-	}
-	return write_config(body);
+	return tasks_config(fx.url, n, defaults, cmd);
 }
 
 /* The clients Redis has now (one of them the asking one); 20 when it

@@ -234,3 +234,21 @@ cron_stop(pid_t pid)
 	cr_assert(eq(int, kill(pid, SIGTERM), 0));
 	cr_assert(eq(int, lr_wait(pid), 0), "stderr: %s", lr_stderr_of(pid, err, sizeof(err)));
 }
+
+const char *
+tasks_config(const char *url, int n, const char *defaults, const char *cmd)
+{
+	static char body[65536];
+	size_t k = (size_t)snprintf(body, sizeof(body), "redis:\n  url: '%s'\ndefaults:\n"
+	    "  clock_tolerance: 0\n%stasks:\n", url, defaults);
+
+	for (int i = 0; i < n; i++) {
+		char name[16], line[2048];
+
+		snprintf(name, sizeof(name), "t%02d", i);
+		snprintf(line, sizeof(line), cmd, name);
+		k += (size_t)snprintf(body + k, sizeof(body) - k, "  %s:\n    schedule: '* * * * *'\n"
+		    "    command: '%s'\n", name, line);
+	}
+	return write_scratch("tasks.yaml", body);
+}

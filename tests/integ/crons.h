@@ -11,6 +11,15 @@
 /* How many lines of the file (of pid's stderr) match re. */
 int	lines_matching(const char *path, const char *re);
 int	stderr_matching(pid_t pid, const char *re);
+/* A config of n tasks t00.., each minutely, on the server at url, with
+ * defaults (YAML lines under defaults:, after clock_tolerance: 0) and the
+ * command cmd, in which %1$s is the task's name. The tests start their
+ * schedulers' clocks 2 s before a minute and give a starting_deadline
+ * shorter than the 58 s since the one before, so that no scheduler catches
+ * that one up at its start (crond.c, plan()): the first slot is the
+ * minute's. */
+const char *tasks_config(const char *url, int n, const char *defaults, const char *cmd);
+
 /* Start lockrun cron -v on cfg, its clock running from `at` (libfaketime). */
 pid_t	cron_at(const char *cfg, double at);
 

@@ -505,7 +505,7 @@ pg_free(struct lr_backend *b)
 }
 
 static const struct lr_backend_ops pg_ops = {
-	.name = "postgres", .title = "PostgreSQL", .session = 1,
+	.name = "postgres", .title = "PostgreSQL", .session = 1, .shares = 1,
 	.open = pg_open, .ping = pg_ping, .acquire = pg_acquire,
 	.renew_send = pg_renew_send, .renew_recv = pg_renew_recv,
 	.release = pg_release, .unlock = pg_unlock, .peek = pg_peek,

@@ -215,7 +215,10 @@ const char pg_sql_ddl[] =
  *   the run does not go ahead; while a lease is held the session ends
  *   after ttl without a statement (idle_session_timeout, PostgreSQL 14+),
  *   so a holder that vanished without closing its connection (a host
- *   gone, a frozen network) frees the lock as a Redis TTL would. */
+ *   gone, a frozen network) frees the lock as a Redis TTL would. A
+ *   session that holds many runs' locks (a scheduler's) keeps the longest
+ *   ttl it was given (lockrun.idle_ms), so that the renewals of a lock with
+ *   a long one, a third of it apart, never leave it idle past its timeout. */
 const char pg_sql_acquire[] =
 	"WITH a AS (SELECT $1::text AS stable, $2::text AS slot, $3::text AS fence, "
 	"$4::text AS hist, $5::text AS last, $6::bigint AS lockid, $7::bigint AS ttl, "
@@ -288,7 +291,9 @@ const char pg_sql_acquire[] =
 	"CASE WHEN h.code <> 1 AND a.ttl > 0 AND h.got THEN pg_advisory_unlock(a.lockid) END, "
 	"CASE WHEN h.code = 1 AND a.ttl > 0 AND "
 	"current_setting('server_version_num')::int >= 140000 THEN "
-	"set_config('idle_session_timeout', least(a.ttl, 2147483647)::text, false) END, "
+	"set_config('idle_session_timeout', set_config('lockrun.idle_ms', "
+	"greatest(least(a.ttl, 2147483647), coalesce(nullif(current_setting("
+	"'lockrun.idle_ms', true), '')::bigint, 0))::text, false), false) END, "
 	"a.now_ms FROM h, a";
 
 /* renew.lua. $1 stable key, $2 fence, $3 history, $4 last run, $5

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* cron_pg_scale_test.c -- lockrun cron at a fleet's size on PostgreSQL
+ * (issue 30): the runs' locks are held by the scheduler's one session, so
+ * a server that takes 20 connections runs 60 tasks due at once; and when
+ * that session is ended under the scheduler (pg_terminate_backend()),
+ * every run stops its command before its lease ends, and the tasks' next
+ * runs start only then: never two copies of a task's command at once
+ * (each holds a flock of its own). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "backends.h"
+#include "crons.h"
+
+#define T_1200	1781524800.0	/* 2026-06-15T12:00:00Z */
+
+/* PostgreSQL taking max connections in all. */
+static void
+pg_with(int max)
+{
+	use(BE_PG);
+	srv.max_connections = max;
+	cr_assert(eq(int, sql_restart(&srv), 0), "postgres did not start again");
+}
+
+TestSuite(cron_pg_scale, .init = suite_setup, .fini = backends_teardown, .timeout = 200);
+
+/* The sessions user lockrun holds now (the asking one is the admin's). */
+static int
+sessions(void)
+{
+	char out[64];
+
+	if (sql_admin(&srv, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'lockrun'",
+	    out, sizeof(out)) != 0)
+		return -1;
+	return atoi(out);
+}
+
+/* The scheduler's session: its pid, or 0. */
+static int
+scheduler_session(void)
+{
+	char out[64];
+
+	if (sql_admin(&srv, "SELECT pid FROM pg_stat_activity WHERE usename = 'lockrun' "
+	    "ORDER BY backend_start LIMIT 1", out, sizeof(out)) != 0)
+		return 0;
+	return atoi(out);
+}
+
+/* PostgreSQL with max_connections = 20, 60 tasks due at once, each
+ * running 25 s, a starting_deadline of 15 s: all 60 run in their slot,
+ * their locks in the scheduler's session. (Each run with a session of its
+ * own, those past the server's 20 were refused, again at each retry while
+ * the first ran, and their slots were missed.) */
+Test(cron_pg_scale, pg_max_connections_20_and_60_tasks_due_at_once_all_run)
+{
+	char logbuf[256], cmd[512];
+	const char *log;
+	long long guard = 0;
+	pid_t cron;
+	int peak = 0, step = 0;
+
+	pg_with(20);
+	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	log = logbuf;
+	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; exec sleep 25", log);
+	cron = cron_server_at(0, tasks_config(url, 60, "  starting_deadline: 15s\n", cmd),
+	    T_1200 - 2, pw_env[0]);
+	/* the starts take a while on a loaded machine: 30 s and more */
+	for (int i = 0; i < 3 && lines_matching(log, "^t[0-9]+$") < 60; i++, guard = 0)
+		while (lines_matching(log, "^t[0-9]+$") < 60 && poll_tick(&guard))
+			if (step++ % 20 == 0 && sessions() > peak)
+				peak = sessions();
+	if (sessions() > peak)
+		peak = sessions();
+	kill(cron, SIGTERM);
+	cr_assert(eq(int, lr_wait(cron), 0));
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), 60), "%s\nthe scheduler said:\n%s",
+	    file_peek(log), lr_stderr_of(cron, (char[8192]){ 0 }, 8192));
+	cr_assert(le(int, peak, 2), "%d sessions", peak);
+}
+
+/* How many of the pids listed in path are alive. */
+static int
+alive_in(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	int pid, n = 0;
+
+	while (fp && fscanf(fp, "%d", &pid) == 1)
+		n += alive(pid);
+	if (fp)
+		fclose(fp);
+	return n;
+}
+
+/* How many of the ten tasks' locks are held, as status sees them. */
+static int
+locks_held(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < 10; i++) {
+		char key[8];
+
+		snprintf(key, sizeof(key), "t%02d", i);
+		n += held(key);
+	}
+	return n;
+}
+
+/* Ten runs in progress, their locks in the scheduler's session, which the
+ * server ends (pg_terminate_backend()): each run learns at its next
+ * renewal, over a new session, that its lock is gone, and stops its
+ * command; once the rows' leases end, a second scheduler's runs of the
+ * next minute start, all ten; no two copies of a task ever ran at once. */
+Test(cron_pg_scale, pg_the_schedulers_session_ended_stops_its_runs_before_newcomers)
+{
+	char logbuf[256], pidbuf[256], cmd[2048], sql[128], out[64];
+	const char *log, *pids, *cfg;
+	pid_t a, b;
+	int pid;
+
+	pg_with(0);
+	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	snprintf(pidbuf, sizeof(pidbuf), "%s", scratch("pids"));
+	log = logbuf;
+	pids = pidbuf;
+	snprintf(cmd, sizeof(cmd), "exec 9>%s.%%1$s; flock -n 9 || { echo overlap %%1$s >> %s; "
+	    "exit 1; }; echo $$ >> %s; echo start %%1$s >> %s; exec sleep 120", log, log, pids,
+	    log);
+	cfg = tasks_config(url, 10, "  ttl: 6s\n  starting_deadline: 30s\n", cmd);
+	a = cron_server_at(0, cfg, T_1200 - 2, pw_env[0]);
+	POLL_UNTIL(lines_matching(log, "^start ") >= 10);
+	cr_assert(eq(int, lines_matching(log, "^start "), 10), "%s", file_peek(log));
+	cr_assert(gt(int, pid = scheduler_session(), 0));
+	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%d)", pid);
+	cr_assert(eq(int, sql_admin(&srv, sql, out, sizeof(out)), 0));
+	POLL_UNTIL(alive_in(pids) == 0);
+	cr_assert(eq(int, alive_in(pids), 0), "a command outlived its lock");
+	POLL_UNTIL(locks_held() == 0);
+	b = cron_server_at(1, cfg, T_1200 + 60 - 2, pw_env[0]);
+	POLL_UNTIL(lines_matching(log, "^start ") >= 20);
+	kill(b, SIGTERM);
+	cr_assert(eq(int, lr_wait(b), 0));
+	kill(a, SIGTERM);
+	cr_assert(eq(int, lr_wait(a), 0));
+	cr_assert(eq(int, lines_matching(log, "^start "), 20), "%s\nthe scheduler said:\n%s",
+	    file_peek(log), lr_stderr_of(a, (char[16384]){ 0 }, 16384));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
+}
