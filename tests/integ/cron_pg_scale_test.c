@@ -87,20 +87,6 @@ Test(cron_pg_scale, pg_max_connections_20_and_60_tasks_due_at_once_all_run)
 	cr_assert(le(int, peak, 2), "%d sessions", peak);
 }
 
-/* How many of the pids listed in path are alive. */
-static int
-alive_in(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	int pid, n = 0;
-
-	while (fp && fscanf(fp, "%d", &pid) == 1)
-		n += alive(pid);
-	if (fp)
-		fclose(fp);
-	return n;
-}
-
 /* How many of the ten tasks' locks are held, as status sees them. */
 static int
 locks_held(void)

@@ -126,20 +126,6 @@ held_cmd(char *buf, size_t n, const char *log, const char *pids)
 	return buf;
 }
 
-/* How many of the pids listed in path are alive. */
-static int
-alive_in(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	int pid, n = 0;
-
-	while (fp && fscanf(fp, "%d", &pid) == 1)
-		n += alive(pid);
-	if (fp)
-		fclose(fp);
-	return n;
-}
-
 /* Every pid listed in path has ended (or the poll gave up). */
 static int
 all_gone(const char *path)

@@ -252,3 +252,16 @@ tasks_config(const char *url, int n, const char *defaults, const char *cmd)
 	}
 	return write_scratch("tasks.yaml", body);
 }
+
+int
+alive_in(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	int pid, n = 0;
+
+	while (fp && fscanf(fp, "%d", &pid) == 1)
+		n += alive(pid);
+	if (fp)
+		fclose(fp);
+	return n;
+}

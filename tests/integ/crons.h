@@ -20,6 +20,9 @@ int	stderr_matching(pid_t pid, const char *re);
  * minute's. */
 const char *tasks_config(const char *url, int n, const char *defaults, const char *cmd);
 
+/* How many of the pids listed in path, one a line, are alive. */
+int	alive_in(const char *path);
+
 /* Start lockrun cron -v on cfg, its clock running from `at` (libfaketime). */
 pid_t	cron_at(const char *cfg, double at);
 
