@@ -103,7 +103,7 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err 
 
 /* The connection the runs' lock requests go over (leases.h): to the
  * config's server, when its lock is not a session's (Redis), or its
- * sessions can hold many runs' locks (PostgreSQL). Set up, not
+ * sessions can hold many runs' locks (PostgreSQL, MySQL). Set up, not
  * connected: the first run's acquire connects it. NULL when it cannot be
  * set up: each run then connects, and meets the problem, itself. */
 static struct lr_ctx *

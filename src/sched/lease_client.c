@@ -365,6 +365,17 @@ lease_client_wrap(struct lr_backend *b, struct lr_err *e)
 	proxy_ops.reopen = proxy_reopen;
 	proxy_ops.check_task = b->ops->check_task ? proxy_check_task : NULL;
 	proxy_ops.free = proxy_free;
+	/* what a run never asks for: the batch forms, the operator's and the
+	 * scheduler's own operations (none goes over the scheduler's socket) */
+	proxy_ops.renew_many = NULL;
+	proxy_ops.acquire_many = NULL;
+	proxy_ops.release_many = NULL;
+	proxy_ops.pause = NULL;
+	proxy_ops.trigger = NULL;
+	proxy_ops.take = NULL;
+	proxy_ops.missed = NULL;
+	proxy_ops.watch = NULL;
+	proxy_ops.claims = NULL;
 	b->ops = &proxy_ops;
 	b->impl = p;
 	given_fd = -1;

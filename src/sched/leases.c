@@ -6,9 +6,9 @@
  * exchange, then the acquires in one, then the renewals. A request that
  * breaks the connection closes it, and the next one opens it again: an
  * acquire opens it itself, a release or a renewal first (the Redis
- * backend keeps its lock across a new connection; on PostgreSQL, whose
- * locks are its session's, the one session holds every run's, and a
- * renewal over a new session finds its lock gone). The connection is the scheduler's
+ * backend keeps its lock across a new connection; on PostgreSQL and
+ * MySQL, whose locks are their session's, the one session holds every
+ * run's, and a renewal over a new session finds its lock gone). The connection is the scheduler's
  * alone: each batch is run to its answers before the next, so the stream
  * is always in step.
  *
@@ -296,7 +296,8 @@ leases_collect(struct leases *ls, int *fd)
 }
 
 /* A session the server ended while no request was in flight (PostgreSQL's
- * idle_session_timeout, pg_terminate_backend()) is found now and closed,
+ * idle_session_timeout, pg_terminate_backend(); MySQL's wait_timeout,
+ * KILL) is found now and closed,
  * so that this batch opens a new one rather than fail on it. Every lock
  * it held went with it: the renewals over the new one say so. */
 static void

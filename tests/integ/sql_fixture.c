@@ -626,9 +626,10 @@ static pid_t
 my_launch(const struct sql_server *s, int log)
 {
 	char bin[256], data[128], sock[160], port[32], pid[128], err[128], tmp[128];
+	char maxconn[40];
 	const char *argv[] = { bin, "--no-defaults", data, sock, port,
 	    "--bind-address=127.0.0.1", pid, err, tmp, "--skip-log-bin",
-	    "--skip-name-resolve", "--max-connections=200",
+	    "--skip-name-resolve", maxconn,
 	    "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
 	    "--innodb-buffer-pool-size=16M", "--innodb-flush-log-at-trx-commit=0",
 	    "--innodb-doublewrite=0", "--innodb-use-native-aio=0",
@@ -657,6 +658,8 @@ my_launch(const struct sql_server *s, int log)
 	snprintf(pid, sizeof(pid), "--pid-file=%s/mariadb.pid", s->dir);
 	snprintf(err, sizeof(err), "--log-error=%s/mariadb.log", s->dir);
 	snprintf(tmp, sizeof(tmp), "--tmpdir=%s", s->dir);
+	snprintf(maxconn, sizeof(maxconn), "--max-connections=%d",
+	    s->max_connections > 0 ? s->max_connections : 200);
 	if (mariadbd_path(bin, sizeof(bin)) != 0)
 		return -1;
 	return spawn(&p);

@@ -59,7 +59,7 @@ struct sql_server {
 	int	tls;		/* mysql_start_tls(): dir/tls-server.crt, .key and
 				 * tls-ca.crt are the server's */
 	int	tls_only;	/* and TCP connections must use TLS */
-	int	max_connections;	/* PG: 0 is 200; set it, then sql_restart(),
+	int	max_connections;	/* 0 is 200; set it, then sql_restart(),
 				 * for a server with fewer (sql_start() clears it) */
 };
 

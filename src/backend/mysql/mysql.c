@@ -429,7 +429,7 @@ my_free(struct lr_backend *b)
 static const struct lr_backend_ops mysql_ops = {
 	.name = "mysql",
 	.title = "MySQL",
-	.session = 1,
+	.session = 1, .shares = 1,
 	.open = my_open,
 	.ping = my_ping,
 	.acquire = my_acquire,

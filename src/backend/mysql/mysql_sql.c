@@ -258,9 +258,13 @@ const char MY_SQL_ACQUIRE[] =
 "SET @rel := IF(@got = 1 AND NOT @won, RELEASE_LOCK(@name), NULL),\n"
 "    @hv := IF(@won, NULL, IF(@held, COALESCE(@sv, '?'), COALESCE(@tv, @racer)));\n"/* a holder's session ends after ttl without a statement (its keep-alive
  * comes every ttl/3): a frozen or vanished holder frees the lock then, as
- * PostgreSQL's idle_session_timeout has it, not after 8 hours */
-"SET SESSION wait_timeout = IF(@won AND @ttl > 0,\n"
-"    LEAST(GREATEST(CEIL(@ttl / 1000), 1), 31536000), @@SESSION.wait_timeout);\n"
+ * PostgreSQL's idle_session_timeout has it, not after 8 hours. A session
+ * that holds many runs' locks (a scheduler's) keeps the longest ttl it
+ * was given (@lr_idle_s), so that a lock with a long one, renewed a third
+ * of it apart, never leaves the session idle past its timeout. */
+"SET @lr_idle_s := CAST(IF(@won AND @ttl > 0, GREATEST(COALESCE(@lr_idle_s, 0),\n"
+"    LEAST(GREATEST(CEIL(@ttl / 1000), 1), 31536000)), @lr_idle_s) AS UNSIGNED);\n"
+"SET SESSION wait_timeout = COALESCE(@lr_idle_s, @@SESSION.wait_timeout);\n"
 "SELECT IF(@refused > 0, @refused, IF(@late, 4, IF(@won, 1, IF(@held, 0, 2)))),\n"
 "    IF(@won, @toks, IF(@refused > 0 OR @late, NULL, @hv)), @now;\n"
 BOOKKEEPING

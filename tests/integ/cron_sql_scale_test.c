@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* cron_pg_scale_test.c -- lockrun cron at a fleet's size on PostgreSQL
- * (issue 30): the runs' locks are held by the scheduler's one session, so
- * a server that takes 20 connections runs 60 tasks due at once; and when
- * that session is ended under the scheduler (pg_terminate_backend()),
- * every run stops its command before its lease ends, and the tasks' next
- * runs start only then: never two copies of a task's command at once
- * (each holds a flock of its own). */
+/* cron_sql_scale_test.c -- lockrun cron at a fleet's size on PostgreSQL
+ * and MariaDB (issue 30): the runs' locks are held by the scheduler's one
+ * session, so a server that takes 20 connections runs 60 tasks due at
+ * once; and when that session is ended under the scheduler
+ * (pg_terminate_backend(), KILL), every run stops its command before its
+ * lease ends, and the tasks' next runs start only then: never two copies
+ * of a task's command at once (each holds a flock of its own). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,16 +19,16 @@
 
 #define T_1200	1781524800.0	/* 2026-06-15T12:00:00Z */
 
-/* PostgreSQL taking max connections in all. */
+/* The server of kind b taking max connections in all (0: the fixture's). */
 static void
-pg_with(int max)
+sql_with(enum backend b, int max)
 {
-	use(BE_PG);
+	use(b);
 	srv.max_connections = max;
-	cr_assert(eq(int, sql_restart(&srv), 0), "postgres did not start again");
+	cr_assert(eq(int, sql_restart(&srv), 0), "%s did not start again", sql_name(srv.kind));
 }
 
-TestSuite(cron_pg_scale, .init = suite_setup, .fini = backends_teardown, .timeout = 200);
+TestSuite(cron_sql_scale, .init = suite_setup, .fini = backends_teardown, .timeout = 200);
 
 /* The sessions user lockrun holds now (the asking one is the admin's). */
 static int
@@ -36,30 +36,34 @@ sessions(void)
 {
 	char out[64];
 
-	if (sql_admin(&srv, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'lockrun'",
-	    out, sizeof(out)) != 0)
+	if (sql_admin(&srv, be == BE_PG ? "SELECT count(*) FROM pg_stat_activity WHERE "
+	    "usename = 'lockrun'" : "SELECT count(*) FROM information_schema.processlist "
+	    "WHERE user = 'lockrun'", out, sizeof(out)) != 0)
 		return -1;
 	return atoi(out);
 }
 
-/* The scheduler's session: its pid, or 0. */
+/* The scheduler's session, its first: its pid or connection id, or 0. */
 static int
 scheduler_session(void)
 {
 	char out[64];
 
-	if (sql_admin(&srv, "SELECT pid FROM pg_stat_activity WHERE usename = 'lockrun' "
-	    "ORDER BY backend_start LIMIT 1", out, sizeof(out)) != 0)
+	if (sql_admin(&srv, be == BE_PG ? "SELECT pid FROM pg_stat_activity WHERE "
+	    "usename = 'lockrun' ORDER BY backend_start LIMIT 1" : "SELECT id FROM "
+	    "information_schema.processlist WHERE user = 'lockrun' ORDER BY id LIMIT 1",
+	    out, sizeof(out)) != 0)
 		return 0;
 	return atoi(out);
 }
 
-/* PostgreSQL with max_connections = 20, 60 tasks due at once, each
+/* A server with max_connections = 20, 60 tasks due at once, each
  * running 25 s, a starting_deadline of 15 s: all 60 run in their slot,
  * their locks in the scheduler's session. (Each run with a session of its
  * own, those past the server's 20 were refused, again at each retry while
  * the first ran, and their slots were missed.) */
-Test(cron_pg_scale, pg_max_connections_20_and_60_tasks_due_at_once_all_run)
+static void
+max_connections_20_and_60_tasks_due_at_once_all_run(enum backend b)
 {
 	char logbuf[256], cmd[512];
 	const char *log;
@@ -67,7 +71,7 @@ Test(cron_pg_scale, pg_max_connections_20_and_60_tasks_due_at_once_all_run)
 	pid_t cron;
 	int peak = 0, step = 0;
 
-	pg_with(20);
+	sql_with(b, 20);
 	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
 	log = logbuf;
 	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; exec sleep 25", log);
@@ -83,8 +87,18 @@ Test(cron_pg_scale, pg_max_connections_20_and_60_tasks_due_at_once_all_run)
 	kill(cron, SIGTERM);
 	cr_assert(eq(int, lr_wait(cron), 0));
 	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), 60), "%s\nthe scheduler said:\n%s",
-	    file_peek(log), lr_stderr_of(cron, (char[8192]){ 0 }, 8192));
+	    file_peek(log), lr_stderr_of(cron, (char[65536]){ 0 }, 65536));
 	cr_assert(le(int, peak, 2), "%d sessions", peak);
+}
+
+Test(cron_sql_scale, pg_max_connections_20_and_60_tasks_due_at_once_all_run)
+{
+	max_connections_20_and_60_tasks_due_at_once_all_run(BE_PG);
+}
+
+Test(cron_sql_scale, mysql_max_connections_20_and_60_tasks_due_at_once_all_run)
+{
+	max_connections_20_and_60_tasks_due_at_once_all_run(BE_MYSQL);
 }
 
 /* How many of the ten tasks' locks are held, as status sees them. */
@@ -103,18 +117,19 @@ locks_held(void)
 }
 
 /* Ten runs in progress, their locks in the scheduler's session, which the
- * server ends (pg_terminate_backend()): each run learns at its next
+ * server ends (pg_terminate_backend(), KILL): each run learns at its next
  * renewal, over a new session, that its lock is gone, and stops its
  * command; once the rows' leases end, a second scheduler's runs of the
  * next minute start, all ten; no two copies of a task ever ran at once. */
-Test(cron_pg_scale, pg_the_schedulers_session_ended_stops_its_runs_before_newcomers)
+static void
+the_schedulers_session_ended_stops_its_runs_before_newcomers(enum backend k)
 {
-	char logbuf[256], pidbuf[256], cmd[2048], sql[128], out[64];
+	char logbuf[256], pidbuf[256], cmd[2048], sql[128];
 	const char *log, *pids, *cfg;
 	pid_t a, b;
 	int pid;
 
-	pg_with(0);
+	sql_with(k, 0);
 	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
 	snprintf(pidbuf, sizeof(pidbuf), "%s", scratch("pids"));
 	log = logbuf;
@@ -127,8 +142,9 @@ Test(cron_pg_scale, pg_the_schedulers_session_ended_stops_its_runs_before_newcom
 	POLL_UNTIL(lines_matching(log, "^start ") >= 10);
 	cr_assert(eq(int, lines_matching(log, "^start "), 10), "%s", file_peek(log));
 	cr_assert(gt(int, pid = scheduler_session(), 0));
-	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%d)", pid);
-	cr_assert(eq(int, sql_admin(&srv, sql, out, sizeof(out)), 0));
+	snprintf(sql, sizeof(sql), k == BE_PG ? "SELECT pg_terminate_backend(%d)" :
+	    "KILL %d", pid);
+	cr_assert(eq(int, sql_admin(&srv, sql, NULL, 0), 0));
 	POLL_UNTIL(alive_in(pids) == 0);
 	cr_assert(eq(int, alive_in(pids), 0), "a command outlived its lock");
 	POLL_UNTIL(locks_held() == 0);
@@ -141,4 +157,14 @@ Test(cron_pg_scale, pg_the_schedulers_session_ended_stops_its_runs_before_newcom
 	cr_assert(eq(int, lines_matching(log, "^start "), 20), "%s\nthe scheduler said:\n%s",
 	    file_peek(log), lr_stderr_of(a, (char[16384]){ 0 }, 16384));
 	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
+}
+
+Test(cron_sql_scale, pg_the_schedulers_session_ended_stops_its_runs_before_newcomers)
+{
+	the_schedulers_session_ended_stops_its_runs_before_newcomers(BE_PG);
+}
+
+Test(cron_sql_scale, mysql_the_schedulers_session_ended_stops_its_runs_before_newcomers)
+{
+	the_schedulers_session_ended_stops_its_runs_before_newcomers(BE_MYSQL);
 }
