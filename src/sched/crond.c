@@ -26,23 +26,10 @@
 #include "sched/missed.h"
 #include "sched/notify.h"
 #include "sched/report.h"
+#include "sched/running.h"
+#include "sched/starts.h"
 #include "sched/trigger.h"
 
-
-/* A run started and not yet gone: its pid (0 once reaped), end, pipes. */
-struct running {
-	pid_t			pid;
-	pid_t			was;		/* its pid, still known once reaped */
-	int			status;		/* lockrun's exit status, once reaped */
-	long long		started_ms;	/* mono_ms() at the fork */
-	long long		took_ms;	/* from the fork to the end */
-	char			task[256];
-	char			slot[TEXT_ISO_MAX];
-	time_t			slot_t;
-	struct line_stream	out, err;
-	struct run_report	rep;		/* the run's own log */
-	int			lease;		/* its lock requests' socket, or -1 */
-};
 
 struct crond {
 	const struct crond_opts	*o;
@@ -50,8 +37,8 @@ struct crond {
 	size_t			 ntasks;
 	time_t			*last;		/* per task: the last slot started */
 	struct heap		 heap;
-	struct running		*run;
-	size_t			 nrun, caprun;
+	struct run_table	 runs;		/* in progress (running.h) */
+	struct start_queue	 due;		/* to start (starts.h) */
 	int			 tfd, sfd;
 	int			 stopping;
 	long long		 clock_said;	/* report.h: the last "clock is off" */
@@ -125,35 +112,19 @@ arm(struct crond *d)
 	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
 }
 
-static struct running *
-running_add(struct crond *d)
-{
-	if (d->nrun == d->caprun) {
-		size_t cap = d->caprun ? d->caprun * 2 : 16;
-		struct running *v = realloc(d->run, cap * sizeof(*v));
-		if (v == NULL)
-			return NULL;
-		d->run = v;
-		d->caprun = cap;
-	}
-	return memset(&d->run[d->nrun++], 0, sizeof(struct running));
-}
-
 /* Start task i's run for slot, and say so; a slot no run could be
  * started for is missed. Slot -1: a triggered run (`lockrun trigger`),
  * which claims no slot. */
 static void
-start(struct crond *d, size_t i, time_t slot)
+launch(struct crond *d, size_t i, time_t slot)
 {
 	struct lr_err e = LR_ERR_INIT;
-	struct running *r = running_add(d);
+	struct running *r = running_add(&d->runs);
 	/* output: inherit: the run writes to our stdout and stderr itself */
 	struct spawn_pipes io = { .relay = !d->tasks[i].output_inherit };
 	char at[TEXT_ISO_MAX];
 	const char *when = slot == (time_t)-1 ? "triggered" : iso(slot, at, sizeof(at));
 
-	if (slot != (time_t)-1)
-		d->last[i] = slot;
 	if (r == NULL) {
 		report_unstarted(d->tasks[i].name, when, "out of memory");
 		return;
@@ -165,7 +136,7 @@ start(struct crond *d, size_t i, time_t slot)
 	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], slot == (time_t)-1 ? SPAWN_TRIGGERED :
 	    (long long)slot * 1000, &io, &e)) < 0) {
 		report_unstarted(r->task, r->slot, e.msg);
-		d->nrun--;
+		d->runs.n--;
 		return;
 	}
 	r->was = r->pid;
@@ -174,6 +145,34 @@ start(struct crond *d, size_t i, time_t slot)
 	r->rep.fd = io.report;
 	r->lease = io.lease;
 	report_started(r->task, r->slot, r->pid);
+}
+
+/* Task i is due for slot: its run starts once fewer than STARTS_AT_ONCE
+ * runs are getting ready (drain()). */
+static void
+start(struct crond *d, size_t i, time_t slot)
+{
+	if (slot != (time_t)-1)
+		d->last[i] = slot;
+	if (starts_push(&d->due, d->tasks[i].name, slot) != 0)
+		report_unstarted(d->tasks[i].name, "", "out of memory");
+}
+
+/* Start what is due, first due first, while fewer than STARTS_AT_ONCE
+ * runs are getting ready; a task the config read again dropped is not. */
+static void
+drain(struct crond *d)
+{
+	size_t room = STARTS_AT_ONCE, busy = running_starting(&d->runs);
+	struct start_entry e;
+
+	for (room = busy < room ? room - busy : 0; room > 0 && starts_pop(&d->due, &e); )
+		for (size_t i = 0; i < d->ntasks; i++)
+			if (strcmp(d->tasks[i].name, e.task) == 0) {
+				launch(d, i, e.slot);
+				room--;
+				break;
+			}
 }
 
 /* Run r took no lock because the server could not be reached (69): try
@@ -246,9 +245,9 @@ tell(struct crond *d)
 	if (d->o->watch == NULL || (running = calloc(d->ntasks + 1, sizeof(*running))) == NULL)
 		return;
 	d->view.sat_out = d->defer.skipped;
-	for (size_t k = 0; k < d->nrun; k++)
-		for (size_t i = 0; i < d->ntasks && d->run[k].pid > 0; i++)
-			running[i] += strcmp(d->run[k].task, d->tasks[i].name) == 0;
+	for (size_t k = 0; k < d->runs.n; k++)
+		for (size_t i = 0; i < d->ntasks && d->runs.v[k].pid > 0; i++)
+			running[i] += strcmp(d->runs.v[k].task, d->tasks[i].name) == 0;
 	crond_view_tell(&d->view, d->o->watch, d->o->watch_arg, d->tasks, d->ntasks,
 	    &d->heap, running);
 	free(running);
@@ -316,12 +315,7 @@ start_deferred(void *arg, const char *name, time_t slot)	/* defer_due()'s */
 static int
 ours(void *arg, long pid)	/* a claim's pid: one of our runs? */
 {
-	struct crond *d = arg;
-
-	for (size_t i = 0; i < d->nrun; i++)
-		if ((long)d->run[i].was == pid)
-			return 1;
-	return 0;
+	return running_was(&((struct crond *)arg)->runs, pid);
 }
 
 /* The timer expired, or the clock was stepped: start what is due. */
@@ -416,23 +410,6 @@ reload(struct crond *d)
 	    d->o->cfg->path, n);
 }
 
-/* Reap every child that ended (as PID 1 or subreaper, orphans too). */
-static void
-reap(struct crond *d)
-{
-	pid_t pid;
-	int st;
-
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		for (size_t i = 0; i < d->nrun; i++)
-			if (d->run[i].pid == pid) {
-				d->run[i].pid = 0;
-				d->run[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
-				    WEXITSTATUS(st);
-				d->run[i].took_ms = mono_ms() - d->run[i].started_ms;
-			}
-}
-
 static void
 on_signal(struct crond *d)
 {
@@ -441,19 +418,19 @@ on_signal(struct crond *d)
 	if (read(d->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 		return;
 	if (si.ssi_signo == SIGCHLD)
-		reap(d);
+		running_reap(&d->runs);
 	else if (si.ssi_signo == SIGHUP && !d->stopping)
 		reload(d);
 	else if (si.ssi_signo != SIGHUP) {	/* TERM, INT, QUIT */
 		if (!d->stopping) {
 			notify_send("STOPPING=1");
-			lr_event(LOG_INFO, "stopping", NULL, "stopping: %zu runs to wait for",
-			    d->nrun);
+			lr_event(LOG_INFO, "stopping", NULL, "stopping: %zu runs to wait for, "
+			    "%zu due not started", d->runs.n, starts_clear(&d->due));
 		}
 		d->stopping = 1;
-		for (size_t i = 0; i < d->nrun; i++)
-			if (d->run[i].pid > 0)
-				kill(d->run[i].pid, (int)si.ssi_signo);
+		for (size_t i = 0; i < d->runs.n; i++)
+			if (d->runs.v[i].pid > 0)
+				kill(d->runs.v[i].pid, (int)si.ssi_signo);
 	}
 }
 
@@ -466,8 +443,8 @@ pump(struct crond *d)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < d->nrun; i++) {
-		struct running *r = &d->run[i];
+	for (size_t i = 0; i < d->runs.n; i++) {
+		struct running *r = &d->runs.v[i];
 		struct line_source src = { r->task, r->slot, d->o->json, 0 };
 
 		report_pump(&r->rep);
@@ -477,43 +454,36 @@ pump(struct crond *d)
 		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0 ||
 		    r->lease >= 0) {
 			if (k != i)
-				d->run[k] = *r;
+				d->runs.v[k] = *r;
 			k++;
 		} else
 			ended(d, r);
 	}
-	d->nrun = k;
-}
-
-static size_t
-live(const struct crond *d)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < d->nrun; i++)
-		n += d->run[i].pid > 0;
-	return n;
+	d->runs.n = k;
 }
 
 /* One wait: the timer (unless stopping), the signals, every open pipe. */
 static void
 step(struct crond *d)
 {
-	struct pollfd *p = calloc(3 + 4 * d->nrun, sizeof(*p));
-	size_t n = 0, nr = d->nrun;
+	struct pollfd *p = calloc(3 + 4 * d->runs.n, sizeof(*p));
+	size_t n = 0, nr = d->runs.n;
 
 	if (p == NULL)
 		return;
 	p[n++] = (struct pollfd){ .fd = d->sfd, .events = POLLIN };
 	p[n++] = (struct pollfd){ .fd = d->stopping ? -1 : d->tfd, .events = POLLIN };
-	for (size_t i = 0; i < d->nrun; i++) {
-		p[n++] = (struct pollfd){ .fd = d->run[i].out.fd, .events = POLLIN };
-		p[n++] = (struct pollfd){ .fd = d->run[i].err.fd, .events = POLLIN };
-		p[n++] = (struct pollfd){ .fd = d->run[i].rep.fd, .events = POLLIN };
-		p[n++] = (struct pollfd){ .fd = d->run[i].lease, .events = POLLIN };
+	for (size_t i = 0; i < d->runs.n; i++) {
+		p[n++] = (struct pollfd){ .fd = d->runs.v[i].out.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->runs.v[i].err.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->runs.v[i].rep.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->runs.v[i].lease, .events = POLLIN };
 	}
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
-	if (poll(p, n, -1) > 0) {
+	/* starts waiting for room: look again at once, answering lock
+	 * requests first (drain(), below) */
+	if (poll(p, n, d->due.n > 0 && running_starting(&d->runs) < STARTS_AT_ONCE ?
+	    0 : -1) > 0) {
 		if (p[n - 1].revents && defer_fd(&d->defer) == p[n - 1].fd)
 			defer_read(&d->defer);	/* before the starts it may spare */
 		if (p[1].revents)
@@ -524,11 +494,13 @@ step(struct crond *d)
 			tell(d);
 		for (size_t i = 0; i < nr; i++)	/* not on_timer()'s new runs */
 			if (p[5 + 4 * i].revents)	/* lock requests */
-				leases_collect(d->o->leases, &d->run[i].lease);
+				leases_collect(d->o->leases, &d->runs.v[i].lease);
 		leases_flush(d->o->leases);	/* in batches */
 	}
 	free(p);
 	pump(d);
+	if (!d->stopping)
+		drain(d);
 }
 
 static int
@@ -577,11 +549,11 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	if (setup(&d, e) == 0) {
 		ready(&d);
 		tell(&d);
-		while (!d.stopping || live(&d) > 0)
+		while (!d.stopping || running_live(&d.runs) > 0)
 			step(&d);
 		pump(&d);
-		for (size_t i = 0; i < d.nrun; i++)	/* reaped, a pipe still held */
-			ended(&d, &d.run[i]);
+		for (size_t i = 0; i < d.runs.n; i++)	/* reaped, a pipe still held */
+			ended(&d, &d.runs.v[i]);
 		rc = 0;
 	}
 	if (d.tfd >= 0)
@@ -593,6 +565,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	defer_free(&d.defer);
 	free(d.tasks);
 	free(d.last);
-	free(d.run);
+	free(d.runs.v);
+	starts_free(&d.due);
 	return rc;
 }

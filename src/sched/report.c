@@ -139,6 +139,8 @@ learn(struct run_report *r, const char *rec)
 		r->ran = 1;
 		if (report_member(rec, "token", tok, sizeof(tok)) == 0)
 			r->token = strtoll(tok, NULL, 10);
+	} else if (strcmp(ev, "waiting") == 0) {
+		r->waiting = 1;
 	} else if (strcmp(ev, "clock-off") == 0) {
 		r->clock_off = 1;
 		report_member(rec, "message", r->why, sizeof(r->why));

@@ -16,6 +16,7 @@ struct run_report {
 	int		 fd;		/* the pipe's read end, or -1 once closed */
 	int		 ran;		/* the run took its lock (or ran without one) */
 	int		 skipped;	/* it skipped: held, or the slot taken */
+	int		 waiting;	/* it waits for a held lock (wait:) */
 	int		 clock_off;	/* it claimed no slot: this host's clock is
 					 * off against the lock server's (why) */
 	long long	 token;		/* its fencing token once it took the lock; 0 */

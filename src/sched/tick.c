@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* tick.c -- one pass of the fleet's crontab: the due tasks, started in
- * parallel as runs of their own, waited for, summed up in one line. */
+ * parallel as runs of their own (a few getting ready at a time, as cron
+ * starts them: starts.h), waited for, summed up in one line. */
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -18,10 +19,12 @@
 #include "out/log.h"
 #include "sched/due.h"
 #include "sched/report.h"
+#include "sched/starts.h"
 #include "sched/tick.h"
 
 struct started {
 	const struct sched_task	*task;
+	int			 due;	/* not started yet (STARTS_AT_ONCE) */
 	pid_t			 pid;	/* 0 once reaped */
 	pid_t			 was;
 	int			 status;
@@ -31,6 +34,47 @@ struct started {
 	struct run_report	 rep;	/* the run's own log; fd -1 if none */
 	int			 lease;	/* its lock requests' socket, or -1 */
 };
+
+/* Start v[i]'s run, and say so; a run that cannot be started ends there. */
+static void
+launch(const struct sched_spawner *sp, struct started *v, long long now_ms)
+{
+	struct spawn_pipes io = { .relay = 0 };
+	struct lr_err e = LR_ERR_INIT;
+
+	v->due = 0;
+	v->started_ms = mono_ms();
+	if ((v->pid = spawn_task(sp, v->task, now_ms, &io, &e)) < 0) {
+		/* those started run to their end; this one failed */
+		v->pid = 0;
+		v->status = e.status;
+		report_unstarted(v->task->name, v->slot, e.msg);
+		return;
+	}
+	v->was = v->pid;
+	v->rep.fd = io.report;
+	v->lease = io.lease;
+	report_started(v->task->name, v->slot, v->pid);
+}
+
+/* Start the runs still due, first first, while fewer than STARTS_AT_ONCE
+ * are getting ready (as cron does, starts.h); how many are still due. */
+static size_t
+launch_some(const struct sched_spawner *sp, struct started *v, size_t n, long long now_ms)
+{
+	size_t busy = 0, due = 0;
+
+	for (size_t i = 0; i < n; i++)
+		busy += v[i].pid > 0 && v[i].rep.fd >= 0 && !v[i].rep.ran &&
+		    !v[i].rep.skipped && !v[i].rep.waiting;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].due && busy < STARTS_AT_ONCE) {
+			launch(sp, &v[i], now_ms);
+			busy++;
+		} else
+			due += v[i].due;
+	return due;
+}
 
 /* Reap what has ended; returns how many are still running. */
 static size_t
@@ -50,10 +94,13 @@ reap(struct started *v, size_t n)
 	return live;
 }
 
-/* Wait for a signal, a record or a lock request from a run; read (and
- * answer) what came. Returns -1 when it cannot wait so. */
+/* Wait for a signal, a record or a lock request from a run (not at all
+ * when starts are due); read (and answer) what came. A signal that asks
+ * us to end is passed on, and no run still due is started. Returns -1
+ * when it cannot wait so. */
 static int
-wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *ls)
+wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *ls,
+    size_t due)
 {
 	struct signalfd_siginfo si;
 
@@ -64,7 +111,7 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 		p[i + 1] = (struct pollfd){ .fd = v[i].rep.fd, .events = POLLIN };
 		p[n + i + 1] = (struct pollfd){ .fd = v[i].lease, .events = POLLIN };
 	}
-	if (poll(p, 2 * n + 1, -1) < 0)
+	if (poll(p, 2 * n + 1, due > 0 ? 0 : -1) < 0)
 		return 0;	/* EINTR: look again */
 	for (size_t i = 0; i < n; i++) {
 		if (p[i + 1].revents)
@@ -75,25 +122,37 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 	leases_flush(ls);	/* in batches */
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		if (si.ssi_signo != SIGCHLD)
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				if (v[i].pid > 0)
 					kill(v[i].pid, (int)si.ssi_signo);
+				if (v[i].due) {
+					v[i].due = 0;
+					v[i].status = 128 + (int)si.ssi_signo;
+					report_unstarted(v[i].task->name, v[i].slot,
+					    "tick was told to stop first");
+				}
+			}
 	return 0;
 }
 
-/* Wait for every child, reading their records and passing on a signal
- * that asks us to end; then read what is left of the records. */
+/* Start every run due, a few at a time, and wait for each, reading their
+ * records and passing on a signal that asks us to end; then read what is
+ * left of the records. */
 static void
-wait_all(struct started *v, size_t n, struct leases *ls)
+run_all(const struct sched_spawner *sp, struct started *v, size_t n, struct leases *ls,
+    long long now_ms)
 {
 	struct pollfd *p = calloc(2 * n + 1, sizeof(*p));
 	int sfd = sched_signalfd(SFD_NONBLOCK);
 	long long clock_said = 0;	/* the clock line: once a pass */
+	size_t due;
 
-	while (reap(v, n) > 0)
-		if (wait_one(v, n, sfd, p, ls) != 0)	/* no signalfd: wait blindly */
+	while ((due = launch_some(sp, v, n, now_ms)) > 0 || reap(v, n) > 0)
+		if (wait_one(v, n, sfd, p, ls, due) != 0) {	/* no signalfd: wait blindly */
 			while (waitpid(-1, NULL, 0) == -1 && errno == EINTR)
 				;
+			(void)reap(v, n);
+		}
 	for (size_t i = 0; i < n; i++) {
 		report_pump(&v[i].rep);
 		if (v[i].rep.fd >= 0) {		/* a process of the run holds it still */
@@ -167,28 +226,16 @@ tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, struct lea
 		}
 		if (!due_now(&tasks[i], now_ms))
 			continue;
-		struct spawn_pipes io = { .relay = 0 };
 		time_t slot = schedule_slot(&tasks[i].sched, now_ms);
 
 		v[n].task = &tasks[i];
+		v[n].due = 1;
 		v[n].rep.fd = v[n].lease = -1;
 		text_iso(slot == (time_t)-1 ? now_ms : (long long)slot * 1000, TEXT_ISO_S,
 		    v[n].slot, sizeof(v[n].slot));
-		v[n].started_ms = mono_ms();
-		if ((v[n].pid = spawn_task(sp, &tasks[i], now_ms, &io, e)) < 0) {
-			/* those started run to their end; this one failed */
-			v[n].pid = 0;
-			v[n].status = e->status;
-			report_unstarted(tasks[i].name, v[n].slot, e->msg);
-		} else {
-			v[n].was = v[n].pid;
-			v[n].rep.fd = io.report;
-			v[n].lease = io.lease;
-			report_started(tasks[i].name, v[n].slot, v[n].pid);
-		}
 		n++;
 	}
-	wait_all(v, n, ls);
+	run_all(sp, v, n, ls, now_ms);
 	rc = summary(v, n, now_ms);
 out:
 	free(v);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* running.h -- the scheduler's table of its runs in progress: each run's
+ * pid, how it ended, its pipes and its lease socket, from its fork until
+ * its end is said (crond.c). */
+#ifndef LR_RUNNING_H
+#define LR_RUNNING_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "core/text.h"
+#include "sched/lines.h"
+#include "sched/report.h"
+
+/* A run started and not yet gone: its pid (0 once reaped), end, pipes. */
+struct running {
+	pid_t			pid;
+	pid_t			was;		/* its pid, still known once reaped */
+	int			status;		/* lockrun's exit status, once reaped */
+	long long		started_ms;	/* mono_ms() at the fork */
+	long long		took_ms;	/* from the fork to the end */
+	char			task[256];
+	char			slot[TEXT_ISO_MAX];
+	time_t			slot_t;
+	struct line_stream	out, err;
+	struct run_report	rep;		/* the run's own log */
+	int			lease;		/* its lock requests' socket, or -1 */
+};
+
+struct run_table {
+	struct running	*v;
+	size_t		 n, cap;
+};
+
+/* A new entry at the end, zeroed; NULL when out of memory. */
+struct running	*running_add(struct run_table *t);
+
+/* Reap every child that ended (as PID 1 or subreaper, orphans too), and
+ * note each run's status and duration. */
+void	running_reap(struct run_table *t);
+
+/* How many runs are alive (not reaped yet). */
+size_t	running_live(const struct run_table *t);
+
+/* How many runs are still getting ready: alive, and not yet said that
+ * they took their lock, skipped, wait for a held one (wait:), or ended
+ * (their report pipe open). */
+size_t	running_starting(const struct run_table *t);
+
+/* Was pid one of these runs' (reaped or not)? */
+int	running_was(const struct run_table *t, long pid);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* starts.h -- the runs the scheduler has to start, in the order they
+ * came due, started a few at a time (crond.c): at most STARTS_AT_ONCE runs
+ * getting ready at once (forked, and not yet said whether they took their
+ * lock), and the scheduler's loop turning between starts, so that it
+ * answers its runs' lock requests -- their renewals too -- while a
+ * thousand tasks due at one fire time start. A thousand runs forked at
+ * once, all getting ready together on a few CPUs, left the scheduler a
+ * thousandth of them: the starts took 50 s, and renewals went unanswered
+ * long enough for leases to be given up (lockrun(7), AT FLEET SCALE). */
+#ifndef LR_STARTS_H
+#define LR_STARTS_H
+
+#include <stddef.h>
+#include <time.h>
+
+#define STARTS_AT_ONCE	32
+
+struct start_entry {
+	char	task[256];	/* its name: a config read again renumbers */
+	time_t	slot;		/* (time_t)-1: triggered */
+};
+
+struct start_queue {
+	struct start_entry	*v;
+	size_t			 head, n, cap;	/* v[head .. head + n - 1] */
+};
+
+/* Queue a start of task for slot. Returns 0, or -1 when out of memory. */
+int	starts_push(struct start_queue *q, const char *task, time_t slot);
+
+/* The next start into *e, out of the queue. Returns 1, or 0 when empty. */
+int	starts_pop(struct start_queue *q, struct start_entry *e);
+
+/* Drop every start queued (a scheduler stopping); how many there were. */
+size_t	starts_clear(struct start_queue *q);
+
+void	starts_free(struct start_queue *q);
+
+#endif

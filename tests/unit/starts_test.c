@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* starts_test.c -- the scheduler's runs to start, first due first
+ * (sched/starts.c), and which of its runs are still getting ready
+ * (sched/running.c), which decides how many more it starts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "sched/running.h"
+#include "sched/starts.h"
+
+/* Pushes and pops interleaved across the queue's growth and its move to
+ * the front: every start comes out once, in the order it went in. */
+Test(starts, come_out_first_in_first_out_across_growth)
+{
+	struct start_queue q = { 0 };
+	struct start_entry e;
+	char name[32];
+	int next_in = 0, next_out = 0;
+
+	for (int round = 0; round < 50; round++) {
+		for (int k = 0; k < 7; k++, next_in++) {
+			snprintf(name, sizeof(name), "t%d", next_in);
+			cr_assert(eq(int, starts_push(&q, name, (time_t)next_in), 0));
+		}
+		for (int k = 0; k < 5; k++, next_out++) {
+			cr_assert(eq(int, starts_pop(&q, &e), 1));
+			snprintf(name, sizeof(name), "t%d", next_out);
+			cr_assert(eq(str, e.task, name));
+			cr_assert(eq(i64, (long long)e.slot, next_out));
+		}
+	}
+	while (starts_pop(&q, &e) == 1) {
+		snprintf(name, sizeof(name), "t%d", next_out);
+		cr_assert(eq(str, e.task, name));
+		next_out++;
+	}
+	cr_assert(eq(int, next_out, next_in));
+	cr_assert(eq(int, starts_pop(&q, &e), 0));
+	starts_free(&q);
+}
+
+Test(starts, a_stop_drops_what_was_not_started)
+{
+	struct start_queue q = { 0 };
+	struct start_entry e;
+
+	cr_assert(eq(int, starts_push(&q, "a", 1), 0));
+	cr_assert(eq(int, starts_push(&q, "b", (time_t)-1), 0));
+	cr_assert(eq(sz, starts_clear(&q), 2));
+	cr_assert(eq(int, starts_pop(&q, &e), 0));
+	cr_assert(eq(int, starts_push(&q, "c", 3), 0));
+	cr_assert(eq(int, starts_pop(&q, &e), 1));
+	cr_assert(eq(str, e.task, "c"));
+	starts_free(&q);
+}
+
+/* Getting ready: alive, its report open, and it has not said it took its
+ * lock, skipped, or waits for a held one. */
+Test(starts, only_runs_not_yet_decided_are_getting_ready)
+{
+	struct run_table t = { 0 };
+	struct running *r;
+
+	for (int i = 0; i < 6; i++) {
+		cr_assert(ne(ptr, (r = running_add(&t)), NULL));
+		r->pid = 100 + i;
+		r->was = r->pid;
+		r->rep.fd = 10 + i;
+	}
+	t.v[1].rep.ran = 1;
+	t.v[2].rep.skipped = 1;
+	t.v[3].rep.waiting = 1;
+	t.v[4].pid = 0;		/* reaped */
+	cr_assert(eq(sz, running_starting(&t), 2));
+	t.v[5].rep.fd = -1;	/* its report ended */
+	cr_assert(eq(sz, running_starting(&t), 1));
+	cr_assert(eq(sz, running_live(&t), 5));
+	cr_assert(running_was(&t, 104));
+	cr_assert(not(running_was(&t, 99)));
+	free(t.v);
+}
