@@ -118,7 +118,6 @@ batch(struct leases *ls, struct held *h, long long cap_ms, long long wait_ms,
 	}
 	sent = mono_ms();
 	backend_renew_many(ls->be, l, n, cap_ms, wait_ms, out, rc, err);
-	ls->batches++;
 	for (size_t i = 0; i < n; i++) {
 		if (rc[i] != 1)
 			continue;	/* its run asks again, and hears it then */
@@ -202,7 +201,6 @@ answer(struct leases *ls, int op)
 		    a->q.op == LEASE_RELEASE))
 			continue;
 		a->r.seq = a->q.seq;
-		ls->served++;
 		/* a run gone meanwhile reads nothing: that is no matter here */
 		(void)!send(a->fd, &a->r, sizeof(a->r), MSG_NOSIGNAL | MSG_DONTWAIT);
 	}

@@ -19,8 +19,6 @@ struct asked;
 struct leases {
 	struct lr_backend	*be;	/* set up, connected on first use; borrowed */
 	long long		 connect_timeout_ms;
-	unsigned long long	 served;	/* requests answered */
-	unsigned long long	 batches;	/* renewal batches sent */
 	struct held		*v;		/* the leases held, one per run */
 	size_t			 n, cap;
 	struct asked		*q;		/* read, not yet run */
