@@ -17,6 +17,7 @@
  * Reported, never asserted. */
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -101,11 +102,17 @@ struct sched {
 	double	fire;		/* the fire time */
 };
 
+/* The mark of the sleeps the scheduler's tasks run when each task is one
+ * exec, and of those the bare loop runs: `sleep RUN_S.4242` (.4243). */
+#define MARK_TASK	".4242"
+#define MARK_LOOP	".4243"
+
 /* A config of n tasks fleet-NNNN, each `* * * * *`, printing its start
- * time and then sleeping run_s. */
+ * time and then sleeping run_s; or, one_exec, only sleeping run_s (and
+ * a mark, MARK_TASK), one exec with nothing printed. */
 static int
 fleet_config(struct sched *s, const char *dir, const char *tag, const char *url, int n,
-    long run_s)
+    long run_s, int one_exec)
 {
 	FILE *fp;
 
@@ -122,8 +129,12 @@ fleet_config(struct sched *s, const char *dir, const char *tag, const char *url,
 	fprintf(fp, "redis:\n  url: %s\ndefaults:\n  output: %s\n  clock_tolerance: 0\n"
 	    "  starting_deadline: 30s\ntasks:\n", url, s->out);
 	for (int i = 0; i < n; i++)
-		fprintf(fp, "  fleet-%04d:\n    schedule: '* * * * *'\n    command: [sh, -c, "
-		    "%s]\n", i, task_command(i, run_s));
+		if (one_exec)
+			fprintf(fp, "  fleet-%04d:\n    schedule: '* * * * *'\n    command: "
+			    "[sleep, '%ld" MARK_TASK "']\n", i, run_s);
+		else
+			fprintf(fp, "  fleet-%04d:\n    schedule: '* * * * *'\n    command: "
+			    "[sh, -c, %s]\n", i, task_command(i, run_s));
 	fclose(fp);
 	return 0;
 }
@@ -268,7 +279,7 @@ fleet_redis(const char *lockrun, int n, long run_s, double *spread)
 		return 1;
 	c = redis_client(&fx);
 	base = clients(c);		/* ours */
-	if (fleet_config(&s, fx.dir, "redis", fx.url, n, run_s) != 0 ||
+	if (fleet_config(&s, fx.dir, "redis", fx.url, n, run_s, 0) != 0 ||
 	    sched_start(&s, lockrun, 2, NULL) != 0) {
 		redisFree(c);
 		redis_stop(&fx);
@@ -372,7 +383,7 @@ fleet_sql(const char *lockrun, enum sql_kind kind, int n, long run_s)
 		bad = 1;
 	}
 	unsetenv("LOCKRUN_REDIS_PASSWORD");
-	if (bad || fleet_config(&s, dir, sql_name(kind), q.url, n, run_s) != 0 ||
+	if (bad || fleet_config(&s, dir, sql_name(kind), q.url, n, run_s, 0) != 0 ||
 	    sched_start(&s, lockrun, 2, q.password) != 0) {
 		sql_stop(&q);
 		fixture_rmdir(dir);
@@ -456,7 +467,7 @@ fleet_five(const char *lockrun, int n, long run_s)
 		return 1;
 	c = redis_client(&fx);
 	base = clients(c);
-	if (fleet_config(&s[0], fx.dir, "five", fx.url, n, run_s) != 0) {
+	if (fleet_config(&s[0], fx.dir, "five", fx.url, n, run_s, 0) != 0) {
 		redisFree(c);
 		redis_stop(&fx);
 		return 1;
@@ -503,6 +514,131 @@ fleet_five(const char *lockrun, int n, long run_s)
 	return 0;
 }
 
+static double
+boot_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The processes whose command line is `sleep RUN_S<mark>`: the instants
+ * they started, on
+ * CLOCK_BOOTTIME (starttime in /proc/PID/stat, in clock ticks: 10 ms
+ * apart), into v[max]; how many. */
+static int
+sleep_starts(long run_s, const char *mark, double *v, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char want[64], buf[1024], path[300];
+	size_t wn = (size_t)snprintf(want, sizeof(want), "sleep%c%ld%s", 0, run_s, mark) + 1;
+	double tck = (double)sysconf(_SC_CLK_TCK);
+	int k = 0;
+
+	while (d && k < max && (de = readdir(d)) != NULL) {
+		unsigned long long st = 0;
+		const char *p;
+		ssize_t len;
+		int fd, field;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (len != (ssize_t)wn || memcmp(buf, want, wn) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[len > 0 ? len : 0] = '\0';
+		/* after the name in parentheses: field 3 (state) on; 22 is starttime */
+		if ((p = strrchr(buf, ')')) == NULL)
+			continue;
+		for (field = 2; *p && field < 22; p++)
+			if (*p == ' ')
+				field++;
+		if (field != 22 || sscanf(p, "%llu", &st) != 1)
+			continue;
+		v[k++] = (double)st / tck;
+	}
+	if (d)
+		closedir(d);
+	return k;
+}
+
+/* The latest of v[n], or 0. */
+static double
+latest(const double *v, int n)
+{
+	double m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
+/* Each task one exec (`sleep`), its start read off /proc, on one Redis:
+ * the last start after the fire time, against a bare loop's fork and
+ * exec of as many of the same. */
+static int
+fleet_one_exec(const char *lockrun, int n, long run_s)
+{
+	static double v[FLEET_MAX];
+	static pid_t pids[FLEET_MAX];
+	struct redis_fixture fx;
+	struct sched s;
+	double fire_boot, t0, spread, floor;
+	int k = 0, in;
+
+	if (redis_start(&fx, NULL) != 0)
+		return 1;
+	if (fleet_config(&s, fx.dir, "exec", fx.url, n, run_s, 1) != 0 ||
+	    sched_start(&s, lockrun, 2, NULL) != 0) {
+		redis_stop(&fx);
+		return 1;
+	}
+	fire_boot = s.fire - (real_s() - boot_s());
+	while (real_s() < s.fire + 60 && (k = sleep_starts(run_s, MARK_TASK, v,
+	    FLEET_MAX)) < n)
+		usleep(200000);
+	in = k;
+	spread = latest(v, k) - fire_boot;
+	kill(s.pid, SIGTERM);
+	cron_reap(s.pid);
+	redis_stop(&fx);
+	t0 = boot_s();
+	for (int i = 0; i < n; i++)
+		if ((pids[i] = fork()) == 0) {
+			char arg[32];
+
+			snprintf(arg, sizeof(arg), "%ld" MARK_LOOP, run_s);
+			execlp("sleep", "sleep", arg, (char *)NULL);
+			_exit(127);
+		}
+	while (boot_s() < t0 + 120 && (k = sleep_starts(run_s, MARK_LOOP, v,
+	    FLEET_MAX)) < n)
+		usleep(200000);
+	floor = latest(v, k) - t0;
+	for (int i = 0; i < n; i++)
+		if (pids[i] > 0) {
+			kill(pids[i], SIGTERM);
+			cron_reap(pids[i]);
+		}
+	printf("  each task one exec (sleep), its start read off /proc (10 ms ticks): %d of "
+	    "%d started within 60 s, the last %.0f ms after the fire time; a bare loop's "
+	    "fork and exec of %d of the same: %.0f ms (%.1fx)\n", in, n, spread * 1e3, n,
+	    floor * 1e3, floor > 0 ? spread / floor : 0);
+	return 0;
+}
+
 int
 fleet_cost(const char *lockrun)
 {
@@ -524,6 +660,10 @@ fleet_cost(const char *lockrun)
 	if (getenv("LOCKRUN_BENCH_FLEET_REDIS_ONLY") == NULL) {
 		fflush(stdout);
 		bad += fleet_five(lockrun, n / 5 > 0 ? n / 5 : 1, run_s);
+	}
+	if (getenv("LOCKRUN_BENCH_FLEET_REDIS_ONLY") == NULL) {
+		fflush(stdout);
+		bad += fleet_one_exec(lockrun, n, run_s);
 	}
 	floor = fleet_floor(n, run_s, 1);
 	bare = fleet_floor(n, run_s, 0);
