@@ -480,10 +480,9 @@ step(struct crond *d)
 		p[n++] = (struct pollfd){ .fd = d->runs.v[i].lease, .events = POLLIN };
 	}
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
-	/* starts waiting for room: look again at once, answering lock
-	 * requests first (drain(), below) */
-	if (poll(p, n, d->due.n > 0 && running_starting(&d->runs) < STARTS_AT_ONCE ?
-	    0 : -1) > 0) {
+	/* starts still due wait for room (drain(), below): a run getting
+	 * ready saying how it went, a record, makes some */
+	if (poll(p, n, -1) > 0) {
 		if (p[n - 1].revents && defer_fd(&d->defer) == p[n - 1].fd)
 			defer_read(&d->defer);	/* before the starts it may spare */
 		if (p[1].revents)

@@ -94,13 +94,13 @@ reap(struct started *v, size_t n)
 	return live;
 }
 
-/* Wait for a signal, a record or a lock request from a run (not at all
- * when starts are due); read (and answer) what came. A signal that asks
- * us to end is passed on, and no run still due is started. Returns -1
- * when it cannot wait so. */
+/* Wait for a signal, a record or a lock request from a run; read (and
+ * answer) what came. A signal that asks us to end is passed on, and no
+ * run still due is started. Returns -1 when it cannot wait so. (Runs are
+ * due only while STARTS_AT_ONCE are getting ready: one of them saying
+ * how it went, a record, makes room.) */
 static int
-wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *ls,
-    size_t due)
+wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *ls)
 {
 	struct signalfd_siginfo si;
 
@@ -111,7 +111,7 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 		p[i + 1] = (struct pollfd){ .fd = v[i].rep.fd, .events = POLLIN };
 		p[n + i + 1] = (struct pollfd){ .fd = v[i].lease, .events = POLLIN };
 	}
-	if (poll(p, 2 * n + 1, due > 0 ? 0 : -1) < 0)
+	if (poll(p, 2 * n + 1, -1) < 0)
 		return 0;	/* EINTR: look again */
 	for (size_t i = 0; i < n; i++) {
 		if (p[i + 1].revents)
@@ -145,10 +145,8 @@ run_all(const struct sched_spawner *sp, struct started *v, size_t n, struct leas
 	struct pollfd *p = calloc(2 * n + 1, sizeof(*p));
 	int sfd = sched_signalfd(SFD_NONBLOCK);
 	long long clock_said = 0;	/* the clock line: once a pass */
-	size_t due;
-
-	while ((due = launch_some(sp, v, n, now_ms)) > 0 || reap(v, n) > 0)
-		if (wait_one(v, n, sfd, p, ls, due) != 0) {	/* no signalfd: wait blindly */
+	while (launch_some(sp, v, n, now_ms) > 0 || reap(v, n) > 0)
+		if (wait_one(v, n, sfd, p, ls) != 0) {	/* no signalfd: wait blindly */
 			while (waitpid(-1, NULL, 0) == -1 && errno == EINTR)
 				;
 			(void)reap(v, n);
