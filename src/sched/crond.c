@@ -536,6 +536,7 @@ ready(struct crond *d)
 	for (size_t i = 0; i < d->ntasks; i++)	/* @reboot: now; its run claims the boot */
 		if (d->tasks[i].sched.reboot)
 			start(d, i, time(NULL));
+	drain(d);
 	notify_send("READY=1");
 }
 
