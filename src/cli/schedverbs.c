@@ -204,8 +204,9 @@ verb_tick(struct lr_ctx *x, struct lr_err *e)
 int
 verb_cron(struct lr_ctx *x, struct lr_err *e)
 {
+	struct run_starter starter = { .sock = -1 };
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry };
+	    .cfg = &x->cfg, .run = x->entry, .starter = &starter };
 	char server[1024];
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
 	    .server = server };

@@ -367,6 +367,7 @@ reload(struct crond *d)
 	if (log_reopen() != 0)
 		lr_error("log file: cannot open it again: %s; writing on to the file "
 		    "open before", strerror(errno));
+	starter_stop(d->o->sp->starter);	/* its copy of the log and config */
 	if (config_load(d->o->cfg->path, NULL, &nc, &e) != 0 ||
 	    due_tasks(&nc, &tasks, &n, &e) != 0) {
 		lr_event(LOG_ERR, "config-error", NULL, "%s; the config in force stays", e.msg);
@@ -437,9 +438,12 @@ on_signal(struct crond *d)
 /* Relay the runs' records and output; say how each run that is reaped
  * and whose pipes closed went, and drop it. Its records first: the one
  * that gives its token was written before its command started, so it is
- * read before any line of the command's, which then carry the token. */
+ * read before any line of the command's, which then carry the token.
+ * With p, what poll(2) said of the first nr runs' pipes (step()): only
+ * those with something to read are read, not every run's every pipe
+ * each turn; without, all of them. */
 static void
-pump(struct crond *d)
+pump(struct crond *d, const struct pollfd *p, size_t nr)
 {
 	size_t k = 0;
 
@@ -447,10 +451,13 @@ pump(struct crond *d)
 		struct running *r = &d->runs.v[i];
 		struct line_source src = { r->task, r->slot, d->o->json, 0 };
 
-		report_pump(&r->rep);
-		src.token = r->rep.token;
-		lines_pump(&r->err, &src);
-		lines_pump(&r->out, &src);
+		if (p == NULL || (i < nr && (p[2 + 4 * i].revents | p[3 + 4 * i].revents |
+		    p[4 + 4 * i].revents))) {
+			report_pump(&r->rep);
+			src.token = r->rep.token;
+			lines_pump(&r->err, &src);
+			lines_pump(&r->out, &src);
+		}
 		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0 ||
 		    r->lease >= 0) {
 			if (k != i)
@@ -496,8 +503,8 @@ step(struct crond *d)
 				leases_collect(d->o->leases, &d->runs.v[i].lease);
 		leases_flush(d->o->leases);	/* in batches */
 	}
+	pump(d, p, nr);
 	free(p);
-	pump(d);
 	if (!d->stopping)
 		drain(d);
 }
@@ -551,11 +558,12 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 		tell(&d);
 		while (!d.stopping || running_live(&d.runs) > 0)
 			step(&d);
-		pump(&d);
+		pump(&d, NULL, 0);
 		for (size_t i = 0; i < d.runs.n; i++)	/* reaped, a pipe still held */
 			ended(&d, &d.runs.v[i]);
 		rc = 0;
 	}
+	starter_stop(o->sp->starter);
 	if (d.tfd >= 0)
 		close(d.tfd);
 	if (d.sfd >= 0)

@@ -10,21 +10,25 @@
  * use: a file edited since, and not yet re-read on SIGHUP, is not in
  * force. What exec would have reset is reset by hand: the signal state,
  * and the scheduler's own descriptors. */
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
-
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/keys.h"
 #include "out/log.h"
 #include "sched/lease_client.h"
 #include "sched/runs.h"
@@ -33,7 +37,7 @@
  * task's schedule has its protections as any -t NAME has (task_finish()).
  * Free the array only. */
 static char **
-task_argv(const struct sched_spawner *sp, const struct sched_task *t)
+task_argv(const struct sched_spawner *sp, const char *name)
 {
 	static char dash_t[] = "-t";
 	size_t n = 0, k = 0;
@@ -46,7 +50,7 @@ task_argv(const struct sched_spawner *sp, const struct sched_task *t)
 	for (size_t i = 0; i < n; i++)
 		v[k++] = sp->argv[i];
 	v[k++] = dash_t;
-	v[k++] = (char *)t->name;
+	v[k++] = (char *)name;
 	return v;
 }
 
@@ -137,29 +141,28 @@ close_but(const struct spawn_given *g, int x, int y)
 	close_range((unsigned)lo, ~0U, 0);
 }
 
-/* In the child: the pipes onto 1 and 2, the report pipe (rep, or -1) for
- * its log's records, the lease socket (lease, or -1) for its lock
- * requests, the signal state we were given, the slot's instant; then the
- * run. Never returns. */
+/* In the child: fd[0] and fd[1] (-1: ours) onto 1 and 2, the report pipe
+ * fd[2] (or -1) for its log's records, the lease socket fd[3] (or -1) for
+ * its lock requests, the signal state we were given, the slot's instant;
+ * then the run. Never returns. */
 static void __attribute__((noreturn))
-child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
-    int rep, int lease, long long at_ms)
+child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at_ms)
 {
 	char at[32];
 	int argc = 0, status;
 
-	if (po && (dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0))
+	if (fd[0] >= 0 && (dup2(fd[0], 1) < 0 || dup2(fd[1], 2) < 0))
 		_exit(EX_OSERR);
 	/* the scheduler's timer and signal descriptors and the other runs'
 	 * pipes are not this run's to hold (a pipe held here would outlive
 	 * its run); what the scheduler was given stays, as through exec, and
 	 * so do the report pipe's write end and the lease socket
 	 * (close-on-exec: lockrun's, not the command's) */
-	close_but(&sp->given, rep, lease);
-	if (rep >= 0)
-		log_report(rep);
-	if (lease >= 0)
-		lease_client_set(lease, sp->lease_url);
+	close_but(&sp->given, fd[2], fd[3]);
+	if (fd[2] >= 0)
+		log_report(fd[2]);
+	if (fd[3] >= 0)
+		lease_client_set(fd[3], sp->lease_url);
 	child_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms <= SPAWN_MISSED ? (SPAWN_MISSED - at_ms) / 1000 :
 	    at_ms);
@@ -171,6 +174,215 @@ child(const struct sched_spawner *sp, char **argv, const int *po, const int *pe,
 	status = sp->run(argc, argv, sp->cfg);
 	fflush(stdout);		/* as main() does: no libc teardown after a fork */
 	_exit(status);
+}
+
+/* The starter (spawner.h): what the scheduler asks of it, with the run's
+ * ends of its pipes (those has[] says) as SCM_RIGHTS, and its answer. */
+struct start_ask {
+	long long	at_ms;
+	unsigned char	has[4];		/* out, err, report, lease */
+	char		name[KEY_NAME_MAX + 1];
+};
+struct start_answer {
+	pid_t	pid;			/* the run's, or -1 */
+	int	err;			/* then fork(2)'s errno */
+};
+#define STARTER_ANSWER_MS	30000	/* a starter silent this long is dropped */
+
+/* Send ask on sock, with the descriptors fd[] that ask->has says. */
+static int
+ask_send(int sock, const struct start_ask *ask, const int fd[4])
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct iovec iov = { (void *)ask, sizeof(*ask) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int n = 0, v[4];
+
+	for (size_t i = 0; i < 4; i++)
+		if (ask->has[i])
+			v[n++] = fd[i];
+	if (n > 0) {
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+		u.hdr.cmsg_level = SOL_SOCKET;
+		u.hdr.cmsg_type = SCM_RIGHTS;
+		u.hdr.cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+		memcpy(CMSG_DATA(&u.hdr), v, (size_t)n * sizeof(int));
+	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == (ssize_t)sizeof(*ask) ? 0 : -1;
+}
+
+/* Receive an ask on sock into *ask, its descriptors into fd[] (-1 where
+ * none came). Returns 0, or -1 at the scheduler's end or on a malformed
+ * ask (its descriptors closed). */
+static int
+ask_recv(int sock, struct start_ask *ask, int fd[4])
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct iovec iov = { ask, sizeof(*ask) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+	    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	int got[4], n = 0, k = 0;
+	ssize_t len;
+
+	while ((len = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	for (c = len >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+				int x;
+
+				memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				if (n < 4)
+					got[n++] = x;
+				else
+					close(x);
+			}
+	for (size_t i = 0; i < 4; i++)
+		fd[i] = len == (ssize_t)sizeof(*ask) && ask->has[i] && k < n ? got[k++] : -1;
+	if (len != (ssize_t)sizeof(*ask) || k != n || memchr(ask->name, '\0',
+	    sizeof(ask->name)) == NULL) {
+		while (n > 0)
+			close(got[--n]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The starter's life: for each ask, a run forked with clone(2)'s
+ * CLONE_PARENT, so it is the scheduler's child, as if the scheduler had
+ * forked it: the scheduler is told of its end and reaps it as any run's.
+ * (A child that forked the run and exited would cost a second fork and
+ * an exit per run, and leave the re-parenting to the scheduler being a
+ * subreaper.) Not glibc's fork(): the run's thread descriptor keeps the
+ * starter's thread id, which the run, one thread, never reads (glibc's
+ * raise() asks the kernel). Ends when the scheduler closes its end, or
+ * dies. */
+static void __attribute__((noreturn))
+starter_main(const struct sched_spawner *sp, int sock, pid_t scheduler)
+{
+	struct start_ask ask;
+	int fd[4];
+
+	char comm[16] = "";
+
+	close_but(&sp->given, sock, -1);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != scheduler)
+		_exit(0);
+	prctl(PR_GET_NAME, comm);	/* the runs' name, as ps(1) shows it; ours: */
+	prctl(PR_SET_NAME, "lockrun-starter");
+	while (ask_recv(sock, &ask, fd) == 0) {
+		char **argv = task_argv(sp, ask.name);
+		struct start_answer a = { -1, ENOMEM };
+
+		if (argv && (a.pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL,
+		    NULL, NULL)) == 0) {
+			prctl(PR_SET_NAME, comm);
+			child(sp, argv, fd, ask.at_ms);
+		}
+		if (argv && a.pid < 0)
+			a.err = errno;
+		if (send(sock, &a, sizeof(a), MSG_NOSIGNAL) != (ssize_t)sizeof(a))
+			_exit(0);
+		free(argv);
+		for (size_t i = 0; i < 4; i++)
+			if (fd[i] >= 0)
+				close(fd[i]);
+	}
+	_exit(0);
+}
+
+/* Fork the starter, with the gate held: its copy of us has this thread
+ * alone. Returns 0, or -1. */
+static int
+starter_up(const struct sched_spawner *sp)
+{
+	struct run_starter *s = sp->starter;
+	pid_t self = getpid(), pid;
+	int p[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) != 0)
+		return -1;
+	fflush(NULL);
+	spawn_gate_enter();
+	if ((pid = fork()) == 0) {
+		spawn_gate_leave();
+		starter_main(sp, p[1], self);
+	}
+	spawn_gate_leave();
+	close(p[1]);
+	if (pid < 0) {
+		int err = errno;
+
+		close(p[0]);
+		errno = err;
+		return -1;
+	}
+	s->sock = p[0];
+	return 0;
+}
+
+void
+starter_stop(struct run_starter *s)
+{
+	if (s && s->sock >= 0) {
+		close(s->sock);		/* it reads the end, and exits */
+		s->sock = -1;
+	}
+}
+
+/* Ask the starter for a run of name: its pid, or -1 with errno. A starter
+ * found gone (killed: the ask cannot be sent) is started again and asked
+ * again, twice at most; one that took the ask and did not answer is
+ * dropped, and the run is not started: it may have been. */
+static pid_t
+starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
+    long long at_ms)
+{
+	struct run_starter *s = sp->starter;
+	struct start_ask ask = { .at_ms = at_ms };
+	struct start_answer a;
+	struct pollfd pfd;
+	ssize_t got = -1;
+	int ready;
+
+	snprintf(ask.name, sizeof(ask.name), "%s", name);
+	for (size_t i = 0; i < 4; i++)
+		ask.has[i] = fd[i] >= 0;
+	for (int tries = 0; s->sock < 0 || ask_send(s->sock, &ask, fd) != 0; tries++) {
+		if (s->sock >= 0) {
+			lr_warn("the runs' starter is gone (%s); starting another",
+			    strerror(errno));
+			starter_stop(s);
+		}
+		if (tries == 2 || starter_up(sp) != 0)
+			return -1;
+	}
+	pfd = (struct pollfd){ .fd = s->sock, .events = POLLIN };
+	while ((ready = poll(&pfd, 1, STARTER_ANSWER_MS)) < 0 && errno == EINTR)
+		;
+	if (ready == 1)
+		got = recv(s->sock, &a, sizeof(a), 0);
+	if (got != (ssize_t)sizeof(a)) {
+		int err = ready == 0 ? ETIMEDOUT : got == 0 ? EPIPE : errno;
+
+		lr_warn("the runs' starter took a run of %s and did not answer: %s", name,
+		    ready == 0 ? "no answer in time" : got == 0 ? "it ended" : strerror(err));
+		starter_stop(s);
+		errno = err;
+		return -1;
+	}
+	if (a.pid < 0)
+		errno = a.err;
+	return a.pid;
 }
 
 /* Close both ends of each pipe that is open. */
@@ -205,11 +417,10 @@ spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long
 {
 	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err,
 									 * report, lease */
-	char **argv = task_argv(sp, t);
+	int fd[4];
+	char **argv = NULL;
 	pid_t pid = -1;
 
-	if (argv == NULL)
-		return lr_errf(e, EX_OSERR, "out of memory");
 	if (io && ((io->relay && (out_pipe(p[0]) != 0 || out_pipe(p[1]) != 0)) ||
 	    out_pipe(p[2]) != 0 || (sp->lease_url && socketpair(AF_UNIX,
 	    SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p[3]) != 0))) {
@@ -218,11 +429,22 @@ spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long
 	}
 	if (p[3][0] >= 0)
 		fcntl(p[3][0], F_SETFL, O_NONBLOCK);
+	for (size_t i = 0; i < 4; i++)
+		fd[i] = p[i][1];
+	if (sp->starter) {
+		if ((pid = starter_fork(sp, t->name, fd, at_ms)) < 0)
+			lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
+		goto done;
+	}
+	if ((argv = task_argv(sp, t->name)) == NULL) {
+		lr_errf(e, EX_OSERR, "out of memory");
+		goto done;
+	}
 	fflush(NULL);
 	spawn_gate_enter();
 	if ((pid = fork()) == 0) {
 		spawn_gate_leave();	/* this thread's, in the child too */
-		child(sp, argv, p[0][0] >= 0 ? p[0] : NULL, p[1], p[2][1], p[3][1], at_ms);
+		child(sp, argv, fd, at_ms);
 	}
 	spawn_gate_leave();
 	if (pid < 0)

@@ -3,6 +3,7 @@
  * the fleet's servers, their wall clock set by libfaketime a few seconds
  * before a fire time (it keeps running): each slot once, output relayed,
  * SIGHUP, SIGTERM. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "crons.h"
 #include "harness.h"
+#include "proc.h"
 
 TestSuite(cron, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
@@ -177,6 +179,71 @@ Test(cron, a_run_uses_the_config_in_force_not_the_file_edited_since)
 	cr_assert(eq(int, lr_wait(pid), 0));
 	cr_assert(eq(str, (char *)file_peek(log), "first 2026-06-15T12:00:00Z\n"));
 	cr_assert(eq(int, stderr_matching(pid, "^first: .*lockrun.yaml:[0-9]+:[0-9]+: "), 0));
+}
+
+/* The pid of pid's child named name (comm), or 0. */
+static pid_t
+child_named(pid_t pid, const char *name)
+{
+	char path[300], buf[512], comm[64];
+	pid_t found = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	cr_assert(d != NULL);
+	while (found == 0 && (de = readdir(d)) != NULL) {
+		int ppid = 0;
+		FILE *fp;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		/* "pid (comm) state ppid": no comm of ours holds ") " */
+		if (fgets(buf, sizeof(buf), fp) && sscanf(buf, "%*d (%63[^)]) %*c %d", comm,
+		    &ppid) == 2 && ppid == pid && strcmp(comm, name) == 0)
+			found = (pid_t)atoi(de->d_name);
+		fclose(fp);
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * The runs are forked by a small process of cron's, its starter
+ * (sched/runs.c). Killed, it is started again at the next run, which is
+ * not lost: the slots after the kill run, none "could not be started",
+ * never two copies at once, and cron says what happened.
+ */
+Test(cron, a_killed_starter_is_started_again_and_no_slot_is_lost)
+{
+	const char *log = scratch("runs.log");
+	char body[1024], err[16384];
+	pid_t pid, starter, again;
+	int before;
+
+	snprintf(body, sizeof(body), "tasks:\n  fast:\n    every: 2s\n    command: 'flock -n "
+	    "%s.lock sh -c ''echo \"$LOCKRUN_SLOT\" >> %s'' || echo overlap >> %s'\n", log,
+	    log, log);
+	write_config_faked(body);
+	pid = cron_at(scratch("lockrun.yaml"), fixture_real_s());
+	POLL_UNTIL(file_lines(log) >= 1);
+	starter = child_named(pid, "lockrun-starter");
+	cr_assert(gt(int, starter, 0), "no starter: %s", lr_stderr_of(pid, err, sizeof(err)));
+	kill(starter, SIGKILL);
+	before = file_lines(log);
+	POLL_UNTIL(file_lines(log) >= before + 2);
+	again = child_named(pid, "lockrun-starter");
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(ge(int, file_lines(log), before + 2), "%s", err);
+	cr_assert(gt(int, again, 0), "%s", err);
+	cr_assert(ne(int, again, starter));
+	cr_assert(eq(int, stderr_matching(pid, "the runs' starter is gone"), 1), "%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "no run could be started"), 0), "%s", err);
+	cr_assert(not(matches(file_peek(log), "overlap")), "%s", file_peek(log));
 }
 
 Test(cron, needs_a_config)
