@@ -176,7 +176,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 	_exit(status);
 }
 
-/* The starter (spawner.h): what the scheduler asks of it, with the run's
+/* The starter (runs.h): what the scheduler asks of it, with the run's
  * ends of its pipes (those has[] says) as SCM_RIGHTS, and its answer. */
 struct start_ask {
 	long long	at_ms;
@@ -235,7 +235,7 @@ ask_recv(int sock, struct start_ask *ask, int fd[4])
 
 	while ((len = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
-	for (c = len >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
+	for (c = len > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
 				int x;
@@ -270,9 +270,8 @@ static void __attribute__((noreturn))
 starter_main(const struct sched_spawner *sp, int sock, pid_t scheduler)
 {
 	struct start_ask ask;
-	int fd[4];
-
 	char comm[16] = "";
+	int fd[4];
 
 	close_but(&sp->given, sock, -1);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != scheduler)
