@@ -230,7 +230,7 @@ ask_recv(int sock, struct start_ask *ask, int fd[4])
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 	    .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
-	int got[4], n = 0, k = 0;
+	int got[4] = { -1, -1, -1, -1 }, n = 0, k = 0;
 	ssize_t len;
 
 	while ((len = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
