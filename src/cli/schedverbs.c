@@ -204,7 +204,7 @@ verb_tick(struct lr_ctx *x, struct lr_err *e)
 int
 verb_cron(struct lr_ctx *x, struct lr_err *e)
 {
-	struct run_starter starter = { .sock = -1 };
+	struct run_starter starter = { .sock = -1, .pidfd = -1 };
 	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
 	    .cfg = &x->cfg, .run = x->entry, .starter = &starter };
 	char server[1024];

@@ -115,6 +115,12 @@ log_reopen(void)
 	return 0;
 }
 
+int
+log_file_fd(void)
+{
+	return lg.dest == DEST_JSON && lg.fd != STDERR_FILENO ? lg.fd : -1;
+}
+
 void
 log_context(const char *task, const char *key, long long token, const char *slot)
 {

@@ -57,6 +57,10 @@ void	log_context(const char *task, const char *key, long long token,
  * says for all its runs, once a minute. */
 void	log_report(int fd);
 
+/* The log file's descriptor (log: json:FILE), or -1 when the log is not
+ * a file of its own. */
+int	log_file_fd(void);
+
 /* In the scheduler: a record read from a run's pipe (log_report()), len
  * bytes with its newline, written as it is where JSON lines go; nothing
  * when they go nowhere. */

@@ -187,7 +187,8 @@ struct start_answer {
 	pid_t	pid;			/* the run's, or -1 */
 	int	err;			/* then fork(2)'s errno */
 };
-#define STARTER_ANSWER_MS	30000	/* a starter silent this long is dropped */
+#define STARTER_ANSWER_MS	10000	/* a starter silent this long is dropped:
+					 * it answers in milliseconds */
 
 /* Send ask on sock, with the descriptors fd[] that ask->has says. */
 static int
@@ -230,7 +231,7 @@ ask_recv(int sock, struct start_ask *ask, int fd[4])
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 	    .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
-	int got[4] = { -1, -1, -1, -1 }, n = 0, k = 0;
+	int got[4] = { -1, -1, -1, -1 }, n = 0, k = 0, want = 0;
 	ssize_t len;
 
 	while ((len = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
@@ -246,10 +247,13 @@ ask_recv(int sock, struct start_ask *ask, int fd[4])
 				else
 					close(x);
 			}
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < 4; i++) {
+		want += len == (ssize_t)sizeof(*ask) && ask->has[i];
 		fd[i] = len == (ssize_t)sizeof(*ask) && ask->has[i] && k < n ? got[k++] : -1;
-	if (len != (ssize_t)sizeof(*ask) || k != n || memchr(ask->name, '\0',
-	    sizeof(ask->name)) == NULL) {
+	}
+	/* all the descriptors asked, none cut off (MSG_CTRUNC: at our limit) */
+	if (len != (ssize_t)sizeof(*ask) || want != n || (m.msg_flags & MSG_CTRUNC) ||
+	    memchr(ask->name, '\0', sizeof(ask->name)) == NULL) {
 		while (n > 0)
 			close(got[--n]);
 		return -1;
@@ -264,8 +268,13 @@ ask_recv(int sock, struct start_ask *ask, int fd[4])
  * an exit per run, and leave the re-parenting to the scheduler being a
  * subreaper.) Not glibc's fork(): the run's thread descriptor keeps the
  * starter's thread id, which the run, one thread, never reads (glibc's
- * raise() asks the kernel). Ends when the scheduler closes its end, or
- * dies. */
+ * raise() asks the kernel, since 2.34; getpid() is not cached, since
+ * 2.25), and no pthread_atfork() handler runs in it (lockrun has none;
+ * OpenSSL 3 tells a fork by getpid()). Ends when the scheduler closes its
+ * end, or dies.
+ * The log file (json:FILE) opened again on SIGHUP is not a descriptor the
+ * scheduler was given, but the starter keeps it open: a run's ends,
+ * received, never take its number, which the run closes in log_open(). */
 static void __attribute__((noreturn))
 starter_main(const struct sched_spawner *sp, int sock, pid_t scheduler)
 {
@@ -273,7 +282,7 @@ starter_main(const struct sched_spawner *sp, int sock, pid_t scheduler)
 	char comm[16] = "";
 	int fd[4];
 
-	close_but(&sp->given, sock, -1);
+	close_but(&sp->given, sock, log_file_fd());
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != scheduler)
 		_exit(0);
 	prctl(PR_GET_NAME, comm);	/* the runs' name, as ps(1) shows it; ours: */
@@ -326,14 +335,23 @@ starter_up(const struct sched_spawner *sp)
 		return -1;
 	}
 	s->sock = p[0];
+	/* before any waitpid(2) of ours could reap it: never another's pid */
+	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	return 0;
 }
 
 void
 starter_stop(struct run_starter *s)
 {
-	if (s && s->sock >= 0) {
-		close(s->sock);		/* it reads the end, and exits */
+	if (s == NULL)
+		return;
+	if (s->pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, s->pidfd, SIGKILL, NULL, 0);
+		close(s->pidfd);
+		s->pidfd = -1;
+	}
+	if (s->sock >= 0) {
+		close(s->sock);		/* and without a pidfd, it reads the end */
 		s->sock = -1;
 	}
 }
@@ -357,6 +375,8 @@ starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
 	for (size_t i = 0; i < 4; i++)
 		ask.has[i] = fd[i] >= 0;
 	for (int tries = 0; s->sock < 0 || ask_send(s->sock, &ask, fd) != 0; tries++) {
+		if (s->sock >= 0 && errno != EPIPE && errno != ECONNRESET)
+			return -1;	/* not for want of a starter */
 		if (s->sock >= 0) {
 			lr_warn("the runs' starter is gone (%s); starting another",
 			    strerror(errno));

@@ -46,9 +46,11 @@ typedef int sched_run_fn(int argc, char **argv, const struct lr_config *cfg);
  * starts a new one. It ends with the scheduler. */
 struct run_starter {
 	int	sock;		/* the scheduler's end of its socket, or -1 */
+	int	pidfd;		/* the starter's (pidfd_open(2)), or -1 */
 };
 
-/* Drop the starter (s may be NULL): it exits at the end of its socket. */
+/* Drop the starter (s may be NULL): killed, so that no ask it holds is
+ * ever answered by a run nobody waits for. */
 void	starter_stop(struct run_starter *s);
 
 /* How children are started: the scheduler's own options (its argv without
@@ -106,12 +108,13 @@ struct spawn_pipes {
  * not exist in it (a client library's, the loader's; under ASan, its
  * allocator's). So a thread of the scheduler's process that calls into
  * such code (`cron --listen`'s reads of the backend) does so between
- * spawn_gate_enter() and spawn_gate_leave(), and spawn_task() forks with
- * the gate held. */
+ * spawn_gate_enter() and spawn_gate_leave(), and spawn_task() forks (a run,
+ * or cron's starter, whose one thread forks the runs) with the gate held. */
 void	spawn_gate_enter(void);
 void	spawn_gate_leave(void);
 
-/* Start t: fork, and in the child run `lockrun [options] -t NAME`, with
+/* Start t: fork (or ask sp->starter to), and in the child run
+ * `lockrun [options] -t NAME`, with
  * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR). With io, the run's log reaches io->report as
  * records, and with io->relay its stdout and stderr go to out and err;
  * else it shares ours. With io and sp->lease_url, the run's lock requests
