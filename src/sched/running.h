@@ -19,7 +19,7 @@ struct running {
 	pid_t			was;		/* its pid, still known once reaped */
 	int			status;		/* lockrun's exit status, once reaped */
 	long long		started_ms;	/* mono_ms() at the start's ask */
-	long long		took_ms;	/* from the fork to the end */
+	long long		took_ms;	/* from then to the end */
 	char			task[256];
 	char			slot[TEXT_ISO_MAX];
 	time_t			slot_t;

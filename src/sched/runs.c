@@ -9,7 +9,8 @@
  * config as the scheduler loaded it, which is also the one a run must
  * use: a file edited since, and not yet re-read on SIGHUP, is not in
  * force. What exec would have reset is reset by hand: the signal state,
- * and the scheduler's own descriptors. */
+ * and the scheduler's own descriptors. cron's runs are forked by its
+ * starter (runs.h), tick's by tick itself. */
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -187,7 +188,7 @@ struct start_answer {
 	pid_t	pid;			/* the run's, or -1 */
 	int	err;			/* then fork(2)'s errno */
 };
-#define STARTER_ANSWER_MS	10000	/* a starter silent this long is dropped:
+#define STARTER_ANSWER_MS	10000	/* a starter silent this long is killed:
 					 * it answers in milliseconds */
 
 /* Send ask on sock, with the descriptors fd[] that ask->has says. */
@@ -248,8 +249,10 @@ ask_recv(int sock, struct start_ask *ask, int fd[4])
 					close(x);
 			}
 	for (size_t i = 0; i < 4; i++) {
-		want += len == (ssize_t)sizeof(*ask) && ask->has[i];
-		fd[i] = len == (ssize_t)sizeof(*ask) && ask->has[i] && k < n ? got[k++] : -1;
+		int has = len == (ssize_t)sizeof(*ask) && ask->has[i];
+
+		want += has;
+		fd[i] = has && k < n ? got[k++] : -1;
 	}
 	/* all the descriptors asked, none cut off (MSG_CTRUNC: at our limit) */
 	if (len != (ssize_t)sizeof(*ask) || want != n || (m.msg_flags & MSG_CTRUNC) ||
@@ -359,7 +362,7 @@ starter_stop(struct run_starter *s)
 /* Ask the starter for a run of name: its pid, or -1 with errno. A starter
  * found gone (killed: the ask cannot be sent) is started again and asked
  * again, twice at most; one that took the ask and did not answer is
- * dropped, and the run is not started: it may have been. */
+ * killed, and the run is not started: it may have been. */
 static pid_t
 starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
     long long at_ms)
@@ -375,9 +378,9 @@ starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
 	for (size_t i = 0; i < 4; i++)
 		ask.has[i] = fd[i] >= 0;
 	for (int tries = 0; s->sock < 0 || ask_send(s->sock, &ask, fd) != 0; tries++) {
-		if (s->sock >= 0 && errno != EPIPE && errno != ECONNRESET)
-			return -1;	/* not for want of a starter */
 		if (s->sock >= 0) {
+			if (errno != EPIPE && errno != ECONNRESET)
+				return -1;	/* not for want of a starter */
 			lr_warn("the runs' starter is gone (%s); starting another",
 			    strerror(errno));
 			starter_stop(s);

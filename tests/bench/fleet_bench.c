@@ -30,19 +30,11 @@
 #include <unistd.h>
 
 #include "cron_bench.h"
+#include "../integ/proc.h"
 #include "../integ/sql_fixture.h"
 
 #define FLEET_MAX	5000
 #define RENEW_S		10.0	/* the default ttl (30 s) / 3 */
-
-static double
-real_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int
 cmp_d(const void *a, const void *b)
@@ -152,7 +144,7 @@ sched_start(struct sched *s, const char *lockrun, double lead, const char *passw
 {
 	char *argv[] = { (char *)lockrun, "cron", "-v", "-c", s->cfg, NULL };
 	char *env[2] = { NULL, NULL }, pw[128];
-	double now = real_s(), wait;
+	double now = fixture_real_s(), wait;
 
 	s->fire = (double)(((long long)(now + lead + 1) / 60 + 1) * 60);
 	if ((wait = s->fire - lead - now) > 0)
@@ -291,9 +283,9 @@ fleet_redis(const char *lockrun, int n, long run_s, double *spread)
 	 * their first renewals are due 10 s after their starts) to 5 s before
 	 * the commands end or the next fire time, if that is a renewal period
 	 * at least */
-	while (real_s() < s.fire + run_s - 1) {
+	while (fixture_real_s() < s.fire + run_s - 1) {
 		long k = clients(c) - base;
-		double t = real_s() - s.fire, first;
+		double t = fixture_real_s() - s.fire, first;
 
 		if (k > peak)
 			peak = k;
@@ -391,7 +383,7 @@ fleet_sql(const char *lockrun, enum sql_kind kind, int n, long run_s)
 		fixture_rmdir(dir);
 		return 1;
 	}
-	while (real_s() < s.fire + run_s - 1) {
+	while (fixture_real_s() < s.fire + run_s - 1) {
 		if ((k = sessions(&q)) > peak)
 			peak = k;
 		usleep(500000);
@@ -426,7 +418,7 @@ fleet_floor(int n, long run_s, int same)
 	if ((fd = mkstemp(out)) < 0)
 		return 0;
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	t0 = real_s();
+	t0 = fixture_real_s();
 	for (int i = 0; i < n; i++)
 		if ((pids[i] = fork()) == 0) {
 			dup2(fd, 1);
@@ -436,7 +428,7 @@ fleet_floor(int n, long run_s, int same)
 				execlp("date", "date", "+%s.%N fleet-0", (char *)NULL);
 			_exit(127);
 		}
-	for (until = t0 + 300; same && real_s() < until &&
+	for (until = t0 + 300; same && fixture_real_s() < until &&
 	    (k = read_starts(out, v, NULL, n)) < n; )
 		usleep(20000);
 	for (int i = 0; i < n; i++)
@@ -487,7 +479,7 @@ fleet_five(const char *lockrun, int n, long run_s)
 		s[i].pid = cron_spawn((char *[]){ (char *)lockrun, "cron", "-v", "-c", s[0].cfg,
 		    NULL }, (char *[]){ NULL }, s[i].err);
 	}
-	while (real_s() < s[0].fire + run_s - 1) {
+	while (fixture_real_s() < s[0].fire + run_s - 1) {
 		if ((k = clients(c) - base) > peak)
 			peak = k;
 		usleep(200000);
@@ -607,8 +599,8 @@ fleet_one_exec(const char *lockrun, int n, long run_s)
 		redis_stop(&fx);
 		return 1;
 	}
-	fire_boot = s.fire - (real_s() - boot_s());
-	while (real_s() < s.fire + 60 && (k = sleep_starts(run_s, MARK_TASK, v,
+	fire_boot = s.fire - (fixture_real_s() - boot_s());
+	while (fixture_real_s() < s.fire + 60 && (k = sleep_starts(run_s, MARK_TASK, v,
 	    FLEET_MAX)) < n)
 		usleep(200000);
 	in = k;
