@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Checks the Debian package make deb built: its files, its hardening, its
 # Recommends/Suggests against the binary's .note.dlopen, its systemd unit
-# (systemd-analyze verify), its configuration, and lintian.
+# (systemd-analyze verify) and what its maintainer scripts ask of systemd,
+# its configuration, and lintian.
 #
 # usage: tests/pkg/check-deb.sh DIR   (DIR holds lockrun_*.deb and *.changes)
 set -u
@@ -86,14 +87,49 @@ dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles 2>/dev/null |
 unit=$tmp/root/lib/systemd/system/lockrun-cron.service
 exec_path=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit" 2>/dev/null)
 [ "$exec_path" = /usr/bin/lockrun ] || fail "lockrun-cron.service: ExecStart= runs '$exec_path'"
-dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./postinst 2>/dev/null > "$tmp/postinst"
-# (an enable only where it was enabled before, as dh_installsystemd
-# --no-enable writes it, keeps the admin's choice across upgrades)
-if grep -q 'deb-systemd-invoke' "$tmp/postinst" ||
-	{ grep -q 'deb-systemd-helper enable' "$tmp/postinst" &&
-	! grep -q 'was-enabled' "$tmp/postinst"; }; then
-	fail "$deb: postinst enables or starts lockrun-cron.service"
-fi
+# The maintainer scripts, run with stand-ins for systemctl and the
+# deb-systemd-* helpers that log what they are asked, as if systemd ran
+# (the scripts' /run/systemd/system pointed at a folder that exists): an
+# install neither enables nor starts the unit (an enable only where it was
+# enabled before keeps the admin's choice across upgrades); an upgrade
+# stops nothing before it and try-restarts the unit after it (a running
+# scheduler is restarted on the new binary, a stopped or disabled one
+# stays so); a removal stops it.
+ms=$tmp/ms
+mkdir -p "$ms/bin" "$ms/run-systemd"
+for t in systemctl deb-systemd-invoke deb-systemd-helper; do
+	printf '#!/bin/sh\necho "%s $*" >> "%s/log"\n' "$t" "$ms" > "$ms/bin/$t"
+	chmod +x "$ms/bin/$t"
+done
+for s in preinst postinst prerm postrm; do
+	dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./$s 2>/dev/null |
+		sed "s|/run/systemd/system|$ms/run-systemd|g" > "$ms/$s"
+done
+# what script ARGS... asked of systemd, one line a call
+maint()
+{
+	: > "$ms/log"
+	[ -s "$ms/$1" ] && PATH=$ms/bin:$PATH sh "$ms/$@" > /dev/null 2>&1
+	cat "$ms/log"
+}
+unit_calls()
+{
+	grep -E "(invoke|systemctl) .*(start|stop|restart).*lockrun-cron" || true
+}
+grep -q 'deb-systemd-helper enable' "$ms/postinst" && ! grep -q 'was-enabled' "$ms/postinst" &&
+	fail "$deb: postinst enables lockrun-cron.service on install"
+got=$(maint postinst configure | unit_calls)
+[ -z "$got" ] || fail "$deb: postinst configure (install) asks: $got"
+got=$(maint preinst upgrade 0.0.1 | unit_calls)
+[ -z "$got" ] || fail "$deb: preinst upgrade asks: $got"
+got=$(maint prerm upgrade 0.0.2 | unit_calls)
+[ -z "$got" ] || fail "$deb: prerm upgrade asks: $got"
+got=$(maint postinst configure 0.0.1 | unit_calls)
+[ "$got" = "deb-systemd-invoke try-restart lockrun-cron.service" ] ||
+	fail "$deb: postinst configure (upgrade) asks '$got', not a try-restart"
+got=$(maint prerm remove | unit_calls)
+[ "$got" = "deb-systemd-invoke stop lockrun-cron.service" ] ||
+	fail "$deb: prerm remove asks '$got', not a stop"
 
 # systemd-analyze verify on the unit as installed: in a root holding this
 # system's units and /bin/kill (ExecReload=) and the package's files, so
