@@ -1,13 +1,97 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* lines.c -- split a pipe's bytes into lines and write each with one
- * write(2), so that lines of tasks running at once never interleave. */
+ * write(2), so that lines of tasks running at once never interleave.
+ *
+ * The scheduler's loop relays every run's output, and it also answers
+ * every run's lock requests: no task may hold it. So a turn reads at most
+ * LINES_READS_PER_TURN pipefuls of a stream (a task printing as fast as it
+ * can is slowed by its own full pipe, not the others), and a line is
+ * written only when the sink takes it whole without waiting: a pipe or a
+ * socket read slowly (a log shipper behind) has its lines dropped and
+ * counted, said once a minute, rather than blocking the loop. The sink's
+ * last LINES_SINK_SPARE bytes are left to the scheduler's own lines, which
+ * are few and written as they come (out/log.c). */
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/duration.h"
 #include "core/text.h"
+#include "out/log.h"
 #include "sched/lines.h"
+
+#define LINES_READS_PER_TURN	4
+#define LINES_SINK_SPARE	8192
+#define LINES_SAY_DROPS_MS	60000
+
+/* What a sink is, found once per descriptor (1 and 2). */
+enum sink_kind { SINK_UNKNOWN, SINK_PIPE, SINK_SOCKET, SINK_OTHER };
+
+static enum sink_kind	sink_kinds[3];
+static long long	dropped, dropped_said_ms;
+
+static enum sink_kind
+sink_kind(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fd > 2)
+		return SINK_OTHER;
+	if (sink_kinds[fd] == SINK_UNKNOWN)
+		sink_kinds[fd] = fstat(fd, &st) != 0 ? SINK_OTHER :
+		    S_ISFIFO(st.st_mode) ? SINK_PIPE : S_ISSOCK(st.st_mode) ? SINK_SOCKET :
+		    SINK_OTHER;
+	return sink_kinds[fd];
+}
+
+/* How many bytes fd takes now without waiting for its reader: the room
+ * left in its pipe or socket buffer; SIZE_MAX for a file, a terminal or
+ * /dev/null, whose writes wait on no reader, and where it cannot be told. */
+static size_t
+sink_room(int fd)
+{
+	int size = 0, queued = 0;
+	socklen_t len = sizeof(size);
+
+	switch (sink_kind(fd)) {
+	case SINK_PIPE:
+		if ((size = fcntl(fd, F_GETPIPE_SZ)) <= 0 || ioctl(fd, FIONREAD, &queued) != 0)
+			return SIZE_MAX;
+		break;
+	case SINK_SOCKET:	/* both in the kernel's accounting, overhead included */
+		if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &len) != 0 ||
+		    ioctl(fd, SIOCOUTQ, &queued) != 0)
+			return SIZE_MAX;
+		break;
+	default:
+		return SIZE_MAX;
+	}
+	return size > queued ? (size_t)(size - queued) : 0;
+}
+
+/* A line the sink could not take: counted, and said once a minute. */
+static void
+drop(void)
+{
+	long long now = mono_ms();
+
+	dropped++;
+	if (dropped_said_ms != 0 && now - dropped_said_ms < LINES_SAY_DROPS_MS)
+		return;
+	lr_event(LOG_WARNING, "output-dropped", NULL, "%lld line%s of the tasks' output "
+	    "dropped: stdout or stderr did not take them in time (a reader behind)",
+	    dropped, dropped == 1 ? "" : "s");
+	dropped = 0;
+	dropped_said_ms = now;
+}
 
 /* One line, whole, in one write. */
 static void
@@ -38,6 +122,10 @@ emit(const struct line_stream *s, struct line_source *src, const char *line,
 		k += n;
 		out[k++] = '\n';
 	}
+	if (sink_room(s->out) < k + LINES_SINK_SPARE) {
+		drop();
+		return;
+	}
 	for (size_t off = 0; off < k; off += (size_t)w)
 		if ((w = write(s->out, out + off, k - off)) < 0 && errno != EINTR)
 			return;
@@ -67,11 +155,13 @@ drain(struct line_stream *s, struct line_source *src, int all)
 int
 lines_pump(struct line_stream *s, struct line_source *src)
 {
-	for (;;) {
+	for (int reads = 0; ; reads++) {
 		ssize_t n;
 
 		if (s->fd < 0)
 			return 0;
+		if (reads == LINES_READS_PER_TURN)
+			return 1;	/* the rest next turn: poll still says it */
 		n = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len);
 		if (n > 0) {
 			s->len += (size_t)n;

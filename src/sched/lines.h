@@ -23,10 +23,12 @@ struct line_source {
 	long long	 token;	/* the run's fencing token (its report's); 0: none yet */
 };
 
-/* Read what fd has (it is non-blocking) and write each whole line. At end
- * of file, write what is left as a line and close fd. Returns 1 while fd
- * is open, 0 once closed. With json, each record carries src->token once
- * it is not 0. */
+/* Read what fd has (it is non-blocking), at most a few pipefuls a call,
+ * and write each whole line its sink (s->out) takes without waiting; a
+ * line it has no room for is dropped, and the drops said once a minute.
+ * At end of file, write what is left as a line and close fd. Returns 1
+ * while fd is open, 0 once closed. With json, each record carries
+ * src->token once it is not 0. */
 int	lines_pump(struct line_stream *s, struct line_source *src);
 
 #endif

@@ -155,6 +155,12 @@ lr_start(const char *const args[])
 pid_t
 lr_start_env(const char *const env[], const char *const args[])
 {
+	return lr_start_out(env, args, NULL);
+}
+
+pid_t
+lr_start_out(const char *const env[], const char *const args[], const char *stdout_path)
+{
 	char out[256], err[256];
 	static int seq;
 	char name[64];
@@ -165,7 +171,7 @@ lr_start_env(const char *const env[], const char *const args[])
 	redis_path(&fx, name, out, sizeof(out));
 	snprintf(name, sizeof(name), "bg%d.err", seq++);
 	redis_path(&fx, name, err, sizeof(err));
-	pid = spawn_env(env, args, out, err);
+	pid = spawn_env(env, args, stdout_path ? stdout_path : out, err);
 	snprintf(name, sizeof(name), "pid%d.err", (int)pid);
 	if (symlink(err, redis_path(&fx, name, out, sizeof(out))) != 0)
 		cr_assert_fail("symlink: %s", strerror(errno));

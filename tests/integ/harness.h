@@ -70,6 +70,9 @@ pid_t	lr_start_env(const char *const env[], const char *const args[]);
 #define LR_START(...) lr_start((const char *const[]){ __VA_ARGS__, NULL })
 #define LR_START_ENV(env, ...) \
 	lr_start_env((env), (const char *const[]){ __VA_ARGS__, NULL })
+/* The same, its stdout to stdout_path (a FIFO, /dev/null) unless NULL. */
+pid_t	lr_start_out(const char *const env[], const char *const args[],
+	    const char *stdout_path);
 int	lr_wait(pid_t pid);
 const char *lr_stderr_of(pid_t pid, char *buf, size_t n);
 
