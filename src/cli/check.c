@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,8 +248,12 @@ static int
 resolve(const struct lr_task *t, char *found, size_t n, struct lr_err *e)
 {
 	const char *argv0 = t->shell ? "/bin/sh" : t->argv[0], *path = getenv("PATH");
+	const struct passwd *pw = t->user ? getpwnam(t->user) : NULL;
 	char rel[PATH_MAX];
 	struct stat st;
+
+	if (pw && pw->pw_uid != 0)	/* another user's: never lockrun's (runas.h) */
+		path = LR_USER_PATH;
 
 	if (t->cwd && stat(t->cwd, &st) != 0)
 		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));

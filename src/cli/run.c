@@ -90,7 +90,12 @@ run_prepare(struct lr_ctx *x, struct lr_err *e)
 		return -1;
 	if (t->cwd && chdir(t->cwd) != 0)
 		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
-	/* the task's env is applied in the child; its PATH is the one exec uses */
+	/* the task's env is applied in the child; its PATH is the one exec
+	 * uses. Another user's is never lockrun's own: the child looks it up
+	 * again after the switch, with the user's rights (spawn.c); found
+	 * here by root, it fails early what the user could not find either */
+	if (x->creds.uid != 0)
+		path = LR_USER_PATH;
 	for (size_t i = 0; t->env && t->env[i]; i++)
 		if (strncmp(t->env[i], "PATH=", 5) == 0)
 			path = t->env[i] + 5;
@@ -244,7 +249,10 @@ command_spec(struct lr_ctx *x, int locked)
 {
 	x->spec = (struct lr_child_spec){ .path = x->exec_path, .argv = x->exec_argv,
 	    .env = x->t.env,
-	    .foreground = x->cli.foreground, .kill_mode = x->t.kill_mode,
+	    /* another user's command has no terminal to be in the
+	     * foreground of: a session of its own (spawn.c) */
+	    .foreground = x->cli.foreground && x->creds.uid == 0,
+	    .kill_mode = x->t.kill_mode,
 	    .kill_after_ms = x->t.kill_after_ms, .saved = &x->sig,
 	    .keeps_deadline = x->t.on_lost == ON_LOST_TERM,
 	    .pgid = getpgrp(), .orphaned = locked ? release_orphaned : NULL, .orphaned_arg = x,

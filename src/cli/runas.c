@@ -54,6 +54,7 @@ run_as_prepare(struct lr_ctx *x, struct lr_err *e)
 		    strerror(errno) : "no such user on this host");
 	c->uid = pw->pw_uid;
 	c->gid = pw->pw_gid;
+	snprintf(c->name, sizeof(c->name), "%s", pw->pw_name);
 	if (t->group) {
 		errno = 0;
 		if ((gr = getgrnam(t->group)) == NULL)

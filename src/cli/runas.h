@@ -9,9 +9,13 @@
 /* With x->t.user: look the user up (and x->t.group), fill x->creds (uid,
  * gid, the groups initgroups(3) would give) for the command and its hooks,
  * and put HOME, USER, LOGNAME and SHELL from the user's entry before the
- * task's own env (which still wins). lockrun itself, its guard and its
- * lock stay root's. Returns 0 (nothing to do without user:), or -1 with
- * e: EX_CONFIG when lockrun is not root or the names are unknown. */
+ * task's own env (which still wins): with the LOCKRUN_ variables and a
+ * PATH (LR_USER_PATH unless env sets one), the whole of the command's
+ * environment (spawn.c, child_envp()). lockrun itself, its guard and its
+ * lock stay root's. A user of uid 0 changes nothing (x->creds left
+ * zero): no boundary is crossed. Returns 0 (nothing to do without
+ * user:), or -1 with e: EX_CONFIG when lockrun is not root or the names
+ * are unknown. */
 int	run_as_prepare(struct lr_ctx *x, struct lr_err *e);
 
 #endif

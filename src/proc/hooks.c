@@ -165,22 +165,26 @@ hook_report(const char *which, const char *prog, int st, int stopped,
 	return status;
 }
 
-/* The task's PATH, if its env sets one: the hook is found there. */
+/* The task's PATH, if its env sets one: the hook is found there; else
+ * lockrun's, or for another user the PATH it is given (spawn.h). */
 static const char *
-task_path(char *const *env)
+task_path(char *const *env, const struct lr_creds *creds)
 {
 	for (size_t i = 0; env && env[i]; i++)
 		if (strncmp(env[i], "PATH=", 5) == 0)
 			return env[i] + 5;
-	return getenv("PATH");
+	return creds ? LR_USER_PATH : getenv("PATH");
 }
 
 int
 hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
     const struct lr_hook_facts *facts)
 {
+	/* a session of its own: a hook never has the terminal lockrun was
+	 * started from, and its group (stopped at the timeout) is its own */
 	struct lr_child_spec cs = { .argv = argv, .env = spec->env, .pgid = 0,
-	    .saved = spec->saved, .scheduled = spec->scheduled, .creds = spec->creds };
+	    .saved = spec->saved, .scheduled = spec->scheduled, .creds = spec->creds,
+	    .session = 1 };
 	struct hook_env he;
 	struct lr_err e = LR_ERR_INIT;
 	char path[PATH_MAX], **envp;
@@ -189,7 +193,7 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
 
 	if (argv == NULL || argv[0] == NULL)
 		return 0;
-	if (child_find(argv[0], task_path(spec->env), path, sizeof(path), &e) != 0) {
+	if (child_find(argv[0], task_path(spec->env, spec->creds), path, sizeof(path), &e) != 0) {
 		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook: %s", which, e.msg);
 		return -1;
 	}

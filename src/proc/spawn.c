@@ -171,12 +171,19 @@ child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 	size_t n = 0, m = 0, k = 0;
 	char **envp;
 
-	while (environ[n])
+	static char user_path[] = "PATH=" LR_USER_PATH;
+	int has_path = 0;
+
+	/* another user's command is given nothing of lockrun's: not its
+	 * secrets (PGPASSWORD, a token), not root's PATH */
+	while (!spec->creds && environ[n])
 		n++;
 	while (add && add[m])
-		m++;
-	if ((envp = calloc(n + m + 6, sizeof(*envp))) == NULL)
+		has_path |= strncmp(add[m++], "PATH=", 5) == 0;
+	if ((envp = calloc(n + m + 7, sizeof(*envp))) == NULL)
 		return NULL;
+	if (spec->creds && !has_path)
+		envp[k++] = user_path;
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strcspn(environ[i], "=");
 		int replaced = reserved(environ[i]) ||
@@ -192,6 +199,53 @@ child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 		if (mine[j][0] != '\0')
 			envp[k++] = (char *)mine[j];
 	return envp;
+}
+
+/* In the vfork(2) child, after the switch to another user: find the
+ * command in the user's PATH (envp's) with the user's rights, as
+ * execvp(3) would, and exec it. The path root found (child_find()) is not
+ * the user's: a directory only root may search, or root's own PATH. Returns
+ * only if no exec succeeded, errno EACCES if a candidate was there but not
+ * the user's to run, else why the search ended. Allocates nothing. */
+static void
+exec_as_user(const struct lr_child_spec *spec, char *const envp[])
+{
+	const char *name = spec->argv[0], *p = LR_USER_PATH;
+	size_t nlen = strlen(name);
+	char path[PATH_MAX];
+	int seen = ENOENT;
+
+	for (size_t i = 0; envp[i]; i++)
+		if (strncmp(envp[i], "PATH=", 5) == 0) {
+			p = envp[i] + 5;
+			break;
+		}
+	for (;;) {
+		size_t len = strcspn(p, ":");
+
+		if (len + nlen + 2 <= sizeof(path)) {
+			size_t k = len;
+
+			memcpy(path, p, len);
+			if (k > 0)
+				path[k++] = '/';
+			memcpy(path + k, name, nlen + 1);
+			execve(path, spec->argv, envp);
+			if (errno == ENOEXEC)	/* no #!: glibc runs /bin/sh path */
+				execvpe(path, spec->argv, envp);
+			if (errno == EACCES)
+				seen = EACCES;
+			else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE &&
+			    errno != ENODEV && errno != ETIMEDOUT) {
+				seen = errno;
+				break;
+			}
+		}
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
+	}
+	errno = seen;
 }
 
 /* In the vfork(2) child, which shares the parent's memory until it execs:
@@ -223,12 +277,27 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 		*failed = errno;
 		_exit(LR_EXIT_NOEXEC);
 	}
+	/* (0c) another user's command holds none of lockrun's descriptors
+	 * (a file root opened, a socket it was given): 0 to 2 alone */
+	if (spec->creds)
+		close_range(3, ~0U, 0);
 	/* (1) give the command the signal state lockrun was started with */
 	child_signals_restore(spec->saved);
 	/* (2) lead a process group, so a forwarded signal reaches a whole
 	 * pipeline (timeout(1) does the same); --foreground keeps the
-	 * terminal's group so the command can read the terminal */
-	setpgid(0, spec->foreground ? spec->pgid : 0);
+	 * terminal's group so the command can read the terminal. A hook, or
+	 * another user's command, leads a session of its own instead (and
+	 * so its group): no controlling terminal, none to push input into
+	 * (TIOCSTI) or to read; a signal to lockrun's group does not reach
+	 * it. setsid(2) cannot fail in a new process, but if it did the
+	 * command would keep the terminal: it does not run. */
+	if (spec->session || spec->creds) {
+		if (setsid() == -1) {
+			*failed = errno;
+			_exit(LR_EXIT_NOEXEC);
+		}
+	} else
+		setpgid(0, spec->foreground ? spec->pgid : 0);
 	/* (3) die with the parent (lockrun, or the guard): nothing would
 	 * renew the lock or contain the command. If it died before this
 	 * line, getppid() has already changed. */
@@ -239,9 +308,13 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 	 * never moves lockrun's own schedule. The path was found before
 	 * (child_find()): no search of $PATH again, one failed execve(2) per
 	 * directory; a script without #! still goes to the shell. */
-	execve(spec->path, spec->argv, envp);
-	if (errno == ENOEXEC)	/* a path with a slash: glibc runs /bin/sh path */
-		execvpe(spec->path, spec->argv, envp);
+	if (spec->creds && strchr(spec->argv[0], '/') == NULL)
+		exec_as_user(spec, envp);
+	else {
+		execve(spec->path, spec->argv, envp);
+		if (errno == ENOEXEC)	/* a path with a slash: glibc runs /bin/sh path */
+			execvpe(spec->path, spec->argv, envp);
+	}
 	err = errno;
 	*failed = err ? err : ENOEXEC;
 	_exit(err == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
@@ -263,7 +336,8 @@ child_spawn(const struct lr_child_spec *spec, char *const envp[])
 	if (pid > 0 && failed != 0) {
 		log_fields_init(&f);
 		f.status = failed == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC;
-		lr_event(LOG_ERR, "exec-failed", &f, "cannot run %s: %s", spec->argv[0],
+		lr_event(LOG_ERR, "exec-failed", &f, "cannot run %s%s%s: %s", spec->argv[0],
+		    spec->creds ? " as user " : "", spec->creds ? spec->creds->name : "",
 		    strerrordesc_np(failed) ? strerrordesc_np(failed) : "exec failed");
 	}
 	return pid;

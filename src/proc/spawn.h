@@ -9,6 +9,10 @@
 
 #include "core/err.h"
 
+/* The PATH a command run as another user (a task's user:) is given when
+ * its task's env sets none, as cron(8) gives one: never lockrun's own. */
+#define LR_USER_PATH	"/usr/local/bin:/usr/bin:/bin"
+
 /* What lockrun saved of its own signal state before changing it, so the
  * command starts with what lockrun was given. */
 struct lr_sigstate {
@@ -23,6 +27,7 @@ struct lr_sigstate {
 struct lr_creds {
 	uid_t		uid;
 	gid_t		gid;
+	char		name[64];	/* the user's, for messages */
 	int		ngroups;	/* supplementary groups (initgroups(3)'s) */
 	gid_t		groups[LR_GROUPS_MAX];
 };
@@ -44,7 +49,15 @@ struct lr_child_spec {
 	 * password ones) are left out of the command's environment; its
 	 * env: may set them again */
 	int			  scheduled;
-	const struct lr_creds	 *creds;	/* run as; NULL: as lockrun */
+	/* run as; NULL: as lockrun. A command run as another user is a
+	 * boundary: it gets that user's environment alone (child_envp()),
+	 * fds 0 to 2 alone, a session of its own without a terminal, and is
+	 * looked up again, after the switch, in its PATH with its rights */
+	const struct lr_creds	 *creds;
+	/* begin a session of its own, without a controlling terminal (a
+	 * hook; implied by creds): it cannot reach a terminal lockrun was
+	 * started from (TIOCSTI), nor get a signal sent to its group */
+	int			  session;
 	int			  output_fd;	/* the command's stdout and stderr
 						 * (a task's output:), above 2;
 						 * 0: lockrun's own */
@@ -95,8 +108,10 @@ int	child_find(const char *argv0, const char *path, char *found, size_t n,
 
 /* The command's whole environment: lockrun's, less the four LOCKRUN_
  * variables, with spec->env replacing variables of the same name, then
- * vars. The strings are borrowed: free only the array. NULL when out of
- * memory. */
+ * vars. With spec->creds (another user), none of lockrun's: spec->env
+ * (the user's HOME, USER, LOGNAME, SHELL and the task's env, runas.c),
+ * PATH=LR_USER_PATH unless it sets one, then vars. The strings are
+ * borrowed: free only the array. NULL when out of memory. */
 char	**child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars);
 
 /* Does sig ask a job to end (TERM, INT, QUIT, HUP)? Such a signal is

@@ -152,6 +152,13 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 	char at[32];
 	int argc = 0, status;
 
+	/* a session of its own: no controlling terminal (a scheduler run
+	 * from a shell has one, which no run may read or push input into),
+	 * and out of the scheduler's process group: a signal sent to that
+	 * group (a supervisor's, timeout(1)'s, Ctrl-C) reaches the
+	 * scheduler, which decides what its runs get (crond.c, on_signal) */
+	if (setsid() == -1)
+		_exit(EX_OSERR);
 	if (fd[0] >= 0 && (dup2(fd[0], 1) < 0 || dup2(fd[1], 2) < 0))
 		_exit(EX_OSERR);
 	/* the scheduler's timer and signal descriptors and the other runs'
