@@ -341,3 +341,33 @@ Test(session, a_user_task_finds_its_command_in_its_own_path_with_its_own_rights)
 	cr_assert(matches(lr_stderr_of(pid, err, sizeof(err)), "cannot run lr-private as "
 	    "user nobody: Permission denied"), "%s", err);
 }
+
+/* Ctrl-C at the terminal of a scheduler in the foreground: the terminal
+ * signals the scheduler's group, which its runs are no longer in; the
+ * scheduler passes SIGINT on to each run, which stops its command, and
+ * exits 0 once they have ended. */
+Test(session, ctrl_c_at_the_schedulers_terminal_stops_its_runs_through_it)
+{
+	char ready[256], body[1024], err[16384];
+	struct how tty = { .tty = 1 };
+	int master;
+	long sh;
+	pid_t pid;
+
+	path_in(ready, sizeof(ready), "ready");
+	snprintf(body, sizeof(body), "tasks:\n  long:\n    every: 1s\n    shell: true\n"
+	    "    command: 'echo $$ >> %s; exec sleep 60'\n", ready);
+	root_config(body);
+	pid = start_session(&tty, &master, (const char *const[]){ "cron", "-v", "-c",
+	    scratch("lockrun.yaml"), NULL });
+	POLL_UNTIL(file_lines(ready) >= 1 || !alive(pid));
+	cr_assert(alive(pid), "%s", lr_stderr_of(pid, err, sizeof(err)));
+	sh = strtol(file_peek(ready), NULL, 10);
+	cr_assert(eq(int, (int)write(master, "\003", 1), 1), "^C typed");
+	cr_assert(eq(int, lr_wait(pid), 0), "%s", lr_stderr_of(pid, err, sizeof(err)));
+	close(master);
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(eq(int, alive((pid_t)sh), 0), "the command outlived it: %s", err);
+	cr_assert(matches(err, "\nlockrun: long [^ ]*: ended, status 130 "), "%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "starter is gone"), 0), "%s", err);
+}
