@@ -96,6 +96,9 @@ run_prepare(struct lr_ctx *x, struct lr_err *e)
 	 * here by root, it fails early what the user could not find either */
 	if (x->creds.uid != 0)
 		path = LR_USER_PATH;
+	if (x->creds.uid != 0 && x->cli.foreground)
+		lr_warn("--foreground does not apply to a task with user: %s: its command "
+		    "has a session of its own, without a terminal", t->user);
 	for (size_t i = 0; t->env && t->env[i]; i++)
 		if (strncmp(t->env[i], "PATH=", 5) == 0)
 			path = t->env[i] + 5;

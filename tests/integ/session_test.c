@@ -156,6 +156,17 @@ Test(session, a_user_task_a_hook_and_a_cron_run_started_from_a_terminal_have_non
 	cr_assert(matches(file_peek(asuser), "No such device or address\nrefused\n$"),
 	    "the user: task opened root's terminal: %s", file_peek(asuser));
 
+	/* --foreground does not give it the terminal back, and says so */
+	pid = start_session(&tty, &master, (const char *const[]){ "-c",
+	    scratch("lockrun.yaml"), "-t", "asuser", "--foreground", NULL });
+	st = lr_wait(pid);
+	close(master);
+	cr_assert(eq(int, st, 0), "%s", lr_stderr_of(pid, line, sizeof(line)));
+	cr_assert(matches(file_peek(asuser), "No such device or address\nrefused\n$"),
+	    "with --foreground: %s", file_peek(asuser));
+	cr_assert(matches(lr_stderr_of(pid, line, sizeof(line)), "--foreground does not "
+	    "apply to a task with user: nobody"), "%s", line);
+
 	pid = start_session(&tty, &master, (const char *const[]){ "-c",
 	    scratch("lockrun.yaml"), "-t", "hooked", NULL });
 	st = lr_wait(pid);
