@@ -15,7 +15,8 @@
 #      OpenSSL in backend/redis/tls.c, libmicrohttpd in web/mhd.c
 #   5. core/ calls nothing that changes the process (environment, time zone,
 #      signals, prctl)
-#   6. no source file over 600 lines
+#   6. no source file over 800 lines; over 500, a warning (split a file
+#      when a concept wants a file of its own, not to get under a number)
 cd "$(dirname "$0")/../../src" || exit 2
 fail=0
 breach() { echo "tree: $*"; fail=1; }
@@ -87,6 +88,10 @@ done
 # 6. file size
 for f in $files; do
 	n=$(wc -l < "$f")
-	[ "$n" -gt 600 ] && breach "$f has $n lines (600 at most)"
+	if [ "$n" -gt 800 ]; then
+		breach "$f has $n lines (800 at most)"
+	elif [ "$n" -gt 500 ]; then
+		echo "tree: warning: $f has $n lines: does a part of it want a file of its own?"
+	fi
 done
 exit $fail
