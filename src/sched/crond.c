@@ -112,6 +112,22 @@ arm(struct crond *d)
 	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
 }
 
+/* How long a start waits for the starter's answer: the loop answers no
+ * renewal meanwhile, so a sixth of the shortest TTL of the tasks' runs
+ * (they renew at a third), and at most STARTER_ANSWER_MAX_MS. A starter
+ * stopped or wedged past it is replaced (runs.c). */
+static void
+starter_bound(struct crond *d)
+{
+	long long ms = STARTER_ANSWER_MAX_MS;
+
+	for (size_t i = 0; i < d->ntasks; i++)
+		if (d->tasks[i].ttl_ms > 0 && d->tasks[i].ttl_ms / 6 < ms)
+			ms = d->tasks[i].ttl_ms / 6;
+	if (d->o->sp->starter)
+		d->o->sp->starter->answer_ms = ms > 0 ? ms : 1;
+}
+
 /* Start task i's run for slot, and say so; a slot no run could be
  * started for is missed. Slot -1: a triggered run (`lockrun trigger`),
  * which claims no slot. */
@@ -401,6 +417,7 @@ reload(struct crond *d)
 	d->tasks = tasks;
 	d->ntasks = n;
 	d->last = last;
+	starter_bound(d);
 	plan(d, time(NULL));
 	for (size_t k = 0; k < nretries; k++)
 		heap_push(&d->heap, retries[k].at, retries[k].task, retries[k].retry);
@@ -520,6 +537,7 @@ setup(struct crond *d, struct lr_err *e)
 		    strerror(errno));
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
+	starter_bound(d);
 	watchdog_setup(&d->wd);
 	d->defer = (struct defer){ .src = d->o->claims, .ours = ours, .ours_arg = d };
 	defer_watch(&d->defer, d->tasks, d->ntasks, real_ms());

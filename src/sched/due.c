@@ -47,6 +47,7 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		st->history = t.history;
 		st->history_ttl_ms = t.history_ttl_ms;
 		st->on_missed = t.on_missed != NULL;
+		st->ttl_ms = t.ttl_ms;
 		rc = 1;
 	}
 	task_free(&t);

@@ -26,6 +26,7 @@ struct sched_task {
 	int			 history;	/* its history's settings, for */
 	long long		 history_ttl_ms;	/* a missed slot's record */
 	int			 on_missed;	/* it has an on_missed hook */
+	long long		 ttl_ms;	/* its runs' lease: they renew every third */
 };
 
 /* The tasks of cfg that have a schedule: (a task's own or the

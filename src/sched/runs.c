@@ -195,8 +195,6 @@ struct start_answer {
 	pid_t	pid;			/* the run's, or -1 */
 	int	err;			/* then fork(2)'s errno */
 };
-#define STARTER_ANSWER_MS	10000	/* a starter silent this long is killed:
-					 * it answers in milliseconds */
 
 /* Send ask on sock, with the descriptors fd[] that ask->has says. */
 static int
@@ -368,8 +366,10 @@ starter_stop(struct run_starter *s)
 
 /* Ask the starter for a run of name: its pid, or -1 with errno. A starter
  * found gone (killed: the ask cannot be sent) is started again and asked
- * again, twice at most; one that took the ask and did not answer is
- * killed, and the run is not started: it may have been. */
+ * again, twice at most; one that took the ask and did not answer within
+ * s->answer_ms (stopped, wedged) is killed, and -1 with ETIMEDOUT: the
+ * run may have been started with fd[], so the caller asks the next
+ * starter with new ones (spawn_task()). */
 static pid_t
 starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
     long long at_ms)
@@ -396,7 +396,8 @@ starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
 			return -1;
 	}
 	pfd = (struct pollfd){ .fd = s->sock, .events = POLLIN };
-	while ((ready = poll(&pfd, 1, STARTER_ANSWER_MS)) < 0 && errno == EINTR)
+	while ((ready = poll(&pfd, 1, (int)(s->answer_ms > 0 ? s->answer_ms :
+	    STARTER_ANSWER_MAX_MS))) < 0 && errno == EINTR)
 		;
 	if (ready == 1)
 		got = recv(s->sock, &a, sizeof(a), 0);
@@ -440,9 +441,10 @@ spawn_gate_leave(void)
 	pthread_mutex_unlock(&gate);
 }
 
-pid_t
-spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
-    struct spawn_pipes *io, struct lr_err *e)
+/* spawn_task() once; *timed_out set when the starter did not answer. */
+static pid_t
+spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
+    struct spawn_pipes *io, int *timed_out, struct lr_err *e)
 {
 	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err,
 									 * report, lease */
@@ -461,8 +463,10 @@ spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long
 	for (size_t i = 0; i < 4; i++)
 		fd[i] = p[i][1];
 	if (sp->starter) {
-		if ((pid = starter_fork(sp, t->name, fd, at_ms)) < 0)
+		if ((pid = starter_fork(sp, t->name, fd, at_ms)) < 0) {
+			*timed_out = errno == ETIMEDOUT;
 			lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
+		}
 		goto done;
 	}
 	if ((argv = task_argv(sp, t->name)) == NULL) {
@@ -492,5 +496,22 @@ done:
 		io->lease = p[3][0];
 	} else
 		pipes_close(p, 4);
+	return pid;
+}
+
+pid_t
+spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
+    struct spawn_pipes *io, struct lr_err *e)
+{
+	int timed_out = 0;
+	pid_t pid = spawn_once(sp, t, at_ms, io, &timed_out, e);
+
+	/* a starter that did not answer was killed: the next one is asked,
+	 * with new pipes. A run the killed one may have started holds the old
+	 * ones, whose other ends are closed now: its lock requests go nowhere,
+	 * and it ends without its lock (a run that connects itself finds the
+	 * slot taken by the one started here, or takes it first) */
+	if (pid < 0 && timed_out)
+		pid = spawn_once(sp, t, at_ms, io, &timed_out, e);
 	return pid;
 }

@@ -45,9 +45,15 @@ typedef int sched_run_fn(int argc, char **argv, const struct lr_config *cfg);
  * the log it holds are no longer the scheduler's), and the next run
  * starts a new one. It ends with the scheduler. */
 struct run_starter {
-	int	sock;		/* the scheduler's end of its socket, or -1 */
-	int	pidfd;		/* the starter's (pidfd_open(2)), or -1 */
+	int		sock;		/* the scheduler's end of its socket, or -1 */
+	int		pidfd;		/* the starter's (pidfd_open(2)), or -1 */
+	long long	answer_ms;	/* how long the scheduler waits for its
+					 * answer (0: STARTER_ANSWER_MAX_MS): the
+					 * scheduler answers no renewal meanwhile,
+					 * so crond.c keeps it to a sixth of the
+					 * shortest TTL of its tasks */
 };
+#define STARTER_ANSWER_MAX_MS	1000	/* it answers in milliseconds */
 
 /* Drop the starter (s may be NULL): killed, so that no ask it holds is
  * ever answered by a run nobody waits for. */

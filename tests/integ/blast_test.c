@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -127,4 +128,93 @@ Test(blast, a_sink_read_at_20_kb_a_second_delays_no_run)
 	cr_assert(eq(int, waitpid(reader, &st, 0), reader));
 	/* what the sink could not take was dropped, and said */
 	cr_assert(ge(int, stderr_matching(pid, "lines? of the tasks' output dropped"), 1));
+}
+
+/* The pid of the scheduler's starter ("lockrun-starter", its child), or 0. */
+static pid_t
+starter_of(pid_t scheduler)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	pid_t found = 0;
+
+	cr_assert(proc != NULL);
+	while (found == 0 && (de = readdir(proc)) != NULL) {
+		char path[300], stat[512], *close;
+		int ppid;
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		/* pid (comm) state ppid ... */
+		if (fgets(stat, sizeof(stat), fp) && strstr(stat, "(lockrun-starter)") &&
+		    (close = strrchr(stat, ')')) && sscanf(close + 1, " %*c %d", &ppid) == 1 &&
+		    ppid == scheduler)
+			found = (pid_t)atoi(de->d_name);
+		fclose(fp);
+	}
+	closedir(proc);
+	return found;
+}
+
+/* How many of the Unix times in path, one a line, are after since. */
+static int
+times_after(const char *path, long since)
+{
+	FILE *fp = fopen(path, "r");
+	int n = 0;
+	long t;
+
+	if (fp == NULL)
+		return 0;
+	while (fscanf(fp, "%ld", &t) == 1)
+		n += t > since;
+	fclose(fp);
+	return n;
+}
+
+/* 20 runs holding 6 s leases, and a task every 2 s; the scheduler's starter
+ * stopped (SIGSTOP) and never continued: the fire times during the stop
+ * start late (by a new starter), and every lease is renewed throughout. */
+Test(blast, a_stopped_starter_holds_no_renewal_up)
+{
+	const char *held = scratch("held.log"), *ticks = scratch("ticks.log");
+	char body[8192], err[65536];
+	size_t k;
+	long stopped_at;
+	int after, st;
+	pid_t pid, starter;
+
+	k = (size_t)snprintf(body, sizeof(body), "tasks:\n"
+	    "  tick:\n    every: 2s\n    command: 'date +%%s >> %s'\n", ticks);
+	for (int i = 0; i < 20; i++)
+		k += (size_t)snprintf(body + k, sizeof(body) - k, "  hold%02d:\n"
+		    "    schedule: '@reboot'\n    ttl: 6s\n"
+		    "    command: 'echo $$ >> %s; sleep 25'\n", i, held);
+	cr_assert(k < sizeof(body));
+	write_config(body);
+	pid = LR_START("cron", "-v", "-c", scratch("lockrun.yaml"));
+	POLL_UNTIL(file_lines(held) == 20 || !alive(pid));
+	POLL_UNTIL((starter = starter_of(pid)) != 0 || !alive(pid));
+	cr_assert(gt(int, (int)starter, 0), "no starter found");
+	stopped_at = (long)time(NULL);
+	kill(starter, SIGSTOP);
+	/* three of the 2 s task's runs after the stop: started by another */
+	POLL_UNTIL((after = times_after(ticks, stopped_at)) >= 3 || !alive(pid));
+	POLL_UNTIL(stderr_matching(pid, "^hold[0-9]+: lockrun: (released|LOST)") == 20 ||
+	    !alive(pid));
+	kill(pid, SIGTERM);
+	POLL_UNTIL(!alive(pid));
+	kill(pid, SIGKILL);
+	st = lr_wait(pid);
+	kill(starter, SIGKILL);
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(ge(int, after, 3), "the 2 s task started %d times after the stop:\n%s",
+	    after, err);
+	cr_assert(not(matches(err, "LOST LOCK")), "a renewal went unanswered:\n%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "^hold[0-9]+: lockrun: released"), 20), "%s", err);
+	cr_assert(ge(int, stderr_matching(pid, "starter took a run of tick and did not answer"), 1),
+	    "%s", err);
+	cr_assert(eq(int, st, 0));
 }
