@@ -93,6 +93,28 @@ drop(void)
 	dropped_said_ms = now;
 }
 
+/* The n bytes of line into out, made visible as text_visible() does (a
+ * control, C1, bidi or bad byte becomes one '?', so that a task's ESC,
+ * BEL or bare CR cannot drive the terminal, forge a line or hide one),
+ * but a tab, which is text; how many bytes were written (at most n). */
+static size_t
+visible_copy(char *out, const char *line, size_t n)
+{
+	size_t r = 0, w = 0, hide;
+
+	while (r < n) {
+		if (line[r] != '\t' && (hide = text_control_len(line + r, n - r)) != 0) {
+			out[w++] = '?';
+			r += hide;
+			continue;
+		}
+		for (size_t len = line[r] == '\t' ? 1 : text_utf8_len(line + r, n - r); len > 0;
+		    len--)
+			out[w++] = line[r++];
+	}
+	return w;
+}
+
 /* One line, whole, in one write. */
 static void
 emit(const struct line_stream *s, struct line_source *src, const char *line,
@@ -118,8 +140,7 @@ emit(const struct line_stream *s, struct line_source *src, const char *line,
 		k += 2;
 	} else {
 		k = (size_t)snprintf(out, 1024, "%.200s: ", src->task);
-		memcpy(out + k, line, n);
-		k += n;
+		k += visible_copy(out + k, line, n);
 		out[k++] = '\n';
 	}
 	if (sink_room(s->out) < k + LINES_SINK_SPARE) {

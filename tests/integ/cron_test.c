@@ -79,6 +79,25 @@ Test(cron, output_is_relayed_line_by_line_with_the_task_name)
 	cr_assert(eq(int, stderr_matching(pid, "^talk: one$"), 0));
 }
 
+/* A task's ESC, BEL and bare CR cannot drive the terminal the log is
+ * read on, nor forge or hide a line: each shows as '?' (a tab stays). */
+Test(cron, a_tasks_control_bytes_are_made_visible_in_the_text_log)
+{
+	pid_t pid;
+	char err[8192];
+	const char *cfg = write_config_faked("tasks:\n  talk:\n    schedule: '* * * * *'\n"
+	    "    command: 'printf \"a\\033[31mred\\007\\tb\\rtalk: lockrun: forged\\n\" >&2'\n");
+
+	pid = cron_at(cfg, T_1200 - 2);
+	POLL_UNTIL(stderr_matching(pid, "^talk: lockrun: released") == 1);
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(matches(err, "(^|\n)talk: a\\?\\[31mred\\?\tb\\?talk: lockrun: forged\n"),
+	    "%s", err);
+	cr_assert(not(matches(err, "[\x1b\x07\r]")), "%s", err);
+}
+
 /* Stop cron with sig while its task runs: the lock is released, exit 0. */
 static void
 stopped_by(int sig)
