@@ -489,6 +489,12 @@ poll_tick(long long *guard)
 	return 1;
 }
 
+void
+poll_gave_up(const char *cond, const char *file, int line)
+{
+	cr_expect_fail("POLL_UNTIL(%s) at %s:%d: still false after 30 s", cond, file, line);
+}
+
 int
 key_exists(const char *key)
 {

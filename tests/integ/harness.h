@@ -181,14 +181,21 @@ long	resp_size(const char *line);
  *	cr_assert(eq(int, alive(pid), 0));
  * re-evaluates cond every 5 ms until it holds or 30 s have passed; then
  * assert it. The 30 s only guard against a hang: no test depends on how
- * long the wait takes. poll_tick() is its step: 0 once the guard, set by
+ * long the wait takes. When they run out, the test is failed with the
+ * condition and its place (poll_gave_up(), a cr_expect_fail(): the test
+ * goes on, so that it still stops what it started before its own
+ * assertion says more). poll_tick() is its step: 0 once the guard, set by
  * its first call, has passed. */
 #define POLL_UNTIL(cond) do {						\
 	long long poll_guard_ = 0;					\
-	while (!(cond) && poll_tick(&poll_guard_))			\
-		;							\
+	while (!(cond))							\
+		if (!poll_tick(&poll_guard_)) {				\
+			poll_gave_up(#cond, __FILE__, __LINE__);	\
+			break;						\
+		}							\
 } while (0)
 int	poll_tick(long long *guard);
+void	poll_gave_up(const char *cond, const char *file, int line);
 
 /* EXISTS key: 1 or 0; PTTL key in ms (-2 when gone, -1 with no expiry). */
 int	key_exists(const char *key);
