@@ -191,7 +191,7 @@ FUZZ_SAN = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize-recover=% \
 	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
 
-.PHONY: all check unit integ completion surface monitoring deps deps-demo deb-deps deb \
+.PHONY: hooks all check unit integ completion surface monitoring deps deps-demo deb-deps deb \
 	deb-check demo bench install uninstall clean lint fuzz fuzz-replay image
 
 all: $(BIN)
@@ -468,6 +468,13 @@ lint: deps $(B)/scripts.h $(CORE_OBJS) $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o)
 	sh tests/lint/verbs.sh
 	sh tests/lint/symbols.sh $(B)
 	$(CPPCHECK) src/
+
+# The commit-msg hook (tests/lint/commit-msg): subjects of 72 characters
+# at most, a blank line before the body.
+hooks:
+	@hooks=$$(git rev-parse --git-path hooks) && mkdir -p "$$hooks" && \
+		cp tests/lint/commit-msg "$$hooks/commit-msg" && \
+		echo "make hooks: installed $$hooks/commit-msg"
 
 clean:
 	rm -rf build lockrun
