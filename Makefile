@@ -466,6 +466,7 @@ lint: deps $(B)/scripts.h $(CORE_OBJS) $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o)
 	sh tests/lint/tree.sh
 	sh tests/lint/exits.sh
 	sh tests/lint/verbs.sh
+	sh tests/lint/readme.sh
 	sh tests/lint/symbols.sh $(B)
 	$(CPPCHECK) src/
 
