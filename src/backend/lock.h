@@ -104,8 +104,10 @@ struct lr_lock {
 	struct lr_err	renew_err;
 	/* set by a backend that renews for the caller (a scheduler's runs,
 	 * sched/lease_client.c): on the monotonic clock, the send of the
-	 * request the server confirmed, when that was before the caller
-	 * asked (an answer from the scheduler's lease table); 0: none */
+	 * request the server confirmed (the batch that carried it; before
+	 * the caller asked when the scheduler answers from its lease table);
+	 * 0: none named. The caller's lease counts from it when it is the
+	 * earlier (core/lease.h, lease_counts_from()) */
 	long long	renew_sent_ms;
 	/* on the monotonic clock: when the process that asked for this
 	 * acquire or renewal stops waiting for its answer, when it is not the

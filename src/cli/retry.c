@@ -93,7 +93,10 @@ wait_holding(struct lr_ctx *x, struct lr_supervise *s, long long ms)
 			    "to retry: %s; no more attempts", x->lock.keys.stable, e.msg);
 			return -1;
 		}
-		lease.confirmed = s->confirmed = sent;
+		/* as supervise() counts it: an answer from the scheduler's
+		 * lease table names a batch sent before we asked */
+		lease.confirmed = s->confirmed = lease_counts_from(sent,
+		    x->lock.renew_sent_ms);
 	}
 }
 

@@ -151,10 +151,12 @@ acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 
 	if (l->offset_known)
 		l->offset_used_ms = l->offset_ms;
+	l->renew_sent_ms = 0;
 	if (x->be.ops->acquire(&x->be, l, out, e) != 0)
 		return -1;
 	if (*out == LOCK_LATE) {
 		l->offset_used_ms = l->offset_ms;
+		l->renew_sent_ms = 0;
 		sent = mono_ms();
 		if (x->be.ops->acquire(&x->be, l, out, e) != 0)
 			return -1;
@@ -164,7 +166,9 @@ acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 		    "than %s after it was sent, by its clock (%lld ms ahead of ours): "
 		    "nothing was taken", x->be.ops->name, x->be.where,
 		    duration_human(x->server.command_timeout_ms, d, sizeof(d)), l->offset_ms);
-	x->acquired_at = sent;
+	/* taken before the request went (a scheduler's run: before the batch
+	 * that carried it), so never later than the server's lease began */
+	x->acquired_at = lease_counts_from(sent, l->renew_sent_ms);
 	return 0;
 }
 

@@ -6,6 +6,12 @@
 #define BACKOFF_CAP_MS 500
 
 long long
+lease_counts_from(long long asked, long long sent)
+{
+	return sent > 0 && sent < asked ? sent : asked;
+}
+
+long long
 lease_deadline(const struct lr_lease *l)
 {
 	return l->confirmed + l->ttl;

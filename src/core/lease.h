@@ -12,6 +12,16 @@ struct lr_lease {
 					 * acquire, then each renewal) was sent */
 };
 
+/* The instant a lease the server confirmed counts from, the one rule for
+ * every path that starts, retries or keeps a command: the send of the
+ * request the server confirmed, which it received after that send -- sent,
+ * when the answer names it (a scheduler's batch, sched/leases.c; 0 when it
+ * names none) -- but never later than asked, when the caller asked for it:
+ * an answer from the scheduler's lease table names a batch sent before the
+ * caller asked, and counting from the ask would end the lease after the
+ * server's. Each is on the monotonic clock. */
+long long lease_counts_from(long long asked, long long sent);
+
 /* The lease ends here at the latest: Redis set the expiry when it received
  * the request, which was after it was sent. */
 long long lease_deadline(const struct lr_lease *l);

@@ -26,6 +26,8 @@ struct loop {
 	int			 renewing;	/* a stable key to keep alive */
 	long long		 next_renew;	/* when to send (or retry) */
 	long long		 in_flight;	/* when the renewal in flight was sent, or -1 */
+	long long		 asked;		/* when it was asked for: before the
+						 * send, and any reconnect before it */
 	long long		 reply_by;	/* give up on it then */
 	int			 stopping;	/* SIGTERM sent */
 	long long		 kill_at;	/* SIGKILL then, or NEVER */
@@ -135,6 +137,7 @@ renew_send(struct loop *l, long long now)
 		renew_failed(l, now, &e);
 		return;
 	}
+	l->asked = now;		/* the lease it brings counts from no later */
 	now = mono_ms();	/* after a reconnect, which may have taken a while */
 	l->in_flight = now;
 	l->reply_by = now + wait;
@@ -206,8 +209,7 @@ renew_recv(struct loop *l, long long now)
 		    l->stopping ? ", but the command is already being stopped" : "");
 	l->doubt_said = 0;
 	/* an answer from a renewal sent before we asked counts from then */
-	l->lease.confirmed = s->lock->renew_sent_ms > 0 && s->lock->renew_sent_ms <
-	    l->in_flight ? s->lock->renew_sent_ms : l->in_flight;
+	l->lease.confirmed = lease_counts_from(l->asked, s->lock->renew_sent_ms);
 	l->in_flight = -1;
 	l->next_renew = lease_renew_at(&l->lease);
 	child_deadline(l->ch, lease_kill_at(&l->lease));

@@ -152,6 +152,7 @@ renew(struct leases *ls, int fd, const struct lease_req *q, struct lease_rep *r)
 		struct lr_lock *l = &r->lock;
 		enum renew_outcome out = RENEW_LOST;
 
+		l->renew_sent_ms = 0;	/* its run counts from its own ask */
 		backend_renew_many(ls->be, &l, 1, q->cap_ms, q->wait_ms, &out, &r->rc, &r->e);
 		r->out = (int)out;
 		return;

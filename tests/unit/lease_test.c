@@ -5,6 +5,18 @@
 
 #include "core/lease.h"
 
+/* The one rule: the earlier of the ask and the confirmed request's send,
+ * when the answer names one (0: none). */
+Test(lease, counts_from_the_earlier_of_the_ask_and_the_send)
+{
+	cr_assert(eq(i64, lease_counts_from(9000, 0), 9000), "no send named: the ask");
+	cr_assert(eq(i64, lease_counts_from(9000, 5000), 5000),
+	    "a batch sent before the ask (the scheduler's lease table)");
+	cr_assert(eq(i64, lease_counts_from(9000, 9400), 9000),
+	    "a batch sent after the ask: the ask, earlier");
+	cr_assert(eq(i64, lease_counts_from(9000, 9000), 9000));
+}
+
 Test(lease, default_ttl_timeline)
 {
 	struct lr_lease l = { .ttl = 30000, .kill_after = 10000, .confirmed = 1000 };
