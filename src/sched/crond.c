@@ -18,6 +18,7 @@
 #include "core/duration.h"
 #include "core/text.h"
 #include "out/log.h"
+#include "sched/away.h"
 #include "sched/crond.h"
 #include "sched/defer.h"
 #include "sched/due.h"
@@ -47,6 +48,9 @@ struct crond {
 	struct watchdog		 wd;		/* systemd's (notify.h) */
 	struct trigger_look	 look;		/* for triggered runs (trigger.h) */
 	struct defer		 defer;		/* the races sat out (defer.h) */
+	struct away		 away;		/* the server away: starts held */
+	struct lr_err		 fail;		/* what stopped it (fail()), or none */
+	int			 dead;		/* cannot even wait: leave at once */
 };
 
 /* t as ISO 8601 UTC, to the second. */
@@ -85,31 +89,64 @@ plan(struct crond *d, time_t now)
 	return 0;
 }
 
+/* Stop starting; pass sig on to the runs, to be waited for. */
+static void
+halt(struct crond *d, int sig)
+{
+	if (!d->stopping) {
+		notify_send("STOPPING=1");
+		lr_event(LOG_INFO, "stopping", NULL, "stopping: %zu runs to wait for, "
+		    "%zu due not started", d->runs.n, starts_clear(&d->due));
+	}
+	d->stopping = 1;
+	for (size_t i = 0; i < d->runs.n; i++)
+		if (d->runs.v[i].pid > 0)
+			kill(d->runs.v[i].pid, sig);
+}
+
+/* A system call the loop cannot go on without failed: stop as SIGTERM
+ * stops, and leave with EX_OSERR and a line saying what (crond_run()), for
+ * the service manager to start it again. */
+static void
+fail(struct crond *d, const char *what, int err)
+{
+	if (d->fail.status == 0)
+		lr_errf(&d->fail, EX_OSERR, "cron: %s: %s; stopping", what, strerror(err));
+	halt(d, SIGTERM);
+}
+
 /* Arm the timer at the earliest of the next fire time, the watchdog's next
- * ping and the next look for triggers, on the wall clock, to be told of any
- * step of that clock (TFD_TIMER_CANCEL_ON_SET). */
+ * ping, the next look for triggers and the next ask of a server away, on
+ * the wall clock, to be told of any step of that clock
+ * (TFD_TIMER_CANCEL_ON_SET). A timer that cannot be armed would never wake
+ * the scheduler again: it stops (fail()). */
 static void
 arm(struct crond *d)
 {
 	const struct heap_entry *top = heap_top(&d->heap);
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-	long long at;
+	long long now = real_ms(), at, away = away_wake_ms(&d->away, now, mono_ms());
 
 	if (top)
 		at = (long long)top->at * 1000;
 	else	/* nothing scheduled: still learn of clock steps, a year out */
-		at = ((long long)time(NULL) + 366L * 86400) * 1000;
+		at = now + 366LL * 86400 * 1000;
 	if (d->wd.ms > 0 && d->wd.next < at)
 		at = d->wd.next;
 	if (d->look.poll && d->look.next < at)
 		at = d->look.next;
 	if (d->defer.nw > 0 && defer_next_ms(&d->defer) < at)
 		at = defer_next_ms(&d->defer);
-	if (d->missed.n > 0 && d->missed.next_ms < at)	/* 0: now, not "disarmed" */
-		at = d->missed.next_ms > 0 ? d->missed.next_ms : 1;
+	if (d->missed.n > 0 && d->missed.next_ms < at)	/* 0: now */
+		at = d->missed.next_ms;
+	if (away > 0 && away < at)
+		at = away;
+	if (at < now)	/* now: an instant past (0 is "disarmed" to the kernel) */
+		at = now > 0 ? now : 1;
 	its.it_value.tv_sec = (time_t)(at / 1000);
 	its.it_value.tv_nsec = (long)(at % 1000) * 1000000;
-	timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
+	if (timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL) != 0)
+		fail(d, "cannot arm the timer for the next fire time: timerfd_settime", errno);
 }
 
 /* How long a start waits for the starter's answer: the loop answers no
@@ -128,98 +165,61 @@ starter_bound(struct crond *d)
 		d->o->sp->starter->answer_ms = ms > 0 ? ms : 1;
 }
 
-/* Start task i's run for slot, and say so; a slot no run could be
- * started for is missed. Slot -1: a triggered run (`lockrun trigger`),
- * which claims no slot. */
-static void
-launch(struct crond *d, size_t i, time_t slot)
-{
-	struct lr_err e = LR_ERR_INIT;
-	struct running *r = running_add(&d->runs);
-	/* output: inherit: the run writes to our stdout and stderr itself */
-	struct spawn_pipes io = { .relay = !d->tasks[i].output_inherit };
-	char at[TEXT_ISO_MAX];
-	const char *when = slot == (time_t)-1 ? "triggered" : iso(slot, at, sizeof(at));
-
-	if (r == NULL) {
-		report_unstarted(d->tasks[i].name, when, "out of memory");
-		return;
-	}
-	snprintf(r->task, sizeof(r->task), "%s", d->tasks[i].name);
-	snprintf(r->slot, sizeof(r->slot), "%s", when);
-	r->slot_t = slot;
-	r->started_ms = mono_ms();
-	if ((r->pid = spawn_task(d->o->sp, &d->tasks[i], slot == (time_t)-1 ? SPAWN_TRIGGERED :
-	    (long long)slot * 1000, &io, &e)) < 0) {
-		report_unstarted(r->task, r->slot, e.msg);
-		d->runs.n--;
-		return;
-	}
-	r->was = r->pid;
-	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
-	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
-	r->rep.fd = io.report;
-	r->lease = io.lease;
-	report_started(r->task, r->slot, r->pid);
-}
-
 /* Task i is due for slot: its run starts once fewer than STARTS_AT_ONCE
- * runs are getting ready (drain()). */
+ * runs are getting ready, and the server answers (drain()). While it is
+ * away, a start of the task still held gives way (away.h). */
 static void
 start(struct crond *d, size_t i, time_t slot)
 {
+	struct start_entry old;
+
 	if (slot != (time_t)-1)
 		d->last[i] = slot;
+	while (slot != (time_t)-1 && d->away.down && starts_take(&d->due, d->tasks[i].name, &old))
+		away_gave_up(&d->away, &d->tasks[i], old.slot, "its next fire time came",
+		    &d->missed);
 	if (starts_push(&d->due, d->tasks[i].name, slot) != 0)
 		report_unstarted(d->tasks[i].name, "", "out of memory");
 }
 
 /* Start what is due, first due first, while fewer than STARTS_AT_ONCE
- * runs are getting ready; a task the config read again dropped is not. */
+ * runs are getting ready, once the server answers (away.h: nothing is
+ * forked while it is away; a start held too long is given up); a task
+ * the config read again dropped is not. */
 static void
 drain(struct crond *d)
 {
 	size_t room = STARTS_AT_ONCE, busy = running_starting(&d->runs);
 	struct start_entry e;
 
+	int was = d->away.down, go = away_ready(&d->away, d->due.n, mono_ms());
+
+	if (was || d->away.down)
+		arm(d);		/* the next ask, or none */
+	if (!go)
+		return;
 	for (room = busy < room ? room - busy : 0; room > 0 && starts_pop(&d->due, &e); )
 		for (size_t i = 0; i < d->ntasks; i++)
 			if (strcmp(d->tasks[i].name, e.task) == 0) {
-				launch(d, i, e.slot);
-				room--;
+				if (e.slot == (time_t)-1 || !away_late(&d->away, &d->tasks[i],
+				    e.slot, real_ms(), &d->missed)) {
+					running_start(&d->runs, d->o->sp, &d->tasks[i], e.slot);
+					room--;
+				}
 				break;
 			}
 }
 
-/* Run r took no lock because the server could not be reached (69): try
- * its slot again after a backoff (due_retry_s()), if that is within its
- * task's starting_deadline, and say so. Returns 1 if it will be, else 0. */
+/* Run r took no lock because the server could not be reached (69): its
+ * slot is tried again after a backoff, if within its starting_deadline
+ * (away_retry()). Returns 1 if it will be, else 0. */
 static int
 retry_later(struct crond *d, const struct running *r)
 {
-	time_t now = time(NULL), again = now + (time_t)due_retry_s(r->slot_t, now, random());
-	char at[TEXT_ISO_MAX];
-	struct log_fields f;
-
-	if (d->stopping || r->rep.ran || r->rep.skipped || r->status != EX_UNAVAILABLE)
+	if (d->stopping || away_retry(&d->away, &d->heap, d->tasks, d->ntasks, r) == 0)
 		return 0;
-	for (size_t i = 0; i < d->ntasks; i++) {
-		if (strcmp(d->tasks[i].name, r->task) != 0)
-			continue;
-		if ((long long)again * 1000 > (long long)r->slot_t * 1000 +
-		    d->tasks[i].deadline_ms || heap_push(&d->heap, again, i, r->slot_t) != 0)
-			return 0;
-		arm(d);
-		log_fields_init(&f);
-		f.task = r->task;
-		f.slot = r->slot;
-		f.status = r->status;
-		lr_event(LOG_WARNING, "retry", &f, "%s %s: the run took no lock (status %d)%s%s; "
-		    "trying again at %s, within its starting_deadline", r->task, r->slot,
-		    r->status, r->rep.why[0] ? ": " : "", r->rep.why, iso(again, at, sizeof(at)));
-		return 1;
-	}
-	return 0;
+	arm(d);
+	return 1;
 }
 
 /* Run r is gone: say how it went, try its slot again, or note it missed. */
@@ -342,7 +342,12 @@ on_timer(struct crond *d)
 	long long now_ms = real_ms();
 	struct heap_entry h;
 
-	(void)!read(d->tfd, &n, sizeof(n));	/* ECANCELED on a step: same answer */
+	/* ECANCELED on a step: same answer; EAGAIN: woken for nothing */
+	if (read(d->tfd, &n, sizeof(n)) < 0 && errno != ECANCELED && errno != EAGAIN &&
+	    errno != EINTR) {
+		fail(d, "cannot read the timer: read", errno);
+		return;
+	}
 	watchdog_ping(&d->wd, now_ms);
 	if (!d->stopping)
 		trigger_check(&d->look, now_ms, d->tasks, d->ntasks, start_triggered, d);
@@ -432,24 +437,20 @@ static void
 on_signal(struct crond *d)
 {
 	struct signalfd_siginfo si;
+	ssize_t got = read(d->sfd, &si, sizeof(si));
 
-	if (read(d->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+	if (got < 0 && errno != EAGAIN && errno != EINTR) {
+		fail(d, "cannot read the signals: read", errno);
+		d->dead = 1;	/* nor learn of the runs' ends */
+	}
+	if (got != (ssize_t)sizeof(si))
 		return;
 	if (si.ssi_signo == SIGCHLD)
 		running_reap(&d->runs);
 	else if (si.ssi_signo == SIGHUP && !d->stopping)
 		reload(d);
-	else if (si.ssi_signo != SIGHUP) {	/* TERM, INT, QUIT */
-		if (!d->stopping) {
-			notify_send("STOPPING=1");
-			lr_event(LOG_INFO, "stopping", NULL, "stopping: %zu runs to wait for, "
-			    "%zu due not started", d->runs.n, starts_clear(&d->due));
-		}
-		d->stopping = 1;
-		for (size_t i = 0; i < d->runs.n; i++)
-			if (d->runs.v[i].pid > 0)
-				kill(d->runs.v[i].pid, (int)si.ssi_signo);
-	}
+	else if (si.ssi_signo != SIGHUP)	/* TERM, INT, QUIT */
+		halt(d, (int)si.ssi_signo);
 }
 
 /* Relay the runs' records and output; say how each run that is reaped
@@ -492,9 +493,13 @@ step(struct crond *d)
 {
 	struct pollfd *p = calloc(3 + 4 * d->runs.n, sizeof(*p));
 	size_t n = 0, nr = d->runs.n;
+	int ready;
 
-	if (p == NULL)
+	if (p == NULL) {	/* it would only spin: stop */
+		fail(d, "cannot wait for the runs", ENOMEM);
+		d->dead = 1;
 		return;
+	}
 	p[n++] = (struct pollfd){ .fd = d->sfd, .events = POLLIN };
 	p[n++] = (struct pollfd){ .fd = d->stopping ? -1 : d->tfd, .events = POLLIN };
 	for (size_t i = 0; i < d->runs.n; i++) {
@@ -506,7 +511,11 @@ step(struct crond *d)
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
 	/* starts still due wait for room (drain(), below): a run getting
 	 * ready saying how it went, a record, makes some */
-	if (poll(p, n, -1) > 0) {
+	if ((ready = poll(p, n, -1)) < 0 && errno != EINTR) {
+		fail(d, "cannot wait for time, signals and the runs: poll", errno);
+		d->dead = 1;	/* it would only spin */
+	}
+	if (ready > 0) {
 		if (p[n - 1].revents && defer_fd(&d->defer) == p[n - 1].fd)
 			defer_read(&d->defer);	/* before the starts it may spare */
 		if (p[1].revents)
@@ -530,7 +539,9 @@ static int
 setup(struct crond *d, struct lr_err *e)
 {
 	/* orphans of the runs' commands come here to be reaped, as to PID 1 */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		lr_event(LOG_WARNING, "subreaper", NULL, "cron: the runs' orphans are not "
+		    "reaped here: prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
 	if ((d->sfd = sched_signalfd(SFD_NONBLOCK)) < 0 ||
 	    (d->tfd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return lr_errf(e, EX_OSERR, "cannot wait for signals and time: %s",
@@ -543,10 +554,15 @@ setup(struct crond *d, struct lr_err *e)
 	defer_watch(&d->defer, d->tasks, d->ntasks, real_ms());
 	/* the first look at once */
 	d->look = (struct trigger_look){ d->o->poll, d->o->poll_arg, real_ms() };
+	d->away = (struct away){ .ls = d->o->leases, .seen_ms = mono_ms() };
 	if ((d->last = calloc(d->ntasks + 1, sizeof(*d->last))) == NULL ||
 	    plan(d, time(NULL)) != 0)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	arm(d);
+	if (d->fail.status != 0) {
+		*e = d->fail;
+		return -1;
+	}
 	return 0;
 }
 
@@ -574,12 +590,16 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	if (setup(&d, e) == 0) {
 		ready(&d);
 		tell(&d);
-		while (!d.stopping || running_live(&d.runs) > 0)
+		while ((!d.stopping || running_live(&d.runs) > 0) && !d.dead)
 			step(&d);
 		pump(&d, NULL, 0);
 		for (size_t i = 0; i < d.runs.n; i++)	/* reaped, a pipe still held */
 			ended(&d, &d.runs.v[i]);
 		rc = 0;
+		if (d.fail.status != 0) {
+			*e = d.fail;
+			rc = -1;
+		}
 	}
 	starter_stop(o->sp->starter);
 	if (d.tfd >= 0)
@@ -593,5 +613,6 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	free(d.last);
 	free(d.runs.v);
 	starts_free(&d.due);
+	away_free(&d.away);
 	return rc;
 }

@@ -83,6 +83,18 @@ held_add(struct leases *ls, int fd, const struct lr_lock *l, long long sent)
 	ls->v[ls->n - 1].lock.asker_until_mono = 0;
 }
 
+/* The server answered one of the n requests that rc[] tells of: note
+ * when (leases.h's answered_ms). */
+static void
+heard(struct leases *ls, const int *rc, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rc[i] >= 0) {
+			ls->answered_ms = mono_ms();
+			return;
+		}
+}
+
 /* Renew h's lease and every lease past a sixth of its TTL, in one batch;
  * h's answer into r. Not a lease whose run has not asked for half its
  * TTL: a run that is stopped, wedged or gone keeps no lease alive (its
@@ -118,6 +130,7 @@ batch(struct leases *ls, struct held *h, long long cap_ms, long long wait_ms,
 	}
 	sent = mono_ms();
 	backend_renew_many(ls->be, l, n, cap_ms, wait_ms, out, rc, err);
+	heard(ls, rc, n);
 	for (size_t i = 0; i < n; i++) {
 		if (rc[i] != 1)
 			continue;	/* its run asks again, and hears it then */
@@ -154,6 +167,7 @@ renew(struct leases *ls, int fd, const struct lease_req *q, struct lease_rep *r)
 
 		l->renew_sent_ms = 0;	/* its run counts from its own ask */
 		backend_renew_many(ls->be, &l, 1, q->cap_ms, q->wait_ms, &out, &r->rc, &r->e);
+		heard(ls, &r->rc, 1);
 		r->out = (int)out;
 		return;
 	}
@@ -226,6 +240,7 @@ releases(struct leases *ls, struct asked **v, const struct lr_lock **l,
 		v[n++] = a;
 	}
 	backend_release_many(ls->be, l, end, n, ls->connect_timeout_ms, rc, err);
+	heard(ls, rc, n);
 	for (size_t k = 0; k < n; k++) {
 		v[k]->r.rc = rc[k];
 		v[k]->r.e = err[k];
@@ -252,6 +267,7 @@ acquires(struct leases *ls, struct asked **v, struct lr_lock **l, enum lock_outc
 	}
 	sent = mono_ms();
 	backend_acquire_many(ls->be, l, n, out, rc, err);
+	heard(ls, rc, n);
 	for (size_t k = 0; k < n; k++) {
 		struct asked *a = v[k];
 

@@ -23,6 +23,8 @@ struct leases {
 	size_t			 n, cap;
 	struct asked		*q;		/* read, not yet run */
 	size_t			 nq, capq;
+	long long		 answered_ms;	/* mono: the server last answered
+						 * a request here (away.h) */
 };
 
 /* Read a request from *fd, a run's end of the socket pair (non-blocking),

@@ -2,6 +2,7 @@
 /* running.c -- the scheduler's table of its runs in progress. */
 #include <sys/wait.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,40 @@ running_add(struct run_table *t)
 		t->cap = cap;
 	}
 	return memset(&t->v[t->n++], 0, sizeof(struct running));
+}
+
+void
+running_start(struct run_table *t, const struct sched_spawner *sp, const struct sched_task *task,
+    time_t slot)
+{
+	struct lr_err e = LR_ERR_INIT;
+	struct running *r = running_add(t);
+	/* output: inherit: the run writes to our stdout and stderr itself */
+	struct spawn_pipes io = { .relay = !task->output_inherit };
+	char at[TEXT_ISO_MAX];
+	const char *when = slot == (time_t)-1 ? "triggered" :
+	    text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
+
+	if (r == NULL) {
+		report_unstarted(task->name, when, "out of memory");
+		return;
+	}
+	snprintf(r->task, sizeof(r->task), "%s", task->name);
+	snprintf(r->slot, sizeof(r->slot), "%s", when);
+	r->slot_t = slot;
+	r->started_ms = mono_ms();
+	if ((r->pid = spawn_task(sp, task, slot == (time_t)-1 ? SPAWN_TRIGGERED :
+	    (long long)slot * 1000, &io, &e)) < 0) {
+		report_unstarted(r->task, r->slot, e.msg);
+		t->n--;
+		return;
+	}
+	r->was = r->pid;
+	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
+	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
+	r->rep.fd = io.report;
+	r->lease = io.lease;
+	report_started(r->task, r->slot, r->pid);
 }
 
 void

@@ -10,8 +10,10 @@
 #include <time.h>
 
 #include "core/text.h"
+#include "sched/due.h"
 #include "sched/lines.h"
 #include "sched/report.h"
+#include "sched/runs.h"
 
 /* A run started and not yet gone: its pid (0 once reaped), end, pipes. */
 struct running {
@@ -35,6 +37,12 @@ struct run_table {
 
 /* A new entry at the end, zeroed; NULL when out of memory. */
 struct running	*running_add(struct run_table *t);
+
+/* Start task's run for slot, into t, and say so; a slot no run could be
+ * started for is missed (said). Slot -1: a triggered run (`lockrun
+ * trigger`), which claims no slot. */
+void	running_start(struct run_table *t, const struct sched_spawner *sp,
+	    const struct sched_task *task, time_t slot);
 
 /* Reap every child that ended (as PID 1 or subreaper, orphans too), and
  * note each run's status and duration. */

@@ -39,6 +39,20 @@ starts_pop(struct start_queue *q, struct start_entry *e)
 	return 1;
 }
 
+int
+starts_take(struct start_queue *q, const char *task, struct start_entry *e)
+{
+	for (size_t i = q->head; i < q->head + q->n; i++)
+		if (q->v[i].slot != (time_t)-1 && strcmp(q->v[i].task, task) == 0) {
+			*e = q->v[i];
+			memmove(&q->v[i], &q->v[i + 1], (q->head + q->n - i - 1) * sizeof(*q->v));
+			if (--q->n == 0)
+				q->head = 0;
+			return 1;
+		}
+	return 0;
+}
+
 size_t
 starts_clear(struct start_queue *q)
 {

@@ -32,6 +32,10 @@ int	starts_push(struct start_queue *q, const char *task, time_t slot);
 /* The next start into *e, out of the queue. Returns 1, or 0 when empty. */
 int	starts_pop(struct start_queue *q, struct start_entry *e);
 
+/* Take the first start of task for a slot (not a triggered one) out of
+ * the queue, into *e. Returns 1, or 0 when there is none. */
+int	starts_take(struct start_queue *q, const char *task, struct start_entry *e);
+
 /* Drop every start queued (a scheduler stopping); how many there were. */
 size_t	starts_clear(struct start_queue *q);
 

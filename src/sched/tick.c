@@ -111,8 +111,8 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 		p[i + 1] = (struct pollfd){ .fd = v[i].rep.fd, .events = POLLIN };
 		p[n + i + 1] = (struct pollfd){ .fd = v[i].lease, .events = POLLIN };
 	}
-	if (poll(p, 2 * n + 1, -1) < 0)
-		return 0;	/* EINTR: look again */
+	if (poll(p, 2 * n + 1, -1) < 0)	/* EINTR: look again; else wait blindly */
+		return errno == EINTR ? 0 : -1;
 	for (size_t i = 0; i < n; i++) {
 		if (p[i + 1].revents)
 			report_pump(&v[i].rep);

@@ -83,3 +83,30 @@ Test(starts, only_runs_not_yet_decided_are_getting_ready)
 	cr_assert(not(running_was(&t, 99)));
 	free(t.v);
 }
+
+/* A task's start for a slot taken out of the queue (a scheduler whose
+ * server is away gives a held start up for the task's next one): the
+ * first of that task, not a triggered one, the order of the rest kept. */
+Test(starts, take_removes_the_first_slot_start_of_a_task)
+{
+	struct start_queue q = { 0 };
+	struct start_entry e;
+
+	cr_assert(eq(int, starts_push(&q, "a", (time_t)-1), 0));	/* triggered */
+	cr_assert(eq(int, starts_push(&q, "b", 60), 0));
+	cr_assert(eq(int, starts_push(&q, "a", 60), 0));
+	cr_assert(eq(int, starts_push(&q, "c", 60), 0));
+	cr_assert(eq(int, starts_take(&q, "a", &e), 1));
+	cr_assert(eq(str, e.task, "a"));
+	cr_assert(eq(i64, (long long)e.slot, 60));
+	cr_assert(eq(int, starts_take(&q, "a", &e), 0), "a triggered start stays");
+	cr_assert(eq(int, starts_take(&q, "d", &e), 0));
+	cr_assert(eq(int, starts_pop(&q, &e), 1));
+	cr_assert(eq(str, e.task, "a"));
+	cr_assert(eq(i64, (long long)e.slot, -1));
+	cr_assert(eq(int, starts_pop(&q, &e), 1));
+	cr_assert(eq(str, e.task, "b"));
+	cr_assert(eq(int, starts_take(&q, "c", &e), 1));
+	cr_assert(eq(int, starts_pop(&q, &e), 0));
+	starts_free(&q);
+}
