@@ -48,9 +48,15 @@
  *   LOCKRUN_SHIM_BOOT_ID=FILE    open(2) of /proc/sys/kernel/random/boot_id
  *                                opens FILE instead: a host booted again
  *
+ *   LOCKRUN_SHIM_TIMERFD_FAIL=FILE
+ *                                while FILE exists, timerfd_settime(2)
+ *                                fails with EINVAL and arms nothing: a
+ *                                timer that cannot be armed
+ *
  * Unset, each function is the real one (dlsym(RTLD_NEXT)). */
 #include <sys/random.h>
 #include <sys/poll.h>
+#include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -378,4 +384,24 @@ poll(struct pollfd *fds, nfds_t n, int timeout)
 		return real(fds, n, timeout - (int)left);
 	fds[0].revents = 0;
 	return 0;
+}
+
+typedef int (*timerfd_settime_fn)(int, int, const struct itimerspec *, struct itimerspec *);
+
+int
+timerfd_settime(int fd, int flags, const struct itimerspec *v, struct itimerspec *old)
+{
+	static timerfd_settime_fn real;
+	const char *fail = getenv("LOCKRUN_SHIM_TIMERFD_FAIL");
+
+	if (fail && *fail && access(fail, F_OK) == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (real == NULL &&
+	    (real = (timerfd_settime_fn)dlsym(RTLD_NEXT, "timerfd_settime")) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(fd, flags, v, old);
 }
