@@ -170,13 +170,24 @@ relay(int lfd, int target)
 int
 proxy_start(struct proxy *p, int target_port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	return proxy_start_on(p, target_port, 0);
+}
+
+int
+proxy_start_on(struct proxy *p, int target_port, int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	socklen_t len = sizeof(a);
 	pid_t parent = getpid();
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), null;
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), null, one = 1;
 
 	memset(p, 0, sizeof(*p));
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* a relay started again on the port of a cut one: that one's
+	 * connections may linger there (FIN_WAIT2, TIME_WAIT), and inherit
+	 * this from its listening socket */
+	if (lfd >= 0)
+		(void)setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* listening before the fork: a client may connect as soon as we return */
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    listen(lfd, PROXY_BACKLOG) != 0 ||

@@ -31,6 +31,10 @@ struct proxy {
  * (PR_SET_PDEATHSIG). Returns 0, or -1 (and prints why) with p->pid 0. */
 int	proxy_start(struct proxy *p, int target_port);
 
+/* proxy_start(), listening on port (0: any free one): a relay started
+ * again where a cut one was, for a server that comes back. */
+int	proxy_start_on(struct proxy *p, int target_port, int port);
+
 /* SIGSTOP the relay and wait until /proc shows it stopped (state 'T'),
  * so that from the return on it relays nothing. Fails the test if it does
  * not stop within 30 s. */
