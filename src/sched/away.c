@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* away.c -- the starts held while the lock server is away (away.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +57,7 @@ went(struct away *a, const struct lr_err *e, size_t due, long long now)
 	a->wait_ms = AWAY_FIRST_MS;
 	a->quiet = 0;
 	backoff(a, now);
-	lr_event(LOG_ERR, "server-away", NULL, "cron: %s %s does not answer (%s); starting "
+	lr_event(LOG_WARNING, "server-away", NULL, "cron: %s %s does not answer (%s); starting "
 	    "nothing until it does, %zu due held, asking again from %ds on, up to every "
 	    "%ds; runs in progress go on", be->ops->title, be->where, e->msg, due,
 	    AWAY_FIRST_MS / 1000, AWAY_MAX_MS / 1000);
@@ -109,6 +110,7 @@ away_ready(struct away *a, size_t due, long long now)
 			back(a, due, now);
 		return 1;
 	}
+	snprintf(a->why, sizeof(a->why), "%s", e.msg);
 	if (a->down)
 		backoff(a, now);
 	else
@@ -130,9 +132,9 @@ away_gave_up(struct away *a, const struct sched_task *t, time_t slot, const char
 			return;
 		}
 	text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
-	lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: not started, the lock server not "
-	    "answering, and %s%s", t->name, at, why, a->down ? "; its next ones likewise "
-	    "until the server is back, counted then" : "");
+	lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: %s while the lock server did not "
+	    "answer (%s); not started%s", t->name, at, why, a->why, a->down ? "; its next ones "
+	    "likewise until the server is back, counted then" : "");
 	if (!a->down || (v = realloc(a->said, (a->nsaid + 1) * sizeof(*v))) == NULL)
 		return;
 	a->said = v;
@@ -140,24 +142,56 @@ away_gave_up(struct away *a, const struct sched_task *t, time_t slot, const char
 		a->nsaid++;
 }
 
+/* Why a start of slot of t held until now_ms can start no more, or NULL
+ * (it can). */
+static const char *
+too_late(const struct sched_task *t, time_t slot, long long now_ms)
+{
+	time_t next = schedule_next(&t->sched, slot);
+
+	if (now_ms - (long long)slot * 1000 > t->deadline_ms)
+		return "its starting_deadline passed";
+	if (next != (time_t)-1 && (long long)next * 1000 <= now_ms)
+		return "its next fire time came";
+	return NULL;
+}
+
 int
 away_late(struct away *a, const struct sched_task *t, time_t slot, long long now_ms,
     struct missed_queue *mq)
 {
-	time_t next = schedule_next(&t->sched, slot);
 	const char *why;
 
 	if (a->recheck == 0)
 		return 0;
 	a->recheck--;
-	if (now_ms - (long long)slot * 1000 > t->deadline_ms)
-		why = "its starting_deadline passed";
-	else if (next != (time_t)-1 && (long long)next * 1000 <= now_ms)
-		why = "its next fire time came";
-	else
+	if ((why = too_late(t, slot, now_ms)) == NULL)
 		return 0;
 	away_gave_up(a, t, slot, why, mq);
 	return 1;
+}
+
+void
+away_expire(struct away *a, struct start_queue *q, const struct sched_task *t, size_t n,
+    long long now_ms, struct missed_queue *mq)
+{
+	size_t k = q->head;
+
+	for (size_t i = q->head; i < q->head + q->n; i++) {
+		const struct sched_task *x = NULL;
+		const char *why = NULL;
+
+		for (size_t j = 0; j < n && q->v[i].slot != (time_t)-1 && x == NULL; j++)
+			if (strcmp(t[j].name, q->v[i].task) == 0)
+				x = &t[j];
+		if (x && (why = too_late(x, q->v[i].slot, now_ms)) != NULL)
+			away_gave_up(a, x, q->v[i].slot, why, mq);
+		else
+			q->v[k++] = q->v[i];
+	}
+	q->n = k - q->head;
+	if (q->n == 0)
+		q->head = 0;
 }
 
 int

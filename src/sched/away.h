@@ -34,6 +34,7 @@
 #include "sched/leases.h"
 #include "sched/missed.h"
 #include "sched/running.h"
+#include "sched/starts.h"
 
 #define AWAY_FIRST_MS	1000	/* the first ask after the server went away */
 #define AWAY_MAX_MS	10000	/* doubling up to this */
@@ -52,6 +53,7 @@ struct away {
 	unsigned long	 quiet;		/* slots given up, not said one by one */
 	size_t		 recheck;	/* starts queued when it came back: each
 					 * is looked at before it goes */
+	char		 why[512];	/* what the last ask found */
 };
 
 /* May the due starts (due of them) go now? 1, or 0 while the server is
@@ -67,6 +69,12 @@ int	away_ready(struct away *a, size_t due, long long now_mono);
  * (away_gave_up()): returns 1; else 0, and it starts. */
 int	away_late(struct away *a, const struct sched_task *t, time_t slot, long long now_ms,
 	    struct missed_queue *mq);
+
+/* While the server is away: the starts held in q (those of the n tasks
+ * t, for a slot) whose starting_deadline or next fire time passed by
+ * now_ms (wall) are given up (away_gave_up()) and taken out of q. */
+void	away_expire(struct away *a, struct start_queue *q, const struct sched_task *t, size_t n,
+	    long long now_ms, struct missed_queue *mq);
 
 /* Slot of task t will not start here (why: "its next fire time came"):
  * said, the first of t in this outage, else counted; noted as missed

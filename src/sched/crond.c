@@ -106,10 +106,12 @@ halt(struct crond *d, int sig)
 
 /* A system call the loop cannot go on without failed: stop as SIGTERM
  * stops, and leave with EX_OSERR and a line saying what (crond_run()), for
- * the service manager to start it again. */
+ * the service manager to start it again; dead: at once, without waiting
+ * for the runs (it cannot wait). */
 static void
-fail(struct crond *d, const char *what, int err)
+fail(struct crond *d, const char *what, int err, int dead)
 {
+	d->dead |= dead;
 	if (d->fail.status == 0)
 		lr_errf(&d->fail, EX_OSERR, "cron: %s: %s; stopping", what, strerror(err));
 	halt(d, SIGTERM);
@@ -146,7 +148,7 @@ arm(struct crond *d)
 	its.it_value.tv_sec = (time_t)(at / 1000);
 	its.it_value.tv_nsec = (long)(at % 1000) * 1000000;
 	if (timerfd_settime(d->tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL) != 0)
-		fail(d, "cannot arm the timer for the next fire time: timerfd_settime", errno);
+		fail(d, "cannot arm the timer for the next fire time: timerfd_settime", errno, 0);
 }
 
 /* How long a start waits for the starter's answer: the loop answers no
@@ -190,14 +192,15 @@ static void
 drain(struct crond *d)
 {
 	size_t room = STARTS_AT_ONCE, busy = running_starting(&d->runs);
-	struct start_entry e;
-
 	int was = d->away.down, go = away_ready(&d->away, d->due.n, mono_ms());
+	struct start_entry e;
 
 	if (was || d->away.down)
 		arm(d);		/* the next ask, or none */
-	if (!go)
+	if (!go) {
+		away_expire(&d->away, &d->due, d->tasks, d->ntasks, real_ms(), &d->missed);
 		return;
+	}
 	for (room = busy < room ? room - busy : 0; room > 0 && starts_pop(&d->due, &e); )
 		for (size_t i = 0; i < d->ntasks; i++)
 			if (strcmp(d->tasks[i].name, e.task) == 0) {
@@ -345,7 +348,7 @@ on_timer(struct crond *d)
 	/* ECANCELED on a step: same answer; EAGAIN: woken for nothing */
 	if (read(d->tfd, &n, sizeof(n)) < 0 && errno != ECANCELED && errno != EAGAIN &&
 	    errno != EINTR) {
-		fail(d, "cannot read the timer: read", errno);
+		fail(d, "cannot read the timer: read", errno, 0);
 		return;
 	}
 	watchdog_ping(&d->wd, now_ms);
@@ -439,10 +442,8 @@ on_signal(struct crond *d)
 	struct signalfd_siginfo si;
 	ssize_t got = read(d->sfd, &si, sizeof(si));
 
-	if (got < 0 && errno != EAGAIN && errno != EINTR) {
-		fail(d, "cannot read the signals: read", errno);
-		d->dead = 1;	/* nor learn of the runs' ends */
-	}
+	if (got < 0 && errno != EAGAIN && errno != EINTR)	/* nor learn of the runs' ends */
+		fail(d, "cannot read the signals: read", errno, 1);
 	if (got != (ssize_t)sizeof(si))
 		return;
 	if (si.ssi_signo == SIGCHLD)
@@ -496,8 +497,7 @@ step(struct crond *d)
 	int ready;
 
 	if (p == NULL) {	/* it would only spin: stop */
-		fail(d, "cannot wait for the runs", ENOMEM);
-		d->dead = 1;
+		fail(d, "cannot wait for the runs", ENOMEM, 1);
 		return;
 	}
 	p[n++] = (struct pollfd){ .fd = d->sfd, .events = POLLIN };
@@ -511,10 +511,8 @@ step(struct crond *d)
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
 	/* starts still due wait for room (drain(), below): a run getting
 	 * ready saying how it went, a record, makes some */
-	if ((ready = poll(p, n, -1)) < 0 && errno != EINTR) {
-		fail(d, "cannot wait for time, signals and the runs: poll", errno);
-		d->dead = 1;	/* it would only spin */
-	}
+	if ((ready = poll(p, n, -1)) < 0 && errno != EINTR)	/* it would only spin */
+		fail(d, "cannot wait for time, signals and the runs: poll", errno, 1);
 	if (ready > 0) {
 		if (p[n - 1].revents && defer_fd(&d->defer) == p[n - 1].fd)
 			defer_read(&d->defer);	/* before the starts it may spare */
