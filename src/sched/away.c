@@ -72,11 +72,11 @@ back(struct away *a, size_t due, long long now)
 	duration_human(now - a->down_ms, took, sizeof(took));
 	if (a->quiet == 0)
 		lr_event(LOG_INFO, "server-back", NULL, "cron: %s %s answers again after %s; "
-		    "starting the %zu held that are still within their starting_deadline",
+		    "of the %zu starts held, those still within their starting_deadline go",
 		    be->ops->title, be->where, took, due);
 	else
 		lr_event(LOG_INFO, "server-back", NULL, "cron: %s %s answers again after %s; "
-		    "starting the %zu held that are still within their starting_deadline; "
+		    "of the %zu starts held, those still within their starting_deadline go; "
 		    "%lu more fire time%s given up meanwhile", be->ops->title, be->where, took,
 		    due, a->quiet, a->quiet == 1 ? " was" : "s were");
 	for (size_t i = 0; i < a->nsaid; i++)
