@@ -42,11 +42,15 @@ struct crond_opts {
  * missed; the older ones are never caught up; a slot started is never
  * started again here, whatever the clock does, but when its run could
  * not reach the server (69, no lock taken): then after a backoff (due.h) while
- * within the starting_deadline. It says what cron(8) says: ready, each
+ * within the starting_deadline. While the server does not answer its
+ * connection (o->leases), it forks nothing: the starts due wait, and go
+ * once it answers if still within their starting_deadline (away.h); a
+ * timer, poll(2) or signal read that fails stops it, -1 with EX_OSERR, its
+ * runs told as by SIGTERM. It says what cron(8) says: ready, each
  * run's start and end or skip, each missed slot (report.h). SIGHUP reads the config
  * again (a bad one is logged and the old one kept); SIGTERM and SIGINT
  * stop starting, pass the signal on, wait for the runs. Returns 0 then,
- * or -1 with e when it cannot run at all. */
+ * or -1 with e when it cannot run at all, or could not go on. */
 int	crond_run(const struct crond_opts *o, struct lr_err *e);
 
 #endif
