@@ -120,12 +120,17 @@ duration_human(long long ms, char *buf, size_t n)
 	return buf;
 }
 
+/* CLOCK_REALTIME and CLOCK_MONOTONIC, which clock_gettime(2) fails for
+ * only with a bad pointer or an unknown clock: neither can happen here.
+ * Should it fail all the same, 0 (the epoch, or the boot), never what
+ * the stack held. */
 static long long
 clock_ms(clockid_t id)
 {
-	struct timespec ts;
+	struct timespec ts = { 0, 0 };
 
-	clock_gettime(id, &ts);
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
