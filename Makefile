@@ -205,12 +205,12 @@ have-libs:
 LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
 		$(LUA)/renew_many.lua $(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua \
-		$(LUA)/pause.lua $(LUA)/missed.lua
+		$(LUA)/pause.lua $(LUA)/missed.lua $(LUA)/take.lua
 	@mkdir -p $(@D)
 	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 
-$(B)/backend/redis/rlock.o: $(B)/scripts.h
-$(FUZZ_B)/backend/redis/rlock.o: $(FUZZ_B)/scripts.h
+$(B)/backend/redis/rlock.o $(B)/backend/redis/rfleet.o: $(B)/scripts.h
+$(FUZZ_B)/backend/redis/rlock.o $(FUZZ_B)/backend/redis/rfleet.o: $(FUZZ_B)/scripts.h
 
 # The build's settings, so that changing TLS, SQL or LINK rebuilds what
 # depends on them.

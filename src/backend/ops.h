@@ -159,12 +159,19 @@ struct lr_backend_ops {
 	 * ("<ms> <host> <user>"), to lapse after ttl_ms unless taken.
 	 * Returns 0, or -1 with e. take: a scheduler takes the triggers of
 	 * its n tasks (k[i]) in one round trip: each key there is deleted
-	 * and taken[i] set, so that exactly one scheduler takes each.
-	 * Returns 0, or -1 with e. NULL: this backend has no triggers. */
+	 * and taken[i] set to 1, so that exactly one scheduler takes each.
+	 * The take carries a window as the acquire does (lock_window(), with
+	 * w's offset_used_ms and the command timeout): the server deletes
+	 * nothing when its clock reads outside [w->earliest_ms,
+	 * w->deadline_ms], and taken[i] is 2 then, so a take its scheduler
+	 * gave up on (a stalled connection that delivers it later) takes
+	 * nothing; its answer's clock goes to lock_offset_note(w), for the
+	 * next take. Returns 0, or -1 with e. NULL: this backend has no
+	 * triggers. */
 	int	(*trigger)(struct lr_backend *b, const struct lr_keys *k,
 		    const char *value, long long ttl_ms, struct lr_err *e);
 	int	(*take)(struct lr_backend *b, const struct lr_keys *k, size_t n,
-		    unsigned char *taken, struct lr_err *e);
+		    struct lr_lock *w, unsigned char *taken, struct lr_err *e);
 
 	/* The scheduler: slot m[i] of each of n tasks (k[i], built with
 	 * that slot) passed its starting_deadline and no run started for it

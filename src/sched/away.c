@@ -181,7 +181,7 @@ away_expire(struct away *a, struct start_queue *q, const struct sched_task *t, s
 		const struct sched_task *x = NULL;
 		const char *why = NULL;
 
-		for (size_t j = 0; j < n && q->v[i].slot != (time_t)-1 && x == NULL; j++)
+		for (size_t j = 0; j < n && !TRIGGERED(q->v[i].slot) && x == NULL; j++)
 			if (strcmp(t[j].name, q->v[i].task) == 0)
 				x = &t[j];
 		if (x && (why = too_late(x, q->v[i].slot, now_ms)) != NULL)
@@ -201,7 +201,10 @@ away_retry(struct away *a, struct heap *h, const struct sched_task *t, size_t n,
 	/* the precise wall clock, rounded up: time() may be a second behind
 	 * the timer that fired, and the retry due at once */
 	time_t now = (time_t)((real_ms() + 999) / 1000);
-	time_t again = now + (time_t)due_retry_s(r->slot_t, now, random());
+	/* a triggered run's deadline counts from when its trigger was taken:
+	 * the trigger is kept until a run of it has started */
+	time_t from = TRIGGERED(r->slot_t) ? -r->slot_t : r->slot_t;
+	time_t again = now + (time_t)due_retry_s(from, now, random());
 	char at[TEXT_ISO_MAX];
 	struct log_fields f;
 
@@ -212,7 +215,7 @@ away_retry(struct away *a, struct heap *h, const struct sched_task *t, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(t[i].name, r->task) != 0)
 			continue;
-		if ((long long)again * 1000 > (long long)r->slot_t * 1000 + t[i].deadline_ms ||
+		if ((long long)again * 1000 > (long long)from * 1000 + t[i].deadline_ms ||
 		    heap_push(h, again, i, r->slot_t) != 0)
 			return 0;
 		log_fields_init(&f);

@@ -175,9 +175,9 @@ start(struct crond *d, size_t i, time_t slot)
 {
 	struct start_entry old;
 
-	if (slot != (time_t)-1)
+	if (!TRIGGERED(slot))
 		d->last[i] = slot;
-	while (slot != (time_t)-1 && d->away.down && starts_take(&d->due, d->tasks[i].name, &old))
+	while (!TRIGGERED(slot) && d->away.down && starts_take(&d->due, d->tasks[i].name, &old))
 		away_gave_up(&d->away, &d->tasks[i], old.slot, "its next fire time came",
 		    &d->missed);
 	if (starts_push(&d->due, d->tasks[i].name, slot) != 0)
@@ -204,7 +204,7 @@ drain(struct crond *d)
 	for (room = busy < room ? room - busy : 0; room > 0 && starts_pop(&d->due, &e); )
 		for (size_t i = 0; i < d->ntasks; i++)
 			if (strcmp(d->tasks[i].name, e.task) == 0) {
-				if (e.slot == (time_t)-1 || !away_late(&d->away, &d->tasks[i],
+				if (TRIGGERED(e.slot) || !away_late(&d->away, &d->tasks[i],
 				    e.slot, real_ms(), &d->missed)) {
 					running_start(&d->runs, d->o->sp, &d->tasks[i], e.slot);
 					room--;
@@ -232,20 +232,29 @@ ended(struct crond *d, const struct running *r)
 	if (retry_later(d, r) != 0)
 		return;
 	report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms, &d->clock_said);
+	if (r->status == EX_UNAVAILABLE && !r->rep.ran && !r->rep.skipped && !d->stopping &&
+	    TRIGGERED(r->slot_t))
+		lr_event(LOG_ERR, "missed", NULL, "%s triggered: missed: the server could not "
+		    "be reached within its starting_deadline; the trigger is dropped", r->task);
 	for (size_t i = 0; r->status == EX_UNAVAILABLE && !r->rep.ran && !r->rep.skipped &&
-	    !d->stopping && r->slot_t != (time_t)-1 && i < d->ntasks; i++)
+	    !d->stopping && !TRIGGERED(r->slot_t) && i < d->ntasks; i++)
 		if (strcmp(d->tasks[i].name, r->task) == 0 && d->last[i] == r->slot_t)
 			missed_note(&d->missed, &d->tasks[i], r->slot_t);
 	arm(d);
 }
 
 /* A retry of slot h->retry is due: start it, unless a later slot of the
- * task has started since, which the missed one would now overlap. */
+ * task has started since, which the missed one would now overlap. A
+ * triggered run's retry starts as it is (its trigger overlaps nothing). */
 static void
 again(struct crond *d, const struct heap_entry *h)
 {
 	char slot[TEXT_ISO_MAX];
 
+	if (TRIGGERED(h->retry)) {
+		start(d, h->task, h->retry);
+		return;
+	}
 	iso(h->retry, slot, sizeof(slot));
 	if (d->last[h->task] > h->retry) {
 		lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: the server could not be "
@@ -317,7 +326,7 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 static void
 start_triggered(void *d, size_t i)	/* trigger_check()'s: claims no slot */
 {
-	start(d, i, (time_t)-1);
+	start(d, i, -time(NULL));
 }
 
 static void

@@ -10,7 +10,8 @@
 struct heap_entry {
 	time_t	at;		/* the fire time, or when to try a slot again */
 	size_t	task;		/* its index in the scheduler's tasks */
-	time_t	retry;		/* the slot to start again at `at`; 0: none */
+	time_t	retry;		/* the slot to start again at `at`; 0: none;
+				 * below 0: a triggered run (crond.c) */
 };
 
 struct heap {

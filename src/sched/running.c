@@ -33,7 +33,7 @@ running_start(struct run_table *t, const struct sched_spawner *sp, const struct 
 	/* output: inherit: the run writes to our stdout and stderr itself */
 	struct spawn_pipes io = { .relay = !task->output_inherit };
 	char at[TEXT_ISO_MAX];
-	const char *when = slot == (time_t)-1 ? "triggered" :
+	const char *when = TRIGGERED(slot) ? "triggered" :
 	    text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
 
 	if (r == NULL) {
@@ -44,7 +44,7 @@ running_start(struct run_table *t, const struct sched_spawner *sp, const struct 
 	snprintf(r->slot, sizeof(r->slot), "%s", when);
 	r->slot_t = slot;
 	r->started_ms = mono_ms();
-	if ((r->pid = spawn_task(sp, task, slot == (time_t)-1 ? SPAWN_TRIGGERED :
+	if ((r->pid = spawn_task(sp, task, TRIGGERED(slot) ? SPAWN_TRIGGERED :
 	    (long long)slot * 1000, &io, &e)) < 0) {
 		report_unstarted(r->task, r->slot, e.msg);
 		t->n--;

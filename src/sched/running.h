@@ -15,6 +15,12 @@
 #include "sched/report.h"
 #include "sched/runs.h"
 
+/* A triggered run (`lockrun trigger`) claims no slot: where a slot is
+ * kept (the start queue, a run, a retry in the heap) it is minus the
+ * second this scheduler took its trigger, from which its starting_deadline
+ * counts when it is started again (away_retry()). */
+#define TRIGGERED(slot)	((slot) < 0)
+
 /* A run started and not yet gone: its pid (0 once reaped), end, pipes. */
 struct running {
 	pid_t			pid;

@@ -43,7 +43,7 @@ int
 starts_take(struct start_queue *q, const char *task, struct start_entry *e)
 {
 	for (size_t i = q->head; i < q->head + q->n; i++)
-		if (q->v[i].slot != (time_t)-1 && strcmp(q->v[i].task, task) == 0) {
+		if (q->v[i].slot >= 0 && strcmp(q->v[i].task, task) == 0) {	/* not triggered */
 			*e = q->v[i];
 			memmove(&q->v[i], &q->v[i + 1], (q->head + q->n - i - 1) * sizeof(*q->v));
 			if (--q->n == 0)

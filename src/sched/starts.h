@@ -18,7 +18,7 @@
 
 struct start_entry {
 	char	task[256];	/* its name: a config read again renumbers */
-	time_t	slot;		/* (time_t)-1: triggered */
+	time_t	slot;		/* below 0: triggered (crond.c, TRIGGERED()) */
 };
 
 struct start_queue {

@@ -5,29 +5,67 @@
  * look, whichever is sooner). A trigger is a key (row) next to the task's
  * lock; taking it deletes it, so exactly one scheduler of the fleet takes
  * each, and starts the run (`lockrun -t NAME`, triggered: no slot, the
- * no-overlap lock). */
+ * no-overlap lock). The take carries a window as the acquire does
+ * (ops.h): one this scheduler gave up on (its connection stalled, and
+ * delivered it later) deletes nothing, and the trigger waits for a look
+ * that is answered.
+ *
+ * A trigger taken is kept by the scheduler that took it until a run of it
+ * has started: a run that could not reach the server (69) is started
+ * again within the task's starting_deadline, as a slot is (crond.c,
+ * retry_later()). That is the simplest design that keeps it: taking it
+ * only when its run starts would make every backend's acquire take the
+ * trigger too, and putting it back when the start fails would fail as the
+ * start did, the server being out of reach; what it leaves out is the
+ * scheduler dying between the take and the start, which loses the
+ * trigger (said nowhere but by the scheduler's own end), never runs it
+ * twice. */
 #include <stdlib.h>
 
 #include "core/keys.h"
 #include "out/log.h"
 #include "sched/trigger.h"
 
+/* One take of the n tasks' triggers, within src's window. */
+static int
+take(struct trigger_src *src, const struct sched_task *t, size_t n, unsigned char *taken,
+    struct lr_err *e)
+{
+	struct lr_keys *k = calloc(n, sizeof(*k));
+	int rc;
+
+	if (k == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		keys_build(&k[i], src->prefix, t[i].name, (time_t)-1, 60000);
+	rc = src->be->ops->take(src->be, k, n, &src->win, taken, e);
+	free(k);
+	if (rc == 0 && src->win.offset_known)	/* the next take's window */
+		src->win.offset_used_ms = src->win.offset_ms;
+	return rc;
+}
+
 int
 trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *taken)
 {
 	struct trigger_src *src = arg;
 	struct lr_err e = LR_ERR_INIT;
-	struct lr_keys *k;
-	int rc;
+	unsigned char *again = NULL;
+	int rc, refused = 0;
 
 	if (n == 0 || src->be->ops->take == NULL)
 		return 0;
-	if ((k = calloc(n, sizeof(*k))) == NULL)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		keys_build(&k[i], src->prefix, t[i].name, (time_t)-1, 60000);
-	rc = src->be->ops->take(src->be, k, n, taken, &e);
-	free(k);
+	rc = take(src, t, n, taken, &e);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		refused |= taken[i] == 2;
+	/* refused by the window: the clocks are further apart than we
+	 * thought; once more at once, the window moved by the offset its
+	 * answer measured */
+	if (refused && (again = calloc(n, 1)) != NULL &&
+	    (rc = take(src, t, n, again, &e)) == 0)
+		for (size_t i = 0; i < n; i++)
+			taken[i] = taken[i] == 1 || again[i] == 1;
+	free(again);
 	if (rc != 0) {
 		src->be->ops->close(src->be);	/* what is left of the answer goes too */
 		if (!src->failing)
@@ -54,7 +92,7 @@ trigger_check(struct trigger_look *l, long long now_ms, const struct sched_task 
 		return;
 	if (l->poll(l->arg, t, n, taken) == 0)
 		for (size_t i = 0; i < n; i++)
-			if (taken[i])
+			if (taken[i] == 1)
 				start(sarg, i);
 	free(taken);
 }

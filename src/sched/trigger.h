@@ -13,17 +13,21 @@
 #define TRIGGER_POLL_S	5	/* how often a scheduler looks */
 
 /* Where the triggers are: a backend of the scheduler's own (not the
- * runs'), and the prefix of the keys. */
+ * runs'), and the prefix of the keys; the take's window (ops.h: its
+ * offset, measured by each answer, moves the next take's). */
 struct trigger_src {
 	struct lr_backend	*be;
 	const char		*prefix;
 	int			 failing;	/* the last look failed (said once) */
+	struct lr_lock		 win;
 };
 
 /* crond_opts.poll: take the triggers of the n tasks t (arg: a struct
- * trigger_src), setting taken[i] for each task whose trigger this
- * scheduler took. Returns 0, or -1 (logged once until a look succeeds;
- * the connection is closed and opened again at the next look). */
+ * trigger_src), setting taken[i] to 1 for each task whose trigger this
+ * scheduler took; a take refused by its window (the clocks further apart
+ * than the last answer said) is made again at once, the window moved.
+ * Returns 0, or -1 (logged once until a look succeeds; the connection is
+ * closed and opened again at the next look). */
 int	trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *taken);
 
 /* A scheduler's look for triggered runs: poll (crond_opts.poll, NULL:

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/duration.h"
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pg_sql.h"
 #include "backend/pg/pg_status.h"
@@ -19,14 +20,23 @@ static const char pg_sql_trigger[] =
 	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint + $3::bigint "
 	"ON CONFLICT (k) DO UPDATE SET v = excluded.v, expires_ms = excluded.expires_ms";
 
-/* Take the triggers of $1 (an array of trigger keys): the rows that have
+/* Take the triggers of $1 (an array of trigger keys) within the window
+ * [$2, $3] of the server's clock (take.lua; 0 0: none): the rows that have
  * not expired are deleted, and their keys returned; a row another session
- * is taking is skipped, not waited for: that session takes it. */
+ * is taking is skipped, not waited for: that session takes it. Outside
+ * the window nothing is deleted: the scheduler gave up on this take (it
+ * waited in a stalled network), and the trigger stays for one that is
+ * answered. Rows: the server's clock, whether the window held (1, 0),
+ * and a key taken (NULL: none), one row at least. */
 static const char pg_sql_take[] =
-	"DELETE FROM lockrun_keys WHERE k IN (SELECT t.k FROM lockrun_keys t WHERE "
-	"t.k = ANY($1::text[]) AND t.expires_ms > "
-	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint "
-	"FOR UPDATE SKIP LOCKED) RETURNING k";
+	"WITH a AS (SELECT floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint "
+	"AS now_ms, $2::bigint AS earliest, $3::bigint AS deadline), "
+	"w AS (SELECT (a.deadline = 0 OR a.now_ms BETWEEN a.earliest AND a.deadline) AS ok "
+	"FROM a), "
+	"d AS (DELETE FROM lockrun_keys WHERE (SELECT ok FROM w) AND k IN (SELECT t.k FROM "
+	"lockrun_keys t, a WHERE t.k = ANY($1::text[]) AND t.expires_ms > a.now_ms "
+	"FOR UPDATE OF t SKIP LOCKED) RETURNING k) "
+	"SELECT a.now_ms, w.ok::int, d.k FROM a CROSS JOIN w LEFT JOIN d ON true";
 
 /* pause.lua. $1 the pause key, $2 history, $3 pause or resume, $4 for ms,
  * $5 until ms, $6 history cap, $7 history ttl, $8 host, $9 user, $10
@@ -258,14 +268,14 @@ pg_trigger(struct lr_backend *b, const struct lr_keys *k, const char *value,
 }
 
 int
-pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, unsigned char *taken,
-    struct lr_err *e)
+pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, struct lr_lock *w,
+    unsigned char *taken, struct lr_err *e)
 {
 	const char **v = calloc(n + 1, sizeof(*v));
 	const struct pg *g = b->impl;
 	PGresult *res = NULL;
-	char *lit = NULL;
-	int missing = 0;
+	char *lit = NULL, earliest[NUM_MAX], deadline[NUM_MAX];
+	int missing = 0, ok;
 
 	for (size_t i = 0; v != NULL && i < n; i++)
 		v[i] = k[i].trigger;
@@ -279,14 +289,22 @@ pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, unsigned char *
 		free(lit);
 		return -1;
 	}
-	res = pg_conn_read(b, "triggers", pg_sql_take, 1, (const char *const[]){ lit },
-	    &missing, e);
+	lock_window(w, real_ms(), b->cfg.command_timeout_ms);
+	snprintf(earliest, sizeof(earliest), "%lld", w->earliest_ms);
+	snprintf(deadline, sizeof(deadline), "%lld", w->deadline_ms);
+	res = pg_conn_read(b, "triggers", pg_sql_take, 3,
+	    (const char *const[]){ lit, earliest, deadline }, &missing, e);
 	free(lit);
 	if (res == NULL)
 		return missing ? 0 : -1;	/* no tables: nothing asked */
-	for (int r = 0; r < pq.ntuples(res); r++)
-		for (size_t i = 0; i < n; i++)
-			if (strcmp(pq.getvalue(res, r, 0), k[i].trigger) == 0)
+	if (pq.ntuples(res) > 0)
+		lock_offset_note(w, pg_conn_num(res, 0, 0, 0), real_ms());
+	ok = pq.ntuples(res) > 0 && pg_conn_num(res, 0, 1, 0) == 1;
+	for (size_t i = 0; i < n && !ok; i++)	/* outside the window: none taken */
+		taken[i] = 2;
+	for (int r = 0; ok && r < pq.ntuples(res); r++)
+		for (size_t i = 0; !pq.getisnull(res, r, 2) && i < n; i++)
+			if (strcmp(pq.getvalue(res, r, 2), k[i].trigger) == 0)
 				taken[i] = 1;
 	pq.clear(res);
 	return 0;

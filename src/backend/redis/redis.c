@@ -263,10 +263,10 @@ redis_trigger(struct lr_backend *b, const struct lr_keys *k, const char *value,
 }
 
 static int
-redis_take(struct lr_backend *b, const struct lr_keys *k, size_t n, unsigned char *taken,
-    struct lr_err *e)
+redis_take(struct lr_backend *b, const struct lr_keys *k, size_t n, struct lr_lock *w,
+    unsigned char *taken, struct lr_err *e)
 {
-	int rc = redis_open(b, e) == 0 ? rfleet_take(b, conn_of(b), k, n, taken, e) : -1;
+	int rc = redis_open(b, e) == 0 ? rfleet_take(b, conn_of(b), k, n, w, taken, e) : -1;
 
 	sync_where(b);
 	return rc;

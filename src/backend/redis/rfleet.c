@@ -9,9 +9,12 @@
 
 #include <hiredis/hiredis.h>
 
+#include "core/duration.h"
+#include "core/text.h"
 #include "backend/redis/rconn.h"
 #include "backend/redis/rfleet.h"
-#include "core/text.h"
+#include "backend/redis/rscript.h"
+#include "scripts.h"
 
 /* Queue TIME, then for each task GET and PTTL of its stable key, HGETALL
  * of its last-run hash, HMGET of its pause and missed slots (fields of
@@ -176,30 +179,52 @@ rfleet_trigger(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
 	return rc;
 }
 
-/* GETDEL (Redis 6.2) of each task's trigger key, pipelined: one round
- * trip, and a key taken by one scheduler only. */
+/* take.lua on each task's trigger key, pipelined (rscript_calls(): a
+ * key of its own each, as a Cluster spreads them): one round trip, a key
+ * taken by one scheduler only, and only while that scheduler waits for
+ * the answer (its window, lock_window()). */
 int
 rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, size_t n,
-    unsigned char *taken, struct lr_err *e)
+    struct lr_lock *w, unsigned char *taken, struct lr_err *e)
 {
-	size_t got = 0;
+	struct script_call *calls = calloc(n + 1, sizeof(*calls));
+	char win[64];
+	long long server = 0;
 	int rc = 0;
 
+	(void)b;
+	if (calls == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	lock_window(w, real_ms(), c->link.command_timeout_ms);
+	snprintf(win, sizeof(win), "%lld %lld", w->earliest_ms, w->deadline_ms);
+	for (size_t i = 0; i < n; i++)
+		rscript_call_init(&calls[i], SCRIPT_TAKE_SHA, "1",
+		    (const char *[]){ k[i].trigger, win }, 2, NULL);
+	rscript_calls(c, "triggers", SCRIPT_TAKE, calls, n);
 	for (size_t i = 0; i < n; i++) {
-		const char *argv[] = { "GETDEL", k[i].trigger };
-		if (rconn_append(c, 2, argv) != 0)
-			return rconn_fail(c, "triggers", e);
-	}
-	for (; got < n; got++) {
-		redisReply *r = rconn_reply(c, "triggers", e);
+		const redisReply *r = calls[i].r;
 
-		if (r == NULL)
-			return -1;
-		if (r->type == REDIS_REPLY_ERROR && rc == 0)
-			rc = rconn_reply_error(b->where, r, "triggers", e);
-		taken[got] = r->type == REDIS_REPLY_STRING;
-		freeReplyObject(r);
+		taken[i] = 0;
+		if (r == NULL) {
+			if (rc == 0)
+				*e = calls[i].e;
+			rc = -1;
+		} else if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 &&
+		    r->element[0]->type == REDIS_REPLY_INTEGER &&
+		    r->element[2]->type == REDIS_REPLY_INTEGER) {
+			taken[i] = r->element[0]->integer == 1 ? 1 :
+			    r->element[0]->integer == 4 ? 2 : 0;
+			server = r->element[2]->integer;
+		} else if (rc == 0)
+			rc = lr_errf(e, EX_SOFTWARE, "redis %s: triggers: unexpected reply",
+			    c->link.where);
+		else
+			rc = -1;
+		freeReplyObject(calls[i].r);
 	}
+	free(calls);
+	if (server > 0)
+		lock_offset_note(w, server, real_ms());
 	return rc;
 }
 

@@ -13,7 +13,7 @@ int	rfleet_states(struct lr_backend *b, struct lr_conn *c, const struct lr_keys 
 int	rfleet_trigger(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
 	    const char *value, long long ttl_ms, struct lr_err *e);
 int	rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
-	    size_t n, unsigned char *taken, struct lr_err *e);
+	    size_t n, struct lr_lock *w, unsigned char *taken, struct lr_err *e);
 int	rfleet_watch(struct lr_backend *b, struct lr_conn *c, const char *prefix,
 	    struct lr_err *e);
 int	rfleet_claims(struct lr_conn *c, void (*cb)(void *arg, const char *key,
