@@ -52,6 +52,13 @@
  *                                while FILE exists, timerfd_settime(2)
  *                                fails with EINVAL and arms nothing: a
  *                                timer that cannot be armed
+ *   LOCKRUN_SHIM_HOLD_SEND=FILE  a send(2) on an AF_UNIX socket whose bytes
+ *   LOCKRUN_SHIM_HOLD_TEXT=TEXT  hold TEXT waits while FILE exists: a run
+ *                                forked by a scheduler holds its lock
+ *                                request (a key's name is in it) until
+ *                                the test lets it go; what the scheduler
+ *                                sends to the lock server (TCP) is never
+ *                                held
  *
  * Unset, each function is the real one (dlsym(RTLD_NEXT)). */
 #include <sys/random.h>
@@ -330,6 +337,25 @@ deaf(int fd)
 
 typedef ssize_t (*send_fn)(int, const void *, size_t, int);
 
+/* LOCKRUN_SHIM_HOLD_SEND: wait while its file exists, if buf[n], sent on
+ * fd, is to be held. */
+static void
+hold(int fd, const void *buf, size_t n)
+{
+	const char *file = getenv("LOCKRUN_SHIM_HOLD_SEND");
+	const char *text = getenv("LOCKRUN_SHIM_HOLD_TEXT");
+	int domain;
+	socklen_t len = sizeof(domain);
+	struct timespec ts = { 0, 10000000 };
+
+	if (file == NULL || text == NULL || *text == '\0' ||
+	    memmem(buf, n, text, strlen(text)) == NULL ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX)
+		return;
+	while (access(file, F_OK) == 0)
+		nanosleep(&ts, NULL);
+}
+
 ssize_t
 send(int fd, const void *buf, size_t n, int flags)
 {
@@ -342,6 +368,7 @@ send(int fd, const void *buf, size_t n, int flags)
 	}
 	if (text != NULL && *text != '\0' && memmem(buf, n, text, strlen(text)) != NULL)
 		deaf_armed = 1;
+	hold(fd, buf, n);
 	return real(fd, buf, n, flags);
 }
 
