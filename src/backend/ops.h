@@ -166,8 +166,9 @@ struct lr_backend_ops {
 	 * w->deadline_ms], and taken[i] is 2 then, so a take its scheduler
 	 * gave up on (a stalled connection that delivers it later) takes
 	 * nothing; its answer's clock goes to lock_offset_note(w), for the
-	 * next take. Returns 0, or -1 with e. NULL: this backend has no
-	 * triggers. */
+	 * next take. Returns 0, or -1 with e, taken[i] still 1 for each
+	 * taken before the failure (one round trip each on a Redis Cluster).
+	 * NULL: this backend has no triggers. */
 	int	(*trigger)(struct lr_backend *b, const struct lr_keys *k,
 		    const char *value, long long ttl_ms, struct lr_err *e);
 	int	(*take)(struct lr_backend *b, const struct lr_keys *k, size_t n,

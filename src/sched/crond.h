@@ -20,8 +20,9 @@ struct crond_opts {
 	void				*watch_arg;
 	const char			*server;	/* the runs' URL, for people */
 	/* every TRIGGER_POLL_S (trigger.h), take the triggers of the tasks:
-	 * taken[i] for each to start a triggered run of; 0, or -1 (it said
-	 * why). NULL: none are looked for */
+	 * taken[i] 1 for each to start a triggered run of; 0, or -1 (it said
+	 * why; those taken before the failure start too). NULL: none are
+	 * looked for */
 	int				(*poll)(void *arg, const struct sched_task *t,
 					    size_t n, unsigned char *taken);
 	void				*poll_arg;

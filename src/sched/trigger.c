@@ -90,9 +90,10 @@ trigger_check(struct trigger_look *l, long long now_ms, const struct sched_task 
 	l->next = now_ms + every;
 	if ((taken = calloc(n + 1, 1)) == NULL)
 		return;
-	if (l->poll(l->arg, t, n, taken) == 0)
-		for (size_t i = 0; i < n; i++)
-			if (taken[i] == 1)
-				start(sarg, i);
+	/* a look that failed part way may have taken some: they start */
+	(void)l->poll(l->arg, t, n, taken);
+	for (size_t i = 0; i < n; i++)
+		if (taken[i] == 1)
+			start(sarg, i);
 	free(taken);
 }

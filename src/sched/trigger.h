@@ -27,7 +27,8 @@ struct trigger_src {
  * scheduler took; a take refused by its window (the clocks further apart
  * than the last answer said) is made again at once, the window moved.
  * Returns 0, or -1 (logged once until a look succeeds; the connection is
- * closed and opened again at the next look). */
+ * closed and opened again at the next look), taken[i] set then too for
+ * each trigger taken before the failure: its run is started all the same. */
 int	trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *taken);
 
 /* A scheduler's look for triggered runs: poll (crond_opts.poll, NULL:

@@ -180,27 +180,36 @@ rfleet_trigger(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
 }
 
 /* take.lua on each task's trigger key, pipelined (rscript_calls(): a
- * key of its own each, as a Cluster spreads them): one round trip, a key
- * taken by one scheduler only, and only while that scheduler waits for
- * the answer (its window, lock_window()). */
+ * key of its own each): one round trip, a key taken by one scheduler
+ * only, and only while that scheduler waits for the answer (its window,
+ * lock_window()). On a Cluster one at a time, as its redirects are
+ * followed (pipelined, the takes redirected to another node deleted their
+ * triggers and the answers went astray: triggers lost, nothing run). */
 int
 rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, size_t n,
     struct lr_lock *w, unsigned char *taken, struct lr_err *e)
 {
 	struct script_call *calls = calloc(n + 1, sizeof(*calls));
-	char win[64];
 	long long server = 0;
 	int rc = 0;
 
 	(void)b;
 	if (calls == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	lock_window(w, real_ms(), c->link.command_timeout_ms);
-	snprintf(win, sizeof(win), "%lld %lld", w->earliest_ms, w->deadline_ms);
-	for (size_t i = 0; i < n; i++)
-		rscript_call_init(&calls[i], SCRIPT_TAKE_SHA, "1",
-		    (const char *[]){ k[i].trigger, win }, 2, NULL);
-	rscript_calls(c, "triggers", SCRIPT_TAKE, calls, n);
+	for (size_t i = 0; i < n; i++) {
+		struct script_call *sc = &calls[i];
+
+		/* each window from its own send on a Cluster */
+		if (i == 0 || c->cluster)
+			lock_window(w, real_ms(), c->link.command_timeout_ms);
+		snprintf(sc->how, sizeof(sc->how), "%lld %lld", w->earliest_ms, w->deadline_ms);
+		rscript_call_init(sc, SCRIPT_TAKE_SHA, "1",
+		    (const char *[]){ k[i].trigger, sc->how }, 2, NULL);
+		if (c->cluster)
+			rscript_calls(c, "triggers", SCRIPT_TAKE, sc, 1);
+	}
+	if (c->cluster == NULL)
+		rscript_calls(c, "triggers", SCRIPT_TAKE, calls, n);
 	for (size_t i = 0; i < n; i++) {
 		const redisReply *r = calls[i].r;
 
