@@ -192,16 +192,15 @@ reach(struct lr_ctx *x, struct lr_err *e)
 }
 
 /* Under a task of check_config(), if its schedule is a seconds schedule
- * (which tick leaves to cron): its next fire times, for cron. */
+ * (which tick leaves to cron): its next fire times, for cron. st is the
+ * task's schedule, or NULL. */
 static void
-seconds_line(const struct sched_task *st, size_t n, const char *name, long long now_ms)
+seconds_line(const struct sched_task *st, long long now_ms)
 {
 	char a[TEXT_ISO_MAX], b[32];
 	time_t t = (time_t)(now_ms / 1000);
 
-	while (n > 0 && strcmp(st->name, name) != 0)
-		st++, n--;
-	if (n == 0 || !schedule_subminute(&st->sched))
+	if (st == NULL || !schedule_subminute(&st->sched))
 		return;
 	printf("            seconds schedule (lockrun cron only), tolerance %s; next",
 	    duration_format(st->sched.tolerance_ms, b, sizeof(b)));
@@ -309,6 +308,8 @@ check_config(struct lr_ctx *x, struct lr_err *e)
 {
 	long long now_ms = real_ms();
 	struct sched_task *st = NULL;
+	const struct sched_task **of;
+	const struct lr_task *task;
 	size_t nst = 0;
 	int status = 0, rc;
 
@@ -317,12 +318,23 @@ check_config(struct lr_ctx *x, struct lr_err *e)
 		free(st);
 		return -1;
 	}
+	/* each task's schedule by the task's place in cfg.tasks, found with
+	 * config_task()'s table: check stays linear in the number of tasks */
+	if ((of = calloc(x->cfg.ntasks + 1, sizeof(*of))) == NULL) {
+		free(st);
+		return lr_errf(e, EX_OSERR, "out of memory");
+	}
+	for (size_t j = 0; j < nst; j++)
+		if ((task = config_task(&x->cfg, st[j].name)) != NULL)
+			of[task - x->cfg.tasks] = &st[j];
 	config_line(x);
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
 		if ((rc = check_task(x, x->cfg.names[i], now_ms)) != 0 && status == 0)
 			status = rc;
-		seconds_line(st, nst, x->cfg.names[i], now_ms);
+		task = config_task(&x->cfg, x->cfg.names[i]);
+		seconds_line(task ? of[task - x->cfg.tasks] : NULL, now_ms);
 	}
+	free(of);
 	free(st);
 	return reach(x, e) != 0 ? -1 : status;
 }

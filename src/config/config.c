@@ -157,6 +157,40 @@ tasks_of(const struct yt_node *root)
 	return NULL;
 }
 
+/* FNV-1a of a task's name, for the table of tasks by name. */
+static size_t
+name_hash(const char *s)
+{
+	size_t h = (size_t)14695981039346656037ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * (size_t)1099511628211ULL;
+	return h;
+}
+
+/* The table config_task() looks a name up in, so that a caller asking
+ * for each task in turn (check, cron) is linear in the number of tasks,
+ * not quadratic: open addressing, at most half full. */
+static int
+index_tasks(struct lr_config *cfg)
+{
+	size_t n = 16;
+
+	while (n < 2 * cfg->ntasks)
+		n *= 2;
+	if ((cfg->byname = calloc(n, sizeof(*cfg->byname))) == NULL)
+		return -1;
+	cfg->nbyname = n;
+	for (size_t i = 0; i < cfg->ntasks; i++) {
+		size_t at = name_hash(cfg->tasks[i].name) & (n - 1);
+
+		while (cfg->byname[at] != 0)
+			at = (at + 1) & (n - 1);
+		cfg->byname[at] = i + 1;
+	}
+	return 0;
+}
+
 /* config_load(), with the tasks_dir's names listed when only is "" if
  * list is set. */
 static int
@@ -177,6 +211,8 @@ load(const char *path, const char *only, int list, struct lr_config *cfg,
 	if (rc == 0 && cfg->tasks_dir)
 		rc = tasksdir_read(&w, tasks_of(root), only, list);
 	yt_free(root);
+	if (rc == 0 && index_tasks(cfg) != 0)
+		rc = lr_errf(e, EX_OSERR, "out of memory");
 	return rc;
 }
 
@@ -200,6 +236,7 @@ config_free(struct lr_config *cfg)
 	for (size_t i = 0; i < cfg->ntasks; i++)
 		task_free(&cfg->tasks[i]);
 	free(cfg->tasks);
+	free(cfg->byname);
 	for (size_t i = 0; i < cfg->nnames; i++)
 		free(cfg->names[i]);
 	free(cfg->names);
@@ -227,9 +264,18 @@ config_has(const struct lr_config *cfg, const char *name)
 const struct lr_task *
 config_task(const struct lr_config *cfg, const char *name)
 {
-	for (size_t i = 0; i < cfg->ntasks; i++)
-		if (strcmp(cfg->tasks[i].name, name) == 0)
-			return &cfg->tasks[i];
+	size_t at, i;
+
+	if (cfg->byname == NULL) {	/* not loaded: a config made by hand */
+		for (i = 0; i < cfg->ntasks; i++)
+			if (strcmp(cfg->tasks[i].name, name) == 0)
+				return &cfg->tasks[i];
+		return NULL;
+	}
+	for (at = name_hash(name) & (cfg->nbyname - 1); (i = cfg->byname[at]) != 0;
+	    at = (at + 1) & (cfg->nbyname - 1))
+		if (strcmp(cfg->tasks[i - 1].name, name) == 0)
+			return &cfg->tasks[i - 1];
 	return NULL;
 }
 

@@ -30,6 +30,11 @@ struct lr_config {
 	size_t			 nmain;		/* names[0..nmain): the main file's */
 	struct lr_task		*tasks;		/* the tasks read (config_load's only) */
 	size_t			 ntasks;
+	size_t			*byname;	/* tasks by name: a hash table of
+						 * nbyname slots (a power of two),
+						 * each 0 or 1 + an index into
+						 * tasks; NULL: not built */
+	size_t			 nbyname;
 };
 
 #endif

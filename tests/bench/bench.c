@@ -758,8 +758,10 @@ main(int argc, char *argv[])
 	int bad = 0;
 
 	if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "round-trips") == 0 ||
-	    strcmp(argv[2], "fleet") == 0 || strcmp(argv[2], "seconds") == 0))) {
-		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet | seconds]\n");
+	    strcmp(argv[2], "fleet") == 0 || strcmp(argv[2], "seconds") == 0 ||
+	    strcmp(argv[2], "check") == 0))) {
+		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet | seconds "
+		    "| check]\n");
 		return 64;
 	}
 	if (argc == 3 && strcmp(argv[2], "fleet") == 0)	/* that section alone */
@@ -768,6 +770,7 @@ main(int argc, char *argv[])
 		return 1;
 	if (argc == 3) {	/* that section alone */
 		bad = strcmp(argv[2], "seconds") == 0 ? seconds_cost(argv[1], &fx) :
+		    strcmp(argv[2], "check") == 0 ? check_cost(argv[1], &fx) :
 		    round_trip_cost(argv[1], &fx);
 		redis_stop(&fx);
 		return bad ? 1 : 0;
@@ -826,6 +829,7 @@ main(int argc, char *argv[])
 	bad += status_cost(argv[1], &fx, c);
 	bad += config_cost(argv[1], &fx);
 	bad += tasksdir_cost(argv[1], &fx);
+	bad += check_cost(argv[1], &fx);
 	bad += cron_cost_all(argv[1], &fx);
 	bad += seconds_cost(argv[1], &fx);
 	bad += connections_cost(argv[1]);

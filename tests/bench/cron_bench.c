@@ -147,6 +147,56 @@ tasksdir_cost(const char *lockrun, const struct redis_fixture *fx)
 	return bad;
 }
 
+/* --- check of a tasks_dir ---------------------------------------------- */
+
+/* A tasks_dir of n files under fx->dir/check-N, its config beside it. */
+static void
+check_dir(const struct redis_fixture *fx, int n, char *cfg, size_t len)
+{
+	char dir[256], path[512];
+	FILE *fp;
+
+	snprintf(cfg, len, "%s/check-%d.yaml", fx->dir, n);
+	snprintf(dir, sizeof(dir), "%s/check-%d.d", fx->dir, n);
+	fp = create(cfg);
+	fprintf(fp, "redis:\n  url: %s\ntasks_dir: check-%d.d\n", fx->url, n);
+	fclose(fp);
+	mkdir(dir, 0700);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/task-%06d.yaml", dir, i);
+		fp = create(path);
+		fprintf(fp, "command: [true, job-%d]\none_server: true\n"
+		    "schedule: \"%s\"\ntimeout: 50m\nenv:\n  JOB: \"%d\"\n", i,
+		    i % 10 == 0 ? "*/10 * * * * *" : "*/5 * * * *", i);
+		fclose(fp);
+	}
+}
+
+int
+check_cost(const char *lockrun, const struct redis_fixture *fx)
+{
+	static const int sizes[] = { 1000, 10000, 100000 };
+	double t[3];
+	int bad = 0;
+
+	printf("\ncheck of a tasks_dir (every task merged, its command found, its "
+	    "next fire times):\n");
+	for (int s = 0; s < 3; s++) {
+		char cfg[256];
+		char *cmd[] = { (char *)lockrun, "-c", cfg, "check", NULL };
+		int st;
+
+		check_dir(fx, sizes[s], cfg, sizeof(cfg));
+		t[s] = timed(cmd, &st) / 1e6;
+		if (st != 0 && bad++ < 3)
+			fprintf(stderr, "bench: check of %d tasks exited %d\n", sizes[s], st);
+		printf("  %6d tasks  %7.2f s  %6.1f us a task\n", sizes[s], t[s],
+		    t[s] * 1e6 / sizes[s]);
+	}
+	printf("  ratio 100,000 / 1,000 tasks: %.0f (linear: 100)\n", t[2] / t[0]);
+	return bad;
+}
+
 /* --- lockrun cron ----------------------------------------------------- */
 
 /* LD_PRELOAD=libfaketime and FAKETIME, the offset that makes the clock

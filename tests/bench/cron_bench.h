@@ -9,6 +9,11 @@
  * that one task: medians and their ratio. Returns the failures seen. */
 int	tasksdir_cost(const char *lockrun, const struct redis_fixture *fx);
 
+/* lockrun check of a tasks_dir of 1,000, 10,000 and 100,000 files: the
+ * time of each, a task's share, and their ratio (linear: 100). Reported,
+ * never asserted. Returns the failures seen. */
+int	check_cost(const char *lockrun, const struct redis_fixture *fx);
+
 /* lockrun cron: idle CPU and wake-ups over a real minute, RSS with 1,000
  * tasks, start latency after a fire time, 1,000 tasks due at once.
  * Reported, never asserted. Returns the failures seen. */
