@@ -154,6 +154,14 @@ find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
 	return nearest_tasks(x, name, e);
 }
 
+int
+ctx_known_task(struct lr_ctx *x, const char *name, struct lr_err *e)
+{
+	const struct lr_task *task;
+
+	return find_task(x, name, &task, e);
+}
+
 /* An option of the command line that changes nothing is a mistake:
  * 64, named as it was given (--slot-tolerance). */
 static int

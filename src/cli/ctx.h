@@ -69,6 +69,10 @@ void	ctx_free(struct lr_ctx *x);
 int	ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded,
 	    struct lr_err *e);
 
+/* Is there a task called name in the config? 0, or -1 with e = 64 "no
+ * such task in FILE" and the nearest names (or "no config file"). */
+int	ctx_known_task(struct lr_ctx *x, const char *name, struct lr_err *e);
+
 /* Merge the settings of task (NULL: -t, or none) into x->t: command line
  * over task over defaults over built-in values; complete them
  * (task_finish). Returns 0, or -1 with e. */

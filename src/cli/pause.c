@@ -206,6 +206,11 @@ trigger_ask(struct lr_ctx *x, const char *name, struct lr_err *e)
 	if (x->be.ops->trigger == NULL)
 		return lr_errf(e, EX_USAGE, "trigger: the %s backend keeps no triggers (Redis "
 		    "and PostgreSQL do); trigger --here runs it on this host", x->be.ops->title);
+	/* a scheduler runs only the tasks of its config: a name that is not in
+	 * ours is a mistake, said with the nearest names, not a key written
+	 * for nothing */
+	if (ctx_known_task(x, name, e) != 0)
+		return -1;
 	if (ctx_connect(x, e) != 0)
 		return -1;
 	user_name(user, sizeof(user));

@@ -264,6 +264,32 @@ trigger_here_uses_no_slot(void)
 }
 TWO(trigger_here_uses_no_slot)
 
+/* A name that is not in the config is refused before anything is
+ * written, with the nearest name when there is one: no scheduler would
+ * take its trigger, and a mistyped name asked for nothing. */
+static void
+trigger_refuses_a_name_not_in_the_config(void)
+{
+	char cfgbuf[256], logbuf[256];
+	const char *log = strcpy(logbuf, scratch("runs.log"));
+	const char *cfg = job_config(cfgbuf, log, "");
+	struct result r;
+
+	CFG(&r, cfg, "trigger", "jbo");
+	cr_assert(eq(int, r.status, 64), "%s", r.err);
+	cr_assert(matches(r.err, "^lockrun: jbo: no such task in .*ops\\.yaml "
+	    "\\(did you mean job\\?\\)\n"), "%s", r.err);
+	CFG(&r, cfg, "trigger", "nosuch");
+	cr_assert(eq(int, r.status, 64), "%s", r.err);
+	cr_assert(matches(r.err, "^lockrun: nosuch: no such task in "), "%s", r.err);
+	cr_assert(eq(str, r.out, ""), "nothing asked: %s", r.out);
+	CFG(&r, cfg, "trigger", "--here", "nosuch");
+	cr_assert(eq(int, r.status, 64), "%s", r.err);
+	CFG(&r, cfg, "trigger", "job");
+	cr_assert(eq(int, r.status, 0), "trigger: %s", r.err);
+}
+TWO(trigger_refuses_a_name_not_in_the_config)
+
 /* MySQL keeps no pauses or triggers: said, 64, nothing done. */
 Test(fleetops, mysql_refuses_pause_and_trigger)
 {
