@@ -8,6 +8,7 @@
 #include "cli/ctx.h"
 #include "cli/secret.h"
 #include "core/duration.h"
+#include "core/url.h"
 #include "out/log.h"
 #include "sched/crond.h"
 #include "sched/missed.h"
@@ -15,10 +16,19 @@
 #include "sched/tick.h"
 #include "web/serve.h"
 
-/* Both take no words and need a config: it is their crontab. */
+/* Both take no words and need a config: it is their crontab. A password
+ * in --url would stay in the scheduler's and its starter's command line
+ * (/proc/PID/cmdline, which any user reads) for the daemon's life, before
+ * lockrun could hide it: refused, before any connection, with the two
+ * places that keep it from other users. */
 static int
 sched_check(struct lr_ctx *x, const char *verb, struct lr_err *e)
 {
+	if (x->cli.server.url && url_has_password(x->cli.server.url))
+		return lr_errf(e, EX_USAGE, "--url: a password on `lockrun %s`'s command "
+		    "line can be read by any user (ps, /proc) for as long as it runs; give "
+		    "it in a password file (--password-file, or password_file: in the "
+		    "config) or in $LOCKRUN_REDIS_PASSWORD", verb);
 	if (x->cli.cmd)
 		return lr_errf(e, EX_USAGE, "`lockrun %s` takes no arguments: \"%s\"", verb,
 		    x->cli.cmd[0]);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* config.c -- validate the YAML tree of a lockrun config and fill a
  * struct lr_config; every complaint carries file:line:col. */
+#include <sys/stat.h>
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,9 @@
 #include "config/tasksdir.h"
 #include "config/walk.h"
 #include "config/yamltree.h"
+#include "core/file.h"
 #include "core/keys.h"
+#include "core/url.h"
 #include "out/log.h"
 
 /* The names of map's tasks into cfg->names, taken from the tree (its
@@ -157,6 +161,24 @@ tasks_of(const struct yt_node *root)
 	return NULL;
 }
 
+/* A password in url: is a secret in the config file: the rule of a
+ * password_file holds for the file (file_secret_mode()), so that a
+ * config others may read never hands them the password silently. */
+static int
+url_secret(const char *path, const struct lr_config *cfg, struct lr_err *e)
+{
+	struct stat st;
+	size_t len;
+
+	if (cfg->server.url == NULL || !url_has_password(cfg->server.url) ||
+	    stat(path, &st) != 0 || file_secret_mode("config", path, st.st_mode, e) == 0)
+		return 0;
+	len = strlen(e->msg);
+	snprintf(e->msg + len, sizeof(e->msg) - len, ", or move the password in its "
+	    "url to a password_file");
+	return -1;
+}
+
 /* FNV-1a of a task's name, for the table of tasks by name. */
 static size_t
 name_hash(const char *s)
@@ -207,6 +229,8 @@ load(const char *path, const char *only, int list, struct lr_config *cfg,
 	if (files_trusted(path, e) != 0 || yt_load(path, only, &root, e) != 0)
 		return -1;
 	rc = root ? parse_root(&w, root, cfg) : 0;
+	if (rc == 0)
+		rc = url_secret(path, cfg, e);
 	cfg->nmain = cfg->nnames;
 	if (rc == 0 && cfg->tasks_dir)
 		rc = tasksdir_read(&w, tasks_of(root), only, list);

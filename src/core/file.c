@@ -68,10 +68,9 @@ file_read_secret(const char *path, const char *what, char *buf, size_t n,
 	if (fp == NULL)
 		return lr_errf(e, EX_CONFIG, "%s %s: %s", what, path,
 		    file_why(kind, why, sizeof(why)));
-	if (fstat(fileno(fp), &st) == 0 && (st.st_mode & S_IRWXO) != 0) {
+	if (fstat(fileno(fp), &st) == 0 && file_secret_mode(what, path, st.st_mode, e) != 0) {
 		fclose(fp);
-		return lr_errf(e, EX_CONFIG, "%s %s is open to other users "
-		    "(mode %04o); chmod o-rwx it", what, path, (unsigned)(st.st_mode & 07777));
+		return -1;
 	}
 	if (fgets(buf, (int)n, fp) == NULL)
 		buf[0] = '\0';
@@ -84,6 +83,15 @@ file_read_secret(const char *path, const char *what, char *buf, size_t n,
 		    "than %zu bytes", what, path, n - 2);
 	buf[strcspn(buf, "\r\n")] = '\0';
 	return 0;
+}
+
+int
+file_secret_mode(const char *what, const char *path, mode_t m, struct lr_err *e)
+{
+	if ((m & S_IRWXO) == 0)
+		return 0;
+	return lr_errf(e, EX_CONFIG, "%s %s is open to other users (mode %04o); "
+	    "chmod o-rwx it", what, path, (unsigned)(m & 07777));
 }
 
 int

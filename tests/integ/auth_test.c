@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -210,4 +211,63 @@ Test(auth, a_refused_password_names_where_it_came_from)
 	    r.err);
 	cr_assert(strstr(r.err, "wrong") == NULL, "never a password: %s", r.err);
 	cr_assert(eq(str, r.out, ""), "nothing ran");
+}
+
+/* One rule for a secret in a file: a config whose url: holds a password
+ * is refused as a password_file is when other users may read it (78, the
+ * same words), and used once it is closed to them. */
+Test(auth, password_in_url_of_a_config_open_to_others_is_78)
+{
+	struct result r;
+	const char *cfg = scratch("url-pw.yaml");
+	char want[512];
+	FILE *fp = fopen(cfg, "w");
+
+	cr_assert(fp != NULL);
+	fprintf(fp, "url: redis://:s3cret@127.0.0.1:%d/0\ntasks:\n  job:\n"
+	    "    command: [echo, ran]\n", fx.port);
+	fclose(fp);
+	cr_assert(eq(int, chmod(cfg, 0644), 0));
+	snprintf(want, sizeof(want), "lockrun: config %s is open to other users "
+	    "(mode 0644); chmod o-rwx it, or move the password in its url to a "
+	    "password_file\n", cfg);
+	LR(&r, "-c", cfg, "-t", "job");
+	cr_assert(eq(int, r.status, 78), "%s", r.err);
+	cr_assert(eq(str, r.err, want));
+	cr_assert(eq(str, r.out, ""), "the command did not run");
+	LR(&r, "-c", cfg, "check");
+	cr_assert(eq(int, r.status, 78), "%s", r.err);
+	cr_assert(eq(str, r.err, want));
+	cr_assert(strstr(r.out, "s3cret") == NULL, "%s", r.out);
+	cr_assert(eq(int, chmod(cfg, 0640), 0));
+	LR(&r, "-c", cfg, "-t", "job");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(str, r.out, "ran\n"));
+}
+
+/* A password in cron's or tick's --url would stay in the daemon's
+ * command line, which any user reads: refused, 64, before anything runs,
+ * pointing at the two places that keep it. */
+Test(auth, password_in_a_schedulers_url_is_64)
+{
+	struct result r;
+	const char *cfg = scratch("sched.yaml"), *mark = scratch("sched.ran");
+	char url[200];
+	FILE *fp = fopen(cfg, "w");
+
+	cr_assert(fp != NULL);
+	fprintf(fp, "tasks:\n  job:\n    schedule: '* * * * *'\n    command: "
+	    "'touch %s'\n", mark);
+	fclose(fp);
+	snprintf(url, sizeof(url), "redis://:s3cret@127.0.0.1:%d/0", fx.port);
+	for (const char *const *v = (const char *const[]){ "cron", "tick", NULL }; *v; v++) {
+		LR(&r, *v, "-c", cfg, "--url", url);
+		cr_assert(eq(int, r.status, 64), "%s: %s", *v, r.err);
+		cr_assert(matches(r.err, "^lockrun: --url: a password on `lockrun (cron|tick)`'s "
+		    "command line can be read by any user \\(ps, /proc\\) for as long as it "
+		    "runs; give it in a password file \\(--password-file, or password_file: "
+		    "in the config\\) or in \\$LOCKRUN_REDIS_PASSWORD\n"), "%s", r.err);
+		cr_assert(strstr(r.err, "s3cret") == NULL, "never a password: %s", r.err);
+	}
+	cr_assert(access(mark, F_OK) != 0, "nothing ran");
 }

@@ -195,7 +195,7 @@ Test(config, full_file_loads_every_field)
 	const struct lr_task *t, *s;
 
 	cr_assert(eq(int, config_load("good/full.yaml", NULL, &c, &e), 0), "%s", e.msg);
-	cr_assert(eq(str, (char *)c.server.url, "redis://cron:pw@10.0.0.5:6380/2"));
+	cr_assert(eq(str, (char *)c.server.url, "redis://cron@10.0.0.5:6380/2"));
 	cr_assert(eq(str, (char *)c.server.password_file, "/etc/lockrun/redis.pass"));
 	cr_assert(eq(i64, c.server.connect_timeout_ms, 1500));
 	cr_assert(eq(i64, c.server.command_timeout_ms, 3000));
