@@ -4,6 +4,7 @@
  * exit with the command's status. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,20 +34,23 @@
  * before the lock is taken so that a file that cannot be written stops
  * the run first; above 2 and close-on-exec, so the command has it as 1
  * and 2 only. lockrun's own lines stay on its stderr. A path that breaks
- * file_open_append()'s rule (a link, a FIFO, a folder open to all) is
+ * file_open_append()'s rule (a link, at its end or on the way, a FIFO, a
+ * folder open to all) is
  * refused with an error logged, and the run goes on, its output
  * discarded: a file someone put there is never written or waited on. */
 static int
 open_output(struct lr_ctx *x, struct lr_err *e)
 {
-	const char *o = x->t.output, *refused;
+	const char *o = x->t.output;
+	char refused[PATH_MAX + 64];
 	int fd;
 
 	if (o == NULL || strcmp(o, "inherit") == 0)
 		return 0;
 	if (strcmp(o, "discard") == 0)
 		fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	else if ((fd = file_open_append(o, &refused)) < 0 && refused != NULL) {
+	else if ((fd = file_open_append(o, refused, sizeof(refused))) < 0 &&
+	    refused[0] != '\0') {
 		lr_error("output %s: refused: %s; the output is discarded", o, refused);
 		fd = open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	}

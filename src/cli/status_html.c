@@ -4,6 +4,7 @@
  * rows status read, each task's history, and with a config each task's
  * next fire time, as a scheduler would compute it here and now. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "cli/status.h"
 #include "core/duration.h"
+#include "core/file.h"
 #include "core/zone.h"
 #include "sched/due.h"
 #include "web/page.h"
@@ -51,24 +53,27 @@ next_times(const char *path, const char *const *names, size_t n,
 		}
 }
 
-/* The page into path, whole: a temporary file beside it, renamed over it. */
+static int
+put_page(FILE *fp, const void *p)
+{
+	page_write(fp, p);
+	return 0;
+}
+
+/* The page into path, whole: a new file beside it, renamed over it, made
+ * so that no one who can write path's folder can redirect it
+ * (file_replace()). */
 static int
 write_page(const char *path, const struct page *p, struct lr_err *e)
 {
-	char tmp[4096];
-	FILE *fp;
+	char refused[PATH_MAX + 64];
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
-		return lr_errf(e, EX_USAGE, "--html %s: the path is too long", path);
-	if ((fp = fopen(tmp, "w")) == NULL)
-		return lr_errf(e, EX_CANTCREAT, "--html %s: %s", tmp, strerror(errno));
-	page_write(fp, p);
-	if (fclose(fp) != 0 || rename(tmp, path) != 0) {
-		lr_errf(e, EX_IOERR, "--html %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	if (file_replace(path, 0666, put_page, p, refused, sizeof(refused)) == 0)
+		return 0;
+	if (refused[0] != '\0')
+		return lr_errf(e, EX_CANTCREAT, "--html %s: refused: %s", path, refused);
+	return lr_errf(e, errno == EIO ? EX_IOERR : EX_CANTCREAT, "--html %s: %s", path,
+	    strerror(errno));
 }
 
 int

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* file.c -- open a file lockrun reads: regular files only (file.h). */
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <linux/openat2.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -240,8 +244,93 @@ split_dir(const char *path, char *dir, size_t n)
 	return slash ? slash + 1 : path;
 }
 
+/* walk_dir(): the component at the end of what (its first len bytes), met
+ * on the walk, is a symbolic link, or is not a folder. */
+static int
+walk_refuse(int fd, const char *comp, const char *what, size_t len, int err,
+    char *refused, size_t n)
+{
+	struct stat st;
+
+	if (err == ELOOP || (err == ENOTDIR && fstatat(fd, comp, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)))
+		snprintf(refused, n, "a folder on the way, %.*s, is a symbolic link",
+		    (int)len, what);
+	close(fd);
+	if (refused[0] == '\0')
+		errno = err;
+	return -1;
+}
+
+/* The folder dir, opened (O_PATH) by walking it from / (or from the
+ * working directory) one component at a time, none followed if it is a
+ * symbolic link: the walk openat2(2) makes with RESOLVE_NO_SYMLINKS,
+ * for the kernels that have none, and to name the link it met. */
+static int
+walk_dir(const char *dir, char *refused, size_t n)
+{
+	const int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	char comp[NAME_MAX + 1];
+	const char *p = dir;
+	struct stat st;
+	int fd = open(dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC), next, more;
+
+	while (fd >= 0 && (more = next_part(&p, comp, sizeof(comp))) == 1) {
+		next = openat(fd, comp, flags);
+		if (next >= 0 && (fstat(next, &st) != 0 || !S_ISDIR(st.st_mode))) {
+			close(next);	/* O_PATH opened the link itself */
+			next = -1;
+			errno = ELOOP;
+		}
+		if (next < 0)
+			return walk_refuse(fd, comp, dir, (size_t)(p - dir), errno, refused, n);
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0 && more < 0) {
+		close(fd);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return fd;
+}
+
 int
-file_open_append(const char *path, const char **refused)
+file_open_dir(const char *dir, char *refused, size_t n)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS };
+	int fd, saved;
+
+	refused[0] = '\0';
+	if ((fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how))) >= 0)
+		return fd;
+	saved = errno;
+	if (saved != ENOSYS && saved != ELOOP && saved != EPERM && saved != EINVAL &&
+	    saved != E2BIG)	/* EPERM: a seccomp filter that does not know it */
+		return -1;
+	/* no openat2 here, or a link on the way: the walk, which names it */
+	if ((fd = walk_dir(dir, refused, n)) >= 0 && saved == ELOOP) {
+		close(fd);	/* gone since: refused all the same */
+		snprintf(refused, n, "a folder on the way is a symbolic link");
+		return -1;
+	}
+	return fd;
+}
+
+/* A regular file with another name than the one root opens, owned by
+ * another user than its folder's, may be a hard link made there to a
+ * file of root's (where the kernel does not protect them). */
+static int
+other_names(int dfd, const struct stat *st)
+{
+	struct stat d;
+
+	return st->st_nlink > 1 && (fstat(dfd, &d) != 0 || d.st_uid != st->st_uid);
+}
+
+int
+file_open_append(const char *path, char *refused, size_t n)
 {
 	const int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC | O_NOCTTY;
@@ -250,32 +339,95 @@ file_open_append(const char *path, const char **refused)
 	struct stat st;
 	int dfd, fd, saved;
 
-	*refused = NULL;
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	refused[0] = '\0';
+	if ((dfd = file_open_dir(dir, refused, n)) < 0)
 		return -1;
 	if (fstat(dfd, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
 		close(dfd);
-		*refused = "its folder is writable by others and not sticky";
+		snprintf(refused, n, "its folder is writable by others and not sticky");
 		return -1;
 	}
 	/* O_NOFOLLOW: a link put there is not followed to a file of root's;
 	 * O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) */
 	fd = openat(dfd, base, flags, 0640);
 	saved = errno;
-	close(dfd);
 	if (fd < 0) {
-		*refused = saved == ELOOP ? "it is a symbolic link" : saved == ENXIO ?
-		    "not a regular file (a FIFO or a socket)" : saved == EISDIR ?
-		    "not a regular file (a directory)" : NULL;
+		close(dfd);
+		snprintf(refused, n, "%s", saved == ELOOP ? "it is a symbolic link" :
+		    saved == ENXIO ? "not a regular file (a FIFO or a socket)" :
+		    saved == EISDIR ? "not a regular file (a directory)" : "");
 		errno = saved;
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		*refused = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) ?
-		    "not a regular file (a FIFO)" : "not a regular file";
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || other_names(dfd, &st)) {
+		snprintf(refused, n, "%s", fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) ?
+		    "not a regular file (a FIFO)" : S_ISREG(st.st_mode) ?
+		    "it has other names (a hard link) and another owner than its folder" :
+		    "not a regular file");
 		close(fd);
+		close(dfd);
 		return -1;
 	}
+	close(dfd);
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);	/* blocking again */
 	return fd;
+}
+
+#define REPLACE_TRIES	64	/* names tried for the new file, each a random one */
+
+int
+file_replace(const char *path, mode_t mode, int (*put)(FILE *, const void *),
+    const void *arg, char *refused, size_t n)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC | O_NOCTTY;
+	char dir[PATH_MAX], tmp[NAME_MAX + 1];
+	const char *base = split_dir(path, dir, sizeof(dir));
+	int dfd, fd = -1, saved, failed;
+	unsigned int r = 0;
+	FILE *fp;
+
+	refused[0] = '\0';
+	if (*base == '\0') {
+		errno = EISDIR;
+		return -1;
+	}
+	if ((dfd = file_open_dir(dir, refused, n)) < 0)
+		return -1;
+	/* O_EXCL: a name someone put there first (a link, a FIFO) is never
+	 * opened, another is tried; the name is random, so none can be put
+	 * at all the names tried */
+	for (int i = 0; i < REPLACE_TRIES && fd < 0; i++) {
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+			r = r * 1103515245u + 12345u + (unsigned)getpid() + (unsigned)i;
+		snprintf(tmp, sizeof(tmp), ".%.200s.%08x.tmp", base, r);
+		if ((fd = openat(dfd, tmp, flags, mode)) < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		saved = errno;
+		close(dfd);
+		errno = saved;
+		return -1;
+	}
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		saved = errno;
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		close(dfd);
+		errno = saved;
+		return -1;
+	}
+	failed = put(fp, arg) != 0 || ferror(fp);
+	failed |= fclose(fp) != 0;
+	/* renameat: a link or a FIFO at path is replaced, never followed */
+	if (failed || renameat(dfd, tmp, dfd, base) != 0) {
+		saved = failed && errno == 0 ? EIO : errno;
+		unlinkat(dfd, tmp, 0);
+		close(dfd);
+		errno = saved;
+		return -1;
+	}
+	close(dfd);
+	return 0;
 }

@@ -54,14 +54,38 @@ int	file_env_secret(const char *name, char *buf, size_t n, struct lr_err *e);
  * ("/etc/lockrun/tasks.d/x.yaml is owned by uid 1001"). */
 int	file_trusted(const char *path, uid_t uid, char *why, size_t n);
 
-/* Open path to append to it, as root writes a task's output: or the JSON
- * log: created 0640 (less the umask), never through a symbolic link at
- * path (O_NOFOLLOW), never waiting on a FIFO (O_NONBLOCK, cleared once
- * open), and only a regular file, in a folder that others cannot write
- * or that is sticky (where they cannot replace a file of root's). Returns
- * the descriptor (close-on-exec), or -1: with *refused saying why when
- * the path breaks that rule ("it is a symbolic link"), else *refused NULL
+/* The folder dir, opened O_PATH (for openat(2)), walked from / (or from
+ * the working directory, for a relative one) without following a
+ * symbolic link anywhere on the way: openat2(2) with RESOLVE_NO_SYMLINKS,
+ * or, on a kernel without it, one openat(O_NOFOLLOW) a component. A
+ * folder on the way that another user swapped for a link is met as a
+ * link and refused, never followed to root's files. Returns the
+ * descriptor, or -1: with refused[n] saying why when a link was met ("a
+ * folder on the way, /srv/u/logs, is a symbolic link"), else refused ""
  * and errno set. */
-int	file_open_append(const char *path, const char **refused);
+int	file_open_dir(const char *dir, char *refused, size_t n);
+
+/* Open path to append to it, as root writes a task's output: or the JSON
+ * log: its folder opened by file_open_dir() (no link anywhere on the
+ * way), the file created 0640 (less the umask), never through a symbolic
+ * link at path (O_NOFOLLOW), never waiting on a FIFO (O_NONBLOCK, cleared
+ * once open), and only a regular file, in a folder that others cannot
+ * write or that is sticky (where they cannot replace a file of root's),
+ * and not one with other names (a hard link) owned by another user than
+ * its folder. Returns the descriptor (close-on-exec), or -1: with
+ * refused[n] saying why when the path breaks that rule ("it is a
+ * symbolic link"), else refused "" and errno set. */
+int	file_open_append(const char *path, char *refused, size_t n);
+
+/* Replace the file at path whole, as root writes a file for others to
+ * read (status --html): put(fp, arg) writes a new file, created with
+ * O_EXCL and O_NOFOLLOW at a random name in path's folder (itself opened
+ * by file_open_dir()), which is then renamed over path. A name someone
+ * put there first (a link, a FIFO) is never opened nor waited on: another
+ * is tried; a link or FIFO at path is replaced, not followed. Returns 0,
+ * or -1 with refused[n] as file_open_dir()'s, or errno set (the new file
+ * removed). */
+int	file_replace(const char *path, mode_t mode, int (*put)(FILE *, const void *),
+	    const void *arg, char *refused, size_t n);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,12 +101,13 @@ log_open(const char *spec, const char *host, struct lr_err *e)
 int
 log_reopen(void)
 {
-	const char *refused;
+	char refused[PATH_MAX + 64];
 	int fd;
 
 	if (lg.dest != DEST_JSON || lg.path[0] == '\0')
 		return 0;
-	if ((fd = file_open_append(lg.path, &refused)) < 0 && refused == NULL)
+	if ((fd = file_open_append(lg.path, refused, sizeof(refused))) < 0 &&
+	    refused[0] == '\0')
 		return -1;
 	if (lg.fd != STDERR_FILENO)
 		close(lg.fd);

@@ -47,6 +47,9 @@
  *
  *   LOCKRUN_SHIM_BOOT_ID=FILE    open(2) of /proc/sys/kernel/random/boot_id
  *                                opens FILE instead: a host booted again
+ *   LOCKRUN_SHIM_NO_OPENAT2=1    syscall(SYS_openat2, ...) fails with ENOSYS,
+ *                                as on a kernel before 5.6: lockrun walks a
+ *                                path with openat(2) instead
  *
  *   LOCKRUN_SHIM_TIMERFD_FAIL=FILE
  *                                while FILE exists, timerfd_settime(2)
@@ -67,6 +70,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <sys/syscall.h>
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -431,4 +435,30 @@ timerfd_settime(int fd, int flags, const struct itimerspec *v, struct itimerspec
 		return -1;
 	}
 	return real(fd, flags, v, old);
+}
+
+/* --- openat2 ---------------------------------------------------------- */
+
+typedef long (*syscall_fn)(long, ...);
+
+long
+syscall(long number, ...)
+{
+	static syscall_fn real;
+	long a[6];
+	va_list ap;
+
+	/* the callers pass at most six, as the kernel takes: reading six is
+	 * what glibc's own syscall() does */
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (number == SYS_openat2 && getenv("LOCKRUN_SHIM_NO_OPENAT2") != NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (real == NULL)
+		real = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
+	return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -116,22 +116,92 @@ Test(file, a_link_is_walked_to_what_it_names)
 
 Test(file, append_refuses_a_link_and_a_fifo_and_makes_0640)
 {
-	const char *refused = NULL, *target = at("target", 0600);
+	const char *target = at("target", 0600);
+	char refused[256];
 	struct stat st;
 	int fd;
 
 	cr_assert(eq(int, symlink(target, at("link", 0)), 0));
-	cr_assert(eq(int, file_open_append(at("link", 0), &refused), -1));
-	cr_assert(eq(str, (char *)refused, "it is a symbolic link"));
+	cr_assert(eq(int, file_open_append(at("link", 0), refused, sizeof(refused)), -1));
+	cr_assert(eq(str, refused, "it is a symbolic link"));
 	cr_assert(eq(int, mkfifo(at("fifo", 0), 0600), 0));
-	cr_assert(eq(int, file_open_append(at("fifo", 0), &refused), -1));
+	cr_assert(eq(int, file_open_append(at("fifo", 0), refused, sizeof(refused)), -1));
 	cr_assert(strstr(refused, "not a regular file") != NULL, "%s", refused);
 	umask(0);
-	fd = file_open_append(at("new", 0), &refused);
+	fd = file_open_append(at("new", 0), refused, sizeof(refused));
 	umask(022);
 	cr_assert(fd >= 0, "%s", strerror(errno));
 	cr_assert(eq(int, fstat(fd, &st), 0));
 	cr_assert(eq(int, (int)(st.st_mode & 07777), 0640));
 	cr_assert(eq(int, fcntl(fd, F_GETFL) & O_NONBLOCK, 0), "blocking again");
 	close(fd);
+}
+
+/* A folder on the way that is a link is refused, named, and nothing is
+ * written through it; a hard link to another owner's file is refused. */
+Test(file, append_refuses_a_link_on_the_way)
+{
+	char refused[256], want[256], path[160], target[160];
+	struct stat st;
+	int fd;
+
+	snprintf(target, sizeof(target), "%s", at("real/out.log", 0));
+	cr_assert(eq(int, mkdir(at("real", 0), 0755), 0));
+	fd = open(target, O_WRONLY | O_CREAT, 0600);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_assert(eq(int, symlink(at("real", 0), at("swapped", 0)), 0));
+	snprintf(path, sizeof(path), "%s/swapped/out.log", dir);
+	cr_assert(eq(int, file_open_append(path, refused, sizeof(refused)), -1));
+	snprintf(want, sizeof(want), "a folder on the way, %s/swapped, is a symbolic link",
+	    dir);
+	cr_assert(eq(str, refused, want));
+	snprintf(path, sizeof(path), "%s/swapped/../real/out.log", dir);
+	cr_assert(eq(int, file_open_append(path, refused, sizeof(refused)), -1));
+	cr_assert(eq(str, refused, want));
+	cr_assert(eq(int, stat(target, &st), 0));
+	cr_assert(eq(sz, (size_t)st.st_size, 0));
+	/* a second name, owned by another user than the folder */
+	cr_assert(eq(int, chown(target, 65534, 65534), 0));
+	cr_assert(eq(int, link(target, at("real/second", 0)), 0));
+	cr_assert(eq(int, file_open_append(at("real/second", 0), refused, sizeof(refused)), -1));
+	cr_assert(strncmp(refused, "it has other names", 18) == 0, "%s", refused);
+	fd = file_open_dir(at("real", 0), refused, sizeof(refused));
+	cr_assert(fd >= 0, "%s", refused);
+	close(fd);
+}
+
+static int
+put_text(FILE *fp, const void *text)
+{
+	return fputs(text, fp) < 0;
+}
+
+/* file_replace(): a link and a FIFO at the target are replaced, never
+ * followed nor waited on; the new file was never at a name given. */
+Test(file, replace_writes_beside_and_renames)
+{
+	const char *secret = at("secret", 0600), *page = at("page.html", 0);
+	char refused[256], buf[64] = "";
+	struct stat st;
+	FILE *fp;
+	int rc;
+
+	cr_assert(eq(int, symlink(secret, page), 0));
+	rc = file_replace(page, 0644, put_text, "new page\n", refused, sizeof(refused));
+	cr_assert(rc == 0, "%s %s", refused, strerror(errno));
+	cr_assert(eq(int, lstat(page, &st), 0));
+	cr_assert(eq(int, (st.st_mode & S_IFMT) == S_IFREG, 1), "the link is replaced");
+	cr_assert(eq(int, stat(secret, &st), 0));
+	cr_assert(eq(sz, (size_t)st.st_size, 0), "the link's target is unchanged");
+	fp = fopen(page, "r");
+	cr_assert(fp != NULL && fgets(buf, sizeof(buf), fp) != NULL);
+	fclose(fp);
+	cr_assert(eq(str, buf, "new page\n"));
+	cr_assert(eq(int, unlink(page), 0));
+	cr_assert(eq(int, mkfifo(page, 0600), 0));
+	rc = file_replace(page, 0644, put_text, "again\n", refused, sizeof(refused));
+	cr_assert(rc == 0, "%s %s", refused, strerror(errno));
+	cr_assert(eq(int, lstat(page, &st), 0));
+	cr_assert(eq(int, (st.st_mode & S_IFMT) == S_IFREG, 1), "the FIFO is replaced");
 }
