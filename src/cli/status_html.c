@@ -29,6 +29,8 @@ next_times(const char *path, const char *const *names, size_t n,
 {
 	struct lr_err e = LR_ERR_INIT;
 	struct sched_task *t = NULL;
+	const struct sched_task **of;
+	const struct lr_task *task;
 	size_t nt = 0;
 	time_t now = time(NULL);
 
@@ -38,19 +40,28 @@ next_times(const char *path, const char *const *names, size_t n,
 	    due_tasks(full, &t, &nt, &e) != 0)
 		return;
 	*tp = t;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < nt; j++) {
-			time_t next;
-			const struct lr_zone *z;
+	/* each task's schedule by its place in full->tasks (config_task()'s
+	 * table): linear in the number of tasks, not names times tasks */
+	if ((of = calloc(full->ntasks + 1, sizeof(*of))) == NULL)
+		return;
+	for (size_t j = 0; j < nt; j++)
+		if ((task = config_task(full, t[j].name)) != NULL)
+			of[task - full->tasks] = &t[j];
+	for (size_t i = 0; i < n; i++) {
+		const struct sched_task *s;
+		const struct lr_zone *z;
+		time_t next;
 
-			if (strcmp(names[i], t[j].name) != 0 ||
-			    (next = schedule_next(&t[j].sched, now)) == (time_t)-1)
-				continue;
-			v[i].tz = t[j].sched.has_cron ? t[j].sched.cron.tz : "";
-			v[i].next_ms = (long long)next * 1000;
-			z = zone_load(v[i].tz, &e);
-			v[i].next_offset_s = z ? zone_offset(z, next, NULL) : 0;
-		}
+		if ((task = config_task(full, names[i])) == NULL ||
+		    (s = of[task - full->tasks]) == NULL ||
+		    (next = schedule_next(&s->sched, now)) == (time_t)-1)
+			continue;
+		v[i].tz = s->sched.has_cron ? s->sched.cron.tz : "";
+		v[i].next_ms = (long long)next * 1000;
+		z = zone_load(v[i].tz, &e);
+		v[i].next_offset_s = z ? zone_offset(z, next, NULL) : 0;
+	}
+	free(of);
 }
 
 static int
