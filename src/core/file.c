@@ -273,7 +273,7 @@ walk_dir(const char *dir, char *refused, size_t n)
 	char comp[NAME_MAX + 1];
 	const char *p = dir;
 	struct stat st;
-	int fd = open(dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC), next, more;
+	int fd = open(dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC), next, more = 0;
 
 	while (fd >= 0 && (more = next_part(&p, comp, sizeof(comp))) == 1) {
 		next = openat(fd, comp, flags);
@@ -418,11 +418,12 @@ file_replace(const char *path, mode_t mode, int (*put)(FILE *, const void *),
 		errno = saved;
 		return -1;
 	}
+	errno = 0;
 	failed = put(fp, arg) != 0 || ferror(fp);
 	failed |= fclose(fp) != 0;
 	/* renameat: a link or a FIFO at path is replaced, never followed */
 	if (failed || renameat(dfd, tmp, dfd, base) != 0) {
-		saved = failed && errno == 0 ? EIO : errno;
+		saved = errno ? errno : EIO;
 		unlinkat(dfd, tmp, 0);
 		close(dfd);
 		errno = saved;
