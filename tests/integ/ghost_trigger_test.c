@@ -77,13 +77,14 @@ relay(struct proxy *p)
 	cr_assert(eq(int, proxy_start(p, be == BE_REDIS ? fx.port : srv.port), 0));
 }
 
-/* `lockrun trigger tj`, on the server directly. */
+/* `lockrun trigger tj`, on the server directly (--url over the config's
+ * relay: the task must be in the config it names). */
 static void
 ask_trigger(void)
 {
 	struct result r;
 
-	VERB(&r, "trigger", "tj");
+	VERB(&r, "trigger", "-c", scratch("trigger.yaml"), "tj");
 	cr_assert(eq(int, r.status, 0), "trigger: %s", r.err);
 }
 
