@@ -56,6 +56,23 @@ lock_init(struct lr_lock *l, const char *host)
 	snprintf(l->owner, sizeof(l->owner), "%s %ld %s", host, (long)getpid(), start);
 }
 
+/* A slot claim's deadline is no later than the slot's next fire time N,
+ * by the server's clock: then a claim the server accepts always finds an
+ * earlier claim of the same slot still there. The earlier claim A wrote
+ * the slot key with a TTL of N + tolerance - (A's clock when it reckoned
+ * it) (schedule_slot_ttl_ms()), which the server counts from when it ran
+ * A, after that reading: the key lives at least until A's clock reads
+ * N + tolerance. A later claim B runs, if at all, while the server's
+ * clock reads at most N; with the clocks within the tolerance of each
+ * other (what a slot itself assumes: a start early by the tolerance joins
+ * the coming slot), A's clock then reads at most N + tolerance, so A's key
+ * is still there and B finds the slot taken. Without the bound, B could
+ * run after the key expired -- a start queued behind a stalled connection
+ * -- and take the slot a second time. A claim that could never run in
+ * time (N before the earliest) is refused as late, as a request that
+ * waited too long is. No window (clock_tolerance 0: the clocks are not
+ * compared), no bound on the server: the client still sends no claim
+ * past N by its own clock (lock_slot_passed()). */
 void
 lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms)
 {
@@ -66,8 +83,18 @@ lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms)
 	l->sent_ms = sent_ms;
 	l->earliest_ms = sent_ms + l->offset_used_ms - LOCK_EARLY_MS;
 	l->deadline_ms = sent_ms + l->offset_used_ms + timeout_ms;
+	if (l->slot_ttl_ms > 0 && l->slot_until_ms > 0 && l->deadline_ms > l->slot_until_ms)
+		l->deadline_ms = l->slot_until_ms;
 	if (l->no_window)
 		l->earliest_ms = l->deadline_ms = 0;
+}
+
+int
+lock_slot_passed(const struct lr_lock *l, long long now_ms)
+{
+	if (l->slot_ttl_ms <= 0 || l->slot_until_ms <= 0)
+		return 0;
+	return now_ms + (l->offset_known ? l->offset_ms : 0) > l->slot_until_ms;
 }
 
 void

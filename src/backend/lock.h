@@ -45,6 +45,11 @@ struct lr_lock {
 	struct lr_keys	keys;
 	long long	ttl_ms;		/* stable key TTL; 0: no-overlap off */
 	long long	slot_ttl_ms;	/* slot key TTL; 0: one-server off */
+	long long	slot_until_ms;	/* one-server: the slot's next fire time
+					 * (Unix ms), past which no claim of it
+					 * runs: the acquire's deadline is no
+					 * later (lock_window()), and one not sent
+					 * by then is not sent; 0: none */
 	long long	hist_cap;	/* history entries kept; 0: no history */
 	long long	hist_ttl_ms;	/* the history's life after its last write */
 	long long	clock_tol_ms;	/* one-server: claim no slot when the server's
@@ -135,8 +140,9 @@ void	lock_took(struct lr_lock *l, long long token);
 #define LOCK_EARLY_MS	500
 
 /* Note the send, at our wall clock sent_ms, of a request that must run
- * within timeout_ms by the server's clock, and no later than its asker
- * waits (asker_until_mono): sets sent_ms, earliest_ms and deadline_ms. */
+ * within timeout_ms by the server's clock, no later than its asker waits
+ * (asker_until_mono) and, claiming a slot, no later than the slot's next
+ * fire time (slot_until_ms): sets sent_ms, earliest_ms and deadline_ms. */
 void	lock_window(struct lr_lock *l, long long sent_ms, long long timeout_ms);
 
 /* The acquire's answer came at our wall clock recv_ms and says the
@@ -162,6 +168,11 @@ void	lock_renew_note(struct lr_lock *l, long long server_ms);
  * erring late by that reading's error; 0 when not known (the server's
  * clock never read, or not compared: no_window). */
 long long	lock_server_at(const struct lr_lock *l, long long mono);
+
+/* Is it too late to claim l's slot: the server's clock, as last read
+ * (our wall clock now_ms moved by the offset measured, if any), past the
+ * slot's next fire time (slot_until_ms)? 0 when l claims no slot. */
+int	lock_slot_passed(const struct lr_lock *l, long long now_ms);
 
 /* A pause as `lockrun pause` asks for it (ops.h, pause). It ends by
  * itself for_ms after the server's clock reads when it is written, or at

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* doubt.c -- a run whose lock server's answer cannot be taken as it is: a
- * request that went unanswered is withdrawn, and a clock too far from the
- * server's claims no slot (doubt.h). */
+ * request that went unanswered is withdrawn, a clock too far from the
+ * server's claims no slot, and an answer too late for its slot or its
+ * lease starts nothing (doubt.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include "cli/ctx.h"
 #include "cli/doubt.h"
 #include "core/duration.h"
+#include "core/lease.h"
+#include "out/log.h"
 
 /* The acquire was sent and went unanswered (a paused server, a stalled
  * or cut network): the server refuses it if it runs after its deadline,
@@ -57,4 +60,34 @@ run_clock_off(const struct lr_ctx *x, struct lr_err *e)
 	    "clock_tolerance %s)", (double)llabs(l->offset_ms) / 1000.0, l->keys.slot_iso,
 	    l->offset_ms < 0 ? "ahead" : "behind", llabs(l->offset_ms),
 	    (l->rtt_ms + 1) / 2, tol);
+}
+
+int
+run_too_late(const struct lr_ctx *x, const char *why)
+{
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = EX_UNAVAILABLE;
+	lr_event(LOG_ERR, "too-late", &f, "%s%s: missed: %s; the command was not started",
+	    x->t.one_server ? "slot " : "", x->t.one_server ? x->lock.keys.slot_iso :
+	    x->lock.keys.stable, why);
+	return EX_UNAVAILABLE;
+}
+
+int
+run_lease_late(const struct lr_ctx *x)
+{
+	struct lr_lease ls = { .ttl = x->lock.ttl_ms, .kill_after = x->t.kill_after_ms,
+	    .confirmed = x->acquired_at };
+	long long now = mono_ms();
+	char left[32];
+
+	if (ls.ttl <= 0 || !x->t.renew || !lease_too_late(&ls, now))
+		return 0;
+	duration_human(lease_deadline(&ls) > now ? lease_deadline(&ls) - now : 0, left,
+	    sizeof(left));
+	lr_event(LOG_WARNING, "lease-late", NULL, "%s: the acquire was answered with %s of "
+	    "its lease left, past its first renewal point", x->lock.keys.stable, left);
+	return 1;
 }

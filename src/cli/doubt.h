@@ -17,4 +17,19 @@ int	run_withdraw(struct lr_ctx *x, struct lr_err *e);
 /* LOCK_CLOCK_OFF: -1 with e, EX_TEMPFAIL: the one line main() says. */
 int	run_clock_off(const struct lr_ctx *x, struct lr_err *e);
 
+/* Too late to start: the slot's next fire time passed before the server
+ * took the claim (lock_slot_passed()), or the lease was answered too
+ * late (run_lease_late()). The slot is missed: one error line, event
+ * too-late, from which the scheduler that started this run learns not to
+ * try it again, and says "missed" once (sched/report.c). Returns the
+ * run's status, EX_UNAVAILABLE. */
+int	run_too_late(const struct lr_ctx *x, const char *why);
+
+/* Is the lease the acquire's answer left (counted from x->acquired_at, no
+ * earlier than the server's lease started) too short to start the command
+ * under (lease_too_late(): its first renewal point passed)? A command
+ * started then could be stopped at once (LOST LOCK, 0 ms left): its lock
+ * is released instead, and the slot is missed. Says how much was left. */
+int	run_lease_late(const struct lr_ctx *x);
+
 #endif

@@ -145,7 +145,11 @@ slot_instant(void)
 
 /* Connect and try once: one round trip; two when the server's clock and
  * ours are too far apart for the request's window (LOCK_LATE): the first
- * answer measured the offset, and the second moves the window by it. */
+ * answer measured the offset, and the second moves the window by it.
+ * *out LOCK_LATE: the slot's next fire time has passed (lock_slot_passed()),
+ * before it was sent (nothing sent) or by the clock of the server that
+ * refused it: a claim now could find the slot key of a run that took
+ * it gone (lock_window()). */
 static int
 acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 {
@@ -153,11 +157,16 @@ acquire_once(struct lr_ctx *x, enum lock_outcome *out, struct lr_err *e)
 	long long sent = mono_ms();
 	char d[32];
 
+	*out = LOCK_LATE;
+	if (lock_slot_passed(l, real_ms()))	/* started too late: send nothing */
+		return 0;
 	if (l->offset_known)
 		l->offset_used_ms = l->offset_ms;
 	l->renew_sent_ms = 0;
 	if (x->be.ops->acquire(&x->be, l, out, e) != 0)
 		return -1;
+	if (*out == LOCK_LATE && lock_slot_passed(l, real_ms()))
+		return 0;	/* refused as past the slot's next fire time */
 	if (*out == LOCK_LATE) {
 		l->offset_used_ms = l->offset_ms;
 		l->renew_sent_ms = 0;
@@ -184,7 +193,7 @@ static int
 acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 {
 	struct lr_lock *l = &x->lock;
-	time_t slot = (time_t)-1;
+	time_t slot = (time_t)-1, next;
 	long long deadline, now = slot_instant();
 	unsigned long long seed;
 
@@ -193,7 +202,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	l->hist_cap = x->t.history;
 	l->hist_ttl_ms = x->t.history_ttl_ms;
 	l->in_doubt = l->offset_known = 0;
-	l->offset_used_ms = 0;
+	l->offset_used_ms = l->slot_until_ms = 0;
 	l->no_window = x->t.clock_tolerance_ms == 0;
 	l->triggered = x->triggered;
 	if (x->t.one_server) {
@@ -203,6 +212,8 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 			return lr_errf(e, EX_CONFIG, "schedule \"%s\" has no fire time in reach",
 			    x->t.schedule);
 		l->slot_ttl_ms = schedule_slot_ttl_ms(&x->sched, now, slot);
+		next = schedule_next(&x->sched, slot);
+		l->slot_until_ms = next == (time_t)-1 ? 0 : (long long)next * 1000;
 	}
 	l->ttl_ms = x->t.no_overlap ? x->t.ttl_ms : 0;
 	keys_build(&l->keys, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
@@ -563,7 +574,11 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	    lease_client_wrap(&x->be, e) < 0 || run_prepare(x, e) != 0)
 		return -1;
 	if (acquire_settled(x, &out, &sig, e) != 0)
-		return run_unlocked(x, e);
+		return lock_slot_passed(&x->lock, real_ms()) ? run_too_late(x, e->msg) :
+		    run_unlocked(x, e);
+	if (out == LOCK_LATE)
+		return run_too_late(x, "the slot's next fire time passed before the "
+		    "server took the claim");
 	if (out == LOCK_CLOCK_OFF)
 		return run_clock_off(x, e);
 	if (sig == 0)
@@ -574,6 +589,11 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 		status = sig ? 128 + sig : x->t.conflict_exit;
 		run_report_skip(x, out, status);
 		return status;
+	}
+	if (run_lease_late(x)) {	/* a command its guard would stop at once */
+		release(x, EX_UNAVAILABLE, "missed");
+		return run_too_late(x, "the acquire was answered past the lease's first "
+		    "renewal point; the lock was released");
 	}
 	run_log_context(x, x->lock.token);
 	lr_event(LOG_INFO, "acquired", NULL, "acquired %s (token %lld)", x->t.no_overlap ?

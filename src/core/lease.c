@@ -43,6 +43,12 @@ lease_kill_at(const struct lr_lease *l)
 	return lease_deadline(l) - lease_margin(l);
 }
 
+int
+lease_too_late(const struct lr_lease *l, long long now)
+{
+	return now > lease_renew_at(l) || now >= lease_term_at(l);
+}
+
 long long
 lease_retry_delay(const struct lr_lease *l)
 {

@@ -39,6 +39,14 @@ long long lease_margin(const struct lr_lease *l);
 long long lease_term_at(const struct lr_lease *l);
 long long lease_kill_at(const struct lr_lease *l);
 
+/* Is a lease whose acquire was answered at now too short to start a
+ * command under? When its first renewal point has passed (less than two
+ * thirds of the TTL left) or its SIGTERM point has: the command would
+ * start with its renewal already due and one stall of a renewal's round
+ * trip from being stopped -- or be stopped at once. A start answered so
+ * late is given up (its lock released), not started and killed. */
+int	lease_too_late(const struct lr_lease *l, long long now);
+
 /* How long to wait before a renewal that failed is tried again. */
 long long lease_retry_delay(const struct lr_lease *l);
 

@@ -208,7 +208,7 @@ away_retry(struct away *a, struct heap *h, const struct sched_task *t, size_t n,
 	char at[TEXT_ISO_MAX];
 	struct log_fields f;
 
-	if (r->rep.ran || r->rep.skipped || r->status != EX_UNAVAILABLE)
+	if (r->rep.ran || r->rep.skipped || r->rep.too_late || r->status != EX_UNAVAILABLE)
 		return 0;
 	a->seen_ms = 0;		/* asked before the next start, unless a batch
 				 * was answered since */

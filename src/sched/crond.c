@@ -187,7 +187,8 @@ start(struct crond *d, size_t i, time_t slot)
 /* Start what is due, first due first, while fewer than STARTS_AT_ONCE
  * runs are getting ready, once the server answers (away.h: nothing is
  * forked while it is away; a start held too long is given up); a task
- * the config read again dropped is not. */
+ * the config read again dropped is not, nor a start past its slot
+ * (missed_if_passed()). */
 static void
 drain(struct crond *d)
 {
@@ -204,6 +205,9 @@ drain(struct crond *d)
 	for (room = busy < room ? room - busy : 0; room > 0 && starts_pop(&d->due, &e); )
 		for (size_t i = 0; i < d->ntasks; i++)
 			if (strcmp(d->tasks[i].name, e.task) == 0) {
+				if (missed_if_passed(&d->missed, &d->tasks[i],
+				    e.slot, d->last[i]))
+					break;
 				if (TRIGGERED(e.slot) || !away_late(&d->away, &d->tasks[i],
 				    e.slot, real_ms(), &d->missed)) {
 					running_start(&d->runs, d->o->sp, &d->tasks[i], e.slot);

@@ -189,13 +189,21 @@ renew(struct leases *ls, int fd, const struct lease_req *q, struct lease_rep *r)
 	batch(ls, h, q->cap_ms, q->wait_ms, r);
 }
 
-/* A request its run gave up on while it queued: the server would refuse
- * it (lock_window()), so it is not sent. Returns 1 then, with r set. */
+/* A request its run gave up on while it queued, or an acquire whose
+ * slot's next fire time passed meanwhile: the server would refuse it
+ * (lock_window()), so it is not sent. Returns 1 then, with r set; the run
+ * finds its slot passed (lock_slot_passed()) and records it missed. */
 static int
 given_up(const struct leases *ls, const struct asked *a, struct lease_rep *r)
 {
 	const struct lr_backend *be = ls->be;
 
+	if (a->q.op == LEASE_ACQUIRE && lock_slot_passed(&a->q.lock, real_ms())) {
+		r->rc = lr_errf(&r->e, EX_UNAVAILABLE, "%s %s: the slot's next fire time "
+		    "passed while the acquire waited in the scheduler: not sent",
+		    be->ops->name, be->where);
+		return 1;
+	}
 	if (a->q.op == LEASE_RELEASE || a->q.lock.asker_until_mono <= 0 ||
 	    mono_ms() < a->q.lock.asker_until_mono)
 		return 0;

@@ -10,10 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/duration.h"
 #include "core/keys.h"
 #include "core/text.h"
 #include "out/log.h"
 #include "sched/missed.h"
+#include "sched/report.h"
 #include "sched/trigger.h"
 
 void
@@ -42,6 +44,23 @@ missed_note(struct missed_queue *q, const struct sched_task *t, time_t slot)
 	q->v[q->n].slot = slot;
 	q->v[q->n++].due_ms = (long long)slot * 1000 + t->deadline_ms;
 	q->next_ms = 0;		/* look at once */
+}
+
+int
+missed_if_passed(struct missed_queue *q, const struct sched_task *t, time_t slot,
+    time_t last)
+{
+	time_t next = slot < 0 ? (time_t)-1 : schedule_next(&t->sched, slot);	/* < 0: triggered */
+	char at[TEXT_ISO_MAX];
+
+	if (!t->one_server || next == (time_t)-1 || (long long)next * 1000 > real_ms())
+		return 0;
+	text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
+	report_unstarted(t->name, at, "its next fire time passed before it could be "
+	    "started");
+	if (last == slot)
+		missed_note(q, t, slot);
+	return 1;
 }
 
 /* The task named name among t[n], or n. */

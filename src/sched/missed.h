@@ -43,6 +43,15 @@ struct missed_queue {
  * and only with a history: others are left out. */
 void	missed_note(struct missed_queue *q, const struct sched_task *t, time_t slot);
 
+/* A one-server start of slot of task t queued past the slot's next fire
+ * time (behind a stalled connection, a busy scheduler): its claim could
+ * find the slot key of a run that took the slot gone (backend/lock.c,
+ * lock_window()), so it is not started. Says the slot missed here, once,
+ * and notes it in q when it is the task's last slot started. Returns 1
+ * then, else 0 (start it). */
+int	missed_if_passed(struct missed_queue *q, const struct sched_task *t, time_t slot,
+	    time_t last);
+
 /* Record the slots of q whose task is among the n tasks t (others were
  * dropped from the config: forgotten), one round trip per slot, and start
  * the on_missed hook (sp, spawn_task()) of each that this scheduler

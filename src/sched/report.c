@@ -139,6 +139,9 @@ learn(struct run_report *r, const char *rec)
 		r->ran = 1;
 		if (report_member(rec, "token", tok, sizeof(tok)) == 0)
 			r->token = strtoll(tok, NULL, 10);
+	} else if (strcmp(ev, "too-late") == 0) {
+		r->too_late = 1;
+		report_member(rec, "message", r->why, sizeof(r->why));
 	} else if (strcmp(ev, "waiting") == 0) {
 		r->waiting = 1;
 	} else if (strcmp(ev, "clock-off") == 0) {
@@ -264,6 +267,11 @@ report_ended(const struct run_report *r, const char *task, const char *slot, pid
 	}
 	if (r->skipped) {
 		lr_event(LOG_INFO, "skipped", &f, "%s %s: %s", task, slot, r->why);
+		return;
+	}
+	if (r->too_late) {
+		lr_event(LOG_ERR, "missed", &f, "%s %s: missed: the run started too late: %s",
+		    task, slot, r->why);
 		return;
 	}
 	if (!r->ran) {

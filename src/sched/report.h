@@ -19,6 +19,9 @@ struct run_report {
 	int		 waiting;	/* it waits for a held lock (wait:) */
 	int		 clock_off;	/* it claimed no slot: this host's clock is
 					 * off against the lock server's (why) */
+	int		 too_late;	/* it started nothing, too late for its slot
+					 * or its lease (event too-late, why): the
+					 * slot is missed, not tried again */
 	long long	 token;		/* its fencing token once it took the lock; 0 */
 	char		 why[512];	/* a skip's message, or the run's last error */
 	size_t		 len;

@@ -75,3 +75,17 @@ Test(lease, backoff_grows_to_a_cap_with_jitter)
 	for (int n = 0; n < 100; n++)
 		cr_assert(backoff_delay(n, 0.5) <= 500);
 }
+
+Test(lease, an_answer_past_the_first_renewal_is_too_late)
+{
+	struct lr_lease l = { .ttl = 30000, .kill_after = 10000, .confirmed = 1000 };
+	struct lr_lease k = { .ttl = 30000, .kill_after = 25000, .confirmed = 1000 };
+
+	cr_assert(eq(int, lease_too_late(&l, 1000), 0), "answered at once");
+	cr_assert(eq(int, lease_too_late(&l, 11000), 0), "two thirds left: still starts");
+	cr_assert(eq(int, lease_too_late(&l, 11001), 1), "past its first renewal point");
+	cr_assert(eq(int, lease_too_late(&l, 40000), 1), "the lease is over");
+	cr_assert(eq(i64, lease_term_at(&k), 5000));
+	cr_assert(eq(int, lease_too_late(&k, 5000), 1), "it would be stopped at once");
+	cr_assert(eq(int, lease_too_late(&k, 4999), 0));
+}
