@@ -69,9 +69,9 @@ run_too_late(const struct lr_ctx *x, const char *why)
 
 	log_fields_init(&f);
 	f.status = EX_UNAVAILABLE;
-	lr_event(LOG_ERR, "too-late", &f, "%s%s: missed: %s; the command was not started",
-	    x->t.one_server ? "slot " : "", x->t.one_server ? x->lock.keys.slot_iso :
-	    x->lock.keys.stable, why);
+	lr_event(LOG_ERR, "too-late", &f, "too late for %s%s: %s; the command was not "
+	    "started", x->t.one_server ? "slot " : "", x->t.one_server ?
+	    x->lock.keys.slot_iso : x->lock.keys.stable, why);
 	return EX_UNAVAILABLE;
 }
 

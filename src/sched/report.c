@@ -270,8 +270,7 @@ report_ended(const struct run_report *r, const char *task, const char *slot, pid
 		return;
 	}
 	if (r->too_late) {
-		lr_event(LOG_ERR, "missed", &f, "%s %s: missed: the run started too late: %s",
-		    task, slot, r->why);
+		lr_event(LOG_ERR, "missed", &f, "%s %s: missed: %s", task, slot, r->why);
 		return;
 	}
 	if (!r->ran) {

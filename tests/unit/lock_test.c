@@ -101,3 +101,30 @@ Test(lock, a_renewal_is_late_once_its_asker_gave_up)
 	    l.renew_deadline_ms);
 	cr_assert(ge(llong, l.renew_deadline_ms, low + 1000), "%lld", l.renew_deadline_ms);
 }
+
+/* A slot claim runs no later than the slot's next fire time, whatever
+ * its timeout: a claim that waited past it could find the slot key of a
+ * run that took the slot gone (lock_window()). */
+Test(lock, a_slot_claim_is_late_past_the_next_fire_time)
+{
+	struct lr_lock l = { .slot_ttl_ms = 12500, .slot_until_ms = 1001000 };
+
+	lock_window(&l, 1000000, 2000);
+	cr_assert(eq(llong, l.deadline_ms, 1001000), "the next fire time first");
+	lock_window(&l, 995000, 2000);
+	cr_assert(eq(llong, l.deadline_ms, 997000), "the timeout first");
+	l.slot_ttl_ms = 0;	/* claims no slot: the timeout alone */
+	lock_window(&l, 1000000, 2000);
+	cr_assert(eq(llong, l.deadline_ms, 1002000));
+	l.slot_ttl_ms = 12500;
+	l.no_window = 1;	/* no window on the server */
+	lock_window(&l, 1000000, 2000);
+	cr_assert(eq(llong, l.deadline_ms, 0));
+	cr_assert(eq(int, lock_slot_passed(&l, 1001000), 0));
+	cr_assert(eq(int, lock_slot_passed(&l, 1001001), 1), "the client still sends none");
+	l.offset_known = 1;
+	l.offset_ms = 2000;	/* the server's clock is 2 s ahead: by its clock */
+	cr_assert(eq(int, lock_slot_passed(&l, 999001), 1));
+	l.slot_ttl_ms = 0;
+	cr_assert(eq(int, lock_slot_passed(&l, 2000000), 0), "claims no slot");
+}
