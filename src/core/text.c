@@ -73,6 +73,16 @@ json_char(const unsigned char *p, size_t left, char out[ESC_MAX], size_t *outlen
 		out[4] = hex[*p >> 4];
 		out[5] = hex[*p & 0xf];
 		*outlen = ESC_MAX;
+	} else if (len > 1 && text_control_len((const char *)p, left) == len) {
+		/* C1, bidi: escaped too, a reader's terminal or page would
+		 * act on them; \u0085, \u202e */
+		unsigned c = len == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu) :
+		    (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+		out[0] = '\\';
+		out[1] = 'u';
+		for (int i = 0; i < 4; i++)
+			out[2 + i] = hex[(c >> (12 - 4 * i)) & 0xf];
+		*outlen = ESC_MAX;
 	} else {
 		memcpy(out, p, len);
 		*outlen = len;

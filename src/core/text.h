@@ -24,7 +24,9 @@ size_t	text_utf8_len(const char *s, size_t left);
 
 /* Write the len bytes at s as a JSON string, quotes included, into
  * buf[0..n): a quotation mark or backslash is escaped with a backslash, a
- * control character (U+0000 to U+001F, and U+007F) is written as \u00XX,
+ * control character (U+0000 to U+001F, U+007F, and the C1 controls U+0080
+ * to U+009F) or a bidi control (U+202A to U+202E, U+2066 to U+2069) is
+ * written as \uXXXX,
  * and each byte that is not part of valid UTF-8 as \ufffd, so the result
  * parses whatever s holds. When buf is too small the string is cut short
  * at a character (never inside an escape or a UTF-8 sequence) and still

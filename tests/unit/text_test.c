@@ -54,6 +54,16 @@ Test(text, json_escapes_del)
 	cr_assert(eq(str, JSON("x\x7fy"), "\"x\\u007fy\""));
 }
 
+Test(text, json_escapes_c1_and_bidi_controls)
+{
+	/* U+0085, U+009B, U+202E, U+2066, U+2069; U+00A0 and U+2070 kept */
+	cr_assert(eq(str, JSON("a\xc2\x85" "b\xc2\x9b" "c\xe2\x80\xae" "d\xe2\x81\xa6"
+	    "e\xe2\x81\xa9" "f\xc2\xa0\xe2\x81\xb0"),
+	    "\"a\\u0085b\\u009bc\\u202ed\\u2066e\\u2069f\xc2\xa0\xe2\x81\xb0\""));
+	/* cut short at a character: never inside the escape */
+	cr_assert(eq(str, json_n("ab\xe2\x80\xae", 7, 8), "\"ab\""));
+}
+
 Test(text, json_keeps_printable_ascii)
 {
 	cr_assert(eq(str, JSON(" ~/{}[]:,'"), "\" ~/{}[]:,'\""));
