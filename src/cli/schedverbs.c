@@ -7,6 +7,7 @@
 
 #include "cli/ctx.h"
 #include "cli/secret.h"
+#include "core/file.h"
 #include "core/duration.h"
 #include "core/url.h"
 #include "out/log.h"
@@ -91,16 +92,29 @@ own_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 }
 
 /* cron --listen (or listen: in the config): the server, started before
- * the scheduler. A listen: changed in the config is read at the next
- * start, not on SIGHUP. */
+ * the scheduler, with the config's listen_token_file (read here into
+ * token[tn], the caller's) and listen_names. What
+ * listen*: say in the config is read at the next start, not on SIGHUP. */
 static struct web *
-web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, struct lr_err *e)
+web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, char *token,
+    size_t tn, struct lr_err *e)
 {
 	struct web_opts wo = { .listen = x->cli.listen ? x->cli.listen : x->cfg.listen,
 	    .listen_what = x->cli.listen ? "--listen" : x->cfg.listen_at, .be = &w->be,
-	    .title = title };
+	    .title = title, .names = x->cfg.listen_names };
 	struct web *srv;
 
+	if (x->cfg.listen_token_file) {
+		if (file_read_secret(x->cfg.listen_token_file, x->cfg.listen_token_at, token,
+		    tn, e) != 0)
+			return NULL;
+		if (token[0] == '\0') {
+			lr_errf(e, EX_CONFIG, "%s %s: the file is empty", x->cfg.listen_token_at,
+			    x->cfg.listen_token_file);
+			return NULL;
+		}
+		wo.token = token;
+	}
 	if (own_ctx(x, w, e) != 0)
 		return NULL;
 	wo.prefix = w->prefix;
@@ -226,7 +240,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	struct missed_src ms;
 	struct web *srv = NULL;
 	struct leases ls;
-	char title[128];
+	char title[128], token[256] = "";
 	int rc;
 
 	spawn_fds_given(&sp.given);
@@ -237,7 +251,8 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 		drop_listen(x);
 		if ((w = malloc(sizeof(*w))) == NULL)
 			rc = lr_errf(e, EX_OSERR, "out of memory");
-		else if ((srv = web_up(x, w, title, sizeof(title), e)) != NULL) {
+		else if ((srv = web_up(x, w, title, sizeof(title), token,
+		    sizeof(token), e)) != NULL) {
 			o.watch = web_watch;
 			o.watch_arg = srv;
 		} else
@@ -252,6 +267,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	if (rc == 0)
 		rc = crond_run(&o, e);
 	web_stop(srv);
+	explicit_bzero(token, sizeof(token));
 	if (lx) {
 		leases_free(&ls);
 		ctx_free(lx);

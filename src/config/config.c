@@ -18,6 +18,7 @@
 #include "config/yamltree.h"
 #include "core/file.h"
 #include "core/keys.h"
+#include "core/text.h"
 #include "core/url.h"
 #include "out/log.h"
 
@@ -127,6 +128,15 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 			rc = walk_set_string(w, v, "listen", &cfg->listen);
 			snprintf(cfg->listen_at, sizeof(cfg->listen_at), "%s:%d:%d: listen",
 			    w->path, v->line, v->col);
+		} else if (strcmp(k->value, "listen_token_file") == 0) {
+			rc = walk_set_string(w, v, "listen_token_file", &cfg->listen_token_file);
+			snprintf(cfg->listen_token_at, sizeof(cfg->listen_token_at),
+			    "%s:%d:%d: listen_token_file", w->path, v->line, v->col);
+		} else if (strcmp(k->value, "listen_names") == 0) {
+			if ((rc = walk_set_string(w, v, "listen_names", &cfg->listen_names)) == 0 &&
+			    (cfg->listen_names[0] == '\0' || text_has_control(cfg->listen_names)))
+				rc = walk_bad(w, v, "listen_names: host names separated by spaces "
+				    "or commas");
 		} else if (strcmp(k->value, "defaults") == 0)
 			rc = options_parse(w, v, "defaults", 0, &cfg->defaults);
 		else if (strcmp(k->value, "tasks") == 0)
@@ -135,7 +145,8 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 			rc = set_tasks_dir(w, v, cfg);
 		else
 			rc = walk_bad(w, k, "unknown key \"%s\" at the top level "
-			    "(expected url, redis, prefix, log, listen, defaults, tasks or tasks_dir)",
+			    "(expected url, redis, prefix, log, listen, listen_token_file, "
+			    "listen_names, defaults, tasks or tasks_dir)",
 			    k->value);
 		if (rc != 0)
 			return -1;
@@ -270,6 +281,8 @@ config_free(struct lr_config *cfg)
 	settings_free(&cfg->server.own);
 	free(cfg->prefix);
 	free(cfg->listen);
+	free(cfg->listen_token_file);
+	free(cfg->listen_names);
 	free(cfg->log);
 	free(cfg->tasks_dir);
 	free(cfg->path);

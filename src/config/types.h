@@ -19,6 +19,11 @@ struct lr_config {
 	char			*log;		/* log: stderr|syslog|json[:FILE]; NULL */
 	char			*listen;	/* listen: ADDR (cron's HTTP); NULL */
 	char			 listen_at[300];	/* "path:line:col: listen" */
+	char			*listen_token_file;	/* listen_token_file: PATH,
+						 * the listener's bearer token; NULL */
+	char			 listen_token_at[300];	/* "path:line:col: listen_token_file" */
+	char			*listen_names;	/* listen_names: the Host names the
+						 * listener answers to; NULL */
 	struct lr_task		 defaults;
 	char			*tasks_dir;	/* tasks_dir:, from the config's
 						 * folder; NULL: none */

@@ -30,25 +30,61 @@ static const char css[] =
 	"svg .ok{fill:#2e7d32}svg .fail{fill:#c62828}svg .lost{fill:#6a1b9a}"
 	"svg .skip{fill:#9e9e9e}svg .running{fill:#1565c0}svg .unknown{fill:#ff8f00}"
 	".legend span{display:inline-block;margin-right:1em}time{white-space:nowrap}"
+	".ctl{color:#c62828;font-size:.85em}.more{background:#fff8e1;padding:.5em}"
 	"@media (max-width:40em){thead{display:none}table,tbody,tr,td{display:block}"
 	"tr{border-bottom:2px solid #ccc;padding:.3em 0}td{border:0;padding:.15em 0}"
 	"td[data-label]::before{content:attr(data-label) \": \";color:#555;font-size:.85em}}";
 
-/* s as HTML text or attribute value: & < > " ' as references, a control
- * byte or a byte that is not valid UTF-8 as U+FFFD. */
+/* The bytes at s (left > 0) that stand for a character not to be shown
+ * raw: text_control_len()'s (C0, DEL, C1, bidi embeddings, overrides and
+ * isolates, a byte that is not UTF-8), and the marks that set a run's
+ * direction, U+200E, U+200F (E2 80 8E/8F) and U+061C (D8 9C). 0: none. */
+static size_t
+hidden_len(const char *s, size_t left)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = text_control_len(s, left);
+
+	if (len == 0 && left >= 3 && p[0] == 0xe2 && p[1] == 0x80 &&
+	    (p[2] == 0x8e || p[2] == 0x8f))
+		len = 3;
+	if (len == 0 && left >= 2 && p[0] == 0xd8 && p[1] == 0x9c)
+		len = 2;
+	return len;
+}
+
+/* The code point of the valid UTF-8 sequence at p, len bytes. */
+static unsigned
+code_point(const unsigned char *p, size_t len)
+{
+	unsigned c = len == 1 ? p[0] : len == 2 ? p[0] & 0x1fu : len == 3 ? p[0] & 0x0fu :
+	    p[0] & 0x07u;
+
+	for (size_t i = 1; i < len; i++)
+		c = c << 6 | (p[i] & 0x3fu);
+	return c;
+}
+
+/* s as HTML text or attribute value: & < > " ' as references, a character
+ * that is not to be shown raw (hidden_len()) as its code point, visible,
+ * a byte that is not valid UTF-8 as U+FFFD. attr: inside an attribute,
+ * where no tag may go. */
 static void
-esc(FILE *fp, const char *s)
+esc_in(FILE *fp, const char *s, int attr)
 {
 	size_t left = s ? strlen(s) : 0, len;
 
 	for (; left > 0; s += len, left -= len) {
 		unsigned char ch = (unsigned char)*s;
 
-		if ((len = text_utf8_len(s, left)) == 0 || (len == 1 && (ch < 0x20 ||
-		    ch == 0x7f))) {
+		if ((len = text_utf8_len(s, left)) == 0) {
 			fputs("\xef\xbf\xbd", fp);
 			len = 1;
-		} else if (ch == '&')
+		} else if (hidden_len(s, left) != 0)
+			fprintf(fp, attr ? "&lt;U+%04X&gt;" :
+			    "<span class=\"ctl\">&lt;U+%04X&gt;</span>",
+			    code_point((const unsigned char *)s, len));
+		else if (ch == '&')
 			fputs("&amp;", fp);
 		else if (ch == '<')
 			fputs("&lt;", fp);
@@ -61,6 +97,20 @@ esc(FILE *fp, const char *s)
 		else
 			fwrite(s, 1, len, fp);
 	}
+}
+
+static void
+esc(FILE *fp, const char *s)
+{
+	esc_in(fp, s, 0);
+}
+
+/* The same for an attribute's value, and for SVG's <title>, which shows
+ * its text only. */
+static void
+esc_attr(FILE *fp, const char *s)
+{
+	esc_in(fp, s, 1);
 }
 
 /* An instant, kept on one line. */
@@ -224,13 +274,13 @@ mark_title(FILE *fp, const struct lr_hist_entry *he, const char *cls)
 	char d[32];
 
 	fputs("<title>", fp);
-	esc(fp, fields_get(f, "event"));
+	esc_attr(fp, fields_get(f, "event"));
 	fputs(" on ", fp);
-	esc(fp, host ? host : "?");
+	esc_attr(fp, host ? host : "?");
 	fputs(", ", fp);
 	if (slot) {
 		fputs("slot ", fp);
-		esc(fp, slot);
+		esc_attr(fp, slot);
 	} else {
 		char b[TEXT_ISO_MAX];
 		fputs(text_iso(he->at_ms, TEXT_ISO_S, b, sizeof(b)), fp);
@@ -239,7 +289,7 @@ mark_title(FILE *fp, const struct lr_hist_entry *he, const char *cls)
 		fprintf(fp, ", took %s", took(ms, d, sizeof(d)));
 	if (st && strcmp(cls, "skip") != 0) {
 		fputs(", exit ", fp);
-		esc(fp, st);
+		esc_attr(fp, st);
 	}
 	fputs("</title>", fp);
 }
@@ -261,7 +311,7 @@ runs_cell(FILE *fp, const char *name, const struct lr_hist *h, const struct row 
 	    "role=\"img\" aria-label=\"", n * (MARK_W + MARK_GAP), MARK_H,
 	    n * (MARK_W + MARK_GAP), MARK_H);
 	fprintf(fp, "%zu recent runs of ", n);
-	esc(fp, name);
+	esc_attr(fp, name);
 	fputs("\">", fp);
 	for (size_t i = h->n; i-- > 0;) {
 		const char *cls = mark_class(h, i, w);
@@ -284,7 +334,7 @@ static void
 task_row(FILE *fp, const struct page_task *t)
 {
 	fputs("<tr class=\"task\" data-task=\"", fp);
-	esc(fp, t->name);
+	esc_attr(fp, t->name);
 	fputs("\"><td class=\"name\">", fp);
 	esc(fp, t->name);
 	fputs("</td>", fp);
@@ -298,15 +348,22 @@ task_row(FILE *fp, const struct page_task *t)
 void
 page_write(FILE *fp, const struct page *p)
 {
+	size_t total = p->total > p->n ? p->total : p->n;
+
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
 	    "<title>", fp);
-	esc(fp, p->title);
+	esc_attr(fp, p->title);
 	fprintf(fp, "</title><style>%s</style></head>\n<body><h1>", css);
 	esc(fp, p->title);
-	fprintf(fp, "</h1><p class=\"meta\">%zu task%s, as of ", p->n, p->n == 1 ? "" : "s");
+	fprintf(fp, "</h1><p class=\"meta\">%zu task%s, as of ", total, total == 1 ? "" : "s");
 	iso(fp, p->now_ms);
 	fputs(". Read only.</p>\n", fp);
+	if (total > p->n)	/* a served page stays small however many tasks */
+		fprintf(fp, "<p class=\"more\">The first %zu, trouble first; %zu more are "
+		    "not shown here: <a href=\"/metrics\">/metrics</a> and "
+		    "<code>lockrun status --json</code> have them all.</p>\n", p->n,
+		    total - p->n);
 	if (p->problem) {
 		fputs("<p class=\"problem\">The lock server did not answer: ", fp);
 		esc(fp, p->problem);
@@ -325,4 +382,27 @@ page_write(FILE *fp, const struct page *p)
 	    "height=\"10\"/></svg> lost its lock</span><span><svg width=\"10\" height=\"10\">"
 	    "<rect class=\"running\" width=\"10\" height=\"10\"/></svg> running</span>"
 	    "</small></p>\n</body></html>\n", fp);
+}
+
+/* A row's place: 0 trouble, 1 paused, 2 running, 3 the rest. */
+static int
+rank(const struct row *w)
+{
+	int failed = w->has_last && w->l_event && strcmp(w->l_event, "running") != 0 &&
+	    (strcmp(w->l_event, "lost") == 0 || (w->l_status != ABSENT && w->l_status != 0));
+
+	return (w->held && w->stale) || failed || w->missed > 0 ? 0 : w->paused ? 1 :
+	    w->held ? 2 : 3;
+}
+
+/* A counting sort by rank: stable, linear. */
+void
+page_order(const struct row *rows, size_t n, size_t *idx)
+{
+	size_t k = 0;
+
+	for (int r = 0; r <= 3; r++)
+		for (size_t i = 0; i < n; i++)
+			if (rank(&rows[i]) == r)
+				idx[k++] = i;
 }

@@ -17,6 +17,7 @@
 
 #include "core/duration.h"
 #include "core/keys.h"
+#include "out/log.h"
 #include "sched/runs.h"
 #include "web/mhd.h"
 #include "web/page.h"
@@ -40,7 +41,9 @@ struct cache {
 	struct lr_keys		*keys;
 	struct lr_state		*states;
 	struct row		*rows;
-	struct lr_hist		*hist;
+	struct lr_hist		*hist;		/* read for order[0..shown) only */
+	size_t			*order;		/* page_order()'s */
+	size_t			 shown;
 };
 
 struct web {
@@ -51,6 +54,8 @@ struct web {
 	int			 open;		/* o.be: 0 never opened, 1 open,
 						 * 2 to open again */
 	struct cache		 c;
+	unsigned long long	 reads;		/* cache_read()s so far */
+	unsigned long long	 changes;	/* web_watch()es so far, under mu */
 	struct mhd_server	*srv;
 };
 
@@ -97,18 +102,20 @@ web_watch(void *arg, const struct crond_view *v)
 
 	pthread_mutex_lock(&w->mu);
 	w->have_sched = view_copy(&w->sched, v) == 0;
+	w->changes++;
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* The scheduler's latest view, copied into *v (the caller frees it).
- * Returns 1, or 0 when there is none yet. */
+/* The scheduler's latest view, copied into *v (the caller frees it), and
+ * how many it told before it. Returns 1, or 0 when there is none yet. */
 static int
-sched_get(struct web *w, struct crond_view *v)
+sched_get(struct web *w, struct crond_view *v, unsigned long long *changes)
 {
 	int have;
 
 	pthread_mutex_lock(&w->mu);
 	have = w->have_sched && view_copy(v, &w->sched) == 0;
+	*changes = w->changes;
 	pthread_mutex_unlock(&w->mu);
 	return have;
 }
@@ -128,11 +135,13 @@ cache_clear(struct cache *c)
 	free(c->states);
 	free(c->rows);
 	free(c->hist);
+	free(c->order);
 	*c = (struct cache){ 0 };
 }
 
-/* Read every task's state in one round trip, and with hist each task's
- * history, into w->c. On failure the connection is closed, to be opened
+/* Read every task's state in one round trip, and with hist the history
+ * of each task the page shows (the first PAGE_ROWS of page_order()'s),
+ * into w->c. On failure the connection is closed, to be opened
  * again at the next read, and c->problem says why. */
 static void
 cache_read(struct web *w, const struct crond_view *v, int hist)
@@ -143,13 +152,15 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 	long long t0 = mono_ms();
 
 	cache_clear(c);
+	w->reads++;
 	c->at = t0;
 	c->hist_read = hist;
 	if ((c->names = calloc(v->ntasks + 1, sizeof(*c->names))) == NULL ||
 	    (c->keys = calloc(v->ntasks + 1, sizeof(*c->keys))) == NULL ||
 	    (c->states = calloc(v->ntasks + 1, sizeof(*c->states))) == NULL ||
 	    (c->rows = calloc(v->ntasks + 1, sizeof(*c->rows))) == NULL ||
-	    (c->hist = calloc(v->ntasks + 1, sizeof(*c->hist))) == NULL) {
+	    (c->hist = calloc(v->ntasks + 1, sizeof(*c->hist))) == NULL ||
+	    (c->order = calloc(v->ntasks + 1, sizeof(*c->order))) == NULL) {
 		snprintf(c->problem, sizeof(c->problem), "out of memory");
 		return;
 	}
@@ -171,8 +182,11 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 	for (size_t i = 0; i < c->n; i++)
 		rows_read(&c->rows[i], c->names[i], &c->states[i], c->now_ms,
 		    be->ops->session, LR_UNSET);
-	for (size_t i = 0; hist && i < c->n; i++)
-		if (be->ops->history(be, &c->keys[i], WEB_HISTORY, &c->hist[i], &e) != 0)
+	page_order(c->rows, c->n, c->order);
+	c->shown = c->n < PAGE_ROWS ? c->n : PAGE_ROWS;
+	for (size_t i = 0; hist && i < c->shown; i++)
+		if (be->ops->history(be, &c->keys[c->order[i]], WEB_HISTORY,
+		    &c->hist[c->order[i]], &e) != 0)
 			goto fail;
 	spawn_gate_leave();
 	c->ok = 1;
@@ -185,6 +199,9 @@ fail:
 	for (size_t i = 0; i < c->n; i++)	/* nothing half read is shown */
 		rows_read(&c->rows[i], c->names[i], &(struct lr_state){ .ttl_ms = -1 },
 		    0, 0, LR_UNSET);
+	for (size_t i = 0; i < c->n; i++)
+		c->order[i] = i;
+	c->shown = c->n < PAGE_ROWS ? c->n : PAGE_ROWS;
 	c->ok = 0;
 }
 
@@ -222,50 +239,80 @@ metrics(struct web *w, const struct crond_view *v, FILE *fp)
 		    w->c.rtt_ms / 1000, w->c.rtt_ms % 1000);
 }
 
-/* The status page. */
+/* The status page: the first PAGE_ROWS tasks, trouble first, and a line
+ * saying how many more there are. */
 static void
 status_page(struct web *w, const struct crond_view *v, FILE *fp)
 {
-	struct page_task *t = calloc(w->c.n + 1, sizeof(*t));
+	struct page_task *t = calloc(w->c.shown + 1, sizeof(*t));
 	struct page p = { .title = w->o.title, .now_ms = real_ms(), .tasks = t,
-	    .n = w->c.n, .problem = w->c.ok ? NULL : w->c.problem };
+	    .n = w->c.shown, .total = w->c.n, .problem = w->c.ok ? NULL : w->c.problem };
 
 	if (t == NULL)
 		return;
-	for (size_t i = 0; i < w->c.n; i++)
-		t[i] = (struct page_task){ .name = w->c.names[i], .row = &w->c.rows[i],
-		    .hist = w->c.ok ? &w->c.hist[i] : NULL, .sched = &v->tasks[i] };
+	for (size_t i = 0; i < w->c.shown; i++) {
+		size_t k = w->c.order[i];
+		t[i] = (struct page_task){ .name = w->c.names[k], .row = &w->c.rows[k],
+		    .hist = w->c.ok ? &w->c.hist[k] : NULL, .sched = &v->tasks[k] };
+	}
 	page_write(fp, &p);
 	free(t);
 }
 
+/* The generation of a body built now: one per read of the backend and
+ * change the scheduler told; never 0. */
+static unsigned long long
+generation(const struct web *w, unsigned long long changes)
+{
+	return (w->reads << 24 ^ changes) | 1ull << 63;
+}
+
+/* A body is built once per change and kept by mhd.c, which serves it to
+ * every reader until a newer one is built; while the bodies being sent
+ * hold much memory (b->spare), the kept one is served however old. */
 static int
-answer(void *arg, const char *path, char **body, size_t *len, const char **type)
+answer(void *arg, const char *path, struct mhd_body *b)
 {
 	struct web *w = arg;
 	struct crond_view v = { 0 };
+	unsigned long long changes = 0;
 	FILE *fp;
-	int code = 200, have = sched_get(w, &v);
+	int code = 200, have, page = strcmp(path, "/") == 0,
+	    prom = strcmp(path, "/metrics") == 0;
 
-	if ((fp = open_memstream(body, len)) == NULL)
+	if ((page || prom) && b->have != 0 && b->spare) {
+		b->gen = b->have;
+		return 200;
+	}
+	have = sched_get(w, &v, &changes);
+	if (have && (page || prom)) {
+		cache_fresh(w, &v, page);
+		if (generation(w, changes) == b->have) {
+			view_free(&v);
+			b->gen = b->have;
+			return 200;
+		}
+	}
+	if ((fp = open_memstream(&b->body, &b->len)) == NULL) {
+		view_free(&v);
 		return 500;
+	}
 	if (strcmp(path, "/healthz") == 0)
 		fputs("ok\n", fp);
-	else if (!have && (strcmp(path, "/readyz") == 0 || strcmp(path, "/metrics") == 0 ||
-	    strcmp(path, "/") == 0)) {
+	else if (!have && (strcmp(path, "/readyz") == 0 || prom || page)) {
 		code = 503;
 		fputs("not ready: no config loaded yet\n", fp);
 	} else if (strcmp(path, "/readyz") == 0) {
 		cache_fresh(w, &v, 0);
 		code = w->c.ok ? 200 : 503;
 		fprintf(fp, w->c.ok ? "ready\n" : "not ready: %s\n", w->c.problem);
-	} else if (strcmp(path, "/metrics") == 0) {
-		cache_fresh(w, &v, 0);
-		*type = "text/plain; version=0.0.4; charset=utf-8";
+	} else if (prom) {
+		b->type = "text/plain; version=0.0.4; charset=utf-8";
+		b->gen = generation(w, changes);
 		metrics(w, &v, fp);
-	} else if (strcmp(path, "/") == 0) {
-		cache_fresh(w, &v, 1);
-		*type = "text/html; charset=utf-8";
+	} else if (page) {
+		b->type = "text/html; charset=utf-8";
+		b->gen = generation(w, changes);
 		status_page(w, &v, fp);
 	} else {
 		code = 404;
@@ -273,8 +320,9 @@ answer(void *arg, const char *path, char **body, size_t *len, const char **type)
 	}
 	view_free(&v);
 	if (fclose(fp) != 0) {
-		free(*body);
-		*body = NULL;
+		free(b->body);
+		b->body = NULL;
+		b->gen = 0;
 		return 500;
 	}
 	return code;
@@ -291,10 +339,17 @@ web_start(const struct web_opts *o, struct lr_err *e)
 	}
 	w->o = *o;
 	pthread_mutex_init(&w->mu, NULL);
-	if ((w->srv = mhd_start(o->listen_what, o->listen, answer, w, e)) == NULL) {
+	if ((w->srv = mhd_start(&(struct mhd_opts){ .what = o->listen_what,
+	    .addr = o->listen, .fn = answer, .arg = w, .token = o->token,
+	    .names = o->names }, e)) == NULL) {
 		web_stop(w);
 		return NULL;
 	}
+	if (mhd_public(w->srv) && o->token == NULL)
+		lr_event(LOG_WARNING, "listening", NULL, "%s %s: other hosts can read the "
+		    "status page and /metrics, which ask for no authentication "
+		    "(listen_token_file: in the config sets a token)", o->listen_what,
+		    o->listen);
 	return w;
 }
 

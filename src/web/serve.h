@@ -14,6 +14,10 @@ struct web_opts {
 						 * thread alone uses it */
 	const char		*prefix;	/* the keys' */
 	const char		*title;		/* the page's: "lockrun cron on HOST" */
+	const char		*token;		/* the bearer token every path but
+						 * /healthz wants; NULL: none */
+	const char		*names;		/* Host names answered beside IP
+						 * addresses and localhost; NULL */
 };
 
 struct web;

@@ -140,7 +140,7 @@ BAD(unknown_redis_key,
 BAD(unknown_task_key,
     "bad/unknown_task_key.yaml:4:5: unknown key \"timout\" in tasks.import")
 BAD(unknown_top_key,
-    "bad/unknown_top_key.yaml:2:1: unknown key \"redis_url\" at the top level (expected url, redis, prefix, log, listen, defaults, tasks or tasks_dir)")
+    "bad/unknown_top_key.yaml:2:1: unknown key \"redis_url\" at the top level (expected url, redis, prefix, log, listen, listen_token_file, listen_names, defaults, tasks or tasks_dir)")
 BAD(url_bad_port,
     "bad/url_bad_port.yaml:2:8: redis.url: port must be a number from 1 to 65535")
 BAD(url_sentinel_no_master,
