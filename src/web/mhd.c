@@ -49,7 +49,7 @@
 #define MHD_TIMEOUT_S	10	/* a connection silent this long is closed */
 #define MHD_BACKLOG	128
 #define MHD_KEPT	4	/* paths whose body is kept */
-#define MHD_ALIVE_MAX	(24u << 20)	/* bytes of bodies being sent, past
+#define MHD_ALIVE_MAX	(8u << 20)	/* bytes of bodies being sent, past
 					 * which a kept one is served again */
 
 static struct {

@@ -10,6 +10,7 @@
  * read, at the next one), and the cache of what it read,
  * read again at most once every WEB_CACHE_MS whatever the number of
  * clients. A slow or dead backend slows the answers, never a fire time. */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@
 #define WEB_CACHE_MS	2000	/* read the backend at most this often */
 #define WEB_HISTORY	40	/* history entries a task's strip shows */
 #define WEB_REOPEN_MS	5000	/* a broken connection's next attempt */
+#define WEB_MMAP_MIN	(128 * 1024)	/* malloc()s from this size are mapped */
+#define WEB_CHUNK	256	/* tasks read in one round trip: their keys
+				 * (3 kB each) are built for it, not kept */
 
 /* What the server's thread read from the backend, and when. */
 struct cache {
@@ -38,7 +42,7 @@ struct cache {
 	long long		 now_ms;	/* the server's clock then */
 	size_t			 n;
 	char			**names;
-	struct lr_keys		*keys;
+	struct lr_keys		*keys;		/* WEB_CHUNK tasks' at a time */
 	struct lr_state		*states;
 	struct row		*rows;
 	struct lr_hist		*hist;		/* read for order[0..shown) only */
@@ -156,7 +160,7 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 	c->at = t0;
 	c->hist_read = hist;
 	if ((c->names = calloc(v->ntasks + 1, sizeof(*c->names))) == NULL ||
-	    (c->keys = calloc(v->ntasks + 1, sizeof(*c->keys))) == NULL ||
+	    (c->keys = calloc(WEB_CHUNK, sizeof(*c->keys))) == NULL ||
 	    (c->states = calloc(v->ntasks + 1, sizeof(*c->states))) == NULL ||
 	    (c->rows = calloc(v->ntasks + 1, sizeof(*c->rows))) == NULL ||
 	    (c->hist = calloc(v->ntasks + 1, sizeof(*c->hist))) == NULL ||
@@ -164,11 +168,9 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 		snprintf(c->problem, sizeof(c->problem), "out of memory");
 		return;
 	}
-	for (; c->n < v->ntasks; c->n++) {
+	for (; c->n < v->ntasks; c->n++)
 		if ((c->names[c->n] = strdup(v->tasks[c->n].name)) == NULL)
 			break;
-		keys_build(&c->keys[c->n], w->o.prefix, c->names[c->n], (time_t)-1, 0);
-	}
 	spawn_gate_enter();	/* no run forked while libpq, hiredis... run here */
 	if (w->open != 1) {	/* never opened, or broken by the last read */
 		if ((w->open == 0 ? be->ops->open(be, &e) :
@@ -176,18 +178,26 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 			goto fail;
 		w->open = 1;
 	}
-	if (be->ops->states(be, c->keys, c->n, 1, c->states, &c->now_ms, &e) != 0)
-		goto fail;
+	for (size_t at = 0; at < c->n; at += WEB_CHUNK) {
+		size_t k = c->n - at < WEB_CHUNK ? c->n - at : WEB_CHUNK;
+
+		for (size_t i = 0; i < k; i++)
+			keys_build(&c->keys[i], w->o.prefix, c->names[at + i], (time_t)-1, 0);
+		if (be->ops->states(be, c->keys, k, 1, c->states + at, &c->now_ms, &e) != 0)
+			goto fail;
+		for (size_t i = at; i < at + k; i++)
+			rows_read(&c->rows[i], c->names[i], &c->states[i], c->now_ms,
+			    be->ops->session, LR_UNSET);
+	}
 	c->rtt_ms = mono_ms() - t0;
-	for (size_t i = 0; i < c->n; i++)
-		rows_read(&c->rows[i], c->names[i], &c->states[i], c->now_ms,
-		    be->ops->session, LR_UNSET);
 	page_order(c->rows, c->n, c->order);
 	c->shown = c->n < PAGE_ROWS ? c->n : PAGE_ROWS;
-	for (size_t i = 0; hist && i < c->shown; i++)
-		if (be->ops->history(be, &c->keys[c->order[i]], WEB_HISTORY,
-		    &c->hist[c->order[i]], &e) != 0)
+	for (size_t i = 0; hist && i < c->shown; i++) {
+		keys_build(&c->keys[0], w->o.prefix, c->names[c->order[i]], (time_t)-1, 0);
+		if (be->ops->history(be, &c->keys[0], WEB_HISTORY, &c->hist[c->order[i]],
+		    &e) != 0)
 			goto fail;
+	}
 	spawn_gate_leave();
 	c->ok = 1;
 	return;
@@ -339,6 +349,11 @@ web_start(const struct web_opts *o, struct lr_err *e)
 	}
 	w->o = *o;
 	pthread_mutex_init(&w->mu, NULL);
+	/* The cache's arrays and the bodies are large and made again every
+	 * few seconds: mapped and unmapped each time rather than left in the
+	 * heap, which the dynamic threshold would do after the first free
+	 * (the scheduler's memory would stay at its highest). */
+	mallopt(M_MMAP_THRESHOLD, WEB_MMAP_MIN);
 	if ((w->srv = mhd_start(&(struct mhd_opts){ .what = o->listen_what,
 	    .addr = o->listen, .fn = answer, .arg = w, .token = o->token,
 	    .names = o->names }, e)) == NULL) {
