@@ -255,6 +255,56 @@ Test(web, hostile_values_are_escaped_in_the_page_and_the_metrics)
 	cr_assert(eq(int, lr_wait(pid), 0));
 }
 
+/* U+202E (right-to-left override), U+2066 (an isolate), U+200F, and the C1
+ * controls U+0085 and U+009B (a CSI to some terminals), as UTF-8 */
+#define RLO	"\xe2\x80\xae"
+#define LRI	"\xe2\x81\xa6"
+#define RLM	"\xe2\x80\x8f"
+#define NEL	"\xc2\x85"
+#define CSI	"\xc2\x9b"
+
+Test(web, bidi_and_c1_controls_are_shown_as_code_points_in_the_page)
+{
+	static char body[BODY_MAX];
+	static const char *raw[] = { RLO, LRI, RLM, NEL, CSI };
+	redisContext *c = redis_client(&fx);
+	redisReply *r;
+	struct result res;
+	int port;
+	pid_t pid;
+
+	/* a task's name cannot hold them: the config is refused */
+	LR(&res, "check", "-c", write_config_faked("tasks:\n  \"ok\\u202Ex\\u009B\":\n"
+	    "    schedule: '0 12 * * *'\n    command: 'true'\n"));
+	cr_assert(eq(int, res.status, 78), "%s", res.err);
+	cr_assert(strstr(res.err, "may not contain control characters") != NULL, "%s", res.err);
+
+	/* the lock server's values can */
+	r = redisCommand(c, "XADD lockrun:{ok}:history * event released host %s slot %s "
+	    "status 0 duration_ms 5 token 9", "gnp." RLO "exe" NEL, "s" CSI "1" LRI "2" RLM);
+	cr_assert(r != NULL && r->type == REDIS_REPLY_STRING, "XADD failed");
+	freeReplyObject(r);
+	r = redisCommand(c, "HSET lockrun:{ok}:last event released host %s status 0 "
+	    "start_ms 1781524800000 duration_ms 5", "evil" RLO "txt.exe" CSI);
+	cr_assert(r != NULL && r->type == REDIS_REPLY_INTEGER, "HSET failed");
+	freeReplyObject(r);
+	redisFree(c);
+
+	pid = cron_listening(write_config_faked(TASKS), NULL, &port);
+	POLL_UNTIL(http_get(port, "/", body, BODY_MAX, NULL, 0) == 200 &&
+	    strstr(body, "mark ok") != NULL);
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+		cr_assert(strstr(body, raw[i]) == NULL, "control %zu reached the page: %s", i,
+		    body);
+	/* the last run's host in the table, the history's in the mark's title */
+	cr_assert(matches(body, " on evil<span class=\"ctl\">&lt;U\\+202E&gt;</span>txt\\.exe"
+	    "<span class=\"ctl\">&lt;U\\+009B&gt;</span>"), "%s", body);
+	cr_assert(matches(body, "<title>released on gnp\\.&lt;U\\+202E&gt;exe&lt;U\\+0085&gt;, "
+	    "slot s&lt;U\\+009B&gt;1&lt;U\\+2066&gt;2&lt;U\\+200F&gt;"), "%s", body);
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+}
+
 Test(web, listen_is_checked_and_only_cron_takes_it)
 {
 	struct result res;
