@@ -207,12 +207,14 @@ text_one_line(char *dst, size_t n, const char *src)
 }
 
 /* Bidi controls, as UTF-8: U+202A to U+202E (E2 80 AA..AE) and U+2066 to
- * U+2069 (E2 81 A6..A9); they reorder what a terminal shows after them. */
+ * U+2069 (E2 81 A6..A9); they reorder what a terminal shows after them;
+ * and the marks U+200E, U+200F (E2 80 8E/8F), which set a run's
+ * direction. */
 static int
 bidi(const unsigned char *p)
 {
-	return p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
-	    (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9));
+	return p[0] == 0xe2 && ((p[1] == 0x80 && ((p[2] >= 0xaa && p[2] <= 0xae) ||
+	    p[2] == 0x8e || p[2] == 0x8f)) || (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9));
 }
 
 size_t
@@ -227,6 +229,8 @@ text_control_len(const char *s, size_t left)
 		return *p < 0x20 || *p == 0x7f;
 	if (len == 2 && p[0] == 0xc2 && p[1] < 0xa0)
 		return 2;		/* C1: U+0080 to U+009F */
+	if (len == 2 && p[0] == 0xd8 && p[1] == 0x9c)
+		return 2;		/* U+061C, the Arabic letter mark */
 	if (len == 3 && bidi(p))
 		return 3;
 	return 0;

@@ -25,8 +25,8 @@ size_t	text_utf8_len(const char *s, size_t left);
 /* Write the len bytes at s as a JSON string, quotes included, into
  * buf[0..n): a quotation mark or backslash is escaped with a backslash, a
  * control character (U+0000 to U+001F, U+007F, and the C1 controls U+0080
- * to U+009F) or a bidi control (U+202A to U+202E, U+2066 to U+2069) is
- * written as \uXXXX,
+ * to U+009F) or a bidi control or mark (text_control_len()) is written
+ * as \uXXXX,
  * and each byte that is not part of valid UTF-8 as \ufffd, so the result
  * parses whatever s holds. When buf is too small the string is cut short
  * at a character (never inside an escape or a UTF-8 sequence) and still
@@ -55,7 +55,8 @@ char	*text_one_line(char *dst, size_t n, const char *src);
 /* How many bytes of s (left > 0 of them) stand for one character that a
  * person must not be shown raw, or 0 for one shown as it is: a C0
  * control or DEL (1), a C1 control, U+0080 to U+009F (2), a bidi control,
- * U+202A to U+202E or U+2066 to U+2069 (3), or a byte that does not begin
+ * U+202A to U+202E or U+2066 to U+2069 (3), a direction mark, U+200E,
+ * U+200F (3) or U+061C (2), or a byte that does not begin
  * valid UTF-8 (1: a raw 0x9B is a CSI to some terminals). */
 size_t	text_control_len(const char *s, size_t left);
 

@@ -35,24 +35,6 @@ static const char css[] =
 	"tr{border-bottom:2px solid #ccc;padding:.3em 0}td{border:0;padding:.15em 0}"
 	"td[data-label]::before{content:attr(data-label) \": \";color:#555;font-size:.85em}}";
 
-/* The bytes at s (left > 0) that stand for a character not to be shown
- * raw: text_control_len()'s (C0, DEL, C1, bidi embeddings, overrides and
- * isolates, a byte that is not UTF-8), and the marks that set a run's
- * direction, U+200E, U+200F (E2 80 8E/8F) and U+061C (D8 9C). 0: none. */
-static size_t
-hidden_len(const char *s, size_t left)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = text_control_len(s, left);
-
-	if (len == 0 && left >= 3 && p[0] == 0xe2 && p[1] == 0x80 &&
-	    (p[2] == 0x8e || p[2] == 0x8f))
-		len = 3;
-	if (len == 0 && left >= 2 && p[0] == 0xd8 && p[1] == 0x9c)
-		len = 2;
-	return len;
-}
-
 /* The code point of the valid UTF-8 sequence at p, len bytes. */
 static unsigned
 code_point(const unsigned char *p, size_t len)
@@ -66,7 +48,8 @@ code_point(const unsigned char *p, size_t len)
 }
 
 /* s as HTML text or attribute value: & < > " ' as references, a character
- * that is not to be shown raw (hidden_len()) as its code point, visible,
+ * that is not to be shown raw (text_control_len(): C0, DEL, C1, bidi
+ * controls and marks) as its code point, visible,
  * a byte that is not valid UTF-8 as U+FFFD. attr: inside an attribute,
  * where no tag may go. */
 static void
@@ -80,7 +63,7 @@ esc_in(FILE *fp, const char *s, int attr)
 		if ((len = text_utf8_len(s, left)) == 0) {
 			fputs("\xef\xbf\xbd", fp);
 			len = 1;
-		} else if (hidden_len(s, left) != 0)
+		} else if (text_control_len(s, left) != 0)
 			fprintf(fp, attr ? "&lt;U+%04X&gt;" :
 			    "<span class=\"ctl\">&lt;U+%04X&gt;</span>",
 			    code_point((const unsigned char *)s, len));

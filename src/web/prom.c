@@ -11,7 +11,10 @@
 
 /* s as a Prometheus label value, quoted. The text format escapes only a
  * backslash, a quotation mark and a newline; each byte that is not part
- * of valid UTF-8 is written as U+FFFD, so the output stays valid. */
+ * of valid UTF-8 is written as U+FFFD, so the output stays valid, and so
+ * is a control character, C0, C1 or bidi (text_control_len()), which a
+ * task's name cannot hold (the config refuses it): no reader of the
+ * exposition is handed one whatever reaches here. */
 static void
 prom_label(FILE *fp, const char *s)
 {
@@ -19,9 +22,10 @@ prom_label(FILE *fp, const char *s)
 
 	fputc('"', fp);
 	for (; left > 0; s += len, left -= len) {
-		if ((len = text_utf8_len(s, left)) == 0) {
+		if ((len = text_utf8_len(s, left)) == 0 ||
+		    (*s != '\n' && text_control_len(s, left) != 0)) {
 			fputs("\xef\xbf\xbd", fp);
-			len = 1;
+			len = len ? len : 1;
 		} else if (*s == '"' || *s == '\\')
 			fprintf(fp, "\\%c", *s);
 		else if (*s == '\n')

@@ -289,6 +289,15 @@ Test(text, visible_hides_a_c1_control_as_one_character)
 	cr_assert(eq(str, visible("\xc2\x80\xc2\x9f"), "??"));
 }
 
+Test(text, visible_hides_the_direction_marks)
+{
+	/* U+200E, U+200F, U+061C; U+200D (a joiner) and U+061B are kept */
+	cr_assert(eq(str, visible("a\xe2\x80\x8e" "b\xe2\x80\x8f" "c\xd8\x9c" "d"),
+	    "a?b?c?d"));
+	cr_assert(eq(str, visible("\xe2\x80\x8d\xd8\x9b"), "\xe2\x80\x8d\xd8\x9b"));
+	cr_assert(eq(str, JSON("\xe2\x80\x8f\xd8\x9c"), "\"\\u200f\\u061c\""));
+}
+
 Test(text, visible_hides_a_raw_c1_byte)
 {
 	cr_assert(eq(str, visible("x\x9b" "31m"), "x?31m"));
