@@ -173,7 +173,9 @@ SHIM = $(B)/tests/shim.so
 
 # Fuzzing (tests/fuzz/): one libFuzzer target per parser of what others
 # write (the config loader, cron expressions, durations, the Redis,
-# Sentinel, PostgreSQL and MariaDB URLs, the Redis reply reader), each a
+# Sentinel, PostgreSQL and MariaDB URLs, the Redis reply reader), and of
+# the writers that hand a lock server's values to readers (the status page
+# and the exposition, page: checked for well-formedness), each a
 # fuzz_NAME.c with a seed corpus in tests/fuzz/corpus/NAME. `make fuzz`
 # builds them with clang, libFuzzer, ASan and UBSan into build/fuzz and
 # runs each for FUZZ_TIME seconds (what it learns goes to
@@ -181,7 +183,7 @@ SHIM = $(B)/tests/shim.so
 # `make check` replays the seeds through the same entry points, built by
 # $(CC) with replay.c's main(), under SANITIZE=1's sanitizers too: no
 # clang and no fuzzing time.
-FUZZ_TARGETS = config cron duration redisurl sentinelurl rreader \
+FUZZ_TARGETS = config cron duration redisurl sentinelurl rreader page \
 	$(if $(SQL_MODS),pgurl mysqlurl)
 FUZZ_TIME ?= 60
 FUZZ_CC ?= clang
