@@ -268,6 +268,7 @@ Test(web, bidi_and_c1_controls_are_shown_as_code_points_in_the_page)
 	static char body[BODY_MAX];
 	static const char *raw[] = { RLO, LRI, RLM, NEL, CSI };
 	redisContext *c = redis_client(&fx);
+	const char *cfg;
 	redisReply *r;
 	struct result res;
 	int port;
@@ -290,7 +291,15 @@ Test(web, bidi_and_c1_controls_are_shown_as_code_points_in_the_page)
 	freeReplyObject(r);
 	redisFree(c);
 
-	pid = cron_listening(write_config_faked(TASKS), NULL, &port);
+	cfg = write_config_faked(TASKS);
+	/* status --json escapes them */
+	LR(&res, "status", "-c", cfg, "--json", "ok");
+	cr_assert(strstr(res.out, "evil\\u202etxt.exe\\u009b") != NULL, "%s", res.out);
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+		cr_assert(strstr(res.out, raw[i]) == NULL, "control %zu in the JSON: %s", i,
+		    res.out);
+
+	pid = cron_listening(cfg, NULL, &port);
 	POLL_UNTIL(http_get(port, "/", body, BODY_MAX, NULL, 0) == 200 &&
 	    strstr(body, "mark ok") != NULL);
 	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
