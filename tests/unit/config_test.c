@@ -141,6 +141,8 @@ BAD(unknown_task_key,
     "bad/unknown_task_key.yaml:4:5: unknown key \"timout\" in tasks.import")
 BAD(unknown_top_key,
     "bad/unknown_top_key.yaml:2:1: unknown key \"redis_url\" at the top level (expected url, redis, prefix, log, listen, listen_token_file, listen_names, defaults, tasks or tasks_dir)")
+BAD(listen_names_empty,
+    "bad/listen_names_empty.yaml:2:15: listen_names: host names separated by spaces or commas")
 BAD(url_bad_port,
     "bad/url_bad_port.yaml:2:8: redis.url: port must be a number from 1 to 65535")
 BAD(url_sentinel_no_master,
@@ -228,6 +230,19 @@ Test(config, full_file_loads_every_field)
 	cr_assert(eq(int, s->conflict_exit, 0));
 	cr_assert(eq(int, s->one_server, LR_UNSET));
 	cr_assert(eq(ptr, (void *)config_task(&c, "nope"), NULL));
+	config_free(&c);
+}
+
+Test(config, listen_settings_load)
+{
+	struct lr_config c;
+	struct lr_err e = LR_ERR_INIT;
+
+	cr_assert(eq(int, config_load("good/listen.yaml", NULL, &c, &e), 0), "%s", e.msg);
+	cr_assert(eq(str, c.listen, "0.0.0.0:9090"));
+	cr_assert(eq(str, c.listen_token_file, "/etc/lockrun/listen.token"));
+	cr_assert(eq(str, c.listen_token_at, "good/listen.yaml:2:20: listen_token_file"));
+	cr_assert(eq(str, c.listen_names, "lockrun.example.com, cron-1.example.com"));
 	config_free(&c);
 }
 
