@@ -104,6 +104,8 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, char *token,
 	    .title = title, .names = x->cfg.listen_names };
 	struct web *srv;
 
+	if (own_ctx(x, w, e) != 0)	/* first: the caller frees w */
+		return NULL;
 	if (x->cfg.listen_token_file) {
 		if (file_read_secret(x->cfg.listen_token_file, x->cfg.listen_token_at, token,
 		    tn, e) != 0)
@@ -115,8 +117,6 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, char *token,
 		}
 		wo.token = token;
 	}
-	if (own_ctx(x, w, e) != 0)
-		return NULL;
 	wo.prefix = w->prefix;
 	snprintf(title, n, "lockrun cron on %s", ctx_host(x));
 	if ((srv = web_start(&wo, e)) != NULL)

@@ -75,6 +75,24 @@ rss_kb(pid_t pid)
 	return kb;
 }
 
+/* Does pid map AddressSanitizer (make SANITIZE=1), whose quarantine
+ * keeps what is freed: its RSS says nothing of lockrun's? */
+static int
+sanitized(pid_t pid)
+{
+	char path[64], line[512];
+	int found = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		found |= strstr(line, "libasan") != NULL;
+	fclose(fp);
+	return found;
+}
+
 Test(listen, trickling_clients_leave_healthz_answered)
 {
 	enum { N = 100 };
@@ -147,7 +165,8 @@ Test(listen, slow_readers_of_a_large_page_share_one_copy)
 		pace_ms(250);
 	}
 	cr_log_info("RSS with %d slow readers: at most %ld kB", READERS, max_kb);
-	cr_assert(max_kb < 64 * 1024, "the scheduler grew to %ld kB", max_kb);
+	if (!sanitized(pid))
+		cr_assert(max_kb < 64 * 1024, "the scheduler grew to %ld kB", max_kb);
 	cr_assert(eq(int, healthz_within(port, 10), 200));
 	for (int i = 0; i < READERS; i++)
 		close(fds[i]);
@@ -179,7 +198,8 @@ Test(listen, a_public_address_warns_and_the_token_guards_all_but_healthz)
 	port = http_port_at(pid, "0.0.0.0");
 	POLL_UNTIL(stderr_matching(pid, "--listen 0.0.0.0:0: other hosts can read the "
 	    "status page and /metrics, which ask for no authentication") == 1);
-	cr_assert(eq(int, http_get(port, "/metrics", body, BODY_MAX, NULL, 0), 200));
+	POLL_UNTIL(http_get(port, "/metrics", body, BODY_MAX, NULL, 0) == 200);
+	cr_assert(eq(int, http_get(port, "/metrics", body, BODY_MAX, NULL, 0), 200), "%s", body);
 	kill(pid, SIGTERM);
 	cr_assert(eq(int, lr_wait(pid), 0));
 
@@ -201,6 +221,8 @@ Test(listen, a_public_address_warns_and_the_token_guards_all_but_healthz)
 	cr_assert(eq(int, http_get(port, "/healthz", body, BODY_MAX, NULL, 0), 200), "%s", body);
 	cr_assert(eq(int, http_to(&(struct http_to){ .headers = "Authorization: Bearer "
 	    "s3cret-tokem\r\n" }, port, "/metrics", body, BODY_MAX, NULL, 0), 401));
+	POLL_UNTIL(http_to(&(struct http_to){ .headers = "Authorization: Bearer "
+	    "s3cret-token\r\n" }, port, "/metrics", body, BODY_MAX, NULL, 0) == 200);
 	cr_assert(eq(int, http_to(&(struct http_to){ .headers = "Authorization: Bearer "
 	    "s3cret-token\r\n" }, port, "/metrics", body, BODY_MAX, NULL, 0), 200), "%s", body);
 	cr_assert(strstr(body, "lockrun_scheduler_backend_up") != NULL, "%s", body);
