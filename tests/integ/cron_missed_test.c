@@ -163,9 +163,9 @@ Test(cron_missed, a_task_that_never_ran_records_nothing)
 
 /*
  * The server cannot be reached across 12:00 (its socket is not there yet):
- * the run, and its retry within the deadline (15s), take no lock; the slot
- * is noted as missed, and its record, which cannot reach the server either,
- * waits. When the socket appears (a symlink to the test's server), the slot
+ * no run is forked for the slot while it does not answer, and once the
+ * deadline (15s) has passed the slot is noted as missed; its record, which
+ * cannot reach the server either, waits. When the socket appears (a symlink to the test's server), the slot
  * is recorded, once, and on_missed runs.
  */
 Test(cron_missed, a_slot_missed_while_the_server_was_away_is_recorded_when_it_is_back)
@@ -189,9 +189,12 @@ Test(cron_missed, a_slot_missed_while_the_server_was_away_is_recorded_when_it_is
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 
 	s = cron_server_at(0, path, T_1200 - 2, NULL);
-	/* the run, and its retry, took no lock; the deadline has passed */
-	POLL_UNTIL(stderr_matching(s, "daily 2026-06-15T12:00:00Z: missed: the run took "
-	    "no lock") == 1);
+	/* no run is started while the server does not answer (away.h); the
+	 * deadline has passed */
+	POLL_UNTIL(stderr_matching(s, "daily 2026-06-15T12:00:00Z: missed: its "
+	    "starting_deadline passed while the lock server did not answer") == 1);
+	cr_assert(eq(int, stderr_matching(s, "started, pid"), 0), "%s",
+	    lr_stderr_of(s, err, sizeof(err)));
 	cr_assert(eq(int, stderr_matching(s, "cannot ask the server whether"), 1), "%s",
 	    lr_stderr_of(s, err, sizeof(err)));
 	cr_assert(eq(int, symlink(fx.sock, sock), 0));
