@@ -108,6 +108,15 @@ away_ready(struct away *a, size_t due, long long now)
 		a->seen_ms = mono_ms();
 		if (a->down)
 			back(a, due, now);
+		else if (a->seen_ms - now >= AWAY_FRESH_MS) {
+			char took[32];
+
+			/* a stalled server answered late: the starts it held
+			 * up may be past their deadline now, as after an outage */
+			a->recheck = due;
+			duration_human(a->seen_ms - now, took, sizeof(took));
+			snprintf(a->why, sizeof(a->why), "it answered after %s", took);
+		}
 		return 1;
 	}
 	snprintf(a->why, sizeof(a->why), "%s", e.msg);

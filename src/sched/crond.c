@@ -215,6 +215,8 @@ drain(struct crond *d)
 				}
 				break;
 			}
+	if (d->missed.n > 0 && d->missed.next_ms == 0)
+		arm(d);		/* a start given up: its record goes now */
 }
 
 /* Run r took no lock because the server could not be reached (69): its
