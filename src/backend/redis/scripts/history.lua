@@ -57,3 +57,32 @@ local function holder_of(value)
   local token, host, pid = string.match(value or '', '^%S+ (%S+) (%S+) (%S+)')
   return token or '', host and (host .. ' ' .. pid) or ''
 end
+
+-- One end entry per run (released, stopped-timeout, lost, killed,
+-- withdrawn), keyed by the run's token, not by the last-run hash that the
+-- task's next run overwrites: the counts hash's field `ended` holds the
+-- tokens of the task's latest 128 recorded ends, oldest first, one space
+-- apart. A field, not a key of its own, for the reason the pause is one
+-- (no script gains a key: a Redis Cluster slot being migrated answers
+-- TRYAGAIN to a script whose declared keys are not all there) and so that
+-- it lives as long as the counters it keeps from counting twice. True the
+-- first time it is asked for a token, which it then notes; false when that
+-- run's end is recorded already: a release sent again after its first
+-- went unanswered and ran after all, a loss that a second renewal found
+-- again. The caller records and counts only on true. cap 0: nothing is
+-- recorded anyway. The hash's life is count()'s.
+local function first_end(counts, cap, ttl, token)
+  if cap <= 0 or token == '' then return true end
+  local seen = redis.pcall('HGET', counts, 'ended')
+  seen = type(seen) == 'string' and seen or ''
+  if string.find(' ' .. seen .. ' ', ' ' .. token .. ' ', 1, true) then return false end
+  seen = seen == '' and token or (seen .. ' ' .. token)
+  local n = select(2, string.gsub(seen, ' ', ''))
+  while n >= 128 do
+    seen = string.sub(seen, string.find(seen, ' ', 1, true) + 1)
+    n = n - 1
+  end
+  redis.pcall('HSET', counts, 'ended', seen)
+  count(counts, cap, ttl, {})
+  return true
+end

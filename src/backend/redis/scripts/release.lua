@@ -48,6 +48,7 @@ local function withdraw()
     end
   end
   if not found then return 0 end
+  if not first_end(KEYS[4], cap, hist_ttl, found) then return 1 end
   if cap > 0 then
     local entries = redis.pcall('XREVRANGE', KEYS[2], '+', '-', 'COUNT', cap)
     for _, e in ipairs(type(entries) == 'table' and entries or {}) do
@@ -69,11 +70,9 @@ end
 if event == 'withdrawn' then return withdraw() end
 
 -- A release sent again, after its first try went unanswered and ran after
--- all, records nothing twice: the last-run hash already says this run
--- ended so.
-local last = cap > 0 and redis.pcall('HMGET', KEYS[3], 'token', 'event') or {}
-local told = last[1] == token and last[2] == event
-if not told then
+-- all, records nothing twice, nor one after a renewal recorded the loss:
+-- the run's token is among the ended ones (first_end()).
+if first_end(KEYS[4], cap, hist_ttl, token) then
   local entry = {'event', event, 'host', host, 'pid', pid, 'slot', slot,
     'token', token, 'status', status, 'duration_ms', duration}
   if attempt ~= '0' then

@@ -17,7 +17,9 @@
 --           ("unlocked:" .. ARGV[1], unlock.lua), or the key was gone and a
 --           later token was drawn (another run took the lock and let it go
 --           since, or unlock freed it): the lock is lost, and not extended.
--- A lost lock is appended to the history and counted (0); for 3 the run's release,
+-- A lost lock is appended to the history and counted (0), once per run
+-- (history.lua's first_end(): a renewal sent again finds it lost again);
+-- for 3 the run's release,
 -- which follows once its tree is gone, records it, and deletes the
 -- tombstone.
 if redis.replicate_commands then redis.replicate_commands() end
@@ -33,6 +35,7 @@ local host, pid = string.match(me, '^(%S+) (%S+)$')
 
 local function lost(code, value)
   local _, by = holder_of(value)
+  if not first_end(KEYS[5], cap, hist_ttl, token) then return {code, now} end
   record(KEYS[3], cap, hist_ttl, {'event', 'lost', 'host', host, 'pid', pid,
     'slot', slot, 'token', token, 'holder', by})
   count(KEYS[5], cap, hist_ttl, {'lost'})
