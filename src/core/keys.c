@@ -121,6 +121,7 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	snprintf(k->pause, sizeof(k->pause), "%s{%s}:pause", prefix, name);
 	snprintf(k->missed, sizeof(k->missed), "%s{%s}:missed", prefix, name);
 	snprintf(k->trigger, sizeof(k->trigger), "%s{%s}:trigger", prefix, name);
+	snprintf(k->ended, sizeof(k->ended), "%s{%s}:ended", prefix, name);
 	k->slot[0] = k->slot_iso[0] = '\0';
 	if (slot_start == (time_t)-1)
 		return;
@@ -182,6 +183,9 @@ suffix_kind(const char *rest, const char **stamp)
 		return KEY_MISSED;
 	if (strcmp(rest, ":trigger") == 0)
 		return KEY_TRIGGER;
+	if (strncmp(rest, ":ended:", 7) == 0 && rest[7] != '\0' &&
+	    strspn(rest + 7, "0123456789") == strlen(rest + 7))
+		return KEY_ENDED;	/* a SQL backend's row for one token */
 	if (strncmp(rest, ":slot:", 6) == 0 &&
 	    keys_stamp_iso(rest + 6, iso, sizeof(iso)) == 0) {
 		*stamp = rest + 6;

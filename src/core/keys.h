@@ -24,6 +24,10 @@ struct lr_keys {
 	char	missed[KEY_MAX];	/* prefix{name}:missed: slots that ran nowhere
 					 * (a SQL row; Redis keeps it in :counts) */
 	char	trigger[KEY_MAX];	/* prefix{name}:trigger: a run asked for now */
+	char	ended[KEY_MAX];		/* prefix{name}:ended: a SQL row
+					 * prefix{name}:ended:<token> for each run
+					 * whose end is recorded (Redis keeps them
+					 * in :counts) */
 	char	slot_iso[64];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
 };
 
@@ -76,7 +80,8 @@ enum key_kind {
 	KEY_COUNTS,		/* prefix{name}:counts */
 	KEY_PAUSE,		/* prefix{name}:pause */
 	KEY_MISSED,		/* prefix{name}:missed */
-	KEY_TRIGGER		/* prefix{name}:trigger */
+	KEY_TRIGGER,		/* prefix{name}:trigger */
+	KEY_ENDED		/* prefix{name}:ended:<token> (a SQL row) */
 };
 
 /* A key taken apart by keys_parse(). */

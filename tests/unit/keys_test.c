@@ -253,6 +253,12 @@ Test(keys, parse_reads_back_what_build_writes)
 	cr_assert(eq(str, k.trigger, "lockrun:{import}:trigger"));
 	cr_assert(eq(int, keys_parse(k.trigger, "lockrun:", &p), 0));
 	cr_assert(eq(int, p.kind, KEY_TRIGGER));
+	cr_assert(eq(str, k.ended, "lockrun:{import}:ended"));
+	cr_assert(eq(int, keys_parse(k.ended, "lockrun:", &p), -1));
+	cr_assert(eq(int, keys_parse("lockrun:{import}:ended:1765000000000000", "lockrun:", &p), 0));
+	cr_assert(eq(int, p.kind, KEY_ENDED));
+	cr_assert(eq(int, keys_parse("lockrun:{import}:ended:x", "lockrun:", &p), -1));
+	cr_assert(eq(int, keys_parse("lockrun:{import}:ended:", "lockrun:", &p), -1));
 }
 
 Test(keys, parse_finds_the_prefix_when_not_given)

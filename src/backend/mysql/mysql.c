@@ -75,6 +75,7 @@ lock_vars(struct myq *q, MYSQL *db, const struct lr_lock *l)
 	myq_str(q, db, "hist", l->keys.hist);
 	myq_str(q, db, "last", l->keys.last);
 	myq_str(q, db, "ckey", l->keys.counts);
+	myq_str(q, db, "ended", l->keys.ended);
 	myq_str(q, db, "name", name);
 	who_vars(q, db, l->owner);
 	myq_str(q, db, "slot_iso", l->slot_ttl_ms ? l->keys.slot_iso : "");

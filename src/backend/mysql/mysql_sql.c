@@ -172,6 +172,18 @@ const char MY_SQL_SESSION_MYSQL[] =
 "MAX((SELECT attempt FROM lockrun_history WHERE 1 = 0) <=> " \
 "(SELECT retries FROM lockrun_counts WHERE 1 = 0))"
 
+/* One end entry per run (release.lua's first_end()): the first to record
+ * the end of @token's run writes the row <@ended>:<@token> (a day, or the
+ * history's ttl if shorter); one that finds it live records and counts
+ * nothing (@rec false); racers queue on its key. */
+#define ENDED \
+"INSERT INTO lockrun_keys (k, v, expires_ms)\n" \
+"  SELECT CONCAT(@ended, ':', @token), 'ended', @now + LEAST(@hist_ttl, 86400000)\n" \
+"  FROM DUAL WHERE @rec AND COALESCE(@token, '') <> ''\n" \
+"  ON DUPLICATE KEY UPDATE expires_ms = IF(expires_ms <= @now,\n" \
+"    @now + LEAST(@hist_ttl, 86400000), expires_ms);\n" \
+"SET @rec := @rec AND (ROW_COUNT() > 0 OR COALESCE(@token, '') = '');\n"
+
 /* The task's counters (record.h) count what RECORD records (@event,
  * @status; when @rec), in the same exchange: no round trip of their own.
  * The row lives @hist_ttl ms after its last write, as the history, so a
@@ -300,7 +312,7 @@ CAP;
  * gone with a later token drawn: lost. The session lock is kept: the
  * run's release lets it go (and deletes our tombstone) once the
  * command's tree is gone. A loss is recorded in the history and the
- * last-run row. */
+ * last-run row, once per run (ENDED, @ended). */
 const char MY_SQL_RENEW[] =
 "SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0),\n"
 "    @late := @deadline > 0 AND @now > @deadline;\n"
@@ -322,6 +334,7 @@ BOOKKEEPING
 "SET @event := 'lost', @status := NULL, @dur := NULL,\n"
 "    @rec := @cap > 0 AND @r IN (0, 3), " HOLDER_OF ";\n"
 "SET @htok := @token;\n"
+ENDED
 RECORD
 COUNT
 "UPDATE lockrun_last SET event = 'lost', end_ms = CAST(@now AS CHAR),\n"
@@ -339,9 +352,8 @@ CAP;
  * extends the hold), or deleted, if it is still ours; our tombstone
  * ('unlocked:' and our value) is deleted; the session lock is let go
  * either way. Answer: 1 released, 0 not ours. A release sent again, after
- * its first went
- * unanswered and ran after all, records nothing twice (@rec): the
- * last-run row already says this run ended so. */
+ * its first went unanswered and ran after all, records nothing twice, nor
+ * one after a renewal recorded the loss (ENDED: @rec). */
 const char MY_SQL_RELEASE[] =
 "SET @keep := IF(@keep > 0 AND @until > 0, GREATEST(@until - @now, 0), @keep);\n"
 "SELECT " TOUCH_TABLES ", " TOUCH_COLUMNS " FROM lockrun_keys WHERE k = @stable\n"
@@ -355,9 +367,8 @@ const char MY_SQL_RELEASE[] =
 "SELECT @kept OR @deleted;\n"
 BOOKKEEPING
 "START TRANSACTION;\n"
-"SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL AND\n"
-"    NOT EXISTS (SELECT 1 FROM lockrun_last WHERE k = @last AND token = @token AND\n"
-"        event = @event);\n"
+"SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL;\n"
+ENDED
 RECORD_MORE(", attempt", ", @attempt")
 COUNT_MORE(", retries", ", @retries",
 "    retries = IF(expires_ms > @now, retries, 0) + @retries,\n")

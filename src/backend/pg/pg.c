@@ -166,7 +166,7 @@ pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	    deadline[NUM_MAX];
 	const char *params[] = { l->keys.stable, l->keys.fence, l->keys.hist, l->keys.last,
 	    id.id, id.hi, id.lo, l->value, ttl, cap, hist_ttl, host, pid, slot_iso(l),
-	    l->token_s, l->keys.counts, deadline };
+	    l->token_s, l->keys.counts, deadline, l->keys.ended };
 
 	(void)cap_ms;	/* a session lock is not carried across a new connection */
 	(void)wait_ms;
@@ -177,7 +177,7 @@ pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	host_pid(l->owner, host, pid);
 	lock_renew_window(l);
 	num_s(deadline, l->renew_deadline_ms);
-	return pg_conn_send(b, "renew", pg_sql_renew, 17, params, e);
+	return pg_conn_send(b, "renew", pg_sql_renew, 18, params, e);
 }
 
 static int
@@ -212,7 +212,7 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	    host[256], pid[32], until[NUM_MAX], attempt[NUM_MAX];
 	const char *params[] = { l->keys.stable, l->keys.hist, l->keys.last, id.id, id.hi,
 	    id.lo, l->value, keep, status, took, end->event, cap, hist_ttl, host, pid,
-	    slot_iso(l), l->token_s, l->keys.counts, until, attempt };
+	    slot_iso(l), l->token_s, l->keys.counts, until, attempt, l->keys.ended };
 	PGresult *res;
 	int released;
 
@@ -229,7 +229,7 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	num_s(until, end->keep_until_ms > 0 ? end->keep_until_ms : 0);
 	num_s(attempt, end->attempt > 0 ? end->attempt : 0);
 	host_pid(l->owner, host, pid);
-	if ((res = pg_conn_write(b, "release", pg_sql_release, 20, params, e)) == NULL)
+	if ((res = pg_conn_write(b, "release", pg_sql_release, 21, params, e)) == NULL)
 		return -1;
 	if (pq.ntuples(res) != 1)
 		return unexpected(b, "release", res, e);

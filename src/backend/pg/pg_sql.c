@@ -110,6 +110,17 @@
 	COUNT_ADD("skipped_slot") ", " COUNT_ADD("failures") ", " COUNT_ADD("lost") ", " \
 	COUNT_ADD("timeouts") set ", expires_ms = excluded.expires_ms), "
 
+/* One end entry per run (release.lua's first_end()): the first statement
+ * to record the end of token tok's run (from: FROM list and WHERE) writes
+ * the row <ended>:<tok> (a day, or the history's ttl if shorter); one that
+ * finds it live records and counts nothing (fe.yes false). */
+#define ENDED(tok, from) \
+	"ew AS (INSERT INTO lockrun_keys AS t (k, v, expires_ms) SELECT a.ended || ':' || " tok \
+	", 'ended', a.now_ms + least(a.hist_ttl, 86400000) FROM " from " AND coalesce(" tok \
+	", '') <> '' ON CONFLICT (k) DO UPDATE SET expires_ms = excluded.expires_ms WHERE " \
+	"t.expires_ms <= (SELECT now_ms FROM a) RETURNING 1), fe AS (SELECT EXISTS (SELECT 1 " \
+	"FROM ew) OR coalesce(" tok ", '') = '' AS yes FROM a), "
+
 /* Expired rows go, at most 100 of each table a statement, never one this
  * statement writes (keys, last: its own; a.counts). One session prunes at a time:
  * the gate is a transaction-level advisory lock taken without waiting.
@@ -303,7 +314,8 @@ const char pg_sql_acquire[] =
  * none): past it the client has given up on this renewal, so it changes
  * nothing -- checked by the statement's clock, and again by the clock
  * once the row is locked (the update may have waited for another
- * transaction's row lock).
+ * transaction's row lock); $18 the ended rows' prefix (ENDED: a loss
+ * is recorded once per run).
  * Returns one row: code 4 past the deadline: nothing written; 1 renewed; 2 the row had gone (pruned after it
  * expired) and no later token was drawn, while this session still holds
  * the lock: ours again; 0 lost: this session no longer holds the lock
@@ -319,7 +331,8 @@ const char pg_sql_renew[] =
 	"$4::text AS last, $5::bigint AS lockid, $6::oid AS hi, $7::oid AS lo, $8::text AS value, "
 	"$9::bigint AS ttl, $10::bigint AS cap, $11::bigint AS hist_ttl, $12::text AS host, "
 	"$13::text AS pid, nullif($14::text, '') AS slot_iso, $15::bigint AS token, "
-	"$16::text AS counts, $17::bigint AS deadline, " NOW_MS " AS now_ms, " BOOT " AS boot), "
+	"$16::text AS counts, $17::bigint AS deadline, $18::text AS ended, " NOW_MS " AS now_ms, "
+	BOOT " AS boot), "
 	"held AS (SELECT " LOCKED_MINE("a.hi", "a.lo") " AS ok FROM a), "
 	"cur AS (SELECT t.v FROM lockrun_keys t, a WHERE t.k = a.stable), "
 	"d AS (SELECT CASE WHEN a.deadline > 0 AND a.now_ms > a.deadline THEN 4 "
@@ -345,15 +358,16 @@ const char pg_sql_renew[] =
 	"WHEN d.code = 2 AND NOT EXISTS (SELECT 1 FROM back) THEN 0 ELSE d.code END AS code, "
 	"(SELECT v FROM cur WHERE v <> a.value AND v <> 'unlocked:' || a.value) AS holder "
 	"FROM d, a), "
+	ENDED("a.token::text", "a, r WHERE a.cap > 0 AND r.code IN (0, 3)")
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, "
 	"token, holder) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, 'lost', a.host, a.pid, "
-	"a.slot_iso, a.token::text, " HOLDER_BY("r.holder") " FROM a, r "
-	"WHERE a.cap > 0 AND r.code IN (0, 3) RETURNING 1), "
+	"a.slot_iso, a.token::text, " HOLDER_BY("r.holder") " FROM a, r, fe "
+	"WHERE a.cap > 0 AND r.code IN (0, 3) AND fe.yes RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
-	COUNT("'lost'", "NULL", "a, r WHERE a.cap > 0 AND r.code IN (0, 3)")
+	COUNT("'lost'", "NULL", "a, r, fe WHERE a.cap > 0 AND r.code IN (0, 3) AND fe.yes")
 	"lw AS (UPDATE lockrun_last t SET event = 'lost', end_ms = a.now_ms::text, "
-	"expires_ms = a.now_ms + a.hist_ttl FROM a, r WHERE a.cap > 0 AND r.code IN (0, 3) "
-	"AND t.k = a.last AND t.token = a.token::text AND t.event = 'running' "
+	"expires_ms = a.now_ms + a.hist_ttl FROM a, r, fe WHERE a.cap > 0 AND r.code IN (0, 3) "
+	"AND fe.yes AND t.k = a.last AND t.token = a.token::text AND t.event = 'running' "
 	"AND t.expires_ms > a.now_ms) "
 	"SELECT r.code, r.holder, a.now_ms FROM r, a";
 
@@ -367,9 +381,9 @@ const char pg_sql_renew[] =
  * token, $18 counters, $20 the command's last attempt (0: it never
  * started; the entry's attempt, and retries counts all but the first).
  * $11 NULL: free only, record nothing (after a lost lock, whose loss the
- * keep-alive recorded); nor
- * when the last-run row already says this run ended so (told): a release
- * sent again after its first went unanswered and ran after all.
+ * keep-alive recorded); nor when this run's end is recorded already ($21
+ * the ended rows' prefix, ENDED): a release sent again after its first
+ * went unanswered and ran after all.
  * Returns one row: 1 when the row was ours (kept or deleted), else 0; and
  * whether the session lock was let go. Our tombstone ('unlocked:' || our
  * value, lockrun unlock's) is deleted, never kept. The row is written
@@ -384,8 +398,8 @@ const char pg_sql_release[] =
 	"ELSE $8::bigint END AS keep, $9::text AS status, $10::text AS duration, $11::text AS event, $12::bigint AS cap, "
 	"$13::bigint AS hist_ttl, $14::text AS host, $15::text AS pid, "
 	"nullif($16::text, '') AS slot_iso, $17::text AS token, $18::text AS counts, "
-	NOW_MS " AS now_ms, $20::bigint AS attempt, EXISTS (SELECT 1 FROM lockrun_last l "
-	"WHERE l.k = $3 AND l.token = $17 AND l.event = $11) AS told), "
+	NOW_MS " AS now_ms, $20::bigint AS attempt, $21::text AS ended), "
+	ENDED("a.token", "a WHERE a.cap > 0 AND a.event IS NOT NULL")
 	"kept AS (UPDATE lockrun_keys t SET expires_ms = a.now_ms + a.keep, boot = 'released' "
 	"FROM a WHERE a.keep > 0 AND t.k = a.stable AND t.v = a.value RETURNING 1), "
 	"gone AS (DELETE FROM lockrun_keys t USING a WHERE a.keep >= 0 AND t.k = a.stable "
@@ -393,17 +407,17 @@ const char pg_sql_release[] =
 	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot, token, "
 	"status, duration_ms, attempt) SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, a.event, "
 	"a.host, a.pid, a.slot_iso, a.token, a.status, a.duration, nullif(a.attempt, 0)::text "
-	"FROM a WHERE a.cap > 0 AND a.event IS NOT NULL AND NOT a.told RETURNING 1), "
+	"FROM a, fe WHERE a.cap > 0 AND a.event IS NOT NULL AND fe.yes RETURNING 1), "
 	TRIM("EXISTS (SELECT 1 FROM hw)")
 	COUNT_MORE("a.event", "a.status", ", retries", ", greatest(a.attempt - 1, 0)",
-	", " COUNT_ADD("retries"), "a WHERE a.cap > 0 AND a.event IS NOT NULL AND NOT a.told")
+	", " COUNT_ADD("retries"), "a, fe WHERE a.cap > 0 AND a.event IS NOT NULL AND fe.yes")
 	"lw AS (UPDATE lockrun_last t SET event = a.event, status = a.status, "
 	"duration_ms = a.duration, end_ms = a.now_ms::text, success_ms = CASE WHEN "
 	"a.event = 'released' AND a.status = '0' THEN a.now_ms::text ELSE t.success_ms END, "
 	"expires_ms = a.now_ms + a.hist_ttl FROM a WHERE a.cap > 0 AND a.event IS NOT NULL "
 	"AND t.k = a.last AND t.token = a.token AND t.event = 'running' "
 	"AND t.expires_ms > a.now_ms), "
-	PRUNE("a.stable", "a.last") ", "
+	PRUNE("a.stable, a.ended || ':' || coalesce(a.token, '')", "a.last") ", "
 	"n AS (SELECT (SELECT count(*) FROM kept) + (SELECT count(*) FROM gone) AS n) "
 	"SELECT n.n, CASE WHEN a.keep >= 0 AND " LOCKED_MINE("a.hi", "a.lo") " "
 	"THEN pg_advisory_unlock(a.lockid) END FROM n, a";
