@@ -25,7 +25,7 @@ renew_one(struct lr_backend *b, struct lr_lock *l, long long cap_ms, long long w
 		if (left <= 0) {
 			lr_errf(e, EX_UNAVAILABLE, "%s %s: renew: no answer within %s",
 			    b->ops->name, b->where, duration_human(wait_ms, d, sizeof(d)));
-			e->transport = 1;
+			e->kind = LR_ERR_TRANSPORT;
 			return -1;
 		}
 		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
@@ -60,7 +60,7 @@ batched(struct lr_backend *b, int got, const struct lr_err *e, int *rc,
 	if (got < 0)
 		failed_all(rc, err, n, e);
 	for (size_t i = 0; i < n; i++)
-		if (rc[i] < 0 && err[i].transport) {
+		if (rc[i] < 0 && lr_err_broke(&err[i])) {
 			b->ops->close(b);
 			break;
 		}
@@ -81,7 +81,7 @@ each(struct lr_backend *b, size_t n, int reopen, long long cap_ms, one_fn *one, 
 			rc[i] = -1;
 			continue;
 		}
-		if ((rc[i] = one(b, i, arg, &err[i])) < 0 && err[i].transport)
+		if ((rc[i] = one(b, i, arg, &err[i])) < 0 && lr_err_broke(&err[i]))
 			b->ops->close(b);	/* an unanswered request poisons the stream */
 	}
 }

@@ -31,20 +31,6 @@ die_event(int status)
 	}
 }
 
-/* Is msg a server's refusal of lockrun's credentials? The backends' own
- * words: Redis (rerr.c, rlink.c), PostgreSQL's and MariaDB's. */
-static int
-auth_refused(const char *msg)
-{
-	static const char *const words[] = { "authentication refused",
-	    "wants a password", "password authentication failed", "Access denied" };
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strstr(msg, words[i]) != NULL)
-			return 1;
-	return 0;
-}
-
 /* Say e as lockrun's one line: the log's event from its status, and the
  * --help hint after a usage error. When the server could not be reached,
  * or refused the password, the line says where each of its settings came
@@ -58,7 +44,7 @@ report(const struct lr_ctx *x, const struct lr_err *e)
 	log_fields_init(&f);
 	f.status = e->status;
 	if (e->status == EX_UNAVAILABLE && x->sources[0] != '\0' &&
-	    (e->transport || auth_refused(e->msg)))
+	    (lr_err_broke(e) || e->kind == LR_ERR_AUTH))
 		lr_event(LOG_ERR, die_event(e->status), &f, "%s (%s)", e->msg, x->sources);
 	else
 		lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);

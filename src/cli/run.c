@@ -485,7 +485,7 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 
 	/* only when Redis cannot be reached at all: a refusal is an answer,
 	 * and a run that saw the lock held knows someone else runs */
-	if (!e->transport || x->t.on_server_error != ON_SERVER_ERROR_RUN)
+	if (!lr_err_broke(e) || x->t.on_server_error != ON_SERVER_ERROR_RUN)
 		return -1;
 	if (x->seen_held) {
 		size_t len = strlen(e->msg);
@@ -536,7 +536,9 @@ acquire_settled(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_er
 
 	if (acquire(x, out, sig, e) == 0)
 		return 0;
-	broke = strstr(e->msg, "no answer") == NULL;	/* rlink's timeout */
+	/* a timeout is a slow server, not a dead one; a request that failed
+	 * for its data fails the same on a new connection */
+	broke = e->kind != LR_ERR_TIMEOUT && e->kind != LR_ERR_DATA;
 	if (run_withdraw(x, e) != 0 || !broke)
 		return -1;
 	lr_event(LOG_WARNING, "retry", NULL, "%s; trying once more", e->msg);

@@ -87,7 +87,7 @@ renew_failed(struct loop *l, long long now, const struct lr_err *e)
 
 	/* a session lock went with its connection: the database frees it as
 	 * soon as it notices, and another run may take it then */
-	if (e->transport && l->s->be->ops->session) {
+	if (lr_err_broke(e) && l->s->be->ops->session) {
 		l->s->be->ops->close(l->s->be);
 		snprintf(why, sizeof(why), "the session that held it is gone (%s)", e->msg);
 		lock_lost(l, now, LOST_SESSION, why);
@@ -95,7 +95,7 @@ renew_failed(struct loop *l, long long now, const struct lr_err *e)
 	}
 	snprintf(l->last_err, sizeof(l->last_err), "%s", e->msg);
 	/* an unanswered request poisons the stream; an error reply does not */
-	if (e->transport)
+	if (lr_err_broke(e))
 		l->s->be->ops->close(l->s->be);
 	l->in_flight = -1;
 	l->next_renew = now + lease_retry_delay(&l->lease);
@@ -285,7 +285,7 @@ idle_readable(struct loop *l, long long now)
 
 	if (l->s->be->ops->idle_read(l->s->be, &e) == 0)
 		return;		/* a notice: the session goes on */
-	e.transport = 1;
+	e.kind = LR_ERR_TRANSPORT;
 	renew_failed(l, now, &e);
 	if (l->stopping)
 		stop(l, lease_kill_at(&l->lease));
@@ -304,7 +304,7 @@ due(struct loop *l, long long now)
 			lr_errf(&e, EX_UNAVAILABLE, "%s %s: renew: no answer within %s",
 			    l->s->be->ops->name, l->s->be->where,
 			    duration_human(l->reply_by - l->in_flight, d, sizeof(d)));
-			e.transport = 1;
+			e.kind = LR_ERR_TIMEOUT;
 			if (l->s->be->ops->session)
 				renew_slow(l, &e);
 			else

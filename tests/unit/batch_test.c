@@ -60,7 +60,7 @@ batch_refused(struct lr_err *e)
 	if (f.batch_says == 0)
 		return 0;
 	lr_errf(e, EX_UNAVAILABLE, "broken");
-	e->transport = 1;
+	e->kind = LR_ERR_TRANSPORT;
 	return 1;
 }
 
@@ -189,7 +189,7 @@ fake_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	f.acquires++;
 	if (f.broken == l->hist_cap + 1) {
 		lr_errf(e, EX_UNAVAILABLE, "broken");
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 		return -1;
 	}
 	*out = f.lost[l->hist_cap] ? LOCK_HELD : LOCK_ACQUIRED;

@@ -120,7 +120,7 @@ hostport_bad(const char *s, size_t n, const char *msg)
 
 	cr_assert(eq(int, hostport(s, host, n, &port, &e), -1), "%s", s);
 	cr_assert(eq(int, e.status, EX_USAGE));
-	cr_assert(eq(int, e.transport, 0));
+	cr_assert(eq(int, e.kind, LR_ERR_NONE));
 	cr_assert(eq(str, e.msg, (char *)msg), "%s", s);
 }
 

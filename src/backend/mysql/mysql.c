@@ -166,8 +166,10 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	rc = my_exec(b, "acquire", &q, 1, MY_CREATE, answer_row, &a, e);
 	free(q.s);
 	if (rc != 0) {
-		/* unanswered, it may have run (its answer lost): withdrawn */
-		l->in_doubt = e->transport && strstr(e->msg, "protocol error") == NULL;
+		/* unanswered, it may have run (its answer lost): withdrawn; a
+		 * row past the bound carried another's value (a pause, a
+		 * holder; ours is small): nothing was taken */
+		l->in_doubt = lr_err_unanswered(e);
 		return -1;
 	}
 	if (!a.got || a.code < 0 || a.code > 5 || a.code == 3)
@@ -400,7 +402,7 @@ my_idle_read(struct lr_backend *b, struct lr_err *e)
 	my_close(b);
 	lr_errf(e, EX_UNAVAILABLE, "mysql %s: the session ended: %s", b->where, why.msg);
 	if (e != NULL)
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 	return -1;
 }
 

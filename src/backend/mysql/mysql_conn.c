@@ -22,7 +22,14 @@
 #include "core/text.h"
 
 #define MY_LIB		NOTES_MARIADB
-#define MY_PACKET_MAX	(1024UL * 1024)	/* lockrun's rows and statements: a few KiB */
+/* lockrun's rows and statements are a few KiB: a row past MY_ROW_MAX is
+ * one task's value grown too large, read to its end and dropped, and the
+ * statement that read it alone fails (LR_ERR_DATA), the session kept with
+ * every lock it holds; a packet past MY_PACKET_MAX (the client library
+ * refuses it as it is announced, not read until memory runs out) loses
+ * the connection. */
+#define MY_ROW_MAX	(1024UL * 1024)
+#define MY_PACKET_MAX	(64UL * 1024 * 1024)
 #define MY_NAME_MAX	64	/* a GET_LOCK name, in MySQL (counted in bytes here) */
 
 struct my_api my_api;
@@ -165,23 +172,47 @@ my_num(const char *s)
 	return s && text_decimal(s, &v) == 0 ? v : 0;
 }
 
-/* 1 when MySQL error n means the connection broke. */
-static int
-my_transport(unsigned int n)
+/* The kind of failure MySQL error n is (mysql_errno()): the client
+ * library's own (CR_*, 2000-2999, 5000-5999: CR_SERVER_GONE_ERROR,
+ * CR_SERVER_LOST...) and the server going away are the connection's; the
+ * server's refusal of a statement for the values it met, the data's. */
+static enum lr_err_kind
+my_kind(unsigned int n)
 {
 	switch (n) {
 	case CR_COMMANDS_OUT_OF_SYNC: case CR_OUT_OF_MEMORY: case CR_VERSION_ERROR:
 	case CR_MALFORMED_PACKET: case CR_AUTH_PLUGIN_CANNOT_LOAD:
-		return 0;			/* it answered, but not as we need */
+		return LR_ERR_REFUSED;		/* it answered, but not as we need */
+	case CR_NET_PACKET_TOO_LARGE:
+		return LR_ERR_PROTOCOL;		/* past MY_PACKET_MAX: closed */
 	case ER_SERVER_SHUTDOWN: case ER_CONNECTION_KILLED: case ER_ABORTING_CONNECTION:
-	case ER_NEW_ABORTING_CONNECTION:
-		return 1;			/* the server is going away */
+	case ER_NEW_ABORTING_CONNECTION: case ER_NET_PACKET_TOO_LARGE:
+		return LR_ERR_TRANSPORT;	/* the server is going away */
+	case ER_ACCESS_DENIED_ERROR: case ER_DBACCESS_DENIED_ERROR:
+	case ER_ACCESS_DENIED_NO_PASSWORD_ERROR:
+		return LR_ERR_AUTH;
+	case ER_DATA_TOO_LONG: case ER_DUP_ENTRY: case ER_TRUNCATED_WRONG_VALUE:
+	case ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: case ER_BAD_NULL_ERROR:
+	case ER_WARN_DATA_OUT_OF_RANGE: case ER_TOO_BIG_ROWSIZE: case ER_ROW_IS_REFERENCED_2:
+	case ER_NO_REFERENCED_ROW_2: case ER_CONSTRAINT_FAILED:
+		return LR_ERR_DATA;
 	}
-	return (n >= 2000 && n < 3000) || (n >= 5000 && n < 6000);	/* client side */
+	if ((n >= 2000 && n < 3000) || (n >= 5000 && n < 6000))
+		return LR_ERR_TRANSPORT;	/* client side */
+	return LR_ERR_REFUSED;
 }
 
-/* Fill e from db's last error, one line, transport set when the
- * connection broke. Returns -1. */
+/* 1 when MySQL error n means the connection broke. */
+static int
+my_transport(unsigned int n)
+{
+	enum lr_err_kind k = my_kind(n);
+
+	return lr_err_broke(&(struct lr_err){ .kind = k });
+}
+
+/* Fill e from db's last error, one line, its kind my_kind()'s. Returns
+ * -1. */
 static int
 my_error(struct lr_backend *b, MYSQL *db, const char *what, struct lr_err *e)
 {
@@ -192,7 +223,7 @@ my_error(struct lr_backend *b, MYSQL *db, const char *what, struct lr_err *e)
 	lr_errf(e, n == ER_BAD_DB_ERROR ? EX_CONFIG : EX_UNAVAILABLE, "mysql %s: %s: %s",
 	    b->where, what, msg);
 	if (e != NULL)
-		e->transport = my_transport(n);
+		e->kind = my_kind(n);
 	return -1;
 }
 
@@ -273,7 +304,7 @@ tls_check(struct lr_backend *b, MYSQL *db, struct lr_err *e)
 	    "offers no TLS", b->where, mysqlurl_ssl_name(u->ssl_mode));
 	/* as the library's own "SSL is required" for VERIFY_IDENTITY */
 	if (e != NULL)
-		e->transport = my_transport(CR_SSL_CONNECTION_ERROR);
+		e->kind = my_kind(CR_SSL_CONNECTION_ERROR);
 	return -1;
 }
 
@@ -329,17 +360,31 @@ my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e)
 	return 0;
 }
 
+/* The bytes of row's nf values (text: each NUL-terminated). */
+static size_t
+row_size(MYSQL_ROW row, unsigned int nf)
+{
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < nf; i++)
+		n += row[i] ? strlen(row[i]) : 0;
+	return n;
+}
+
 static int
-each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg)
+each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg, int *over)
 {
 	unsigned int nf = my_api.num_fields(r);
 	MYSQL_ROW row;
 
 	int rc;
 
-	while ((row = my_api.fetch_row(r)) != NULL)
-		if (fn != NULL && (rc = fn(arg, set, row, nf)) != 0)
+	while ((row = my_api.fetch_row(r)) != NULL) {
+		if (row_size(row, nf) > MY_ROW_MAX)
+			*over = 1;	/* read, not taken: drain() fails the answer */
+		else if (!*over && fn != NULL && (rc = fn(arg, set, row, nf)) != 0)
 			return rc;
+	}
 	return 0;
 }
 
@@ -348,12 +393,13 @@ each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg)
  * answer, ends the reading without failing it. Returns 0; 1 after such an
  * error; -1 on an error (mysql_errno() says which); -2 when fn found
  * the answer not of its shape, -3 when it ran out of memory (the rest
- * unread). */
+ * unread); -4 when a row was past MY_ROW_MAX (all of it read: the
+ * connection is in order). */
 static int
 drain(MYSQL *db, size_t want, my_row_fn fn, void *arg)
 {
 	size_t sets = 0;
-	int st = my_api.read_query_result(db) ? 1 : 0;
+	int st = my_api.read_query_result(db) ? 1 : 0, over = 0;
 	MYSQL_RES *r;
 
 	for (;;) {
@@ -362,23 +408,21 @@ drain(MYSQL *db, size_t want, my_row_fn fn, void *arg)
 		if (my_api.field_count(db) > 0) {
 			if ((r = my_api.store_result(db)) == NULL)
 				return want > 0 && sets >= want ? 1 : -1;
-			st = each_row(r, sets++, fn, arg);
+			st = each_row(r, sets++, fn, arg, &over);
 			my_api.free_result(r);
 			if (st != 0)
 				return st == MY_ROW_NOMEM ? -3 : -2;
 		}
 		if ((st = my_api.next_result(db)) < 0)
-			return 0;
+			return over ? -4 : 0;
 	}
 }
 
 int
 my_not_connected(struct lr_backend *b, const char *what, struct lr_err *e)
 {
-	lr_errf(e, EX_UNAVAILABLE, "mysql %s: %s: not connected", b->where, what);
-	if (e != NULL)
-		e->transport = 1;
-	return -1;
+	return lr_errk(e, LR_ERR_TRANSPORT, EX_UNAVAILABLE, "mysql %s: %s: not connected",
+	    b->where, what);
 }
 
 /* The session SET goes in front of the first string on a connection. */
@@ -423,8 +467,12 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 	if (m->db == NULL)
 		return my_not_connected(b, what, e);
 	rc = drain(m->db, want, fn, arg);
-	if (rc >= 0)
+	if (rc >= 0 || rc == -4)
 		m->primed = 1;
+	if (rc == -4)	/* read to its end: the session is in order */
+		return lr_errk(e, LR_ERR_DATA, EX_UNAVAILABLE, "mysql %s: %s: a row larger "
+		    "than lockrun accepts (%lu KiB; a value of this task's grown too large?)",
+		    b->where, what, MY_ROW_MAX / 1024);
 	if (rc == 1 && my_transport(my_api.errnum(m->db)))
 		my_close(b);			/* it broke after the answer */
 	else if (rc == 1 && (my_api.send_query(m->db, "ROLLBACK", 8) != 0 ||
@@ -439,18 +487,19 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 		    b->where, what);
 	}
 	my_error(b, m->db, what, e);
-	if (e != NULL && e->transport && mono_ms() - m->sent_ms >= b->cfg.command_timeout_ms) {
+	if (e != NULL && lr_err_broke(e) &&
+	    mono_ms() - m->sent_ms >= b->cfg.command_timeout_ms) {
 		/* the read timeout, which the client library words as a lost
 		 * connection: the server may yet run it (run.c asks no more) */
 		char d[32], was[sizeof(e->msg)];
 		int skip = snprintf(NULL, 0, "mysql %s: %s: ", b->where, what);
 		snprintf(was, sizeof(was), "%s", skip > 0 && (size_t)skip < strlen(e->msg) ?
 		    e->msg + skip : e->msg);
-		lr_errf(e, EX_UNAVAILABLE, "mysql %s: %s: no answer within %s (%s)", b->where,
-		    what, duration_human(b->cfg.command_timeout_ms, d, sizeof(d)), was);
-		e->transport = 1;
+		lr_errk(e, LR_ERR_TIMEOUT, EX_UNAVAILABLE, "mysql %s: %s: no answer within %s "
+		    "(%s)", b->where, what, duration_human(b->cfg.command_timeout_ms, d,
+		    sizeof(d)), was);
 	}
-	if (e == NULL || e->transport)
+	if (e == NULL || lr_err_broke(e))
 		my_close(b);
 	return -1;
 }

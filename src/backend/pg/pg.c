@@ -111,6 +111,7 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	    l->id, l->owner, host, pid, slot_iso(l), l->quiet_held ? "false" : "true",
 	    l->keys.counts, earliest, deadline, sent, tol, l->keys.pause,
 	    l->triggered ? "triggered" : "ran" };
+	struct pg *p = b->impl;
 	PGresult *res;
 	long long code;
 
@@ -127,10 +128,19 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	num_s(deadline, l->deadline_ms);
 	num_s(sent, l->sent_ms);
 	num_s(tol, l->clock_tol_ms);
+	p->over = 0;
 	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 23, params, e)) == NULL) {
 		/* unanswered, it may have run (its answer lost): withdrawn */
-		l->in_doubt = e->transport && strstr(e->msg, "protocol error") == NULL;
-		pg_conn_close(b);	/* what the statement took before it failed */
+		l->in_doubt = lr_err_unanswered(e);
+		/* An answer past the bound came whole and was dropped: the
+		 * statement ran to its end, which lets the session lock go
+		 * when the run does not go ahead, and its answer carried
+		 * another's value (a pause, a holder; ours is small): nothing
+		 * was taken, and the session, with every other run's lock,
+		 * stays. A statement that failed midway may have taken the
+		 * session lock before it failed: closed, with what it took. */
+		if (!p->over)
+			pg_conn_close(b);
 		return -1;
 	}
 	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 6 ||
@@ -478,7 +488,7 @@ pg_idle_read(struct lr_backend *b, struct lr_err *e)
 	    (int)strcspn(why, "\n"), why);
 	pg_conn_close(b);
 	if (e != NULL)
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 	return -1;
 }
 

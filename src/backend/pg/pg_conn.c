@@ -173,7 +173,7 @@ pg_conn_broken(struct lr_backend *b, const char *what, const char *why, struct l
 	lr_errf(e, EX_UNAVAILABLE, "postgres %s: %s: %s", b->where, what, why);
 	pg_conn_close(b);
 	if (e != NULL)
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 	return -1;
 }
 
@@ -186,7 +186,7 @@ pg_conn_error(const PGconn *conn, struct lr_err *e)
 	snprintf(line, sizeof(line), "%.*s", (int)strcspn(msg, "\n"), msg);
 	text_one_line(line, sizeof(line), line);
 	lr_errf(e, EX_UNAVAILABLE, "%s", line[0] ? line : "connection lost");
-	e->transport = 1;
+	e->kind = LR_ERR_TRANSPORT;
 }
 
 /* Why connecting failed, into e (as pg_conn_error()), without libpq's
@@ -237,7 +237,8 @@ connect_failed(struct lr_backend *b, struct lr_err *e)
 	if (state[0] == '\0' || strncmp(state, "57P", 3) == 0 || strcmp(state, "53300") == 0)
 		return pg_conn_broken(b, "connect", why, e);
 	pg_conn_close(b);
-	return lr_errf(e, EX_UNAVAILABLE, "postgres %s: connect: %s", b->where, why);
+	return lr_errk(e, pg_conn_kind(state) == LR_ERR_AUTH ? LR_ERR_AUTH : LR_ERR_REFUSED,
+	    EX_UNAVAILABLE, "postgres %s: connect: %s", b->where, why);
 }
 
 /* Start a connection with the URL, the password and lockrun's name. */

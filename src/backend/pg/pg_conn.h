@@ -53,6 +53,9 @@ struct pg {
 					 * error between statements comes as one) */
 	size_t		 in_bytes;	/* read for the statement in flight */
 	size_t		 in_max;	/* its bound: PG_ANSWER_MAX unless raised */
+	int		 over;		/* the answer went past it: read to its end
+					 * (up to PG_DRAIN_MAX) and dropped, the
+					 * statement failed with LR_ERR_DATA */
 };
 
 /* The most an answer may bring (libpq holds a result whole): lockrun's
@@ -61,11 +64,25 @@ struct pg {
  * is refused as Redis is (rreader.h), not followed until memory runs out. */
 #define PG_ANSWER_MAX	(8u * 1024 * 1024)
 
+/* An answer past the bound is one statement's, for one task's rows (a
+ * pause, a holder's value grown large): it is read to its end and
+ * dropped, the session kept with every lock it holds, and that statement
+ * alone fails (LR_ERR_DATA). Past this, the connection is given up
+ * (LR_ERR_PROTOCOL): no server of ours. */
+#define PG_DRAIN_MAX	(64u * 1024 * 1024)
+
 /* Read what has arrived for the statement in flight (PQconsumeInput),
- * counting it against p->in_max. Returns 0, or -1 with e (EX_UNAVAILABLE,
- * transport, the message without the server's name): the connection
- * broke or the answer went past the bound. */
+ * counting it against p->in_max (p->over set past it). Returns 0, or -1
+ * with e (EX_UNAVAILABLE, the message without the server's name): the
+ * connection broke (LR_ERR_TRANSPORT) or the answer went past
+ * PG_DRAIN_MAX (LR_ERR_PROTOCOL). */
 int	pg_conn_consume(struct pg *p, struct lr_err *e);
+
+/* The kind of failure SQLSTATE state is: the connection's classes (08,
+ * 57P01-03) LR_ERR_TRANSPORT, authorization (28) LR_ERR_AUTH, the data's
+ * (22 data exception, 23 integrity constraint, 54 program limit, such as
+ * a row too big) LR_ERR_DATA; any other LR_ERR_REFUSED. */
+enum lr_err_kind pg_conn_kind(const char *state);
 
 /* Let the next answers bring up to bytes (history -n sizes its own). */
 void	pg_conn_allow(struct lr_backend *b, size_t bytes);
@@ -85,20 +102,25 @@ void	pg_conn_close(struct lr_backend *b);
 
 /* The connection failed, timed out or broke while doing what, for the
  * reason why: close it and fill e as a transport failure ("postgres
- * WHERE: WHAT: WHY"). why must not be e's own message. Returns -1. */
+ * WHERE: WHAT: WHY", LR_ERR_TRANSPORT; the caller may set another kind
+ * that closes, LR_ERR_TIMEOUT, LR_ERR_PROTOCOL). why must not be e's own
+ * message. Returns -1. */
 int	pg_conn_broken(struct lr_backend *b, const char *what, const char *why,
 	    struct lr_err *e);
 
 /* The first line of libpq's message about conn into e, as a transport
- * failure (EX_UNAVAILABLE): the rest is hints, the server's LOCATION, or
+ * failure (EX_UNAVAILABLE, LR_ERR_TRANSPORT): the rest is hints, the server's LOCATION, or
  * "server closed the connection unexpectedly" after the FATAL that said
  * why. "connection lost" when libpq says nothing. */
 void	pg_conn_error(const PGconn *conn, struct lr_err *e);
 
 /* One statement with n parameters, its answer awaited within the command
  * timeout. Returns the result (PGRES_TUPLES_OK or _COMMAND_OK), which the
- * caller clears, or NULL with e: e->transport set when the connection
- * broke or the answer did not come in time (then it is closed).
+ * caller clears, or NULL with e: lr_err_broke(e) when the connection
+ * broke or the answer did not come in time (then it is closed); else the
+ * server's refusal of the statement, its kind from the SQLSTATE's class
+ * (pg_conn_kind()), or LR_ERR_DATA for an answer past the bound, read
+ * and dropped (p->over), the connection in order.
  * _write: a missing table is created (pg_sql_ddl) and the statement sent
  * again. _read: a missing table is no error: NULL with *missing set. */
 PGresult *pg_conn_write(struct lr_backend *b, const char *what, const char *sql, int n,

@@ -40,17 +40,42 @@ pg_conn_consume(struct pg *p, struct lr_err *e)
 	 * records: a little more than libpq keeps) */
 	if (ioctl(pq.socket(p->conn), FIONREAD, &avail) == 0 && avail > 0)
 		p->in_bytes += (size_t)avail;
-	if (p->in_bytes > (p->in_max ? p->in_max : PG_ANSWER_MAX)) {
-		lr_errf(e, EX_UNAVAILABLE, "protocol error: an answer larger than lockrun "
-		    "accepts (%zu MiB)", (p->in_max ? p->in_max : PG_ANSWER_MAX) >> 20);
-		e->transport = 1;
-		return -1;
-	}
+	if (p->in_bytes > (p->in_max ? p->in_max : PG_ANSWER_MAX))
+		p->over = 1;	/* read on to its end, then dropped: outcome() */
+	if (p->in_bytes > PG_DRAIN_MAX + (p->in_max ? p->in_max : PG_ANSWER_MAX))
+		return lr_errk(e, LR_ERR_PROTOCOL, EX_UNAVAILABLE, "protocol error: an answer "
+		    "larger than lockrun accepts (%zu MiB)",
+		    (p->in_max ? p->in_max : PG_ANSWER_MAX) >> 20);
 	if (!pq.consume_input(p->conn)) {
 		pg_conn_error(p->conn, e);
 		return -1;
 	}
 	return 0;
+}
+
+enum lr_err_kind
+pg_conn_kind(const char *state)
+{
+	if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P0", 4) == 0)
+		return LR_ERR_TRANSPORT;	/* connection; shutdown, crash */
+	if (strncmp(state, "28", 2) == 0)
+		return LR_ERR_AUTH;
+	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
+	    strncmp(state, "54", 2) == 0)
+		return LR_ERR_DATA;
+	return LR_ERR_REFUSED;
+}
+
+/* pg_conn_broken() as a failure of kind (one that closes: ce's, else a
+ * lost transport). Returns -1. */
+static int
+broken_as(struct lr_backend *b, const char *what, const struct lr_err *ce,
+    enum lr_err_kind kind, struct lr_err *e)
+{
+	pg_conn_broken(b, what, ce->msg, e);
+	if (e != NULL && lr_err_broke(&(struct lr_err){ .kind = kind }))
+		e->kind = kind;
+	return -1;
 }
 
 void
@@ -72,10 +97,12 @@ send_out(struct lr_backend *b, const char *what, long long deadline, struct lr_e
 
 	while ((f = pq.flush(p->conn)) == 1) {
 		w = mono_poll(pq.socket(p->conn), POLLOUT | POLLIN, deadline);
-		if (w <= 0)
-			return pg_conn_broken(b, what, w == 0 ? "timed out" : strerror(errno), e);
+		if (w <= 0) {
+			lr_errf(&ce, EX_UNAVAILABLE, "%s", w == 0 ? "timed out" : strerror(errno));
+			return broken_as(b, what, &ce, w == 0 ? LR_ERR_TIMEOUT : LR_ERR_TRANSPORT, e);
+		}
 		if (pg_conn_consume(p, &ce) != 0)	/* the server may be talking */
-			return pg_conn_broken(b, what, ce.msg, e);
+			return broken_as(b, what, &ce, ce.kind, e);
 	}
 	if (f != 0) {
 		pg_conn_error(p->conn, &ce);
@@ -101,12 +128,13 @@ collect(struct lr_backend *b, const char *what, long long deadline, PGresult **r
 			if ((w = mono_poll(pq.socket(p->conn), POLLIN, deadline)) <= 0 ||
 			    pg_conn_consume(p, &ce) != 0) {
 				if (w <= 0)
-					lr_errf(&ce, EX_UNAVAILABLE, "%s", w == 0 ?
+					lr_errk(&ce, w == 0 ? LR_ERR_TIMEOUT : LR_ERR_TRANSPORT,
+					    EX_UNAVAILABLE, "%s", w == 0 ?
 					    "no answer in time" : strerror(errno));
 				if (*res != NULL)
 					pq.clear(*res);
 				*res = NULL;
-				return pg_conn_broken(b, what, ce.msg, e);
+				return broken_as(b, what, &ce, ce.kind, e);
 			}
 		}
 		if ((r = pq.get_result(p->conn)) == NULL)
@@ -142,11 +170,15 @@ outcome(struct lr_backend *b, const char *what, const PGresult *res, char state[
 
 	state[0] = '\0';
 	p->notice[0] = '\0';	/* the statement's own notices are no news later */
-	if (res != NULL && pq.result_status(res) == PGRES_TUPLES_OK &&
-	    answer_size(res) > (p->in_max ? p->in_max : PG_ANSWER_MAX)) {
-		lr_errf(&why, EX_UNAVAILABLE, "protocol error: an answer larger than "
-		    "lockrun accepts (%zu MiB)", (p->in_max ? p->in_max : PG_ANSWER_MAX) >> 20);
-		return pg_conn_broken(b, what, why.msg, e);
+	if (p->over || (res != NULL && pq.result_status(res) == PGRES_TUPLES_OK &&
+	    answer_size(res) > (p->in_max ? p->in_max : PG_ANSWER_MAX))) {
+		/* read to its end: the session is in order, this statement
+		 * alone fails, for the rows it read (one task's) */
+		p->over = 1;
+		return lr_errk(e, LR_ERR_DATA, EX_UNAVAILABLE, "postgres %s: %s: an answer "
+		    "larger than lockrun accepts (%zu MiB; a value of this task's grown "
+		    "too large?)", b->where, what,
+		    (p->in_max ? p->in_max : PG_ANSWER_MAX) >> 20);
 	}
 	if (res != NULL && (pq.result_status(res) == PGRES_TUPLES_OK ||
 	    pq.result_status(res) == PGRES_COMMAND_OK))
@@ -162,7 +194,8 @@ outcome(struct lr_backend *b, const char *what, const PGresult *res, char state[
 		pg_conn_error(p->conn, &why);
 	if (pq.status(p->conn) == CONNECTION_BAD)
 		return pg_conn_broken(b, what, why.msg, e);
-	return lr_errf(e, EX_UNAVAILABLE, "postgres %s: %s: %s", b->where, what, why.msg);
+	return lr_errk(e, code ? pg_conn_kind(code) : LR_ERR_REFUSED, EX_UNAVAILABLE,
+	    "postgres %s: %s: %s", b->where, what, why.msg);
 }
 
 /* A statement still in flight (a renewal, when the command ended
@@ -199,12 +232,13 @@ start(struct lr_backend *b, const char *what, const char *sql, int n,
 	if (p->conn == NULL) {
 		lr_errf(e, EX_UNAVAILABLE, "postgres %s: %s: not connected", b->where, what);
 		if (e != NULL)
-			e->transport = 1;
+			e->kind = LR_ERR_TRANSPORT;
 		return -1;
 	}
 	if (settle(b, what, deadline, e) != 0)
 		return -1;
 	p->in_bytes = 0;
+	p->over = 0;
 	sent = n < 0 ? pq.send_query(p->conn, sql) :
 	    pq.send_query_params(p->conn, sql, n, NULL, params, NULL, NULL, 0);
 	if (!sent) {
@@ -260,7 +294,7 @@ pg_conn_recv(struct lr_backend *b, const char *what, PGresult **res, struct lr_e
 	if (p->conn == NULL || !p->in_flight)
 		return lr_errf(e, EX_SOFTWARE, "postgres %s: %s: nothing sent", b->where, what);
 	if (pg_conn_consume(p, &ce) != 0)
-		return pg_conn_broken(b, what, ce.msg, e);
+		return broken_as(b, what, &ce, ce.kind, e);
 	while (!pq.is_busy(p->conn)) {
 		if ((r = pq.get_result(p->conn)) != NULL) {
 			keep(&p->pending, r);

@@ -105,7 +105,7 @@ resolve_seeds(struct lr_cluster *cl, const char *where, struct lr_err *e)
 		return 0;
 	lr_errf(e, EX_UNAVAILABLE, "redis cluster %s: cannot resolve %s: %s", where,
 	    u->nnodes > 1 ? "any seed node" : u->host, gai_strerror(rv));
-	e->transport = 1;
+	e->kind = LR_ERR_TRANSPORT;
 	return -1;
 }
 
@@ -151,7 +151,7 @@ dial(struct lr_cluster *cl, struct lr_link *l, long long ms, struct lr_err *e)
 		snprintf(last, sizeof(last), "%s", e->msg);
 		lr_errf(e, EX_UNAVAILABLE, "redis cluster: none of %d nodes answers; last: %s",
 		    n, last);
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 	}
 	return -1;
 }
@@ -293,7 +293,7 @@ target(const struct lr_link *l, const struct cluster_redirect *to, struct lr_add
 	if ((rv = rlink_lookup(to->host, to->port, a)) != 0) {
 		lr_errf(e, EX_UNAVAILABLE, "redis %s: %s to %s:%d: cannot resolve it: %s",
 		    l->where, to->ask ? "ASK" : "MOVED", to->host, to->port, gai_strerror(rv));
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 		return -1;
 	}
 	return 0;
@@ -389,7 +389,7 @@ follow(struct lr_cluster *cl, struct lr_link *l, const struct cluster_redirect *
 		rlink_close(l);
 		lr_errf(e, EX_UNAVAILABLE, "redis %s: redirected (%s) with no time left",
 		    l->where, to->ask ? "ASK" : "MOVED");
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 		return -1;
 	}
 	/* set aside: the new connection's AUTH goes through the log */
@@ -401,7 +401,7 @@ follow(struct lr_cluster *cl, struct lr_link *l, const struct cluster_redirect *
 	if (rc_ == 0) {
 		cl->ask_there = to->ask;
 		rc_ = resend(cl, l, log, lens, nlens, e);
-	} else if (!to->ask && e->transport) {
+	} else if (!to->ask && lr_err_broke(e)) {
 		cl->refreshes = refreshes;	/* the reopen reset it */
 		rc_ = refresh(cl, l, log, lens, nlens, by, e);
 	} else {

@@ -149,7 +149,7 @@ resolve(struct lr_conn *rc, struct lr_err *e)
 	if ((rv = rlink_lookup(u->host, u->port, &rc->addr)) != 0) {
 		lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot resolve %s: %s", rc->link.where,
 		    u->host, gai_strerror(rv));
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 		return -1;
 	}
 	return 0;

@@ -89,7 +89,7 @@ acquire_each(struct lr_backend *b, struct lr_lock *const *l, size_t n,
 	 * again, once for each acquire it broke */
 	demoted = c->demoted;
 	for (size_t i = 0; i < n; i++)
-		if (rc[i] != 0 && demoted && err[i].transport)
+		if (rc[i] != 0 && demoted && lr_err_broke(&err[i]))
 			rc[i] = open_for_acquire(b, &err[i]) == 0 ?
 			    lock_acquire(c, l[i], &out[i], &err[i]) : -1;
 	sync_where(b);

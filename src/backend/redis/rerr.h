@@ -19,7 +19,9 @@ enum rerr_class {
  * fill e with one line for the operator: what is wrong, in words, then
  * Redis's own text without the " script: <sha>, on @user_script:N." tail
  * that Redis 7 appends to errors raised inside a script. e->status is
- * EX_UNAVAILABLE and e->transport clear (Redis answered); callers put
+ * EX_UNAVAILABLE and e->kind LR_ERR_REFUSED (Redis answered), LR_ERR_AUTH
+ * for a password refused or wanted, LR_ERR_DATA for one task's key that
+ * holds what it should not (WRONGTYPE, BADFENCE); callers put
  * e->msg in their own line ("redis HOST: DOING: ..."). */
 enum rerr_class rerr_classify(const char *msg, struct lr_err *e);
 

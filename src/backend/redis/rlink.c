@@ -34,17 +34,25 @@ static int
 unreachable(struct lr_err *e)
 {
 	if (e)
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
+	return -1;
+}
+
+/* Close l for why, a failure of that kind. Returns -1. */
+static int
+break_as(struct lr_link *l, enum lr_err_kind kind, const char *why)
+{
+	if (why != l->why)
+		snprintf(l->why, sizeof(l->why), "%s", why);
+	l->why_kind = kind;
+	rlink_close(l);
 	return -1;
 }
 
 int
 rlink_break(struct lr_link *l, const char *why)
 {
-	if (why != l->why)
-		snprintf(l->why, sizeof(l->why), "%s", why);
-	rlink_close(l);
-	return -1;
+	return break_as(l, why == l->timeout_why ? LR_ERR_TIMEOUT : LR_ERR_TRANSPORT, why);
 }
 
 int
@@ -52,7 +60,9 @@ rlink_fail(const struct lr_link *l, const char *doing, struct lr_err *e)
 {
 	lr_errf(e, EX_UNAVAILABLE, "redis %s: %s: %s", l->where, doing,
 	    l->why[0] ? l->why : "connection lost");
-	return unreachable(e);
+	if (e != NULL)
+		e->kind = l->why[0] && l->why_kind ? l->why_kind : LR_ERR_TRANSPORT;
+	return -1;
 }
 
 /* One read or write on the transport, without blocking. Returns the bytes
@@ -166,15 +176,18 @@ rlink_flush(struct lr_link *l, const char *doing, struct lr_err *e)
 	return 0;
 }
 
-/* A reply went past what lockrun accepts (rreader.h): close. Returns -1. */
+/* A reply went past what lockrun accepts (rreader.h): close, since the
+ * rest of it cannot be skipped, but as a failure of this request's data
+ * (a task's value grown too large), not of the server: Redis holds no
+ * session, and the next request opens the link again. Returns -1. */
 static int
 refused(struct lr_link *l)
 {
 	char why[200];
 
-	snprintf(why, sizeof(why), "protocol error: a reply larger than lockrun "
-	    "accepts (%d objects or %d KiB)", RREADER_OBJECTS_MAX, RREADER_BYTES_MAX / 1024);
-	return rlink_break(l, why);
+	snprintf(why, sizeof(why), "protocol error: a reply larger than lockrun accepts (%d objects "
+	    "or %d KiB)", RREADER_OBJECTS_MAX, RREADER_BYTES_MAX / 1024);
+	return break_as(l, LR_ERR_DATA, why);
 }
 
 /* Feed the reader whatever can be read now, up to READ_BURST bytes, so
@@ -221,8 +234,8 @@ handshake_check(const struct lr_link *l, const redisReply *r, int is_auth,
 		return 0;
 	rerr_classify(r->str, &why);
 	if (is_auth)
-		return lr_errf(e, EX_UNAVAILABLE, "redis %s: authentication refused%s%s%s: %s",
-		    l->where, *s->password ? "" : " (user ", *s->password ? "" : s->user,
+		return lr_errk(e, LR_ERR_AUTH, EX_UNAVAILABLE, "redis %s: authentication "
+		    "refused%s%s%s: %s", l->where, *s->password ? "" : " (user ", *s->password ? "" : s->user,
 		    *s->password ? "" : " given without a password)", why.msg);
 	return lr_errf(e, EX_CONFIG, "redis %s: SELECT %d refused: %s", l->where, s->db,
 	    why.msg);
@@ -254,7 +267,7 @@ take_reply(struct lr_link *l, redisReply **r)
 			return -1;
 		if (redisReaderGetReply(l->reader, &reply) != REDIS_OK)
 			return l->bounds.refused ? refused(l) :
-			    rlink_break(l, "protocol error in the reply");
+			    break_as(l, LR_ERR_PROTOCOL, "protocol error in the reply");
 		if (reply == NULL)
 			return 0;
 		rreader_taken(&l->bounds);
@@ -468,7 +481,7 @@ start_tls(struct lr_link *l, long long ms, struct lr_err *e)
 		return 0;
 	rlink_close(l);
 	lr_errf(e, te.status, "redis %s: %s", l->where, te.msg);
-	return te.transport ? unreachable(e) : -1;
+	return lr_err_broke(&te) ? unreachable(e) : -1;
 }
 
 int

@@ -45,6 +45,7 @@ struct lr_link {
 	char			*out;		/* commands formatted, not yet sent */
 	size_t			 outlen, outcap;
 	char			 why[200];	/* why the connection last broke */
+	enum lr_err_kind	 why_kind;	/* and what kind of failure that is */
 	char			 timeout_why[48]; /* "no answer within 2s" */
 	char			 where[300];	/* "127.0.0.1:6379", for messages */
 	struct rlink_setup	 setup;
@@ -136,12 +137,15 @@ int	rlink_read(struct lr_link *l, struct redisReply **r, const char *doing,
 /* Let one reply hold up to n objects (rreader.h). */
 void	rlink_allow_objects(struct lr_link *l, size_t n);
 
-/* Note why the link is no good (a reply that says so), and close it.
- * Returns -1. */
+/* Note why the link is no good (a reply that says so), and close it: a
+ * lost transport (LR_ERR_TIMEOUT when why is l->timeout_why). Returns -1. */
 int	rlink_break(struct lr_link *l, const char *why);
 
 /* Report why the link broke while doing what, as EX_UNAVAILABLE with
- * e->transport set: "redis HOST: DOING: no answer within 2s". Returns -1. */
+ * e->kind the break's: "redis HOST: DOING: no answer within 2s";
+ * LR_ERR_DATA for a reply over the bound (rreader.h), which closed the
+ * link, Redis holding no session, and which the request's own data made;
+ * LR_ERR_PROTOCOL for a stream that is not RESP. Returns -1. */
 int	rlink_fail(const struct lr_link *l, const char *doing, struct lr_err *e);
 
 int	rlink_is_open(const struct lr_link *l);

@@ -84,8 +84,9 @@ acquire_answer(struct lr_conn *rc, struct lr_lock *l, struct script_call *c,
 		*e = c->e;
 		/* sent, unanswered (no answer in time, the connection lost):
 		 * it may yet run, or have run; an answer that broke the
-		 * protocol is no server of ours */
-		l->in_doubt = e->transport && strstr(e->msg, "protocol error") == NULL;
+		 * protocol is no server of ours, and one over the bound
+		 * carried another's value (ours are small): not taken */
+		l->in_doubt = lr_err_unanswered(e);
 		rconn_handshake_error(rc, e);	/* the cause, when there is one */
 		return -1;
 	}

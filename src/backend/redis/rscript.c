@@ -175,7 +175,13 @@ rscript_calls(struct lr_conn *rc, const char *what, const char *body,
 				continue;
 			c[i].again = 0;
 			if (reply_read(rc, what, &c[i]) != 0) {
-				fail_rest(c, n, &c[i].e);	/* their replies are lost */
+				struct lr_err rest = c[i].e;
+				/* their replies are lost with the link, sent all
+				 * the same: in doubt, whatever closed it (this
+				 * call's reply over the bound is this call's) */
+				if (!lr_err_unanswered(&rest))
+					rest.kind = LR_ERR_TRANSPORT;
+				fail_rest(c, n, &rest);
 				return;
 			}
 			if (c[i].r->type == REDIS_REPLY_ERROR)

@@ -128,7 +128,7 @@ sentinel_open(struct lr_sentinel *s, int i, long long ms, struct lr_err *e)
 	    (rv = rlink_lookup(s->url[i].host, s->url[i].port, &s->addr[i])) != 0) {
 		lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot resolve %s: %s", c->where,
 		    s->url[i].host, gai_strerror(rv));
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 		return -1;
 	}
 	return rlink_connect(c, &s->addr[i], ms, e);
@@ -254,7 +254,7 @@ try_master(struct lr_link *l, const char *host, int port, long long ms,
 		const char *m = e->msg;
 		size_t wl = strlen(l->where);
 
-		if (!e->transport)
+		if (!lr_err_broke(e))
 			return -1;
 		/* "redis H:P: cannot connect: ..." after "S gave H:P" */
 		if (strncmp(m, "redis ", 6) == 0 && strncmp(m + 6, l->where, wl) == 0 &&
@@ -361,14 +361,14 @@ sentinel_connect(struct lr_sentinel *s, struct lr_link *l, long long connect_ms,
 	if (rd.answered == 0) {
 		lr_errf(e, EX_UNAVAILABLE, "redis+sentinel %s: no sentinel answered (%s)",
 		    u->master, rd.why);
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 	} else if (rd.gave == 0)
 		lr_errf(e, EX_UNAVAILABLE, "redis+sentinel %s: the sentinels do not know "
 		    "master %s (%s)", u->master, u->master, rd.why);
 	else {
 		lr_errf(e, EX_UNAVAILABLE, "redis+sentinel %s: no master found (%s)",
 		    u->master, rd.why);
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 	}
 	return -1;
 }

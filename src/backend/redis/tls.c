@@ -252,13 +252,13 @@ tls_open(int fd, const char *host, const struct lr_tls_opts *o, long long deadli
 		return NULL;
 	}
 	if (handshake(ssl, fd, !o->insecure, deadline, e) != 0) {
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 		ossl.SSL_free(ssl);
 		return NULL;
 	}
 	if ((t = malloc(sizeof(*t))) == NULL) {
 		lr_errf(e, EX_UNAVAILABLE, "out of memory");
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 		ossl.SSL_free(ssl);
 		return NULL;
 	}
@@ -283,7 +283,7 @@ failed(struct lr_tls *t, int rv, short *want, struct lr_err *e)
 		return 0;
 	default:
 		ssl_why(e, EX_UNAVAILABLE, "TLS");
-		e->transport = 1;
+		e->kind = LR_ERR_TRANSPORT;
 		return -1;
 	}
 }
