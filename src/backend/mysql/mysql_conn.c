@@ -467,6 +467,7 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 	if (m->db == NULL)
 		return my_not_connected(b, what, e);
 	rc = drain(m->db, want, fn, arg);
+	m->over = rc == -4;
 	if (rc >= 0 || rc == -4)
 		m->primed = 1;
 	if (rc == -4)	/* read to its end: the session is in order */
@@ -555,12 +556,13 @@ my_exec(struct lr_backend *b, const char *what, const struct myq *body, size_t w
 
 	if (e == NULL)
 		e = &mine;
+	m->over = 0;
 	if (my_send(b, what, body, e) != 0)
 		return -1;
 	if (my_recv(b, what, want, fn, arg, e) == 0)
 		return 0;
-	if (m->db == NULL)
-		return -1;
+	if (m->db == NULL || m->over)
+		return -1;	/* m->over: all of it ran; the session is kept */
 	if ((my_api.errnum(m->db) == ER_NO_SUCH_TABLE ||
 	    my_api.errnum(m->db) == ER_BAD_FIELD_ERROR) && (flags & MY_CREATE))
 		return create_and_retry(b, what, body, want, fn, arg, e);

@@ -43,6 +43,10 @@ struct my {
 	int		 primed;	/* this connection has run the session SET */
 	int		 renewing;	/* a renewal's answer is due */
 	long long	 sent_ms;	/* mono_ms() when the string in flight was sent */
+	int		 over;		/* its answer had a row past the bound, read
+					 * to its end and dropped (LR_ERR_DATA):
+					 * every statement in it ran, and the
+					 * session is in order */
 };
 
 /* Statements being built: the text, and the SET of inputs in progress.
