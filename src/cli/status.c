@@ -32,6 +32,8 @@ struct status {
 	struct row		 *rows;
 	struct lr_keys		 *keys;		/* each task's */
 	struct lr_state		 *states;	/* as the backend read them */
+	struct lr_err		 *bad;		/* a task's own read failed:
+						 * why (rows_states()) */
 	long long		  now_ms;	/* the server's clock */
 	long long		  sent_ms, rtt_ms;	/* ours, around reading it */
 };
@@ -42,6 +44,7 @@ status_free(struct status *s)
 	for (size_t i = 0; s->states && i < s->n; i++)
 		state_free(&s->states[i]);
 	free(s->states);
+	free(s->bad);
 	free(s->keys);
 	for (size_t i = 0; i < s->nowned; i++)
 		free(s->owned[i]);
@@ -183,19 +186,22 @@ find_tasks(struct status *s, struct lr_err *e)
 	return 0;
 }
 
-/* Every task's state, in one round trip. */
+/* Every task's state, in one round trip; each task alone when one of
+ * them cannot be read (rows_states()). */
 static int
 fetch(struct status *s, struct lr_err *e)
 {
 	struct lr_backend *be = &s->x->be;
 
 	if ((s->keys = calloc(s->n + 1, sizeof(*s->keys))) == NULL ||
-	    (s->states = calloc(s->n + 1, sizeof(*s->states))) == NULL)
+	    (s->states = calloc(s->n + 1, sizeof(*s->states))) == NULL ||
+	    (s->bad = calloc(s->n + 1, sizeof(*s->bad))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	for (size_t i = 0; i < s->n; i++)
 		keys_build(&s->keys[i], s->x->prefix, s->names[i], (time_t)-1, 0);
 	s->sent_ms = real_ms();
-	if (be->ops->states(be, s->keys, s->n, 1, s->states, &s->now_ms, e) != 0)
+	if (rows_states(be, s->keys, s->n, 1, s->states, &s->now_ms,
+	    s->x->server.connect_timeout_ms, s->bad, e) != 0)
 		return -1;
 	s->rtt_ms = real_ms() - s->sent_ms;
 	return 0;
@@ -238,6 +244,10 @@ text_cells_fill(const struct row *w, char cell[NCOLS][300])
 	for (int c = 0; c < NCOLS; c++)
 		snprintf(cell[c], 300, "-");
 	snprintf(cell[C_TASK], 300, "%s", w->name);
+	if (w->error) {		/* said on stderr, and in the exit status */
+		snprintf(cell[C_STATE], 300, "error");
+		return;
+	}
 	/* an unlocked holder is stopping; a --min-hold leftover runs nothing */
 	snprintf(cell[C_STATE], 300, "%s%s", w->stale ? "stale" : !w->held ?
 	    (w->paused ? "paused" : "free") : w->phase == KEY_UNLOCKED ? "unlocked" :
@@ -324,6 +334,28 @@ report_stale(const struct status *s)
 	return n;
 }
 
+/* Each task whose records could not be read, the others shown: all but
+ * the last said here, the last into e (its status the verb's). Returns
+ * how many. */
+static int
+report_bad(const struct status *s, struct lr_err *e)
+{
+	const struct lr_err *last = NULL;
+	int n = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->bad[i].status == 0)
+			continue;
+		if (last != NULL)
+			lr_event(LOG_ERR, "server-error", NULL, "%s", last->msg);
+		last = &s->bad[i];
+		n++;
+	}
+	if (last != NULL)
+		*e = *last;
+	return n;
+}
+
 /* A task named on the command line and in no config that has nothing on
  * the server (no lock, no last run, no pause) is unknown: most likely mistyped.
  * Names them all in e; returns how many. */
@@ -339,7 +371,7 @@ report_unknown(const struct status *s, struct lr_err *e)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct row *w = &s->rows[i];
 
-		if (w->held || w->has_last || w->counted || w->paused)
+		if (w->held || w->has_last || w->counted || w->paused || w->error)
 			continue;
 		one = w->name;
 		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len :
@@ -371,9 +403,12 @@ status_run(struct status *s, struct lr_err *e)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	if (fetch(s, e) != 0)
 		return -1;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		rows_read(&s->rows[i], s->names[i], &s->states[i], s->now_ms,
 		    x->be.ops->session, x->cli.stale_after_ms);
+		if (s->bad[i].status != 0)
+			s->rows[i].error = s->bad[i].msg;
+	}
 	if (report_unknown(s, e) > 0)
 		return -1;
 	if (s->now_ms > 0)	/* this host's clock against the server's, with -v */
@@ -392,7 +427,7 @@ status_run(struct status *s, struct lr_err *e)
 		return lr_errf(e, EX_IOERR, "standard output: write error");
 	if (x->cli.html && status_html(x, s->rows, s->names, s->keys, s->n, e) != 0)
 		return -1;
-	return report_stale(s) > 0 ? EXIT_STALE : 0;
+	return report_bad(s, e) > 0 ? -1 : report_stale(s) > 0 ? EXIT_STALE : 0;
 }
 
 int

@@ -165,6 +165,12 @@ last_cell(FILE *fp, const struct row *w)
 	    strcmp(w->l_event, "lost") == 0 ? "lost" : w->l_status == 0 ? "ok" : "fail";
 
 	fputs("<td class=\"last\" data-label=\"Last run\">", fp);
+	if (w->error) {		/* this task's records could not be read */
+		fputs("<span class=\"result r-fail\">unreadable</span>: ", fp);
+		esc(fp, w->error);
+		fputs("</td>", fp);
+		return;
+	}
 	if (r == NULL) {
 		fputs("never ran</td>", fp);
 		return;

@@ -143,10 +143,17 @@ prom_tasks_print(const struct row *rows, size_t n, FILE *fp)
 			long long v = fam->counter >= 0 ? rows[i].count[fam->counter] :
 			    sample(f, &rows[i], &secs);
 
-			if (v != ABSENT)
+			if (v != ABSENT && rows[i].error == NULL)	/* unknown */
 				put_sample(fp, fam, rows[i].name, v, secs);
 		}
 	}
+	/* a task whose records lockrun could not read: no other sample */
+	fputs("# HELP lockrun_task_read_error Whether the task's records could not be "
+	    "read (1: a value past what lockrun reads, or malformed; its other samples "
+	    "are left out).\n# TYPE lockrun_task_read_error gauge\n", fp);
+	for (size_t i = 0; i < n; i++)
+		put_sample(fp, &(struct family){ .name = "lockrun_task_read_error" },
+		    rows[i].name, rows[i].error != NULL, 0);
 }
 
 /* Ms as seconds with three decimals. */

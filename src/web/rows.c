@@ -186,3 +186,33 @@ rows_read(struct row *w, const char *name, const struct lr_state *r, long long n
 	w->counted = r->counted;
 	memcpy(w->count, r->count, sizeof(w->count));
 }
+
+int
+rows_states(struct lr_backend *be, const struct lr_keys *k, size_t n, int counts,
+    struct lr_state *out, long long *now_ms, long long reopen_ms, struct lr_err *bad,
+    struct lr_err *e)
+{
+	for (size_t i = 0; i < n; i++)
+		bad[i] = (struct lr_err)LR_ERR_INIT;
+	if (be->ops->states(be, k, n, counts, out, now_ms, e) == 0)
+		return 0;
+	if (e->kind != LR_ERR_DATA || n == 0)
+		return -1;
+	/* one task's values: each alone, the rest as usual */
+	for (size_t i = 0; i < n; i++) {
+		long long at = 0;
+
+		if (be->ops->fd(be) < 0 && be->ops->reopen(be, reopen_ms, e) != 0)
+			return -1;
+		if (be->ops->states(be, &k[i], 1, counts, &out[i], &at, &bad[i]) == 0) {
+			*now_ms = at;
+			continue;
+		}
+		if (bad[i].kind != LR_ERR_DATA) {
+			*e = bad[i];
+			return -1;
+		}
+		out[i] = (struct lr_state){ .ttl_ms = -1 };
+	}
+	return 0;
+}

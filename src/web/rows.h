@@ -6,7 +6,10 @@
 
 #include <limits.h>
 
+#include "backend/ops.h"
 #include "backend/record.h"
+#include "core/err.h"
+#include "core/keys.h"
 
 #define ABSENT		LLONG_MIN	/* a number the backend did not give */
 
@@ -37,6 +40,9 @@ struct row {
 	long long	 missed_ms;	/* ...as ms; ABSENT: none */
 	int		 counted;	/* the server's counters were read */
 	long long	 count[NCOUNTERS];
+	const char	*error;		/* the task's records could not be read
+					 * (rows_states()): why, one line; all
+					 * above unknown. NULL: read */
 };
 
 /* Fill w from r, the state of task name (borrowed, as are r's strings)
@@ -45,5 +51,17 @@ struct row {
  * none). */
 void	rows_read(struct row *w, const char *name, const struct lr_state *r,
 	    long long now_ms, int session, long long stale);
+
+/* be->ops->states() of the n tasks k (counts as there) into out and
+ * *now_ms. When that read fails for one task's data (LR_ERR_DATA: a value
+ * past what lockrun reads, a key of the wrong type), each task is read
+ * alone, the connection opened again within reopen_ms first when the
+ * failure closed it: a task whose own read fails so has its error in
+ * bad[i] (status set) and an empty state, and the others are read as
+ * usual. Returns 0, or -1 with e when the server failed (transport,
+ * timeout, refusal: nothing is known). */
+int	rows_states(struct lr_backend *be, const struct lr_keys *k, size_t n, int counts,
+	    struct lr_state *out, long long *now_ms, long long reopen_ms, struct lr_err *bad,
+	    struct lr_err *e);
 
 #endif

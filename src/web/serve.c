@@ -44,6 +44,7 @@ struct cache {
 	char			**names;
 	struct lr_keys		*keys;		/* WEB_CHUNK tasks' at a time */
 	struct lr_state		*states;
+	struct lr_err		*bad;		/* a task's own read failed: why */
 	struct row		*rows;
 	struct lr_hist		*hist;		/* read for order[0..shown) only */
 	size_t			*order;		/* page_order()'s */
@@ -137,6 +138,7 @@ cache_clear(struct cache *c)
 	free(c->names);
 	free(c->keys);
 	free(c->states);
+	free(c->bad);
 	free(c->rows);
 	free(c->hist);
 	free(c->order);
@@ -162,6 +164,7 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 	if ((c->names = calloc(v->ntasks + 1, sizeof(*c->names))) == NULL ||
 	    (c->keys = calloc(WEB_CHUNK, sizeof(*c->keys))) == NULL ||
 	    (c->states = calloc(v->ntasks + 1, sizeof(*c->states))) == NULL ||
+	    (c->bad = calloc(v->ntasks + 1, sizeof(*c->bad))) == NULL ||
 	    (c->rows = calloc(v->ntasks + 1, sizeof(*c->rows))) == NULL ||
 	    (c->hist = calloc(v->ntasks + 1, sizeof(*c->hist))) == NULL ||
 	    (c->order = calloc(v->ntasks + 1, sizeof(*c->order))) == NULL) {
@@ -178,25 +181,40 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 			goto fail;
 		w->open = 1;
 	}
+	/* one task's records that cannot be read are that task's error; the
+	 * others are shown, and the scheduler stays ready */
 	for (size_t at = 0; at < c->n; at += WEB_CHUNK) {
 		size_t k = c->n - at < WEB_CHUNK ? c->n - at : WEB_CHUNK;
 
 		for (size_t i = 0; i < k; i++)
 			keys_build(&c->keys[i], w->o.prefix, c->names[at + i], (time_t)-1, 0);
-		if (be->ops->states(be, c->keys, k, 1, c->states + at, &c->now_ms, &e) != 0)
+		if (rows_states(be, c->keys, k, 1, c->states + at, &c->now_ms, WEB_REOPEN_MS,
+		    c->bad + at, &e) != 0)
 			goto fail;
-		for (size_t i = at; i < at + k; i++)
+		for (size_t i = at; i < at + k; i++) {
 			rows_read(&c->rows[i], c->names[i], &c->states[i], c->now_ms,
 			    be->ops->session, LR_UNSET);
+			if (c->bad[i].status != 0)
+				c->rows[i].error = c->bad[i].msg;
+		}
 	}
 	c->rtt_ms = mono_ms() - t0;
 	page_order(c->rows, c->n, c->order);
 	c->shown = c->n < PAGE_ROWS ? c->n : PAGE_ROWS;
 	for (size_t i = 0; hist && i < c->shown; i++) {
-		keys_build(&c->keys[0], w->o.prefix, c->names[c->order[i]], (time_t)-1, 0);
-		if (be->ops->history(be, &c->keys[0], WEB_HISTORY, &c->hist[c->order[i]],
-		    &e) != 0)
+		size_t j = c->order[i];
+
+		if (c->bad[j].status != 0)
+			continue;
+		keys_build(&c->keys[0], w->o.prefix, c->names[j], (time_t)-1, 0);
+		if (be->ops->fd(be) < 0 && be->ops->reopen(be, WEB_REOPEN_MS, &e) != 0)
 			goto fail;
+		if (be->ops->history(be, &c->keys[0], WEB_HISTORY, &c->hist[j], &e) == 0)
+			continue;
+		if (e.kind != LR_ERR_DATA)
+			goto fail;
+		c->bad[j] = e;
+		c->rows[j].error = c->bad[j].msg;
 	}
 	spawn_gate_leave();
 	c->ok = 1;

@@ -12,8 +12,12 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include <hiredis/hiredis.h>
+
 #include "backends.h"
 #include "crons.h"
+#include "http.h"
+#include "prom.h"
 
 #define T_1200	1781524800.0	/* 2026-06-15T12:00:00Z */
 #define NTASKS	6		/* t00..t05; t05 is the bad one */
@@ -83,4 +87,88 @@ Test(one_task, pg_a_20mb_pause_row_fails_that_task_alone)
 Test(one_task, mysql_a_2mb_lock_row_fails_that_task_alone)
 {
 	a_large_row_of_one_task_fails_that_task_alone(BE_MYSQL);
+}
+
+/* --- Redis: one task's record past the reply bound ---------------------- */
+
+#define BODY_MAX (256 * 1024)
+
+/* Three tasks that have run (ok, bad: exit 3) or never will (big), big's
+ * last-run record then given a field of 2 MB: past what lockrun reads in
+ * one reply (rreader.h, 1 MiB). */
+static const char *
+big_record_config(void)
+{
+	const char *cfg = write_config_faked("tasks:\n"
+	    "  ok:\n    schedule: '0 12 * * *'\n    command: 'true'\n"
+	    "  bad:\n    schedule: '0 12 * * *'\n    command: 'exit 3'\n"
+	    "  big:\n    schedule: '0 3 1 1 *'\n    command: 'true'\n");
+	static char pad[2 * 1024 * 1024 + 1];
+	redisReply *r;
+
+	memset(pad, 'x', sizeof(pad) - 1);
+	r = rcmd("HSET lockrun:{big}:last event ran status 0 note %s", pad);
+	cr_assert(r != NULL && r->type == REDIS_REPLY_INTEGER, "HSET failed");
+	freeReplyObject(r);
+	return cfg;
+}
+
+/* `lockrun status` shows ok and bad as usual and big as an error, says
+ * big's error (its name, the cause) and exits with its status, 69. (Before:
+ * the one read of every task broke on big's reply, and status showed
+ * nothing and exited 69 for them all.) */
+Test(one_task, redis_status_shows_the_others_and_fails_for_the_big_record)
+{
+	struct result r;
+	const char *cfg = big_record_config();
+
+	LR(&r, "-c", cfg, "-t", "ok");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	LR(&r, "-c", cfg, "-t", "bad");
+	cr_assert(eq(int, r.status, 3), "%s", r.err);
+	LR(&r, "status", "-c", cfg);
+	cr_assert(eq(int, r.status, 69), "%s\n%s", r.out, r.err);
+	cr_assert(matches(r.out, "(^|\n)ok +free .* 0 "), "%s", r.out);
+	cr_assert(matches(r.out, "(^|\n)bad +free .* 3 "), "%s", r.out);
+	cr_assert(matches(r.out, "(^|\n)big +error"), "%s", r.out);
+	cr_assert(matches(r.err, "status big: .*larger than lockrun accepts"), "%s", r.err);
+	LR(&r, "status", "-c", cfg, "--json");
+	cr_assert(eq(int, r.status, 69), "%s\n%s", r.out, r.err);
+	cr_assert(matches(r.out, "\"task\":\"ok\".*\"error\":null"), "%s", r.out);
+	cr_assert(matches(r.out, "\"task\":\"big\".*\"error\":\"[^\"]*larger than"), "%s",
+	    r.out);
+}
+
+/* cron --listen with big's record past the bound: /readyz is 200, the
+ * others' metrics are there and big's read error is 1 (before: 503, "not
+ * ready", backend_up 0 and no task's metrics). */
+Test(one_task, redis_listen_stays_ready_and_shows_the_others)
+{
+	static struct prom p;
+	static char body[BODY_MAX];
+	static char buf[3][128];
+	static const char *env[6];
+	const char *cfg = big_record_config();
+	pid_t pid;
+	int port;
+
+	faketime_env(env, buf, T_1200 - 2);
+	env[4] = NULL;
+	pid = LR_START_ENV(env, "cron", "-v", "-c", cfg, "--listen", "127.0.0.1:0");
+	port = http_port_of(pid);
+	POLL_UNTIL(http_get(port, "/metrics", body, BODY_MAX, NULL, 0) == 200 &&
+	    prom_parse(body, &p) == 0 && prom_get(&p, "lockrun_runs_total", "ok") == 1 &&
+	    prom_get(&p, "lockrun_failures_total", "bad") == 1);
+	cr_assert(eq(int, http_get(port, "/readyz", body, BODY_MAX, NULL, 0), 200), "%s", body);
+	cr_assert(eq(int, http_get(port, "/metrics", body, BODY_MAX, NULL, 0), 200));
+	prom_check(body, &p);
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_scheduler_backend_up", ""), 1.0), "%s", body);
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_last_exit_status", "ok"), 0.0), "%s", body);
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_last_exit_status", "bad"), 3.0), "%s", body);
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_task_read_error", "ok"), 0.0), "%s", body);
+	cr_assert(eq(dbl, prom_get(&p, "lockrun_task_read_error", "big"), 1.0), "%s", body);
+	cr_assert(eq(int, http_get(port, "/", body, BODY_MAX, NULL, 0), 200));
+	cr_assert(strstr(body, "larger than lockrun accepts") != NULL, "%s", body);
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
 }

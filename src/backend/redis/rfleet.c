@@ -131,14 +131,18 @@ rfleet_states(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, 
 		goto out;
 	}
 	for (; got < want; got++) {
-		if ((r[got] = rconn_reply(c, "status", e)) == NULL)
+		char doing[KEY_NAME_MAX + 8] = "status";
+
+		if (got > 0) {	/* a task's reply: its name in messages */
+			strcpy(doing, "status ");
+			name_of(k[(got - 1) / per].stable, doing + 7, sizeof(doing) - 7);
+		}
+		if ((r[got] = rconn_reply(c, "status", e)) == NULL) {
+			if (e->kind == LR_ERR_DATA && got > 0)
+				rconn_fail(c, doing, e);	/* this task's reply */
 			goto out;
+		}
 		if (r[got]->type == REDIS_REPLY_ERROR) {
-			char doing[KEY_NAME_MAX + 8] = "status";
-			if (got > 0) {
-				strcpy(doing, "status ");
-				name_of(k[(got - 1) / per].stable, doing + 7, sizeof(doing) - 7);
-			}
 			rconn_reply_error(b->where, r[got], doing, e);
 			got++;
 			goto out;
