@@ -167,6 +167,19 @@ pg_conn_close(struct lr_backend *b)
 	p->conn = NULL;
 }
 
+enum lr_err_kind
+pg_conn_kind(const char *state)
+{
+	if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P0", 4) == 0)
+		return LR_ERR_TRANSPORT;	/* connection; shutdown, crash */
+	if (strncmp(state, "28", 2) == 0)
+		return LR_ERR_AUTH;
+	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
+	    strncmp(state, "54", 2) == 0)
+		return LR_ERR_DATA;
+	return LR_ERR_REFUSED;
+}
+
 int
 pg_conn_broken(struct lr_backend *b, const char *what, const char *why, struct lr_err *e)
 {

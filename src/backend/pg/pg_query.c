@@ -53,19 +53,6 @@ pg_conn_consume(struct pg *p, struct lr_err *e)
 	return 0;
 }
 
-enum lr_err_kind
-pg_conn_kind(const char *state)
-{
-	if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P0", 4) == 0)
-		return LR_ERR_TRANSPORT;	/* connection; shutdown, crash */
-	if (strncmp(state, "28", 2) == 0)
-		return LR_ERR_AUTH;
-	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
-	    strncmp(state, "54", 2) == 0)
-		return LR_ERR_DATA;
-	return LR_ERR_REFUSED;
-}
-
 /* pg_conn_broken() as a failure of kind (one that closes: ce's, else a
  * lost transport). Returns -1. */
 static int
