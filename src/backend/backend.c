@@ -31,6 +31,9 @@ struct backend_row {
 	int		(*settings_check)(const struct lr_settings *s, long long command_ms,
 			    struct lr_err *e);
 	const char	*library;	/* the client library it loads on demand, or NULL */
+	/* check_url() whose message does not name its subject, for a caller
+	 * that does (NULL: check_url's, which names it, or none) */
+	int		(*url_problem)(const char *url, struct lr_err *e);
 };
 
 #define NO_SQL	"this lockrun was built without the SQL backends (SQL=no, or LINK=static)"
@@ -38,11 +41,11 @@ struct backend_row {
 static const struct backend_row rows[] = {
 	{ "redis", { "redis", "rediss", "unix", "redis+sentinel", "redis+cluster" },
 	    redis_backend_init, NULL, redis_check_url, redis_setting, redis_settings_check,
-	    NULL },
+	    NULL, redis_url_problem },
 	{ "postgres", { "postgres", "postgresql" }, SQL(pg_backend_init), NO_SQL, NULL,
-	    NULL, NULL, NOTES_PQ },
+	    NULL, NULL, NOTES_PQ, NULL },
 	{ "mysql", { "mysql", "mariadb" }, SQL(mysql_backend_init), NO_SQL,
-	    SQL(mysql_check_url), NULL, NULL, NOTES_MARIADB },
+	    SQL(mysql_check_url), NULL, NULL, NOTES_MARIADB, NULL },
 };
 #define NROWS	(sizeof(rows) / sizeof(rows[0]))
 
@@ -129,6 +132,18 @@ backend_check_url(const char *url, struct lr_err *e)
 	 * it takes */
 	if (r == NULL)
 		r = &rows[0];
+	return r->check_url ? r->check_url(url, e) : 0;
+}
+
+int
+backend_url_problem(const char *url, struct lr_err *e)
+{
+	const struct backend_row *r = row_of_url(url);
+
+	if (r == NULL)
+		r = &rows[0];
+	if (r->url_problem != NULL)
+		return r->url_problem(url, e);
 	return r->check_url ? r->check_url(url, e) : 0;
 }
 

@@ -27,6 +27,9 @@ int	backend_init(struct lr_backend *b, const struct lr_backend_cfg *cfg,
  * scheme, as libpq reads the rest. Returns 0, or -1 with e = EX_USAGE and
  * a message that shows no password. */
 int	backend_check_url(const char *url, struct lr_err *e);
+/* backend_check_url() for a caller that names the URL itself (a config's
+ * url: key): the message says what is wrong, without "redis URL: ". */
+int	backend_url_problem(const char *url, struct lr_err *e);
 
 /* Is name a backend's (the config's section for its own settings)? */
 int	backend_section(const char *name);

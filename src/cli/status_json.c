@@ -116,6 +116,7 @@ status_json_print(const char *prefix, const struct row *w, FILE *fp)
 	json_num(&j, "count", w->missed);
 	json_str(&j, "last_slot", w->missed_slot);
 	json_close(&j);
-	json_str(&j, "error", w->error);	/* its records unread: the rest unknown */
+	if (w->error)	/* its records unread: the rest unknown */
+		json_str(&j, "error", w->error);
 	json_end(&j);
 }

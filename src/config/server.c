@@ -69,9 +69,8 @@ server_set_url(struct walk *w, const struct yt_node *v, const char *what, const 
 	snprintf(w->cfg->url_at, sizeof(w->cfg->url_at), "%s:%d:%d: %s", w->path,
 	    v->line, v->col, what);
 	/* a PostgreSQL URL is libpq's to read: checked with libpq loaded */
-	if (backend_check_url(s, &ue) != 0)
-		return walk_bad(w, v, "%s: %s", what, ue.msg +
-		    (strncmp(ue.msg, "redis URL: ", 11) == 0 ? 11 : 0));
+	if (backend_url_problem(s, &ue) != 0)
+		return walk_bad(w, v, "%s: %s", what, ue.msg);
 	return 0;
 }
 

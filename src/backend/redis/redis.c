@@ -577,3 +577,11 @@ redis_check_url(const char *url, struct lr_err *e)
 
 	return rurl_parse(url, &u, e);
 }
+
+int
+redis_url_problem(const char *url, struct lr_err *e)
+{
+	struct lr_url u;
+
+	return rurl_problem(url, &u, e);
+}

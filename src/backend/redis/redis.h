@@ -15,6 +15,8 @@ int	redis_backend_init(struct lr_backend *b, struct lr_err *e);
 
 /* Parse url as a Redis URL. Returns 0, or -1 with e = EX_USAGE. */
 int	redis_check_url(const char *url, struct lr_err *e);
+/* The same, the message without "redis URL: " (rurl_problem()). */
+int	redis_url_problem(const char *url, struct lr_err *e);
 
 /* The settings under redis: (rsettings.c): one, and across them, as
  * backend.h's backend_setting() and backend_settings_check(). */

@@ -185,7 +185,7 @@ refused(struct lr_link *l)
 {
 	char why[200];
 
-	snprintf(why, sizeof(why), "protocol error: a reply larger than lockrun accepts (%d objects "
+	snprintf(why, sizeof(why), "a reply larger than lockrun accepts (%d objects "
 	    "or %d KiB)", RREADER_OBJECTS_MAX, RREADER_BYTES_MAX / 1024);
 	return break_as(l, LR_ERR_DATA, why);
 }

@@ -28,9 +28,9 @@ parse_unix(const char *rest, struct lr_url *u, struct lr_err *e)
 	q = strchr(rest, '?');
 	plen = q ? (size_t)(q - rest) : strlen(rest);
 	if (plen == 0 || rest[0] != '/')
-		return lr_errf(e, EX_USAGE, "redis URL: expected unix:///path/to/socket");
+		return lr_errf(e, EX_USAGE, "expected unix:///path/to/socket");
 	if (plen >= sizeof(u->path))
-		return lr_errf(e, EX_USAGE, "redis URL: socket path is longer than %zu bytes",
+		return lr_errf(e, EX_USAGE, "socket path is longer than %zu bytes",
 		    sizeof(u->path) - 1);
 	memcpy(u->path, rest, plen);
 	u->path[plen] = '\0';
@@ -40,7 +40,7 @@ parse_unix(const char *rest, struct lr_url *u, struct lr_err *e)
 	q++;
 	if (!url_query_next(&q, &p) || !url_param_is(&p, "db") || p.value == NULL ||
 	    url_decimal(p.value, strlen(p.value), 0, 1000000, &u->db) != 0)
-		return lr_errf(e, EX_USAGE, "redis URL: expected ?db=N after the socket path");
+		return lr_errf(e, EX_USAGE, "expected ?db=N after the socket path");
 	return 0;
 }
 
@@ -50,7 +50,7 @@ parse_userinfo(const char *s, size_t len, struct lr_url *u, struct lr_err *e)
 {
 	if (url_userinfo(s, len, u->user, sizeof(u->user), u->password,
 	    sizeof(u->password)) != 0)
-		return lr_errf(e, EX_USAGE, "redis URL: bad user or password "
+		return lr_errf(e, EX_USAGE, "bad user or password "
 		    "(too long, or a malformed %%XX escape)");
 	return 0;
 }
@@ -64,9 +64,9 @@ parse_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
 	struct lr_err why;
 
 	if (url_hostport(hp, end, host, n, port, &why) != 0)
-		return lr_errf(e, EX_USAGE, "redis URL: %s", why.msg);
+		return lr_errf(e, EX_USAGE, "%s", why.msg);
 	if (host[0] == '\0')
-		return lr_errf(e, EX_USAGE, "redis URL: no host (expected redis://host[:port][/db])");
+		return lr_errf(e, EX_USAGE, "no host (expected redis://host[:port][/db])");
 	return 0;
 }
 
@@ -93,7 +93,7 @@ parse_tcp(const char *rest, struct lr_url *u, struct lr_err *e)
 		return -1;
 	if (*slash == '/' && slash[1] != '\0' &&
 	    url_decimal(slash + 1, strlen(slash + 1), 0, 1000000, &u->db) != 0)
-		return lr_errf(e, EX_USAGE, "redis URL: database after '/' must be a number");
+		return lr_errf(e, EX_USAGE, "database after '/' must be a number");
 	return 0;
 }
 
@@ -115,7 +115,7 @@ parse_cluster(const char *rest, struct lr_url *u, struct lr_err *e)
 
 		end = comma ? comma : slash;
 		if (u->nnodes == RURL_NODES_MAX)
-			return lr_errf(e, EX_USAGE, "redis URL: more than %d cluster nodes",
+			return lr_errf(e, EX_USAGE, "more than %d cluster nodes",
 			    RURL_NODES_MAX);
 		n->port = 6379;
 		if (parse_hostport(hp, end, n->host, sizeof(n->host), &n->port, e) != 0)
@@ -129,7 +129,7 @@ parse_cluster(const char *rest, struct lr_url *u, struct lr_err *e)
 	u->port = u->nodes[0].port;
 	if (*slash == '/' && slash[1] != '\0' &&
 	    (url_decimal(slash + 1, strlen(slash + 1), 0, 1000000, &db) != 0 || db != 0))
-		return lr_errf(e, EX_USAGE, "redis URL: a Redis Cluster has only database 0");
+		return lr_errf(e, EX_USAGE, "a Redis Cluster has only database 0");
 	return 0;
 }
 
@@ -163,16 +163,16 @@ bad_scheme(const char *url, struct lr_err *e)
 	    "0123456789+.-");
 
 	if (n > 0 && strncmp(url + n, "://", 3) == 0)
-		return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db], "
+		return lr_errf(e, EX_USAGE, "expected redis://host[:port][/db], "
 		    "rediss://..., unix:///path[?db=N], redis+sentinel://..., "
 		    "redis+cluster://..., postgres://... or mysql://..., got \"%.*s...\"",
 		    (int)n, url);
-	return lr_errf(e, EX_USAGE, "redis URL: expected redis://host[:port][/db], "
+	return lr_errf(e, EX_USAGE, "expected redis://host[:port][/db], "
 	    "rediss://..., unix:///path[?db=N], redis+sentinel://... or redis+cluster://...");
 }
 
 int
-rurl_parse(const char *url, struct lr_url *u, struct lr_err *e)
+rurl_problem(const char *url, struct lr_url *u, struct lr_err *e)
 {
 	memset(u, 0, sizeof(*u));
 	u->port = 6379;
@@ -189,6 +189,16 @@ rurl_parse(const char *url, struct lr_url *u, struct lr_err *e)
 	if (strncmp(url, "redis+sentinel://", 17) == 0)
 		return parse_sentinel(url + 17, u, e);
 	return bad_scheme(url, e);
+}
+
+int
+rurl_parse(const char *url, struct lr_url *u, struct lr_err *e)
+{
+	struct lr_err why;
+
+	if (rurl_problem(url, u, &why) == 0)
+		return 0;
+	return lr_errf(e, why.status, "redis URL: %s", why.msg);
 }
 
 char *

@@ -40,6 +40,11 @@ struct lr_url {
  * its scheme. */
 int	rurl_parse(const char *url, struct lr_url *u, struct lr_err *e);
 
+/* rurl_parse() whose message says what is wrong without naming its
+ * subject ("port must be a number..."): for a caller that names it (a
+ * config's url: key). */
+int	rurl_problem(const char *url, struct lr_url *u, struct lr_err *e);
+
 /* Where u points, for messages: "127.0.0.1:6379", "[::1]:6380",
  * "unix:/run/redis.sock", "sentinel:MASTER". Never includes credentials.
  * Returns buf. */

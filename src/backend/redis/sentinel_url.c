@@ -16,12 +16,12 @@ one_sentinel(const char *s, size_t len, int i, struct lr_hostport *hp, struct lr
 	struct lr_err why;
 
 	if (len == 0)
-		return lr_errf(e, EX_USAGE, "redis URL: empty sentinel address in the list");
+		return lr_errf(e, EX_USAGE, "empty sentinel address in the list");
 	hp->port = SENTINEL_URL_PORT;
 	if (url_hostport(s, s + len, hp->host, sizeof(hp->host), &hp->port, &why) != 0)
-		return lr_errf(e, EX_USAGE, "redis URL: sentinel %d: %s", i + 1, why.msg);
+		return lr_errf(e, EX_USAGE, "sentinel %d: %s", i + 1, why.msg);
 	if (hp->host[0] == '\0')
-		return lr_errf(e, EX_USAGE, "redis URL: sentinel %d: no host (expected "
+		return lr_errf(e, EX_USAGE, "sentinel %d: no host (expected "
 		    "redis://host[:port][/db])", i + 1);
 	return 0;
 }
@@ -37,7 +37,7 @@ sentinel_url_list(const char *s, const char *end, struct lr_hostport *list,
 		const char *stop = comma ? comma : end;
 
 		if (n == SENTINEL_URL_MAX)
-			return lr_errf(e, EX_USAGE, "redis URL: more than %d sentinels",
+			return lr_errf(e, EX_USAGE, "more than %d sentinels",
 			    SENTINEL_URL_MAX);
 		if (one_sentinel(s, (size_t)(stop - s), n, &list[n], e) != 0)
 			return -1;
@@ -54,20 +54,20 @@ sentinel_url_master(const char *s, char *master, size_t n, int *db, struct lr_er
 	size_t len = strcspn(s, "/");
 
 	if (len == 0)
-		return lr_errf(e, EX_USAGE, "redis URL: no master name (" EXPECTED ")");
+		return lr_errf(e, EX_USAGE, "no master name (" EXPECTED ")");
 	if (len >= n)
-		return lr_errf(e, EX_USAGE, "redis URL: master name is longer than %zu bytes",
+		return lr_errf(e, EX_USAGE, "master name is longer than %zu bytes",
 		    n - 1);
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
-			return lr_errf(e, EX_USAGE, "redis URL: master name has a space or a "
+			return lr_errf(e, EX_USAGE, "master name has a space or a "
 			    "control character");
 	memcpy(master, s, len);
 	master[len] = '\0';
 	if (s[len] == '\0' || s[len + 1] == '\0')	/* "m" or "m/": database 0 */
 		return 0;
 	if (url_decimal(s + len + 1, strlen(s + len + 1), 0, 1000000, db) != 0)
-		return lr_errf(e, EX_USAGE, "redis URL: database after the master name must "
+		return lr_errf(e, EX_USAGE, "database after the master name must "
 		    "be a number");
 	return 0;
 }
