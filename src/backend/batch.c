@@ -23,10 +23,9 @@ renew_one(struct lr_backend *b, struct lr_lock *l, long long cap_ms, long long w
 		char d[32];
 
 		if (left <= 0) {
-			lr_errf(e, EX_UNAVAILABLE, "%s %s: renew: no answer within %s",
-			    b->ops->name, b->where, duration_human(wait_ms, d, sizeof(d)));
-			e->kind = LR_ERR_TRANSPORT;
-			return -1;
+			return lr_errk(e, LR_ERR_TIMEOUT, EX_UNAVAILABLE, "%s %s: renew: no "
+			    "answer within %s", b->ops->name, b->where,
+			    duration_human(wait_ms, d, sizeof(d)));
 		}
 		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
 			return lr_errf(e, EX_OSERR, "poll: %s", "failed");

@@ -536,9 +536,10 @@ acquire_settled(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_er
 
 	if (acquire(x, out, sig, e) == 0)
 		return 0;
-	/* a timeout is a slow server, not a dead one; a request that failed
-	 * for its data fails the same on a new connection */
-	broke = e->kind != LR_ERR_TIMEOUT && e->kind != LR_ERR_DATA;
+	/* the connection is closed under it, and not for a timeout (a slow
+	 * server, or a scheduler that does not answer, is not asked again) */
+	broke = x->be.ops->fd(&x->be) < 0 && e->kind != LR_ERR_TIMEOUT &&
+	    e->kind != LR_ERR_DATA;
 	if (run_withdraw(x, e) != 0 || !broke)
 		return -1;
 	lr_event(LOG_WARNING, "retry", NULL, "%s; trying once more", e->msg);

@@ -114,8 +114,9 @@ call(struct proxy *p, struct lease_req *q, struct lease_rep *r, int *sent, struc
 			continue;	/* an older request's: given up on */
 		if (left <= 0) {
 			char d[32];
-			/* "no answer", as a server's silence: not asked again
-			 * (run.c, acquire_settled()) */
+			/* as a server's silence, not asked again (run.c,
+			 * acquire_settled(): the scheduler's socket stays
+			 * open); not the server out of reach either */
 			return lr_errf(e, EX_UNAVAILABLE, "%s %s: no answer from the "
 			    "scheduler within %s", p->inner.ops->name, p->inner.where,
 			    duration_human(p->answer_ms, d, sizeof(d)));

@@ -452,11 +452,11 @@ rlink_dial(struct lr_link *l, const struct lr_addr *a, long long ms, struct lr_e
 		if (fd >= 0)
 			close(fd);
 		if (err == ETIMEDOUT)
-			lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot connect: no answer within %s",
-			    l->where, duration_format(ms, d, sizeof(d)));
-		else
-			lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot connect: %s", l->where,
-			    strerror(err));
+			return lr_errk(e, LR_ERR_TIMEOUT, EX_UNAVAILABLE, "redis %s: cannot "
+			    "connect: no answer within %s", l->where,
+			    duration_format(ms, d, sizeof(d)));
+		lr_errf(e, EX_UNAVAILABLE, "redis %s: cannot connect: %s", l->where,
+		    strerror(err));
 		return unreachable(e);
 	}
 	if (family != AF_UNIX)		/* requests are small: send them at once */
