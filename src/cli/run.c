@@ -536,10 +536,13 @@ acquire_settled(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_er
 
 	if (acquire(x, out, sig, e) == 0)
 		return 0;
-	/* the connection is closed under it, and not for a timeout (a slow
-	 * server, or a scheduler that does not answer, is not asked again) */
-	broke = x->be.ops->fd(&x->be) < 0 && e->kind != LR_ERR_TIMEOUT &&
-	    e->kind != LR_ERR_DATA;
+	/* the server's connection broke (here, or the scheduler's, which
+	 * says so), or ours closed under it, and not for a timeout: a slow
+	 * server, or a scheduler that does not answer (its socket stays
+	 * open), is not asked again, nor a request failed for its data */
+	broke = e->kind == LR_ERR_TRANSPORT || e->kind == LR_ERR_PROTOCOL ||
+	    (x->be.ops->fd(&x->be) < 0 && e->kind != LR_ERR_TIMEOUT &&
+	    e->kind != LR_ERR_DATA);
 	if (run_withdraw(x, e) != 0 || !broke)
 		return -1;
 	lr_event(LOG_WARNING, "retry", NULL, "%s; trying once more", e->msg);
