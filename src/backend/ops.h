@@ -56,7 +56,7 @@ struct lr_backend_ops {
 	/* Connect, within the connect timeout (and, for a SQL backend,
 	 * create the tables if they are missing -- or create them on first
 	 * use, after a statement finds one missing). Returns 0, or -1 with
-	 * e = EX_UNAVAILABLE, transport set when the server could not be
+	 * e = EX_UNAVAILABLE, lr_err_broke(e) when the server could not be
 	 * reached, clear when it refused (a bad password); EX_CONFIG for a
 	 * database that does not exist. */
 	int	(*open)(struct lr_backend *b, struct lr_err *e);
@@ -78,7 +78,7 @@ struct lr_backend_ops {
 	 * recv when fd() is readable (redis/rlock.h, lock_renew_send/_recv). A
 	 * closed connection is opened again first if the backend can keep
 	 * its lock across one (Redis), within cap_ms; a session backend
-	 * fails instead (transport set): its lock went with the session.
+	 * fails instead (lr_err_broke(e)): its lock went with the session.
 	 * The caller waits wait_ms for the answer; a backend that may have
 	 * to follow a redirect meanwhile (Redis Cluster) does so within it. */
 	int	(*renew_send)(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
@@ -91,7 +91,7 @@ struct lr_backend_ops {
 	 * answered as renew_recv() answers (rc[i]: 1 with out[i], or -1 with
 	 * err[i]). Returns 0; 1 when these cannot go as one batch (Redis:
 	 * on a Cluster, or with wait_replicas); -1 with e when the batch
-	 * failed as a whole (transport set: close the connection). NULL: no
+	 * failed as a whole (lr_err_broke(e): close the connection). NULL: no
 	 * batch form. Callers use backend_renew_many() (batch.h), which
 	 * renews each in turn over the same connection when there is none. */
 	int	(*renew_many)(struct lr_backend *b, struct lr_lock *const *l, size_t n,
@@ -232,7 +232,7 @@ struct lr_backend_ops {
 	int	(*fd)(const struct lr_backend *b);
 	/* fd() became readable while no request is in flight: read what came,
 	 * without blocking. Returns 0 when the session goes on (a notice),
-	 * or -1 with e (transport set, the connection closed) when it is
+	 * or -1 with e (lr_err_broke(e), the connection closed) when it is
 	 * over: the server ended the session (pg_terminate_backend(), KILL)
 	 * or the connection was closed or reset (a proxy, a firewall). NULL:
 	 * the connection is not watched between requests (Redis: a broken

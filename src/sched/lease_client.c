@@ -48,7 +48,7 @@ P(const struct lr_backend *b)
 	return b->impl;
 }
 
-/* The scheduler is gone. Not a server out of reach (transport clear): a
+/* The scheduler is gone. Not a server out of reach (kind LR_ERR_NONE): a
  * run does not go on without a lock (on_redis_error: run) for it, and a
  * renewal is tried again until the lease runs out unconfirmed. */
 static int

@@ -85,7 +85,7 @@ int	my_load(struct lr_err *e);
 int	my_connect(struct lr_backend *b, long long cap_ms, struct lr_err *e);
 void	my_close(struct lr_backend *b);
 
-/* The error for an operation tried while closed (transport set). */
+/* The error for an operation tried while closed (lr_err_broke(e)). */
 int	my_not_connected(struct lr_backend *b, const char *what, struct lr_err *e);
 
 /* One row of an answer; set: which result set, from 0. Non-zero stops:

@@ -5,7 +5,7 @@
  * non-blocking connect; pg_query.c sends the statements on it.
  *
  * Errors: no answer, a broken connection or a timeout are EX_UNAVAILABLE
- * with e->transport set, and the connection is closed (a statement
+ * with lr_err_broke(e), and the connection is closed (a statement
  * abandoned mid-way may still take or hold a session lock; the session
  * ends with the connection, and its locks with it). A refusal by the
  * server (a bad password, no privilege, a read-only standby) is

@@ -121,7 +121,7 @@ fresh(struct lr_cluster *cl)
 
 /* A connected socket for l: to home when a node is remembered, else (or
  * when it does not answer) to each seed in turn. Returns 0, or -1 with
- * e = EX_UNAVAILABLE, e->transport set. */
+ * e = EX_UNAVAILABLE, lr_err_broke(e). */
 static int
 dial(struct lr_cluster *cl, struct lr_link *l, long long ms, struct lr_err *e)
 {

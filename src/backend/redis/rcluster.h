@@ -26,7 +26,7 @@ void	rcluster_free(struct lr_cluster *cl);	/* NULL: nothing */
  * resolved at the first call only. The node that answers is remembered
  * and named in l->where. Nothing is in flight on the new connection.
  * Returns 0, or -1 with e as rlink_ready() sets it (EX_UNAVAILABLE,
- * e->transport set, when no node answers). */
+ * lr_err_broke(e), when no node answers). */
 int	rcluster_connect(struct lr_cluster *cl, struct lr_link *l, long long ms,
 	    struct lr_err *e);
 

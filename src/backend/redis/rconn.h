@@ -45,7 +45,7 @@ struct lr_conn {
  * otherwise the host name
  * is resolved here, once: later reconnects go to the same address, so
  * that no name lookup (which no timeout bounds) happens while a lock is
- * held. Returns 0, or -1 with e = EX_UNAVAILABLE (e->transport set when
+ * held. Returns 0, or -1 with e = EX_UNAVAILABLE (lr_err_broke(e) when
  * unreachable or timed out, clear when auth was refused) or EX_CONFIG (no
  * such db). The socket is close-on-exec. */
 int	rconn_open(struct lr_conn *rc, const struct lr_url *u, const char *password,
@@ -79,7 +79,7 @@ void	rconn_init(struct lr_conn *rc);	/* closed, nothing allocated */
 int	rconn_append(struct lr_conn *rc, int argc, const char **argv);
 
 /* Write out what is queued, within the command timeout. Returns 0, or -1
- * with e = EX_UNAVAILABLE, transport set (the connection is closed). */
+ * with e = EX_UNAVAILABLE, lr_err_broke(e) (the connection is closed). */
 int	rconn_flush(struct lr_conn *rc, const char *doing, struct lr_err *e);
 
 /* Write out what is queued, then wait for the next reply, within the
@@ -121,7 +121,7 @@ void	rconn_close(struct lr_conn *rc);	/* may be opened again */
 void	rconn_free(struct lr_conn *rc);		/* closed, buffers freed */
 
 /* Report why the connection broke while doing what, as EX_UNAVAILABLE
- * with e->transport set: "redis HOST: DOING: no answer within 2s".
+ * with lr_err_broke(e): "redis HOST: DOING: no answer within 2s".
  * Returns -1. */
 int	rconn_fail(const struct lr_conn *rc, const char *doing, struct lr_err *e);
 

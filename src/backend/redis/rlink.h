@@ -68,13 +68,13 @@ int	rlink_lookup(const char *host, int port, struct lr_addr *a);
 
 /* A connected, non-blocking, close-on-exec socket to a within ms, in
  * l->fd (l->where names it in messages). Returns 0, or -1 with
- * e = EX_UNAVAILABLE, e->transport set. */
+ * e = EX_UNAVAILABLE, lr_err_broke(e). */
 int	rlink_dial(struct lr_link *l, const struct lr_addr *a, long long ms,
 	    struct lr_err *e);
 
 /* After rlink_dial(): TLS as l->setup says (all within ms), then AUTH and
  * SELECT as needed, in one round trip, or queued (rlink_defer()). Returns
- * 0, or -1 with the link closed and e = EX_UNAVAILABLE (e->transport set
+ * 0, or -1 with the link closed and e = EX_UNAVAILABLE (lr_err_broke(e)
  * when unreachable or timed out, clear when AUTH was refused) or
  * EX_CONFIG (no such db, TLS settings lockrun cannot use). */
 int	rlink_ready(struct lr_link *l, long long ms, struct lr_err *e);
@@ -115,7 +115,7 @@ int	rlink_append(struct lr_link *l, int argc, const char **argv);
 int	rlink_append_raw(struct lr_link *l, const char *cmd, size_t len);
 
 /* Write out what is queued, within the command timeout. Returns 0, or -1
- * with e = EX_UNAVAILABLE, transport set (the link is closed). doing
+ * with e = EX_UNAVAILABLE, lr_err_broke(e) (the link is closed). doing
  * names the command in messages. */
 int	rlink_flush(struct lr_link *l, const char *doing, struct lr_err *e);
 

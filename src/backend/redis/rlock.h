@@ -17,8 +17,9 @@
  * too few replicas acknowledged is LOCK_UNCONFIRMED (still held: the
  * caller releases it). A busy
  * server (BUSY, LOADING, ...) is asked again until the command timeout.
- * Returns 0 with *out set, or -1 with e = EX_UNAVAILABLE: e->transport
- * set when Redis could not be reached, clear when it refused. */
+ * Returns 0 with *out set, or -1 with e = EX_UNAVAILABLE: lr_err_broke(e)
+ * when Redis could not be reached, else its refusal's kind (rerr.h), or
+ * LR_ERR_DATA for a reply past the bound (rlink.h). */
 int	lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    struct lr_err *e);
 
@@ -41,7 +42,7 @@ int	lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
  * readable). Returns 1 with *out set, 0 when the answer is not complete
  * (with wait_replicas: until WAIT's reply is in too)
  * (or Redis lost the script and it was sent again in full), -1 with e:
- * e->transport set when the connection broke (close it), clear when Redis
+ * lr_err_broke(e) when the connection broke (close it), not when Redis
  * answered with an error (the connection is fine). */
 int	lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 	    struct lr_err *e);
@@ -50,7 +51,7 @@ int	lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *o
  * each), without WAIT and not on a Cluster (the keys are in many slots).
  * Returns 0 with each lease's answer as lock_renew_recv()'s (rcs[i]: 1
  * with out[i], or -1 with errs[i]), or -1 with e when the call failed
- * as a whole (e->transport set when the connection broke). */
+ * as a whole (lr_err_broke(e) when the connection broke). */
 int	lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 	    enum renew_outcome *out, int *rcs, struct lr_err *errs, struct lr_err *e);
 

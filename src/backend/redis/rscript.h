@@ -42,8 +42,8 @@ void	rscript_call_init(struct script_call *c, const char *sha, const char *nkeys
  * it: one round trip more; one that finds the server busy (BUSY, LOADING,
  * ...) is sent again, with backoff, until the command timeout has passed
  * since the first write; each sends again the same keys and arguments. Each c[i] then has its reply in r, or
- * NULL with e: a refusal (transport clear), or a connection that broke
- * (transport set; for it and for every call whose reply had not come).
+ * NULL with e: a refusal (its kind rerr.h's), or a connection that broke
+ * (lr_err_broke(e); for it and for every call whose reply had not come).
  * what names the script in messages. */
 void	rscript_calls(struct lr_conn *rc, const char *what, const char *body,
 	    struct script_call *c, size_t n);

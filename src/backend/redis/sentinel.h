@@ -25,7 +25,7 @@ struct lr_sentinel *sentinel_new(const struct lr_url *u, const char *password);
  * cannot be reached or says it is a replica, sends lockrun on to the next
  * sentinel, and round again until connect_ms has passed. Returns 0, or -1
  * with e = EX_UNAVAILABLE naming the sentinels asked and why:
- * e->transport set when nothing answered or the master could not be
+ * lr_err_broke(e) when nothing answered or the master could not be
  * reached, clear when the sentinels do not know the master or it refused
  * (AUTH), so that on_server_error: run does not apply. */
 int	sentinel_connect(struct lr_sentinel *s, struct lr_link *l, long long connect_ms,

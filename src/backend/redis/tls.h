@@ -35,7 +35,7 @@ int	tls_load(struct lr_err *e);
  * deadline (CLOCK_MONOTONIC ms). Returns the session, or NULL with e:
  * EX_CONFIG when the fault is in the settings (an unreadable file, a key
  * that does not match, no TLS in this build), EX_UNAVAILABLE with
- * e->transport set when it is the server's or the network's
+ * lr_err_broke(e) when it is the server's or the network's
  * ("TLS handshake: certificate verify failed: self-signed certificate"). */
 struct lr_tls *tls_open(int fd, const char *host, const struct lr_tls_opts *o,
 	    long long deadline, struct lr_err *e);
