@@ -25,14 +25,14 @@ ask(struct lr_backend *be, struct lr_err *e)
 	was_open = be->ops->fd(be) >= 0;
 	if (be->ops->ping(be, e) == 0)
 		return 0;
-	if (e->transport)	/* what is left of the answer goes too */
+	if (lr_err_broke(e))	/* what is left of the answer goes too */
 		be->ops->close(be);
-	if (!was_open || !e->transport || mono_ms() - t0 >= be->cfg.command_timeout_ms / 2)
+	if (!was_open || !lr_err_broke(e) || mono_ms() - t0 >= be->cfg.command_timeout_ms / 2)
 		return -1;
 	*e = (struct lr_err)LR_ERR_INIT;
 	if (be->ops->ping(be, e) == 0)
 		return 0;
-	if (e->transport)
+	if (lr_err_broke(e))
 		be->ops->close(be);
 	return -1;
 }
