@@ -26,19 +26,30 @@
 #include "out/log.h"
 #include "sched/trigger.h"
 
+/* Tasks whose triggers one exchange takes: a task's keys and its call
+ * take some 5 KB while it is built, so 10,000 tasks at once would hold
+ * 50 MB for a look every 5 s (and a reader of cron --listen's page would
+ * see the scheduler's memory grow by as much); in exchanges of this many,
+ * 5 MB. */
+#define TAKE_CHUNK	1024
+
 /* One take of the n tasks' triggers, within src's window. */
 static int
 take(struct trigger_src *src, const struct sched_task *t, size_t n, unsigned char *taken,
     struct lr_err *e)
 {
-	struct lr_keys *k = calloc(n, sizeof(*k));
-	int rc;
+	struct lr_keys *k = calloc(n < TAKE_CHUNK ? n : TAKE_CHUNK, sizeof(*k));
+	int rc = 0;
 
 	if (k == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		keys_build(&k[i], src->prefix, t[i].name, (time_t)-1, 60000);
-	rc = src->be->ops->take(src->be, k, n, &src->win, taken, e);
+	for (size_t at = 0; rc == 0 && at < n; at += TAKE_CHUNK) {
+		size_t m = n - at < TAKE_CHUNK ? n - at : TAKE_CHUNK;
+
+		for (size_t i = 0; i < m; i++)
+			keys_build(&k[i], src->prefix, t[at + i].name, (time_t)-1, 60000);
+		rc = src->be->ops->take(src->be, k, m, &src->win, taken + at, e);
+	}
 	free(k);
 	if (rc == 0 && src->win.offset_known)	/* the next take's window */
 		src->win.offset_used_ms = src->win.offset_ms;
