@@ -6,7 +6,7 @@
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make demo       race three lockruns against a throwaway redis-server
 #   make bench      median wall time and peak RSS against flock(1)
-#                   (BENCH_ONLY=fleet, seconds or round-trips: that section alone)
+#                   (BENCH_ONLY=fleet, seconds, round-trips, check or loop: that section alone)
 #   make install PREFIX=/usr DESTDIR=...
 #   make deb        build the Debian package into build/deb (make deb-check: and lint it)
 #   make fuzz       libFuzzer on each parser for FUZZ_TIME seconds (needs clang)
@@ -246,7 +246,8 @@ $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 
 $(B)/bench: $(B)/tests/bench/bench.o $(B)/tests/bench/cron_bench.o \
 		$(B)/tests/bench/fleet_bench.o $(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o \
-		$(B)/tests/bench/rt_bench.o $(FIXTURE_OBJ) $(addprefix $(B)/core/,cron.o \
+		$(B)/tests/bench/rt_bench.o $(B)/tests/bench/loop_bench.o $(FIXTURE_OBJ) \
+		$(addprefix $(B)/core/,cron.o \
 		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)
 

@@ -21,6 +21,7 @@ void
 ctx_init(struct lr_ctx *x)
 {
 	memset(x, 0, sizeof(*x));
+	x->wait_med_ms = x->wait_max_ms = -1;
 	task_init(&x->t);
 	child_init(&x->child);
 	config_init(&x->cfg);

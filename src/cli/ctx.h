@@ -49,6 +49,8 @@ struct lr_ctx {
 	struct lr_lock		 lock;
 	struct lr_schedule	 sched;		/* the one-server slots */
 	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
+	long long		 wait_med_ms;	/* its renewals' answers (supervise.h), */
+	long long		 wait_max_ms;	/* for the release's record; -1: none */
 	int			 seen_held;	/* an acquire found the lock held by another */
 	int			 attempt;	/* the command's attempt (retry.c); 0:
 						 * not started */

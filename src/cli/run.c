@@ -293,6 +293,10 @@ report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
 
 	log_fields_init(&f);
 	f.status = end->status;
+	if (x->wait_max_ms >= 0) {	/* how long its renewals were answered in */
+		f.wait_med_ms = x->wait_med_ms;
+		f.wait_max_ms = x->wait_max_ms;
+	}
 	f.duration_ms = end->duration_ms;
 	duration_human(end->duration_ms, took, sizeof(took));
 	duration_human(l->ttl_ms, ttl, sizeof(ttl));
@@ -397,6 +401,8 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 	}
 	hf->lost = s.lost != 0;
 	hf->timed_out = s.timed_out;
+	x->wait_med_ms = s.wait_med_ms;
+	x->wait_max_ms = s.wait_max_ms;
 	/* also when it could not start: no lock is left. Not after another
 	 * run took the lock; but a session lock that went with its
 	 * connection (a database restart) is recorded as lost, and its row,

@@ -44,6 +44,7 @@ void
 log_fields_init(struct log_fields *f)
 {
 	f->status = f->duration_ms = f->token = f->run_pid = LOG_NONE;
+	f->wait_med_ms = f->wait_max_ms = LOG_NONE;
 	f->holder = f->task = f->slot = NULL;
 }
 
@@ -245,6 +246,10 @@ json_line(int fd, int level, const char *event, const struct log_fields *f,
 		json_num(&j, "status", f->status);
 	if (f && f->duration_ms != LOG_NONE)
 		json_num(&j, "duration_ms", f->duration_ms);
+	if (f && f->wait_med_ms != LOG_NONE)
+		json_num(&j, "renew_wait_median_ms", f->wait_med_ms);
+	if (f && f->wait_max_ms != LOG_NONE)
+		json_num(&j, "renew_wait_max_ms", f->wait_max_ms);
 	json_str(&j, "message", msg);
 	put_line(fd, buf, json_end(&j));
 }

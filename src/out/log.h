@@ -20,6 +20,8 @@ struct log_fields {
 	const char	*task;		/* instead of the context's: a scheduler's run */
 	const char	*slot;		/* the same */
 	long long	 run_pid;	/* a run a scheduler started */
+	long long	 wait_med_ms;	/* its renewals' answers waited for: the */
+	long long	 wait_max_ms;	/* median and the longest (supervise.h) */
 };
 
 void	log_fields_init(struct log_fields *f);

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/duration.h"
@@ -28,6 +29,8 @@ struct loop {
 	long long		 in_flight;	/* when the renewal in flight was sent, or -1 */
 	long long		 asked;		/* when it was asked for: before the
 						 * send, and any reconnect before it */
+	long long		 waits[64];	/* each answer's wait (the last 64) */
+	unsigned		 nwaits;
 	long long		 reply_by;	/* give up on it then */
 	int			 stopping;	/* SIGTERM sent */
 	long long		 kill_at;	/* SIGKILL then, or NEVER */
@@ -208,6 +211,7 @@ renew_recv(struct loop *l, long long now)
 		    "renewed%s", s->lock->keys.stable, s->be->ops->title,
 		    l->stopping ? ", but the command is already being stopped" : "");
 	l->doubt_said = 0;
+	l->waits[l->nwaits++ % 64] = now - l->asked;
 	/* an answer from a renewal sent before we asked counts from then */
 	l->lease.confirmed = lease_counts_from(l->asked, s->lock->renew_sent_ms);
 	l->in_flight = -1;
@@ -354,6 +358,30 @@ finish_renewal(struct loop *l)
 	}
 }
 
+/* How long the renewals' answers were waited for (the last 64): the
+ * median and the longest into s, for the run's end record, where they
+ * show how close it came to its term point (a scheduler that answered
+ * late, a server slow). */
+static void
+waits_said(struct loop *l)
+{
+	unsigned n = l->nwaits < 64 ? l->nwaits : 64;
+	long long v[64];
+
+	l->s->wait_med_ms = l->s->wait_max_ms = -1;
+	if (n == 0)
+		return;
+	memcpy(v, l->waits, n * sizeof(*v));
+	for (unsigned i = 1; i < n; i++)	/* insertion sort: n <= 64 */
+		for (unsigned k = i; k > 0 && v[k - 1] > v[k]; k--) {
+			long long t = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	l->s->wait_med_ms = v[n / 2];
+	l->s->wait_max_ms = v[n - 1];
+}
+
 int
 supervise(struct lr_supervise *s, struct lr_err *e)
 {
@@ -401,6 +429,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 	if (ended)
 		lease_overrun(&l, mono_ms());
 	finish_renewal(&l);
+	waits_said(&l);
 	s->confirmed = l.lease.confirmed;
 	if (!ended)
 		return lr_errf(e, EX_OSERR, "poll: %s", "failed");

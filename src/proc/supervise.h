@@ -26,6 +26,9 @@ struct lr_supervise {
 						 * renewal): for a next attempt's
 						 * acquired_at */
 	int			  timed_out;	/* --timeout stopped the command */
+	long long		  wait_med_ms;	/* the renewals' answers: how long one
+						 * was waited for, the median and the */
+	long long		  wait_max_ms;	/* longest (-1: none answered) */
 	int			  lost;		/* LOST_TAKEN: another run holds the
 						 * key; LOST_SESSION: a session lock
 						 * went with its connection, no one

@@ -759,9 +759,9 @@ main(int argc, char *argv[])
 
 	if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "round-trips") == 0 ||
 	    strcmp(argv[2], "fleet") == 0 || strcmp(argv[2], "seconds") == 0 ||
-	    strcmp(argv[2], "check") == 0))) {
+	    strcmp(argv[2], "check") == 0 || strcmp(argv[2], "loop") == 0))) {
 		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet | seconds "
-		    "| check]\n");
+		    "| check | loop]\n");
 		return 64;
 	}
 	if (argc == 3 && strcmp(argv[2], "fleet") == 0)	/* that section alone */
@@ -771,6 +771,7 @@ main(int argc, char *argv[])
 	if (argc == 3) {	/* that section alone */
 		bad = strcmp(argv[2], "seconds") == 0 ? seconds_cost(argv[1], &fx) :
 		    strcmp(argv[2], "check") == 0 ? check_cost(argv[1], &fx) :
+		    strcmp(argv[2], "loop") == 0 ? loop_cost(argv[1], &fx) :
 		    round_trip_cost(argv[1], &fx);
 		redis_stop(&fx);
 		return bad ? 1 : 0;
@@ -835,6 +836,7 @@ main(int argc, char *argv[])
 	bad += connections_cost(argv[1]);
 	bad += held_cost(argv[1]);
 	bad += cron_cost();
+	bad += loop_cost(argv[1], &fx);
 	bad += fleet_cost(argv[1]);
 	redisFree(c);
 	redis_stop(&fx);

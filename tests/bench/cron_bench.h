@@ -50,4 +50,9 @@ int	cron_read_times(const char *path, double *v, int n);
  * asserted. Returns the failures seen. */
 int	fleet_cost(const char *lockrun);
 
+/* The scheduler's answers to its runs' renewals (loop_bench.c): how long
+ * they wait, with one task flooding its output and without. Reported,
+ * never asserted. Returns the failures seen. */
+int	loop_cost(const char *lockrun, const struct redis_fixture *fx);
+
 #endif
