@@ -340,10 +340,16 @@ start_deferred(void *arg, const char *name, time_t slot)	/* defer_due()'s */
 {
 	struct crond *d = arg;
 
-	for (size_t i = 0; i < d->ntasks; i++)
-		if (strcmp(d->tasks[i].name, name) == 0 &&
-		    defer_go(&d->defer, &d->tasks[i], slot, real_ms()))
+	for (size_t i = 0; i < d->ntasks; i++) {
+		int go;
+
+		if (strcmp(d->tasks[i].name, name) != 0)
+			continue;
+		if ((go = defer_go(&d->defer, &d->tasks[i], slot, real_ms())) > 0)
 			start(d, i, slot);
+		else if (go < 0)	/* too late: another server may have run it */
+			missed_note(&d->missed, &d->tasks[i], slot);
+	}
 }
 
 static int

@@ -177,15 +177,20 @@ defer_go(struct defer *df, const struct sched_task *t, time_t slot, long long no
 {
 	long long at = (long long)slot * 1000;
 
-	if (schedule_next(&t->sched, slot - 1) != slot ||	/* a schedule read again */
-	    now_ms - at > t->deadline_ms ||
-	    now_ms >= (long long)schedule_next(&t->sched, slot) * 1000) {
-		char iso[TEXT_ISO_MAX];
+	char iso[TEXT_ISO_MAX];
 
-		lr_event(LOG_INFO, "late", NULL, "%s %s: put off, and its slot or its "
-		    "starting_deadline passed meanwhile: not started here", t->name,
+	if (schedule_next(&t->sched, slot - 1) != slot) {	/* a schedule read again */
+		lr_event(LOG_INFO, "late", NULL, "%s %s: put off, and its schedule changed "
+		    "meanwhile: not started here", t->name,
 		    text_iso(at, TEXT_ISO_S, iso, sizeof(iso)));
 		return 0;
+	}
+	if (now_ms - at > t->deadline_ms ||
+	    now_ms >= (long long)schedule_next(&t->sched, slot) * 1000) {
+		lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: put off, and its next fire "
+		    "time or its starting_deadline passed meanwhile; not started here",
+		    t->name, text_iso(at, TEXT_ISO_S, iso, sizeof(iso)));
+		return -1;
 	}
 	return !defer_told(df, t, slot);
 }

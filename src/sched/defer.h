@@ -86,9 +86,10 @@ int	defer_hold(struct defer *df, const struct sched_task *t, time_t slot, long l
 long long defer_next_ms(const struct defer *df);
 
 /* A start put off came at now_ms: 1 to start it; 0 when the slot was
- * claimed meanwhile (said), or when it is no longer to be
- * started (said): the task's schedule is not what it was (a config read
- * again), or its starting_deadline or its next fire time has passed. */
+ * claimed meanwhile (said), or the task's schedule is not what it was (a
+ * config read again); -1 when its starting_deadline or its next fire time
+ * has passed (a loop held up meanwhile): said missed here, once, as a
+ * start too late anywhere else is (the caller notes it for the fleet). */
 int	defer_go(struct defer *df, const struct sched_task *t, time_t slot, long long now_ms);
 
 /* Hand each start put off that is due by now_ms to start(arg, name,
