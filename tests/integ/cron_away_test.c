@@ -119,24 +119,6 @@ Test(cron_away, timer_unarmable_later_is_an_error)
 	assert_said_and_left(pid, exit_status_of(pid));
 }
 
-/* Has any line of path been written twice? */
-static int
-duplicates(const char *path)
-{
-	char *text = file_text(path), *save = NULL;
-	char *lines[2048];
-	int n = 0, dup = 0;
-
-	for (char *l = strtok_r(text, "\n", &save); l && n < 2048;
-	    l = strtok_r(NULL, "\n", &save)) {
-		for (int i = 0; i < n; i++)
-			dup += strcmp(lines[i], l) == 0;
-		lines[n++] = l;
-	}
-	free(text);
-	return dup;
-}
-
 /* A task line of the config: NAME (with its schedule line sched), whose
  * command appends "NAME SLOT" to log under a flock of the task, or
  * "overlap NAME" when another copy holds it. */
@@ -220,5 +202,5 @@ Test(cron_away, refused_for_20s_forks_nothing_then_runs_the_held_slots)
 	cr_assert(eq(int, stderr_matching(pid, "does not answer"), 1), "%s", err);
 	cr_assert(eq(int, stderr_matching(pid, "answers again"), 1), "%s", err);
 	cr_assert(eq(int, lines_matching(log, "^overlap "), 0), "%s", file_peek(log));
-	cr_assert(eq(int, duplicates(log), 0), "a slot ran twice:\n%s", file_peek(log));
+	cr_assert(eq(int, file_repeats(log), 0), "a slot ran twice:\n%s", file_peek(log));
 }

@@ -129,24 +129,6 @@ Test(ghost_cron, tick_says_the_clock_line_once_a_pass)
 	cr_assert(eq(int, file_lines(plain), 1), "the other task did not run: %s", r.err);
 }
 
-/* Has any line of path been written twice? */
-static int
-duplicates(const char *path)
-{
-	char *text = file_text(path), *save = NULL;
-	char *lines[2048];
-	int n = 0, dup = 0;
-
-	for (char *l = strtok_r(text, "\n", &save); l && n < 2048;
-	    l = strtok_r(NULL, "\n", &save)) {
-		for (int i = 0; i < n; i++)
-			dup += strcmp(lines[i], l) == 0;
-		lines[n++] = l;
-	}
-	free(text);
-	return dup;
-}
-
 /*
  * Three schedulers run three slot tasks; once two rounds ran, one
  * scheduler's clock steps 5 minutes ahead. It claims no slot from then
@@ -182,7 +164,7 @@ Test(ghost_cron, three_schedulers_one_stepped_five_minutes_run_no_slot_twice)
 	cron_stop(a);
 	cron_stop(b);
 	cron_stop(c);
-	cr_assert(eq(int, duplicates(log), 0), "a slot ran twice:\n%s", file_peek(log));
+	cr_assert(eq(int, file_repeats(log), 0), "a slot ran twice:\n%s", file_peek(log));
 }
 
 /* Pause Redis and wait until /proc shows it stopped. */

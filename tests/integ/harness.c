@@ -489,6 +489,23 @@ poll_tick(long long *guard)
 	return 1;
 }
 
+int
+file_repeats(const char *path)
+{
+	char *text = file_text(path), *save = NULL;
+	char *lines[2048];
+	int n = 0, dup = 0;
+
+	for (char *l = strtok_r(text, "\n", &save); l && n < 2048;
+	    l = strtok_r(NULL, "\n", &save)) {
+		for (int i = 0; i < n; i++)
+			dup += strcmp(lines[i], l) == 0;
+		lines[n++] = l;
+	}
+	free(text);
+	return dup;
+}
+
 void
 poll_gave_up(const char *cond, const char *file, int line)
 {

@@ -146,6 +146,8 @@ void	fifo_write(const char *path, const char *s);
 
 /* Count the lines of a file (0 if it does not exist). */
 int	file_lines(const char *path);
+/* How many lines of a file repeat an earlier line (0: none twice). */
+int	file_repeats(const char *path);
 /* The whole of a file, NUL-terminated; the caller frees it. */
 char	*file_text(const char *path);
 /* The first 64 KiB of a file, or "" if it does not exist, in a buffer the
