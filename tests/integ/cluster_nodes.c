@@ -277,8 +277,10 @@ int
 starters_stop(pid_t loop, const char *allowed, int broken_ok, pid_t job)
 {
 	static const char broken[] = "^69 lockrun: redis [^ ]+: acquire: "
-	    "(Connection reset by peer|Broken pipe|connection closed by the server) "
-	    "\\(URL from --url; no password\\) $";
+	    "(Connection reset by peer|Broken pipe|connection closed by the server)"
+	    "(; the server refuses the request if it runs later than [0-9]+s after it "
+	    "was sent, and withdrawing it failed too: redis [^ ]+: [^(]+"
+	    "|; withdrew the request: [^(]+)? \\(URL from --url; no password\\) $";
 	char line[1024], st[8], err[4096];
 	FILE *fp;
 	int n = 0, ok;
