@@ -157,7 +157,7 @@ SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_status pg_withdra
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due runs running starts tick heap lines report notify trigger missed defer crond view away \
 	leases lease_client)
-SRC_WEB = $(addprefix web/,rows prom page mhd serve)
+SRC_WEB = $(addprefix web/,rows prom page peers mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run hookspec doubt skip pause check status \
 	status_json status_html history unlock secret schedverbs retry runas boot)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \

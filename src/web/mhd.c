@@ -6,8 +6,10 @@
  * own thread.
  *
  * What bounds a client: at most MHD_CONNECTIONS at once, MHD_PER_IP of
- * them from one address (the others are closed when accepted, so that
- * one client holding its share leaves room for a monitor elsewhere),
+ * them from one address; past either, the oldest connection (of that
+ * address, else of all) is closed to make room (web/peers.c), so that
+ * clients holding their share, trickling a request or reading nothing,
+ * cannot keep a monitor's /healthz out, even from their own address;
  * MHD_TIMEOUT_S of silence ends a connection, a request holds at most the
  * library's default memory, and nothing but GET and HEAD is answered.
  * What bounds the memory of slow readers: a large body is kept, one copy
@@ -42,6 +44,7 @@
 
 #include "backend/notes.h"
 #include "web/mhd.h"
+#include "web/peers.h"
 
 #define LIBMHD		NOTES_MHD
 #define MHD_CONNECTIONS	128	/* clients served at once */
@@ -62,6 +65,7 @@ static struct {
 	__typeof__(MHD_queue_response)			*queue_response;
 	__typeof__(MHD_destroy_response)		*destroy_response;
 	__typeof__(MHD_lookup_connection_value)		*lookup_connection_value;
+	__typeof__(MHD_get_connection_info)		*get_connection_info;
 } mhd;
 
 #define SYM(f)	{ "MHD_" #f, offsetof(__typeof__(mhd), f) }
@@ -72,7 +76,7 @@ static const struct {
 	SYM(start_daemon), SYM(stop_daemon), SYM(create_response_from_buffer),
 	SYM(create_response_from_buffer_with_free_callback_cls),
 	SYM(add_response_header), SYM(queue_response), SYM(destroy_response),
-	SYM(lookup_connection_value),
+	SYM(lookup_connection_value), SYM(get_connection_info),
 };
 
 /* A body kept for a path, and the status it is served with. */
@@ -101,6 +105,7 @@ struct mhd_server {
 	ino_t			 unix_ino;
 	struct kept		 kept[MHD_KEPT];
 	size_t			 alive;		/* bytes of the bodies not freed */
+	struct peers		 peers;		/* the library's thread's only */
 };
 
 /* Load libmicrohttpd once; it stays loaded. */
@@ -421,6 +426,30 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	return rc;
 }
 
+/* A connection accepted or closed, in the library's thread. Room is made
+ * by shutting the chosen one down: the library reads its end and closes
+ * it (its descriptor stays the library's until then). */
+static void
+notify(void *cls, struct MHD_Connection *c, void **state,
+    enum MHD_ConnectionNotificationCode what)
+{
+	struct mhd_server *s = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
+	int drop;
+
+	(void)state;
+	if ((fd = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
+		return;
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		peers_remove(&s->peers, fd->connect_fd);
+		return;
+	}
+	addr = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	drop = peers_add(&s->peers, fd->connect_fd, addr ? addr->client_addr : NULL);
+	if (drop >= 0)
+		shutdown(drop, SHUT_RDWR);
+}
+
 struct mhd_server *
 mhd_start(const struct mhd_opts *o, struct lr_err *e)
 {
@@ -436,6 +465,8 @@ mhd_start(const struct mhd_opts *o, struct lr_err *e)
 		return NULL;
 	}
 	*s = (struct mhd_server){ .o = *o, .fd = -1 };
+	s->peers.all_max = MHD_CONNECTIONS;
+	s->peers.per_addr_max = MHD_PER_IP;
 	if ((s->fd = path ? bind_unix(s, what, path, e) : bind_tcp(what, addr, e)) < 0 ||
 	    listen(s->fd, MHD_BACKLOG) != 0) {
 		if (s->fd >= 0)
@@ -446,8 +477,8 @@ mhd_start(const struct mhd_opts *o, struct lr_err *e)
 	describe(s->fd, s->where, sizeof(s->where), &s->public);
 	s->d = mhd.start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, s,
 	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MHD_CONNECTIONS,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MHD_PER_IP,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)PEERS_MAX,
+	    MHD_OPTION_NOTIFY_CONNECTION, notify, s,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MHD_TIMEOUT_S,
 	    MHD_OPTION_END);
 	if (s->d == NULL) {
@@ -498,6 +529,30 @@ mhd_stop(struct mhd_server *s)
 #include <stddef.h>
 
 #include "web/mhd.h"
+
+/* A connection accepted or closed, in the library's thread. Room is made
+ * by shutting the chosen one down: the library reads its end and closes
+ * it (its descriptor stays the library's until then). */
+static void
+notify(void *cls, struct MHD_Connection *c, void **state,
+    enum MHD_ConnectionNotificationCode what)
+{
+	struct mhd_server *s = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
+	int drop;
+
+	(void)state;
+	if ((fd = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
+		return;
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		peers_remove(&s->peers, fd->connect_fd);
+		return;
+	}
+	addr = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	drop = peers_add(&s->peers, fd->connect_fd, addr ? addr->client_addr : NULL);
+	if (drop >= 0)
+		shutdown(drop, SHUT_RDWR);
+}
 
 struct mhd_server *
 mhd_start(const struct mhd_opts *o, struct lr_err *e)

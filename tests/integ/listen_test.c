@@ -103,9 +103,13 @@ Test(listen, trickling_clients_leave_healthz_answered)
 	pid = LR_START("cron", "-v", "-c", write_config(TASKS), "--listen", "127.0.0.1:0");
 	port = http_port_of(pid);
 	cr_assert(eq(int, healthz_within(port, 10), 200));
-	/* 100 clients from four addresses, each a byte of a request every 5 s */
+	/* 100 clients, each a byte of a request every 5 s: half of them from
+	 * the address /healthz is asked from, the rest from four others */
 	for (int i = 0; i < N; i++) {
-		snprintf(from, sizeof(from), "127.0.1.%d", 1 + i % 4);
+		if (i % 2)
+			snprintf(from, sizeof(from), "127.0.1.%d", 1 + i / 2 % 4);
+		else
+			snprintf(from, sizeof(from), "127.0.0.2");
 		open_ += (fds[i] = http_open(from, port, "G")) >= 0;
 	}
 	cr_log_info("%d of %d connected", open_, N);
