@@ -15,6 +15,7 @@
 #include "cli/secret.h"
 #include "core/file.h"
 #include "core/near.h"
+#include "core/url.h"
 #include "out/log.h"
 
 void
@@ -244,20 +245,6 @@ ctx_password(struct lr_ctx *x, struct lr_err *e)
 		return file_read_secret(cfg_file, "password_file", x->password,
 		    sizeof(x->password), e);
 	return 0;
-}
-
-/* Does the URL carry a password (scheme://user:password@host...)? */
-static int
-url_has_password(const char *url)
-{
-	const char *p = strstr(url, "://"), *at, *end;
-
-	if (p == NULL)
-		return 0;
-	p += 3;
-	end = p + strcspn(p, "/?");
-	at = memchr(p, '@', (size_t)(end - p));
-	return at && memchr(p, ':', (size_t)(at - p)) != NULL;
 }
 
 /* Where the URL and the password came from, into x->sources ("URL

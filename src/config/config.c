@@ -172,22 +172,22 @@ tasks_of(const struct yt_node *root)
 	return NULL;
 }
 
-/* A password in url: is a secret in the config file: the rule of a
- * password_file holds for the file (file_secret_mode()), so that a
- * config others may read never hands them the password silently. */
+/* A password in url: is a secret in the config file, a file shared
+ * more widely than a password_file (a group may be let read the tasks):
+ * a config its group or others may read is refused as a password_file
+ * others may read is, so that it never hands them the password
+ * silently. */
 static int
 url_secret(const char *path, const struct lr_config *cfg, struct lr_err *e)
 {
 	struct stat st;
-	size_t len;
 
 	if (cfg->server.url == NULL || !url_has_password(cfg->server.url) ||
-	    stat(path, &st) != 0 || file_secret_mode("config", path, st.st_mode, e) == 0)
+	    stat(path, &st) != 0 || (st.st_mode & (S_IRWXG | S_IRWXO)) == 0)
 		return 0;
-	len = strlen(e->msg);
-	snprintf(e->msg + len, sizeof(e->msg) - len, ", or move the password in its "
-	    "url to a password_file");
-	return -1;
+	return lr_errf(e, EX_CONFIG, "config %s holds a password in its url and is open "
+	    "to other users (mode %04o); chmod go-rwx it, or move the password to a "
+	    "password_file", path, (unsigned)(st.st_mode & 07777));
 }
 
 /* FNV-1a of a task's name, for the table of tasks by name. */

@@ -213,9 +213,10 @@ Test(auth, a_refused_password_names_where_it_came_from)
 	cr_assert(eq(str, r.out, ""), "nothing ran");
 }
 
-/* One rule for a secret in a file: a config whose url: holds a password
- * is refused as a password_file is when other users may read it (78, the
- * same words), and used once it is closed to them. */
+/* A config whose url: holds a password is refused, 78, when its group
+ * or others may read it (a config is shared more widely than a
+ * password_file: its group may be let read the tasks), and used once it
+ * is closed to them. */
 Test(auth, password_in_url_of_a_config_open_to_others_is_78)
 {
 	struct result r;
@@ -228,9 +229,9 @@ Test(auth, password_in_url_of_a_config_open_to_others_is_78)
 	    "    command: [echo, ran]\n", fx.port);
 	fclose(fp);
 	cr_assert(eq(int, chmod(cfg, 0644), 0));
-	snprintf(want, sizeof(want), "lockrun: config %s is open to other users "
-	    "(mode 0644); chmod o-rwx it, or move the password in its url to a "
-	    "password_file\n", cfg);
+	snprintf(want, sizeof(want), "lockrun: config %s holds a password in its url "
+	    "and is open to other users (mode 0644); chmod go-rwx it, or move the "
+	    "password to a password_file\n", cfg);
 	LR(&r, "-c", cfg, "-t", "job");
 	cr_assert(eq(int, r.status, 78), "%s", r.err);
 	cr_assert(eq(str, r.err, want));
@@ -240,6 +241,11 @@ Test(auth, password_in_url_of_a_config_open_to_others_is_78)
 	cr_assert(eq(str, r.err, want));
 	cr_assert(strstr(r.out, "s3cret") == NULL, "%s", r.out);
 	cr_assert(eq(int, chmod(cfg, 0640), 0));
+	LR(&r, "-c", cfg, "-t", "job");
+	cr_assert(eq(int, r.status, 78), "the group may read it: %s", r.err);
+	cr_assert(strstr(r.err, "(mode 0640)") != NULL, "%s", r.err);
+	cr_assert(eq(str, r.out, ""), "the command did not run");
+	cr_assert(eq(int, chmod(cfg, 0600), 0));
 	LR(&r, "-c", cfg, "-t", "job");
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	cr_assert(eq(str, r.out, "ran\n"));
