@@ -240,3 +240,59 @@ Test(backends_sql, pg_a_slow_keepalive_is_waited_for)
 	cr_assert(strstr(err, "LOST LOCK") == NULL, "stderr: %s", err);
 	cr_assert(eq(str, (char *)events("slow", buf, sizeof(buf)), "released ran"));
 }
+
+/* The reader's account lockrun(7) shows (Trust): SELECT on lockrun's
+ * tables, made by a first run, is enough for status and history, and
+ * the server refuses it a run and (PostgreSQL) a pause. The grants are the manual's. */
+static void
+a_read_only_account_reads_but_cannot_write(enum sql_kind k)
+{
+	static const char *pg_grant = "CREATE ROLE reader LOGIN PASSWORD '" SQL_PASSWORD
+	    "'; GRANT SELECT ON lockrun_keys, lockrun_history, lockrun_last, "
+	    "lockrun_counts TO reader";
+	static const char *my_grant = "CREATE USER 'reader'@'%' IDENTIFIED BY '"
+	    SQL_PASSWORD "'; GRANT SELECT ON lockrun.* TO 'reader'@'%'";
+	const char *mark = scratch("ro.ran");
+	char reader[300];
+	struct result r;
+
+	use(k == SQL_PG ? BE_PG : BE_MYSQL);
+	RUN(&r, "-k", "ro", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, sql_admin(&srv, k == SQL_PG ? pg_grant : my_grant, NULL, 0), 0),
+	    "%s", sql_last_error());
+	snprintf(reader, sizeof(reader), "%s://reader@127.0.0.1:%d/lockrun",
+	    k == SQL_PG ? "postgres" : "mysql", srv.port);
+
+	lr_run_env(&r, pw_env, (const char *const[]){ "status", "--json", "--url",
+	    reader, "ro", NULL });
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "\"event\":\"released\"") != NULL, "%s", r.out);
+	lr_run_env(&r, pw_env, (const char *const[]){ "history", "--url", reader, "ro",
+	    NULL });
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "released") != NULL, "%s", r.out);
+
+	if (k == SQL_PG) {	/* MySQL keeps no pauses */
+		lr_run_env(&r, pw_env, (const char *const[]){ "pause", "--url", reader,
+		    "ro", NULL });
+		cr_assert(ne(int, r.status, 0), "a reader paused ro: %s", r.out);
+		cr_assert(matches(r.err, "denied"), "stderr: %s", r.err);
+	}
+	lr_run_env(&r, pw_env, (const char *const[]){ "--url", reader, "-k", "ro", "--",
+	    "touch", mark, NULL });
+	cr_assert(ne(int, r.status, 0), "a reader ran ro");
+	cr_assert(matches(r.err, "denied"), "stderr: %s", r.err);
+	cr_assert(eq(int, access(mark, F_OK), -1), "the command did not run");
+	VERB(&r, "status", "--json", "ro");
+	cr_assert(strstr(r.out, "\"paused\":true") == NULL, "%s", r.out);
+}
+
+Test(backends_sql, pg_a_read_only_account_reads_but_cannot_write)
+{
+	a_read_only_account_reads_but_cannot_write(SQL_PG);
+}
+Test(backends_sql, mysql_a_read_only_account_reads_but_cannot_write)
+{
+	a_read_only_account_reads_but_cannot_write(SQL_MYSQL);
+}
