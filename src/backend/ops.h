@@ -174,6 +174,16 @@ struct lr_backend_ops {
 	int	(*take)(struct lr_backend *b, const struct lr_keys *k, size_t n,
 		    struct lr_lock *w, unsigned char *taken, struct lr_err *e);
 
+	/* The scheduler's look: the names of the tasks under prefix that may
+	 * have a trigger waiting, each given to cb, in one command however
+	 * many tasks there are. A hint: a name may have none left, but one
+	 * waiting is always named, so a take of the named alone takes every
+	 * trigger there is. Returns 0, or -1 with e. NULL: this backend
+	 * keeps no such list, and a look takes every task's trigger. */
+	int	(*asked)(struct lr_backend *b, const char *prefix,
+		    void (*cb)(void *arg, const char *name), void *arg,
+		    struct lr_err *e);
+
 	/* The scheduler: slot m[i] of each of n tasks (k[i], built with
 	 * that slot) passed its starting_deadline and no run started for it
 	 * there: claim the slot key for it (value "missed 0 host pid at",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* trigger.c -- a scheduler takes the triggers of its tasks (trigger.h):
- * one round trip each TRIGGER_POLL_S, from the scheduler's loop, which
+ * a look each TRIGGER_POLL_S, from the scheduler's loop, which
  * keeps its one absolute timer (armed at the next fire time or the next
  * look, whichever is sooner). A trigger is a key (row) next to the task's
  * lock; taking it deletes it, so exactly one scheduler of the fleet takes
@@ -19,8 +19,15 @@
  * start did, the server being out of reach; what it leaves out is the
  * scheduler dying between the take and the start, which loses the
  * trigger (said nowhere but by the scheduler's own end), never runs it
- * twice. */
+ * twice.
+ *
+ * A look asks first which tasks may have a trigger (ops.h's asked: on
+ * Redis one SMEMBERS, whatever the task count) and takes those alone;
+ * an idle scheduler sends one command a look. Where the backend keeps no
+ * such list (PostgreSQL: one DELETE over every task's key), every task's
+ * trigger is taken. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/keys.h"
 #include "out/log.h"
@@ -56,27 +63,122 @@ take(struct trigger_src *src, const struct sched_task *t, size_t n, unsigned cha
 	return rc;
 }
 
+/* The names a look was given (ops.h's asked). */
+struct asked {
+	char	**name;
+	size_t	 n, cap;
+	int	 failed;
+};
+
+static void
+asked_add(void *arg, const char *name)
+{
+	struct asked *a = arg;
+	char **grown;
+
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 8;
+		if ((grown = realloc(a->name, a->cap * sizeof(*grown))) == NULL) {
+			a->failed = 1;
+			return;
+		}
+		a->name = grown;
+	}
+	if ((a->name[a->n] = strdup(name)) == NULL)
+		a->failed = 1;
+	else
+		a->n++;
+}
+
+static int
+asked_has(const struct asked *a, const char *name)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->name[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The tasks of t the backend named as maybe triggered, into pick[0..]
+ * (indexes into t); all n where it keeps no list. Returns how many, or
+ * -1 with e. */
+static long
+narrow(struct trigger_src *src, const struct sched_task *t, size_t n, size_t *pick,
+    struct lr_err *e)
+{
+	struct asked a = { 0 };
+	long m = 0;
+
+	if (src->be->ops->asked == NULL) {
+		for (size_t i = 0; i < n; i++)
+			pick[m++] = i;
+		return m;
+	}
+	if (src->be->ops->asked(src->be, src->prefix, asked_add, &a, e) != 0)
+		m = -1;
+	else if (a.failed)
+		m = lr_errf(e, EX_OSERR, "out of memory");
+	else
+		for (size_t i = 0; a.n > 0 && i < n; i++)
+			if (asked_has(&a, t[i].name))
+				pick[m++] = i;
+	for (size_t i = 0; i < a.n; i++)
+		free(a.name[i]);
+	free(a.name);
+	return m;
+}
+
+/* Take the triggers of the m tasks t[pick[...]], into taken[] by t's
+ * indexes; a take refused by its window (the clocks further apart than
+ * we thought) once more at once, the window moved by the offset its
+ * answer measured. */
+static int
+take_picked(struct trigger_src *src, const struct sched_task *t, const size_t *pick,
+    size_t m, unsigned char *taken, struct lr_err *e)
+{
+	struct sched_task *sub = calloc(m + 1, sizeof(*sub));
+	unsigned char *got = calloc(m + 1, 1), *again = calloc(m + 1, 1);
+	int rc = -1, refused = 0;
+
+	if (sub == NULL || got == NULL || again == NULL) {
+		lr_errf(e, EX_OSERR, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < m; i++)
+		sub[i] = t[pick[i]];
+	rc = take(src, sub, m, got, e);
+	for (size_t i = 0; rc == 0 && i < m; i++)
+		refused |= got[i] == 2;
+	if (refused && (rc = take(src, sub, m, again, e)) == 0)
+		for (size_t i = 0; i < m; i++)
+			got[i] = got[i] == 1 || again[i] == 1;
+	for (size_t i = 0; i < m; i++)	/* a look that failed part way took these */
+		taken[pick[i]] = got[i] == 1;
+out:
+	free(sub);
+	free(got);
+	free(again);
+	return rc;
+}
+
 int
 trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *taken)
 {
 	struct trigger_src *src = arg;
 	struct lr_err e = LR_ERR_INIT;
-	unsigned char *again = NULL;
-	int rc, refused = 0;
+	size_t *pick;
+	long m;
+	int rc = 0;
 
 	if (n == 0 || src->be->ops->take == NULL)
 		return 0;
-	rc = take(src, t, n, taken, &e);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		refused |= taken[i] == 2;
-	/* refused by the window: the clocks are further apart than we
-	 * thought; once more at once, the window moved by the offset its
-	 * answer measured */
-	if (refused && (again = calloc(n, 1)) != NULL &&
-	    (rc = take(src, t, n, again, &e)) == 0)
-		for (size_t i = 0; i < n; i++)
-			taken[i] = taken[i] == 1 || again[i] == 1;
-	free(again);
+	if ((pick = calloc(n, sizeof(*pick))) == NULL)
+		rc = lr_errf(&e, EX_OSERR, "out of memory");
+	else if ((m = narrow(src, t, n, pick, &e)) < 0)
+		rc = -1;
+	else if (m > 0)
+		rc = take_picked(src, t, pick, (size_t)m, taken, &e);
+	free(pick);
 	if (rc != 0) {
 		src->be->ops->close(src->be);	/* what is left of the answer goes too */
 		if (!src->failing)

@@ -12,6 +12,7 @@
 #include "backend/redis/redis.h"
 #include "backend/redis/rconn.h"
 #include "backend/redis/rfleet.h"
+#include "backend/redis/rtrigger.h"
 #include "backend/redis/rimpl.h"
 #include "backend/redis/rlock.h"
 #include "backend/redis/rsettings.h"
@@ -256,7 +257,17 @@ static int
 redis_trigger(struct lr_backend *b, const struct lr_keys *k, const char *value,
     long long ttl_ms, struct lr_err *e)
 {
-	int rc = redis_open(b, e) == 0 ? rfleet_trigger(b, conn_of(b), k, value, ttl_ms, e) : -1;
+	int rc = redis_open(b, e) == 0 ? rtrigger_set(b, conn_of(b), k, value, ttl_ms, e) : -1;
+
+	sync_where(b);
+	return rc;
+}
+
+static int
+redis_asked(struct lr_backend *b, const char *prefix, void (*cb)(void *arg, const char *name),
+    void *arg, struct lr_err *e)
+{
+	int rc = redis_open(b, e) == 0 ? rtrigger_asked(conn_of(b), prefix, cb, arg, e) : -1;
 
 	sync_where(b);
 	return rc;
@@ -266,7 +277,7 @@ static int
 redis_take(struct lr_backend *b, const struct lr_keys *k, size_t n, struct lr_lock *w,
     unsigned char *taken, struct lr_err *e)
 {
-	int rc = redis_open(b, e) == 0 ? rfleet_take(b, conn_of(b), k, n, w, taken, e) : -1;
+	int rc = redis_open(b, e) == 0 ? rtrigger_take(b, conn_of(b), k, n, w, taken, e) : -1;
 
 	sync_where(b);
 	return rc;
@@ -521,7 +532,7 @@ static const struct lr_backend_ops redis_ops = {
 	.states = redis_states, .keys = redis_keys, .history = redis_history,
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
 	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,
-	.pause = redis_pause, .trigger = redis_trigger, .take = redis_take,
+	.pause = redis_pause, .trigger = redis_trigger, .take = redis_take, .asked = redis_asked,
 	.missed = redis_missed, .watch = redis_watch, .claims = redis_claims,
 };
 

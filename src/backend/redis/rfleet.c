@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rfleet.c -- what an operator reads and asks of every task in Redis:
- * status's read of the tasks' states, and `lockrun trigger`'s key, set
- * by the verb and taken by a scheduler (one round trip each); and the
- * slot claims a scheduler is told of (SUBSCRIBE, once). */
+ * status's read of the tasks' states, and the slot claims a scheduler is
+ * told of (SUBSCRIBE, once). Triggers are rtrigger.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <hiredis/hiredis.h>
 
-#include "core/duration.h"
 #include "core/text.h"
 #include "backend/redis/rconn.h"
 #include "backend/redis/rfleet.h"
@@ -160,84 +158,6 @@ out:
 	for (size_t i = 0; i < got; i++)
 		freeReplyObject(r[i]);
 	free(r);
-	return rc;
-}
-
-/* Add a copy of key to *keys. */
-
-int
-rfleet_trigger(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
-    const char *value, long long ttl_ms, struct lr_err *e)
-{
-	char px[24];
-	const char *argv[] = { "SET", k->trigger, value, "PX", px };
-	redisReply *r;
-	int rc = 0;
-
-	snprintf(px, sizeof(px), "%lld", ttl_ms);
-	if ((r = rconn_command(c, "trigger", 5, argv, e)) == NULL)
-		return -1;
-	if (r->type != REDIS_REPLY_STATUS)
-		rc = rconn_reply_error(b->where, r, "trigger", e);
-	freeReplyObject(r);
-	return rc;
-}
-
-/* take.lua on each task's trigger key, pipelined (rscript_calls(): a
- * key of its own each): one round trip, a key taken by one scheduler
- * only, and only while that scheduler waits for the answer (its window,
- * lock_window()). On a Cluster one at a time, as its redirects are
- * followed (pipelined, the takes redirected to another node deleted their
- * triggers and the answers went astray: triggers lost, nothing run). */
-int
-rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, size_t n,
-    struct lr_lock *w, unsigned char *taken, struct lr_err *e)
-{
-	struct script_call *calls = calloc(n + 1, sizeof(*calls));
-	long long server = 0;
-	int rc = 0;
-
-	(void)b;
-	if (calls == NULL)
-		return lr_errf(e, EX_OSERR, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		struct script_call *sc = &calls[i];
-
-		/* each window from its own send on a Cluster */
-		if (i == 0 || c->cluster)
-			lock_window(w, real_ms(), c->link.command_timeout_ms);
-		snprintf(sc->how, sizeof(sc->how), "%lld %lld", w->earliest_ms, w->deadline_ms);
-		rscript_call_init(sc, SCRIPT_TAKE_SHA, "1",
-		    (const char *[]){ k[i].trigger, sc->how }, 2, NULL);
-		if (c->cluster)
-			rscript_calls(c, "triggers", SCRIPT_TAKE, sc, 1);
-	}
-	if (c->cluster == NULL)
-		rscript_calls(c, "triggers", SCRIPT_TAKE, calls, n);
-	for (size_t i = 0; i < n; i++) {
-		const redisReply *r = calls[i].r;
-
-		taken[i] = 0;
-		if (r == NULL) {
-			if (rc == 0)
-				*e = calls[i].e;
-			rc = -1;
-		} else if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 &&
-		    r->element[0]->type == REDIS_REPLY_INTEGER &&
-		    r->element[2]->type == REDIS_REPLY_INTEGER) {
-			taken[i] = r->element[0]->integer == 1 ? 1 :
-			    r->element[0]->integer == 4 ? 2 : 0;
-			server = r->element[2]->integer;
-		} else if (rc == 0)
-			rc = lr_errf(e, EX_SOFTWARE, "redis %s: triggers: unexpected reply",
-			    c->link.where);
-		else
-			rc = -1;
-		freeReplyObject(calls[i].r);
-	}
-	free(calls);
-	if (server > 0)
-		lock_offset_note(w, server, real_ms());
 	return rc;
 }
 

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* rfleet.h -- status's read of every task, the trigger key, and the
- * slot claims pushed to a scheduler, in Redis (ops.h's states, trigger,
- * take, watch and claims, for redis.c). */
+/* rfleet.h -- status's read of every task and the slot claims pushed to
+ * a scheduler, in Redis (ops.h's states, watch and claims, for redis.c). */
 #ifndef LR_RFLEET_H
 #define LR_RFLEET_H
 
@@ -10,10 +9,6 @@
 
 int	rfleet_states(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
 	    size_t n, int counts, struct lr_state *out, long long *now_ms, struct lr_err *e);
-int	rfleet_trigger(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
-	    const char *value, long long ttl_ms, struct lr_err *e);
-int	rfleet_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
-	    size_t n, struct lr_lock *w, unsigned char *taken, struct lr_err *e);
 int	rfleet_watch(struct lr_backend *b, struct lr_conn *c, const char *prefix,
 	    struct lr_err *e);
 int	rfleet_claims(struct lr_conn *c, void (*cb)(void *arg, const char *key,
