@@ -57,8 +57,19 @@ file_why(const char *what, char *buf, size_t n)
 	return buf;
 }
 
-/* A password file readable by others is a leak already made: refuse it,
- * so that it is fixed, rather than use it. */
+/* A password file others may read (mode m) is a leak already made:
+ * refuse it, EX_CONFIG, so that it is fixed, rather than use it. Returns
+ * 0 when it keeps the rule. */
+static int
+file_secret_mode(const char *what, const char *path, mode_t m, struct lr_err *e)
+{
+	if ((m & S_IRWXO) == 0)
+		return 0;
+	return lr_errf(e, EX_CONFIG, "%s %s is open to other users (mode %04o); "
+	    "chmod o-rwx it", what, path, (unsigned)(m & 07777));
+}
+
+/* A password file: its first line, under file_secret_mode(). */
 int
 file_read_secret(const char *path, const char *what, char *buf, size_t n,
     struct lr_err *e)
@@ -89,14 +100,6 @@ file_read_secret(const char *path, const char *what, char *buf, size_t n,
 	return 0;
 }
 
-int
-file_secret_mode(const char *what, const char *path, mode_t m, struct lr_err *e)
-{
-	if ((m & S_IRWXO) == 0)
-		return 0;
-	return lr_errf(e, EX_CONFIG, "%s %s is open to other users (mode %04o); "
-	    "chmod o-rwx it", what, path, (unsigned)(m & 07777));
-}
 
 int
 file_env_secret(const char *name, char *buf, size_t n, struct lr_err *e)

@@ -28,13 +28,6 @@ const char *file_why(const char *what, char *buf, size_t n);
 int	file_read_secret(const char *path, const char *what, char *buf, size_t n,
 	    struct lr_err *e);
 
-/* The one rule for a file that holds a secret (a password_file, a
- * config whose url: holds a password): no permission bit for other users
- * in its mode m. 0 when it keeps it; else -1 with e = EX_CONFIG "what
- * path is open to other users (mode 0644); chmod o-rwx it". */
-int	file_secret_mode(const char *what, const char *path, mode_t m,
-	    struct lr_err *e);
-
 /* The environment variable name into buf[n], when it is set and not
  * empty: returns 1; 0 when it is not (buf untouched); -1 with
  * e = EX_CONFIG when it does not fit. */
