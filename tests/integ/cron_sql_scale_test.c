@@ -6,10 +6,13 @@
  * (pg_terminate_backend(), KILL), every run stops its command before its
  * lease ends, and the tasks' next runs start only then: never two copies
  * of a task's command at once (each holds a flock of its own). */
+#include <sys/wait.h>
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -167,4 +170,78 @@ Test(cron_sql_scale, pg_the_schedulers_session_ended_stops_its_runs_before_newco
 Test(cron_sql_scale, mysql_the_schedulers_session_ended_stops_its_runs_before_newcomers)
 {
 	the_schedulers_session_ended_stops_its_runs_before_newcomers(BE_MYSQL);
+}
+
+/* The server's transaction counter: each transaction that writes takes
+ * the next id (this one too), so two readings tell how many wrote in
+ * between, at once (pg_stat_database's xact_commit lags by up to 10 s,
+ * and counts the starts' statements late into the window). */
+static long long
+xids(void)
+{
+	char out[64];
+
+	cr_assert(eq(int, sql_admin(&srv, "SELECT pg_current_xact_id()::text", out,
+	    sizeof(out)), 0), "%s", sql_last_error());
+	return atoll(out);
+}
+
+/* Busy loops, one a CPU, niced a little (so that the tests running beside
+ * this one are slowed, not starved): the scheduler renews its leases on
+ * a machine with no idle core. Returns the group to kill. */
+static pid_t
+hog_start(void)
+{
+	pid_t pid = fork();
+
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", "for i in $(seq $(nproc)); do nice -n 5 sh -c "
+		    "'while :; do :; done' & done; wait", (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	return pid;
+}
+
+/* 300 runs of one scheduler on PostgreSQL with max_connections 20, each
+ * with a ttl of 6s, every CPU busy: their leases are renewed in one
+ * batch a renewal period (one transaction, one round trip), and no lease
+ * is lost. (One statement a lease: 300 transactions a period, in 300
+ * round trips that a busy machine stretched past the leases.) */
+Test(cron_sql_scale, pg_300_leases_renew_in_one_transaction_a_period)
+{
+	enum { TASKS = 300 };
+	char logbuf[256], cmd[1024], err[8192];
+	long long c0, c1;
+	const char *log;
+	pid_t cron, hog;
+
+	sql_with(BE_PG, 20);
+	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	log = logbuf;
+	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; sleep 20; echo end >> %s", log, log);
+	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 6s\n  starting_deadline: "
+	    "50s\n", cmd), T_1200 - 2, pw_env[0]);
+	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS);
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS), "%s",
+	    lr_stderr_of(cron, err, sizeof(err)));
+
+	/* three renewal periods (ttl/3) on a busy machine */
+	hog = hog_start();
+	c0 = xids();
+	pace_ms(6000);
+	c1 = xids() - 1;	/* less the reading's own */
+	kill(-hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	cr_log_info("%lld transactions in 6 s for %d leases", c1 - c0, TASKS);
+	cr_assert(le(i64, c1 - c0, 15), "%lld transactions in three renewal periods",
+	    c1 - c0);
+
+	POLL_UNTIL(lines_matching(log, "^end$") >= TASKS);
+	cron_stop(cron);
+	lr_stderr_of(cron, err, sizeof(err));
+	cr_assert(eq(int, lines_matching(log, "^end$"), TASKS), "%s", err);
+	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "%s", err);
 }

@@ -532,6 +532,15 @@ key_pttl(const char *key)
 	return v;
 }
 
+void
+pace_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 int
 matches(const char *s, const char *re)
 {

@@ -154,6 +154,10 @@ char	*file_text(const char *path);
  * next call reuses: for a job's small log. */
 const char *file_peek(const char *path);
 
+/* A pause that is the test's own pace (a slow client's bytes, a window
+ * measured), never a wait for lockrun: those poll (POLL_UNTIL). */
+void	pace_ms(long ms);
+
 /* One command on a fresh client, formatted like redisCommand. */
 redisReply *rcmd(const char *fmt, ...);
 

@@ -28,17 +28,6 @@ TestSuite(listen, .init = suite_setup, .fini = suite_teardown, .timeout = 180);
 	"  ok:\n    schedule: '0 0 1 1 *'\n    command: 'true'\n" \
 	"  other:\n    schedule: '0 0 1 1 *'\n    command: 'true'\n"
 
-/* A pause between a slow client's bytes: the pace of the clients, not a
- * wait for lockrun. */
-static void
-pace_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 /* GET /healthz from 127.0.0.2, a monitor apart from the slow clients,
  * given sec seconds to answer: the status, -1 for none. */
 static int

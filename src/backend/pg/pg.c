@@ -38,6 +38,7 @@
 
 #include "backend/pg/pg.h"
 #include "backend/pg/pg_conn.h"
+#include "backend/pg/pg_renew.h"
 #include "backend/pg/pg_sql.h"
 #include "backend/pg/pg_withdraw.h"
 #include "backend/pg/pg_status.h"
@@ -165,52 +166,6 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	}
 	pq.clear(res);
 	return 0;
-}
-
-static int
-pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
-    long long wait_ms, struct lr_err *e)
-{
-	struct pg_lockid id;
-	char ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32],
-	    deadline[NUM_MAX];
-	const char *params[] = { l->keys.stable, l->keys.fence, l->keys.hist, l->keys.last,
-	    id.id, id.hi, id.lo, l->value, ttl, cap, hist_ttl, host, pid, slot_iso(l),
-	    l->token_s, l->keys.counts, deadline, l->keys.ended };
-
-	(void)cap_ms;	/* a session lock is not carried across a new connection */
-	(void)wait_ms;
-	pg_sql_lockid(l->keys.stable, &id);
-	num_s(ttl, l->ttl_ms);
-	num_s(cap, l->hist_cap);
-	num_s(hist_ttl, l->hist_ttl_ms);
-	host_pid(l->owner, host, pid);
-	lock_renew_window(l);
-	num_s(deadline, l->renew_deadline_ms);
-	return pg_conn_send(b, "renew", pg_sql_renew, 18, params, e);
-}
-
-static int
-pg_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
-    struct lr_err *e)
-{
-	static const enum renew_outcome outcomes[] = {
-		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER, RENEW_LATE,
-	};
-	PGresult *res;
-	long long code;
-	int rc;
-
-	if ((rc = pg_conn_recv(b, "renew", &res, e)) <= 0)
-		return rc;
-	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 4)
-		return unexpected(b, "renew", res, e);
-	lock_renew_note(l, pg_conn_num(res, 0, 2, 0));
-	*out = outcomes[code];
-	if (pg_conn_cell(res, 0, 1) != NULL)
-		snprintf(l->holder, sizeof(l->holder), "%s", pg_conn_cell(res, 0, 1));
-	pq.clear(res);
-	return 1;
 }
 
 static int
@@ -517,7 +472,7 @@ pg_free(struct lr_backend *b)
 static const struct lr_backend_ops pg_ops = {
 	.name = "postgres", .title = "PostgreSQL", .session = 1, .shares = 1,
 	.open = pg_open, .ping = pg_ping, .acquire = pg_acquire,
-	.renew_send = pg_renew_send, .renew_recv = pg_renew_recv,
+	.renew_send = pg_renew_send, .renew_recv = pg_renew_recv, .renew_many = pg_renew_many,
 	.release = pg_release, .unlock = pg_unlock, .peek = pg_peek,
 	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
 	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,

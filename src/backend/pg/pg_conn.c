@@ -80,6 +80,14 @@ pg_conn_load(struct lr_err *e)
 		}
 		memcpy((char *)&pq + syms[i].off, &f, sizeof(f));
 	}
+	/* optional: the batch forms need them */
+	pq.enter_pipeline_mode = (__typeof__(pq.enter_pipeline_mode))dlsym(h,
+	    "PQenterPipelineMode");
+	pq.exit_pipeline_mode = (__typeof__(pq.exit_pipeline_mode))dlsym(h,
+	    "PQexitPipelineMode");
+	pq.pipeline_sync = (__typeof__(pq.pipeline_sync))dlsym(h, "PQpipelineSync");
+	if (!pq.enter_pipeline_mode || !pq.exit_pipeline_mode)
+		pq.pipeline_sync = NULL;
 	loaded = 1;
 	return 0;
 }

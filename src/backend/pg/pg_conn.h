@@ -40,6 +40,10 @@ struct pg_api {
 	__typeof__(PQnfields)			*nfields;
 	__typeof__(PQgetlength)			*getlength;
 	__typeof__(PQclear)			*clear;
+	/* libpq 14+; NULL with an older one (no batch form then) */
+	__typeof__(PQenterPipelineMode)		*enter_pipeline_mode;
+	__typeof__(PQexitPipelineMode)		*exit_pipeline_mode;
+	__typeof__(PQpipelineSync)		*pipeline_sync;
 };
 
 extern struct pg_api pq;
@@ -136,6 +140,18 @@ PGresult *pg_conn_read(struct lr_backend *b, const char *what, const char *sql, 
 int	pg_conn_send(struct lr_backend *b, const char *what, const char *sql, int n,
 	    const char *const *params, struct lr_err *e);
 int	pg_conn_recv(struct lr_backend *b, const char *what, PGresult **res,
+	    struct lr_err *e);
+
+/* n statements of sql (each returning rows), with params[i] each, in one
+ * write and one answer (libpq's pipeline mode, one Sync: one implicit
+ * transaction, so one that fails undoes them all), within the command
+ * timeout. Returns 0 with res[i] each statement's rows, which the caller
+ * clears; 1 when nothing was done and the connection is in order (this
+ * libpq has no pipeline mode, or a statement failed and undid the rest:
+ * send them one at a time to learn which); -1 with e, the connection
+ * closed. */
+int	pg_conn_pipeline(struct lr_backend *b, const char *what, const char *sql,
+	    int nparams, const char *const *const *params, size_t n, PGresult **res,
 	    struct lr_err *e);
 
 /* Column c of row r: NULL when SQL NULL; as a number, dflt when NULL or

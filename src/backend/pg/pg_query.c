@@ -98,6 +98,28 @@ send_out(struct lr_backend *b, const char *what, long long deadline, struct lr_e
 	return 0;
 }
 
+/* Wait, within deadline, until a result can be taken without blocking.
+ * Returns 0, or -1 with e (closed). */
+static int
+ready(struct lr_backend *b, const char *what, long long deadline, struct lr_err *e)
+{
+	struct pg *p = b->impl;
+	struct lr_err ce;
+	int w;
+
+	while (pq.is_busy(p->conn)) {
+		if ((w = mono_poll(pq.socket(p->conn), POLLIN, deadline)) <= 0 ||
+		    pg_conn_consume(p, &ce) != 0) {
+			if (w <= 0)
+				lr_errk(&ce, w == 0 ? LR_ERR_TIMEOUT : LR_ERR_TRANSPORT,
+				    EX_UNAVAILABLE, "%s", w == 0 ?
+				    "no answer in time" : strerror(errno));
+			return broken_as(b, what, &ce, ce.kind, e);
+		}
+	}
+	return 0;
+}
+
 /* Read the answer to what was sent, within deadline: *res is its result
  * (see keep()). Returns 0, or -1 with e (closed). */
 static int
@@ -105,24 +127,15 @@ collect(struct lr_backend *b, const char *what, long long deadline, PGresult **r
     struct lr_err *e)
 {
 	struct pg *p = b->impl;
-	struct lr_err ce;
 	PGresult *r;
-	int w;
 
 	*res = NULL;
 	for (;;) {
-		while (pq.is_busy(p->conn)) {
-			if ((w = mono_poll(pq.socket(p->conn), POLLIN, deadline)) <= 0 ||
-			    pg_conn_consume(p, &ce) != 0) {
-				if (w <= 0)
-					lr_errk(&ce, w == 0 ? LR_ERR_TIMEOUT : LR_ERR_TRANSPORT,
-					    EX_UNAVAILABLE, "%s", w == 0 ?
-					    "no answer in time" : strerror(errno));
-				if (*res != NULL)
-					pq.clear(*res);
-				*res = NULL;
-				return broken_as(b, what, &ce, ce.kind, e);
-			}
+		if (ready(b, what, deadline, e) != 0) {
+			if (*res != NULL)
+				pq.clear(*res);
+			*res = NULL;
+			return -1;
 		}
 		if ((r = pq.get_result(p->conn)) == NULL)
 			return 0;
@@ -334,6 +347,87 @@ pg_conn_read(struct lr_backend *b, const char *what, const char *sql, int n,
 	if (res == NULL && !*missing && e != NULL)
 		*e = mine;
 	return res;
+}
+
+/* Queue the n statements and the Sync, and write them out. */
+static int
+pipeline_send(struct lr_backend *b, const char *what, const char *sql, int nparams,
+    const char *const *const *params, size_t n, long long deadline, struct lr_err *e)
+{
+	struct pg *p = b->impl;
+	struct lr_err ce;
+	int ok = pq.enter_pipeline_mode(p->conn);
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = pq.send_query_params(p->conn, sql, nparams, NULL, params[i], NULL, NULL, 0);
+	if (!ok || !pq.pipeline_sync(p->conn)) {
+		pg_conn_error(p->conn, &ce);
+		return pg_conn_broken(b, what, ce.msg, e);
+	}
+	return send_out(b, what, deadline, e);
+}
+
+int
+pg_conn_pipeline(struct lr_backend *b, const char *what, const char *sql, int nparams,
+    const char *const *const *params, size_t n, PGresult **res, struct lr_err *e)
+{
+	struct pg *p = b->impl;
+	long long deadline = mono_ms() + b->cfg.command_timeout_ms;
+	size_t at = 0;	/* the statement whose results come */
+	PGresult *r;
+	int rc = -1;
+
+	for (size_t i = 0; i < n; i++)
+		res[i] = NULL;
+	if (pq.pipeline_sync == NULL)
+		return 1;
+	if (p->conn == NULL)
+		return lr_errk(e, LR_ERR_TRANSPORT, EX_UNAVAILABLE, "postgres %s: %s: not "
+		    "connected", b->where, what);
+	if (settle(b, what, deadline, e) != 0)
+		return -1;
+	p->in_bytes = 0;
+	p->over = 0;
+	if (pipeline_send(b, what, sql, nparams, params, n, deadline, e) != 0)
+		return -1;
+	/* each statement's results and a NULL after them, then the Sync's */
+	for (;;) {
+		if (ready(b, what, deadline, e) != 0)
+			goto failed;
+		if ((r = pq.get_result(p->conn)) == NULL) {
+			at++;
+			continue;
+		}
+		if (pq.result_status(r) == PGRES_PIPELINE_SYNC) {
+			pq.clear(r);
+			break;
+		}
+		if (at < n)
+			keep(&res[at], r);
+		else
+			pq.clear(r);
+	}
+	if (!pq.exit_pipeline_mode(p->conn)) {
+		struct lr_err ce;
+
+		pg_conn_error(p->conn, &ce);
+		pg_conn_broken(b, what, ce.msg, e);
+		goto failed;
+	}
+	rc = 0;
+	for (size_t i = 0; i < n; i++)	/* one failed: all were undone */
+		if (p->over || res[i] == NULL || pq.result_status(res[i]) != PGRES_TUPLES_OK)
+			rc = 1;
+	if (rc == 0)
+		return 0;
+failed:
+	for (size_t i = 0; i < n; i++) {
+		if (res[i] != NULL)
+			pq.clear(res[i]);
+		res[i] = NULL;
+	}
+	p->over = 0;
+	return rc;
 }
 
 /* Row r, column c of res: NULL when SQL NULL. */
