@@ -245,3 +245,40 @@ Test(cron_sql_scale, pg_300_leases_renew_in_one_transaction_a_period)
 	cr_assert(eq(int, lines_matching(log, "^end$"), TASKS), "%s", err);
 	cr_assert(eq(ptr, strstr(err, "LOST"), NULL), "%s", err);
 }
+
+/* One lease whose renewal the server refuses (a trigger on its row, as a
+ * bad row or a DBA's rule would): the batch it was in is undone, and
+ * goes again one statement at a time, so the other runs keep their
+ * leases and end as they would; only that one loses its lease. */
+Test(cron_sql_scale, pg_a_renewal_refused_costs_its_own_lease_only)
+{
+	enum { TASKS = 10 };
+	char logbuf[256], cmd[1024], err[16384];
+	const char *log;
+	pid_t cron;
+
+	use(BE_PG);
+	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	log = logbuf;
+	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; sleep 12; echo end %%1$s >> %s", log,
+	    log);
+	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 6s\n", cmd), T_1200 - 2,
+	    pw_env[0]);
+	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS);
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS), "%s",
+	    lr_stderr_of(cron, err, sizeof(err)));
+	cr_assert(eq(int, sql_admin(&srv, "CREATE FUNCTION no_t05() RETURNS trigger "
+	    "LANGUAGE plpgsql AS $$ BEGIN IF NEW.k = 'lockrun:{t05}' THEN RAISE "
+	    "EXCEPTION 'not t05'; END IF; RETURN NEW; END $$; CREATE TRIGGER no_t05 "
+	    "BEFORE UPDATE ON lockrun_keys FOR EACH ROW EXECUTE FUNCTION no_t05()",
+	    NULL, 0), 0), "%s", sql_last_error());
+
+	POLL_UNTIL(lines_matching(log, "^end t[0-9]+$") >= TASKS - 1);
+	cron_stop(cron);
+	lr_stderr_of(cron, err, sizeof(err));
+	cr_assert(eq(int, lines_matching(log, "^end t[0-9]+$"), TASKS - 1), "%s", err);
+	cr_assert(eq(int, lines_matching(log, "^end t05$"), 0), "t05 ran on without its "
+	    "lease: %s", err);
+	cr_assert(matches(err, "t05[^\n]*LOST LOCK"), "%s", err);
+	cr_assert(eq(int, matches(err, "t0[0-46-9][^\n]*LOST"), 0), "%s", err);
+}
