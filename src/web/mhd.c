@@ -530,30 +530,6 @@ mhd_stop(struct mhd_server *s)
 
 #include "web/mhd.h"
 
-/* A connection accepted or closed, in the library's thread. Room is made
- * by shutting the chosen one down: the library reads its end and closes
- * it (its descriptor stays the library's until then). */
-static void
-notify(void *cls, struct MHD_Connection *c, void **state,
-    enum MHD_ConnectionNotificationCode what)
-{
-	struct mhd_server *s = cls;
-	const union MHD_ConnectionInfo *fd, *addr;
-	int drop;
-
-	(void)state;
-	if ((fd = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
-		return;
-	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
-		peers_remove(&s->peers, fd->connect_fd);
-		return;
-	}
-	addr = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	drop = peers_add(&s->peers, fd->connect_fd, addr ? addr->client_addr : NULL);
-	if (drop >= 0)
-		shutdown(drop, SHUT_RDWR);
-}
-
 struct mhd_server *
 mhd_start(const struct mhd_opts *o, struct lr_err *e)
 {
