@@ -155,7 +155,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rfleet rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings rscript rtrigger tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_renew pg_status pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
-SRC_SCHED = $(addprefix sched/,due runs running starts tick heap lines report notify trigger missed defer crond view away \
+SRC_SCHED = $(addprefix sched/,due starter run_table start_queue tick heap lines report notify trigger missed defer crond view away \
 	leases lease_client)
 SRC_WEB = $(addprefix web/,rows prom page peers mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run hookspec doubt skip pause check status \

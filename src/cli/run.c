@@ -27,7 +27,7 @@
 #include "proc/hooks.h"
 #include "proc/supervise.h"
 #include "sched/lease_client.h"
-#include "sched/runs.h"
+#include "sched/starter.h"
 
 /* output: where the command's stdout and stderr go: lockrun's own
  * (inherit, or unset), /dev/null (discard), or a file appended to, opened
@@ -453,7 +453,7 @@ hooks_after(struct lr_ctx *x, const struct lr_hook_spec *spec, struct lr_hook_fa
 }
 
 /* The scheduler recorded a slot of this task as missed (MISSED_VAR,
- * sched/runs.h, its Unix seconds): run the task's on_missed hook, told
+ * sched/starter.h, its Unix seconds): run the task's on_missed hook, told
  * that slot, and nothing else. Returns the hook's status (0 when there is
  * none, or it could not start: the hook said why), or -1 with e. */
 static int

@@ -8,7 +8,7 @@
  * connection its runs' lock requests go over; not when the server answered
  * within AWAY_FRESH_MS), and while it does not:
  *
- *  - the starts due wait in the queue (starts.h), forking nothing; a task's
+ *  - the starts due wait in the queue (start_queue.h), forking nothing; a task's
  *    start waiting there gives way to its next fire time, as a start that
  *    late could no longer claim its slot: that slot is given up;
  *  - the server is asked again after a backoff, on the monotonic clock,
@@ -33,8 +33,8 @@
 #include "sched/heap.h"
 #include "sched/leases.h"
 #include "sched/missed.h"
-#include "sched/running.h"
-#include "sched/starts.h"
+#include "sched/run_table.h"
+#include "sched/start_queue.h"
 
 #define AWAY_FIRST_MS	1000	/* the first ask after the server went away */
 #define AWAY_MAX_MS	10000	/* doubling up to this */

@@ -27,8 +27,8 @@
 #include "sched/missed.h"
 #include "sched/notify.h"
 #include "sched/report.h"
-#include "sched/running.h"
-#include "sched/starts.h"
+#include "sched/run_table.h"
+#include "sched/start_queue.h"
 #include "sched/trigger.h"
 
 
@@ -38,8 +38,8 @@ struct crond {
 	size_t			 ntasks;
 	time_t			*last;		/* per task: the last slot started */
 	struct heap		 heap;
-	struct run_table	 runs;		/* in progress (running.h) */
-	struct start_queue	 due;		/* to start (starts.h) */
+	struct run_table	 runs;		/* in progress (run_table.h) */
+	struct start_queue	 due;		/* to start (start_queue.h) */
 	int			 tfd, sfd;
 	int			 stopping;
 	long long		 clock_said;	/* report.h: the last "clock is off" */
@@ -96,7 +96,7 @@ halt(struct crond *d, int sig)
 	if (!d->stopping) {
 		notify_send("STOPPING=1");
 		lr_event(LOG_INFO, "stopping", NULL, "stopping: %zu runs to wait for, "
-		    "%zu due not started", d->runs.n, starts_clear(&d->due));
+		    "%zu due not started", d->runs.n, start_queue_clear(&d->due));
 	}
 	d->stopping = 1;
 	for (size_t i = 0; i < d->runs.n; i++)
@@ -154,7 +154,7 @@ arm(struct crond *d)
 /* How long a start waits for the starter's answer: the loop answers no
  * renewal meanwhile, so a sixth of the shortest TTL of the tasks' runs
  * (they renew at a third), and at most STARTER_ANSWER_MAX_MS. A starter
- * stopped or wedged past it is replaced (runs.c). */
+ * stopped or wedged past it is replaced (starter.c). */
 static void
 starter_bound(struct crond *d)
 {
@@ -177,10 +177,10 @@ start(struct crond *d, size_t i, time_t slot)
 
 	if (!TRIGGERED(slot))
 		d->last[i] = slot;
-	while (!TRIGGERED(slot) && d->away.down && starts_take(&d->due, d->tasks[i].name, &old))
+	while (!TRIGGERED(slot) && d->away.down && start_queue_take(&d->due, d->tasks[i].name, &old))
 		away_gave_up(&d->away, &d->tasks[i], old.slot, "its next fire time came",
 		    &d->missed);
-	if (starts_push(&d->due, d->tasks[i].name, slot) != 0)
+	if (start_queue_push(&d->due, d->tasks[i].name, slot) != 0)
 		report_unstarted(d->tasks[i].name, "", "out of memory");
 }
 
@@ -192,7 +192,7 @@ start(struct crond *d, size_t i, time_t slot)
 static void
 drain(struct crond *d)
 {
-	size_t room = STARTS_AT_ONCE, busy = running_starting(&d->runs);
+	size_t room = STARTS_AT_ONCE, busy = run_table_starting(&d->runs);
 	int was = d->away.down, go = away_ready(&d->away, d->due.n, mono_ms());
 	struct start_entry e;
 
@@ -202,7 +202,7 @@ drain(struct crond *d)
 		away_expire(&d->away, &d->due, d->tasks, d->ntasks, real_ms(), &d->missed);
 		return;
 	}
-	for (room = busy < room ? room - busy : 0; room > 0 && starts_pop(&d->due, &e); )
+	for (room = busy < room ? room - busy : 0; room > 0 && start_queue_pop(&d->due, &e); )
 		for (size_t i = 0; i < d->ntasks; i++)
 			if (strcmp(d->tasks[i].name, e.task) == 0) {
 				if (missed_if_passed(&d->missed, &d->tasks[i],
@@ -210,7 +210,7 @@ drain(struct crond *d)
 					break;
 				if (TRIGGERED(e.slot) || !away_late(&d->away, &d->tasks[i],
 				    e.slot, real_ms(), &d->missed)) {
-					running_start(&d->runs, d->o->sp, &d->tasks[i], e.slot);
+					run_table_start(&d->runs, d->o->sp, &d->tasks[i], e.slot);
 					room--;
 				}
 				break;
@@ -355,7 +355,7 @@ start_deferred(void *arg, const char *name, time_t slot)	/* defer_due()'s */
 static int
 ours(void *arg, long pid)	/* a claim's pid: one of our runs? */
 {
-	return running_was(&((struct crond *)arg)->runs, pid);
+	return run_table_was(&((struct crond *)arg)->runs, pid);
 }
 
 /* The timer expired, or the clock was stepped: start what is due. */
@@ -468,7 +468,7 @@ on_signal(struct crond *d)
 	if (got != (ssize_t)sizeof(si))
 		return;
 	if (si.ssi_signo == SIGCHLD)
-		running_reap(&d->runs);
+		run_table_reap(&d->runs);
 	else if (si.ssi_signo == SIGHUP && !d->stopping)
 		reload(d);
 	else if (si.ssi_signo != SIGHUP)	/* TERM, INT, QUIT */
@@ -609,7 +609,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	if (setup(&d, e) == 0) {
 		ready(&d);
 		tell(&d);
-		while ((!d.stopping || running_live(&d.runs) > 0) && !d.dead)
+		while ((!d.stopping || run_table_live(&d.runs) > 0) && !d.dead)
 			step(&d);
 		pump(&d, NULL, 0);
 		for (size_t i = 0; i < d.runs.n; i++)	/* reaped, a pipe still held */
@@ -631,7 +631,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	free(d.tasks);
 	free(d.last);
 	free(d.runs.v);
-	starts_free(&d.due);
+	start_queue_free(&d.due);
 	away_free(&d.away);
 	return rc;
 }

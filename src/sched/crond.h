@@ -7,7 +7,7 @@
 #include "config/config.h"
 #include "sched/defer.h"
 #include "sched/leases.h"
-#include "sched/runs.h"
+#include "sched/starter.h"
 #include "sched/view.h"
 
 struct crond_opts {

@@ -11,7 +11,7 @@
 
 #include "backend/ops.h"
 #include "sched/due.h"
-#include "sched/runs.h"
+#include "sched/starter.h"
 
 #define MISSED_QUEUE_MAX	1024	/* slots waiting for a reachable backend */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* tick.c -- one pass of the fleet's crontab: the due tasks, started in
  * parallel as runs of their own (a few getting ready at a time, as cron
- * starts them: starts.h), waited for, summed up in one line. */
+ * starts them: start_queue.h), waited for, summed up in one line. */
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -19,7 +19,7 @@
 #include "out/log.h"
 #include "sched/due.h"
 #include "sched/report.h"
-#include "sched/starts.h"
+#include "sched/start_queue.h"
 #include "sched/tick.h"
 
 struct started {
@@ -58,7 +58,7 @@ launch(const struct sched_spawner *sp, struct started *v, long long now_ms)
 }
 
 /* Start the runs still due, first first, while fewer than STARTS_AT_ONCE
- * are getting ready (as cron does, starts.h); how many are still due. */
+ * are getting ready (as cron does, start_queue.h); how many are still due. */
 static size_t
 launch_some(const struct sched_spawner *sp, struct started *v, size_t n, long long now_ms)
 {

@@ -5,7 +5,7 @@
 
 #include "config/config.h"
 #include "sched/leases.h"
-#include "sched/runs.h"
+#include "sched/starter.h"
 
 /* Start each task of cfg that is due at now_ms (due_now()) as its own run
  * (spawn_task()), all at once, and wait for them, passing on TERM, INT,

@@ -19,7 +19,7 @@
 #include "core/duration.h"
 #include "core/keys.h"
 #include "out/log.h"
-#include "sched/runs.h"
+#include "sched/starter.h"
 #include "web/mhd.h"
 #include "web/page.h"
 #include "web/prom.h"

@@ -231,7 +231,7 @@ child_named(pid_t pid, const char *name)
 
 /*
  * The runs are forked by a small process of cron's, its starter
- * (sched/runs.c). Killed, it is started again at the next run, which is
+ * (sched/starter.c). Killed, it is started again at the next run, which is
  * not lost: the slots after the kill run, none "could not be started",
  * never two copies at once, and cron says what happened.
  */

@@ -4,12 +4,12 @@
 # lr_err) up to main(), which leaves. exit() and _exit() are called only
 # from main.c and from a process forked to exec or to be something else,
 # which has no main() to return to:
-#   proc/spawn.c   the command's child, when exec fails
-#   proc/guard.c   the guard process
-#   sched/runs.c   a scheduler's run, forked to go on as lockrun -t NAME
+#   proc/spawn.c      the command's child, when exec fails
+#   proc/guard.c      the guard process
+#   sched/starter.c   a scheduler's run, forked to go on as lockrun -t NAME
 # Prints each other call; exits 1 if any.
 cd "$(dirname "$0")/../../src" || exit 2
-allowed="cli/main.c proc/spawn.c proc/guard.c sched/runs.c"
+allowed="cli/main.c proc/spawn.c proc/guard.c sched/starter.c"
 found=$(find . -name '*.c' | sed 's|^\./||' | sort | while read -r f; do
 	case " $allowed " in *" $f "*) continue ;; esac
 	# calls, not words in comments ("exit()" in prose) nor report_exit()

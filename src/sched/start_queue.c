@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* starts.c -- the runs to start, first due first started. */
+/* start_queue.c -- the runs to start, first due first started. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/starts.h"
+#include "sched/start_queue.h"
 
 int
-starts_push(struct start_queue *q, const char *task, time_t slot)
+start_queue_push(struct start_queue *q, const char *task, time_t slot)
 {
 	if (q->head + q->n == q->cap) {
 		if (q->head > 0) {	/* room at the front: move down */
@@ -29,7 +29,7 @@ starts_push(struct start_queue *q, const char *task, time_t slot)
 }
 
 int
-starts_pop(struct start_queue *q, struct start_entry *e)
+start_queue_pop(struct start_queue *q, struct start_entry *e)
 {
 	if (q->n == 0)
 		return 0;
@@ -40,7 +40,7 @@ starts_pop(struct start_queue *q, struct start_entry *e)
 }
 
 int
-starts_take(struct start_queue *q, const char *task, struct start_entry *e)
+start_queue_take(struct start_queue *q, const char *task, struct start_entry *e)
 {
 	for (size_t i = q->head; i < q->head + q->n; i++)
 		if (q->v[i].slot >= 0 && strcmp(q->v[i].task, task) == 0) {	/* not triggered */
@@ -54,7 +54,7 @@ starts_take(struct start_queue *q, const char *task, struct start_entry *e)
 }
 
 size_t
-starts_clear(struct start_queue *q)
+start_queue_clear(struct start_queue *q)
 {
 	size_t n = q->n;
 
@@ -63,7 +63,7 @@ starts_clear(struct start_queue *q)
 }
 
 void
-starts_free(struct start_queue *q)
+start_queue_free(struct start_queue *q)
 {
 	free(q->v);
 	*q = (struct start_queue){ NULL, 0, 0, 0 };

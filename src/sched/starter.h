@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* runs.h -- start a scheduled task as a run of its own: this very program
+/* starter.h -- start a scheduled task as a run of its own: this very program
  * again, as `lockrun -t NAME`, its slot pinned to the instant it was due. */
-#ifndef LR_SCHED_RUNS_H
-#define LR_SCHED_RUNS_H
+#ifndef LR_SCHED_STARTER_H
+#define LR_SCHED_STARTER_H
 
 #include <sys/types.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* running.c -- the scheduler's table of its runs in progress. */
+/* run_table.c -- the scheduler's table of its runs in progress. */
 #include <sys/wait.h>
 
 #include <stdio.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "core/duration.h"
-#include "sched/running.h"
+#include "sched/run_table.h"
 
 struct running *
-running_add(struct run_table *t)
+run_table_add(struct run_table *t)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
@@ -25,11 +25,11 @@ running_add(struct run_table *t)
 }
 
 void
-running_start(struct run_table *t, const struct sched_spawner *sp, const struct sched_task *task,
+run_table_start(struct run_table *t, const struct sched_spawner *sp, const struct sched_task *task,
     time_t slot)
 {
 	struct lr_err e = LR_ERR_INIT;
-	struct running *r = running_add(t);
+	struct running *r = run_table_add(t);
 	/* output: inherit: the run writes to our stdout and stderr itself */
 	struct spawn_pipes io = { .relay = !task->output_inherit };
 	char at[TEXT_ISO_MAX];
@@ -59,7 +59,7 @@ running_start(struct run_table *t, const struct sched_spawner *sp, const struct 
 }
 
 void
-running_reap(struct run_table *t)
+run_table_reap(struct run_table *t)
 {
 	pid_t pid;
 	int st;
@@ -75,7 +75,7 @@ running_reap(struct run_table *t)
 }
 
 size_t
-running_live(const struct run_table *t)
+run_table_live(const struct run_table *t)
 {
 	size_t n = 0;
 
@@ -85,7 +85,7 @@ running_live(const struct run_table *t)
 }
 
 size_t
-running_starting(const struct run_table *t)
+run_table_starting(const struct run_table *t)
 {
 	size_t n = 0;
 
@@ -96,7 +96,7 @@ running_starting(const struct run_table *t)
 }
 
 int
-running_was(const struct run_table *t, long pid)
+run_table_was(const struct run_table *t, long pid)
 {
 	for (size_t i = 0; i < t->n; i++)
 		if ((long)t->v[i].was == pid)

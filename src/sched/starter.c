@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* runs.c -- fork a child that is `lockrun -t NAME`: the run is exactly a
+/* starter.c -- fork a child that is `lockrun -t NAME`: the run is exactly a
  * run, with its own lock, guard, history and hooks.
  *
  * Why not exec this program again: a run started that way spends most of
@@ -10,7 +10,7 @@
  * use: a file edited since, and not yet re-read on SIGHUP, is not in
  * force. What exec would have reset is reset by hand: the signal state,
  * and the scheduler's own descriptors. cron's runs are forked by its
- * starter (runs.h), tick's by tick itself. */
+ * starter (starter.h), tick's by tick itself. */
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -32,7 +32,7 @@
 #include "core/keys.h"
 #include "out/log.h"
 #include "sched/lease_client.h"
-#include "sched/runs.h"
+#include "sched/starter.h"
 
 /* The child's argv: ours (without the verb), then -t NAME: a run with the
  * task's schedule has its protections as any -t NAME has (task_finish()).
@@ -184,7 +184,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 	_exit(status);
 }
 
-/* The starter (runs.h): what the scheduler asks of it, with the run's
+/* The starter (starter.h): what the scheduler asks of it, with the run's
  * ends of its pipes (those has[] says) as SCM_RIGHTS, and its answer. */
 struct start_ask {
 	long long	at_ms;

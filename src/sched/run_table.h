@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* running.h -- the scheduler's table of its runs in progress: each run's
+/* run_table.h -- the scheduler's table of its runs in progress: each run's
  * pid, how it ended, its pipes and its lease socket, from its fork until
  * its end is said (crond.c). */
-#ifndef LR_RUNNING_H
-#define LR_RUNNING_H
+#ifndef LR_SCHED_RUN_TABLE_H
+#define LR_SCHED_RUN_TABLE_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -13,7 +13,7 @@
 #include "sched/due.h"
 #include "sched/lines.h"
 #include "sched/report.h"
-#include "sched/runs.h"
+#include "sched/starter.h"
 
 /* A triggered run (`lockrun trigger`) claims no slot: where a slot is
  * kept (the start queue, a run, a retry in the heap) it is minus the
@@ -42,27 +42,27 @@ struct run_table {
 };
 
 /* A new entry at the end, zeroed; NULL when out of memory. */
-struct running	*running_add(struct run_table *t);
+struct running	*run_table_add(struct run_table *t);
 
 /* Start task's run for slot, into t, and say so; a slot no run could be
  * started for is missed (said). Slot -1: a triggered run (`lockrun
  * trigger`), which claims no slot. */
-void	running_start(struct run_table *t, const struct sched_spawner *sp,
+void	run_table_start(struct run_table *t, const struct sched_spawner *sp,
 	    const struct sched_task *task, time_t slot);
 
 /* Reap every child that ended (as PID 1 or subreaper, orphans too), and
  * note each run's status and duration. */
-void	running_reap(struct run_table *t);
+void	run_table_reap(struct run_table *t);
 
 /* How many runs are alive (not reaped yet). */
-size_t	running_live(const struct run_table *t);
+size_t	run_table_live(const struct run_table *t);
 
 /* How many runs are still getting ready: alive, and not yet said that
  * they took their lock, skipped, wait for a held one (wait:), or ended
  * (their report pipe open). */
-size_t	running_starting(const struct run_table *t);
+size_t	run_table_starting(const struct run_table *t);
 
 /* Was pid one of these runs' (reaped or not)? */
-int	running_was(const struct run_table *t, long pid);
+int	run_table_was(const struct run_table *t, long pid);
 
 #endif
