@@ -6,7 +6,7 @@
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
 #   make demo       race three lockruns against a throwaway redis-server
 #   make bench      median wall time and peak RSS against flock(1)
-#                   (BENCH_ONLY=fleet, seconds, round-trips, check or loop: that section alone)
+#                   (BENCH_ONLY=fleet, seconds, round-trips, check, loop or cron: that section alone)
 #   make install PREFIX=/usr DESTDIR=...
 #   make deb        build the Debian package into build/deb (make deb-check: and lint it)
 #   make fuzz       libFuzzer on each parser for FUZZ_TIME seconds (needs clang)

@@ -759,9 +759,10 @@ main(int argc, char *argv[])
 
 	if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "round-trips") == 0 ||
 	    strcmp(argv[2], "fleet") == 0 || strcmp(argv[2], "seconds") == 0 ||
-	    strcmp(argv[2], "check") == 0 || strcmp(argv[2], "loop") == 0))) {
+	    strcmp(argv[2], "check") == 0 || strcmp(argv[2], "loop") == 0 ||
+	    strcmp(argv[2], "cron") == 0))) {
 		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet | seconds "
-		    "| check | loop]\n");
+		    "| check | loop | cron]\n");
 		return 64;
 	}
 	if (argc == 3 && strcmp(argv[2], "fleet") == 0)	/* that section alone */
@@ -772,6 +773,7 @@ main(int argc, char *argv[])
 		bad = strcmp(argv[2], "seconds") == 0 ? seconds_cost(argv[1], &fx) :
 		    strcmp(argv[2], "check") == 0 ? check_cost(argv[1], &fx) :
 		    strcmp(argv[2], "loop") == 0 ? loop_cost(argv[1], &fx) :
+		    strcmp(argv[2], "cron") == 0 ? cron_cost_all(argv[1], &fx) :
 		    round_trip_cost(argv[1], &fx);
 		redis_stop(&fx);
 		return bad ? 1 : 0;
