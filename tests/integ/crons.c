@@ -238,6 +238,13 @@ cron_stop(pid_t pid)
 const char *
 tasks_config(const char *url, int n, const char *defaults, const char *cmd)
 {
+	return tasks_config_on(url, n, "* * * * *", defaults, cmd);
+}
+
+const char *
+tasks_config_on(const char *url, int n, const char *schedule, const char *defaults,
+    const char *cmd)
+{
 	static char body[65536];
 	size_t k = (size_t)snprintf(body, sizeof(body), "redis:\n  url: '%s'\ndefaults:\n"
 	    "  clock_tolerance: 0\n%stasks:\n", url, defaults);
@@ -247,8 +254,8 @@ tasks_config(const char *url, int n, const char *defaults, const char *cmd)
 
 		snprintf(name, sizeof(name), "t%02d", i);
 		snprintf(line, sizeof(line), cmd, name);
-		k += (size_t)snprintf(body + k, sizeof(body) - k, "  %s:\n    schedule: '* * * * *'\n"
-		    "    command: '%s'\n", name, line);
+		k += (size_t)snprintf(body + k, sizeof(body) - k, "  %s:\n    schedule: '%s'\n"
+		    "    command: '%s'\n", name, schedule, line);
 	}
 	return write_scratch("tasks.yaml", body);
 }

@@ -19,6 +19,9 @@ int	stderr_matching(pid_t pid, const char *re);
  * that one up at its start (crond.c, plan()): the first slot is the
  * minute's. */
 const char *tasks_config(const char *url, int n, const char *defaults, const char *cmd);
+/* The same on another schedule than every minute. */
+const char *tasks_config_on(const char *url, int n, const char *schedule,
+	    const char *defaults, const char *cmd);
 
 /* How many of the pids listed in path, one a line, are alive. */
 int	alive_in(const char *path);
