@@ -685,6 +685,15 @@ write_config(const char *body)
 }
 
 const char *
+root_only(const char *name)
+{
+	const char *path = write_scratch(name, "keep\n");
+
+	cr_assert(chmod(path, 0600) == 0, "%s", path);
+	return path;
+}
+
+const char *
 write_scratch(const char *name, const char *body)
 {
 	const char *path = scratch(name);

@@ -81,6 +81,9 @@ const char *lr_stderr_of(pid_t pid, char *buf, size_t n);
 const char *write_config(const char *body);
 /* body into the scratch file name; its path. */
 const char *write_scratch(const char *name, const char *body);
+/* A scratch file of root's that only root reads (0600), holding "keep\n":
+ * what a root-owned write must never reach. */
+const char *root_only(const char *name);
 /* The same, for a fleet whose clock libfaketime fakes while the lock
  * server's is real: with the clock check off (defaults: clock_tolerance:
  * 0), as the lock server would otherwise refuse every slot. */

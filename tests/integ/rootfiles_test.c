@@ -28,20 +28,6 @@ TestSuite(rootfiles, .init = suite_setup, .fini = suite_teardown, .timeout = 60)
 #define RAW_CSI	"\x9b"		/* the same byte, not UTF-8 */
 #define RLO	"\xe2\x80\xae"	/* U+202E RIGHT-TO-LEFT OVERRIDE */
 
-/* A file of root's that only root reads, holding "keep\n". */
-static const char *
-root_only(void)
-{
-	const char *path = scratch("root-only");
-	FILE *fp = fopen(path, "w");
-
-	cr_assert(fp != NULL);
-	fputs("keep\n", fp);
-	fclose(fp);
-	cr_assert(eq(int, chmod(path, 0600), 0));
-	return path;
-}
-
 /* A config of task job, echoing pwned, its output: output. */
 static const char *
 job_config(const char *output)
@@ -55,7 +41,7 @@ job_config(const char *output)
 
 Test(rootfiles, an_output_link_to_a_root_only_file_leaves_it_unchanged)
 {
-	const char *victim = root_only(), *cfg = job_config("job.log");
+	const char *victim = root_only("root-only"), *cfg = job_config("job.log");
 	struct result r;
 
 	cr_assert(eq(int, symlink(victim, scratch("job.log")), 0));
@@ -68,7 +54,7 @@ Test(rootfiles, an_output_link_to_a_root_only_file_leaves_it_unchanged)
 
 Test(rootfiles, a_json_log_link_to_a_root_only_file_leaves_it_unchanged)
 {
-	const char *victim = root_only();
+	const char *victim = root_only("root-only");
 	char spec[300];
 	struct result r;
 

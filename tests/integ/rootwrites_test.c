@@ -25,20 +25,6 @@ TestSuite(rootwrites, .init = suite_setup, .fini = suite_teardown, .timeout = 90
 #define NOBODY	65534
 #define PLANTED	3000	/* names planted after the last pid given out */
 
-/* A file of root's that only root reads, holding "keep\n", at name. */
-static const char *
-root_only(const char *name)
-{
-	const char *path = scratch(name);
-	FILE *fp = fopen(path, "w");
-
-	cr_assert(fp != NULL);
-	fputs("keep\n", fp);
-	fclose(fp);
-	cr_assert(eq(int, chmod(path, 0600), 0));
-	return path;
-}
-
 /* A folder of nobody's, 0755, at name. */
 static const char *
 users_folder(const char *name)
