@@ -94,9 +94,10 @@ Test(acl, the_documented_permissions_are_enough)
 {
 	struct result r;
 	char url[200], flat[300];
+	redisReply *m;
 
 	setuser("least on >pw ~lockrun:* " RUN_PERMS " +ping +role +type +pttl +hgetall "
-	    "+xrevrange");
+	    "+xrevrange +sadd +srem +smembers +exists");
 	snprintf(url, sizeof(url), "redis://least:pw@127.0.0.1:%d", fx.port);
 	LR(&r, "--redis", url, "-k", "least", "--", "echo", "ran");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
@@ -115,6 +116,14 @@ Test(acl, the_documented_permissions_are_enough)
 	LR(&r, "history", "--redis", url, "least");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(strstr(r.out, " released ") != NULL, "%s", r.out);
+	/* a trigger: its key, and its name in the set a scheduler's look reads */
+	LR(&r, "trigger", "-c", write_config("tasks:\n  least:\n    schedule: '0 0 1 1 *'\n"
+	    "    command: 'true'\n"), "--redis", url, "least");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, key_exists("lockrun:{least}:trigger"), 1));
+	m = rcmd("SISMEMBER lockrun:triggered least");
+	cr_assert(eq(i64, m->integer, 1), "the name is not in the set");
+	freeReplyObject(m);
 	/* without HINCRBY, which keeps the counters status --format
 	 * prometheus prints, check says what is missing rather than "ok" */
 	setuser("least -hincrby");
