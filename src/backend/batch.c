@@ -122,7 +122,7 @@ backend_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
 
 	if (n == 0 || opened(b, cap_ms, rc, err, n) != 0 ||
 	    batched(b, b->ops->renew_many == NULL ? NO_BATCH :
-	    b->ops->renew_many(b, l, n, cap_ms, out, rc, err, &e), &e, rc, err, n))
+	    b->ops->renew_many(b, l, n, cap_ms, wait_ms, out, rc, err, &e), &e, rc, err, n))
 		return;
 	each(b, n, 1, cap_ms, renew_each, &a, rc, err);
 }

@@ -89,14 +89,16 @@ struct lr_backend_ops {
 	/* The renewal of n leases in one round trip over this connection,
 	 * for a scheduler that holds its runs' leases (sched/leases.c), each
 	 * answered as renew_recv() answers (rc[i]: 1 with out[i], or -1 with
-	 * err[i]). Returns 0; 1 when these cannot go as one batch (Redis:
-	 * on a Cluster, or with wait_replicas); -1 with e when the batch
-	 * failed as a whole (lr_err_broke(e): close the connection). NULL: no
+	 * err[i]). The answer is waited for up to wait_ms (no less than the
+	 * command timeout), however many leases. Returns 0; 1 when these
+	 * cannot go as one batch (Redis: on a Cluster, or with
+	 * wait_replicas); -1 with e when the batch failed as a whole
+	 * (lr_err_broke(e): close the connection). NULL: no
 	 * batch form. Callers use backend_renew_many() (batch.h), which
 	 * renews each in turn over the same connection when there is none. */
 	int	(*renew_many)(struct lr_backend *b, struct lr_lock *const *l, size_t n,
-		    long long cap_ms, enum renew_outcome *out, int *rc,
-		    struct lr_err *err, struct lr_err *e);
+		    long long cap_ms, long long wait_ms, enum renew_outcome *out,
+		    int *rc, struct lr_err *err, struct lr_err *e);
 
 	/* The batch forms of acquire and release, as renew_many: n requests
 	 * in one exchange over this connection, each answered as its single

@@ -95,6 +95,28 @@ heard(struct leases *ls, const int *rc, size_t n)
 		}
 }
 
+/* How long to wait for the answer to a batch of the n leases who[]: the
+ * asker's wait_ms; on a session backend, while the first of them lasts,
+ * if longer. A session closed for a slow answer loses every lease it
+ * holds, so a server that needs longer for 300 renewals than for one (a
+ * busy machine) is waited for while waiting can still keep them, as a
+ * run waits for its own (proc/supervise.c). */
+static long long
+batch_wait(const struct leases *ls, struct held *const *who, size_t n, long long now,
+    long long wait_ms)
+{
+	long long wait = wait_ms;
+
+	if (!ls->be->ops->session)
+		return wait_ms;
+	for (size_t i = 0; i < n; i++) {
+		long long left = who[i]->confirmed + who[i]->lock.ttl_ms - now;
+		if (i == 0 || left < wait)
+			wait = left;
+	}
+	return wait > wait_ms ? wait : wait_ms;
+}
+
 /* Renew h's lease and every lease past a sixth of its TTL, in one batch;
  * h's answer into r. Not a lease whose run has not asked for half its
  * TTL: a run that is stopped, wedged or gone keeps no lease alive (its
@@ -129,7 +151,8 @@ batch(struct leases *ls, struct held *h, long long cap_ms, long long wait_ms,
 		l[n++] = &x->lock;
 	}
 	sent = mono_ms();
-	backend_renew_many(ls->be, l, n, cap_ms, wait_ms, out, rc, err);
+	backend_renew_many(ls->be, l, n, cap_ms, batch_wait(ls, who, n, sent, wait_ms), out,
+	    rc, err);
 	heard(ls, rc, n);
 	for (size_t i = 0; i < n; i++) {
 		if (rc[i] != 1)

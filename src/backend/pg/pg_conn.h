@@ -144,15 +144,15 @@ int	pg_conn_recv(struct lr_backend *b, const char *what, PGresult **res,
 
 /* n statements of sql (each returning rows), with params[i] each, in one
  * write and one answer (libpq's pipeline mode, one Sync: one implicit
- * transaction, so one that fails undoes them all), within the command
- * timeout. Returns 0 with res[i] each statement's rows, which the caller
+ * transaction, so one that fails undoes them all), within wait_ms or the
+ * command timeout, whichever is longer. Returns 0 with res[i] each statement's rows, which the caller
  * clears; 1 when nothing was done and the connection is in order (this
  * libpq has no pipeline mode, or a statement failed and undid the rest:
  * send them one at a time to learn which); -1 with e, the connection
  * closed. */
 int	pg_conn_pipeline(struct lr_backend *b, const char *what, const char *sql,
-	    int nparams, const char *const *const *params, size_t n, PGresult **res,
-	    struct lr_err *e);
+	    int nparams, const char *const *const *params, size_t n, long long wait_ms,
+	    PGresult **res, struct lr_err *e);
 
 /* Column c of row r: NULL when SQL NULL; as a number, dflt when NULL or
  * not a decimal. */

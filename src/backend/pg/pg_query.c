@@ -369,10 +369,12 @@ pipeline_send(struct lr_backend *b, const char *what, const char *sql, int npara
 
 int
 pg_conn_pipeline(struct lr_backend *b, const char *what, const char *sql, int nparams,
-    const char *const *const *params, size_t n, PGresult **res, struct lr_err *e)
+    const char *const *const *params, size_t n, long long wait_ms, PGresult **res,
+    struct lr_err *e)
 {
 	struct pg *p = b->impl;
-	long long deadline = mono_ms() + b->cfg.command_timeout_ms;
+	long long deadline = mono_ms() + (wait_ms > b->cfg.command_timeout_ms ? wait_ms :
+	    b->cfg.command_timeout_ms);
 	size_t at = 0;	/* the statement whose results come */
 	PGresult *r;
 	int rc = -1;

@@ -95,8 +95,8 @@ pg_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
 
 int
 pg_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
-    long long cap_ms, enum renew_outcome *out, int *rc, struct lr_err *err,
-    struct lr_err *e)
+    long long cap_ms, long long wait_ms, enum renew_outcome *out, int *rc,
+    struct lr_err *err, struct lr_err *e)
 {
 	struct renew_args *a = calloc(n + 1, sizeof(*a));
 	const char *const **params = calloc(n + 1, sizeof(*params));
@@ -113,7 +113,7 @@ pg_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
 		params[i] = a[i].params;
 	}
 	if ((got = pg_conn_pipeline(b, "renew", pg_sql_renew, RENEW_PARAMS, params, n,
-	    res, e)) != 0)
+	    wait_ms, res, e)) != 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		rc[i] = renew_answer(b, l[i], res[i], &out[i], &err[i]);

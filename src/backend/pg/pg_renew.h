@@ -12,7 +12,7 @@ int	pg_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 int	pg_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
 	    struct lr_err *e);
 int	pg_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
-	    long long cap_ms, enum renew_outcome *out, int *rc, struct lr_err *err,
-	    struct lr_err *e);
+	    long long cap_ms, long long wait_ms, enum renew_outcome *out, int *rc,
+	    struct lr_err *err, struct lr_err *e);
 
 #endif

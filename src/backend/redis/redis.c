@@ -125,11 +125,12 @@ redis_acquire_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
  * wait_replicas, whose WAIT is per renewal. */
 static int
 redis_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
-    long long cap_ms, enum renew_outcome *out, int *rc, struct lr_err *err,
-    struct lr_err *e)
+    long long cap_ms, long long wait_ms, enum renew_outcome *out, int *rc,
+    struct lr_err *err, struct lr_err *e)
 {
 	struct lr_conn *c = conn_of(b);
 
+	(void)wait_ms;	/* one script: answered within the command timeout */
 	for (size_t i = 0; i < n; i++)
 		if (l[i]->wait_replicas > 0)
 			return 1;
