@@ -66,9 +66,10 @@ batch_refused(struct lr_err *e)
 
 static int
 fake_many(struct lr_backend *b, struct lr_lock *const *l, size_t n, long long cap_ms,
-    enum renew_outcome *out, int *rc, struct lr_err *err, struct lr_err *e)
+    long long wait_ms, enum renew_outcome *out, int *rc, struct lr_err *err,
+    struct lr_err *e)
 {
-	(void)b, (void)cap_ms, (void)err;
+	(void)b, (void)cap_ms, (void)wait_ms, (void)err;
 	if (batch_refused(e))
 		return f.batch_says;
 	for (size_t i = 0; i < n; i++) {
