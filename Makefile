@@ -152,10 +152,10 @@ SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes backend/batch
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rfleet rconn rlink rreader \
-	rcluster cluster sentinel sentinel_url rurl rerr rsettings rscript rtrigger tls)
+	rcluster cluster sentinel sentinel_url rurl rerr rsettings rscript rtrigger rclaim tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_renew pg_status pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
-SRC_SCHED = $(addprefix sched/,due starter run_table start_queue tick heap lines report notify trigger missed defer crond view away \
+SRC_SCHED = $(addprefix sched/,due claim starter run_table start_queue tick heap lines report notify trigger missed defer crond view away \
 	leases lease_client)
 SRC_WEB = $(addprefix web/,rows prom page peers mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run hookspec doubt skip pause check status \
@@ -207,7 +207,8 @@ have-libs:
 LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
 		$(LUA)/renew_many.lua $(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua \
-		$(LUA)/pause.lua $(LUA)/missed.lua $(LUA)/take.lua
+		$(LUA)/pause.lua $(LUA)/missed.lua $(LUA)/take.lua $(LUA)/claim.lua \
+		$(LUA)/schedulers.lua
 	@mkdir -p $(@D)
 	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 

@@ -41,6 +41,16 @@ owner_bytes(unsigned char raw[16])
 }
 
 void
+lock_nonce(char out[CLAIM_NONCE_MAX])
+{
+	unsigned char raw[16];
+
+	owner_bytes(raw);
+	for (size_t i = 0; i < (CLAIM_NONCE_MAX - 1) / 2; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+void
 lock_init(struct lr_lock *l, const char *host)
 {
 	unsigned char raw[16];

@@ -41,6 +41,9 @@ enum renew_outcome {
 				 * extended (lockrun had given up on it) */
 };
 
+#define CLAIM_NONCE_MAX	17	/* a slot claim's nonce: 64 random bits in
+				 * hex, and a NUL (struct lr_claim) */
+
 struct lr_lock {
 	struct lr_keys	keys;
 	long long	ttl_ms;		/* stable key TTL; 0: no-overlap off */
@@ -89,6 +92,9 @@ struct lr_lock {
 					 * held (--wait): do not record the skip */
 	int		triggered;	/* `lockrun trigger`: recorded as "triggered",
 					 * not "ran" (no slot is claimed) */
+	char		claim[CLAIM_NONCE_MAX];	/* the nonce of the claim its
+					 * scheduler made of the slot for this
+					 * run (struct lr_claim), or "" */
 	char		id[33];		/* 128 random bits, hex: the owner check */
 	char		owner[300];	/* "host pid start", stored after id and token */
 	long long	token;		/* fencing token, once acquired */
@@ -127,6 +133,10 @@ struct lr_lock {
 /* Draw the owner id (getrandom(2) without blocking, else /dev/urandom,
  * else the clocks and pid) and describe this process: "host pid start". */
 void	lock_init(struct lr_lock *l, const char *host);
+
+/* A slot claim's nonce (struct lr_claim): 64 random bits, as lock_init()
+ * draws the owner id, in hex. */
+void	lock_nonce(char out[CLAIM_NONCE_MAX]);
 
 /* The lock was taken with token: set l's token, token_s and value ("id
  * token owner"), for every backend alike. */
@@ -201,6 +211,38 @@ struct lr_missed {
 	const char	*at;		/* when it was noticed, ISO 8601 */
 	long long	 hist_cap;
 	long long	 hist_ttl_ms;
+};
+
+/* A fire time's slot that a scheduler claims for the run it is about to
+ * fork (ops.h, claim): the slot key takes "claim 0 host pid at nonce",
+ * and the run, told the nonce (lr_lock.claim), takes a slot key holding
+ * exactly that as free. */
+struct lr_claim {
+	/* in */
+	const struct lr_keys	*keys;		/* built with the slot */
+	long long		 slot_ttl_ms;
+	long long		 hist_cap, hist_ttl_ms;
+	long long		 deadline_ms;	/* Unix ms: not claimed by the server
+						 * past it (its next fire time, and
+						 * the command timeout) */
+	long long		 clock_tol_ms;	/* 0: no check */
+	const char		*host;
+	long long		 pid;
+	const char		*at;		/* now, ISO 8601 */
+	char			 nonce[CLAIM_NONCE_MAX];
+	/* out */
+	int			 won;		/* 1 claimed here: fork its run;
+						 * 2 another's: "skipped-slot"
+						 * recorded, fork nothing; 0
+						 * undecided (a clock off, a pause,
+						 * late): fork it, its acquire
+						 * decides as ever */
+	char			 holder[256];	/* with 2: the slot key's value */
+	int			 late;		/* refused as past the deadline: by
+						 * the server's clock, which may differ
+						 * from ours (server_ms) */
+	long long		 server_ms;	/* the server's clock in the answer,
+						 * or 0 */
 };
 
 /* A pause's value taken apart: since and until (0: none) in ms, host and

@@ -201,6 +201,25 @@ struct lr_backend_ops {
 	int	(*missed)(struct lr_backend *b, const struct lr_keys *k, size_t n,
 		    const struct lr_missed *m, unsigned char *won, struct lr_err *e);
 
+	/* The scheduler, before it forks the runs of a fire time: claim
+	 * the slot of each of the n one-server runs c[i] in one round trip
+	 * (lock.h, struct lr_claim: won and holder set each). Returns 0; 1
+	 * when these cannot go as one batch (Redis Cluster: the caller forks
+	 * each run, whose acquire decides); -1 with e when the batch failed
+	 * as a whole (lr_err_broke(e): close the connection). NULL: no
+	 * claims before the fork. */
+	int	(*claim)(struct lr_backend *b, struct lr_claim *c, size_t n,
+		    struct lr_err *e);
+
+	/* The scheduler, at a fire time: note itself (me, "host pid") among
+	 * the fleet's schedulers under prefix, forget those not noted for
+	 * window_ms, and hand each one left (itself too) to cb, in one round
+	 * trip. Returns 0, or -1 with e. NULL: none kept (claims are not
+	 * spread; sched/claim.h). */
+	int	(*schedulers)(struct lr_backend *b, const char *prefix, const char *me,
+		    long long window_ms, void (*cb)(void *arg, const char *name),
+		    void *arg, struct lr_err *e);
+
 	/* The scheduler's watch on the fleet's slot claims (lockrun(7), "A
 	 * race sat out"), over a connection of its own (b serves nothing
 	 * else): watch connects and asks the server to push every slot claim

@@ -56,6 +56,9 @@ struct lr_ctx {
 						 * not started */
 	int			 triggered;	/* `lockrun trigger`: no slot, no-overlap,
 						 * recorded as "triggered" */
+	char			 slot_claim[CLAIM_NONCE_MAX];	/* the claim cron
+						 * made of the slot for this run
+						 * (CLAIM_VAR), or "" */
 	struct lr_child_spec	 spec;		/* the command, as child.c runs it */
 	struct lr_child		 child;		/* the command, or its guard */
 	struct lr_vars		 vars;		/* LOCKRUN_KEY and the others */

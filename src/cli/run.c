@@ -205,6 +205,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	l->offset_used_ms = l->slot_until_ms = 0;
 	l->no_window = x->t.clock_tolerance_ms == 0;
 	l->triggered = x->triggered;
+	snprintf(l->claim, sizeof(l->claim), "%s", x->slot_claim);
 	if (x->t.one_server) {
 		l->clock_tol_ms = x->t.clock_tolerance_ms != LR_UNSET ?
 		    x->t.clock_tolerance_ms : LR_CLOCK_TOLERANCE_FACTOR * x->sched.tolerance_ms;
@@ -574,6 +575,10 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	if (getenv(TRIGGERED_VAR) != NULL) {	/* a triggered run cron started */
 		x->triggered = 1;
 		unsetenv(TRIGGERED_VAR);
+	}
+	if (getenv(CLAIM_VAR) != NULL) {	/* cron claimed the slot for it */
+		snprintf(x->slot_claim, sizeof(x->slot_claim), "%s", getenv(CLAIM_VAR));
+		unsetenv(CLAIM_VAR);
 	}
 	if (ctx_merge(x, NULL, e) != 0)
 		return -1;

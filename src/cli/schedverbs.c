@@ -149,12 +149,14 @@ lease_ctx(struct lr_ctx *x, struct leases *ls, struct sched_spawner *sp)
 	return l;
 }
 
-/* `lockrun trigger`: cron looks for triggers, and records missed slots
- * (missed.h), over the runs' connection lx, which its thread serves too,
- * one request at a time; else over one of its own, *own. */
+/* `lockrun trigger`: cron looks for triggers, records missed slots
+ * (missed.h) and claims its runs' slots before it forks them (claim.h),
+ * over the runs' connection lx, which its thread serves too, one request
+ * at a time; else over one of its own, *own. */
 static int
 triggers_up(struct lr_ctx *x, struct lr_ctx *lx, struct lr_ctx **own,
-    struct trigger_src *ts, struct missed_src *ms, struct crond_opts *o, struct lr_err *e)
+    struct trigger_src *ts, struct missed_src *ms, struct claim_src *cs,
+    struct crond_opts *o, struct lr_err *e)
 {
 	struct lr_ctx *c = lx;
 
@@ -173,6 +175,11 @@ triggers_up(struct lr_ctx *x, struct lr_ctx *lx, struct lr_ctx **own,
 		*ms = (struct missed_src){ .be = &c->be, .prefix = c->prefix,
 		    .host = ctx_host(x) };
 		o->missed = ms;
+	}
+	if (c->be.ops->claim) {
+		*cs = (struct claim_src){ .be = &c->be, .prefix = c->prefix,
+		    .host = ctx_host(x) };
+		o->claim = cs;
 	}
 	return 0;
 }
@@ -238,6 +245,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	struct defer_src ds;
 	struct trigger_src ts;
 	struct missed_src ms;
+	struct claim_src cs;
 	struct web *srv = NULL;
 	struct leases ls;
 	char title[128], token[256] = "";
@@ -261,7 +269,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	if (rc == 0 && (lx = lease_ctx(x, &ls, &sp)) != NULL)
 		o.leases = &ls;
 	if (rc == 0)
-		rc = triggers_up(x, lx, &t, &ts, &ms, &o, e);
+		rc = triggers_up(x, lx, &t, &ts, &ms, &cs, &o, e);
 	if (rc == 0)
 		rc = claims_up(x, &cx, &ds, &o, e);
 	if (rc == 0)

@@ -152,7 +152,7 @@ scheduler_own(const char *var)
 	static const char *const names[] = {
 		"NOTIFY_SOCKET=", "LISTEN_", "WATCHDOG_", "LOCKRUN_CONFIG=",
 		"LOCKRUN_URL=", "LOCKRUN_REDIS_URL=", "LOCKRUN_REDIS_PASSWORD=",
-		"LOCKRUN_SENTINEL_PASSWORD=", "LOCKRUN_SLOT_AT=",
+		"LOCKRUN_SENTINEL_PASSWORD=", "LOCKRUN_SLOT_AT=", "LOCKRUN_SLOT_CLAIM=",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

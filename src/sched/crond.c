@@ -19,6 +19,7 @@
 #include "core/text.h"
 #include "out/log.h"
 #include "sched/away.h"
+#include "sched/claim.h"
 #include "sched/crond.h"
 #include "sched/defer.h"
 #include "sched/due.h"
@@ -48,6 +49,7 @@ struct crond {
 	struct watchdog		 wd;		/* systemd's (notify.h) */
 	struct trigger_look	 look;		/* for triggered runs (trigger.h) */
 	struct defer		 defer;		/* the races sat out (defer.h) */
+	unsigned long long	 claims_lost;	/* starts whose slot another held */
 	struct away		 away;		/* the server away: starts held */
 	struct lr_err		 fail;		/* what stopped it (fail()), or none */
 	int			 dead;		/* cannot even wait: leave at once */
@@ -184,17 +186,47 @@ start(struct crond *d, size_t i, time_t slot)
 		report_unstarted(d->tasks[i].name, "", "out of memory");
 }
 
+/* Up to room starts off the queue, first due first: their slots claimed
+ * in one round trip (claim.h), and the runs forked whose slot is not
+ * another's; a task the config read again dropped is not, nor a start
+ * past its slot (missed_if_passed()). Returns how many were forked. */
+static size_t
+start_some(struct crond *d, size_t room)
+{
+	struct claim_start s[STARTS_AT_ONCE];
+	struct start_entry e;
+	size_t n = 0, forked = 0;
+
+	while (n < room && n < STARTS_AT_ONCE && start_queue_pop(&d->due, &e))
+		for (size_t i = 0; i < d->ntasks; i++)
+			if (strcmp(d->tasks[i].name, e.task) == 0) {
+				if (!missed_if_passed(&d->missed, &d->tasks[i], e.slot,
+				    d->last[i]) && (TRIGGERED(e.slot) ||
+				    !away_late(&d->away, &d->tasks[i], e.slot, real_ms(),
+				    &d->missed)))
+					s[n++] = (struct claim_start){ .task = &d->tasks[i],
+					    .slot = e.slot };
+				break;
+			}
+	d->claims_lost += claim_slots(d->o->claim, s, n, real_ms());
+	for (size_t j = 0; j < n; j++)
+		if (!s[j].lost) {
+			run_table_start(&d->runs, d->o->sp, s[j].task, s[j].slot, s[j].nonce);
+			forked++;
+		}
+	return forked;
+}
+
 /* Start what is due, first due first, while fewer than STARTS_AT_ONCE
  * runs are getting ready, once the server answers (away.h: nothing is
- * forked while it is away; a start held too long is given up); a task
- * the config read again dropped is not, nor a start past its slot
- * (missed_if_passed()). */
+ * forked while it is away; a start held too long is given up). A turn
+ * whose slots were all another's takes the next ones, so that the room
+ * is filled while starts are due. */
 static void
 drain(struct crond *d)
 {
 	size_t room = STARTS_AT_ONCE, busy = run_table_starting(&d->runs);
 	int was = d->away.down, go = away_ready(&d->away, d->due.n, mono_ms());
-	struct start_entry e;
 
 	if (was || d->away.down)
 		arm(d);		/* the next ask, or none */
@@ -202,19 +234,8 @@ drain(struct crond *d)
 		away_expire(&d->away, &d->due, d->tasks, d->ntasks, real_ms(), &d->missed);
 		return;
 	}
-	for (room = busy < room ? room - busy : 0; room > 0 && start_queue_pop(&d->due, &e); )
-		for (size_t i = 0; i < d->ntasks; i++)
-			if (strcmp(d->tasks[i].name, e.task) == 0) {
-				if (missed_if_passed(&d->missed, &d->tasks[i],
-				    e.slot, d->last[i]))
-					break;
-				if (TRIGGERED(e.slot) || !away_late(&d->away, &d->tasks[i],
-				    e.slot, real_ms(), &d->missed)) {
-					run_table_start(&d->runs, d->o->sp, &d->tasks[i], e.slot);
-					room--;
-				}
-				break;
-			}
+	for (room = busy < room ? room - busy : 0; room > 0 && d->due.n > 0; )
+		room -= start_some(d, room);
 	if (d->missed.n > 0 && d->missed.next_ms == 0)
 		arm(d);		/* a start given up: its record goes now */
 }
@@ -278,7 +299,7 @@ tell(struct crond *d)
 
 	if (d->o->watch == NULL || (running = calloc(d->ntasks + 1, sizeof(*running))) == NULL)
 		return;
-	d->view.sat_out = d->defer.skipped;
+	d->view.sat_out = d->defer.skipped + d->claims_lost;
 	for (size_t k = 0; k < d->runs.n; k++)
 		for (size_t i = 0; i < d->ntasks && d->runs.v[k].pid > 0; i++)
 			running[i] += strcmp(d->runs.v[k].task, d->tasks[i].name) == 0;
@@ -318,7 +339,9 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		return;
 	}
 	if (due_delay(&d->heap, t, h->task, latest, now_ms) ||
-	    defer_hold(&d->defer, t, latest, now_ms) != 0) {
+	    defer_hold(&d->defer, t, latest, now_ms) != 0 ||
+	    (!claim_first(d->o->claim, t, latest) &&
+	    defer_put_off(&d->defer, t, latest, now_ms))) {
 		d->last[h->task] = latest;	/* put off, or told it ran */
 		return;
 	}
@@ -353,9 +376,9 @@ start_deferred(void *arg, const char *name, time_t slot)	/* defer_due()'s */
 }
 
 static int
-ours(void *arg, long pid)	/* a claim's pid: one of our runs? */
+ours(void *arg, long pid)	/* a claim's pid: ours, or one of our runs? */
 {
-	return run_table_was(&((struct crond *)arg)->runs, pid);
+	return pid == (long)getpid() || run_table_was(&((struct crond *)arg)->runs, pid);
 }
 
 /* The timer expired, or the clock was stepped: start what is due. */
@@ -378,6 +401,8 @@ on_timer(struct crond *d)
 	missed_flush(&d->missed, d->o->missed, now_ms, d->tasks, d->ntasks, d->o->sp);
 	if (!d->stopping)
 		defer_due(&d->defer, now_ms, start_deferred, d);
+	if (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms)
+		claim_fleet(d->o->claim, d->tasks, d->ntasks, mono_ms());	/* who ranks first */
 	while (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms) {
 		time_t next;
 
@@ -570,6 +595,7 @@ setup(struct crond *d, struct lr_err *e)
 	starter_bound(d);
 	watchdog_setup(&d->wd);
 	d->defer = (struct defer){ .src = d->o->claims, .ours = ours, .ours_arg = d };
+	claim_fleet(d->o->claim, d->tasks, d->ntasks, mono_ms());	/* noted from the start */
 	defer_watch(&d->defer, d->tasks, d->ntasks, real_ms());
 	/* the first look at once */
 	d->look = (struct trigger_look){ d->o->poll, d->o->poll_arg, real_ms() };
@@ -628,6 +654,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	heap_free(&d.heap);
 	missed_free(&d.missed);
 	defer_free(&d.defer);
+	claim_free(o->claim);
 	free(d.tasks);
 	free(d.last);
 	free(d.runs.v);

@@ -5,6 +5,7 @@
 #define LR_CROND_H
 
 #include "config/config.h"
+#include "sched/claim.h"
 #include "sched/defer.h"
 #include "sched/leases.h"
 #include "sched/starter.h"
@@ -30,6 +31,10 @@ struct crond_opts {
 							 * recorded (missed.h), or NULL */
 	struct defer_src		*claims;	/* the slot claims the server
 							 * pushes (defer.h), or NULL */
+	struct claim_src		*claim;		/* where a turn's slots are
+							 * claimed before their runs
+							 * are forked (claim.h), or
+							 * NULL */
 	struct leases			*leases;	/* the connection the runs' lock
 						 * requests go over (sp->lease_url
 						 * set), or NULL */

@@ -144,32 +144,58 @@ defer_told(struct defer *df, const struct sched_task *t, time_t slot)
 	return 1;
 }
 
+/* How long a start of t may be put off: a quarter of its gap, at most
+ * DEFER_MAX_MS, never past its starting_deadline. */
+static long long
+defer_by(const struct sched_task *t)
+{
+	long long by = schedule_gap_ms(&t->sched) / 4;
+
+	by = by < DEFER_MAX_MS ? by : DEFER_MAX_MS;
+	return by < t->deadline_ms ? by : t->deadline_ms;
+}
+
+/* The start of x's slot, due at due_ms, into the waits. Returns 0, or -1
+ * when out of memory. */
+static int
+wait_add(struct defer *df, struct defer_task *x, time_t slot, long long due_ms)
+{
+	if (df->nw == df->capw) {
+		size_t cap = df->capw ? 2 * df->capw : 16;
+		struct defer_wait *w = realloc(df->w, cap * sizeof(*w));
+		if (w == NULL)
+			return -1;
+		df->w = w;
+		df->capw = cap;
+	}
+	df->w[df->nw++] = (struct defer_wait){ .name = x->name, .slot = slot, .due_ms = due_ms };
+	return 0;
+}
+
 int
 defer_hold(struct defer *df, const struct sched_task *t, time_t slot, long long now_ms)
 {
 	struct defer_task *x;
-	long long by, due = (long long)slot * 1000;
+	long long due = (long long)slot * 1000;
 
 	if (!watched(df, t))
 		return 0;
 	if (defer_told(df, t, slot))
 		return 1;
 	x = task_of(df, t->name, strlen(t->name), 0);
-	by = schedule_gap_ms(&t->sched) / 4;
-	by = by < DEFER_MAX_MS ? by : DEFER_MAX_MS;
-	by = by < t->deadline_ms ? by : t->deadline_ms;
-	if (!df->up || x == NULL || !x->behind || now_ms >= due + by)
+	if (!df->up || x == NULL || !x->behind || now_ms >= due + defer_by(t))
 		return 0;
-	if (df->nw == df->capw) {
-		size_t cap = df->capw ? 2 * df->capw : 16;
-		struct defer_wait *w = realloc(df->w, cap * sizeof(*w));
-		if (w == NULL)
-			return 0;
-		df->w = w;
-		df->capw = cap;
-	}
-	df->w[df->nw++] = (struct defer_wait){ .name = x->name, .slot = slot, .due_ms = due + by };
-	return 2;
+	return wait_add(df, x, slot, due + defer_by(t)) == 0 ? 2 : 0;
+}
+
+int
+defer_put_off(struct defer *df, const struct sched_task *t, time_t slot, long long now_ms)
+{
+	struct defer_task *x;
+
+	if (defer_by(t) <= 0 || (x = task_of(df, t->name, strlen(t->name), 1)) == NULL)
+		return 0;
+	return wait_add(df, x, slot, now_ms + defer_by(t)) == 0;
 }
 
 int

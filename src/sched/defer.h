@@ -82,6 +82,12 @@ void	defer_read(struct defer *df);
  * 0 to start it now. */
 int	defer_hold(struct defer *df, const struct sched_task *t, time_t slot, long long now_ms);
 
+/* Put the start of slot of task t off by defer_by() from now_ms, another
+ * scheduler ranking first for it (claim.h): defer_due() starts it then.
+ * Returns 1 when put off, 0 to start it now (no time to spare, or out of
+ * memory). */
+int	defer_put_off(struct defer *df, const struct sched_task *t, time_t slot, long long now_ms);
+
 /* The earliest start put off, in wall ms; 0: none. */
 long long defer_next_ms(const struct defer *df);
 

@@ -48,6 +48,8 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		st->history_ttl_ms = t.history_ttl_ms;
 		st->on_missed = t.on_missed != NULL;
 		st->ttl_ms = t.ttl_ms;
+		st->clock_tol_ms = t.clock_tolerance_ms != LR_UNSET ? t.clock_tolerance_ms :
+		    LR_CLOCK_TOLERANCE_FACTOR * st->sched.tolerance_ms;
 		rc = 1;
 	}
 	task_free(&t);

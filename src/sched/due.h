@@ -27,6 +27,8 @@ struct sched_task {
 	long long		 history_ttl_ms;	/* a missed slot's record */
 	int			 on_missed;	/* it has an on_missed hook */
 	long long		 ttl_ms;	/* its runs' lease: they renew every third */
+	long long		 clock_tol_ms;	/* one-server: its runs' clock
+						 * tolerance (0: no check) */
 };
 
 /* The tasks of cfg that have a schedule: (a task's own or the

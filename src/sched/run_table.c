@@ -26,7 +26,7 @@ run_table_add(struct run_table *t)
 
 void
 run_table_start(struct run_table *t, const struct sched_spawner *sp, const struct sched_task *task,
-    time_t slot)
+    time_t slot, const char *claim)
 {
 	struct lr_err e = LR_ERR_INIT;
 	struct running *r = run_table_add(t);
@@ -45,7 +45,7 @@ run_table_start(struct run_table *t, const struct sched_spawner *sp, const struc
 	r->slot_t = slot;
 	r->started_ms = mono_ms();
 	if ((r->pid = spawn_task(sp, task, TRIGGERED(slot) ? SPAWN_TRIGGERED :
-	    (long long)slot * 1000, &io, &e)) < 0) {
+	    (long long)slot * 1000, claim, &io, &e)) < 0) {
 		report_unstarted(r->task, r->slot, e.msg);
 		t->n--;
 		return;

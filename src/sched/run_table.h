@@ -46,9 +46,10 @@ struct running	*run_table_add(struct run_table *t);
 
 /* Start task's run for slot, into t, and say so; a slot no run could be
  * started for is missed (said). Slot -1: a triggered run (`lockrun
- * trigger`), which claims no slot. */
+ * trigger`), which claims no slot. claim: the nonce of the claim made of
+ * the slot for it (claim.h), or "". */
 void	run_table_start(struct run_table *t, const struct sched_spawner *sp,
-	    const struct sched_task *task, time_t slot);
+	    const struct sched_task *task, time_t slot, const char *claim);
 
 /* Reap every child that ended (as PID 1 or subreaper, orphans too), and
  * note each run's status and duration. */

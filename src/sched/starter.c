@@ -147,7 +147,8 @@ close_but(const struct spawn_given *g, int x, int y)
  * its lock requests, the signal state we were given, the slot's instant;
  * then the run. Never returns. */
 static void __attribute__((noreturn))
-child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at_ms)
+child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at_ms,
+    const char *claim)
 {
 	char at[32];
 	int argc = 0, status;
@@ -175,7 +176,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 	snprintf(at, sizeof(at), "%lld", at_ms <= SPAWN_MISSED ? (SPAWN_MISSED - at_ms) / 1000 :
 	    at_ms);
 	if (setenv(at_ms == SPAWN_TRIGGERED ? TRIGGERED_VAR : at_ms <= SPAWN_MISSED ? MISSED_VAR :
-	    SLOT_AT_VAR, at, 1) != 0)
+	    SLOT_AT_VAR, at, 1) != 0 || (claim[0] && setenv(CLAIM_VAR, claim, 1) != 0))
 		_exit(EX_OSERR);
 	while (argv[argc])
 		argc++;
@@ -188,6 +189,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
  * ends of its pipes (those has[] says) as SCM_RIGHTS, and its answer. */
 struct start_ask {
 	long long	at_ms;
+	char		claim[CLAIM_NONCE_MAX];	/* the slot's claim, or "" */
 	unsigned char	has[4];		/* out, err, report, lease */
 	char		name[KEY_NAME_MAX + 1];
 };
@@ -302,7 +304,7 @@ starter_main(const struct sched_spawner *sp, int sock, pid_t scheduler)
 		if (argv && (a.pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL,
 		    NULL, NULL)) == 0) {
 			prctl(PR_SET_NAME, comm);
-			child(sp, argv, fd, ask.at_ms);
+			child(sp, argv, fd, ask.at_ms, ask.claim);
 		}
 		if (argv && a.pid < 0)
 			a.err = errno;
@@ -372,7 +374,7 @@ starter_stop(struct run_starter *s)
  * starter with new ones (spawn_task()). */
 static pid_t
 starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
-    long long at_ms)
+    long long at_ms, const char *claim)
 {
 	struct run_starter *s = sp->starter;
 	struct start_ask ask = { .at_ms = at_ms };
@@ -382,6 +384,7 @@ starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
 	int ready;
 
 	snprintf(ask.name, sizeof(ask.name), "%s", name);
+	snprintf(ask.claim, sizeof(ask.claim), "%s", claim);
 	for (size_t i = 0; i < 4; i++)
 		ask.has[i] = fd[i] >= 0;
 	for (int tries = 0; s->sock < 0 || ask_send(s->sock, &ask, fd) != 0; tries++) {
@@ -444,7 +447,7 @@ spawn_gate_leave(void)
 /* spawn_task() once; *timed_out set when the starter did not answer. */
 static pid_t
 spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
-    struct spawn_pipes *io, int *timed_out, struct lr_err *e)
+    const char *claim, struct spawn_pipes *io, int *timed_out, struct lr_err *e)
 {
 	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err,
 									 * report, lease */
@@ -463,7 +466,7 @@ spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long
 	for (size_t i = 0; i < 4; i++)
 		fd[i] = p[i][1];
 	if (sp->starter) {
-		if ((pid = starter_fork(sp, t->name, fd, at_ms)) < 0) {
+		if ((pid = starter_fork(sp, t->name, fd, at_ms, claim)) < 0) {
 			*timed_out = errno == ETIMEDOUT;
 			lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 		}
@@ -477,7 +480,7 @@ spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long
 	spawn_gate_enter();
 	if ((pid = fork()) == 0) {
 		spawn_gate_leave();	/* this thread's, in the child too */
-		child(sp, argv, fd, at_ms);
+		child(sp, argv, fd, at_ms, claim);
 	}
 	spawn_gate_leave();
 	if (pid < 0)
@@ -501,10 +504,10 @@ done:
 
 pid_t
 spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
-    struct spawn_pipes *io, struct lr_err *e)
+    const char *claim, struct spawn_pipes *io, struct lr_err *e)
 {
 	int timed_out = 0;
-	pid_t pid = spawn_once(sp, t, at_ms, io, &timed_out, e);
+	pid_t pid = spawn_once(sp, t, at_ms, claim, io, &timed_out, e);
 
 	/* a starter that did not answer was killed: the next one is asked,
 	 * with new pipes. A run the killed one may have started holds the old
@@ -512,6 +515,6 @@ spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long
 	 * and it ends without its lock (a run that connects itself finds the
 	 * slot taken by the one started here, or takes it first) */
 	if (pid < 0 && timed_out)
-		pid = spawn_once(sp, t, at_ms, io, &timed_out, e);
+		pid = spawn_once(sp, t, at_ms, claim, io, &timed_out, e);
 	return pid;
 }

@@ -86,6 +86,11 @@ int	sched_signalfd(int flags);
  * own clock. */
 #define SLOT_AT_VAR "LOCKRUN_SLOT_AT"
 
+/* The variable that tells a run the nonce of the claim cron made of its
+ * slot before it forked it (sched/claim.h): its acquire takes the slot
+ * key holding that claim as free. run.c takes it and drops it. */
+#define CLAIM_VAR "LOCKRUN_SLOT_CLAIM"
+
 /* A run `lockrun trigger` asked for: spawn_task()'s at_ms, and the
  * variable that tells the run so (run.c takes it and drops it): it claims
  * no slot, takes the no-overlap lock and is recorded as "triggered". */
@@ -121,11 +126,12 @@ void	spawn_gate_leave(void);
 
 /* Start t: fork (or ask sp->starter to), and in the child run
  * `lockrun [options] -t NAME`, with
- * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR). With io, the run's log reaches io->report as
+ * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR), and
+ * CLAIM_VAR=claim unless claim is "". With io, the run's log reaches io->report as
  * records, and with io->relay its stdout and stderr go to out and err;
  * else it shares ours. With io and sp->lease_url, the run's lock requests
  * come on io->lease (lease_client_set() in the child). Returns the child's pid, or -1 with e. */
 pid_t	spawn_task(const struct sched_spawner *sp, const struct sched_task *t,
-	    long long at_ms, struct spawn_pipes *io, struct lr_err *e);
+	    long long at_ms, const char *claim, struct spawn_pipes *io, struct lr_err *e);
 
 #endif

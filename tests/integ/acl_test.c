@@ -4,12 +4,15 @@
  * unix socket; and a user with exactly the permissions lockrun(1)
  * documents can run, skip, check, and read status (every format) and
  * history. */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "crons.h"
 #include "harness.h"
 
 TestSuite(acl, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
@@ -147,4 +150,31 @@ Test(acl, the_documented_permissions_are_enough)
 	cr_assert(eq(int, r.status, 69));
 	cr_assert(strstr(r.err, "may not run XADD on lockrun:{least}:history") != NULL,
 	    "%s", r.err);
+}
+
+/* cron as the documented user (lockrun(1): what cron needs besides): it
+ * notes itself among the fleet's schedulers, claims its runs' slots and
+ * runs them, saying nothing of a refusal. */
+Test(acl, cron_runs_with_the_documented_permissions)
+{
+	char url[200], body[1024], out[256], err[8192];
+	const char *cfg;
+	pid_t cron;
+
+	setuser("least on >pw ~lockrun:* " RUN_PERMS " +ping +role +type +pttl +hgetall "
+	    "+xrevrange +sadd +srem +smembers +exists +zadd +zremrangebyscore +zrange");
+	snprintf(url, sizeof(url), "redis://least:pw@127.0.0.1:%d", fx.port);
+	snprintf(out, sizeof(out), "%s", scratch("ran.log"));
+	snprintf(body, sizeof(body), "redis:\n  url: '%s'\ndefaults:\n  clock_tolerance: 0\n"
+	    "  starting_deadline: 30s\ntasks:\n  least:\n    schedule: '* * * * *'\n"
+	    "    command: 'echo ran >> %s'\n", url, out);
+	cfg = write_scratch("cron.yaml", body);
+	cr_assert(eq(int, chmod(cfg, 0600), 0));	/* it holds a password */
+	cron = cron_at(cfg, 1781524800.0 - 2);	/* 2026-06-15 11:59:58 */
+	POLL_UNTIL(lines_matching(out, "^ran$") >= 1);
+	cron_stop(cron);
+	lr_stderr_of(cron, err, sizeof(err));
+	cr_assert(eq(int, key_exists("lockrun:schedulers"), 1), "%s", err);
+	cr_assert(eq(ptr, strstr(err, "cannot"), NULL), "%s", err);
+	cr_assert(eq(ptr, strstr(err, "NOPERM"), NULL), "%s", err);
 }

@@ -12,6 +12,7 @@
 #include "backend/redis/redis.h"
 #include "backend/redis/rconn.h"
 #include "backend/redis/rfleet.h"
+#include "backend/redis/rclaim.h"
 #include "backend/redis/rtrigger.h"
 #include "backend/redis/rimpl.h"
 #include "backend/redis/rlock.h"
@@ -524,6 +525,34 @@ redis_missed(struct lr_backend *b, const struct lr_keys *k, size_t n,
 	return rc;
 }
 
+/* One script call per claim, in one round trip; not on a Cluster, whose
+ * tasks' keys are in as many slots (each run's acquire decides there). */
+static int
+redis_claim(struct lr_backend *b, struct lr_claim *c, size_t n, struct lr_err *e)
+{
+	int rc = redis_open(b, e);
+
+	if (rc == 0 && conn_of(b)->cluster)
+		return 1;
+	if (rc == 0)
+		rc = rclaim_many(conn_of(b), c, n, e);
+	sync_where(b);
+	return rc;
+}
+
+static int
+redis_schedulers(struct lr_backend *b, const char *prefix, const char *me,
+    long long window_ms, void (*cb)(void *arg, const char *name), void *arg,
+    struct lr_err *e)
+{
+	int rc = redis_open(b, e);
+
+	if (rc == 0)
+		rc = rclaim_schedulers(conn_of(b), prefix, me, window_ms, cb, arg, e);
+	sync_where(b);
+	return rc;
+}
+
 static const struct lr_backend_ops redis_ops = {
 	.name = "redis", .title = "Redis", .session = 0,
 	.open = redis_open, .ping = redis_ping, .acquire = redis_acquire,
@@ -535,6 +564,7 @@ static const struct lr_backend_ops redis_ops = {
 	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,
 	.pause = redis_pause, .trigger = redis_trigger, .take = redis_take, .asked = redis_asked,
 	.missed = redis_missed, .watch = redis_watch, .claims = redis_claims,
+	.claim = redis_claim, .schedulers = redis_schedulers,
 };
 
 /* What the URL asks for beyond the connection: the sentinels' own

@@ -65,10 +65,11 @@ acquire_call(struct lr_conn *rc, struct lr_lock *l, struct script_call *c)
 	    l->keys.last, l->keys.counts, c->how };
 
 	lock_window(l, real_ms(), rc->link.command_timeout_ms);
-	snprintf(c->how, sizeof(c->how), "%s %lld %lld %lld %lld %s %d %s %lld %lld %lld %lld %s",
-	    l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l),
+	snprintf(c->how, sizeof(c->how), "%s %lld %lld %lld %lld %s %d %s %lld %lld %lld %lld %s "
+	    "%s", l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l),
 	    !l->quiet_held, l->triggered ? "triggered" : "ran", l->earliest_ms,
-	    l->deadline_ms, l->sent_ms, l->clock_tol_ms, l->owner);
+	    l->deadline_ms, l->sent_ms, l->clock_tol_ms, l->claim[0] ? l->claim : "-",
+	    l->owner);
 	rscript_call_init(c, SCRIPT_ACQUIRE_SHA, "6", args, 7, l);
 }
 

@@ -6,7 +6,7 @@
 -- <stable ttl ms> <slot ttl ms> <history cap> <history ttl ms> <slot, ISO
 -- 8601, or -> <1: record a held lock, 0: not> <the event a run is recorded
 -- as: ran, or triggered> <earliest ms> <deadline ms> <client ms> <clock
--- tolerance ms> <host> <pid> <start>":
+-- tolerance ms> <claim> <host> <pid> <start>":
 -- a stable ttl of 0 means no-overlap is off, a slot ttl of 0 one-server;
 -- the last field is 0 for the attempts of --wait after the first, so that
 -- a wait leaves one skipped-held entry, not one per attempt; the rest
@@ -21,7 +21,9 @@
 -- this: a slot is claimed only when it is within the clock tolerance of
 -- the server's (the difference includes the request's one-way delay);
 -- 0: no check. The clock check comes first: a slot is never claimed by a
--- clock that is off, whatever the window says.
+-- clock that is off, whatever the window says. The claim is the nonce of
+-- the claim its scheduler made of the slot before it forked this run
+-- (claim.lua), or -: a slot key that holds exactly that claim is free.
 -- The settings and the owner share one argument because Redis refuses more than ten
 -- arguments from a client that has not authenticated, which would turn a
 -- clear NOAUTH into a protocol error. For the same reason, and because a
@@ -53,8 +55,8 @@
 local fence_ttl = 86400000
 if redis.replicate_commands then redis.replicate_commands() end
 local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, ran, earliest, deadline,
-  client, clock_tol, owner = string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) (%d+) '
-  .. '(%S+) ([01]) (%l+) (%-?%d+) (%d+) (%d+) (%d+) (%S+ %S+ %S+)$')
+  client, clock_tol, claim, owner = string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) '
+  .. '(%d+) (%S+) ([01]) (%l+) (%-?%d+) (%d+) (%d+) (%d+) (%S+) (%S+ %S+ %S+)$')
 if not id then return redis.error_reply('ERR acquire: bad arguments') end
 stable_ttl, slot_ttl = tonumber(stable_ttl), tonumber(slot_ttl)
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
@@ -102,7 +104,11 @@ if stable_ttl > 0 then
 end
 if slot_ttl > 0 then
   local holder = redis.call('GET', KEYS[3])
-  if holder then skipped('skipped-slot', holder) return {2, holder, now} end
+  if holder and (claim == '-' or
+      string.match(holder, '^claim 0 %S+ %S+ %S+ (%x+)$') ~= claim) then
+    skipped('skipped-slot', holder)
+    return {2, holder, now}
+  end
 end
 local last = redis.call('GET', KEYS[1])
 local n = 0
