@@ -127,7 +127,7 @@ Test(cron_fleet, three_servers_run_each_slot_once_and_a_long_task_never_twice,
 /* Two servers on PostgreSQL: each slot of a minutely task once over three
  * minutes; then SIGTERM while a task runs: both exit 0 and no lock is left
  * held. */
-Test(cron_fleet, sql_two_servers_run_each_slot_once_and_sigterm_releases_every_lock,
+Test(cron_fleet, pg_two_servers_run_each_slot_once_and_sigterm_releases_every_lock,
     .fini = fleet_cleanup)
 {
 	char logbuf[256], readybuf[256], cfgbuf[256];

@@ -161,7 +161,7 @@ Test(web, redis_metrics_readyz_and_the_page)
 	cr_assert(eq(int, lr_wait(pid), 0));
 }
 
-Test(web, postgres_metrics_and_readyz)
+Test(web, pg_metrics_and_readyz)
 {
 	static struct sql_server s;
 	static struct prom p;
