@@ -246,6 +246,19 @@ fixture_rmdir(const char *dir)
 }
 
 int
+fixture_tier(const char *what)
+{
+	const char *tier = getenv("LR_TEST_TIER");
+
+	if (tier == NULL || strcmp(tier, "check") != 0)
+		return 0;
+	fprintf(stderr, "redis_fixture: %s: not in make check's tests, which need only "
+	    "redis-server: add this test to the Makefile's INTEG_FULL (on PostgreSQL or "
+	    "MariaDB: name it pg_NAME or mysql_NAME)\n", what);
+	return -1;
+}
+
+int
 fixture_tempdir(char *buf, size_t n)
 {
 	if (snprintf(buf, n, "%sXXXXXX", TMP_PREFIX) >= (int)n || mkdtemp(buf) == NULL) {
@@ -647,6 +660,8 @@ tls_make_certs(const char *dir)
 {
 	char cnf[256];
 
+	if (fixture_tier("the test PKI (openssl)") != 0)
+		return -1;
 	snprintf(cnf, sizeof(cnf), "%s/certs.cnf", dir);
 	if (write_file(cnf, cert_cnf) != 0)
 		return -1;
@@ -829,6 +844,8 @@ sentinel_start(struct sentinel_group *g, const char *master_name,
 	struct group_watch gw = { g, &w };
 
 	memset(g, 0, sizeof(*g));
+	if (fixture_tier("sentinels") != 0)
+		return -1;
 	if (watch_of(&w, master_name, master, quorum) != 0)
 		return -1;
 	for (int i = 0; i < SENTINELS; i++) {
@@ -1036,6 +1053,8 @@ cluster_start(struct cluster_fixture *c)
 	const struct server_opts o = { .cluster_bus = 1, .own = own };
 
 	memset(c, 0, sizeof(*c));
+	if (fixture_tier("a cluster") != 0)
+		return -1;
 	for (int i = 0; i < CLUSTER_NODES; i++)
 		if (start_server(&c->node[i], &o) != 0)
 			goto fail;

@@ -146,6 +146,15 @@ int	fixture_tempdir(char *buf, size_t n);
 /* rm -rf dir, if it is a fixture_tempdir() (as every fixture's dir is). */
 void	fixture_rmdir(const char *dir);
 
+/* May this run start what needs more than redis-server: a SQL server,
+ * sentinels, a cluster, the test PKI (the openssl command), a browser?
+ * Not under `make check` (LR_TEST_TIER=check), whose tier is the tests
+ * that need only redis-server and libfaketime: a test there that starts
+ * one fails, with what to do, on every machine, rather than only where
+ * the package is missing. what names it. Returns 0, or -1 (and prints
+ * why). */
+int	fixture_tier(const char *what);
+
 /* Run argv (NULL-terminated; argv[0] searched in PATH) with stdin from
  * /dev/null, its stdout and stderr together into out (n bytes, always
  * NUL-terminated; the rest is dropped). Returns its exit status (128+N if

@@ -1034,6 +1034,11 @@ prepare(struct sql_server *s, enum sql_kind kind)
 {
 	char tpl[128];
 
+	if (fixture_tier(sql_name(kind)) != 0) {
+		snprintf(client_err, sizeof(client_err), "%s: not in make check's tests "
+		    "(LR_TEST_TIER=check)", sql_name(kind));
+		return -1;
+	}
 	if (make_dir(s, kind) != 0 || template_get(kind, tpl, sizeof(tpl)) != 0 ||
 	    copy_template(s, tpl) != 0)
 		return -1;

@@ -436,6 +436,7 @@ Test(web, a_browser_shows_rows_and_marks_and_hostile_values_as_text)
 	pid_t pid;
 	FILE *fp;
 
+	cr_assert(eq(int, fixture_tier("chromium"), 0));
 	if (system("command -v chromium >/dev/null 2>&1") != 0)
 		cr_skip_test("no chromium (Debian: apt-get install chromium)");
 	hostile_records();
