@@ -27,53 +27,63 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
-# Debian packages, in two sets. The build and the demo need the compiler,
-# the headers of what lockrun links or loads (OpenSSL for rediss://, libpq
-# and MariaDB Connector/C for the databases, libmicrohttpd for cron
-# --listen: headers only, see below) and
-# redis-server, which the demo starts. The tests need the rest: Criterion;
-# redis-cli (redis-tools) to build clusters and speak TLS, openssl for the
-# certificates (sentinels run as `redis-server CONF --sentinel`, so no
-# redis-sentinel package); flock for the bench, faketime, tzdata, mandoc
-# and cppcheck; bash-completion, zsh and fish for the completion tests;
-# and the SQL servers, whose fixtures run initdb, postgres,
-# psql and pg_isready (from /usr/lib/postgresql/N/bin: Debian keeps them
-# off PATH), and mariadb-install-db, mariadbd (in /usr/sbin), mariadb and
-# mariadb-admin; chromium, which loads the status page `cron --listen`
-# serves (the browser test), and prometheus for promtool, which checks the
-# metrics and tests contrib/monitoring's alert rules. `make deps WHAT=demo`
-# checks the first set, `make deps` both.
-DEB_PKGS_DEMO = build-essential pkg-config libhiredis-dev libyaml-dev libssl-dev \
-	libpq-dev libmariadb-dev libmicrohttpd-dev redis-server
-DEB_PKGS_TEST = libcriterion-dev redis-tools openssl util-linux faketime tzdata mandoc \
-	cppcheck postgresql postgresql-client libpq5 mariadb-server mariadb-client libmariadb3 \
-	bash-completion zsh fish chromium prometheus
+# Debian packages, in sets, each for a target and what it runs. The build:
+# the compiler and the headers of what lockrun links or loads (OpenSSL for
+# rediss://, libpq and MariaDB Connector/C for the databases,
+# libmicrohttpd for cron --listen: headers only, see below). The demo:
+# redis-server, which it starts. make check: Criterion; faketime and
+# tzdata for the faked clocks and time zones; flock (util-linux), which
+# the tests' jobs hold; bash-completion, zsh and fish for the completion
+# tests. make lint: Criterion (it compiles the unit tests, whose symbols
+# tests/lint/symbols.sh reads), mandoc and cppcheck. make check-full, the
+# rest: redis-cli (redis-tools) to build clusters and speak TLS, openssl
+# for the certificates (sentinels run as `redis-server CONF --sentinel`,
+# so no redis-sentinel package); the SQL servers, whose fixtures run
+# initdb, postgres, psql and pg_isready (from /usr/lib/postgresql/N/bin:
+# Debian keeps them off PATH), and mariadb-install-db, mariadbd (in
+# /usr/sbin), mariadb and mariadb-admin; chromium, which loads the status
+# page `cron --listen` serves (the browser test); and prometheus for
+# promtool, which checks the metrics and tests contrib/monitoring's alert
+# rules. `make deps WHAT=demo|lint|check|full` checks a set (full, the
+# default, is every package here); make demo, lint, check and check-full
+# each check their own.
+DEB_PKGS_BUILD = build-essential pkg-config libhiredis-dev libyaml-dev libssl-dev \
+	libpq-dev libmariadb-dev libmicrohttpd-dev
+DEB_PKGS_demo = $(DEB_PKGS_BUILD) redis-server
+DEB_PKGS_check = $(DEB_PKGS_demo) libcriterion-dev faketime tzdata util-linux \
+	bash-completion zsh fish
+DEB_PKGS_lint = $(DEB_PKGS_BUILD) libcriterion-dev mandoc cppcheck
+DEB_PKGS_full = $(DEB_PKGS_check) mandoc cppcheck redis-tools openssl postgresql \
+	postgresql-client libpq5 mariadb-server mariadb-client libmariadb3 chromium prometheus
 # What `make deps` checks for, as commands, files (globs allowed: an
 # unmatched one counts as missing) and pkg-config modules.
-DEP_CMDS_DEMO = cc make pkg-config redis-server
-DEP_CMDS_TEST = redis-cli openssl flock faketime mandoc cppcheck mariadb mariadb-admin \
-	mariadb-install-db zsh fish chromium promtool
-DEP_FILES_DEMO =
-DEP_FILES_TEST = /usr/share/zoneinfo/America/New_York \
+DEP_CMDS_BUILD = cc make pkg-config
+DEP_CMDS_demo = $(DEP_CMDS_BUILD) redis-server
+DEP_CMDS_check = $(DEP_CMDS_demo) faketime flock zsh fish
+DEP_CMDS_lint = $(DEP_CMDS_BUILD) mandoc cppcheck
+DEP_CMDS_full = $(DEP_CMDS_check) mandoc cppcheck redis-cli openssl mariadb mariadb-admin \
+	mariadb-install-db chromium promtool
+DEP_FILES_demo =
+DEP_FILES_check = /usr/share/zoneinfo/America/New_York \
+	/usr/share/bash-completion/bash_completion
+DEP_FILES_lint =
+DEP_FILES_full = $(DEP_FILES_check) \
 	/usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/postgres \
 	/usr/lib/postgresql/*/bin/psql /usr/lib/postgresql/*/bin/pg_isready \
-	/usr/sbin/mariadbd /usr/share/bash-completion/bash_completion
-DEP_MODS_DEMO = hiredis yaml-0.1 openssl libpq libmariadb libmicrohttpd
-DEP_MODS_TEST = criterion
-WHAT ?= test
-ifeq ($(WHAT),demo)
-DEB_PKGS = $(DEB_PKGS_DEMO)
-DEP_CMDS = $(DEP_CMDS_DEMO)
-DEP_FILES = $(DEP_FILES_DEMO)
-DEP_MODS = $(DEP_MODS_DEMO)
-else ifeq ($(WHAT),test)
-DEB_PKGS = $(DEB_PKGS_DEMO) $(DEB_PKGS_TEST)
-DEP_CMDS = $(DEP_CMDS_DEMO) $(DEP_CMDS_TEST)
-DEP_FILES = $(DEP_FILES_DEMO) $(DEP_FILES_TEST)
-DEP_MODS = $(DEP_MODS_DEMO) $(DEP_MODS_TEST)
-else
-$(error WHAT takes demo or test)
+	/usr/sbin/mariadbd
+DEP_MODS_BUILD = hiredis yaml-0.1 openssl libpq libmariadb libmicrohttpd
+DEP_MODS_demo = $(DEP_MODS_BUILD)
+DEP_MODS_check = $(DEP_MODS_BUILD) criterion
+DEP_MODS_lint = $(DEP_MODS_BUILD) criterion
+DEP_MODS_full = $(DEP_MODS_check)
+WHAT ?= full
+ifeq ($(filter demo lint check full,$(WHAT)),)
+$(error WHAT takes demo, lint, check or full)
 endif
+DEB_PKGS = $(DEB_PKGS_$(WHAT))
+DEP_CMDS = $(DEP_CMDS_$(WHAT))
+DEP_FILES = $(DEP_FILES_$(WHAT))
+DEP_MODS = $(DEP_MODS_$(WHAT))
 
 ifeq ($(SANITIZE),1)
 B = build/asan
@@ -193,7 +203,8 @@ FUZZ_SAN = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize-recover=% \
 	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
 
-.PHONY: hooks all check unit integ completion surface monitoring deps deps-demo deb-deps deb \
+.PHONY: hooks all check unit integ completion surface monitoring deps deps-demo deps-lint \
+	deps-check deb-deps deb \
 	deb-check demo bench install uninstall clean lint fuzz fuzz-replay image
 
 all: $(BIN)
@@ -348,9 +359,10 @@ bench: deps
 	$(B)/bench $(abspath $(BIN)) $(BENCH_ONLY)
 
 # Install what is missing: as root with apt-get, else print the command.
-# deps-demo: what the build and the demo need, and nothing more.
-deps-demo:
-	@$(MAKE) --no-print-directory deps WHAT=demo
+# deps-demo: what the build and the demo need, and nothing more;
+# deps-lint, deps-check: what make lint and make check need.
+deps-demo deps-lint deps-check:
+	@$(MAKE) --no-print-directory deps WHAT=$(@:deps-%=%)
 
 deps:
 	@missing=""; \
@@ -363,7 +375,8 @@ deps:
 		echo "make deps: installing $(DEB_PKGS)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$cmd; \
 	else \
-		echo "make deps: missing $(if $(filter demo,$(WHAT)),build or demo,build or test) dependencies; as root, run:" >&2; \
+		echo "make deps: missing what make $(if $(filter full,$(WHAT)),check-full,$(WHAT))" \
+			"needs; as root, run:" >&2; \
 		echo "    apt-get update && $$cmd" >&2; \
 		exit 1; \
 	fi
@@ -465,7 +478,7 @@ CPPCHECK = cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portab
 # from the objects' symbols (no cycle the linker sees, no exported symbol
 # only its own file uses), one way out (exit() in main.c and forked
 # children only), and a row in src/cli/verbs.c for every verb.
-lint: deps $(B)/scripts.h $(CORE_OBJS) $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o)
+lint: deps-lint $(B)/scripts.h $(CORE_OBJS) $(UNIT_SRCS:tests/%.c=$(B)/tests/%.o)
 	mandoc -Tlint -Wwarning man/lockrun.1 man/lockrun.yaml.5 man/lockrun.7
 	sh tests/lint/tree.sh
 	sh tests/lint/exits.sh
