@@ -2,8 +2,11 @@
 # lockrun -- run a command once across a fleet, under a lock held in Redis.
 #
 #   make            build ./lockrun
-#   make check      install missing packages (as root), build, run every test
-#   make check SANITIZE=1   the same under AddressSanitizer + UBSan
+#   make check      install missing packages (as root), build, run the quick
+#                   tests: those that need only redis-server
+#   make check-full the same with every test: the SQL servers, sentinels,
+#                   clusters, TLS, the browser, the long real-time ones
+#   make check SANITIZE=1, make check-full SANITIZE=1   under ASan + UBSan
 #   make demo       race three lockruns against a throwaway redis-server
 #   make bench      median wall time and peak RSS against flock(1)
 #                   (BENCH_ONLY=fleet, seconds, round-trips, check, loop or cron: that section alone)
@@ -203,8 +206,8 @@ FUZZ_SAN = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize-recover=% \
 	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
 
-.PHONY: hooks all check unit integ completion surface monitoring deps deps-demo deps-lint \
-	deps-check deb-deps deb \
+.PHONY: hooks all check check-full unit integ integ-full tiers completion surface monitoring \
+	deps deps-demo deps-lint deps-check deb-deps deb \
 	deb-check demo bench install uninstall clean lint fuzz fuzz-replay image
 
 all: $(BIN)
@@ -279,9 +282,15 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 
 # Unit tests first (fast, pure), the fuzz corpus replayed, the shell
 # completions, then the real binary against redis-server, then the
-# documentation against the binary.
-check: deps
-	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface monitoring
+# documentation against the binary. make check runs the quick tier of the
+# integration tests (INTEG_FULL, below, says which are not in it) and
+# needs only make deps WHAT=check's packages; make check-full runs them
+# all, then contrib/monitoring's checks, with every package.
+check: deps-check
+	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface
+
+check-full: deps
+	$(MAKE) --no-print-directory unit fuzz-replay completion integ-full surface monitoring
 
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
@@ -323,15 +332,62 @@ fuzz:
 			tests/fuzz/corpus/$$t || exit 1; \
 	done
 
+# The integration tests, in two tiers. make integ (make check's) runs
+# every test that no entry of INTEG_FULL matches; make integ-full (make
+# check-full's) runs every test. An entry is a Criterion --filter glob
+# over SUITE/TEST, so a suite or test that is not listed is in the quick
+# tier: list a new one here, with why, when it needs more than
+# redis-server and libfaketime or waits tens of seconds. Both check that
+# each entry matches a test (tests/integ/tiers.sh; make tiers lists each
+# test's tier), and under make integ the fixtures that need more than
+# redis-server refuse to start (LR_TEST_TIER=check: fixture_tier()).
+#
+# PostgreSQL and MariaDB: a test on one is named pg_NAME or mysql_NAME,
+# whatever its suite (THREE() names its own so); and the suites of the
+# SQL backends and their fixture alone.
+INTEG_FULL = */pg_* */mysql_* sqlfixture/* sqlbound/* backends_sql/* backends_session/* \
+	ghost_sql/* cron_sql_scale/* mysql_tls/*
+# Three sentinels.
+INTEG_FULL += sentinel/* fixture/sentinels_*
+# A six-node Redis Cluster, joined by redis-cli --cluster create (redis-tools).
+INTEG_FULL += cluster/* cluster_slots/* cluster_failover/* fixture/cluster_*
+# The test PKI, made with the openssl command, and the TLS servers it serves.
+INTEG_FULL += tls/* fixture/certs_* fixture/tls_*
+# chromium, loading the status page.
+INTEG_FULL += web/a_browser_*
+# Real time: suites whose tests each wait tens of seconds of wall clock
+# (schedules under a minute at the clock's own speed, a minute's edge, a
+# 40 s stall, a 20 s outage, a slow sink, a scheduler stopped past its TTL),
+INTEG_FULL += cron_seconds/* ghost_cron/* late_start/* blast/* ends/* cron_idle/* \
+	cron_retry/* ghost_trigger/*
+# and the tests of other suites that took 10 s or more (on 2 cores, four
+# jobs, another job's tests beside them).
+INTEG_FULL += cron_log/a_server_down_is_tried_again_* cron_away/refused_for_20s_* \
+	cron_missed/a_slot_missed_while_the_server_was_away_* cron_fleet/three_servers_* \
+	cron_time/a_clock_stepped_back_* cron_contain/sigstop_of_the_scheduler_past_the_ttl_* \
+	ghost/a_timed_out_acquire_* listen/trickling_clients_* listen/slow_readers_* \
+	fault/a_vanished_key_*
+space := $(subst ,, )
+INTEG_QUICK = !($(subst $(space),|,$(strip $(INTEG_FULL))))
+
 # The integration tests mostly wait (on their servers, timers, faked
 # clocks), so they run two to a CPU: on 2 cores the suite took 250 s one to
 # a CPU and 136 s two to a CPU. INTEG_JOBS=N to choose.
 INTEG_JOBS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
 # The browser test keeps its screenshot of the status page in $(B).
+INTEG_ENV = LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
+	LOCKRUN_SHIM=$(abspath $(SHIM)) LR_TEST_SCREENSHOT=$(abspath $(B))/status-page.png
 integ: $(BIN) $(B)/integ_tests $(SHIM)
-	LOCKRUN_BIN=$(abspath $(BIN)) LOCKRUN_DATA=$(abspath tests/data) \
-		LOCKRUN_SHIM=$(abspath $(SHIM)) LR_TEST_SCREENSHOT=$(abspath $(B))/status-page.png \
-		$(B)/integ_tests --jobs $(INTEG_JOBS)
+	bash tests/integ/tiers.sh $(B)/integ_tests '$(INTEG_FULL)'
+	$(INTEG_ENV) LR_TEST_TIER=check $(B)/integ_tests --jobs $(INTEG_JOBS) \
+		--filter '$(INTEG_QUICK)'
+
+integ-full: $(BIN) $(B)/integ_tests $(SHIM)
+	bash tests/integ/tiers.sh $(B)/integ_tests '$(INTEG_FULL)'
+	$(INTEG_ENV) $(B)/integ_tests --jobs $(INTEG_JOBS)
+
+tiers: $(B)/integ_tests
+	bash tests/integ/tiers.sh -v $(B)/integ_tests '$(INTEG_FULL)'
 
 # contrib/monitoring: the metrics its dashboard and alert rules read are
 # lockrun's, and the rules pass their promtool unit tests.
