@@ -3,7 +3,7 @@
 #
 #   make            build ./lockrun
 #   make check      install missing packages (as root), build, run the quick
-#                   tests: those that need only redis-server
+#                   tests: those that need only redis-server (under 3 minutes)
 #   make check-full the same with every test: the SQL servers, sentinels,
 #                   clusters, TLS, the browser, the long real-time ones
 #   make check SANITIZE=1, make check-full SANITIZE=1   under ASan + UBSan
@@ -285,7 +285,13 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 # documentation against the binary. make check runs the quick tier of the
 # integration tests (INTEG_FULL, below, says which are not in it) and
 # needs only make deps WHAT=check's packages; make check-full runs them
-# all, then contrib/monitoring's checks, with every package.
+# all, then contrib/monitoring's checks, with every package. Measured on
+# a 2-core machine with another job's tests running beside it (2026-12-07),
+# make check from a fresh clone took 167 s: 40 s to build and run the 491
+# unit tests, 7 s for the fuzz corpus and the completions, 46 s to build
+# the integration tests, 71 s to run 505 of them (429 as --list counts
+# them: it counts a parameterized test once) and 3 s for make surface.
+# Every test, before the tiers, took 496 s (then the README's figure).
 check: deps-check
 	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface
 
