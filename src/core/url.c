@@ -124,6 +124,13 @@ int
 url_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
     struct lr_err *e)
 {
+	return url_hostport_from(hp, end, host, n, port, 1, e);
+}
+
+int
+url_hostport_from(const char *hp, const char *end, char *host, size_t n, int *port,
+    int lo, struct lr_err *e)
+{
 	const char *h = hp, *portp = NULL;
 	size_t len = 0;
 
@@ -140,8 +147,8 @@ url_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
 		return lr_errf(e, EX_USAGE, "host name is too long");
 	memcpy(host, h, len);
 	host[len] = '\0';
-	if (portp && url_decimal(portp, (size_t)(end - portp), 1, 65535, port) != 0)
-		return lr_errf(e, EX_USAGE, "port must be a number from 1 to 65535");
+	if (portp && url_decimal(portp, (size_t)(end - portp), lo, 65535, port) != 0)
+		return lr_errf(e, EX_USAGE, "port must be a number from %d to 65535", lo);
 	return 0;
 }
 

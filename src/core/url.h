@@ -47,6 +47,10 @@ int	url_userinfo(const char *s, size_t len, char *user, size_t un, char *passwor
 int	url_hostport(const char *hp, const char *end, char *host, size_t n, int *port,
 	    struct lr_err *e);
 
+/* The same, the port from lo up (0: a listener's, which the kernel picks). */
+int	url_hostport_from(const char *hp, const char *end, char *host, size_t n, int *port,
+	    int lo, struct lr_err *e);
+
 /* The decimal that is all of [s, s+len), if it is in [lo, hi]: 0 with
  * *out set, else -1. */
 int	url_decimal(const char *s, size_t len, long lo, long hi, int *out);

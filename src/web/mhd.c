@@ -43,6 +43,7 @@
 #include <microhttpd.h>
 
 #include "backend/notes.h"
+#include "core/url.h"
 #include "web/mhd.h"
 #include "web/peers.h"
 
@@ -166,26 +167,30 @@ bind_unix(struct mhd_server *s, const char *what, const char *path, struct lr_er
 	return fd;
 }
 
-/* "PORT", ":PORT", "HOST:PORT" or "[V6]:PORT" into host and port; no
- * host is the loopback address. Returns 0, or -1 with e. */
+/* "PORT", ":PORT", "HOST:PORT" or "[V6]:PORT" into host and port[8]
+ * (a URL's host and port, url_hostport(): one parser for both; port 0
+ * is one the kernel picks); no host is the loopback address. Returns 0,
+ * or -1 with e. */
 static int
-split(const char *what, const char *addr, char *host, size_t n, const char **port,
+split(const char *what, const char *addr, char *host, size_t n, char port[8],
     struct lr_err *e)
 {
-	const char *colon = strrchr(addr, ':');
+	int all_digits = addr[0] != '\0' && strspn(addr, "0123456789") == strlen(addr);
+	struct lr_err why;
+	int p = -1;
 
-	snprintf(host, n, "127.0.0.1");
-	*port = colon ? colon + 1 : addr;
-	if (**port == '\0' || strspn(*port, "0123456789") != strlen(*port) ||
-	    strlen(*port) > 5 || atoi(*port) > 65535)
+	if (all_digits) {
+		if (url_decimal(addr, strlen(addr), 0, 65535, &p) != 0)
+			p = -1;
+		host[0] = '\0';
+	} else if (url_hostport_from(addr, addr + strlen(addr), host, n, &p, 0, &why) != 0)
+		p = -1;
+	if (p < 0)
 		return lr_errf(e, EX_USAGE, "%s %s: not HOST:PORT, [ADDRESS]:PORT, PORT "
 		    "or unix:PATH", what, addr);
-	if (colon == NULL || colon == addr)
-		return 0;
-	if (addr[0] == '[' && colon[-1] == ']')
-		snprintf(host, n, "%.*s", (int)(colon - addr - 2), addr + 1);
-	else
-		snprintf(host, n, "%.*s", (int)(colon - addr), addr);
+	if (host[0] == '\0')
+		snprintf(host, n, "127.0.0.1");
+	snprintf(port, 8, "%d", p);
 	return 0;
 }
 
@@ -195,11 +200,10 @@ bind_tcp(const char *what, const char *addr, struct lr_err *e)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 	    .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
-	char host[256];
-	const char *port;
+	char host[256], port[8];
 	int fd, rc, one = 1;
 
-	if (split(what, addr, host, sizeof(host), &port, e) != 0)
+	if (split(what, addr, host, sizeof(host), port, e) != 0)
 		return -1;
 	if ((rc = getaddrinfo(host, port, &hints, &ai)) != 0)
 		return lr_errf(e, EX_USAGE, "%s %s: %s", what, addr, gai_strerror(rc));

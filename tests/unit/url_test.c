@@ -111,6 +111,23 @@ Test(url, hostport_plain_and_bracketed)
 	cr_assert(eq(str, host, ""), "no host is the caller's to refuse");
 }
 
+/* A listener's address (web/mhd.c) is read by the same parser, with a
+ * port the kernel picks (0) allowed there only. */
+Test(url, hostport_from_zero_for_a_listener)
+{
+	struct lr_err e = LR_ERR_INIT;
+	const char *s = "0.0.0.0:0";
+	char host[64];
+	int port = -1;
+
+	cr_assert(eq(int, url_hostport_from(s, s + strlen(s), host, sizeof(host), &port, 0,
+	    &e), 0), "%s", e.msg);
+	cr_assert(eq(str, host, "0.0.0.0"));
+	cr_assert(eq(int, port, 0));
+	cr_assert(eq(int, hostport(s, host, sizeof(host), &port, &e), -1));
+	cr_assert(eq(str, e.msg, "port must be a number from 1 to 65535"));
+}
+
 static void
 hostport_bad(const char *s, size_t n, const char *msg)
 {
