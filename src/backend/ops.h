@@ -214,11 +214,12 @@ struct lr_backend_ops {
 	/* The scheduler, at a fire time: note itself (me, "host pid") among
 	 * the fleet's schedulers under prefix, forget those not noted for
 	 * window_ms, and hand each one left (itself too) to cb, in one round
-	 * trip. Returns 0, or -1 with e. NULL: none kept (claims are not
-	 * spread; sched/claim.h). */
+	 * trip, connecting and answered within cap_ms at most (the
+	 * scheduler's loop waits for it). Returns 0, or -1 with e. NULL:
+	 * none kept (claims are not spread; sched/claim.h). */
 	int	(*schedulers)(struct lr_backend *b, const char *prefix, const char *me,
-		    long long window_ms, void (*cb)(void *arg, const char *name),
-		    void *arg, struct lr_err *e);
+		    long long window_ms, long long cap_ms,
+		    void (*cb)(void *arg, const char *name), void *arg, struct lr_err *e);
 
 	/* The scheduler's watch on the fleet's slot claims (lockrun(7), "A
 	 * race sat out"), over a connection of its own (b serves nothing

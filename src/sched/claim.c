@@ -221,8 +221,8 @@ claim_fleet(struct claim_src *src, const struct sched_task *t, size_t n, long lo
 	src->fleet_ms = now_ms;
 	src->notes++;
 	fleet_clear(src);
-	if (src->be->ops->schedulers(src->be, src->prefix, src->me, window, fleet_add, src,
-	    &e) == 0) {
+	if (src->be->ops->schedulers(src->be, src->prefix, src->me, window,
+	    CLAIM_FLEET_CAP_MS, fleet_add, src, &e) == 0) {
 		src->fleet_failing = 0;
 		return;
 	}

@@ -38,6 +38,7 @@
 /* Where the claims go: the scheduler's own backend (its runs' one, when
  * they share it), the keys' prefix, and this host as runs name it. */
 #define CLAIM_FLEET_EVERY_MS	10000
+#define CLAIM_FLEET_CAP_MS	500	/* the loop waits no longer for a note */
 
 struct claim_src {
 	struct lr_backend	*be;

@@ -214,8 +214,9 @@ prom_sched_print(const struct crond_view *v, FILE *fp)
 	    "step (a run of them counts once).\n# TYPE lockrun_scheduler_missed_total "
 	    "counter\nlockrun_scheduler_missed_total %llu\n", v->missed);
 	fprintf(fp, "# HELP lockrun_scheduler_slots_sat_out_total Fire times this "
-	    "scheduler started nothing for, told by the lock server that their slot was "
-	    "claimed elsewhere.\n# TYPE lockrun_scheduler_slots_sat_out_total counter\n"
+	    "scheduler started nothing for, their slot claimed elsewhere (as the lock "
+	    "server told, or its own claim found).\n# TYPE "
+	    "lockrun_scheduler_slots_sat_out_total counter\n"
 	    "lockrun_scheduler_slots_sat_out_total %llu\n", v->sat_out);
 	fprintf(fp, "# HELP lockrun_scheduler_config_reloads_total Times the config was "
 	    "read again and taken (SIGHUP).\n# TYPE lockrun_scheduler_config_reloads_total "

@@ -261,6 +261,17 @@ tasks_config_on(const char *url, int n, const char *schedule, const char *defaul
 }
 
 int
+sched_decided(pid_t pid, const char *names)
+{
+	char ran[256], claimed[256];
+
+	snprintf(ran, sizeof(ran), "^(%s): lockrun: (released|skipped)", names);
+	snprintf(claimed, sizeof(claimed), "^lockrun: (%s) [^ ]+: skipped: the slot is taken",
+	    names);
+	return stderr_matching(pid, ran) + stderr_matching(pid, claimed);
+}
+
+int
 alive_in(const char *path)
 {
 	FILE *fp = fopen(path, "r");

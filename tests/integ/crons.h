@@ -23,6 +23,11 @@ const char *tasks_config(const char *url, int n, const char *defaults, const cha
 const char *tasks_config_on(const char *url, int n, const char *schedule,
 	    const char *defaults, const char *cmd);
 
+/* How many starts of the tasks names (an ERE alternation: "a|b")
+ * scheduler pid decided: its runs of them that released or skipped, and
+ * the starts it forked nothing for, their slot another's (sched/claim.h). */
+int	sched_decided(pid_t pid, const char *names);
+
 /* How many of the pids listed in path, one a line, are alive. */
 int	alive_in(const char *path);
 

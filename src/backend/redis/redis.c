@@ -542,13 +542,17 @@ redis_claim(struct lr_backend *b, struct lr_claim *c, size_t n, struct lr_err *e
 
 static int
 redis_schedulers(struct lr_backend *b, const char *prefix, const char *me,
-    long long window_ms, void (*cb)(void *arg, const char *name), void *arg,
-    struct lr_err *e)
+    long long window_ms, long long cap_ms, void (*cb)(void *arg, const char *name),
+    void *arg, struct lr_err *e)
 {
-	int rc = redis_open(b, e);
+	struct lr_link *l = &conn_of(b)->link;
+	struct rlink_timeouts saved;
+	int rc;
 
-	if (rc == 0)
+	l->connect_timeout_ms = rlink_cap(l, cap_ms, &saved);
+	if ((rc = redis_open(b, e)) == 0)
 		rc = rclaim_schedulers(conn_of(b), prefix, me, window_ms, cb, arg, e);
+	rlink_uncap(l, &saved);
 	sync_where(b);
 	return rc;
 }
