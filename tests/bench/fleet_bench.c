@@ -21,6 +21,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <regex.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -444,6 +445,50 @@ fleet_floor(int n, long run_s, int same)
 	return k ? v[k - 1] - t0 : 0;
 }
 
+/* How many lines of the file at path match the extended regex re. */
+static int
+file_matching(const char *path, const char *re)
+{
+	FILE *fp = fopen(path, "r");
+	char line[4096];
+	regex_t rx;
+	int n = 0;
+
+	if (fp == NULL)
+		return 0;
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0) {
+		fclose(fp);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), fp))
+		n += regexec(&rx, line, 0, NULL, 0) == 0;
+	regfree(&rx);
+	fclose(fp);
+	return n;
+}
+
+/* Of the five schedulers s[]: the runs each forked and the runs each
+ * holds the lock for (its runs' "acquired" lines, relayed with -v). */
+static void
+five_spread(const struct sched *s, int n)
+{
+	int forks = 0, ran[5], sum = 0, lo = 0, hi = 0;
+
+	for (int i = 0; i < 5; i++) {
+		forks += file_matching(s[i].err, "^lockrun: [^ ]+ [^ ]+: started, pid");
+		ran[i] = file_matching(s[i].err, ": lockrun: acquired ");
+		sum += ran[i];
+		lo = i == 0 || ran[i] < lo ? ran[i] : lo;
+		hi = i == 0 || ran[i] > hi ? ran[i] : hi;
+	}
+	printf("  the same: runs forked by the five: %d for %d slots (acceptance: <= %d; each "
+	    "forked every run before: %d); runs each held the lock for: %d, %d, %d, %d, %d "
+	    "(mean %.1f, from %+.0f%% to %+.0f%% of it; acceptance: within 25%%)\n", forks, n,
+	    n + n / 20, 5 * n, ran[0], ran[1], ran[2], ran[3], ran[4], sum / 5.0,
+	    sum ? 100.0 * (lo - sum / 5.0) / (sum / 5.0) : 0,
+	    sum ? 100.0 * (hi - sum / 5.0) / (sum / 5.0) : 0);
+}
+
 /* Five schedulers with the same n tasks on one Redis: the connections
  * from all of them, peak over the minute, and how often each task ran. */
 static int
@@ -494,6 +539,7 @@ fleet_five(const char *lockrun, int n, long run_s)
 	    "their runs, peak over the minute (INFO clients every 0.2 s): %ld (acceptance: "
 	    "<= 10); %d starts: %d tasks ran once, %d more than once, %d never "
 	    "(acceptance: every slot once)\n", n, peak, lines, once, twice, never);
+	five_spread(s, n);
 	for (int i = 0; i < 5; i++) {
 		if (s[i].pid > 0)
 			kill(s[i].pid, SIGTERM);
