@@ -214,8 +214,8 @@ struct lr_backend_ops {
 	/* The scheduler, at a fire time: note itself (me, "host pid") among
 	 * the fleet's schedulers under prefix, forget those not noted for
 	 * window_ms, and hand each one left (itself too) to cb, in one round
-	 * trip, connecting and answered within cap_ms at most (the
-	 * scheduler's loop waits for it). Returns 0, or -1 with e. NULL:
+	 * trip, answered within cap_ms at most (the scheduler's loop waits
+	 * for it; a connection is opened as for any request). Returns 0, or -1 with e. NULL:
 	 * none kept (claims are not spread; sched/claim.h). */
 	int	(*schedulers)(struct lr_backend *b, const char *prefix, const char *me,
 		    long long window_ms, long long cap_ms,

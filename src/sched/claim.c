@@ -208,13 +208,18 @@ claim_fleet(struct claim_src *src, const struct sched_task *t, size_t n, long lo
 {
 	struct lr_err e = LR_ERR_INIT;
 	long long window = FLEET_WINDOW_MIN_MS;
+	int claims = 0;
 
 	if (src == NULL || src->be->ops->schedulers == NULL ||
 	    (src->notes >= 2 && src->fleet_ms > 0 && now_ms - src->fleet_ms < CLAIM_FLEET_EVERY_MS))
 		return;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		claims |= claim_can(&t[i], 0);
 		if (2 * schedule_gap_ms(&t[i].sched) > window)
 			window = 2 * schedule_gap_ms(&t[i].sched);
+	}
+	if (!claims)
+		return;		/* no one-server task: nothing to spread */
 	if (window > FLEET_WINDOW_MAX_MS)
 		window = FLEET_WINDOW_MAX_MS;
 	snprintf(src->me, sizeof(src->me), "%s %ld", src->host, (long)getpid());

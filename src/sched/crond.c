@@ -339,15 +339,17 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		return;
 	}
 	if (due_delay(&d->heap, t, h->task, latest, now_ms) ||
-	    defer_hold(&d->defer, t, latest, now_ms) != 0 ||
-	    (!claim_first(d->o->claim, t, latest) &&
-	    defer_put_off(&d->defer, t, latest, now_ms))) {
+	    defer_hold(&d->defer, t, latest, now_ms) != 0) {
 		d->last[h->task] = latest;	/* put off, or told it ran */
 		return;
 	}
 	if (now_ms - (long long)latest * 1000 >= 1000)
 		lr_event(LOG_INFO, "late", NULL, "%s: starting fire time %s %s late",
 		    t->name, b, late);
+	if (!claim_first(d->o->claim, t, latest) && defer_put_off(&d->defer, t, latest, now_ms)) {
+		d->last[h->task] = latest;	/* claimed a little later (claim.h) */
+		return;
+	}
 	crond_view_lag(&d->view, now_ms - (long long)latest * 1000);
 	start(d, h->task, latest);
 }

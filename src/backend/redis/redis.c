@@ -546,13 +546,16 @@ redis_schedulers(struct lr_backend *b, const char *prefix, const char *me,
     void *arg, struct lr_err *e)
 {
 	struct lr_link *l = &conn_of(b)->link;
-	struct rlink_timeouts saved;
+	long long was;
 	int rc;
 
-	l->connect_timeout_ms = rlink_cap(l, cap_ms, &saved);
-	if ((rc = redis_open(b, e)) == 0)
+	/* opened as for any request; then answered within cap_ms */
+	if ((rc = redis_open(b, e)) == 0) {
+		was = l->command_timeout_ms;
+		rlink_set_command_timeout(l, cap_ms < was ? cap_ms : was);
 		rc = rclaim_schedulers(conn_of(b), prefix, me, window_ms, cb, arg, e);
-	rlink_uncap(l, &saved);
+		rlink_set_command_timeout(l, was);
+	}
 	sync_where(b);
 	return rc;
 }
