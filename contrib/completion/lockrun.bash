@@ -17,6 +17,7 @@ _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
     --wait-replicas --wait-timeout --on-server-error --on-redis-error -C --cwd -e
     --env --on-lost
     --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay
+    --keep-output --keep-runs --keep-failed-runs
     --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl'
 _lockrun_run_flag='--one-server --no-one-server --no-overlap --overlap --no-renew
     --shell --foreground'

@@ -15,6 +15,7 @@ function __lockrun_takes_arg
             --command-timeout --prefix --host --log --task --key --ttl --every \
             --conflict-exit --wait-replicas --wait-timeout --on-server-error --on-redis-error --cwd \
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay \
+            --keep-output --keep-runs --keep-failed-runs \
             --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
             --format --stale-after --count --listen --html --for --until --reason
             return 0
@@ -242,6 +243,9 @@ complete -c lockrun -n $run -l wait -x -a '(__lockrun_durations)' -d 'wait this 
 complete -c lockrun -n $run -l timeout -x -a '(__lockrun_durations)' -d 'stop the command after this long'
 complete -c lockrun -n $run -l min-hold -x -a '(__lockrun_durations)' -d 'keep the lock at least this long'
 complete -c lockrun -n $run -l retries -x -d 'run a failed command again up to N times'
+complete -c lockrun -n $run -l keep-output -x -d 'keep the last BYTES of the output with its run'
+complete -c lockrun -n $run -l keep-runs -x -d 'keep the last N successful runs stories'
+complete -c lockrun -n $run -l keep-failed-runs -x -d 'keep the last N failed runs stories'
 complete -c lockrun -n $run -l retry-delay -x -a '(__lockrun_durations)' -d 'before the first retry, doubled for each next'
 complete -c lockrun -n $run -s E -l conflict-exit -x -d 'exit status when skipped'
 complete -c lockrun -n $run -l on-server-error -x -a 'fail run' -d 'when the server cannot be reached'

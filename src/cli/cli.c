@@ -121,6 +121,13 @@ static const struct cli_opt {
 	    "keep the task's last N decisions in Redis\n(default 100; 0: no history)" },
 	{ "history-ttl", 0, "DURATION", OG_HISTORY, TO_TASK, "history_ttl", NULL, 0, 0, NULL,
 	    "drop the history this long after its last\nwrite (default 35d)" },
+	{ "keep-output", 0, "BYTES", OG_RUN, TO_TASK, "keep_output", NULL, 0, 0, NULL,
+	    "keep the last BYTES of the command's output with\nits run (default 16KiB; 0: "
+	    "none)" },
+	{ "keep-runs", 0, "N", OG_RUN, TO_TASK, "keep_runs", NULL, 0, 0, NULL,
+	    "keep the last N successful runs' stories\n(default 20)" },
+	{ "keep-failed-runs", 0, "N", OG_RUN, TO_TASK, "keep_failed_runs", NULL, 0, 0, NULL,
+	    "keep the last N failed runs' stories (default 20)" },
 	{ "cwd", 'C', "DIR", OG_RUN, TO_TASK, "cwd", NULL, 0, 0, NULL,
 	    "run the command in DIR" },
 	{ "env", 'e', "NAME=VALUE", OG_RUN, TO_APPLY, NULL, NULL, 0, A_ENV, NULL,

@@ -10,7 +10,7 @@
 #include "core/schedule.h"
 #include "core/task.h"
 
-enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_STRING, K_CHOICE };
+enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_BYTES, K_STRING, K_CHOICE };
 
 #define HISTORY_MAX 100000	/* entries; a stream this long is ~10 MB */
 
@@ -54,6 +54,9 @@ static const struct option_def {
 	{ "clock_tolerance",	K_DURATION,	offsetof(struct lr_task, clock_tolerance_ms), 0, 0, NULL },
 	{ "history",		K_COUNT,	offsetof(struct lr_task, history), 0, 0, NULL },
 	{ "history_ttl",	K_DURATION,	offsetof(struct lr_task, history_ttl_ms), 1000, 0, NULL },
+	{ "keep_output",	K_BYTES,	offsetof(struct lr_task, keep_output), 0, 0, NULL },
+	{ "keep_runs",		K_COUNT,	offsetof(struct lr_task, keep_runs), 0, 0, NULL },
+	{ "keep_failed_runs",	K_COUNT,	offsetof(struct lr_task, keep_failed_runs), 0, 0, NULL },
 	{ "hook_timeout",	K_DURATION,	offsetof(struct lr_task, hook_timeout_ms), 1, 0, NULL },
 	{ "starting_deadline",	K_DURATION,	offsetof(struct lr_task, starting_deadline_ms), 0, 0,
 	    NULL },
@@ -79,6 +82,9 @@ static const struct lr_task task_builtin = {
 	.clock_tolerance_ms = LR_UNSET,	/* depends on the slot tolerance: run.c */
 	/* longer than the longest month: a monthly job keeps its history */
 	.history = 100, .history_ttl_ms = 35LL * 24 * 3600 * 1000,
+	/* as Kubernetes keeps a CronJob's last runs: enough to read a
+	 * failure's story after a weekend of hourly runs had more */
+	.keep_output = 16384, .keep_runs = 20, .keep_failed_runs = 20,
 	.hook_timeout_ms = 30000,	/* a ping that has not answered by then won't */
 	.starting_deadline_ms = 300000,	/* cron: a 5-minute-late start still runs */
 	.retries = 0, .retry_delay_ms = 10000,	/* as a Kubernetes Job's first back-off */
@@ -97,6 +103,7 @@ task_init(struct lr_task *t)
 	t->slot_tolerance_ms = t->clock_tolerance_ms = LR_UNSET;
 	t->history = LR_UNSET;
 	t->history_ttl_ms = LR_UNSET;
+	t->keep_output = t->keep_runs = t->keep_failed_runs = LR_UNSET;
 	t->hook_timeout_ms = t->starting_deadline_ms = LR_UNSET;
 	t->retries = LR_UNSET;
 	t->retry_delay_ms = t->random_delay_ms = LR_UNSET;
@@ -303,6 +310,30 @@ set_count(int *dst, const char *text, struct lr_err *e)
 	return 1;
 }
 
+/* A size in bytes: digits, then nothing (bytes), K or KiB, M or MiB
+ * (powers of 1024); at most LR_KEEP_OUTPUT_MAX, since a run's tail rides
+ * with its release in one request. */
+static int
+set_bytes(int *dst, const char *text, struct lr_err *e)
+{
+	static const struct { const char *unit; long long mult; } units[] = {
+		{ "", 1 }, { "K", 1024 }, { "KiB", 1024 }, { "M", 1048576 },
+		{ "MiB", 1048576 },
+	};
+	char *end;
+	long long v = strtoll(text, &end, 10);
+
+	for (size_t i = 0; *text >= '0' && *text <= '9' &&
+	    i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0 && v <= LR_KEEP_OUTPUT_MAX &&
+		    v * units[i].mult <= LR_KEEP_OUTPUT_MAX) {
+			*dst = (int)(v * units[i].mult);
+			return 1;
+		}
+	return lr_errf(e, EX_CONFIG, "expected a size from 0 to 1MiB (e.g. 4096, 16KiB, "
+	    "1MiB), got \"%s\"", text);
+}
+
 /* One of words: its index into dst. */
 static int
 set_choice(const char *const *words, int *dst, const char *text, struct lr_err *e)
@@ -343,6 +374,8 @@ task_set(struct lr_task *t, const char *name, const char *text, struct lr_err *e
 		return set_exit((int *)dst, text, e);
 	case K_COUNT:
 		return set_count((int *)dst, text, e);
+	case K_BYTES:
+		return set_bytes((int *)dst, text, e);
 	case K_STRING:
 		if (*text == '\0') {
 			return lr_errf(e, EX_CONFIG, "is empty");

@@ -52,6 +52,10 @@ struct lr_task {
 	int		  history;	/* entries kept in the task's history; 0: none */
 	long long	  history_ttl_ms;	/* history and last-run keys live this
 					 * long after their last write */
+	int		  keep_output;	/* bytes of the command's output kept with
+					 * its run's end entry; 0: none kept */
+	int		  keep_runs;	/* end entries kept per task: successes, */
+	int		  keep_failed_runs;	/* and failures, each their own count */
 	char		**on_start;	/* hooks: argv run without a shell, */
 	char		**on_success;	/* NULL-terminated; NULL: none */
 	char		**on_failure;
@@ -75,6 +79,8 @@ struct lr_task {
 /* A retry's delay doubles from retry_delay up to an hour (or retry_delay
  * itself, if longer). */
 #define LR_RETRY_DELAY_CAP_MS	3600000LL
+/* keep_output's most: a run's tail goes with its release, in one request */
+#define LR_KEEP_OUTPUT_MAX	1048576LL
 
 /* The clock tolerance is this many slot tolerances (15s by default): more
  * than a host's usual clock error plus a request's one-way delay, less

@@ -301,3 +301,27 @@ Test(task, random_delay_is_the_same_for_a_slot_and_spreads_across_slots)
 	cr_assert(differ > 90, "%d of 100 slots drew another delay", differ);
 	cr_assert(tasks_differ > 90, "%d of 100", tasks_differ);
 }
+
+Test(task, keep_output_takes_bytes_with_units)
+{
+	struct lr_task t;
+	struct lr_err err = { 0 };
+
+	task_init(&t);
+	cr_assert(eq(int, task_set(&t, "keep_output", "16KiB", &err), 1));
+	cr_assert(eq(int, t.keep_output, 16384));
+	cr_assert(eq(int, task_set(&t, "keep_output", "1M", &err), 1));
+	cr_assert(eq(int, t.keep_output, 1048576));
+	cr_assert(eq(int, task_set(&t, "keep_output", "0", &err), 1));
+	cr_assert(eq(int, t.keep_output, 0));
+	cr_assert(eq(int, task_set(&t, "keep_output", "2MiB", &err), -1), "over 1MiB");
+	cr_assert(eq(str, err.msg, "expected a size from 0 to 1MiB (e.g. 4096, 16KiB, "
+	    "1MiB), got \"2MiB\""));
+	cr_assert(eq(int, task_set(&t, "keep_output", "-1", &err), -1));
+	cr_assert(eq(int, task_set(&t, "keep_output", "4kb", &err), -1));
+	cr_assert(eq(int, task_set(&t, "keep_runs", "5", &err), 1));
+	cr_assert(eq(int, task_set(&t, "keep_failed_runs", "7", &err), 1));
+	cr_assert(eq(int, t.keep_runs, 5));
+	cr_assert(eq(int, t.keep_failed_runs, 7));
+	task_free(&t);
+}
