@@ -158,11 +158,11 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # Pure modules: libc only, linked alone into the unit tests.
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
-SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task setting \
+SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task tail setting \
 	lease text file url near)
 SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
 SRC_OUT = $(addprefix out/,log json table)
-SRC_PROC = $(addprefix proc/,supervise child spawn guard hooks)
+SRC_PROC = $(addprefix proc/,capture supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes backend/batch
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rfleet rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings rscript rtrigger rclaim tls)

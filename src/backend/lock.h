@@ -274,6 +274,16 @@ struct lr_ending {
 					 * from 1; 0: the command never started.
 					 * The history entry says it, and the
 					 * retries counter adds attempt - 1 */
+	/* the run's story (issue 45): kept per task, keep_runs successes
+	 * and keep_failed failures, each entry the end's fields, the reason
+	 * and the output; both 0: no story kept (keep_output: 0) */
+	char		reason[200];	/* why lockrun ended the command or could
+					 * not start it, in words; "" none */
+	const char	*output;	/* its output's end (core/tail.h's form),
+					 * or NULL; not carried over a scheduler's
+					 * socket (sched/lease_client.c) */
+	size_t		output_len;
+	long long	keep_runs, keep_failed;
 };
 
 #endif

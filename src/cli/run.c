@@ -321,18 +321,35 @@ report_release(const struct lr_ctx *x, const struct lr_ending *end, int rc,
 		    "its key stays until it expires", l->keys.slot_iso, took, end->status);
 }
 
+/* What a run leaves of its story with its end (issue 45): why lockrun
+ * ended the command or could not start it, and its output's end. */
+struct run_story {
+	char		 reason[200];
+	char		*output;	/* tail_text()'s, or NULL */
+	size_t		 len;
+};
+
 /* Record how the run ended and release, reconnecting once if the
  * connection went away while the command ran; with --min-hold, leave the
  * key for the rest of it, whether the command ran or a signal stopped the
- * run before it started. A failure is a warning: the key expires by itself
+ * run before it started. With st, the run's story goes with it, kept as
+ * the task's keep_* say. A failure is a warning: the key expires by itself
  * within the TTL. */
 static int
-release(struct lr_ctx *x, int status, const char *event)
+release_story(struct lr_ctx *x, int status, const char *event, const struct run_story *st)
 {
 	struct lr_err e = LR_ERR_INIT;
 	struct lr_ending end = { .status = status, .event = event,
 	    .duration_ms = mono_ms() - x->acquired_at, .attempt = x->attempt };
 	int rc = -1;
+
+	if (st != NULL && x->t.keep_output > 0) {
+		snprintf(end.reason, sizeof(end.reason), "%s", st->reason);
+		end.output = st->output;
+		end.output_len = st->len;
+		end.keep_runs = x->t.keep_runs;
+		end.keep_failed = x->t.keep_failed_runs;
+	}
 
 	end.keep_ms = x->t.min_hold_ms - end.duration_ms;
 	end.keep_until_ms = lock_server_at(&x->lock, x->acquired_at + x->t.min_hold_ms);
@@ -345,6 +362,44 @@ release(struct lr_ctx *x, int status, const char *event)
 	}
 	report_release(x, &end, rc, &e);
 	return rc;
+}
+
+static int
+release(struct lr_ctx *x, int status, const char *event)
+{
+	return release_story(x, status, event, NULL);
+}
+
+/* Why the run ended as it did, in words, when lockrun ended the command
+ * or could not start it (or a signal ended it): into st->reason, "" when
+ * the command ended by itself with a status. One line, no control
+ * characters, so that the history's column and the header read it whole. */
+static void
+run_reason(const struct lr_ctx *x, const struct lr_supervise *s, int status,
+    struct run_story *st)
+{
+	const struct lr_child *ch = &x->child;
+	int sig = status > 128 && status < 128 + 65 ? status - 128 : 0;
+	char *r = st->reason;
+	size_t n = sizeof(st->reason);
+
+	if (ch->exec_err == ENOENT)
+		snprintf(r, n, "command not found: %s", x->exec_argv[0]);
+	else if (ch->exec_err == EACCES)
+		snprintf(r, n, "permission denied: %s", x->exec_argv[0]);
+	else if (ch->exec_err != 0)
+		snprintf(r, n, "cannot run %s: %s", x->exec_argv[0], strerror(ch->exec_err));
+	else if (s->why[0] != '\0')
+		snprintf(r, n, "%s", s->why);
+	else if (ch->guard_died)
+		snprintf(r, n, "the guard process was killed by signal %d", ch->guard_died);
+	else if (ch->forwarded && child_ends_a_job(ch->forwarded))
+		snprintf(r, n, "stopped: lockrun was sent SIG%s", sigabbrev_np(ch->forwarded));
+	else if (sig != 0 && sigabbrev_np(sig) != NULL)
+		snprintf(r, n, "killed by signal %d (SIG%s)", sig, sigabbrev_np(sig));
+	for (char *p = r; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 /* In the guard (guard.c), when lockrun was killed and the command's tree
@@ -391,10 +446,25 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 		.acquired_at = x->acquired_at,
 		.timeout_ms = x->t.timeout_ms, .on_lost = x->t.on_lost,
 	};
+	struct run_story st = { .reason = "" };
+	struct lr_capture cap;
 	int status;
 
+	/* the output is passed on through lockrun to keep its end, when
+	 * there is a lock server to keep it in and the command does not
+	 * share lockrun's terminal (--foreground: it reads it) */
+	capture_init(&cap);
+	if (be != NULL && x->t.keep_output > 0 && !x->cli.foreground) {
+		struct lr_err ce;
+
+		if (capture_open(&cap, (size_t)x->t.keep_output, x->output_fd, &ce) == 0)
+			s.capture = &cap;
+		else
+			lr_warn("the output's end is not kept: %s", ce.msg);
+	}
 	for (int attempt = 1; ; attempt++) {
 		command_spec(x, be != NULL);
+		x->spec.capture = s.capture;
 		hf->attempt = retry_attempt(x, attempt);
 		status = supervise(&s, e);
 		if (!retry_next(x, &s, attempt, status))
@@ -415,12 +485,17 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 	 * and the tombstone are let go then. */
 	if (!be)
 		return status;
+	run_reason(x, &s, status, &st);
+	if (s.capture)
+		st.output = capture_text(&cap, &st.len);
 	if (s.lost == LOST_TAKEN || (s.lost == LOST_FREED && be->ops->session)) {
 		if (be->ops->session)
 			release_lost(x);
 	} else
-		release(x, status >= 0 ? status : e->status, s.lost ? "lost" :
-		    s.timed_out ? "stopped-timeout" : "released");
+		release_story(x, status >= 0 ? status : e->status, s.lost ? "lost" :
+		    s.timed_out ? "stopped-timeout" : "released", &st);
+	free(st.output);
+	capture_close(&cap);
 	return status;
 }
 

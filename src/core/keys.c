@@ -122,6 +122,7 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	snprintf(k->missed, sizeof(k->missed), "%s{%s}:missed", prefix, name);
 	snprintf(k->trigger, sizeof(k->trigger), "%s{%s}:trigger", prefix, name);
 	snprintf(k->ended, sizeof(k->ended), "%s{%s}:ended", prefix, name);
+	snprintf(k->runs, sizeof(k->runs), "%s{%s}:runs", prefix, name);
 	k->slot[0] = k->slot_iso[0] = '\0';
 	if (slot_start == (time_t)-1)
 		return;
@@ -183,6 +184,8 @@ suffix_kind(const char *rest, const char **stamp)
 		return KEY_MISSED;
 	if (strcmp(rest, ":trigger") == 0)
 		return KEY_TRIGGER;
+	if (strcmp(rest, ":runs") == 0)
+		return KEY_RUNS;
 	if (strncmp(rest, ":ended:", 7) == 0 && rest[7] != '\0' &&
 	    strspn(rest + 7, "0123456789") == strlen(rest + 7))
 		return KEY_ENDED;	/* a SQL backend's row for one token */

@@ -28,6 +28,8 @@ struct lr_keys {
 					 * prefix{name}:ended:<token> for each run
 					 * whose end is recorded (Redis keeps them
 					 * in :counts) */
+	char	runs[KEY_MAX];		/* prefix{name}:runs: hash, the runs' stories
+					 * (output tail, reason), kept per task */
 	char	slot_iso[64];		/* 2026-11-21T17:45:00Z, for LOCKRUN_SLOT */
 };
 
@@ -81,7 +83,8 @@ enum key_kind {
 	KEY_PAUSE,		/* prefix{name}:pause */
 	KEY_MISSED,		/* prefix{name}:missed */
 	KEY_TRIGGER,		/* prefix{name}:trigger */
-	KEY_ENDED		/* prefix{name}:ended:<token> (a SQL row) */
+	KEY_ENDED,		/* prefix{name}:ended:<token> (a SQL row) */
+	KEY_RUNS		/* prefix{name}:runs */
 };
 
 /* A key taken apart by keys_parse(). */

@@ -65,6 +65,7 @@ child_start(struct lr_child *ch, const struct lr_child_spec *spec,
 	child_forwarded_set(&set);
 	sigaddset(&set, SIGCHLD);
 	ch->spec = spec;
+	ch->exec_err = 0;
 	if ((ch->sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1)
 		return lr_errf(e, EX_OSERR, "signalfd: %s", strerror(errno));
 	/* built here, before any fork: the guard then allocates nothing (no
@@ -76,7 +77,7 @@ child_start(struct lr_child *ch, const struct lr_child_spec *spec,
 		return start_guard(ch, deadline, e);
 	/* the child has set its own group before vfork returns: no signal
 	 * can beat it */
-	if ((ch->pid = child_spawn(spec, ch->envp)) == -1)
+	if ((ch->pid = child_spawn(spec, ch->envp, &ch->exec_err)) == -1)
 		return lr_errf(e, EX_OSERR, "vfork: %s", strerror(errno));
 	return 0;
 }
@@ -160,11 +161,13 @@ child_event(struct lr_child *ch)
 int
 child_guard_event(struct lr_child *ch)
 {
-	int status, st;
-	ssize_t n = read(ch->ctl, &status, sizeof(status));
+	struct guard_end end;
+	int st;
+	ssize_t n = read(ch->ctl, &end, sizeof(end));
 
-	if (n == (ssize_t)sizeof(status)) {
-		ch->status = status;	/* the tree is gone; the guard exits with lockrun */
+	if (n == (ssize_t)sizeof(end)) {
+		ch->status = end.status;	/* the tree is gone; the guard exits with lockrun */
+		ch->exec_err = end.exec_err;
 		return 1;
 	}
 	if (n == -1 && (errno == EINTR || errno == EAGAIN))

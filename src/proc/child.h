@@ -18,6 +18,8 @@ struct lr_child {
 	int	guard_died;	/* the guard was killed by this signal */
 	int	forwarded;	/* the last signal lockrun was sent and passed
 				 * on to the command, or 0 */
+	int	exec_err;	/* the command could not be executed: why
+				 * (errno), or 0 */
 };
 
 /* Make ch safe to pass to child_close(). */

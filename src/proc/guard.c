@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc/capture.h"
 #include "proc/spawn.h"
 #include "core/duration.h"
 #include "core/err.h"
@@ -183,6 +184,7 @@ struct guard {
 	pid_t		self;
 	pid_t		main;		/* the command's main process */
 	int		status;		/* its status once reaped, else -1 */
+	int		exec_err;	/* it could not be executed: errno, else 0 */
 	int		sfd;		/* signalfd: SIGCHLD */
 	int		ctl;		/* lockrun's control socket; -1 once it is gone */
 	int		stopping;	/* the tree was sent SIGTERM */
@@ -328,6 +330,7 @@ static void __attribute__((noreturn))
 finish(struct guard *g)
 {
 	int status = g->status >= 0 ? g->status : EX_SOFTWARE;
+	struct guard_end end = { .status = status, .exec_err = g->exec_err };
 	char byte;
 
 	/* lockrun died: no one else will free the lock, and no process that
@@ -335,7 +338,7 @@ finish(struct guard *g)
 	if (g->ctl < 0 && g->spec->orphaned)
 		g->spec->orphaned(g->spec->orphaned_arg, status);
 
-	if (g->ctl >= 0 && write(g->ctl, &status, sizeof(status)) == (ssize_t)sizeof(status))
+	if (g->ctl >= 0 && write(g->ctl, &end, sizeof(end)) == (ssize_t)sizeof(end))
 		while (read(g->ctl, &byte, 1) == -1 && errno == EINTR)
 			;
 	_exit(status);
@@ -385,9 +388,15 @@ guard_run(const struct lr_child_spec *spec, char *const envp[], long long deadli
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	setpgid(0, 0);
 	/* (2) the command first: nothing else is on its way to starting */
-	if ((g.main = child_spawn(spec, envp)) == -1) {
+	if ((g.main = child_spawn(spec, envp, &g.exec_err)) == -1) {
 		lr_error("vfork: %s", strerror(errno));
 		_exit(EX_OSERR);
+	}
+	/* the pipes are the command's and lockrun's: a copy kept here would
+	 * keep a reader lockrun let go of (capture.c, gone()) */
+	for (int i = 0; spec->capture && i < 2; i++) {
+		close(spec->capture->rd[i]);
+		close(spec->capture->wr[i]);
 	}
 	/* (3) SIGCHLD, blocked since lockrun's start, is read from a signalfd
 	 * (one that arrived already is reported too); the forwarded signals

@@ -18,6 +18,13 @@ enum guard_op {
 				 * fall silent (spec->keeps_deadline) */
 };
 
+/* The guard's one answer: the main process's status, and the errno of
+ * its exec when that failed (the status is then 126 or 127), else 0. */
+struct guard_end {
+	int		status;
+	int		exec_err;
+};
+
 struct guard_msg {
 	int		op;	/* enum guard_op */
 	int		sig;

@@ -203,7 +203,7 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
 		return -1;
 	}
 	fflush(NULL);
-	pid = child_spawn(&cs, envp);
+	pid = child_spawn(&cs, envp, NULL);
 	free(envp);
 	if (pid == -1) {
 		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook %s: %s", which, argv[0],

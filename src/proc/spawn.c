@@ -16,6 +16,7 @@
 
 #include "core/task.h"
 #include "out/log.h"
+#include "proc/capture.h"
 #include "proc/spawn.h"
 static const int forwarded[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2 };
 #define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
@@ -259,9 +260,15 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 {
 	int err;
 
-	/* (0) output: the command writes there, lockrun's lines stay where
-	 * they are; the descriptor itself is close-on-exec */
-	if (spec->output_fd > 2 && (dup2(spec->output_fd, 1) < 0 ||
+	/* (0) output: the command writes there (or into lockrun's pipes,
+	 * which pass it on there), lockrun's lines stay where they are; the
+	 * descriptors themselves are close-on-exec */
+	if (spec->capture && (dup2(spec->capture->wr[0], 1) < 0 ||
+	    dup2(spec->capture->wr[1], 2) < 0)) {
+		*failed = errno;
+		_exit(LR_EXIT_NOEXEC);
+	}
+	if (!spec->capture && spec->output_fd > 2 && (dup2(spec->output_fd, 1) < 0 ||
 	    dup2(spec->output_fd, 2) < 0)) {
 		*failed = errno;
 		_exit(LR_EXIT_NOEXEC);
@@ -321,7 +328,7 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 }
 
 pid_t
-child_spawn(const struct lr_child_spec *spec, char *const envp[])
+child_spawn(const struct lr_child_spec *spec, char *const envp[], int *exec_err)
 {
 	pid_t parent = getpid(), pid;
 	volatile int failed = 0;
@@ -333,6 +340,8 @@ child_spawn(const struct lr_child_spec *spec, char *const envp[])
 	 * then if exec failed. */
 	if ((pid = vfork()) == 0)
 		spawned(spec, envp, parent, &failed);
+	if (exec_err)
+		*exec_err = pid > 0 ? failed : 0;
 	if (pid > 0 && failed != 0) {
 		log_fields_init(&f);
 		f.status = failed == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC;

@@ -32,6 +32,8 @@ struct lr_creds {
 	gid_t		groups[LR_GROUPS_MAX];
 };
 
+struct lr_capture;
+
 struct lr_child_spec {
 	const char		 *path;		/* argv[0] as found: child_find() */
 	char *const		 *argv;
@@ -58,6 +60,9 @@ struct lr_child_spec {
 	 * hook; implied by creds): it cannot reach a terminal lockrun was
 	 * started from (TIOCSTI), nor get a signal sent to its group */
 	int			  session;
+	/* the pipes the command's stdout and stderr go to, read by lockrun
+	 * (capture.h), or NULL: output_fd */
+	const struct lr_capture	 *capture;
 	int			  output_fd;	/* the command's stdout and stderr
 						 * (a task's output:), above 2;
 						 * 0: lockrun's own */
@@ -120,8 +125,10 @@ int	child_ends_a_job(int sig);
 
 /* Start the command of spec with vfork(2) (no copy of the caller's memory:
  * the child only sets up its signals, group and parent-death signal, and
- * execs with envp). Returns its pid, or -1 with errno. */
-pid_t	child_spawn(const struct lr_child_spec *spec, char *const envp[]);
+ * execs with envp). Returns its pid, or -1 with errno; when the exec
+ * failed (the child exits 126 or 127), its errno into *exec_err (may be
+ * NULL), else 0. */
+pid_t	child_spawn(const struct lr_child_spec *spec, char *const envp[], int *exec_err);
 
 /* The signals lockrun forwards to the command (TERM, INT, QUIT, HUP, USR1,
  * USR2), in set. */

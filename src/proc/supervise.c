@@ -52,6 +52,15 @@ max2(long long a, long long b)
 	return a > b ? a : b;
 }
 
+/* Note why lockrun stops the command, for the run's end entry: the first
+ * reason only, as the first is what the others follow from. */
+static void
+said_why(struct loop *l, const char *fmt, const char *arg)
+{
+	if (l->s->why[0] == '\0')
+		snprintf(l->s->why, sizeof(l->s->why), fmt, arg);
+}
+
 /* SIGTERM now and SIGKILL at kill_at: once, whatever asked first. */
 static void
 stop(struct loop *l, long long kill_at)
@@ -79,8 +88,10 @@ lock_lost(struct loop *l, long long now, int how, const char *why)
 	lr_event(LOG_ERR, "lost", NULL, "LOST LOCK %s: %s; %s", s->lock->keys.stable, why,
 	    s->on_lost == ON_LOST_TERM ? "stopping the command (on_lost: term)" :
 	    "the command goes on unprotected (on_lost: ignore)");
-	if (s->on_lost == ON_LOST_TERM)
+	if (s->on_lost == ON_LOST_TERM) {
+		said_why(l, "lost the lock: %.170s", why);
 		stop(l, min2(now + s->kill_after_ms, lease_kill_at(&l->lease)));
+	}
 }
 
 static void
@@ -236,6 +247,8 @@ lease_in_doubt(struct loop *l, long long now)
 		    "confirmed the lease (%s); stopping the command before it ends in %s "
 		    "(on_lost: term)", s->lock->keys.stable, s->be->ops->title,
 		    l->last_err[0] ? l->last_err : "no answer", left);
+		said_why(l, "lost the lock: the server did not confirm the lease (%.120s)",
+		    l->last_err[0] ? l->last_err : "no answer");
 		stop(l, lease_kill_at(&l->lease));
 	} else
 		lr_event(LOG_ERR, "lease-unconfirmed", NULL, "LOST LOCK %s: %s has not "
@@ -323,9 +336,13 @@ due(struct loop *l, long long now)
 			next = min2(next, lease_term_at(&l->lease));
 	}
 	if (now >= l->timeout_at && !l->s->timed_out) {
+		char d[32];
+
 		l->s->timed_out = 1;
 		lr_event(LOG_ERR, "stopped-timeout", NULL, "--timeout reached; stopping "
 		    "the command");
+		said_why(l, "timeout: stopped after %s", duration_human(l->s->timeout_ms, d,
+		    sizeof(d)));
 		stop(l, now + l->s->kill_after_ms);
 	}
 	if (!l->s->timed_out)
@@ -388,6 +405,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 	struct loop l = { .s = s, .in_flight = -1, .kill_at = NEVER, .timeout_at = NEVER };
 	int ended = 0;
 
+	s->why[0] = '\0';	/* each attempt's own */
 	l.renewing = s->be != NULL && s->lock != NULL && s->lock->ttl_ms > 0;
 	l.lease.ttl = s->lock ? s->lock->ttl_ms : 0;
 	l.lease.kill_after = s->kill_after_ms;
@@ -401,14 +419,17 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 		l.timeout_at = mono_ms() + s->timeout_ms;
 	while (!ended) {
 		long long next = due(&l, mono_ms()), now = mono_ms();	/* due() may block */
-		struct pollfd pfd[3] = {
+		struct pollfd pfd[5] = {
 			{ .fd = l.ch->sfd, .events = POLLIN },
 			{ .fd = watched_fd(&l), .events = POLLIN },
 			{ .fd = l.ch->ctl, .events = POLLIN },
+			{ .fd = -1 }, { .fd = -1 },
 		};
 		int wait = next == NEVER ? -1 : (int)(next > now ? min2(next - now, 1 << 30) : 0);
 
-		if (poll(pfd, 3, wait) == -1 && errno != EINTR) {
+		if (s->capture)
+			capture_poll(s->capture, &pfd[3]);
+		if (poll(pfd, 5, wait) == -1 && errno != EINTR) {
 			/* out of memory, say: the lock cannot be kept, so nothing
 			 * of the command may outlive this loop */
 			tree_kill_all();
@@ -422,7 +443,13 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 			ended = child_event(l.ch);
 		if (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))
 			ended |= child_guard_event(l.ch);
+		if (s->capture)
+			capture_ready(s->capture, &pfd[3]);
 	}
+	/* what the tree wrote last is in the pipes: passed on, within a
+	 * bound that a stalled reader cannot stretch past the lease */
+	if (s->capture)
+		capture_drain(s->capture, mono_ms() + min2(s->kill_after_ms, 2000));
 	if (l.ch->guard_died)
 		lr_event(LOG_ERR, "guard-killed", NULL, "the guard process was killed by "
 		    "signal %d; killed what was left of the command", l.ch->guard_died);

@@ -4,6 +4,7 @@
 #define LR_SUPERVISE_H
 
 #include "core/duration.h"
+#include "proc/capture.h"
 #include "proc/child.h"
 #include "core/err.h"
 #include "backend/backend.h"
@@ -20,7 +21,12 @@ struct lr_supervise {
 	long long		  acquired_at;	/* mono_ms() when the acquire was sent */
 	long long		  timeout_ms;	/* 0: none */
 	int			  on_lost;	/* enum lr_on_lost */
+	struct lr_capture	 *capture;	/* the command's output passed on
+						 * through lockrun, its end kept;
+						 * NULL: it writes there itself */
 	/* out */
+	char			  why[200];	/* why lockrun stopped the command
+						 * (the first reason), or "" */
 	long long		  confirmed;	/* when the last request the server
 						 * confirmed was sent (the acquire, or a
 						 * renewal): for a next attempt's

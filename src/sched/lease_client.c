@@ -220,6 +220,10 @@ proxy_release(struct lr_backend *b, const struct lr_lock *l,
 		return p->inner.ops->release(&p->inner, l, end, e);
 	q.end = *end;
 	q.end.event = NULL;
+	/* a pointer means nothing in the scheduler: the reason goes (an
+	 * array), the output's end does not (lockrun(7), "A RUN'S STORY") */
+	q.end.output = NULL;
+	q.end.output_len = 0;
 	if ((q.has_event = end->event != NULL))
 		snprintf(q.event, sizeof(q.event), "%s", end->event);
 	if (call(p, &q, &r, &sent, e) != 0)

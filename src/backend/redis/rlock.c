@@ -323,11 +323,12 @@ static int
 release_call(const struct lr_lock *l, const struct lr_ending *end, struct script_call *c)
 {
 	const char *args[] = { l->keys.stable, l->keys.hist, l->keys.last,
-	    l->keys.counts, l->slot_ttl_ms ? l->keys.slot : l->keys.stable, l->value, c->how };
+	    l->keys.counts, l->slot_ttl_ms ? l->keys.slot : l->keys.stable, l->keys.runs,
+	    l->value, c->how, c->story, end->output ? end->output : "" };
 
 	if (end->event && strcmp(end->event, "withdrawn") == 0) {	/* the token never came */
 		snprintf(c->word, sizeof(c->word), "%s - %s", l->id, l->owner);
-		args[5] = c->word;
+		args[6] = c->word;
 	} else if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
 	snprintf(c->how, sizeof(c->how), "%lld %d %lld %s %lld %lld %s %lld %d",
@@ -335,7 +336,9 @@ release_call(const struct lr_lock *l, const struct lr_ending *end, struct script
 	    end->duration_ms > 0 ? end->duration_ms : 0, end->event, l->hist_cap,
 	    l->hist_ttl_ms, slot_word(l), end->keep_until_ms > 0 ? end->keep_until_ms : 0,
 	    end->attempt > 0 ? end->attempt : 0);
-	rscript_call_init(c, SCRIPT_RELEASE_SHA, "5", args, 7, NULL);
+	snprintf(c->story, sizeof(c->story), "%lld %lld %s", end->keep_runs,
+	    end->keep_failed, end->reason);
+	rscript_call_init(c, SCRIPT_RELEASE_SHA, "6", args, 10, NULL);
 	return 1;
 }
 

@@ -14,7 +14,7 @@
 
 struct redisReply;
 
-#define SCRIPT_ARGS_MAX	9	/* keys and arguments of one call */
+#define SCRIPT_ARGS_MAX	10	/* keys and arguments of one call */
 
 /* One script call: what is sent, and what came back. how and word are
  * room for arguments that argv points into. */
@@ -27,6 +27,7 @@ struct script_call {
 	struct lr_err		 e;
 	int			 again;	/* rscript_calls()'s: to send (again) */
 	char			 how[600], word[400];
+	char			 story[256];	/* release: its retention and reason */
 };
 
 /* Make c the call EVALSHA sha nkeys args[0..nargs-1] (nargs at most

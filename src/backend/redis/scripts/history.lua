@@ -86,3 +86,28 @@ local function first_end(counts, cap, ttl, token)
   count(counts, cap, ttl, {})
   return true
 end
+
+-- A run's story in the task's runs hash: the field "h:<token>" holds its
+-- header ("name value" lines: event, host, pid, slot, attempt, status,
+-- duration_ms, end_ms, reason), "o:<token>" its output's end; "ok" and
+-- "failed" the tokens kept of each, oldest first, one space apart. Adding
+-- one drops the oldest past `keep` of its kind, in this same write, so the
+-- hash never holds more than keep_runs + keep_failed_runs stories; it
+-- lives `ttl` ms after its last write, as the history does. keep 0: none.
+local function keep_story(runs, token, failed, keep, ttl, header, output)
+  if keep <= 0 or token == '' then return end
+  local list = failed and 'failed' or 'ok'
+  local ids = redis.pcall('HGET', runs, list)
+  local kept = {}
+  for old in string.gmatch(type(ids) == 'string' and ids or '', '%S+') do
+    if old ~= token then kept[#kept + 1] = old end
+  end
+  kept[#kept + 1] = token
+  while #kept > keep do
+    local old = table.remove(kept, 1)
+    redis.pcall('HDEL', runs, 'h:' .. old, 'o:' .. old)
+  end
+  redis.pcall('HSET', runs, list, table.concat(kept, ' '), 'h:' .. token, header,
+    'o:' .. token, output)
+  redis.pcall('PEXPIRE', runs, ttl)
+end

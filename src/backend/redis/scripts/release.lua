@@ -2,7 +2,8 @@
 -- release.lua -- record how the run ended; free the stable key if this
 -- run still owns it.
 -- KEYS[1] stable key, KEYS[2] history, KEYS[3] last run, KEYS[4] counters,
--- KEYS[5] slot key (the stable key again when one-server is off).
+-- KEYS[5] slot key (the stable key again when one-server is off), KEYS[6]
+-- the runs' stories (a hash, history.lua's keep_story()).
 -- ARGV[1] the value this run stored ("<owner id> <token> <host> <pid>
 -- <start>"); ARGV[2] "<keep ms> <exit status> <duration ms> <event>
 -- <history cap> <history ttl ms> <slot or -> <until ms> <attempt>": keep is
@@ -13,6 +14,10 @@
 -- stopped-timeout; attempt is the command's last attempt (retries:), 0 when
 -- it never started: the entry says it (when not 0), and the counters'
 -- retries adds attempt - 1.
+-- ARGV[3] "<keep runs> <keep failed runs> <reason>": the story's retention
+-- (both 0: none kept) and why lockrun ended the command or could not start
+-- it, in words ("" none: the history entry then has no reason); ARGV[4]
+-- the end of its output ("<1|2><line>\n" each, core/tail.h), "" none.
 -- Returns 1 released (deleted, or left to expire after keep ms),
 -- 0 not ours (it expired, or another run holds it) or no stable key.
 -- The key is ours when it holds this run's value or its tombstone
@@ -37,6 +42,8 @@ if slot == '-' then slot = '' end
 local token, me = holder_of(ARGV[1])
 local host, pid = string.match(me, '^(%S+) (%S+)$')
 local id = string.match(ARGV[1], '^%S+')
+local keep_ok, keep_failed, reason = string.match(ARGV[3] or '', '^(%d+) (%d+) ?(.*)$')
+keep_ok, keep_failed, reason = tonumber(keep_ok) or 0, tonumber(keep_failed) or 0, reason or ''
 
 local function withdraw()
   local found
@@ -79,6 +86,8 @@ if first_end(KEYS[4], cap, hist_ttl, token) then
     entry[#entry + 1] = 'attempt'
     entry[#entry + 1] = attempt
   end
+  entry[#entry + 1] = 'reason'
+  entry[#entry + 1] = reason
   record(KEYS[2], cap, hist_ttl, entry)
   -- a lost run counts as lost, not failed; a timeout is a failure too
   local counted = {}
@@ -98,6 +107,14 @@ if first_end(KEYS[4], cap, hist_ttl, token) then
     ending[#ending + 1] = now
   end
   note_last(KEYS[3], cap, hist_ttl, token, ending)
+  -- the story of a run whose command started (attempt), with its output
+  if attempt ~= '0' then
+    local failed = event ~= 'released' or tonumber(status) ~= 0
+    keep_story(KEYS[6], token, failed, failed and keep_failed or keep_ok, hist_ttl,
+      table.concat({'event ' .. event, 'host ' .. host, 'pid ' .. pid, 'slot ' .. slot,
+        'attempt ' .. attempt, 'status ' .. status, 'duration_ms ' .. duration,
+        'end_ms ' .. now, 'reason ' .. reason}, '\n'), ARGV[4] or '')
+  end
 end
 if keep < 0 then return 0 end
 local value = redis.call('GET', KEYS[1])
