@@ -250,6 +250,17 @@ struct lr_backend_ops {
 	int	(*keys)(struct lr_backend *b, const char *prefix, char ***keys,
 		    size_t *n, struct lr_err *e);
 
+	/* `lockrun logs`: n fields of the task's runs' stories (Redis: the
+	 * hash k->runs, release.lua's keep_story()): "ok" and "failed", the
+	 * ids kept of each, oldest first; "h:ID" a run's header ("name
+	 * value" lines), "o:ID" its output's end. Each value malloc'd into
+	 * values[i] with its length in lens[i] (NULL, 0: none), in one round
+	 * trip. Returns 0, or -1 with e. NULL: this backend keeps no stories
+	 * yet. */
+	int	(*stories)(struct lr_backend *b, const struct lr_keys *k,
+		    const char *const *fields, size_t n, char **values, size_t *lens,
+		    struct lr_err *e);
+
 	/* `lockrun history`: the newest count entries. Returns 0, or -1. */
 	int	(*history)(struct lr_backend *b, const struct lr_keys *k, long long count,
 		    struct lr_hist *h, struct lr_err *e);

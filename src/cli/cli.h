@@ -36,6 +36,9 @@ struct lr_cli {
 	const char		 *until;	/* --until TIME (pause) */
 	const char		 *reason;	/* --reason TEXT (pause) */
 	int			  here;		/* --here (trigger) */
+	const char		 *run_id;	/* --run ID (logs) */
+	const char		 *slot;		/* --slot TIME (logs) */
+	int			  failed;	/* --failed (logs) */
 	char			**cmd;		/* the words after the options, in argv:
 						 * the command (run, check) or the verb's
 						 * arguments */

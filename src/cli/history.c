@@ -18,12 +18,14 @@
 #define EXIT_UNKNOWN	1	/* a task nothing knows */
 
 /* The fields the scripts write (history.lua), in the table's order;
- * attempt is on the entry that ends a run whose command started. */
+ * attempt is on the entry that ends a run whose command started, reason
+ * on one that lockrun ended or could not start (the token is the run's
+ * id, for `lockrun logs --run`). */
 enum hist_field { F_HOST, F_PID, F_EVENT, F_SLOT, F_TOKEN, F_STATUS, F_DURATION,
-	F_ATTEMPT, F_HOLDER, NFIELDS };
+	F_ATTEMPT, F_HOLDER, F_REASON, NFIELDS };
 static const char *const field_names[NFIELDS] = {
 	"host", "pid", "event", "slot", "token", "status", "duration_ms", "attempt",
-	"holder",
+	"holder", "reason",
 };
 
 /* One entry: when it was written (the server's clock, the same for every
@@ -100,6 +102,8 @@ json_entry(FILE *fp, const struct hist_entry *h)
 	json_num(&j, "duration_ms", json_number(h->f[F_DURATION]));
 	json_num(&j, "attempt", json_number(h->f[F_ATTEMPT]));
 	json_str(&j, "holder", h->f[F_HOLDER]);
+	if (h->f[F_REASON] != NULL)	/* only where lockrun said why */
+		json_str(&j, "reason", h->f[F_REASON]);
 	json_end(&j);
 }
 
@@ -108,7 +112,7 @@ json_entry(FILE *fp, const struct hist_entry *h)
 #define NCOLS	(1 + NFIELDS)
 static const char *const col_names[NCOLS] = {
 	"TIME", "HOST", "PID", "EVENT", "SLOT", "TOKEN", "STATUS", "DURATION", "ATTEMPT",
-	"HOLDER",
+	"HOLDER", "REASON",
 };
 
 /* One row of the table: its cells, each "-" when empty. */
@@ -162,6 +166,7 @@ history_print(const struct lr_ctx *x, const struct lr_hist *hist, struct lr_err 
 {
 	struct hist_entry *h;
 	struct row *rows = NULL;
+	int ncols = NCOLS - 1;
 
 	if ((h = calloc(hist->n + 1, sizeof(*h))) == NULL ||
 	    (!x->cli.json && (rows = calloc(hist->n + 1, sizeof(*rows))) == NULL)) {
@@ -175,8 +180,13 @@ history_print(const struct lr_ctx *x, const struct lr_hist *hist, struct lr_err 
 	}
 	for (size_t i = 0; x->cli.json && i < hist->n; i++)
 		json_entry(stdout, &h[i]);
+	/* the reason's column only when an entry has one: most runs end
+	 * by themselves, and the table stays as wide as it was */
+	for (size_t i = 0; rows && i < hist->n && ncols < NCOLS; i++)
+		if (h[i].f[F_REASON] != NULL && *h[i].f[F_REASON] != '\0')
+			ncols = NCOLS;
 	if (rows)
-		table_print(stdout, col_names, NCOLS, hist->n, row_cells, rows);
+		table_print(stdout, col_names, ncols, hist->n, row_cells, rows);
 	free(h);
 	free(rows);
 	return 0;

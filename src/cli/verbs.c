@@ -16,6 +16,7 @@ static const char run_usage[] =
 "       lockrun pause [options] task ...\n"
 "       lockrun resume [options] task ...\n"
 "       lockrun trigger [options] task\n"
+"       lockrun logs [options] task\n"
 "\n"
 "Run a command at most once at a time (--no-overlap) and/or once per\n"
 "scheduled slot (--one-server) across all servers sharing one Redis: a run\n"
@@ -124,6 +125,16 @@ const struct lr_verb_def lr_verbs[] = {
 "\nExit: 0 asked (--here: the command's status, or the conflict status\n"
 "when held or paused); 64 usage; 69 server unavailable; 78 bad config.\n",
 	    OG_ALL | OG_HISTORY | OG_TRIGGER, 0, READS_TARGET, "trigger" },
+	[VERB_LOGS] = { "logs", verb_logs,
+"usage: lockrun logs [options] task\n"
+"\n"
+"The task's last run, wherever it ran: a header (run id, host, slot,\n"
+"attempt, end, duration, status, reason), then the end of its output, each\n"
+"line marked out| or err|. With -n N the headers of the last N runs kept.\n"
+"\n",
+"\nExit: 0 shown; 1 no such run kept; 64 usage; 69 server unavailable;\n"
+"78 bad config.\n",
+	    OG_ALL | OG_COUNT | OG_JSON | OG_LOGS, 0, READS_NONE, "logs" },
 };
 
 /* A row for every verb up to the last (make lint checks each has its

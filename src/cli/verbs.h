@@ -12,7 +12,7 @@ struct lr_ctx;
 /* The first word that is not an option, unless it follows "--". The
  * order is that of the table; nothing depends on it. */
 enum lr_verb { VERB_RUN, VERB_CHECK, VERB_STATUS, VERB_HISTORY, VERB_UNLOCK, VERB_TICK,
-	VERB_CRON, VERB_PAUSE, VERB_RESUME, VERB_TRIGGER, NVERBS };
+	VERB_CRON, VERB_PAUSE, VERB_RESUME, VERB_TRIGGER, VERB_LOGS, NVERBS };
 
 /* Groups of options (cli.c's rows say which they are in); a verb takes
  * the groups its row names. */
@@ -26,6 +26,7 @@ enum lr_verb { VERB_RUN, VERB_CHECK, VERB_STATUS, VERB_HISTORY, VERB_UNLOCK, VER
 #define OG_LISTEN	(1u << 7)	/* --listen */
 #define OG_PAUSE	(1u << 8)	/* --for, --until, --reason */
 #define OG_TRIGGER	(1u << 9)	/* --here */
+#define OG_LOGS		(1u << 10)	/* --run, --slot, --failed */
 
 /* What of the config a verb reads in full (ctx.c, config_part()). */
 enum lr_reads {
@@ -66,5 +67,6 @@ int	verb_cron(struct lr_ctx *x, struct lr_err *e);
 int	verb_pause(struct lr_ctx *x, struct lr_err *e);
 int	verb_resume(struct lr_ctx *x, struct lr_err *e);
 int	verb_trigger(struct lr_ctx *x, struct lr_err *e);
+int	verb_logs(struct lr_ctx *x, struct lr_err *e);
 
 #endif

@@ -312,7 +312,7 @@ set_count(int *dst, const char *text, struct lr_err *e)
 
 /* A size in bytes: digits, then nothing (bytes), K or KiB, M or MiB
  * (powers of 1024); at most LR_KEEP_OUTPUT_MAX, since a run's tail rides
- * with its release in one request. */
+ * with its release in one request, and is read back in one reply. */
 static int
 set_bytes(int *dst, const char *text, struct lr_err *e)
 {
@@ -330,8 +330,8 @@ set_bytes(int *dst, const char *text, struct lr_err *e)
 			*dst = (int)(v * units[i].mult);
 			return 1;
 		}
-	return lr_errf(e, EX_CONFIG, "expected a size from 0 to 1MiB (e.g. 4096, 16KiB, "
-	    "1MiB), got \"%s\"", text);
+	return lr_errf(e, EX_CONFIG, "expected a size from 0 to 256KiB (e.g. 4096, 16KiB), "
+	    "got \"%s\"", text);
 }
 
 /* One of words: its index into dst. */

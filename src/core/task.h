@@ -79,8 +79,9 @@ struct lr_task {
 /* A retry's delay doubles from retry_delay up to an hour (or retry_delay
  * itself, if longer). */
 #define LR_RETRY_DELAY_CAP_MS	3600000LL
-/* keep_output's most: a run's tail goes with its release, in one request */
-#define LR_KEEP_OUTPUT_MAX	1048576LL
+/* keep_output's most: a run's tail goes with its release in one request,
+ * and comes back in one reply (rreader.h's RREADER_BYTES_MAX) */
+#define LR_KEEP_OUTPUT_MAX	262144LL
 
 /* The clock tolerance is this many slot tolerances (15s by default): more
  * than a host's usual clock error plus a request's one-way delay, less

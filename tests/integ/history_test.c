@@ -31,6 +31,7 @@ struct ent {
 	long long	duration_ms;
 	long long	attempt;
 	char		holder[160];
+	char		reason[200];	/* "" when the entry has none */
 };
 
 struct hist {
@@ -80,7 +81,12 @@ collect(const struct json *o, void *arg)
 
 	cr_assert(h->n < sizeof(h->e) / sizeof(h->e[0]), "too many entries");
 	cr_assert(json_is(o, "object"));
-	cr_assert(eq(sz, json_keys(o), 11), "time, time_ms and the nine fields");
+	/* a reason only where lockrun ended the command or could not start it */
+	cr_assert(eq(sz, json_keys(o), 11 + (json_get(o, "reason") != NULL)),
+	    "time, time_ms and the nine fields, and a reason");
+	e->reason[0] = '\0';
+	if (json_get(o, "reason") != NULL)
+		get_str(o, "reason", 0, e->reason, sizeof(e->reason));
 	get_str(o, "time", 0, e->time, sizeof(e->time));
 	e->time_ms = get_num(o, "time_ms", 0);
 	get_str(o, "host", 1, e->host, sizeof(e->host));
@@ -271,6 +277,7 @@ Test(history, stopped_timeout_records_124)
 	cr_assert(eq(i64, h.e[0].status, 124));
 	/* not a measure of speed: the timeout cannot fire before 100ms */
 	cr_assert(h.e[0].duration_ms >= 100, "duration_ms %lld", h.e[0].duration_ms);
+	cr_assert(eq(str, h.e[0].reason, "timeout: stopped after 100ms"));
 	cr_assert(eq(str, h.e[1].event, "ran"));
 }
 

@@ -310,13 +310,13 @@ Test(task, keep_output_takes_bytes_with_units)
 	task_init(&t);
 	cr_assert(eq(int, task_set(&t, "keep_output", "16KiB", &err), 1));
 	cr_assert(eq(int, t.keep_output, 16384));
-	cr_assert(eq(int, task_set(&t, "keep_output", "1M", &err), 1));
-	cr_assert(eq(int, t.keep_output, 1048576));
+	cr_assert(eq(int, task_set(&t, "keep_output", "256K", &err), 1));
+	cr_assert(eq(int, t.keep_output, 262144));
 	cr_assert(eq(int, task_set(&t, "keep_output", "0", &err), 1));
 	cr_assert(eq(int, t.keep_output, 0));
-	cr_assert(eq(int, task_set(&t, "keep_output", "2MiB", &err), -1), "over 1MiB");
-	cr_assert(eq(str, err.msg, "expected a size from 0 to 1MiB (e.g. 4096, 16KiB, "
-	    "1MiB), got \"2MiB\""));
+	cr_assert(eq(int, task_set(&t, "keep_output", "1MiB", &err), -1), "over 256KiB");
+	cr_assert(eq(str, err.msg, "expected a size from 0 to 256KiB (e.g. 4096, 16KiB), "
+	    "got \"1MiB\""));
 	cr_assert(eq(int, task_set(&t, "keep_output", "-1", &err), -1));
 	cr_assert(eq(int, task_set(&t, "keep_output", "4kb", &err), -1));
 	cr_assert(eq(int, task_set(&t, "keep_runs", "5", &err), 1));

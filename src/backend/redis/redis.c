@@ -450,6 +450,47 @@ redis_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	return rc;
 }
 
+/* HMGET of the runs hash: one round trip, each value copied out. */
+static int
+redis_stories(struct lr_backend *b, const struct lr_keys *k, const char *const *fields,
+    size_t n, char **values, size_t *lens, struct lr_err *e)
+{
+	const char **argv = calloc(n + 2, sizeof(*argv));
+	redisReply *r;
+	int rc = 0;
+
+	if (argv == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	argv[0] = "HMGET";
+	argv[1] = k->runs;
+	memcpy(argv + 2, fields, n * sizeof(*fields));
+	r = rconn_command(conn_of(b), "logs", (int)n + 2, argv, e);
+	free(argv);
+	if (r == NULL)
+		return -1;
+	if (r->type == REDIS_REPLY_ERROR)
+		rc = rconn_reply_error(b->where, r, "logs", e);
+	else if (r->type != REDIS_REPLY_ARRAY || r->elements != n)
+		rc = lr_errf(e, EX_SOFTWARE, "redis %s: logs: unexpected reply", b->where);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const redisReply *v = r->element[i];
+
+		values[i] = NULL;
+		lens[i] = 0;
+		if (v->type != REDIS_REPLY_STRING)
+			continue;
+		if ((values[i] = malloc(v->len + 1)) == NULL) {
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+			break;
+		}
+		memcpy(values[i], v->str, v->len);
+		values[i][v->len] = '\0';
+		lens[i] = v->len;
+	}
+	freeReplyObject(r);
+	return rc;
+}
+
 /* --- the connection --------------------------------------------------- */
 
 static int
@@ -567,6 +608,7 @@ static const struct lr_backend_ops redis_ops = {
 	.renew_many = redis_renew_many, .acquire_many = redis_acquire_many,
 	.release = redis_release, .release_many = redis_release_many, .unlock = redis_unlock, .peek = redis_peek,
 	.states = redis_states, .keys = redis_keys, .history = redis_history,
+	.stories = redis_stories,
 	.probe = redis_probe, .fd = redis_fd, .close = redis_close,
 	.reopen = redis_reopen, .free = redis_free, .check_task = redis_check_task,
 	.pause = redis_pause, .trigger = redis_trigger, .take = redis_take, .asked = redis_asked,

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* logs_test.c -- each run's story (issue 45): the end of its output, its
+ * status and the reason lockrun ended it, kept with its release in Redis
+ * and read back with `lockrun logs` from another host. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "harness.h"
+
+TestSuite(logs, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
+
+/* The newest id in the task's list ("ok" or "failed"), as a string in
+ * buf; "" when none. */
+static const char *
+newest_id(const char *task, const char *list, char *buf, size_t n)
+{
+	redisReply *r = rcmd("HGET lockrun:{%s}:runs %s", task, list);
+	const char *last;
+
+	buf[0] = '\0';
+	if (r->type == REDIS_REPLY_STRING) {
+		last = strrchr(r->str, ' ');
+		snprintf(buf, n, "%s", last ? last + 1 : r->str);
+	}
+	freeReplyObject(r);
+	return buf;
+}
+
+Test(logs, another_host_sees_the_lines_the_status_and_the_host)
+{
+	const char *cfg = write_config("tasks:\n  three:\n    command: [sh, -c, "
+	    "'echo one; echo two >&2; echo three; exit 2']\n");
+	struct result r;
+
+	LR(&r, "-c", cfg, "--host", "web3", "-t", "three");
+	cr_assert(eq(int, r.status, 2), "stderr: %s", r.err);
+	LR(&r, "logs", "-c", cfg, "--host", "ops", "three");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, " by web3 ") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "status: 2 (released)\n") != NULL, "%s", r.out);
+	/* each stream's lines in order; between the two, in the order lockrun
+	 * read them, which lines written in one instant do not fix */
+	cr_assert(strstr(r.out, "--- output ---\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "out| one\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "err| two\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "out| three\n") > strstr(r.out, "out| one\n"), "%s", r.out);
+}
+
+Test(logs, a_flood_keeps_exactly_the_last_bytes_cut_at_a_line)
+{
+	char id[40], want[2000] = "";
+	redisReply *v;
+	struct result r;
+
+	/* 200 MB, then 126 lines of 8 bytes: the last 1001 bytes hold the
+	 * last 125 lines whole and the end of the one before */
+	LR(&r, "--redis", fx.url, "--keep-output", "1001", "-k", "flood", "--", "sh", "-c",
+	    "yes | head -c 200000000 >/dev/null; yes | head -c 200000000; "
+	    "seq 2999875 3000000");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	for (long i = 2999876; i <= 3000000; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "1%ld\n", i);
+	v = rcmd("HGET lockrun:{flood}:runs o:%s", newest_id("flood", "ok", id, sizeof(id)));
+	cr_assert(eq(int, v->type, REDIS_REPLY_STRING));
+	cr_assert(eq(str, v->str, want));
+	freeReplyObject(v);
+}
+
+Test(logs, command_not_found_is_the_reason_in_logs_and_history)
+{
+	const char *cmd = write_scratch("gone.sh", "#!/bin/sh\necho never\n");
+	char body[1024];
+	struct result r;
+
+	chmod(cmd, 0755);
+	/* found when the run checks it, gone by the time it is executed */
+	snprintf(body, sizeof(body), "tasks:\n  gone:\n    command: [%s]\n"
+	    "    on_start: [rm, -f, %s]\n", cmd, cmd);
+	LR(&r, "-c", write_config(body), "-t", "gone");
+	cr_assert(eq(int, r.status, 127), "stderr: %s", r.err);
+	LR(&r, "logs", "--redis", fx.url, "gone");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: command not found: ") != NULL, "%s", r.out);
+	LR(&r, "history", "--redis", fx.url, "--json", "gone");
+	cr_assert(strstr(r.out, "\"reason\":\"command not found: ") != NULL, "%s", r.out);
+}
+
+Test(logs, a_timeout_is_the_reason_in_logs_and_history)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--timeout", "100ms", "-k", "slow", "--", "sh", "-c",
+	    "echo started; exec sleep 30");
+	cr_assert(eq(int, r.status, 124));
+	LR(&r, "logs", "--redis", fx.url, "--failed", "slow");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: timeout: stopped after 100ms\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "out| started\n") != NULL, "%s", r.out);
+	LR(&r, "history", "--redis", fx.url, "slow");
+	cr_assert(strstr(r.out, "REASON") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "timeout: stopped after 100ms") != NULL, "%s", r.out);
+}
+
+Test(logs, thirty_runs_keep_five_and_the_failed_ones)
+{
+	struct result r;
+	redisReply *v;
+	int lines = 0;
+
+	for (int i = 0; i < 30; i++) {	/* every third fails: 10 failures */
+		char cmd[32];
+
+		snprintf(cmd, sizeof(cmd), "echo run %d; exit %d", i, i % 3 == 0);
+		LR(&r, "--redis", fx.url, "--keep-runs", "5", "-k", "many", "--", "sh", "-c",
+		    cmd);
+		cr_assert(eq(int, r.status, i % 3 == 0));
+	}
+	v = rcmd("HLEN lockrun:{many}:runs");
+	cr_assert(eq(i64, v->integer, 2 + 2 * 15), "the two lists, a header and output each");
+	freeReplyObject(v);
+	LR(&r, "logs", "--redis", fx.url, "--json", "-n", "100", "many");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	for (const char *p = r.out; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	cr_assert(eq(int, lines, 15), "%s", r.out);
+	LR(&r, "logs", "--redis", fx.url, "many");
+	cr_assert(strstr(r.out, "out| run 29\n") != NULL, "the newest: %s", r.out);
+}
+
+Test(logs, keep_output_zero_stores_nothing)
+{
+	struct result r;
+
+	LR(&r, "--redis", fx.url, "--keep-output", "0", "-k", "quiet", "--", "sh", "-c",
+	    "echo secret; exit 3");
+	cr_assert(eq(int, r.status, 3));
+	cr_assert(eq(int, key_exists("lockrun:{quiet}:runs"), 0));
+	LR(&r, "logs", "--redis", fx.url, "quiet");
+	cr_assert(eq(int, r.status, 1), "nothing kept: %s", r.out);
+}
+
+Test(logs, every_key_has_a_ttl)
+{
+	struct result r;
+	redisReply *keys;
+
+	LR(&r, "--redis", fx.url, "--one-server", "-k", "ttl", "--", "sh", "-c", "echo hi");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, key_exists("lockrun:{ttl}:runs"), 1));
+	keys = rcmd("KEYS *");
+	cr_assert(keys->elements > 0);
+	for (size_t i = 0; i < keys->elements; i++)
+		cr_assert(key_pttl(keys->element[i]->str) > 0, "%s has no TTL",
+		    keys->element[i]->str);
+	freeReplyObject(keys);
+}
