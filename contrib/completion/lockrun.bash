@@ -9,7 +9,7 @@
 # The verbs, and the options each takes (as `lockrun VERB --help` lists
 # them), split into options with an argument and flags. Before the verb,
 # lockrun accepts any option and checks it against the verb afterwards.
-_lockrun_verbs='run check status history unlock tick cron pause resume trigger'
+_lockrun_verbs='run check status history logs unlock tick cron pause resume trigger'
 _lockrun_common_arg='-c --config --url --redis --password-file --connect-timeout
     --command-timeout --prefix --host --log'
 _lockrun_common_flag='-h --help -V --version -v --verbose -q --quiet'
@@ -24,6 +24,7 @@ _lockrun_run_flag='--one-server --no-one-server --no-overlap --overlap --no-rene
 _lockrun_status_opts='--json --format --stale-after --html'
 _lockrun_cron_opts='--listen'
 _lockrun_history_opts='-n --count --json'
+_lockrun_logs_opts='-n --count --json --run --slot --failed'
 _lockrun_unlock_opts='--yes --history --history-ttl'
 _lockrun_pause_opts='--for --until --reason --history --history-ttl'
 _lockrun_resume_opts='--history --history-ttl'
@@ -39,6 +40,7 @@ _lockrun_options()
     '' | run | check) own="$_lockrun_run_arg $_lockrun_run_flag" ;;
     status) own=$_lockrun_status_opts ;;
     history) own=$_lockrun_history_opts ;;
+    logs) own=$_lockrun_logs_opts ;;
     unlock) own=$_lockrun_unlock_opts ;;
     pause) own=$_lockrun_pause_opts ;;
     resume) own=$_lockrun_resume_opts ;;
@@ -58,7 +60,8 @@ _lockrun_takes_arg()
     --*=* | --) return 1 ;;
     --*)
         [[ " ${_lockrun_common_arg//$'\n'/ } ${_lockrun_run_arg//$'\n'/ } \
-            --format --stale-after --count --listen --html --for --until --reason " \
+            --format --stale-after --count --listen --html --for --until --reason --run \
+            --slot " \
             == *" $w "* ]]
         return
         ;;
@@ -292,7 +295,7 @@ _lockrun()
         ((${#COMPREPLY[@]})) || _lockrun_reply_of compgen -c -- "$cur"
     elif [[ $verb == run || $verb == check ]]; then
         _lockrun_reply_of compgen -c -- "$cur"
-    elif [[ " status history unlock pause resume trigger " == *" $verb "* ]]; then
+    elif [[ " status history logs unlock pause resume trigger " == *" $verb "* ]]; then
         _lockrun_reply_of _lockrun_tasks "$(_lockrun_config)"
     fi
 }

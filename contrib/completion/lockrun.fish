@@ -17,7 +17,7 @@ function __lockrun_takes_arg
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay \
             --keep-output --keep-runs --keep-failed-runs \
             --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
-            --format --stale-after --count --listen --html --for --until --reason
+            --format --stale-after --count --listen --html --for --until --reason --run --slot
             return 0
         case '--*'
             return 1
@@ -57,8 +57,8 @@ function __lockrun_state
                     return
                 end
             end
-        else if test $verb = -; and contains -- $w run check status history unlock tick cron \
-                pause resume trigger
+        else if test $verb = -; and contains -- $w run check status history logs unlock tick \
+                cron pause resume trigger
             set verb $w
         else if contains -- $verb - run check
             echo $verb command $i
@@ -85,7 +85,7 @@ end
 # resume or trigger)?
 function __lockrun_at_task
     set -l s (string split ' ' -- (__lockrun_state))
-    contains -- $s[1] status history unlock pause resume trigger; and test $s[2] != arg
+    contains -- $s[1] status history logs unlock pause resume trigger; and test $s[2] != arg
 end
 
 # Is the cursor in a run's command?
@@ -109,6 +109,7 @@ function __lockrun_verbs_or_commands
         check\t'validate, print keys and fire times, reach the server' \
         status\t'held or free, the holder and the last run' \
         history\t'the last decisions of a task' \
+        logs\t"a run's output and why it ended" \
         unlock\t'free a task\'s lock' \
         tick\t'start every task whose slot is due now' \
         cron\t'a foreground scheduler for the config\'s tasks' \
@@ -206,7 +207,7 @@ complete -c lockrun -n __lockrun_in_command -a '(__lockrun_complete_command)'
 complete -c lockrun -n __lockrun_at_task -a '(__lockrun_tasks)' -d task
 
 # every verb
-set -l all '__lockrun_verb - run check status history unlock tick cron pause resume trigger'
+set -l all '__lockrun_verb - run check status history logs unlock tick cron pause resume trigger'
 complete -c lockrun -n $all -s h -l help -d 'show the help'
 complete -c lockrun -n $all -s V -l version -d 'show the version'
 complete -c lockrun -n $all -s c -l config -r -F -d 'config file'
@@ -262,12 +263,15 @@ set -l hist '__lockrun_verb - run check unlock pause resume trigger'
 complete -c lockrun -n $hist -l history -x -d "keep the task's last N decisions"
 complete -c lockrun -n $hist -l history-ttl -x -a '(__lockrun_durations)' -d 'drop the history this long after its last write'
 
-complete -c lockrun -n '__lockrun_verb status history' -l json -d 'one JSON object per line'
+complete -c lockrun -n '__lockrun_verb status history logs' -l json -d 'one JSON object per line'
 complete -c lockrun -n '__lockrun_verb status' -l format -x -a 'text json prometheus' -d 'output format'
 complete -c lockrun -n '__lockrun_verb status' -l stale-after -x -a '(__lockrun_durations)' -d 'exit 1 when a lock has been held this long'
 complete -c lockrun -n '__lockrun_verb status' -l html -r -F -d 'also write the status page to FILE'
 complete -c lockrun -n '__lockrun_verb cron' -l listen -x -d 'serve /metrics, /healthz, /readyz and a status page over HTTP'
-complete -c lockrun -n '__lockrun_verb history' -s n -l count -x -d 'show the last N'
+complete -c lockrun -n '__lockrun_verb history logs' -s n -l count -x -d 'show the last N'
+complete -c lockrun -n '__lockrun_verb logs' -l run -x -d "the run with this id (history's RUN)"
+complete -c lockrun -n '__lockrun_verb logs' -l slot -x -d 'the run of this slot (2026-11-21T17:45:00Z)'
+complete -c lockrun -n '__lockrun_verb logs' -l failed -d 'the last run that failed'
 complete -c lockrun -n '__lockrun_verb unlock' -l yes -d 'free it without asking'
 complete -c lockrun -n '__lockrun_verb pause' -l for -x -a '(__lockrun_durations)' -d 'the pause lifts itself after DURATION'
 complete -c lockrun -n '__lockrun_verb pause' -l until -x -d 'the pause lifts itself at TIME (2026-12-01T06:00Z)'
