@@ -251,6 +251,30 @@ Test(cron_sql_scale, pg_300_leases_renew_in_one_transaction_a_period, .timeout =
 	    c1 - c0);
 }
 
+/* n tasks due at once on PostgreSQL, with the task settings defaults,
+ * each run writing its name to log[256], sleeping run_s, then "end" and
+ * its name; once all have started, the trigger on the leases' rows that
+ * sql makes (a plpgsql function and its trigger). Returns the scheduler,
+ * to stop; err[n] for its stderr. */
+static pid_t
+runs_then_trigger(int n, const char *defaults, int run_s, const char *sql, char log[256],
+    char *err, size_t errn)
+{
+	char cmd[1024];
+	pid_t cron;
+
+	use(BE_PG);
+	snprintf(log, 256, "%s", scratch("runs.log"));
+	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; sleep %d; echo end %%1$s >> %s", log,
+	    run_s, log);
+	cron = cron_server_at(0, tasks_config(url, n, defaults, cmd), T_1200 - 2, pw_env[0]);
+	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= n);
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), n), "%s",
+	    lr_stderr_of(cron, err, errn));
+	cr_assert(eq(int, sql_admin(&srv, sql, NULL, 0), 0), "%s", sql_last_error());
+	return cron;
+}
+
 /* One lease whose renewal the server refuses (a trigger on its row, as a
  * bad row or a DBA's rule would): the batch it was in is undone, and
  * goes again one statement at a time, so the other runs keep their
@@ -258,25 +282,12 @@ Test(cron_sql_scale, pg_300_leases_renew_in_one_transaction_a_period, .timeout =
 Test(cron_sql_scale, pg_a_renewal_refused_costs_its_own_lease_only)
 {
 	enum { TASKS = 10 };
-	char logbuf[256], cmd[1024], err[16384];
-	const char *log;
-	pid_t cron;
-
-	use(BE_PG);
-	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
-	log = logbuf;
-	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; sleep 12; echo end %%1$s >> %s", log,
-	    log);
-	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 6s\n", cmd), T_1200 - 2,
-	    pw_env[0]);
-	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS);
-	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS), "%s",
-	    lr_stderr_of(cron, err, sizeof(err)));
-	cr_assert(eq(int, sql_admin(&srv, "CREATE FUNCTION no_t05() RETURNS trigger "
-	    "LANGUAGE plpgsql AS $$ BEGIN IF NEW.k = 'lockrun:{t05}' THEN RAISE "
-	    "EXCEPTION 'not t05'; END IF; RETURN NEW; END $$; CREATE TRIGGER no_t05 "
-	    "BEFORE UPDATE ON lockrun_keys FOR EACH ROW EXECUTE FUNCTION no_t05()",
-	    NULL, 0), 0), "%s", sql_last_error());
+	char log[256], err[16384];
+	pid_t cron = runs_then_trigger(TASKS, "  ttl: 6s\n", 12, "CREATE FUNCTION no_t05() "
+	    "RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.k = 'lockrun:{t05}' THEN "
+	    "RAISE EXCEPTION 'not t05'; END IF; RETURN NEW; END $$; CREATE TRIGGER no_t05 "
+	    "BEFORE UPDATE ON lockrun_keys FOR EACH ROW EXECUTE FUNCTION no_t05()", log, err,
+	    sizeof(err));
 
 	POLL_UNTIL(lines_matching(log, "^end t[0-9]+$") >= TASKS - 1);
 	cron_stop(cron);
@@ -291,32 +302,18 @@ Test(cron_sql_scale, pg_a_renewal_refused_costs_its_own_lease_only)
 /* A server slow to renew many leases (here each renewal takes 50 ms, as
  * a busy server's would): one batch of 60 takes 3 s, longer than the
  * command timeout (2 s) but well within the leases (ttl 30s, renewed
- * 10 s in). The scheduler
- * waits for the answer while the leases last, since closing its session
- * would lose them all: no lease is lost and every run ends as it would.
- * (Waiting the command timeout only, it closed the session at 2 s and
- * every run got LOST LOCK.) */
+ * 10 s in). The scheduler waits for the answer while the leases last,
+ * since closing its session would lose them all: no lease is lost and
+ * every run ends as it would. (Waiting the command timeout only, it
+ * closed the session at 2 s and every run got LOST LOCK.) */
 Test(cron_sql_scale, pg_a_slow_batch_is_waited_for_while_its_leases_last)
 {
 	enum { TASKS = 60 };
-	char logbuf[256], cmd[1024], err[16384];
-	const char *log;
-	pid_t cron;
-
-	use(BE_PG);
-	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
-	log = logbuf;
-	snprintf(cmd, sizeof(cmd), "echo %%1$s >> %s; sleep 14; echo end %%1$s >> %s", log,
-	    log);
-	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 30s\n", cmd), T_1200 - 2,
-	    pw_env[0]);
-	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS);
-	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS), "%s",
-	    lr_stderr_of(cron, err, sizeof(err)));
-	cr_assert(eq(int, sql_admin(&srv, "CREATE FUNCTION slow() RETURNS trigger "
-	    "LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.05); RETURN NEW; END $$; "
-	    "CREATE TRIGGER slow BEFORE UPDATE ON lockrun_keys FOR EACH ROW EXECUTE "
-	    "FUNCTION slow()", NULL, 0), 0), "%s", sql_last_error());
+	char log[256], err[16384];
+	pid_t cron = runs_then_trigger(TASKS, "  ttl: 30s\n", 14, "CREATE FUNCTION slow() "
+	    "RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.05); RETURN NEW; "
+	    "END $$; CREATE TRIGGER slow BEFORE UPDATE ON lockrun_keys FOR EACH ROW EXECUTE "
+	    "FUNCTION slow()", log, err, sizeof(err));
 
 	POLL_UNTIL(lines_matching(log, "^end t[0-9]+$") >= TASKS);
 	cron_stop(cron);
