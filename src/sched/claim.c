@@ -43,6 +43,21 @@ claim_of(const struct claim_src *src, const struct claim_start *s, const struct 
 	lock_nonce(c->nonce);
 }
 
+/* A request of src failed as e: a connection broken under it is closed
+ * (the next request opens it), and the failure said once while *failing
+ * (what could not be done, what happens meanwhile). */
+static void
+failed(struct claim_src *src, const struct lr_err *e, int *failing, const char *what,
+    const char *meanwhile)
+{
+	if (lr_err_broke(e))
+		src->be->ops->close(src->be);
+	if (!*failing)
+		lr_event(LOG_WARNING, "server-error", NULL, "cron: cannot %s (%s); %s", what,
+		    e->msg, meanwhile);
+	*failing = 1;
+}
+
 /* s lost its claim to holder ("id token host pid ..."): say so. */
 static void
 said_lost(const struct claim_start *s, const char *holder)
@@ -147,14 +162,10 @@ claim_slots(struct claim_src *src, struct claim_start *s, size_t n, long long no
 	}
 	if (m == 0 || (rc = ask(src, c, m, &e)) > 0)
 		goto out;
-	if (rc < 0) {
-		if (lr_err_broke(&e))
-			src->be->ops->close(src->be);
-		if (!src->failing)
-			lr_event(LOG_WARNING, "server-error", NULL, "cron: cannot claim the "
-			    "slots before starting their runs (%s); each run asks itself", e.msg);
-		src->failing = 1;
-	} else
+	if (rc < 0)
+		failed(src, &e, &src->failing, "claim the slots before starting their runs",
+		    "each run asks itself");
+	else
 		src->failing = 0;
 	for (size_t j = 0; j < m; j++) {
 		struct claim_start *x = &s[of[j]];
@@ -232,12 +243,8 @@ claim_fleet(struct claim_src *src, const struct sched_task *t, size_t n, long lo
 		return;
 	}
 	fleet_clear(src);	/* unknown: every claim at once */
-	if (lr_err_broke(&e))
-		src->be->ops->close(src->be);
-	if (!src->fleet_failing)
-		lr_event(LOG_WARNING, "server-error", NULL, "cron: cannot note this scheduler "
-		    "among the fleet's (%s); its claims are not spread meanwhile", e.msg);
-	src->fleet_failing = 1;
+	failed(src, &e, &src->fleet_failing, "note this scheduler among the fleet's",
+	    "its claims are not spread meanwhile");
 }
 
 /* The rank of scheduler name for task and slot: FNV-1a over the three,
