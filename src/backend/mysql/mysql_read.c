@@ -297,15 +297,17 @@ my_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	return rc;
 }
 
-/* Run q keeping the connection on a refusal. Returns 0; the server's
- * error number, with its message in why[n]; or -1 with e when the
- * connection broke. */
+/* Run q keeping the connection on a refusal. Returns 0 (why[n] ""); the
+ * server's error number, with its message in why[n]; or -1 with e when
+ * the connection broke. */
 static int
 try_q(struct lr_backend *b, const struct myq *q, my_row_fn fn, void *arg, char *why,
     size_t n, struct lr_err *e)
 {
 	struct my *m = b->impl;
 
+	if (n > 0)
+		why[0] = '\0';	/* a statement that ran says nothing */
 	if (my_exec(b, "check", q, 0, MY_KEEP, fn, arg, e) == 0)
 		return 0;
 	if (m->db == NULL)
