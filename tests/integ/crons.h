@@ -11,6 +11,8 @@
 /* How many lines of the file (of pid's stderr) match re. */
 int	lines_matching(const char *path, const char *re);
 int	stderr_matching(pid_t pid, const char *re);
+/* The lines of pid's stderr that match re, in buf[n] (cut at n). */
+const char *stderr_lines(pid_t pid, const char *re, char *buf, size_t n);
 /* A config of n tasks t00.., each minutely, on the server at url, with
  * defaults (YAML lines under defaults:, after clock_tolerance: 0) and the
  * command cmd, in which %1$s is the task's name. The tests start their

@@ -189,13 +189,21 @@ lr_wait(pid_t pid)
 }
 
 const char *
-lr_stderr_of(pid_t pid, char *buf, size_t n)
+lr_stderr_path(pid_t pid, char *path, size_t n)
 {
-	char name[64], path[256];
+	char name[64];
 
 	/* not scratch(): polling this must not recycle the tests' paths */
 	snprintf(name, sizeof(name), "pid%d.err", (int)pid);
-	slurp(redis_path(&fx, name, path, sizeof(path)), buf, n);
+	return redis_path(&fx, name, path, n);
+}
+
+const char *
+lr_stderr_of(pid_t pid, char *buf, size_t n)
+{
+	char path[256];
+
+	slurp(lr_stderr_path(pid, path, sizeof(path)), buf, n);
 	return buf;
 }
 

@@ -75,6 +75,8 @@ pid_t	lr_start_out(const char *const env[], const char *const args[],
 	    const char *stdout_path);
 int	lr_wait(pid_t pid);
 const char *lr_stderr_of(pid_t pid, char *buf, size_t n);
+/* The file the stderr of a process lr_start() started goes to. */
+const char *lr_stderr_path(pid_t pid, char *path, size_t n);
 
 /* Write scratch file lockrun.yaml: a redis: url pointing at the suite's
  * redis-server, then body; returns its path. */
