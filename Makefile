@@ -160,7 +160,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # which); every object but main's goes into the unit tests too.
 SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task tail setting \
 	lease text file url near)
-SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir)
+SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir crontab crontab_cmd)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,capture supervise child spawn guard hooks)
 SRC_BACKEND = backend/backend backend/record backend/lock backend/notes backend/batch
@@ -185,7 +185,7 @@ FIXTURE_OBJ = $(B)/tests/redis_fixture.o $(B)/tests/sql_fixture.o $(B)/tests/pro
 SHIM = $(B)/tests/shim.so
 
 # Fuzzing (tests/fuzz/): one libFuzzer target per parser of what others
-# write (the config loader, cron expressions, durations, the Redis,
+# write (the config loader, cron expressions, crontab files, durations, the Redis,
 # Sentinel, PostgreSQL and MariaDB URLs, the Redis reply reader), and of
 # the writers that hand a lock server's values to readers (the status page
 # and the exposition, page: checked for well-formedness), each a
@@ -196,7 +196,7 @@ SHIM = $(B)/tests/shim.so
 # `make check` replays the seeds through the same entry points, built by
 # $(CC) with replay.c's main(), under SANITIZE=1's sanitizers too: no
 # clang and no fuzzing time.
-FUZZ_TARGETS = config cron duration redisurl sentinelurl rreader page \
+FUZZ_TARGETS = config cron crontab duration redisurl sentinelurl rreader page \
 	$(if $(SQL_MODS),pgurl mysqlurl)
 FUZZ_TIME ?= 60
 FUZZ_CC ?= clang

@@ -151,11 +151,14 @@ protection_print(const struct lr_ctx *x)
 static void
 config_line(const struct lr_ctx *x)
 {
-	if (x->cfg.path == NULL)
+	if (!config_is_set(&x->cfg))
 		printf("config      none (command-line options only)\n");
-	else
+	else if (x->cfg.path != NULL)
 		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
 		    x->cfg.nnames == 1 ? "" : "s");
+	for (size_t i = 0; i < x->cfg.ncrontabs; i++)
+		printf("crontab     %s%s\n", x->cfg.crontabs[i].path, x->cfg.crontabs[i].users ?
+		    " (with a user field)" : "");
 	printf("server      %s %s: %s; %s\n", x->be.ops->name, x->be.where, x->sources,
 	    x->prefix_from);
 }
@@ -314,7 +317,7 @@ check_config(struct lr_ctx *x, struct lr_err *e)
 	int status = 0, rc;
 
 	if (ctx_server(x, e) != 0 ||
-	    (x->cfg.path && due_tasks(&x->cfg, &st, &nst, e) != 0)) {
+	    (config_is_set(&x->cfg) && due_tasks(&x->cfg, &st, &nst, e) != 0)) {
 		free(st);
 		return -1;
 	}
@@ -328,6 +331,15 @@ check_config(struct lr_ctx *x, struct lr_err *e)
 		if ((task = config_task(&x->cfg, st[j].name)) != NULL)
 			of[task - x->cfg.tasks] = &st[j];
 	config_line(x);
+	/* the crontab lines that are no task: a problem (1), said first */
+	fflush(stdout);
+	for (size_t i = 0; i < x->cfg.nnotes; i++) {
+		if (x->cfg.notes[i].skipped) {
+			lr_error("%s; the line is not run", x->cfg.notes[i].text);
+			status = 1;
+		} else
+			lr_warn("%s", x->cfg.notes[i].text);
+	}
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
 		if ((rc = check_task(x, x->cfg.names[i], now_ms)) != 0 && status == 0)
 			status = rc;

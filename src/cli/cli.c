@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "cli/cli.h"
 #include "cli/verbs.h"
+#include "config/crontab.h"
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/near.h"
@@ -27,7 +28,7 @@ enum opt_to {
 	TO_APPLY,	/* apply(), by `id`: what is none of these */
 };
 
-enum { A_CONFIG = 1, A_TASK, A_ENV, A_CONNECT_TIMEOUT, A_COMMAND_TIMEOUT, A_FORMAT, A_STALE_AFTER,
+enum { A_CONFIG = 1, A_CRONTAB, A_SYSTEM_CRONTAB, A_TASK, A_ENV, A_CONNECT_TIMEOUT, A_COMMAND_TIMEOUT, A_FORMAT, A_STALE_AFTER,
 	A_COUNT, A_FOR };
 
 /* --host: 1 to HOST_MAX bytes, no spaces or control characters. */
@@ -171,6 +172,12 @@ static const struct cli_opt {
 	{ "config", 'c', "FILE", OG_ALL, TO_APPLY, NULL, NULL, 0, A_CONFIG, NULL,
 	    "config file (default: $LOCKRUN_CONFIG, else\n/etc/lockrun/lockrun.yaml if it "
 	    "exists)" },
+	{ "crontab", 0, "FILE", OG_ALL, TO_APPLY, NULL, NULL, 0, A_CRONTAB, NULL,
+	    "also read the crontab FILE: each job line a task\n(with a user field in "
+	    "/etc/crontab and\n/etc/cron.d/*)" },
+	{ "system-crontab", 0, "FILE", OG_ALL, TO_APPLY, NULL, NULL, 0, A_SYSTEM_CRONTAB,
+	    NULL, "the same, FILE in the /etc/crontab form (a user\nfield after the "
+	    "schedule)" },
 	{ "url", 0, "URL", OG_ALL, TO_STRING, NULL, NULL, F(server.url), 0, NULL,
 	    "where the lock lives: redis://[user[:password]@]host\n[:port][/db], "
 	    "unix://[user@]/path[?db=N], rediss://,\nredis+sentinel://, redis+cluster://,\n"
@@ -274,6 +281,17 @@ apply(struct lr_cli *c, int id, const char *arg, struct lr_err *e)
 		if (*arg == '\0')
 			return lr_errf(e, EX_USAGE, "-c: empty path");
 		c->config = arg;
+		return 0;
+	case A_CRONTAB: case A_SYSTEM_CRONTAB:
+		if (*arg == '\0')
+			return lr_errf(e, EX_USAGE, "--%scrontab: empty path", id == A_CRONTAB ?
+			    "" : "system-");
+		if (c->ncrontabs == CONFIG_CRONTABS_MAX)
+			return lr_errf(e, EX_USAGE, "--crontab: at most %d files",
+			    CONFIG_CRONTABS_MAX);
+		c->crontabs[c->ncrontabs++] = (struct lr_crontab){ .path = (char *)arg,
+		    .users = id == A_SYSTEM_CRONTAB || crontab_path_has_users(arg),
+		    .given = 1 };
 		return 0;
 	case A_TASK:		/* named -t in its message, as it is mostly given */
 		if ((why = task_name_problem(arg)) != NULL)

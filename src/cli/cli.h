@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "config/types.h"
 #include "core/err.h"
 #include "core/task.h"
 #include "cli/verbs.h"
@@ -13,6 +14,10 @@ struct lr_cli {
 	enum lr_verb		  verb;		/* VERB_RUN when none is named */
 	const struct lr_verb_def *def;		/* its row, &lr_verbs[verb] */
 	const char		 *config;	/* -c FILE */
+	struct lr_crontab	  crontabs[CONFIG_CRONTABS_MAX];	/* --crontab FILE,
+						 * --system-crontab FILE; paths
+						 * point into argv */
+	size_t			  ncrontabs;
 	const char		 *task;		/* -t NAME */
 	const char		 *key;		/* -k NAME */
 	const char		 *prefix;	/* --prefix STR */

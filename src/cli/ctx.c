@@ -100,14 +100,17 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 		 * I/O error) is config_load()'s error, never a silent run with
 		 * built-in settings against another server. lstat: a dangling
 		 * symlink is a config that is missing, not an absent one. */
-		if (lstat(CONFIG_DEFAULT_PATH, &st) != 0 && errno == ENOENT)
-			return 0;
 		path = CONFIG_DEFAULT_PATH;
+		if (lstat(CONFIG_DEFAULT_PATH, &st) != 0 && errno == ENOENT) {
+			if (x->cli.ncrontabs == 0)
+				return 0;
+			path = NULL;	/* the crontabs alone */
+		}
 	}
 	/* status lists every task: the tasks_dir's names too */
-	if (x->cli.def->reads == READS_NAMES)
-		return config_load_names(path, &x->cfg, e);
-	return config_load(path, config_part(x), &x->cfg, e);
+	return config_load_with(path, x->cli.def->reads == READS_NAMES ? "" :
+	    config_part(x), x->cli.def->reads == READS_NAMES, x->cli.crontabs,
+	    x->cli.ncrontabs, &x->cfg, e);
 }
 
 /* After e's "no such task": the nearest task names, if any are near.
@@ -140,19 +143,21 @@ find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
 	*task = NULL;
 	if (name == NULL)
 		return 0;
-	if (x->cfg.path == NULL)
+	if (!config_is_set(&x->cfg))
 		return lr_errf(e, EX_USAGE, "%s%s: no config file (give -c FILE, set "
 		    "LOCKRUN_CONFIG, or create " CONFIG_DEFAULT_PATH ")", opt, name);
 	if ((*task = config_task(&x->cfg, name)) != NULL)
 		return 0;
 	if (config_has(&x->cfg, name))	/* config_part() chose another */
-		return lr_errf(e, EX_SOFTWARE, "%s: task %s was not read", x->cfg.path,
-		    name);
+		return lr_errf(e, EX_SOFTWARE, "%s: task %s was not read",
+		    config_where(&x->cfg), name);
 	if (x->cfg.tasks_dir)
 		lr_errf(e, EX_USAGE, "%s%s: no such task in %s, nor a file %s.yaml in "
 		    "%s", opt, name, x->cfg.path, name, x->cfg.tasks_dir);
 	else
-		lr_errf(e, EX_USAGE, "%s%s: no such task in %s", opt, name, x->cfg.path);
+		lr_errf(e, EX_USAGE, "%s%s: no such task in %s%s", opt, name,
+		    config_where(&x->cfg), x->cfg.path && x->cfg.ncrontabs ? " nor its "
+		    "crontabs" : "");
 	return nearest_tasks(x, name, e);
 }
 

@@ -74,7 +74,7 @@ names_check(const struct lr_ctx *x, const char *verb, struct lr_err *e)
 	for (size_t i = 0; w[i]; i++) {
 		if ((why = task_name_problem(w[i])) != NULL)
 			return lr_errf(e, EX_USAGE, "%s: task \"%s\" %s", verb, w[i], why);
-		if (x->cfg.path != NULL && !config_has(&x->cfg, w[i]))
+		if (config_is_set(&x->cfg) && !config_has(&x->cfg, w[i]))
 			return lr_errf(e, EX_USAGE, "%s: no task \"%s\" in %s", verb, w[i],
 			    x->cfg.path);
 	}

@@ -33,9 +33,10 @@ sched_check(struct lr_ctx *x, const char *verb, struct lr_err *e)
 	if (x->cli.cmd)
 		return lr_errf(e, EX_USAGE, "`lockrun %s` takes no arguments: \"%s\"", verb,
 		    x->cli.cmd[0]);
-	if (x->cfg.path == NULL)
+	if (!config_is_set(&x->cfg))
 		return lr_errf(e, EX_USAGE, "`lockrun %s` needs a config file (give -c "
-		    "FILE, set LOCKRUN_CONFIG, or create " CONFIG_DEFAULT_PATH ")", verb);
+		    "FILE or --crontab FILE, set LOCKRUN_CONFIG, or create "
+		    CONFIG_DEFAULT_PATH ")", verb);
 	return 0;
 }
 
@@ -86,7 +87,7 @@ own_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 	w->cli.prefix = x->cli.prefix;
 	w->cli.stale_after_ms = LR_UNSET;
 	w->keep_env = 1;	/* the runs forked later read them */
-	if (config_load(x->cfg.path, NULL, &w->cfg, e) != 0)
+	if (config_reload(&x->cfg, &w->cfg, e) != 0)
 		return -1;
 	return ctx_server(w, e);
 }

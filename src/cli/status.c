@@ -99,7 +99,7 @@ list_tasks(struct status *s, struct lr_err *e)
 	for (size_t i = 0; words && words[i]; i++) {
 		const char *why;
 
-		if (cfg->path != NULL && !config_has(cfg, words[i]))
+		if (config_is_set(cfg) && !config_has(cfg, words[i]))
 			return lr_errf(e, EXIT_UNKNOWN, "%s: no such task in %s", words[i],
 			    cfg->path);
 		if ((why = key_name_problem(words[i])) != NULL)
@@ -366,7 +366,7 @@ report_unknown(const struct status *s, struct lr_err *e)
 	const char *one = NULL;
 	size_t n = 0, len = 0;
 
-	if (s->x->cli.cmd == NULL || s->x->cfg.path != NULL)
+	if (s->x->cli.cmd == NULL || config_is_set(&s->x->cfg))
 		return 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct row *w = &s->rows[i];
@@ -397,7 +397,7 @@ status_run(struct status *s, struct lr_err *e)
 		return -1;
 	if (ctx_connect(x, e) != 0)
 		return -1;
-	if (x->cfg.path == NULL && s->n == 0 && find_tasks(s, e) != 0)
+	if (!config_is_set(&x->cfg) && s->n == 0 && find_tasks(s, e) != 0)
 		return -1;
 	if ((s->rows = calloc(s->n + 1, sizeof(*s->rows))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");

@@ -24,7 +24,7 @@
  * into *full: the caller frees both); next_ms -1 for a task with no
  * schedule, or for all when the config cannot be read in full. */
 static void
-next_times(const char *path, const char *const *names, size_t n,
+next_times(const struct lr_config *cfg, const char *const *names, size_t n,
     struct lr_config *full, struct sched_task **tp, struct crond_task_view *v)
 {
 	struct lr_err e = LR_ERR_INIT;
@@ -36,7 +36,7 @@ next_times(const char *path, const char *const *names, size_t n,
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = (struct crond_task_view){ .name = names[i], .tz = "", .next_ms = -1 };
-	if (path == NULL || config_load(path, NULL, full, &e) != 0 ||
+	if (!config_is_set(cfg) || config_reload(cfg, full, &e) != 0 ||
 	    due_tasks(full, &t, &nt, &e) != 0)
 		return;
 	*tp = t;
@@ -104,7 +104,7 @@ status_html(struct lr_ctx *x, const struct row *rows, const char *const *names,
 		lr_errf(e, EX_OSERR, "out of memory");
 		goto out;
 	}
-	next_times(x->cfg.path, names, n, &full, &st, v);
+	next_times(&x->cfg, names, n, &full, &st, v);
 	for (size_t i = 0; i < n; i++) {
 		if (x->be.ops->history(&x->be, &keys[i], HTML_HISTORY, &h[i], e) != 0)
 			goto out;

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/backend.h"
 #include "config/config.h"
+#include "config/crontab.h"
 #include "config/files.h"
 #include "config/options.h"
 #include "config/server.h"
@@ -100,6 +102,53 @@ set_tasks_dir(struct walk *w, const struct yt_node *v, struct lr_config *cfg)
 	return 0;
 }
 
+/* One crontab file, to read after the tasks_dir; 0, or -1 with e. */
+static int
+add_crontab(struct lr_config *cfg, const char *path, int users, int given,
+    struct lr_err *e)
+{
+	struct lr_crontab *c = &cfg->crontabs[cfg->ncrontabs];
+
+	if (cfg->ncrontabs == CONFIG_CRONTABS_MAX)
+		return lr_errf(e, EX_CONFIG, "%s: more than %d crontab files", path,
+		    CONFIG_CRONTABS_MAX);
+	if ((c->path = strdup(path)) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	c->users = users;
+	c->given = given;
+	cfg->ncrontabs++;
+	return 0;
+}
+
+/* crontab: FILE or a list of them, each from the config's folder;
+ * system_crontab: the same in the /etc/crontab form. */
+static int
+set_crontabs(struct walk *w, const struct yt_node *v, const char *what, int users,
+    struct lr_config *cfg)
+{
+	const struct yt_node *const *item = &v;
+	size_t n = 1;
+	char path[PATH_MAX];
+
+	if (v->kind == YT_SEQ) {
+		item = (const struct yt_node *const *)v->kids;
+		n = v->nkids;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *s = walk_want_string(w, item[i], what);
+
+		if (s == NULL)
+			return -1;
+		if (*s == '\0')
+			return walk_bad(w, item[i], "%s: is empty", what);
+		if (files_relative(w->path, s, path, sizeof(path)) != 0)
+			return walk_bad(w, item[i], "%s: the path is too long", what);
+		if (add_crontab(cfg, path, users, 0, w->e) != 0)
+			return walk_bad(w, item[i], "%s", w->e->msg);
+	}
+	return 0;
+}
+
 static int
 parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 {
@@ -143,11 +192,15 @@ parse_root(struct walk *w, const struct yt_node *root, struct lr_config *cfg)
 			tasks = v, rc = parse_tasks(w, v, cfg);
 		else if (strcmp(k->value, "tasks_dir") == 0)
 			rc = set_tasks_dir(w, v, cfg);
+		else if (strcmp(k->value, "crontab") == 0)
+			rc = set_crontabs(w, v, "crontab", 0, cfg);
+		else if (strcmp(k->value, "system_crontab") == 0)
+			rc = set_crontabs(w, v, "system_crontab", 1, cfg);
 		else
 			rc = walk_bad(w, k, "unknown key \"%s\" at the top level "
 			    "(expected url, redis, prefix, log, listen, listen_token_file, "
-			    "listen_names, defaults, tasks or tasks_dir)",
-			    k->value);
+			    "listen_names, defaults, tasks, tasks_dir, crontab or "
+			    "system_crontab)", k->value);
 		if (rc != 0)
 			return -1;
 	}
@@ -225,27 +278,33 @@ index_tasks(struct lr_config *cfg)
 }
 
 /* config_load(), with the tasks_dir's names listed when only is "" if
- * list is set. */
+ * list is set; path NULL: no YAML file, the given crontabs only. */
 static int
-load(const char *path, const char *only, int list, struct lr_config *cfg,
-    struct lr_err *e)
+load(const char *path, const char *only, int list, const struct lr_crontab *given,
+    size_t ngiven, struct lr_config *cfg, struct lr_err *e)
 {
 	struct walk w = { .path = path, .e = e, .cfg = cfg };
-	struct yt_node *root;
-	int rc;
+	struct yt_node *root = NULL;
+	int rc = 0;
 
 	config_init(cfg);
-	if ((cfg->path = strdup(path)) == NULL)
-		return lr_errf(e, EX_OSERR, "out of memory");
-	if (files_trusted(path, e) != 0 || yt_load(path, only, &root, e) != 0)
-		return -1;
-	rc = root ? parse_root(&w, root, cfg) : 0;
-	if (rc == 0)
-		rc = url_secret(path, cfg, e);
+	if (path != NULL) {
+		if ((cfg->path = strdup(path)) == NULL)
+			return lr_errf(e, EX_OSERR, "out of memory");
+		if (files_trusted(path, e) != 0 || yt_load(path, only, &root, e) != 0)
+			return -1;
+		rc = root ? parse_root(&w, root, cfg) : 0;
+		if (rc == 0)
+			rc = url_secret(path, cfg, e);
+	}
 	cfg->nmain = cfg->nnames;
 	if (rc == 0 && cfg->tasks_dir)
 		rc = tasksdir_read(&w, tasks_of(root), only, list);
 	yt_free(root);
+	for (size_t i = 0; i < ngiven && rc == 0; i++)
+		rc = add_crontab(cfg, given[i].path, given[i].users, 1, e);
+	for (size_t i = 0; i < cfg->ncrontabs && rc == 0; i++)
+		rc = crontab_read(cfg, cfg->crontabs[i].path, cfg->crontabs[i].users, e);
 	if (rc == 0 && index_tasks(cfg) != 0)
 		rc = lr_errf(e, EX_OSERR, "out of memory");
 	return rc;
@@ -254,13 +313,32 @@ load(const char *path, const char *only, int list, struct lr_config *cfg,
 int
 config_load(const char *path, const char *only, struct lr_config *cfg, struct lr_err *e)
 {
-	return load(path, only, 0, cfg, e);
+	return load(path, only, 0, NULL, 0, cfg, e);
 }
 
 int
 config_load_names(const char *path, struct lr_config *cfg, struct lr_err *e)
 {
-	return load(path, "", 1, cfg, e);
+	return load(path, "", 1, NULL, 0, cfg, e);
+}
+
+int
+config_load_with(const char *path, const char *only, int list,
+    const struct lr_crontab *crontabs, size_t n, struct lr_config *cfg, struct lr_err *e)
+{
+	return load(path, only, list, crontabs, n, cfg, e);
+}
+
+int
+config_reload(const struct lr_config *old, struct lr_config *cfg, struct lr_err *e)
+{
+	struct lr_crontab given[CONFIG_CRONTABS_MAX];
+	size_t n = 0;
+
+	for (size_t i = 0; i < old->ncrontabs; i++)
+		if (old->crontabs[i].given)
+			given[n++] = old->crontabs[i];
+	return load(old->path, NULL, 0, given, n, cfg, e);
 }
 
 void
@@ -286,7 +364,24 @@ config_free(struct lr_config *cfg)
 	free(cfg->log);
 	free(cfg->tasks_dir);
 	free(cfg->path);
+	for (size_t i = 0; i < cfg->ncrontabs; i++)
+		free(cfg->crontabs[i].path);
+	for (size_t i = 0; i < cfg->nnotes; i++)
+		free(cfg->notes[i].text);
+	free(cfg->notes);
 	config_init(cfg);
+}
+
+int
+config_is_set(const struct lr_config *cfg)
+{
+	return cfg->path != NULL || cfg->ncrontabs > 0;
+}
+
+const char *
+config_where(const struct lr_config *cfg)
+{
+	return cfg->path ? cfg->path : cfg->ncrontabs ? cfg->crontabs[0].path : "no config";
 }
 
 int
@@ -319,11 +414,29 @@ config_task(const struct lr_config *cfg, const char *name)
 void
 config_task_file(const struct lr_config *cfg, const char *name, char *out, size_t n)
 {
+	const struct lr_task *t;
+	const char *end;
+
 	for (size_t i = 0; i < cfg->nmain; i++)
 		if (strcmp(cfg->names[i], name) == 0) {
 			snprintf(out, n, "%s", cfg->path);
 			return;
 		}
-	if (cfg->tasks_dir == NULL || files_task_path(cfg->tasks_dir, name, out, n) != 0)
-		snprintf(out, n, "%s", cfg->path);
+	if (cfg->tasks_dir != NULL && files_task_path(cfg->tasks_dir, name, out, n) == 0 &&
+	    access(out, F_OK) == 0)
+		return;
+	/* a crontab's: its argv_at is "path:line:col" */
+	t = config_task(cfg, name);
+	for (size_t i = 0; i < cfg->ncrontabs; i++) {
+		size_t len = strlen(cfg->crontabs[i].path);
+
+		if (t != NULL && t->argv_at != NULL &&
+		    strncmp(t->argv_at, cfg->crontabs[i].path, len) == 0 &&
+		    t->argv_at[len] == ':' && (end = strchr(t->argv_at + len + 1, ':')) &&
+		    strchr(end + 1, ':') == NULL) {
+			snprintf(out, n, "%s", cfg->crontabs[i].path);
+			return;
+		}
+	}
+	snprintf(out, n, "%s", cfg->path ? cfg->path : "(no config)");
 }

@@ -29,6 +29,25 @@ int	config_load(const char *path, const char *only, struct lr_config *cfg,
  * tasks_dir's too (read from the folder; their files not opened). */
 int	config_load_names(const char *path, struct lr_config *cfg, struct lr_err *e);
 
+/* config_load() (config_load_names() with list), then the crontab
+ * files given besides the config's (the command line's --crontab),
+ * each marked given so that config_reload() reads it again. path NULL:
+ * no YAML config, the crontabs alone. */
+int	config_load_with(const char *path, const char *only, int list,
+	    const struct lr_crontab *crontabs, size_t n, struct lr_config *cfg,
+	    struct lr_err *e);
+
+/* Read the config old was read from again, whole, with the crontab
+ * files old was given (SIGHUP). */
+int	config_reload(const struct lr_config *old, struct lr_config *cfg,
+	    struct lr_err *e);
+
+/* Was a config read: a YAML file, or crontab files alone? */
+int	config_is_set(const struct lr_config *cfg);
+
+/* The config's name for messages: its YAML file, else its first crontab. */
+const char *config_where(const struct lr_config *cfg);
+
 /* The file that defines task name: the main file, or its file in the
  * tasks_dir. */
 void	config_task_file(const struct lr_config *cfg, const char *name, char *out,

@@ -9,6 +9,23 @@
 #include "core/task.h"
 
 #define CONFIG_DEFAULT_PATH "/etc/lockrun/lockrun.yaml"
+#define CONFIG_CRONTABS_MAX 16	/* crontab files read, the config's and given */
+
+/* A crontab file read as tasks (config/crontab.h). */
+struct lr_crontab {
+	char	*path;
+	int	 users;		/* the /etc/crontab form: a user field */
+	int	 given;		/* given on the command line (--crontab), not by
+				 * the config: read again on a reload all the same */
+};
+
+/* What a source of tasks could not take, or took only in part: a line
+ * of a crontab. */
+struct lr_note {
+	char	*text;		/* "path:line:col: why" */
+	int	 skipped;	/* the line is not a task; else taken, with a
+				 * part left out (MAILTO) */
+};
 
 struct lr_config {
 	char			*path;
@@ -40,6 +57,12 @@ struct lr_config {
 						 * each 0 or 1 + an index into
 						 * tasks; NULL: not built */
 	size_t			 nbyname;
+	struct lr_crontab	 crontabs[CONFIG_CRONTABS_MAX];	/* crontab: and
+						 * --crontab files, read after
+						 * the tasks_dir */
+	size_t			 ncrontabs;
+	struct lr_note		*notes;		/* what they could not take */
+	size_t			 nnotes;
 };
 
 #endif

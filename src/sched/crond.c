@@ -440,13 +440,14 @@ reload(struct crond *d)
 		lr_error("log file: cannot open it again: %s; writing on to the file "
 		    "open before", strerror(errno));
 	starter_stop(d->o->sp->starter);	/* its copy of the log and config */
-	if (config_load(d->o->cfg->path, NULL, &nc, &e) != 0 ||
+	if (config_reload(d->o->cfg, &nc, &e) != 0 ||
 	    due_tasks(&nc, &tasks, &n, &e) != 0) {
 		lr_event(LOG_ERR, "config-error", NULL, "%s; the config in force stays", e.msg);
 		config_free(&nc);
 		d->view.reload_failures++;
 		return;
 	}
+	report_notes(&nc);
 	last = calloc(n + 1, sizeof(*last));
 	retries = calloc(d->heap.n + 1, sizeof(*retries));
 	if (last == NULL || retries == NULL) {
@@ -481,7 +482,7 @@ reload(struct crond *d)
 	arm(d);
 	d->view.reloads++;
 	lr_event(LOG_INFO, "reloaded", NULL, "read %s again: %zu scheduled tasks",
-	    d->o->cfg->path, n);
+	    config_where(d->o->cfg), n);
 }
 
 static void
@@ -594,6 +595,7 @@ setup(struct crond *d, struct lr_err *e)
 		    strerror(errno));
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
+	report_notes(d->o->cfg);
 	starter_bound(d);
 	watchdog_setup(&d->wd);
 	d->defer = (struct defer){ .src = d->o->claims, .ours = ours, .ours_arg = d };
@@ -619,7 +621,7 @@ ready(struct crond *d)
 {
 	const struct heap_entry *top = heap_top(&d->heap);
 
-	report_ready(d->ntasks, d->o->cfg->path, d->o->server,
+	report_ready(d->ntasks, config_where(d->o->cfg), d->o->server,
 	    top ? d->tasks[top->task].name : NULL, top ? top->at : 0);
 	for (size_t i = 0; i < d->ntasks; i++)	/* @reboot: now; its run claims the boot */
 		if (d->tasks[i].sched.reboot)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/types.h"
 #include "core/duration.h"
 #include "core/text.h"
 #include "out/log.h"
@@ -285,6 +286,17 @@ report_ended(const struct run_report *r, const char *task, const char *slot, pid
 	duration_human(took_ms, took, sizeof(took));
 	lr_event(status ? LOG_WARNING : LOG_INFO, "ended", &f, "%s %s: ended, status %d "
 	    "after %s", task, slot, status, took);
+}
+
+void
+report_notes(const struct lr_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nnotes; i++)
+		if (cfg->notes[i].skipped)
+			lr_event(LOG_ERR, "crontab-line", NULL, "%s; the line is not run",
+			    cfg->notes[i].text);
+		else
+			lr_event(LOG_WARNING, "crontab-line", NULL, "%s", cfg->notes[i].text);
 }
 
 void

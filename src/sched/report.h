@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <time.h>
 
+struct lr_config;
+
 #define REPORT_LINE_MAX	8192	/* out/log.c's longest record */
 
 struct run_report {
@@ -59,6 +61,10 @@ void	report_ended(const struct run_report *r, const char *task, const char *slot
 
 /* cron is ready: n tasks from path, their server, and the next to start
  * (next_at, Unix s), or NULL: none. */
+/* What the config's crontabs could not take (config/types.h's notes):
+ * a line each, at every read of the config (start, SIGHUP, tick). */
+void	report_notes(const struct lr_config *cfg);
+
 void	report_ready(size_t n, const char *path, const char *server, const char *next,
 	    time_t next_at);
 

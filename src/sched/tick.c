@@ -211,6 +211,7 @@ tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, struct lea
 
 	if (due_tasks(cfg, &tasks, &ntasks, e) != 0)
 		goto out;
+	report_notes(cfg);
 	if ((v = calloc(ntasks + 1, sizeof(*v))) == NULL) {
 		lr_errf(e, EX_OSERR, "out of memory");
 		goto out;

@@ -235,6 +235,13 @@ cron_at(const char *cfg, double at)
 pid_t
 cron_server_at(int i, const char *cfg, double unix_time, const char *more)
 {
+	return cron_server_args(i, unix_time, more, (const char *const[]){ "cron", "-v",
+	    "-c", cfg, NULL });
+}
+
+pid_t
+cron_server_args(int i, double unix_time, const char *more, const char *const args[])
+{
 	static char buf[FLEET_MAX][3][128], who[FLEET_MAX][32];
 	static const char *env[FLEET_MAX][8];
 	const char *fake[5];
@@ -249,7 +256,7 @@ cron_server_at(int i, const char *cfg, double unix_time, const char *more)
 	if (more)
 		env[i][n++] = more;
 	env[i][n] = NULL;
-	return LR_START_ENV(env[i], "cron", "-v", "-c", cfg);
+	return lr_start_env(env[i], args);
 }
 
 

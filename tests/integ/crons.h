@@ -75,6 +75,9 @@ void	fleet_stop(struct fleet *f);
  * from unix_time (libfaketime), with SERVER=i in its environment for its
  * runs to say, and more ("NAME=value") when not NULL. */
 pid_t	cron_server_at(int i, const char *cfg, double unix_time, const char *more);
+/* The same with lockrun's arguments args (NULL-terminated) instead. */
+pid_t	cron_server_args(int i, double unix_time, const char *more,
+	    const char *const args[]);
 
 /* SIGTERM to a scheduler (or any lockrun), which must then exit 0; its
  * stderr in the failure's message. */

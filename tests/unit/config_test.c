@@ -140,7 +140,7 @@ BAD(unknown_redis_key,
 BAD(unknown_task_key,
     "bad/unknown_task_key.yaml:4:5: unknown key \"timout\" in tasks.import")
 BAD(unknown_top_key,
-    "bad/unknown_top_key.yaml:2:1: unknown key \"redis_url\" at the top level (expected url, redis, prefix, log, listen, listen_token_file, listen_names, defaults, tasks or tasks_dir)")
+    "bad/unknown_top_key.yaml:2:1: unknown key \"redis_url\" at the top level (expected url, redis, prefix, log, listen, listen_token_file, listen_names, defaults, tasks, tasks_dir, crontab or system_crontab)")
 BAD(listen_names_empty,
     "bad/listen_names_empty.yaml:2:15: listen_names: host names separated by spaces or commas")
 BAD(url_bad_port,
