@@ -10,7 +10,7 @@
 # them), split into options with an argument and flags. Before the verb,
 # lockrun accepts any option and checks it against the verb afterwards.
 _lockrun_verbs='run check status history logs unlock tick cron pause resume trigger'
-_lockrun_common_arg='-c --config --url --redis --password-file --connect-timeout
+_lockrun_common_arg='-c --config --crontab --system-crontab --url --redis --password-file --connect-timeout
     --command-timeout --prefix --host --log'
 _lockrun_common_flag='-h --help -V --version -v --verbose -q --quiet'
 _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
@@ -188,7 +188,7 @@ _lockrun_argument()
     local opt=$1 pre=$2 val=${cur#"$2"} c
     local -a cands=()
     case $opt in
-    -c | --config | --password-file)
+    -c | --config | --crontab | --system-crontab | --password-file)
         compopt -o filenames 2>/dev/null
         mapfile -t cands < <(compgen -f -- "$val")
         ;;

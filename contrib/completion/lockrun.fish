@@ -11,7 +11,7 @@ function __lockrun_takes_arg
     switch $argv[1]
         case '--*=*' --
             return 1
-        case --config --url --redis --password-file --connect-timeout \
+        case --config --crontab --system-crontab --url --redis --password-file --connect-timeout \
             --command-timeout --prefix --host --log --task --key --ttl --every \
             --conflict-exit --wait-replicas --wait-timeout --on-server-error --on-redis-error --cwd \
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay \
@@ -213,6 +213,8 @@ complete -c lockrun -n $all -s V -l version -d 'show the version'
 complete -c lockrun -n $all -s c -l config -r -F -d 'config file'
 complete -c lockrun -n $all -l url -l redis -x -d 'where the lock lives' \
     -a 'redis:// rediss:// unix:// redis+sentinel:// redis+cluster:// postgres:// postgresql:// mysql:// mariadb://'
+complete -c lockrun -n $all -l crontab -r -F -d 'also read the crontab FILE, each job line a task'
+complete -c lockrun -n $all -l system-crontab -r -F -d 'the same, in the /etc/crontab form'
 complete -c lockrun -n $all -l password-file -r -F -d "read the server's password from FILE"
 complete -c lockrun -n $all -l connect-timeout -x -a '(__lockrun_durations)' -d 'time allowed to connect'
 complete -c lockrun -n $all -l command-timeout -x -a '(__lockrun_durations)' -d 'time allowed for each reply'

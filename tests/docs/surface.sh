@@ -108,7 +108,8 @@ done
 [ -x "$W/root${PREFIX:-/usr/local}/bin/lockrun" ] && BIN="$W/root${PREFIX:-/usr/local}/bin/lockrun"
 
 # --- the README's walkthrough ----------------------------------------------
-# ```yaml FILE blocks are written to FILE; each ```console block's "$ "
+# ```yaml FILE and ```crontab FILE blocks are written to FILE; each
+# ```console block's "$ "
 # lines run, in order, in one shell, against a throwaway redis-server, and
 # what they print must be the block's other lines once times, pids, tokens,
 # durations and the host name are made alike on both sides.
@@ -123,7 +124,7 @@ alike() {
 	    -e 's/[0-9]+(\.[0-9]+)?m?s\b/DUR/g' -e 's/[[:space:]]+/ /g' -e 's/ $//'
 }
 awk -v dir="$W" '
-	/^```yaml [^ ]+$/ { file = dir "/" $2; printf "" > file; mode = "yaml"; next }
+	/^```(yaml|crontab) [^ ]+$/ { file = dir "/" $2; printf "" > file; mode = "yaml"; next }
 	/^```console$/ { n++; mode = "console"; next }
 	/^```/ { mode = ""; next }
 	mode == "yaml" { print > file }
