@@ -40,8 +40,9 @@ void	crontab_name(const char *user, const char *schedule, const char *command,
 
 /* cron(8)'s '%' in a job line's command: the command ends at the first
  * one not escaped by '\', the rest is its standard input, each '%' in it
- * a newline; "\%" is a '%'. The command for /bin/sh, with that input as
- * a here-document under a delimiter found in none of its lines; the
+ * a newline; "\%" is a '%'. The command for /bin/sh, a group ({ ...
+ * }) with that input as its here-document under a delimiter found in
+ * none of its lines; the
  * caller frees it. NULL when out of memory. */
 char	*crontab_command(const char *cmd);
 

@@ -116,8 +116,10 @@ crontab_command(const char *cmd)
 	{
 		char *full = malloc(k + in + 2 * strlen(delim) + 16);
 
+		/* the group's input: a list ("a; b") reads it whole, as the
+		 * shell cron(8) starts does */
 		if (full != NULL)
-			sprintf(full, "%s <<'%s'\n%s\n%s", out, delim, input, delim);
+			sprintf(full, "{ %s\n} <<'%s'\n%s\n%s", out, delim, input, delim);
 		free(out);
 		return full;
 	}

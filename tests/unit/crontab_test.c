@@ -96,7 +96,7 @@ Test(crontab, tz_is_the_zone_and_the_commands_shell_is_shell)
 Test(crontab, percent_ends_the_command_and_the_rest_is_its_input)
 {
 	parse("0 3 * * * cat >> /tmp/x %one%two\\%three\n0 4 * * * date +\\%F\n", 0);
-	cr_assert(eq(str, cfg.tasks[0].argv[0], "cat >> /tmp/x <<'LOCKRUN_INPUT'\n"
+	cr_assert(eq(str, cfg.tasks[0].argv[0], "{ cat >> /tmp/x\n} <<'LOCKRUN_INPUT'\n"
 	    "one\ntwo%three\nLOCKRUN_INPUT"));
 	cr_assert(eq(str, cfg.tasks[1].argv[0], "date +%F"));
 }
@@ -104,7 +104,7 @@ Test(crontab, percent_ends_the_command_and_the_rest_is_its_input)
 Test(crontab, the_input_delimiter_is_one_no_input_line_holds)
 {
 	parse("0 3 * * * cat %LOCKRUN_INPUT%x\n", 0);
-	cr_assert(eq(str, cfg.tasks[0].argv[0], "cat <<'LOCKRUN_INPUT1'\nLOCKRUN_INPUT\nx\n"
+	cr_assert(eq(str, cfg.tasks[0].argv[0], "{ cat\n} <<'LOCKRUN_INPUT1'\nLOCKRUN_INPUT\nx\n"
 	    "LOCKRUN_INPUT1"));
 }
 
