@@ -299,6 +299,12 @@ check_task(struct lr_ctx *x, const char *name, long long now_ms)
 	}
 	if (x->t.schedule && !schedule_subminute(&x->sched))	/* else seconds_line() */
 		next_three(&x->sched, now_ms);
+	if (x->t.schedule && x->sched.has_cron && x->sched.cron.seconds) {
+		char day[96];
+
+		cron_per_day(&x->sched.cron, day, sizeof(day));
+		printf("            six fields, the first a second: %s\n", day);
+	}
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * fire times around an instant, in its zone, then its seconds within the
  * minute found; pure, libc only. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -300,6 +301,59 @@ cron_next(const struct lr_cron *c, time_t t)
 	if ((m = minute_next(c, t)) == (time_t)-1)
 		return m;
 	return m + bit_up(c->second, 0, 59);
+}
+
+/* The unit that says a gap of s seconds best: "5 seconds", "2 minutes";
+ * one of a unit is "hour" when bare is set, else "1 hour". */
+static void
+gap_words(long s, int bare, char *buf, size_t n)
+{
+	long v = s % 3600 == 0 ? s / 3600 : s % 60 == 0 ? s / 60 : s;
+	const char *unit = s % 3600 == 0 ? "hour" : s % 60 == 0 ? "minute" : "second";
+
+	if (v == 1)
+		snprintf(buf, n, "%s%s", bare ? "" : "1 ", unit);
+	else
+		snprintf(buf, n, "%ld %ss", v, unit);
+}
+
+void
+cron_per_day(const struct lr_cron *c, char *buf, size_t n)
+{
+	long count = 0, first = -1, last = -1, gap = -1, min = 86400;
+	int even = 1;
+	char g[32];
+
+	for (long h = 0; h < 24; h++)
+		for (long m = 0; (c->hour >> h & 1) && m < 60; m++)
+			for (long s = 0; (c->minute >> m & 1) && s < 60; s++) {
+				long at = h * 3600 + m * 60 + s;
+
+				if (!(c->second >> s & 1))
+					continue;
+				if (last >= 0) {
+					even &= gap < 0 || at - last == gap;
+					gap = at - last;
+					min = gap < min ? gap : min;
+				} else
+					first = at;
+				last = at;
+				count++;
+			}
+	if (count > 1) {	/* the gap over midnight */
+		even &= 86400 - last + first == gap;
+		min = 86400 - last + first < min ? 86400 - last + first : min;
+	}
+	if (count > 1 && even) {
+		gap_words(gap, 1, g, sizeof(g));
+		snprintf(buf, n, "every %s, %ld times a day", g, count);
+	} else if (count > 1) {
+		gap_words(min, 0, g, sizeof(g));
+		snprintf(buf, n, "%ld times a day, at least %s apart", count, g);
+	} else
+		snprintf(buf, n, "once a day");
+	if (!c->dom_star || !c->dow_star || c->month != 0x1ffe)
+		snprintf(buf + strlen(buf), n - strlen(buf), " on the days it fires");
 }
 
 int

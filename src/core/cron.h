@@ -70,6 +70,12 @@ time_t	cron_next(const struct lr_cron *c, time_t t);
  * whose seconds may be 1s apart; 60 for five fields). */
 int	cron_min_gap(const struct lr_cron *c);
 
+/* How often c fires on a day it fires, in words, into buf[n]: "every 5
+ * seconds, 17280 times a day", "3 times a day, at least 10s apart", with
+ * " on the days it fires" when its day or month fields choose days. For
+ * the line that says what a six-field schedule means. */
+void	cron_per_day(const struct lr_cron *c, char *buf, size_t n);
+
 /* Break t down as UTC into tm, as gmtime_r(3) does, but without touching
  * the time zone: glibc's gmtime_r reads /etc/localtime on first use, a
  * file opened and parsed on every run for nothing. */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/cron.h"
@@ -326,6 +327,14 @@ cron_parse(const char *expr, struct lr_cron *c, int *pos, struct lr_err *e)
 		return parse_fail(&p, p.expr, "expected 5 fields (minute hour "
 		    "day-of-month month day-of-week), or 6 with a leading second, "
 		    "got %d", nf);
+	/* supercronic's six fields are the five and a year: "0 3 * * * 2027"
+	 * would be read here as a weekday out of range; say what it is */
+	if (nf == 6 && end[5] - start[5] == 4 && strspn(start[5], "0123456789") >= 4 &&
+	    strtol(start[5], NULL, 10) >= 1970)
+		return parse_fail(&p, start[5], "field 6: %.4s can only be a year: six fields "
+		    "are read seconds first (second minute hour day-of-month month "
+		    "day-of-week), as Quartz reads them; a year field (supercronic's) is "
+		    "not taken: drop it", start[5]);
 	skip = 6 - nf;		/* fields[] rows not written: the second */
 	for (int i = 0; i < nf; i++)
 		if (field_parse(&p, i + 1, &fields[i + skip], start[i], end[i],

@@ -448,6 +448,7 @@ reload(struct crond *d)
 		return;
 	}
 	report_notes(&nc);
+	report_six_fields(tasks, n);
 	last = calloc(n + 1, sizeof(*last));
 	retries = calloc(d->heap.n + 1, sizeof(*retries));
 	if (last == NULL || retries == NULL) {
@@ -596,6 +597,7 @@ setup(struct crond *d, struct lr_err *e)
 	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
 	report_notes(d->o->cfg);
+	report_six_fields(d->tasks, d->ntasks);
 	starter_bound(d);
 	watchdog_setup(&d->wd);
 	d->defer = (struct defer){ .src = d->o->claims, .ours = ours, .ours_arg = d };

@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "config/types.h"
+#include "core/cron.h"
 #include "core/duration.h"
 #include "core/text.h"
 #include "out/log.h"
+#include "sched/due.h"
 #include "sched/report.h"
 
 /* Append the code point c as UTF-8 to out[*k], within n - 1. */
@@ -297,6 +299,19 @@ report_notes(const struct lr_config *cfg)
 			    cfg->notes[i].text);
 		else
 			lr_event(LOG_WARNING, "crontab-line", NULL, "%s", cfg->notes[i].text);
+}
+
+void
+report_six_fields(const struct sched_task *t, size_t n)
+{
+	char day[96];
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].sched.has_cron && t[i].sched.cron.seconds) {
+			cron_per_day(&t[i].sched.cron, day, sizeof(day));
+			lr_event(LOG_INFO, "schedule", NULL, "%s: six fields, the first a "
+			    "second: %s", t[i].name, day);
+		}
 }
 
 void

@@ -65,6 +65,13 @@ void	report_ended(const struct run_report *r, const char *task, const char *slot
  * a line each, at every read of the config (start, SIGHUP, tick). */
 void	report_notes(const struct lr_config *cfg);
 
+struct sched_task;
+
+/* A line for each task whose schedule has six fields, the first a
+ * second: how often it fires (cron_per_day()), so that a schedule
+ * written for another reading of six fields shows itself at the start. */
+void	report_six_fields(const struct sched_task *t, size_t n);
+
 void	report_ready(size_t n, const char *path, const char *server, const char *next,
 	    time_t next_at);
 

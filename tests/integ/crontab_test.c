@@ -38,7 +38,9 @@ fleet_crontab(const char *log)
 	    "CRON_TZ=UTC\n"
 	    "@hourly   echo hourly $LOCKRUN_SLOT $SERVER >> %1$s\n"
 	    "# lockrun: input\n"
-	    "0 12 * * * (tr '\\n' ' '; echo input $LOCKRUN_SLOT $SERVER) >> %1$s %%one%%two\\%%\n"
+	    /* one write: the other runs append to the same log */
+	    "0 12 * * * x=$(tr '\\n' ' '); echo \"${x}input $LOCKRUN_SLOT $SERVER\" >> %1$s "
+	    "%%one%%two\\%%\n"
 	    "0 13 * * * echo not-due >> %1$s\n"
 	    "61 * * * * echo broken >> %1$s\n", log);
 	snprintf(path, sizeof(path), "%s", write_scratch("crontab", body));
@@ -168,4 +170,25 @@ Test(crontab, a_crontab_others_may_write_is_refused)
 	cr_assert(eq(int, r.status, 78), "%s%s", r.out, r.err);
 	cr_assert(ne(ptr, strstr(r.err, "not trusted"), NULL), "%s", r.err);
 	cr_assert(eq(int, lines_matching(scratch("runs.log"), "."), 0));
+}
+
+/* Six fields are read seconds first: check says how often such a
+ * schedule fires, and a sixth field that can only be a year is an error
+ * at its place. */
+Test(crontab, check_says_what_six_fields_mean_and_refuses_a_year)
+{
+	struct result r;
+	const char *cfg = write_config("tasks:\n  fast:\n    schedule: '*/5 * * * * *'\n"
+	    "    command: [\"true\"]\n");
+
+	lr_run(&r, (const char *const[]){ "-c", cfg, "check", NULL });
+	cr_assert(eq(int, r.status, 0), "%s%s", r.out, r.err);
+	cr_assert(ne(ptr, strstr(r.out, "six fields, the first a second: every 5 seconds, "
+	    "17280 times a day\n"), NULL), "%s", r.out);
+	cfg = write_config("tasks:\n  yearly:\n    schedule: '0 3 * * * 2027'\n"
+	    "    command: [\"true\"]\n");
+	lr_run(&r, (const char *const[]){ "-c", cfg, "check", NULL });
+	cr_assert(eq(int, r.status, 78), "%s%s", r.out, r.err);
+	cr_assert(ne(ptr, strstr(r.err, "lockrun.yaml:5:26: tasks.yearly.schedule: field 6: "
+	    "2027 can only be a year"), NULL), "%s", r.err);
 }

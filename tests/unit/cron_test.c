@@ -480,3 +480,42 @@ Test(cron, utc_breakdown_matches_gmtime)
 		    a.tm_sec == b.tm_sec && a.tm_wday == b.tm_wday, "t=%lld", t);
 	}
 }
+
+/* Six fields are read seconds first; a sixth field that can only be a
+ * year (supercronic's reading) is refused by name, at its place. */
+Test(cron, a_sixth_field_that_is_a_year_is_named)
+{
+	struct lr_cron c;
+	struct lr_err e;
+	int pos = -1;
+
+	cr_assert(eq(int, cron_parse("0 3 * * * 2027", &c, &pos, &e), -1));
+	cr_assert(eq(int, pos, 10));
+	cr_assert(ne(ptr, strstr(e.msg, "2027 can only be a year"), NULL), "%s", e.msg);
+	cr_assert(eq(int, cron_parse("0 3 * * * 5", &c, &pos, &e), 0), "a weekday");
+}
+
+static const char *
+per_day(const char *expr)
+{
+	static char buf[96];
+	struct lr_cron c;
+	struct lr_err e;
+
+	cr_assert(eq(int, cron_parse(expr, &c, NULL, &e), 0), "%s", e.msg);
+	cron_per_day(&c, buf, sizeof(buf));
+	return buf;
+}
+
+Test(cron, how_often_a_schedule_fires_a_day_in_words)
+{
+	cr_assert(eq(str, (char *)per_day("*/5 * * * * *"), "every 5 seconds, 17280 times a day"));
+	cr_assert(eq(str, (char *)per_day("30 2 * * * *"), "every hour, 24 times a day"));
+	cr_assert(eq(str, (char *)per_day("0 */15 * * * *"), "every 15 minutes, 96 times a day"));
+	cr_assert(eq(str, (char *)per_day("0,10,11 0 0 * * *"), "3 times a day, at least "
+	    "1 second apart"));
+	cr_assert(eq(str, (char *)per_day("0 30 2 * * *"), "once a day"));
+	cr_assert(eq(str, (char *)per_day("0 30 2 * * 1-5"), "once a day on the days it fires"));
+	cr_assert(eq(str, (char *)per_day("* * * * 6 *"), "every second, 86400 times a day on "
+	    "the days it fires"));
+}
