@@ -9,7 +9,7 @@
 # The verbs, and the options each takes (as `lockrun VERB --help` lists
 # them), split into options with an argument and flags. Before the verb,
 # lockrun accepts any option and checks it against the verb afterwards.
-_lockrun_verbs='run check status history logs unlock tick cron pause resume trigger'
+_lockrun_verbs='run check status history logs unlock tick cron pause resume trigger import-crontab'
 _lockrun_common_arg='-c --config --crontab --system-crontab --url --redis --password-file --connect-timeout
     --command-timeout --prefix --host --log'
 _lockrun_common_flag='-h --help -V --version -v --verbose -q --quiet'
@@ -297,6 +297,9 @@ _lockrun()
         _lockrun_reply_of compgen -c -- "$cur"
     elif [[ " status history logs unlock pause resume trigger " == *" $verb "* ]]; then
         _lockrun_reply_of _lockrun_tasks "$(_lockrun_config)"
+    elif [[ $verb == import-crontab ]]; then
+        compopt -o filenames 2>/dev/null
+        _lockrun_reply_of compgen -f -- "$cur"
     fi
 }
 

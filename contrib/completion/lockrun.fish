@@ -58,7 +58,7 @@ function __lockrun_state
                 end
             end
         else if test $verb = -; and contains -- $w run check status history logs unlock tick \
-                cron pause resume trigger
+                cron pause resume trigger import-crontab
             set verb $w
         else if contains -- $verb - run check
             echo $verb command $i
@@ -115,7 +115,8 @@ function __lockrun_verbs_or_commands
         cron\t'a foreground scheduler for the config\'s tasks' \
         pause\t'skip tasks on every server until resumed or an end' \
         resume\t'lift the pause of tasks' \
-        trigger\t'one run of a task now, without using a slot'
+        trigger\t'one run of a task now, without using a slot' \
+        import-crontab\t'print crontab files as the tasks of a config'
     set -l match (string match -- "$cur*" $verbs)
     if set -q match[1]
         printf '%s\n' $match
@@ -207,7 +208,7 @@ complete -c lockrun -n __lockrun_in_command -a '(__lockrun_complete_command)'
 complete -c lockrun -n __lockrun_at_task -a '(__lockrun_tasks)' -d task
 
 # every verb
-set -l all '__lockrun_verb - run check status history logs unlock tick cron pause resume trigger'
+set -l all '__lockrun_verb - run check status history logs unlock tick cron pause resume trigger import-crontab'
 complete -c lockrun -n $all -s h -l help -d 'show the help'
 complete -c lockrun -n $all -s V -l version -d 'show the version'
 complete -c lockrun -n $all -s c -l config -r -F -d 'config file'

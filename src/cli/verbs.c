@@ -17,6 +17,7 @@ static const char run_usage[] =
 "       lockrun resume [options] task ...\n"
 "       lockrun trigger [options] task\n"
 "       lockrun logs [options] task\n"
+"       lockrun import-crontab [options] file ...\n"
 "\n"
 "Run a command at most once at a time (--no-overlap) and/or once per\n"
 "scheduled slot (--one-server) across all servers sharing one Redis: a run\n"
@@ -135,6 +136,17 @@ const struct lr_verb_def lr_verbs[] = {
 "\nExit: 0 shown; 1 no such run kept; 64 usage; 69 server unavailable;\n"
 "78 bad config.\n",
 	    OG_ALL | OG_COUNT | OG_JSON | OG_LOGS, 0, READS_NONE, "logs" },
+	[VERB_IMPORT_CRONTAB] = { "import-crontab", verb_import_crontab,
+"usage: lockrun import-crontab [options] file ...\n"
+"\n"
+"Print the crontab files' job lines as the tasks: of a config, read as\n"
+"`lockrun cron --crontab` reads them: the same names, schedules, zones,\n"
+"environment and settings. A file in /etc/cron.d, or /etc/crontab, has a\n"
+"user field. A line that cannot run is said and left out.\n"
+"\n",
+"\nExit: 0 every line imported; 1 a line left out; 64 usage; 78 a file\n"
+"cannot be read or is not trusted.\n",
+	    OG_ALL, 0, READS_NONE, "import-crontab" },
 };
 
 /* A row for every verb up to the last (make lint checks each has its

@@ -12,7 +12,8 @@ struct lr_ctx;
 /* The first word that is not an option, unless it follows "--". The
  * order is that of the table; nothing depends on it. */
 enum lr_verb { VERB_RUN, VERB_CHECK, VERB_STATUS, VERB_HISTORY, VERB_UNLOCK, VERB_TICK,
-	VERB_CRON, VERB_PAUSE, VERB_RESUME, VERB_TRIGGER, VERB_LOGS, NVERBS };
+	VERB_CRON, VERB_PAUSE, VERB_RESUME, VERB_TRIGGER, VERB_LOGS, VERB_IMPORT_CRONTAB,
+	NVERBS };
 
 /* Groups of options (cli.c's rows say which they are in); a verb takes
  * the groups its row names. */
@@ -68,5 +69,6 @@ int	verb_pause(struct lr_ctx *x, struct lr_err *e);
 int	verb_resume(struct lr_ctx *x, struct lr_err *e);
 int	verb_trigger(struct lr_ctx *x, struct lr_err *e);
 int	verb_logs(struct lr_ctx *x, struct lr_err *e);
+int	verb_import_crontab(struct lr_ctx *x, struct lr_err *e);
 
 #endif

@@ -354,6 +354,48 @@ set_choice(const char *const *words, int *dst, const char *text, struct lr_err *
 }
 
 int
+task_setting(const struct lr_task *t, size_t i, const char **name, char *buf, size_t n)
+{
+	const struct option_def *o;
+	const char *at;
+	long long v;
+
+	if (i >= sizeof(options) / sizeof(options[0]))
+		return -1;
+	o = &options[i];
+	at = (const char *)t + o->off;
+	*name = o->name;
+	if (strcmp(o->name, "on_redis_error") == 0)	/* on_server_error's old name */
+		return 0;
+	if (o->kind == K_STRING) {
+		const char *s = *(char *const *)at;
+
+		if (s == NULL)
+			return 0;
+		snprintf(buf, n, "%s", s);
+		return 1;
+	}
+	v = o->kind == K_DURATION ? *(const long long *)at : *(const int *)at;
+	if (v == LR_UNSET)
+		return 0;
+	switch (o->kind) {
+	case K_BOOL:
+		snprintf(buf, n, "%s", v ? "true" : "false");
+		break;
+	case K_DURATION:
+		duration_format(v, buf, n);
+		break;
+	case K_CHOICE:
+		snprintf(buf, n, "%s", o->words[v]);
+		break;
+	default:	/* K_EXIT, K_COUNT, K_BYTES */
+		snprintf(buf, n, "%lld", v);
+		break;
+	}
+	return 1;
+}
+
+int
 task_set(struct lr_task *t, const char *name, const char *text, struct lr_err *e)
 {
 	const struct option_def *o = NULL;

@@ -127,6 +127,13 @@ int	task_inherit(struct lr_task *dst, const struct lr_task *src);
 int	task_set(struct lr_task *t, const char *name, const char *text,
 	    struct lr_err *e);
 
+/* Option number i of the one-value options task_set() takes: its name
+ * in *name and, when t sets it, its value as task_set() reads it back
+ * ("10m", "true", "2") into buf[n]. Returns 1 set, 0 not set (or an
+ * old name of another), -1 past the last: for writing a task out. */
+int	task_setting(const struct lr_task *t, size_t i, const char **name, char *buf,
+	    size_t n);
+
 struct lr_err;
 struct lr_schedule;
 

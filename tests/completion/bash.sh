@@ -14,7 +14,7 @@ BASH_COMPLETION=/usr/share/bash-completion/bash_completion
 fails=0 cases=0
 # The verbs, from their rows in src/cli/verbs.c: a new verb's row is all
 # these cases need.
-VERBS=$(sed -n 's/^[[:space:]]*\[VERB_[A-Z_]*\] = { "\([a-z]*\)".*/\1/p' src/cli/verbs.c)
+VERBS=$(sed -n 's/^[[:space:]]*\[VERB_[A-Z_]*\] = { "\([a-z-]*\)".*/\1/p' src/cli/verbs.c)
 [[ -n $VERBS ]] || { echo "bash.sh: no verb rows in src/cli/verbs.c" >&2; exit 1; }
 
 tmp=$(mktemp -d) || exit 1

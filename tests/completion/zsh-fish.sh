@@ -13,7 +13,7 @@ dir=contrib/completion
 fails=0 cases=0
 # The verbs, from their rows in src/cli/verbs.c (sorted, as zsh offers
 # them): a new verb's row is all these cases need.
-VERBS=$(sed -n 's/^[[:space:]]*\[VERB_[A-Z_]*\] = { "\([a-z]*\)".*/\1/p' src/cli/verbs.c |
+VERBS=$(sed -n 's/^[[:space:]]*\[VERB_[A-Z_]*\] = { "\([a-z-]*\)".*/\1/p' src/cli/verbs.c |
 	sort | tr '\n' ' ')
 [ -n "$VERBS" ] || { echo "zsh-fish.sh: no verb rows in src/cli/verbs.c" >&2; exit 1; }
 

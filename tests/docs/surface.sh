@@ -24,7 +24,9 @@ bad() { echo "surface: $*" >&2; fail=1; }
 # Every option a --help lists: the words that start with - or -- in it.
 help_text() {
 	"$BIN" --help
-	for v in status history logs unlock tick cron pause resume trigger; do "$BIN" "$v" --help; done
+	for v in status history logs unlock tick cron pause resume trigger import-crontab; do
+		"$BIN" "$v" --help
+	done
 }
 OPTS=$(help_text | grep -oE '(^|[ ,[])--?[A-Za-z][A-Za-z-]*' | sed 's/^[ ,[]//' | sort -u)
 [ -n "$OPTS" ] || bad "no option found in --help"

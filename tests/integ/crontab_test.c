@@ -192,3 +192,45 @@ Test(crontab, check_says_what_six_fields_mean_and_refuses_a_year)
 	cr_assert(ne(ptr, strstr(r.err, "lockrun.yaml:5:26: tasks.yearly.schedule: field 6: "
 	    "2027 can only be a year"), NULL), "%s", r.err);
 }
+
+/* The task lines and fire times check prints, the rest left out: what
+ * must be the same whichever way the tasks were read. */
+static void
+tasks_of(const char *out, char *buf, size_t n)
+{
+	char copy[4096], *save = NULL;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	snprintf(copy, sizeof(copy), "%s", out);
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if ((strncmp(l, "task ", 5) == 0 || strncmp(l, "            ", 12) == 0) &&
+		    len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s\n", l);
+}
+
+/* import-crontab's output, as a config, gives the tasks the crontab
+ * gives: the same names, schedules, zones and fire times (both checks on
+ * one clock that stands still: a minute passing would move the next
+ * fire times of one of them). */
+Test(crontab, import_crontab_fed_back_as_a_config_gives_the_same_tasks)
+{
+	struct result r;
+	const char *ct = fleet_crontab(scratch("runs.log")), *cfg, *env[6];
+	char want[4096], got[4096], buf[3][128], body[8192];
+
+	lr_run(&r, (const char *const[]){ "import-crontab", ct, NULL });
+	cr_assert(eq(int, r.status, 1), "the broken line: %s%s", r.out, r.err);
+	cr_assert(ne(ptr, strstr(r.out, "# left out: "), NULL), "%s", r.out);
+	snprintf(body, sizeof(body), "redis:\n  url: '%s'\n%s", fx.url, r.out);
+	cfg = write_scratch("imported.yaml", body);
+	faketime_frozen_env(env, buf, T_1200 + 30);
+	lr_run_env(&r, env, (const char *const[]){ "-c", write_config_faked(""), "--crontab",
+	    ct, "check", NULL });
+	tasks_of(r.out, want, sizeof(want));
+	lr_run_env(&r, env, (const char *const[]){ "-c", cfg, "check", NULL });
+	cr_assert(eq(int, r.status, 0), "%s%s", r.out, r.err);
+	tasks_of(r.out, got, sizeof(got));
+	cr_assert(eq(int, lines_of(want, "^task "), 5), "%s", want);
+	cr_assert(eq(str, got, want));
+}

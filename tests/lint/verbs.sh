@@ -10,7 +10,7 @@ enum=$(sed -n '/^enum lr_verb {/,/}/p' verbs.h | tr -c 'A-Z_\n' ' ' | tr ' ' '\n
 [ -n "$enum" ] || { echo "verbs: no enum lr_verb in src/cli/verbs.h" >&2; exit 2; }
 fail=0
 for v in $enum; do
-	fn=$(sed -n "s/^[[:space:]]*\\[$v\\] = { \"[a-z]*\", \\([a-z_]*\\),.*/\\1/p" verbs.c)
+	fn=$(sed -n "s/^[[:space:]]*\\[$v\\] = { \"[a-z-]*\", \\([a-z_]*\\),.*/\\1/p" verbs.c)
 	if [ -z "$fn" ]; then
 		echo "verbs: $v has no row in src/cli/verbs.c"; fail=1; continue
 	fi
