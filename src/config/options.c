@@ -13,6 +13,7 @@
 #include "config/files.h"
 #include "config/options.h"
 #include "core/cron.h"
+#include "core/near.h"
 #include "core/schedule.h"
 
 /* command: [prog, arg...] runs prog directly; command: "string" runs it
@@ -172,6 +173,51 @@ check_account(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 	return 0;
 }
 
+/* The keys a task (or the defaults) may have: the one-value settings,
+ * then those read their own way. */
+static size_t
+known_keys(const char *keys[], size_t max)
+{
+	static const char *const own[] = { "command", "env", "on_start", "on_success",
+		"on_failure", "on_missed" };
+	struct lr_task none;
+	const char *name;
+	char value[8];
+	size_t n = 0;
+
+	task_init(&none);
+	for (size_t i = 0; n < max && task_setting(&none, i, &name, value, sizeof(value)) >= 0;
+	    i++)
+		if (strcmp(name, "on_redis_error") != 0)	/* an old name: not offered */
+			keys[n++] = name;
+	for (size_t i = 0; n < max && i < sizeof(own) / sizeof(own[0]); i++)
+		keys[n++] = own[i];
+	return n;
+}
+
+/* An unknown key, whatever its value's shape, refused by name with the
+ * nearest known keys. */
+static int
+unknown_key(struct walk *w, const struct yt_node *k, const char *section)
+{
+	const char *keys[64];
+	size_t n = known_keys(keys, 64), near[NEAR_MAX], k_near;
+	char hint[256] = "";
+
+	if (strcmp(k->value, "on_redis_error") == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(keys[i], k->value) == 0)
+			return 0;
+	k_near = near_words(k->value, keys, n, near);
+	for (size_t i = 0; i < k_near; i++)
+		snprintf(hint + strlen(hint), sizeof(hint) - strlen(hint), "%s%s", i == 0 ?
+		    " (did you mean " : i + 1 == k_near ? " or " : ", ", keys[near[i]]);
+	if (k_near > 0)
+		snprintf(hint + strlen(hint), sizeof(hint) - strlen(hint), "?)");
+	return walk_bad(w, k, "unknown key \"%s\" in %s%s", k->value, section, hint);
+}
+
 /* One task option (or a default, when is_task is 0). */
 static int
 parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
@@ -182,6 +228,8 @@ parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 	int rc;
 
 	snprintf(what, sizeof(what), "%s.%s", section, k->value);
+	if (unknown_key(w, k, section) != 0)
+		return -1;
 	if ((hook = hook_of(t, k->value)) != NULL)
 		return parse_hook(w, v, what, hook);
 	if (strcmp(k->value, "command") == 0) {

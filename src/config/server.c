@@ -81,6 +81,9 @@ server_parse_section(struct walk *w, const char *section, const struct yt_node *
 	char *file = (char *)r->password_file, what[80];
 	struct lr_err e;
 
+	if (map->kind == YT_SCALAR && map->value && strstr(map->value, "://") != NULL)
+		return walk_bad(w, map, "%s: is a section, not a URL: give the URL as url: "
+		    "(at the top level, or under %s:)", section, section);
 	if (walk_want_map(w, map, section) != 0)
 		return -1;
 	for (size_t i = 0; i < map->nkids; i += 2) {

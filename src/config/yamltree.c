@@ -88,6 +88,9 @@ next_event(struct ytp *p, yaml_event_t *ev)
 	if (tab_at(p, yp->problem_mark))
 		return fail_at(p, yp->problem_mark, "%s", "a tab in the indentation: YAML "
 		    "indents with spaces only (replace the tab with spaces)");
+	if (yp->context && strcmp(yp->context, "while scanning an alias") == 0)
+		return fail_at(p, yp->context_mark, "%s", "a value that starts with '*' is "
+		    "an alias in YAML: quote it (schedule: '* * * * *')");
 	if (yp->context)	/* e.g. where the unclosed quote began */
 		snprintf(what, sizeof(what), "%s (%s at %zu:%zu)", yp->problem,
 		    yp->context, yp->context_mark.line + 1, yp->context_mark.column + 1);

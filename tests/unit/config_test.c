@@ -138,7 +138,7 @@ BAD(wait_timeout_over_command_timeout,
 BAD(unknown_redis_key,
     "bad/unknown_redis_key.yaml:2:3: unknown key \"host\" in redis")
 BAD(unknown_task_key,
-    "bad/unknown_task_key.yaml:4:5: unknown key \"timout\" in tasks.import")
+    "bad/unknown_task_key.yaml:4:5: unknown key \"timout\" in tasks.import (did you mean timeout?)")
 BAD(unknown_top_key,
     "bad/unknown_top_key.yaml:2:1: unknown key \"redis_url\" at the top level (expected url, redis, prefix, log, listen, listen_token_file, listen_names, defaults, tasks, tasks_dir, crontab or system_crontab)")
 BAD(listen_names_empty,
