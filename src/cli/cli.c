@@ -18,6 +18,7 @@
 #include "core/near.h"
 #include "core/text.h"
 #include "out/log.h"
+#include "proc/spawn.h"
 
 /* What an option does with its argument. */
 enum opt_to {
@@ -467,6 +468,30 @@ scan(int argc, char *argv[], struct lr_cli *c, int *stop, int *dashdash,
 	return 0;
 }
 
+/* Is word, taken for a command, rather a verb mistyped ("stauts")? Near
+ * a verb and no program in PATH: refused with the verb it is near (a
+ * program of that name still runs, as any command does). */
+static int
+mistyped_verb(const char *word, struct lr_err *e)
+{
+	const char *names[NVERBS];
+	char found[PATH_MAX];
+	struct lr_err fe;
+	size_t near[NEAR_MAX], k;
+
+	if (strchr(word, '/') != NULL)
+		return 0;
+	for (size_t v = 0; v < NVERBS; v++)
+		names[v] = lr_verbs[v].name;
+	if ((k = near_words(word, names, NVERBS, near)) == 0 ||
+	    near_distance(word, names[near[0]]) > 2 ||
+	    child_find(word, getenv("PATH"), found, sizeof(found), &fe) == 0)
+		return 0;
+	lr_errf(e, EX_USAGE, "\"%s\" is no verb (did you mean %s?) and no program in "
+	    "PATH; to run a program of that name: lockrun -- %s", word, names[near[0]], word);
+	return 1;
+}
+
 int
 cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
 {
@@ -491,6 +516,9 @@ cli_parse(int argc, char *argv[], struct lr_cli *c, struct lr_err *e)
 			break;
 		}
 	}
+	if (c->verb == VERB_RUN && stop < argc && !dashdash &&
+	    strcmp(argv[stop], lr_verbs[VERB_RUN].name) != 0 && mistyped_verb(argv[stop], e))
+		return -1;
 	/* (2) parse again without the verb word, checking each option applies */
 	if (stop < argc && !dashdash && strcmp(argv[stop], lr_verbs[c->verb].name) == 0) {
 		if ((words = calloc((size_t)argc + 1, sizeof(*words))) == NULL)
