@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "fakeredis.h"
 #include "harness.h"
 
 TestSuite(mistakes, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
@@ -74,4 +75,84 @@ Test(mistakes, where_the_settings_came_from_is_said)
 	cr_assert(eq(int, r.status, 0), "%s", r.err);
 	cr_assert(matches(r.err, "^lockrun: redis 127\\.0\\.0\\.1:[0-9]+: URL from --url; no "
 	    "password; prefix from --prefix\n"), "%s", r.err);
+}
+
+/* The config's mistakes that looked like something else: each says the
+ * fix, at its place. */
+static void
+config_says(const char *body, const char *want_at_says)
+{
+	struct result r;
+	const char *cfg = write_config(body);
+	char want[512];
+
+	LR(&r, "-c", cfg, "check");
+	cr_assert(eq(int, r.status, 78), "%s%s", r.out, r.err);
+	snprintf(want, sizeof(want), "lockrun: %s:%s\n", cfg, want_at_says);
+	cr_assert(eq(str, r.err, want));
+}
+
+Test(mistakes, a_mistyped_key_names_the_nearest_whatever_its_value)
+{
+	config_says("tasks:\n  a:\n    comand: [echo, hi]\n",
+	    "5:5: unknown key \"comand\" in tasks.a (did you mean command?)");
+	config_says("tasks:\n  a:\n    comand: echo hi\n",
+	    "5:5: unknown key \"comand\" in tasks.a (did you mean command?)");
+	config_says("tasks:\n  a:\n    command: [echo]\n    schedul: '* * * * *'\n",
+	    "6:5: unknown key \"schedul\" in tasks.a (did you mean schedule?)");
+	config_says("defaults:\n  tll: 10s\n",
+	    "4:3: unknown key \"tll\" in defaults (did you mean ttl?)");
+}
+
+Test(mistakes, an_unquoted_star_schedule_says_quote_it)
+{
+	config_says("tasks:\n  a:\n    command: [echo]\n    schedule: * * * * *\n",
+	    "6:15: a value that starts with '*' is an alias in YAML: quote it (schedule: "
+	    "'* * * * *')");
+}
+
+Test(mistakes, a_url_given_as_the_redis_section_says_url)
+{
+	struct result r;
+	const char *cfg = write_scratch("redis.yaml", "redis: redis://127.0.0.1:6379\n");
+	char want[512];
+
+	LR(&r, "-c", cfg, "check");
+	cr_assert(eq(int, r.status, 78));
+	snprintf(want, sizeof(want), "lockrun: %s:1:8: redis: is a section, not a URL: give "
+	    "the URL as url: (at the top level, or under redis:)\n", cfg);
+	cr_assert(eq(str, r.err, want));
+}
+
+/* A mistyped verb is refused with the verb it is near, where no program
+ * has its name; a program's name still runs. */
+Test(mistakes, a_mistyped_verb_names_the_verb)
+{
+	struct result r;
+
+	LR(&r, "--url", fx.url, "stauts");
+	cr_assert(eq(int, r.status, 64), "%s", r.err);
+	cr_assert(eq(str, r.err, "lockrun: \"stauts\" is no verb (did you mean status?) and no "
+	    "program in PATH; to run a program of that name: lockrun -- stauts\nTry 'lockrun "
+	    "--help' for more information.\n"));
+	LR(&r, "--url", fx.url, "-k", "t", "stat", "/");
+	cr_assert(eq(int, r.status, 0), "near \"status\", but a program: %s", r.err);
+}
+
+/* A port where another kind of server listens says so, with what it
+ * answered, not "protocol error". */
+Test(mistakes, a_server_that_is_not_redis_says_what_it_answered)
+{
+	const char *script[] = { "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", NULL };
+	struct fakeredis f;
+	struct result r;
+
+	cr_assert(eq(int, fakeredis_start(&f, script), 0));
+	LR(&r, "--url", f.url, "-k", "x", "--", "echo", "ran");
+	fakeredis_stop(&f);
+	cr_assert(eq(int, r.status, 69), "%s", r.err);
+	cr_assert(eq(str, r.out, ""));
+	cr_assert(ne(ptr, strstr(r.err, "the server does not answer as Redis does (it began "
+	    "\"HTTP/1.1 400 Bad Request\"): is this the port of another service?"), NULL), "%s",
+	    r.err);
 }

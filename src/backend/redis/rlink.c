@@ -210,6 +210,13 @@ read_some(struct lr_link *l, short *want)
 			return rlink_break(l, "connection closed by the server");
 		if (got < 0)
 			return rlink_break(l, l->why);
+		if (l->nhead < sizeof(l->head)) {
+			size_t keep = sizeof(l->head) - l->nhead;
+
+			keep = (size_t)got < keep ? (size_t)got : keep;
+			memcpy(l->head + l->nhead, buf, keep);
+			l->nhead += keep;
+		}
 		if (redisReaderFeed(l->reader, buf, (size_t)got) != REDIS_OK)
 			return rlink_break(l, "out of memory");
 		if (rreader_check(l->reader, &l->bounds) != 0)
@@ -254,6 +261,28 @@ deferred_answer(struct lr_link *l, const redisReply *r)
 		l->hs_failed = 1;
 }
 
+/* The stream is not RESP: say what the server sent instead, its first
+ * bytes made visible ("HTTP/1.1 400 Bad Request": a web server's port,
+ * not Redis's). */
+static int
+not_resp(struct lr_link *l)
+{
+	char seen[4 * sizeof(l->head) + 1] = "", why[sizeof(l->why)];
+	size_t n = 0;
+
+	/* hiredis drops its buffer on a protocol error: our copy of the
+	 * connection's first bytes says what kind of server this is */
+	for (size_t i = 0; i < l->nhead && i < 24; i++) {
+		unsigned char c = (unsigned char)l->head[i];
+
+		n += (size_t)snprintf(seen + n, sizeof(seen) - n, c < 0x20 || c >= 0x7f ?
+		    "\\x%02x" : "%c", c);
+	}
+	snprintf(why, sizeof(why), "the server does not answer as Redis does (it began "
+	    "\"%s\"): is this the port of another service?", seen);
+	return break_as(l, LR_ERR_PROTOCOL, why);
+}
+
 /* A complete reply from the reader, the deferred handshake's taken out:
  * 1 with *r set, 0 when there is none yet, -1 (link closed) when the
  * stream is not RESP. */
@@ -266,8 +295,7 @@ take_reply(struct lr_link *l, redisReply **r)
 		if (l->reader == NULL)
 			return -1;
 		if (redisReaderGetReply(l->reader, &reply) != REDIS_OK)
-			return l->bounds.refused ? refused(l) :
-			    break_as(l, LR_ERR_PROTOCOL, "protocol error in the reply");
+			return l->bounds.refused ? refused(l) : not_resp(l);
 		if (reply == NULL)
 			return 0;
 		rreader_taken(&l->bounds);
@@ -489,7 +517,7 @@ rlink_ready(struct lr_link *l, long long ms, struct lr_err *e)
 {
 	if (l->setup.tls && start_tls(l, ms, e) != 0)
 		return -1;
-	l->outlen = 0;
+	l->outlen = l->nhead = 0;
 	if ((l->reader = rreader_new(&l->bounds)) == NULL) {
 		rlink_break(l, "out of memory");
 		return rlink_fail(l, "connect", e);

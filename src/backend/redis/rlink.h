@@ -41,6 +41,10 @@ struct lr_link {
 	int			 fd;		/* non-blocking; -1 when closed */
 	struct lr_tls		*tls;		/* the TLS session, or NULL */
 	struct redisReader	*reader;	/* replies parsed from what was read */
+	char			 head[32];	/* the first bytes the server sent on
+						 * this connection, for a server that
+						 * is not Redis */
+	size_t			 nhead;
 	struct rreader_bounds	 bounds;	/* what one reply may hold (rreader.h) */
 	char			*out;		/* commands formatted, not yet sent */
 	size_t			 outlen, outcap;
