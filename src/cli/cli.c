@@ -148,6 +148,9 @@ static const struct cli_opt {
 	    NULL, "exit 1 when a lock has been held this long" },
 	{ "count", 'n', "N", OG_COUNT, TO_APPLY, NULL, NULL, 0, A_COUNT, NULL,
 	    "show the last N (default 20)" },
+	{ "all", 0, NULL, OG_STATUS, TO_FLAG, NULL, NULL, F(all), 0, NULL,
+	    "also the locks and runs under the prefix that no\ntask of the config names "
+	    "(-k NAME's; the default\nwhen the config has no tasks)" },
 	{ "html", 0, "FILE", OG_STATUS, TO_STRING, NULL, NULL, F(html), 0, NULL,
 	    "also write the status page (what cron --listen\nserves at /) to FILE" },
 	{ "yes", 0, NULL, OG_YES, TO_FLAG, NULL, NULL, F(yes), 0, NULL,

@@ -35,6 +35,7 @@ struct lr_cli {
 	long long		  stale_after_ms;	/* --stale-after; LR_UNSET */
 	long long		  count;	/* -n N; LR_UNSET */
 	int			  yes;		/* --yes */
+	int			  all;		/* --all (status) */
 	const char		 *listen;	/* --listen ADDR (cron) */
 	const char		 *html;		/* --html FILE (status) */
 	long long		  pause_for_ms;	/* --for DURATION (pause); LR_UNSET */

@@ -92,7 +92,11 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 
 	if (path == NULL)
 		path = getenv("LOCKRUN_CONFIG");
-	if (path == NULL || *path == '\0') {
+	if (path != NULL && strcmp(path, CONFIG_NONE) == 0) {	/* -c none */
+		if (x->cli.ncrontabs == 0)
+			return 0;
+		path = NULL;	/* the crontabs alone */
+	} else if (path == NULL || *path == '\0') {
 		struct stat st;
 
 		/* only "no such file" is no config: one that is there but cannot

@@ -83,7 +83,8 @@ listed(const struct status *s, const char *name)
 	return 0;
 }
 
-/* The tasks named on the command line, else the config's, in order; with
+/* The tasks named on the command line (in the config or not: any name
+ * with records, as history takes), else the config's, in order; with
  * neither, none yet (they are found with SCAN). */
 static int
 list_tasks(struct status *s, struct lr_err *e)
@@ -99,9 +100,6 @@ list_tasks(struct status *s, struct lr_err *e)
 	for (size_t i = 0; words && words[i]; i++) {
 		const char *why;
 
-		if (config_is_set(cfg) && !config_has(cfg, words[i]))
-			return lr_errf(e, EXIT_UNKNOWN, "%s: no such task in %s", words[i],
-			    cfg->path);
 		if ((why = key_name_problem(words[i])) != NULL)
 			return lr_errf(e, EX_USAGE, "\"%s\" %s", words[i], why);
 		if (!listed(s, words[i]))
@@ -177,11 +175,14 @@ find_tasks(struct status *s, struct lr_err *e)
 		return -1;
 	if (s->nowned > 1)	/* none: owned is NULL, which qsort() may not take */
 		qsort(s->owned, s->nowned, sizeof(*s->owned), cmp_names);
-	if ((names = realloc(s->names, (s->nowned + 1) * sizeof(*names))) == NULL)
+	if ((names = realloc(s->names, (s->n + s->nowned + 1) * sizeof(*names))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	s->names = names;
-	for (size_t i = 0; i < s->nowned; i++)
-		if (s->n == 0 || strcmp(s->names[s->n - 1], s->owned[i]) != 0)
+	/* after the config's tasks (--all): those it does not name; alone,
+	 * each once (sorted: its neighbour is enough) */
+	for (size_t i = 0, config = s->n; i < s->nowned; i++)
+		if (config > 0 ? !listed(s, s->owned[i]) :
+		    s->n == 0 || strcmp(s->names[s->n - 1], s->owned[i]) != 0)
 			s->names[s->n++] = s->owned[i];
 	return 0;
 }
@@ -356,9 +357,9 @@ report_bad(const struct status *s, struct lr_err *e)
 	return n;
 }
 
-/* A task named on the command line and in no config that has nothing on
- * the server (no lock, no last run, no pause) is unknown: most likely mistyped.
- * Names them all in e; returns how many. */
+/* A task named on the command line that the config does not name and
+ * that has nothing on the server (no lock, no last run, no pause) is
+ * unknown: most likely mistyped. Names them all in e; returns how many. */
 static int
 report_unknown(const struct status *s, struct lr_err *e)
 {
@@ -366,12 +367,13 @@ report_unknown(const struct status *s, struct lr_err *e)
 	const char *one = NULL;
 	size_t n = 0, len = 0;
 
-	if (s->x->cli.cmd == NULL || config_is_set(&s->x->cfg))
+	if (s->x->cli.cmd == NULL)
 		return 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct row *w = &s->rows[i];
 
-		if (w->held || w->has_last || w->counted || w->paused || w->error)
+		if (w->held || w->has_last || w->counted || w->paused || w->error ||
+		    config_has(&s->x->cfg, w->name))
 			continue;
 		one = w->name;
 		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len :
@@ -397,7 +399,9 @@ status_run(struct status *s, struct lr_err *e)
 		return -1;
 	if (ctx_connect(x, e) != 0)
 		return -1;
-	if (!config_is_set(&x->cfg) && s->n == 0 && find_tasks(s, e) != 0)
+	/* no task named: the config's, and those found under the prefix when
+	 * it has none (a crontab's -k locks) or with --all */
+	if (x->cli.cmd == NULL && (x->cfg.nnames == 0 || x->cli.all) && find_tasks(s, e) != 0)
 		return -1;
 	if ((s->rows = calloc(s->n + 1, sizeof(*s->rows))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");

@@ -9,6 +9,7 @@
 #include "core/task.h"
 
 #define CONFIG_DEFAULT_PATH "/etc/lockrun/lockrun.yaml"
+#define CONFIG_NONE "none"	/* -c none: no config file (./none is a file) */
 #define CONFIG_CRONTABS_MAX 16	/* crontab files read, the config's and given */
 
 /* A crontab file read as tasks (config/crontab.h). */
