@@ -2,13 +2,48 @@
 /* skip.c -- what a run says when it skips: who holds the lock, which run
  * took the slot (or that the slot was recorded as missed), or who paused
  * the task, until when and why. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/skip.h"
 #include "core/duration.h"
 #include "core/text.h"
 #include "out/log.h"
+
+/* What to do next, for a person at a terminal. */
+enum hint { HINT_NONE, HINT_TRIGGER, HINT_RESUME, HINT_STATUS };
+
+/* The skip's event, an info line (shown with -v). On a terminal (stderr),
+ * without -v or -q, the line is shown all the same with what to do next:
+ * a person who ran `lockrun -t NAME` by hand is told why nothing ran and
+ * how to run it now; cron, with no terminal, still gets nothing. */
+static void __attribute__((format(printf, 5, 6)))
+say(const struct lr_ctx *x, const char *event, const struct log_fields *f, enum hint h,
+    const char *fmt, ...)
+{
+	const char *name = x->cli.task;
+	char msg[1024], next[300] = "";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lr_event(LOG_INFO, event, f, "%s", msg);
+	if (x->cli.verbose || x->cli.quiet || !log_human_stderr() || !isatty(STDERR_FILENO))
+		return;
+	if (h == HINT_TRIGGER && name)
+		snprintf(next, sizeof(next), "; to run it again now: lockrun trigger --here %s",
+		    name);
+	else if (h == HINT_RESUME && name)
+		snprintf(next, sizeof(next), "; lockrun resume %s lifts the pause", name);
+	else if (h == HINT_STATUS)
+		snprintf(next, sizeof(next), "; lockrun status %s shows it", name ? name :
+		    x->name);
+	text_visible(msg);	/* the holder's host and the reason are the server's */
+	fprintf(stderr, "lockrun: %s%s\n", msg, next);
+}
 
 /* The task is paused (LOCK_PAUSED): the pause's value is in l->holder
  * (lock.h). One line naming who paused it, when, until when and why. */
@@ -20,7 +55,7 @@ report_paused(const struct lr_ctx *x, struct log_fields *f)
 	char since[TEXT_ISO_MAX], until[TEXT_ISO_MAX + 8] = "until resumed", by[330];
 
 	if (lock_pause_parse(l->holder, &p) != 0) {
-		lr_event(LOG_INFO, "skipped-paused", f, "skipped: %s is paused (%s)",
+		say(x, "skipped-paused", f, HINT_RESUME, "skipped: %s is paused (%s)",
 		    l->keys.pause, l->holder);
 		return;
 	}
@@ -31,7 +66,7 @@ report_paused(const struct lr_ctx *x, struct log_fields *f)
 	}
 	snprintf(by, sizeof(by), "%s %s", p.host, p.user);
 	f->holder = by;
-	lr_event(LOG_INFO, "skipped-paused", f, "skipped: %s is paused by %s on %s at %s, "
+	say(x, "skipped-paused", f, HINT_RESUME, "skipped: %s is paused by %s on %s at %s, "
 	    "%s: %s", x->cli.task ? x->cli.task : x->name, strcmp(p.user, "-") ? p.user :
 	    "someone", p.host, text_iso(p.since_ms, TEXT_ISO_S, since, sizeof(since)),
 	    until, *p.reason ? p.reason : "no reason given");
@@ -72,7 +107,7 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	}
 	if (out == LOCK_SLOT_TAKEN && strncmp(l->holder, "missed ", 7) == 0 &&
 	    sscanf(l->holder, "%*s %*s %255s %lld %63s", host, &pid, start) == 3) {
-		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s passed its "
+		say(x, "skipped-slot", &f, HINT_TRIGGER, "skipped: slot %s passed its "
 		    "starting_deadline with no run; %s recorded it as missed at %s",
 		    l->keys.slot_iso, host, start);
 		return;
@@ -81,8 +116,8 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	    x->be.ops->session) {
 		/* a session lock with no row behind it: its holder was unlocked
 		 * (or its row pruned) and lets go at its next keep-alive */
-		lr_event(LOG_INFO, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f,
-		    "skipped: %s is held by a session that left no record of itself",
+		say(x, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f, out == LOCK_HELD ?
+		    HINT_STATUS : HINT_TRIGGER, "skipped: %s is held by a session that left no record of itself",
 		    out == LOCK_HELD ? l->keys.stable : l->keys.slot);
 		return;
 	}
@@ -90,10 +125,10 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	f.token = token;
 	f.holder = holder;
 	if (out == LOCK_HELD)
-		lr_event(LOG_INFO, "skipped-held", &f, "skipped: %s is held by %s pid %lld "
+		say(x, "skipped-held", &f, HINT_STATUS, "skipped: %s is held by %s pid %lld "
 		    "since %s (token %lld)%s", l->keys.stable, host, pid, start, token,
 		    skip_phase(l->holder));
 	else
-		lr_event(LOG_INFO, "skipped-slot", &f, "skipped: slot %s already ran on %s "
+		say(x, "skipped-slot", &f, HINT_TRIGGER, "skipped: slot %s already ran on %s "
 		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
 }

@@ -146,6 +146,32 @@ lr_run_env(struct result *res, const char *const env[], const char *const args[]
 	slurp(err, res->err, sizeof(res->err));
 }
 
+void
+lr_run_tty(struct result *res, const char *const env[], const char *const args[])
+{
+	char out[256], c;
+	size_t n = 0;
+	ssize_t got;
+	int m = posix_openpt(O_RDWR | O_NOCTTY), st;
+	pid_t pid;
+
+	cr_assert(m >= 0, "posix_openpt: %s", strerror(errno));
+	cr_assert(grantpt(m) == 0 && unlockpt(m) == 0);
+	redis_path(&fx, "run.out", out, sizeof(out));
+	pid = spawn_env(env, args, out, ptsname(m));
+	/* read as it comes (a pty holds a few KB): EIO once the last of
+	 * the terminal's other side is closed, by lockrun's end */
+	while ((got = read(m, &c, 1)) == 1 || (got < 0 && errno == EINTR))
+		if (got == 1 && c != '\r' && n + 1 < sizeof(res->err))
+			res->err[n++] = c;
+	res->err[n] = '\0';
+	close(m);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	res->status = exit_code(st);
+	slurp(out, res->out, sizeof(res->out));
+}
+
 pid_t
 lr_start(const char *const args[])
 {

@@ -29,6 +29,9 @@ void	lr_run(struct result *res, const char *const args[]);
 
 /* The same, with "NAME=value" strings added to lockrun's environment. */
 void	lr_run_env(struct result *res, const char *const env[], const char *const args[]);
+/* lr_run_env() with lockrun's stderr a terminal (a pseudo-terminal's, read
+ * into res->err, its \r dropped), as when a person runs it by hand. */
+void	lr_run_tty(struct result *res, const char *const env[], const char *const args[]);
 
 /* Environment that makes lockrun's wall clock read unix_time (seconds,
  * with a fraction) when it starts, through libfaketime; the monotonic
