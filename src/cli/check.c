@@ -147,15 +147,26 @@ protection_print(const struct lr_ctx *x)
 	    "no-overlap", x->t.no_overlap ? "" : " is off", none);
 }
 
-/* The config file and its tasks, or that there is none. */
+/* The config file and its tasks, or that there is none; with bad >= 0,
+ * how many of them have problems and how many crontab lines are left
+ * out (said above it), else "ok". */
 static void
-config_line(const struct lr_ctx *x)
+config_line(const struct lr_ctx *x, long bad, long lines)
 {
+	size_t n = x->cfg.nnames;
+	char out[64] = "";
+
+	if (lines > 0)
+		snprintf(out, sizeof(out), ", %ld crontab line%s left out", lines,
+		    lines == 1 ? "" : "s");
 	if (!config_is_set(&x->cfg))
 		printf("config      none (command-line options only)\n");
+	else if (bad > 0 || lines > 0)
+		printf("config      %s: %ld of %zu task%s ha%s problems%s (said above)\n",
+		    config_where(&x->cfg), bad, n, n == 1 ? "" : "s", bad == 1 ? "s" : "ve",
+		    out);
 	else if (x->cfg.path != NULL)
-		printf("config      %s: ok, %zu task%s\n", x->cfg.path, x->cfg.nnames,
-		    x->cfg.nnames == 1 ? "" : "s");
+		printf("config      %s: ok, %zu task%s\n", x->cfg.path, n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < x->cfg.ncrontabs; i++)
 		printf("crontab     %s%s\n", x->cfg.crontabs[i].path, x->cfg.crontabs[i].users ?
 		    " (with a user field)" : "");
@@ -198,18 +209,18 @@ reach(struct lr_ctx *x, struct lr_err *e)
  * (which tick leaves to cron): its next fire times, for cron. st is the
  * task's schedule, or NULL. */
 static void
-seconds_line(const struct sched_task *st, long long now_ms)
+seconds_line(FILE *fp, const struct sched_task *st, long long now_ms)
 {
 	char a[TEXT_ISO_MAX], b[32];
 	time_t t = (time_t)(now_ms / 1000);
 
 	if (st == NULL || !schedule_subminute(&st->sched))
 		return;
-	printf("            seconds schedule (lockrun cron only), tolerance %s; next",
+	fprintf(fp, "            seconds schedule (lockrun cron only), tolerance %s; next",
 	    duration_format(st->sched.tolerance_ms, b, sizeof(b)));
 	for (int i = 0; i < 3 && (t = schedule_next(&st->sched, t)) != (time_t)-1; i++)
-		printf(" %s", iso(t, a, sizeof(a)));
-	printf("\n");
+		fprintf(fp, " %s", iso(t, a, sizeof(a)));
+	fprintf(fp, "\n");
 }
 
 /* Fire time t as the task's zone reads it: "2026-06-15 14:00+02:00". */
@@ -232,15 +243,15 @@ in_zone(time_t t, const char *tz, char *buf, size_t n)
 
 /* The next three fire times of a task with a cron schedule, in its zone. */
 static void
-next_three(const struct lr_schedule *s, long long now_ms)
+next_three(FILE *fp, const struct lr_schedule *s, long long now_ms)
 {
 	time_t t = (time_t)(now_ms / 1000);
 	char a[64];
 
-	printf("            next");
+	fprintf(fp, "            next");
 	for (int i = 0; i < 3 && (t = schedule_next(s, t)) != (time_t)-1; i++)
-		printf("%s %s", i ? "," : "", in_zone(t, s->cron.tz, a, sizeof(a)));
-	printf(" (%s)\n", s->cron.tz[0] ? s->cron.tz : "local time");
+		fprintf(fp, "%s %s", i ? "," : "", in_zone(t, s->cron.tz, a, sizeof(a)));
+	fprintf(fp, " (%s)\n", s->cron.tz[0] ? s->cron.tz : "local time");
 }
 
 /* Where a run of t would find its command, as run_prepare() and execvp
@@ -275,17 +286,18 @@ resolve(const struct lr_task *t, char *found, size_t n, struct lr_err *e)
 }
 
 /* One task as a run of it would find it: its settings merged, its
- * command found, its next fire times. A problem is one line, at the
- * task's command (file:line:col) or its file; returns its status, or 0. */
+ * command found, its next fire times, written to fp. A problem is one
+ * line on stderr, at once, at the task's command (file:line:col) or its
+ * file; returns its status, or 0. */
 static int
-check_task(struct lr_ctx *x, const char *name, long long now_ms)
+check_task(FILE *fp, struct lr_ctx *x, const char *name, long long now_ms)
 {
 	char file[PATH_MAX], found[PATH_MAX];
 	struct lr_keys k;
 	struct lr_err e;
 
 	keys_build(&k, x->prefix, name, (time_t)-1, 60000);
-	printf("task        %-24s %s\n", name, k.stable);
+	fprintf(fp, "task        %-24s %s\n", name, k.stable);
 	if (ctx_merge(x, name, &e) != 0 || resolve(&x->t, found, sizeof(found), &e) != 0) {
 		const char *at = x->t.argv_at;
 
@@ -293,25 +305,25 @@ check_task(struct lr_ctx *x, const char *name, long long now_ms)
 			config_task_file(&x->cfg, name, file, sizeof(file));
 			at = file;
 		}
-		fflush(stdout);
 		lr_error("%s: tasks.%s: %s", at, name, e.msg);
 		return e.status;
 	}
 	if (x->t.schedule && !schedule_subminute(&x->sched))	/* else seconds_line() */
-		next_three(&x->sched, now_ms);
+		next_three(fp, &x->sched, now_ms);
 	if (x->t.schedule && x->sched.has_cron && x->sched.cron.seconds) {
 		char day[96];
 
 		cron_per_day(&x->sched.cron, day, sizeof(day));
-		printf("            six fields, the first a second: %s\n", day);
+		fprintf(fp, "            six fields, the first a second: %s\n", day);
 	}
 	return 0;
 }
 
 /* `lockrun check` alone: the config is valid (or absent); each task is
  * what a run of it would find (check_task()), with the next fire times of
- * seconds schedules; reach the server. Returns the status of the first
- * task's problem, or 0. */
+ * seconds schedules; reach the server. The problems come first, on
+ * stderr, then the config's line says how many tasks have one, then the
+ * tasks. Returns 1 when a task or a crontab line has a problem, else 0. */
 static int
 check_config(struct lr_ctx *x, struct lr_err *e)
 {
@@ -319,8 +331,10 @@ check_config(struct lr_ctx *x, struct lr_err *e)
 	struct sched_task *st = NULL;
 	const struct sched_task **of;
 	const struct lr_task *task;
-	size_t nst = 0;
-	int status = 0, rc;
+	size_t nst = 0, listn = 0;
+	char *list = NULL;
+	long bad = 0, lines = 0;
+	FILE *fp;
 
 	if (ctx_server(x, e) != 0 ||
 	    (config_is_set(&x->cfg) && due_tasks(&x->cfg, &st, &nst, e) != 0)) {
@@ -329,32 +343,35 @@ check_config(struct lr_ctx *x, struct lr_err *e)
 	}
 	/* each task's schedule by the task's place in cfg.tasks, found with
 	 * config_task()'s table: check stays linear in the number of tasks */
-	if ((of = calloc(x->cfg.ntasks + 1, sizeof(*of))) == NULL) {
+	if ((of = calloc(x->cfg.ntasks + 1, sizeof(*of))) == NULL ||
+	    (fp = open_memstream(&list, &listn)) == NULL) {
+		free(of);
 		free(st);
 		return lr_errf(e, EX_OSERR, "out of memory");
 	}
 	for (size_t j = 0; j < nst; j++)
 		if ((task = config_task(&x->cfg, st[j].name)) != NULL)
 			of[task - x->cfg.tasks] = &st[j];
-	config_line(x);
-	/* the crontab lines that are no task: a problem (1), said first */
-	fflush(stdout);
+	/* the crontab lines that are no task: a problem, said first */
 	for (size_t i = 0; i < x->cfg.nnotes; i++) {
 		if (x->cfg.notes[i].skipped) {
 			lr_error("%s; the line is not run", x->cfg.notes[i].text);
-			status = 1;
+			lines++;
 		} else
 			lr_warn("%s", x->cfg.notes[i].text);
 	}
 	for (size_t i = 0; i < x->cfg.nnames; i++) {
-		if ((rc = check_task(x, x->cfg.names[i], now_ms)) != 0 && status == 0)
-			status = rc;
+		bad += check_task(fp, x, x->cfg.names[i], now_ms) != 0;
 		task = config_task(&x->cfg, x->cfg.names[i]);
-		seconds_line(task ? of[task - x->cfg.tasks] : NULL, now_ms);
+		seconds_line(fp, task ? of[task - x->cfg.tasks] : NULL, now_ms);
 	}
+	fclose(fp);
+	config_line(x, bad, lines);
+	fwrite(list, 1, listn, stdout);
+	free(list);
 	free(of);
 	free(st);
-	return reach(x, e) != 0 ? -1 : status;
+	return reach(x, e) != 0 ? -1 : bad > 0 || lines > 0;
 }
 
 /* Would a run work against this server and these keys? A replica, a key
@@ -395,7 +412,7 @@ verb_check(struct lr_ctx *x, struct lr_err *e)
 		return -1;
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
-	config_line(x);
+	config_line(x, -1, 0);
 	protection_print(x);
 	check_print(stdout, &c, real_ms());
 	if (reach(x, e) != 0)

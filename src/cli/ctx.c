@@ -113,8 +113,8 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 	}
 	/* status lists every task: the tasks_dir's names too */
 	return config_load_with(path, x->cli.def->reads == READS_NAMES ? "" :
-	    config_part(x), x->cli.def->reads == READS_NAMES, x->cli.crontabs,
-	    x->cli.ncrontabs, &x->cfg, e);
+	    config_part(x), x->cli.def->reads == READS_NAMES, x->cli.verb == VERB_CHECK,
+	    x->cli.crontabs, x->cli.ncrontabs, &x->cfg, e);
 }
 
 /* After e's "no such task": the nearest task names, if any are near.

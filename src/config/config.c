@@ -280,14 +280,15 @@ index_tasks(struct lr_config *cfg)
 /* config_load(), with the tasks_dir's names listed when only is "" if
  * list is set; path NULL: no YAML file, the given crontabs only. */
 static int
-load(const char *path, const char *only, int list, const struct lr_crontab *given,
-    size_t ngiven, struct lr_config *cfg, struct lr_err *e)
+load(const char *path, const char *only, int list, int checking,
+    const struct lr_crontab *given, size_t ngiven, struct lr_config *cfg, struct lr_err *e)
 {
 	struct walk w = { .path = path, .e = e, .cfg = cfg };
 	struct yt_node *root = NULL;
 	int rc = 0;
 
 	config_init(cfg);
+	cfg->checking = checking;
 	if (path != NULL) {
 		if ((cfg->path = strdup(path)) == NULL)
 			return lr_errf(e, EX_OSERR, "out of memory");
@@ -313,20 +314,20 @@ load(const char *path, const char *only, int list, const struct lr_crontab *give
 int
 config_load(const char *path, const char *only, struct lr_config *cfg, struct lr_err *e)
 {
-	return load(path, only, 0, NULL, 0, cfg, e);
+	return load(path, only, 0, 0, NULL, 0, cfg, e);
 }
 
 int
 config_load_names(const char *path, struct lr_config *cfg, struct lr_err *e)
 {
-	return load(path, "", 1, NULL, 0, cfg, e);
+	return load(path, "", 1, 0, NULL, 0, cfg, e);
 }
 
 int
-config_load_with(const char *path, const char *only, int list,
+config_load_with(const char *path, const char *only, int list, int checking,
     const struct lr_crontab *crontabs, size_t n, struct lr_config *cfg, struct lr_err *e)
 {
-	return load(path, only, list, crontabs, n, cfg, e);
+	return load(path, only, list, checking, crontabs, n, cfg, e);
 }
 
 int
@@ -338,7 +339,7 @@ config_reload(const struct lr_config *old, struct lr_config *cfg, struct lr_err 
 	for (size_t i = 0; i < old->ncrontabs; i++)
 		if (old->crontabs[i].given)
 			given[n++] = old->crontabs[i];
-	return load(old->path, NULL, 0, given, n, cfg, e);
+	return load(old->path, NULL, 0, 0, given, n, cfg, e);
 }
 
 void

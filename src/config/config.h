@@ -32,8 +32,9 @@ int	config_load_names(const char *path, struct lr_config *cfg, struct lr_err *e)
 /* config_load() (config_load_names() with list), then the crontab
  * files given besides the config's (the command line's --crontab),
  * each marked given so that config_reload() reads it again. path NULL:
- * no YAML config, the crontabs alone. */
-int	config_load_with(const char *path, const char *only, int list,
+ * no YAML config, the crontabs alone. checking: for `lockrun check`,
+ * what only a run can try is a note (struct lr_config's checking). */
+int	config_load_with(const char *path, const char *only, int list, int checking,
 	    const struct lr_crontab *crontabs, size_t n, struct lr_config *cfg,
 	    struct lr_err *e);
 

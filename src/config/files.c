@@ -18,6 +18,7 @@
 
 #define SUFFIX		".yaml"
 #define SUFFIX_LEN	5
+#define SUFFIX_SHORT	".yml"	/* also read: a file never skipped for its name */
 
 int
 files_relative(const char *base, const char *path, char *out, size_t n)
@@ -37,7 +38,15 @@ files_task_path(const char *dir, const char *name, char *out, size_t n)
 {
 	int len = snprintf(out, n, "%s/%s" SUFFIX, dir, name);
 
-	return len >= 0 && (size_t)len < n ? 0 : -1;
+	if (len < 0 || (size_t)len >= n)
+		return -1;
+	/* NAME.yml when it is there and NAME.yaml is not */
+	if (access(out, F_OK) != 0 && errno == ENOENT) {
+		snprintf(out, n, "%s/%s" SUFFIX_SHORT, dir, name);
+		if (access(out, F_OK) != 0)
+			snprintf(out, n, "%s/%s" SUFFIX, dir, name);
+	}
+	return 0;
 }
 
 /* Is the entry d of the folder dirfd a folder? (d_type is DT_UNKNOWN on
@@ -52,18 +61,24 @@ is_folder(int dirfd, const struct dirent *d)
 	return fstatat(dirfd, d->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The task name of a file name, into name; 0 if the file is not a task
- * file (a dotfile, another suffix). */
+/* The task name of a file name (NAME.yaml or NAME.yml), into name; 0 if
+ * the file is not a task file (a dotfile, another suffix). */
 static int
 task_of(const char *file, char *name, size_t n)
 {
-	size_t len = strlen(file);
+	size_t len = strlen(file), cut;
 
-	if (file[0] == '.' || len <= SUFFIX_LEN || len - SUFFIX_LEN >= n ||
-	    strcmp(file + len - SUFFIX_LEN, SUFFIX) != 0)
+	if (len > SUFFIX_LEN && strcmp(file + len - SUFFIX_LEN, SUFFIX) == 0)
+		cut = SUFFIX_LEN;
+	else if (len > strlen(SUFFIX_SHORT) && strcmp(file + len - strlen(SUFFIX_SHORT),
+	    SUFFIX_SHORT) == 0)
+		cut = strlen(SUFFIX_SHORT);
+	else
 		return 0;
-	memcpy(name, file, len - SUFFIX_LEN);
-	name[len - SUFFIX_LEN] = '\0';
+	if (file[0] == '.' || len - cut >= n)
+		return 0;
+	memcpy(name, file, len - cut);
+	name[len - cut] = '\0';
 	return 1;
 }
 
@@ -112,7 +127,7 @@ files_task_names(const char *dir, const char *at, char ***names, size_t *n,
 			continue;
 		if ((why = task_name_problem(name)) != NULL)
 			rc = lr_errf(e, EX_CONFIG, "%s/%s: task name \"%s\" %s (the file's name, "
-			    "less .yaml, is the task's)", dir, de->d_name, name, why);
+			    "less .yaml or .yml, is the task's)", dir, de->d_name, name, why);
 		else if (push(names, n, &cap, name) != 0)
 			rc = lr_errf(e, EX_OSERR, "out of memory");
 	}
@@ -127,6 +142,15 @@ files_task_names(const char *dir, const char *at, char ***names, size_t *n,
 	}
 	if (*n > 1)	/* none: *names is NULL, which qsort(3) may not be given */
 		qsort(*names, *n, sizeof(**names), by_name);
+	for (size_t i = 1; i < *n; i++)	/* NAME.yaml and NAME.yml */
+		if (strcmp((*names)[i - 1], (*names)[i]) == 0) {
+			rc = lr_errf(e, EX_CONFIG, "%s/%s.yaml and %s/%s.yml: task %s is defined "
+			    "twice; keep one", dir, (*names)[i], dir, (*names)[i], (*names)[i]);
+			files_names_free(*names, *n);
+			*names = NULL;
+			*n = 0;
+			return rc;
+		}
 	return 0;
 }
 

@@ -13,8 +13,9 @@
  * "/", path. Returns 0, or -1 when it does not fit in out[n]. */
 int	files_relative(const char *base, const char *path, char *out, size_t n);
 
-/* The file of task name in the folder dir: "dir/name.yaml". Returns 0,
- * or -1 when it does not fit in out[n]. */
+/* The file of task name in the folder dir: "dir/name.yaml", or
+ * "dir/name.yml" when only that one is there. Returns 0, or -1 when it
+ * does not fit in out[n]. */
 int	files_task_path(const char *dir, const char *name, char *out, size_t n);
 
 /* The names of the task files in dir (NAME.yaml), sorted by strcmp(3),

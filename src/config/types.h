@@ -62,8 +62,12 @@ struct lr_config {
 						 * --crontab files, read after
 						 * the tasks_dir */
 	size_t			 ncrontabs;
-	struct lr_note		*notes;		/* what they could not take */
+	struct lr_note		*notes;		/* what they could not take, and
+						 * what check could not try */
 	size_t			 nnotes;
+	int			 checking;	/* read for check: what only a run
+						 * can try (user: as a user not
+						 * root) is a note, not an error */
 };
 
 #endif

@@ -21,6 +21,26 @@ walk_bad(struct walk *w, const struct yt_node *n, const char *fmt, ...)
 	return lr_errf(w->e, EX_CONFIG, "%s:%d:%d: %s", w->path, n->line, n->col, msg);
 }
 
+int
+walk_note(struct walk *w, const struct yt_node *n, const char *fmt, ...)
+{
+	struct lr_config *cfg = w->cfg;
+	struct lr_note *v = realloc(cfg->notes, (cfg->nnotes + 1) * sizeof(*v));
+	char msg[400], *text;
+	va_list ap;
+
+	if (v == NULL)
+		return lr_errf(w->e, EX_OSERR, "out of memory");
+	cfg->notes = v;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (asprintf(&text, "%s:%d:%d: %s", w->path, n->line, n->col, msg) < 0)
+		return lr_errf(w->e, EX_OSERR, "out of memory");
+	v[cfg->nnotes++] = (struct lr_note){ .text = text, .skipped = 0 };
+	return 0;
+}
+
 /* A plain ~, null or empty value is YAML's null: "nothing". */
 int
 walk_is_null(const struct yt_node *n)

@@ -19,6 +19,11 @@ struct walk {
 int	walk_bad(struct walk *w, const struct yt_node *n, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
+/* A note (config/types.h) "path:line:col: message" at n, for check to
+ * say: what could not be tried. Returns 0, or -1 when out of memory. */
+int	walk_note(struct walk *w, const struct yt_node *n, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
 /* A plain ~, null or empty value is YAML's null: "nothing". */
 int	walk_is_null(const struct yt_node *n);
 

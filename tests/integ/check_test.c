@@ -3,7 +3,12 @@
  * of the wrong type, a user without a permission the run needs, a replica
  * and a cluster node are each named, with status 69; a healthy setup says
  * so. Real binary, real redis-server (a second one for the replica). */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -116,7 +121,10 @@ Test(check, without_t_every_task_is_checked_as_its_run_would)
 	    "  inwd:\n    cwd: /\n    command: [./no-such-file-here]\n");
 
 	LR(&res, "check", "-c", cfg);
-	cr_assert(eq(int, res.status, 127), "%s", res.err);
+	/* the problems first (stderr), then one line that counts them */
+	cr_assert(eq(int, res.status, 1), "%s", res.err);
+	cr_assert(matches(res.out, "^config +[^ ]*lockrun\\.yaml: 3 of 4 tasks have problems "
+	    "\\(said above\\)\n"), "%s", res.out);
 	cr_assert(matches(res.err, "^lockrun: [^ ]*lockrun\\.yaml:9:14: tasks\\.gone: cannot run "
 	    "no-such-command-anywhere: command not found in PATH\n"), "%s", res.err);
 	cr_assert(matches(res.err, "\nlockrun: [^ ]*lockrun\\.yaml:13:14: tasks\\.path: cannot "
@@ -127,4 +135,55 @@ Test(check, without_t_every_task_is_checked_as_its_run_would)
 	    "[0-9-]+ 09:00\\+05:45, [0-9-]+ 09:00\\+05:45, [0-9-]+ 09:00\\+05:45 "
 	    "\\(Asia/Kathmandu\\)\n"), "%s", res.out);
 	cr_assert(strstr(res.out, ": reachable\n") != NULL, "%s", res.out);
+}
+
+/* A task file named .yml is read as a .yaml one is: a file in the
+ * tasks_dir is never skipped for its name; both for one task is an
+ * error naming both. */
+Test(check, a_yml_file_in_the_tasks_dir_is_read)
+{
+	struct result res;
+	const char *cfg = write_config("tasks_dir: tasks.d\n");
+
+	cr_assert(eq(int, mkdir(scratch("tasks.d"), 0755), 0));
+	write_scratch("tasks.d/a.yaml", "command: [\"true\"]\n");
+	write_scratch("tasks.d/backup.yml", "command: [\"true\"]\nschedule: '0 3 * * *'\n");
+	LR(&res, "check", "-c", cfg);
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(matches(res.out, "^config +[^ ]*: ok, 2 tasks\n"), "%s", res.out);
+	cr_assert(matches(res.out, "\ntask +backup +lockrun:\\{backup\\}\n"), "%s", res.out);
+	LR(&res, "-c", cfg, "-t", "backup");
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	write_scratch("tasks.d/backup.yaml", "command: [\"true\"]\n");
+	LR(&res, "check", "-c", cfg);
+	cr_assert(eq(int, res.status, 78), "%s", res.err);
+	cr_assert(ne(ptr, strstr(res.err, "backup.yaml and "), NULL), "%s", res.err);
+	cr_assert(ne(ptr, strstr(res.err, "backup.yml: task backup is defined twice"), NULL),
+	    "%s", res.err);
+}
+
+/* check run by a user not root (a CI linting the config) checks a user:
+ * task for what it can, says what it did not try, and passes. */
+Test(check, a_user_task_is_checked_by_a_user_not_root)
+{
+	char cmd[2048], out[256], errf[256];
+	const char *cfg;
+	int st;
+
+	cr_assert(eq(int, chmod(fx.dir, 0755), 0));
+	cfg = write_config("tasks:\n  who:\n    user: nobody\n    command: [\"true\"]\n");
+	cr_assert(eq(int, chmod(cfg, 0644), 0));
+	snprintf(out, sizeof(out), "%s", scratch("check.out"));
+	snprintf(errf, sizeof(errf), "%s", scratch("check.err"));
+	snprintf(cmd, sizeof(cmd), "setpriv --reuid nobody --regid %u --clear-groups "
+	    "%s -c %s check > %s 2> %s", (unsigned)getpwnam("nobody")->pw_gid,
+	    getenv("LOCKRUN_BIN"), cfg, out, errf);
+	st = system(cmd);
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	cr_assert(eq(int, st, 0), "%s: %s", cmd, file_peek(errf));
+	cr_assert(matches(file_peek(errf), "^lockrun: [^ ]*\\.yaml:5:5: tasks\\.who\\.user: not "
+	    "root \\(uid [0-9]+\\): the switch to user \"nobody\" is not tried; a run of it "
+	    "needs lockrun run as root\n$"), "%s", file_peek(errf));
+	cr_assert(matches(file_peek(out), "\ntask +who +lockrun:\\{who\\}\n"), "%s",
+	    file_peek(out));
 }
