@@ -59,7 +59,7 @@ json_begin(struct lr_json *j, FILE *fp, char *buf, size_t cap)
 
 /* "key":"s" (its len bytes, JSON-escaped whatever they hold), or
  * "key":null when s is NULL. Keys are written as given. */
-static void
+void
 json_strn(struct lr_json *j, const char *key, const char *s, size_t len)
 {
 	if (key_put(j, key) == -1)

@@ -37,6 +37,9 @@ void	json_begin(struct lr_json *j, FILE *fp, char *buf, size_t cap);
 /* "key":"s", or "key":null when s is NULL. */
 void	json_str(struct lr_json *j, const char *key, const char *s);
 
+/* The same for the len bytes at s, which may hold any byte (a NUL too). */
+void	json_strn(struct lr_json *j, const char *key, const char *s, size_t len);
+
 /* "key":v, or "key":null when v is JSON_NULL_NUM. */
 void	json_num(struct lr_json *j, const char *key, long long v);
 

@@ -254,6 +254,33 @@ json_line(int fd, int level, const char *event, const struct log_fields *f,
 	put_line(fd, buf, json_end(&j));
 }
 
+/* A command's output line, relayed by `lockrun cron`: a record with the
+ * members every JSON line starts with (time, level, and host after the
+ * task), so that a reader of the log needs no second shape for it. Its
+ * level is info whichever stream it came from, as the journal takes a
+ * service's stdout and stderr: a command's stderr is not always an error. */
+size_t
+log_output_json(char *buf, size_t cap, const struct log_fields *f, const char *stream,
+    const char *line, size_t len)
+{
+	struct lr_json j;
+	char now[96];
+
+	iso_now(now, sizeof(now));
+	json_begin(&j, NULL, buf, cap);
+	json_str(&j, "time", now);
+	json_str(&j, "level", level_name(LOG_INFO));
+	json_str(&j, "task", f->task);
+	json_str(&j, "host", lg.host);
+	json_str(&j, "stream", stream);
+	if (f->slot)
+		json_str(&j, "slot", f->slot);
+	if (f->token > 0)
+		json_num(&j, "token", f->token);
+	json_strn(&j, "line", line, len);
+	return json_end(&j);
+}
+
 /* --- one path for every line ---------------------------------------- */
 
 /* Is a line of this level shown on stderr, given -v and -q? */

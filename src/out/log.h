@@ -68,6 +68,14 @@ int	log_file_fd(void);
  * when they go nowhere. */
 void	log_relay(const char *record, size_t len);
 
+/* In the scheduler: one line of a run's command, len bytes without its
+ * newline (any bytes: escaped), as a JSON record into buf[cap], newline
+ * included: time, level (info), f's task, host, stream ("stdout" or
+ * "stderr"), f's slot and token when set (token > 0), line. A line too
+ * long for cap is cut short, still valid JSON. Returns its length. */
+size_t	log_output_json(char *buf, size_t cap, const struct log_fields *f,
+	    const char *stream, const char *line, size_t len);
+
 /* Do human lines reach stderr (every destination but json)? */
 int	log_human_stderr(void);
 

@@ -115,29 +115,27 @@ visible_copy(char *out, const char *line, size_t n)
 	return w;
 }
 
-/* One line, whole, in one write. */
+/* One line, whole, in one write: "task: line", or a JSON record made as
+ * every record of the log is (out/log.c), time, level and host included. */
 static void
 emit(const struct line_stream *s, struct line_source *src, const char *line,
     size_t n)
 {
-	static char out[LINE_MAX_BYTES * 6 + 1024];
+	/* a line's every byte may take 6 escaped; the rest of the record fits
+	 * in the 4 KiB beyond (text_json() cuts what would not, still valid) */
+	static char out[LINE_MAX_BYTES * 6 + 4096];
 	size_t k;
 	ssize_t w;
 
 	if (src->json) {
-		/* text_json(): what is not UTF-8 becomes U+FFFD, so the line parses */
-		char task[600];
-		size_t t = text_json(task, sizeof(task), src->task, strnlen(src->task, 100));
-		k = (size_t)snprintf(out, 1024, "{\"task\":%.*s,\"stream\":\"%s\"",
-		    (int)t, task, s->out == 1 ? "stdout" : "stderr");
-		if (src->slot)
-			k += (size_t)snprintf(out + k, 1024 - k, ",\"slot\":\"%s\"", src->slot);
-		if (src->token > 0)
-			k += (size_t)snprintf(out + k, 1024 - k, ",\"token\":%lld", src->token);
-		k += (size_t)snprintf(out + k, 1024 - k, ",\"line\":");
-		k += text_json(out + k, sizeof(out) - k - 2, line, n);
-		memcpy(out + k, "}\n", 2);
-		k += 2;
+		struct log_fields f;
+
+		log_fields_init(&f);
+		f.task = src->task;
+		f.slot = src->slot;
+		f.token = src->token;
+		k = log_output_json(out, sizeof(out), &f, s->out == 1 ? "stdout" : "stderr",
+		    line, n);
 	} else {
 		k = (size_t)snprintf(out, 1024, "%.200s: ", src->task);
 		k += visible_copy(out + k, line, n);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cron_log_test.c -- what `lockrun cron` says with no -v, as cron(8)
  * would: ready, each run's start and end, each skip with its reason, each
- * slot nobody ran; and with --log json, records of one level. */
+ * slot nobody ran; and with --log json, records of one level, each with
+ * time, level and host. */
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -297,6 +298,134 @@ Test(cron_log, json_records_are_one_level)
 	json_free(acq);
 	json_free(ended);
 	json_free(out);
+}
+
+/* What records_carry_time_level_host() found. */
+struct record_count {
+	int	records;
+	int	lines;		/* records of a command's output: a "line" */
+};
+
+static const char *
+str_or_empty(const struct json *rec, const char *key)
+{
+	const char *v = json_str(json_get(rec, key));
+
+	return v ? v : "";
+}
+
+/*
+ * Each JSON record in text has the members lockrun(1) says every record
+ * starts with: a time (ISO 8601 UTC to the ms), a level (error, warn or
+ * info) and the host (host). With mixed, text also holds human lines
+ * ("lockrun: ..."), passed over: a record is a line that begins with '{'.
+ * Adds what it found to c.
+ */
+static void
+records_carry_time_level_host(const char *text, int mixed, const char *host,
+    struct record_count *c)
+{
+	for (const char *l = text; *l; ) {
+		size_t len = strcspn(l, "\n");
+		char line[32768], why[128];
+		struct json *rec;
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		l += len + (l[len] == '\n');
+		if (mixed && line[0] != '{')
+			continue;
+		rec = json_parse(line, why, sizeof(why));
+		cr_assert(rec != NULL, "not a JSON record (%s): %s", why, line);
+		cr_assert(matches(str_or_empty(rec, "time"), "^[0-9]{4}-[0-9]{2}-[0-9]{2}T"
+		    "[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"), "no time: %s", line);
+		cr_assert(matches(str_or_empty(rec, "level"), "^(error|warn|info)$"),
+		    "no level: %s", line);
+		cr_assert(eq(str, (char *)str_or_empty(rec, "host"), (char *)host), "%s", line);
+		c->records++;
+		c->lines += json_get(rec, "line") != NULL;
+		json_free(rec);
+	}
+}
+
+/* Start cron at 11:59:58 on cfg with log (--log's value) and --host web9,
+ * its stdout to the scratch file cron.stdout. */
+static pid_t
+cron_logging(const char *cfg, const char *log)
+{
+	static char buf[3][128];
+	static const char *env[5];
+
+	faketime_env(env, buf, T_1200 - 2);
+	return lr_start_out(env, (const char *const[]){ "cron", "--host", "web9", "--log",
+	    log, "-c", cfg, NULL }, scratch("cron.stdout"));
+}
+
+#define TALKER	"tasks:\n  talk:\n    schedule: '* * * * *'\n" \
+		"    starting_deadline: 30s\n    command: 'echo out; echo err >&2'\n"
+
+/*
+ * --log json:FILE: every record in the file (cron's own and its run's)
+ * has time, level and host, and so does each record of the command's
+ * output lines, which cron writes on its own stdout and stderr (stderr
+ * keeps the human lines beside them). The run has ended, and its lines
+ * were relayed, once the file says "ended".
+ */
+Test(cron_log, json_file_records_and_output_records_carry_time_level_host)
+{
+	const char *log = scratch("cron.json");
+	struct record_count file = { 0 }, out = { 0 }, err = { 0 };
+	char errs[32768], spec[300], *text;
+	pid_t pid;
+
+	snprintf(spec, sizeof(spec), "json:%s", log);
+	pid = cron_logging(write_config_faked(TALKER), spec);
+	POLL_UNTIL(strstr(file_peek(log), "\"event\":\"ended\"") != NULL);
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+	lr_stderr_of(pid, errs, sizeof(errs));
+
+	text = file_text(log);
+	records_carry_time_level_host(text, 0, "web9", &file);
+	/* cron's own records and its run's are among them */
+	cr_assert(strstr(text, "\"event\":\"ready\"") != NULL, "%s", text);
+	cr_assert(strstr(text, "\"event\":\"acquired\"") != NULL, "%s", text);
+	free(text);
+	text = file_text(scratch("cron.stdout"));
+	records_carry_time_level_host(text, 0, "web9", &out);
+	free(text);
+	records_carry_time_level_host(errs, 1, "web9", &err);
+	cr_assert(eq(int, out.lines, 1), "stdout: %d lines of the command's", out.lines);
+	cr_assert(eq(int, out.records, 1), "stdout: %d records", out.records);
+	cr_assert(eq(int, err.lines, 1), "stderr: %d lines of the command's\n%s", err.lines,
+	    errs);
+}
+
+/*
+ * --log json: stderr is the log, all of it records with time, level and
+ * host: cron's, its run's, and the command's stderr lines among them; the
+ * command's stdout lines, on cron's stdout, too.
+ */
+Test(cron_log, json_log_records_all_carry_time_level_host)
+{
+	struct record_count out = { 0 }, err = { 0 };
+	char errs[32768], *text;
+	pid_t pid;
+
+	pid = cron_logging(write_config_faked(TALKER), "json");
+	POLL_UNTIL(stderr_matching(pid, "\"event\":\"ended\"") == 1);
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+	lr_stderr_of(pid, errs, sizeof(errs));
+
+	records_carry_time_level_host(errs, 0, "web9", &err);
+	text = file_text(scratch("cron.stdout"));
+	records_carry_time_level_host(text, 0, "web9", &out);
+	free(text);
+	cr_assert(strstr(errs, "\"event\":\"ready\"") != NULL, "%s", errs);
+	cr_assert(strstr(errs, "\"event\":\"acquired\"") != NULL, "%s", errs);
+	cr_assert(eq(int, err.lines, 1), "stderr: %d lines of the command's\n%s", err.lines,
+	    errs);
+	cr_assert(eq(int, out.lines, 1), "stdout: %d lines of the command's", out.lines);
 }
 
 /*
