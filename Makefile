@@ -451,6 +451,12 @@ EXAMPLES = config.example.yaml contrib/crontab.example contrib/kubernetes-cronjo
 	contrib/monitoring/lockrun-dashboard.json contrib/monitoring/lockrun-alerts.yaml \
 	contrib/monitoring/lockrun-alerts.test.yaml \
 	contrib/lockrun-cron.service
+# A drop-in for lockrun-cron.service, every line commented out, kept in a
+# folder named as the one it is copied to. It is an example rather than a
+# file under /etc/systemd/system/: that folder is the administrator's
+# (systemctl edit writes there, systemctl revert empties it), and a file
+# the package put there would show in systemd-delta as a local change.
+EXAMPLE_DROPIN = lockrun-cron.service.d/sandbox.conf
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -462,6 +468,8 @@ install: $(BIN)
 	install -m 644 man/lockrun.yaml.5 $(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5
 	install -m 644 man/lockrun.7 $(DESTDIR)$(MANDIR)/man7/lockrun.7
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(EXAMPLEDIR)
+	install -d $(DESTDIR)$(EXAMPLEDIR)/$(dir $(EXAMPLE_DROPIN))
+	install -m 644 contrib/$(EXAMPLE_DROPIN) $(DESTDIR)$(EXAMPLEDIR)/$(EXAMPLE_DROPIN)
 	install -m 644 contrib/completion/lockrun.bash $(DESTDIR)$(BASHCOMPDIR)/lockrun
 	install -m 644 contrib/completion/_lockrun $(DESTDIR)$(ZSHCOMPDIR)/_lockrun
 	install -m 644 contrib/completion/lockrun.fish $(DESTDIR)$(FISHCOMPDIR)/lockrun.fish
@@ -471,10 +479,11 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/lockrun.1 \
 		$(DESTDIR)$(MANDIR)/man5/lockrun.yaml.5 \
 		$(DESTDIR)$(MANDIR)/man7/lockrun.7 \
-		$(addprefix $(DESTDIR)$(EXAMPLEDIR)/,$(notdir $(EXAMPLES))) \
+		$(addprefix $(DESTDIR)$(EXAMPLEDIR)/,$(notdir $(EXAMPLES)) $(EXAMPLE_DROPIN)) \
 		$(DESTDIR)$(BASHCOMPDIR)/lockrun $(DESTDIR)$(ZSHCOMPDIR)/_lockrun \
 		$(DESTDIR)$(FISHCOMPDIR)/lockrun.fish
-	-rmdir $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(EXAMPLEDIR)/$(dir $(EXAMPLE_DROPIN)) $(DESTDIR)$(EXAMPLEDIR) \
+		$(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # The Debian package (debian/), built by dpkg-buildpackage in a copy of
 # the tree under build/deb, so that its `make clean` leaves this tree's

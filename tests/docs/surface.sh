@@ -3,9 +3,11 @@
 # surface.sh -- keeps what users read in step with the program: every
 # option --help lists is in lockrun(1), the completions and (where it has
 # a config key) lockrun.yaml(5); every exit status the code returns is in
-# lockrun(1)'s EXIT STATUS; the README's install from source works as
-# written, and its walkthrough runs with what that installed and prints what
-# the README shows. Usage: sh tests/docs/surface.sh [path/to/lockrun]
+# lockrun(1)'s EXIT STATUS; the README's Install says what the unit's
+# sandbox blocks and names the drop-in that opens it, which is shipped all
+# comments; the README's install from source works as written, and its
+# walkthrough runs with what that installed and prints what the README
+# shows. Usage: sh tests/docs/surface.sh [path/to/lockrun]
 set -u
 BIN=$(realpath "${1:-./lockrun}")
 MAN1=man/lockrun.1 MAN5=man/lockrun.yaml.5
@@ -81,6 +83,33 @@ for v in $codes; do
 		bad "exit status $v is not in lockrun(1) EXIT STATUS"
 done
 
+# --- the README's Install: the unit's sandbox ---------------------------------
+# Each protection of lockrun-cron.service that makes a crontab's job fail
+# is in the unit and named in the Install section, with the drop-in that
+# opens it: where the package ships it, where it goes, and its two most
+# used lines. The drop-in, as shipped, is comments only: it opens nothing
+# until the administrator says so.
+UNIT=contrib/lockrun-cron.service DROPIN=lockrun-cron.service.d/sandbox.conf
+INSTALL=$(awk '/^## Install$/ { f = 1; next } f && /^## / { exit } f' README.md)
+for p in ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes; do
+	grep -qxF "$p" "$UNIT" || bad "$UNIT has no $p, which README Install names"
+done
+for w in ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes EROFS \
+    ReadWritePaths= ProtectHome=read-only /etc/systemd/system/$DROPIN \
+    /usr/share/doc/lockrun/examples/$DROPIN; do
+	printf '%s\n' "$INSTALL" | grep -qF -- "$w" || bad "README Install does not say $w"
+done
+if [ -f "contrib/$DROPIN" ]; then
+	live=$(grep -vn -e '^#' -e '^[[:space:]]*$' "contrib/$DROPIN")
+	[ -z "$live" ] || bad "contrib/$DROPIN has lines that are not comments: $live"
+	for w in '#[Service]' '#ReadWritePaths=' '#ProtectHome=read-only'; do
+		awk -v w="$w" 'index($0, w) == 1 { found = 1 } END { exit !found }' \
+		    "contrib/$DROPIN" || bad "contrib/$DROPIN has no line that begins $w"
+	done
+else
+	bad "contrib/$DROPIN does not exist"
+fi
+
 # --- the README's install from source ---------------------------------------
 # A new user's first steps: the ```sh block after "From source:" runs line by
 # line in this tree as the README writes it, but for what cannot run here as
@@ -103,7 +132,7 @@ while IFS= read -r line; do
 done <"$W/install.sh"
 PREFIX=$(sed -n 's/^PREFIX[[:space:]]*?=[[:space:]]*//p' Makefile)
 for f in bin/lockrun share/man/man1/lockrun.1 share/man/man5/lockrun.yaml.5 \
-    share/man/man7/lockrun.7; do
+    share/man/man7/lockrun.7 share/doc/lockrun/examples/$DROPIN; do
 	[ -e "$W/root${PREFIX:-/usr/local}/$f" ] ||
 		bad "README install from source: make install did not install $f under ${PREFIX:-/usr/local}"
 done

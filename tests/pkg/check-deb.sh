@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Checks the Debian package make deb built: its files, its hardening, its
 # Recommends/Suggests against the binary's .note.dlopen, its systemd unit
-# (systemd-analyze verify) and what its maintainer scripts ask of systemd,
-# its configuration, and lintian.
+# (systemd-analyze verify, with the sandbox's drop-in turned on) and what
+# its maintainer scripts ask of systemd, its configuration, and lintian.
 #
 # usage: tests/pkg/check-deb.sh DIR   (DIR holds lockrun_*.deb and *.changes)
 set -u
@@ -39,6 +39,7 @@ for f in /usr/bin/lockrun \
 	/usr/share/doc/lockrun/examples/lockrun-alerts.yaml \
 	/usr/share/doc/lockrun/examples/lockrun-alerts.test.yaml \
 	/usr/share/doc/lockrun/examples/lockrun-cron.service \
+	/usr/share/doc/lockrun/examples/lockrun-cron.service.d/sandbox.conf \
 	/lib/systemd/system/lockrun-cron.service \
 	/etc/lockrun/lockrun.yaml /etc/lockrun/tasks.d/; do
 	grep -qxF "$f" "$tmp/files" || fail "$deb lacks $f"
@@ -81,6 +82,19 @@ dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles 2>/dev/null |
 	grep -qxF /etc/lockrun/lockrun.yaml || fail "$deb: /etc/lockrun/lockrun.yaml is no conffile"
 "$bin" check -c "$tmp/root/etc/lockrun/lockrun.yaml" 2>/dev/null |
 	grep -q ': ok, 0 tasks$' || fail "$deb: /etc/lockrun/lockrun.yaml is not a config with no task"
+
+# The sandbox's drop-in is an example, every line of it a comment: as
+# shipped it opens nothing. Nothing goes under /etc/systemd/, which is the
+# administrator's (systemctl edit writes there, systemctl revert empties
+# it). Its settings, turned on ("#Name=" made "Name="), are verified with
+# the unit below.
+dropin=$tmp/root/usr/share/doc/lockrun/examples/lockrun-cron.service.d/sandbox.conf
+if [ -f "$dropin" ]; then
+	live=$(grep -vn -e '^#' -e '^[[:space:]]*$' "$dropin")
+	[ -z "$live" ] || fail "$deb: sandbox.conf is not commented out: $live"
+	grep -q '^#\[Service\]$' "$dropin" || fail "$deb: sandbox.conf has no #[Service]"
+fi
+grep -q '^/etc/systemd/' "$tmp/files" && fail "$deb ships files under /etc/systemd/"
 
 # The unit is installed, neither enabled nor started by the package, and
 # names the binary the package ships.
@@ -133,13 +147,16 @@ got=$(maint prerm remove | unit_calls)
 
 # systemd-analyze verify on the unit as installed: in a root holding this
 # system's units and /bin/kill (ExecReload=) and the package's files, so
-# that ExecStart= and the man pages in Documentation= are the package's.
+# that ExecStart= and the man pages in Documentation= are the package's;
+# with the sandbox's drop-in in place and every setting in it turned on.
 if command -v systemd-analyze >/dev/null 2>&1 && [ -d /lib/systemd/system ]; then
 	v=$tmp/verify
-	mkdir -p "$v/lib/systemd" "$v/bin"
+	mkdir -p "$v/lib/systemd" "$v/bin" "$v/etc/systemd/system/lockrun-cron.service.d"
 	cp -a /lib/systemd/system "$v/lib/systemd/"
 	cp /bin/kill "$v/bin/"
 	cp -a "$tmp/root/." "$v/"
+	[ -f "$dropin" ] && sed 's/^#\([^ #]\)/\1/' "$dropin" \
+		> "$v/etc/systemd/system/lockrun-cron.service.d/sandbox.conf"
 	if ! MANPATH=$v/usr/share/man systemd-analyze verify --root="$v" \
 		/lib/systemd/system/lockrun-cron.service > "$tmp/verify.out" 2>&1 ||
 		[ -s "$tmp/verify.out" ]; then
@@ -156,6 +173,7 @@ lintian --fail-on error,warning --display-info --allow-root "${changes:-$deb}" |
 	fail "lintian"
 
 if [ "$fails" -eq 0 ]; then
-	echo "check-deb: $deb: files, hardening, Recommends/Suggests, unit, config and lintian ok"
+	echo "check-deb: $deb: files, hardening, Recommends/Suggests, unit, drop-in," \
+		"config and lintian ok"
 fi
 [ "$fails" -eq 0 ]
