@@ -243,7 +243,7 @@ unstarted_said(const char *log, pid_t cron, int n)
 		if (lines_matching(log, re) == 1)
 			continue;
 		snprintf(re, sizeof(re), "(^| )t%02d[: ]", t);
-		cr_log_warn("t%02d did not run:\n%s", t, stderr_lines(cron, re, err,
+		cr_log_info("t%02d did not run:\n%s", t, stderr_lines(cron, re, err,
 		    sizeof(err)));
 		shown++;
 	}
