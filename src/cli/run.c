@@ -17,6 +17,7 @@
 #include "cli/hookspec.h"
 #include "cli/retry.h"
 #include "cli/runas.h"
+#include "cli/mail.h"
 #include "cli/skip.h"
 #include "core/duration.h"
 #include "core/file.h"
@@ -494,6 +495,7 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 	} else
 		release_story(x, status >= 0 ? status : e->status, s.lost ? "lost" :
 		    s.timed_out ? "stopped-timeout" : "released", &st);
+	mail_output(x, st.output, st.len, status >= 0 ? status : e->status);
 	free(st.output);
 	capture_close(&cap);
 	return status;

@@ -12,6 +12,7 @@
 #include "config/crontab.h"
 #include "config/files.h"
 #include "core/cron.h"
+#include "core/file.h"
 #include "core/keys.h"
 #include "core/schedule.h"
 #include "core/task.h"
@@ -29,6 +30,7 @@ struct reader {
 	char			*tz;		/* CRON_TZ or TZ; NULL: local time */
 	int			 tz_bad;	/* the line of a zone that is none */
 	char			*shell;		/* SHELL; NULL: /bin/sh */
+	char			*mailto;	/* MAILTO; NULL or "": no mail */
 	int			 mailto_said;
 	char			*hint;		/* the `# lockrun:` line's words,
 						 * for the next job line; NULL */
@@ -138,11 +140,16 @@ env_line(struct reader *r, char *s, int col)
 		if (replace(&r->shell, *value && strcmp(value, "/bin/sh") != 0 ? value :
 		    NULL) != 0)
 			return -1;
-	} else if (strcmp(name, "MAILTO") == 0 && *value && !r->mailto_said) {
-		r->mailto_said = 1;
-		if (note(r, r->line, col, 0, "MAILTO=%s: no mail is sent; each run's output "
-		    "is kept with its history (lockrun logs NAME)", value) != 0)
+	} else if (strcmp(name, "MAILTO") == 0) {
+		if (replace(&r->mailto, value) != 0)
 			return -1;
+		if (*value && file_mailer() == NULL && !r->mailto_said) {
+			r->mailto_said = 1;
+			if (note(r, r->line, col, 0, "MAILTO=%s: no mailer (%s) on this host: no "
+			    "mail is sent; each run's output is kept with its history (lockrun "
+			    "logs NAME)", value, FILE_MAILER) != 0)
+				return -1;
+		}
 	}
 	{
 		struct lr_task t = { .env = r->env };
@@ -375,6 +382,7 @@ job_line(struct reader *r, const char *line, const char *s)
 	    (!t.schedule && (t.schedule = strdup(sched)) == NULL) ||
 	    (!t.timezone && r->tz && (t.timezone = strdup(r->tz)) == NULL) ||
 	    (!t.user && r->users && (t.user = strdup(user)) == NULL) ||
+	    (!t.mailto && r->mailto && *r->mailto && (t.mailto = strdup(r->mailto)) == NULL) ||
 	    (r->env && (t.env = strv_dup(r->env)) == NULL) ||
 	    (t.argv = calloc(4, sizeof(*t.argv))) == NULL ||
 	    asprintf(&t.argv_at, "%s:%d:%d", r->path, r->line, col) < 0) {
@@ -457,6 +465,7 @@ crontab_parse(struct lr_config *cfg, const char *path, const char *text, int use
 	free(r.hint);
 	free(r.tz);
 	free(r.shell);
+	free(r.mailto);
 	strv_free(r.env);
 	return rc == 0 ? 0 : lr_errf(e, EX_OSERR, "out of memory");
 }

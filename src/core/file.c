@@ -435,3 +435,13 @@ file_replace(const char *path, mode_t mode, int (*put)(FILE *, const void *),
 	close(dfd);
 	return 0;
 }
+
+const char *
+file_mailer(void)
+{
+	const char *p = getenv("LOCKRUN_SENDMAIL");
+
+	if (p == NULL || *p == '\0')
+		p = FILE_MAILER;
+	return p[0] == '/' && access(p, X_OK) == 0 ? p : NULL;
+}

@@ -81,4 +81,10 @@ int	file_open_append(const char *path, char *refused, size_t n);
 int	file_replace(const char *path, mode_t mode, int (*put)(FILE *, const void *),
 	    const void *arg, char *refused, size_t n);
 
+/* The mailer a run's output is mailed with (mailto:): $LOCKRUN_SENDMAIL
+ * when set, else FILE_MAILER; NULL when that is not an executable file
+ * named by its absolute path (then no mail is sent). */
+#define FILE_MAILER "/usr/sbin/sendmail"
+const char *file_mailer(void);
+
 #endif

@@ -64,6 +64,7 @@ static const struct option_def {
 	{ "retry_delay",	K_DURATION,	offsetof(struct lr_task, retry_delay_ms), 0, 0, NULL },
 	{ "user",		K_STRING,	offsetof(struct lr_task, user), 0, 0, NULL },
 	{ "group",		K_STRING,	offsetof(struct lr_task, group), 0, 0, NULL },
+	{ "mailto",		K_STRING,	offsetof(struct lr_task, mailto), 0, 0, NULL },
 	{ "random_delay",	K_DURATION,	offsetof(struct lr_task, random_delay_ms), 0, 1, NULL },
 };
 
@@ -152,6 +153,7 @@ task_free(struct lr_task *t)
 	free(t->timezone);
 	free(t->user);
 	free(t->group);
+	free(t->mailto);
 	strv_free(t->on_start);
 	strv_free(t->on_success);
 	strv_free(t->on_failure);

@@ -71,6 +71,8 @@ struct lr_task {
 	char		 *user;		/* run the command and hooks as this user
 					 * (lockrun as root only); NULL: as lockrun */
 	char		 *group;	/* and this primary group; NULL: the user's */
+	char		 *mailto;	/* mail the output's kept end here when
+					 * there is any (a crontab's MAILTO) */
 	long long	  random_delay_ms;	/* tick/cron: a slot's run starts up
 					 * to this long after its fire time
 					 * (random, the same on every server) */

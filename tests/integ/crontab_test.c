@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -233,4 +234,35 @@ Test(crontab, import_crontab_fed_back_as_a_config_gives_the_same_tasks)
 	tasks_of(r.out, got, sizeof(got));
 	cr_assert(eq(int, lines_of(want, "^task "), 5), "%s", want);
 	cr_assert(eq(str, got, want));
+}
+
+/* MAILTO where a mailer is: a line that prints mails its output there,
+ * through "sendmail -t -oi" as cron(8) does; one that prints nothing
+ * sends nothing. */
+Test(crontab, mailto_mails_the_output_of_a_line_that_prints)
+{
+	char mailer[256], env0[300], body[1024], mail[256];
+	const char *ct, *env[2];
+	struct result r;
+
+	snprintf(mail, sizeof(mail), "%s", scratch("mail.txt"));
+	snprintf(body, sizeof(body), "#!/bin/sh\n{ echo \"args: $*\"; cat; } >> %s\n", mail);
+	snprintf(mailer, sizeof(mailer), "%s", write_scratch("sendmail", body));
+	cr_assert(eq(int, chmod(mailer, 0755), 0));
+	snprintf(env0, sizeof(env0), "LOCKRUN_SENDMAIL=%s", mailer);
+	env[0] = env0;
+	env[1] = NULL;
+	ct = write_scratch("crontab", "MAILTO=ops@example.com\n"
+	    "# lockrun: talks\n0 3 * * * echo hello mail; echo oops >&2\n"
+	    "# lockrun: quiet\n0 4 * * * true\n");
+	lr_run_env(&r, env, (const char *const[]){ "--url", fx.url, "--crontab", ct, "-t",
+	    "quiet", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, access(mail, F_OK), -1), "no output, no mail");
+	lr_run_env(&r, env, (const char *const[]){ "--url", fx.url, "--host", "web3",
+	    "--crontab", ct, "-t", "talks", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(str, (char *)file_peek(mail), "args: -t -oi\nTo: ops@example.com\n"
+	    "Subject: lockrun <web3> talks: status 0\nContent-Type: text/plain; charset=UTF-8\n"
+	    "Auto-Submitted: auto-generated\n\nhello mail\noops\n"));
 }

@@ -141,6 +141,7 @@ Test(crontab, a_lockrun_line_names_the_next_job_and_sets_its_settings)
 
 Test(crontab, lines_it_cannot_take_are_notes_at_their_place_and_the_rest_is_read)
 {
+	setenv("LOCKRUN_SENDMAIL", "/nonexistent/sendmail", 1);	/* no mailer */
 	parse("61 * * * * echo a\n"		/* 1 */
 	    "0 3 * * *   \n"			/* 2 */
 	    "MAILTO=ops@example.com\n"		/* 3 */
@@ -159,8 +160,8 @@ Test(crontab, lines_it_cannot_take_are_notes_at_their_place_and_the_rest_is_read
 	cr_assert(eq(str, (char *)note_at(0), "ct:1:1: field 1 (minute): 61 is out of range "
 	    "0-59"));
 	cr_assert(eq(str, (char *)note_at(1), "ct:2:13: no command after the schedule"));
-	cr_assert(eq(int, strncmp(note_at(2), "ct:3:1: MAILTO=ops@example.com: no mail", 39),
-	    0), "%s", note_at(2));
+	cr_assert(eq(int, strncmp(note_at(2), "ct:3:1: MAILTO=ops@example.com: no mailer "
+	    "(/usr/sbin/sendmail) on this host", 65), 0), "%s", note_at(2));
 	cr_assert(eq(int, cfg.notes[2].skipped, 0));
 	cr_assert(eq(int, strncmp(note_at(3), "ct:4:14: flavour: not a setting", 31), 0), "%s",
 	    note_at(3));
@@ -216,4 +217,15 @@ Test(crontab, reordered_lines_keep_their_names)
 	parse("\n5   2 * * * echo  b\n# moved\n0 1 * * *\techo a\n", 0);
 	cr_assert(eq(str, cfg.tasks[0].name, one[1]));
 	cr_assert(eq(str, cfg.tasks[1].name, one[0]));
+}
+
+/* MAILTO, where a mailer is: each task after it mails its output there;
+ * MAILTO="" stops that, as cron(8) reads it. */
+Test(crontab, mailto_is_each_lines_mail_address)
+{
+	setenv("LOCKRUN_SENDMAIL", "/bin/true", 1);
+	parse("MAILTO=ops@example.com\n0 1 * * * echo a\nMAILTO=\"\"\n0 2 * * * echo b\n", 0);
+	cr_assert(eq(sz, cfg.nnotes, 0), "%s", cfg.nnotes ? cfg.notes[0].text : "");
+	cr_assert(eq(str, cfg.tasks[0].mailto, "ops@example.com"));
+	cr_assert(eq(ptr, cfg.tasks[1].mailto, NULL));
 }
