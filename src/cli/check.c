@@ -310,11 +310,12 @@ check_task(FILE *fp, struct lr_ctx *x, const char *name, long long now_ms)
 	}
 	if (x->t.schedule && !schedule_subminute(&x->sched))	/* else seconds_line() */
 		next_three(fp, &x->sched, now_ms);
-	if (x->t.schedule && x->sched.has_cron && x->sched.cron.seconds) {
+	if (x->t.schedule && x->sched.has_cron) {	/* the schedule in words */
 		char day[96];
 
 		cron_per_day(&x->sched.cron, day, sizeof(day));
-		fprintf(fp, "            six fields, the first a second: %s\n", day);
+		fprintf(fp, "            %s%s\n", x->sched.cron.seconds ? "six fields, the "
+		    "first a second: " : "fires ", day);
 	}
 	return 0;
 }

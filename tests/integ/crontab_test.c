@@ -156,6 +156,11 @@ Test(crontab, check_lists_the_lines_tasks_and_refuses_the_broken_line)
 	cr_assert(ne(ptr, strstr(r.out, "\ntask        input "), NULL), "%s", r.out);
 	cr_assert(eq(int, lines_of(r.out, "^task        echo-[0-9a-f]{8} "), 3), "%s", r.out);
 	cr_assert(ne(ptr, strstr(r.out, "(Asia/Tokyo)"), NULL), "%s", r.out);
+	/* each schedule in words */
+	cr_assert(ne(ptr, strstr(r.out, "\n            fires every minute, 1440 times a day\n"),
+	    NULL), "%s", r.out);
+	cr_assert(ne(ptr, strstr(r.out, "\n            fires every hour, 24 times a day\n"),
+	    NULL), "%s", r.out);
 	cr_assert(ne(ptr, strstr(r.err, "crontab:12:1: field 1 (minute): 61 is out of range "
 	    "0-59; the line is not run"), NULL), "%s", r.err);
 }
