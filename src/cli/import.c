@@ -70,7 +70,7 @@ verb_import_crontab(struct lr_ctx *x, struct lr_err *e)
 		return lr_errf(e, EX_USAGE, "`lockrun import-crontab` needs a crontab file");
 	config_init(&cfg);
 	for (size_t i = 0; files[i]; i++)
-		if (crontab_read(&cfg, files[i], crontab_path_has_users(files[i]), e) != 0) {
+		if (crontab_read(&cfg, files[i], crontab_path_has_users(files[i]), NULL, e) != 0) {
 			config_free(&cfg);
 			return -1;
 		}

@@ -305,7 +305,7 @@ load(const char *path, const char *only, int list, int checking,
 	for (size_t i = 0; i < ngiven && rc == 0; i++)
 		rc = add_crontab(cfg, given[i].path, given[i].users, 1, e);
 	for (size_t i = 0; i < cfg->ncrontabs && rc == 0; i++)
-		rc = crontab_read(cfg, cfg->crontabs[i].path, cfg->crontabs[i].users, e);
+		rc = crontab_read(cfg, cfg->crontabs[i].path, cfg->crontabs[i].users, only, e);
 	if (rc == 0 && index_tasks(cfg) != 0)
 		rc = lr_errf(e, EX_OSERR, "out of memory");
 	return rc;

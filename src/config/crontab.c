@@ -25,6 +25,8 @@ struct reader {
 	struct lr_config	*cfg;
 	const char		*path;
 	int			 users;
+	const char		*only;		/* the one task read in full (a run's);
+						 * NULL: all of them */
 	int			 line;		/* the line being read, from 1 */
 	char			**env;		/* the VAR=value lines, in order */
 	char			*tz;		/* CRON_TZ or TZ; NULL: local time */
@@ -284,27 +286,47 @@ try_task(struct reader *r, const struct lr_task *t, int col)
 	return rc;
 }
 
-/* The task t (complete but for its name, derived unless given) into
- * cfg: 0, 1 when it was a note instead, -1 out of memory. */
+/* Is name taken already (the config's, or an earlier line's)? 1 after a
+ * note, 0 if not, -1 out of memory. */
 static int
-add(struct reader *r, struct lr_task *t, const char *given, const char *user,
-    const char *sched, const char *cmd, int col)
+taken(struct reader *r, const char *name)
 {
-	char name[KEY_NAME_MAX];
 	const struct lr_task *other;
+
+	if (!has_name(r->cfg, name))
+		return 0;
+	other = task_named(r->cfg, name);
+	return note(r, r->line, 1, 1, "task %s is also %s; give this line a name of its own "
+	    "with a `# lockrun: NAME` line above it", name, other && other->argv_at ?
+	    other->argv_at : "named before it (in the config, or by an earlier line)") == 0 ? 1 : -1;
+}
+
+/* A line's name alone into cfg's names (its task not read): 0, or -1
+ * out of memory. */
+static int
+name_only(struct reader *r, const char *name)
+{
 	struct lr_config *cfg = r->cfg;
 	int rc;
 
-	if (given[0] != '\0')
-		snprintf(name, sizeof(name), "%s", given);
-	else
-		crontab_name(user, sched, cmd, name, sizeof(name));
-	if (has_name(cfg, name)) {
-		other = task_named(cfg, name);
-		return note(r, r->line, 1, 1, "task %s is also %s; give this line a name of its "
-		    "own with a `# lockrun: NAME` line above it", name, other &&
-		    other->argv_at ? other->argv_at : "in the config") == 0 ? 1 : -1;
-	}
+	if ((rc = taken(r, name)) != 0)
+		return rc < 0 ? -1 : 0;
+	if (grow(cfg) != 0 || (cfg->names[cfg->nnames] = strdup(name)) == NULL)
+		return -1;
+	cfg->nnames++;
+	return 0;
+}
+
+/* The task t (complete but for its name) into cfg as name: 0, 1 when it
+ * was a note instead, -1 out of memory. */
+static int
+add(struct reader *r, struct lr_task *t, const char *name, int col)
+{
+	struct lr_config *cfg = r->cfg;
+	int rc;
+
+	if ((rc = taken(r, name)) != 0)
+		return rc;
 	if ((rc = try_task(r, t, col)) != 0)
 		return rc;
 	if (grow(cfg) != 0 || (t->name = strdup(name)) == NULL ||
@@ -378,6 +400,14 @@ job_line(struct reader *r, const char *line, const char *s)
 		task_free(&t);
 		return rc < 0 ? -1 : 0;
 	}
+	if (name[0] == '\0')
+		crontab_name(r->users ? user : NULL, sched, s, name, sizeof(name));
+	/* a run reads its own task only: the others' names, as a config's
+	 * tasks not asked for are listed and not read */
+	if (r->only != NULL && strcmp(r->only, name) != 0) {
+		task_free(&t);
+		return name_only(r, name);
+	}
 	if ((cmd = crontab_command(s)) == NULL ||
 	    (!t.schedule && (t.schedule = strdup(sched)) == NULL) ||
 	    (!t.timezone && r->tz && (t.timezone = strdup(r->tz)) == NULL) ||
@@ -404,7 +434,7 @@ job_line(struct reader *r, const char *line, const char *s)
 		task_free(&t);
 		return -1;
 	}
-	rc = add(r, &t, name, r->users ? user : NULL, sched, s, col);
+	rc = add(r, &t, name, col);
 	task_free(&t);
 	return rc < 0 ? -1 : 0;
 }
@@ -440,9 +470,9 @@ line(struct reader *r, char *text)
 
 int
 crontab_parse(struct lr_config *cfg, const char *path, const char *text, int users,
-    struct lr_err *e)
+    const char *only, struct lr_err *e)
 {
-	struct reader r = { .cfg = cfg, .path = path, .users = users };
+	struct reader r = { .cfg = cfg, .path = path, .users = users, .only = only };
 	char *copy = strdup(text), *l, *nl;
 	int rc = 0;
 
@@ -471,7 +501,8 @@ crontab_parse(struct lr_config *cfg, const char *path, const char *text, int use
 }
 
 int
-crontab_read(struct lr_config *cfg, const char *path, int users, struct lr_err *e)
+crontab_read(struct lr_config *cfg, const char *path, int users, const char *only,
+    struct lr_err *e)
 {
 	FILE *fp;
 	char *text;
@@ -500,7 +531,7 @@ crontab_read(struct lr_config *cfg, const char *path, int users, struct lr_err *
 		rc = lr_errf(e, EX_CONFIG, "crontab %s: holds a NUL byte: not a text file",
 		    path);
 	else
-		rc = crontab_parse(cfg, path, text, users, e);
+		rc = crontab_parse(cfg, path, text, users, only, e);
 	free(text);
 	return rc;
 }

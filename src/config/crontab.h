@@ -20,13 +20,16 @@
  * "path:line:col: why", and the rest of the file is read: one bad line
  * does not stop the others. users: the line has a user field (the
  * /etc/crontab and /etc/cron.d form). A name also given by the config
- * or another line is a note, that line skipped. Returns 0, or -1 with e
- * (EX_CONFIG) when the file cannot be read or is not trusted. */
-int	crontab_read(struct lr_config *cfg, const char *path, int users, struct lr_err *e);
+ * or another line is a note, that line skipped. only: as config_load()'s,
+ * the one task read in full ("" none), the others' names listed; NULL:
+ * all. Returns 0, or -1 with e (EX_CONFIG) when the file cannot be read
+ * or is not trusted. */
+int	crontab_read(struct lr_config *cfg, const char *path, int users, const char *only,
+	    struct lr_err *e);
 
 /* crontab_read() of text, the file's contents, as if read from path. */
 int	crontab_parse(struct lr_config *cfg, const char *path, const char *text, int users,
-	    struct lr_err *e);
+	    const char *only, struct lr_err *e);
 
 /* The name a job line gets without a `# lockrun: NAME` line: the base
  * name of the command's first word (bytes outside [A-Za-z0-9._-] made

@@ -20,7 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	s = fuzz_string(data + 1, size - 1);
 	config_init(&cfg);
-	crontab_parse(&cfg, "fuzz", s, data[0] & 1, &e);
+	crontab_parse(&cfg, "fuzz", s, data[0] & 1, data[0] & 2 ? "x" : NULL, &e);
 	config_free(&cfg);
 	free(s);
 	return 0;

@@ -21,7 +21,7 @@ parse(const char *text, int users)
 
 	config_free(&cfg);
 	config_init(&cfg);
-	cr_assert(eq(int, crontab_parse(&cfg, "ct", text, users, &e), 0), "%s", e.msg);
+	cr_assert(eq(int, crontab_parse(&cfg, "ct", text, users, NULL, &e), 0), "%s", e.msg);
 }
 
 static void
@@ -228,4 +228,21 @@ Test(crontab, mailto_is_each_lines_mail_address)
 	cr_assert(eq(sz, cfg.nnotes, 0), "%s", cfg.nnotes ? cfg.notes[0].text : "");
 	cr_assert(eq(str, cfg.tasks[0].mailto, "ops@example.com"));
 	cr_assert(eq(ptr, cfg.tasks[1].mailto, NULL));
+}
+
+/* A run reads its own line's task; the others' names are listed, their
+ * tasks not built (a run's start-up does not grow with the file). */
+Test(crontab, only_the_task_asked_for_is_read_in_full)
+{
+	struct lr_err e;
+
+	config_free(&cfg);
+	config_init(&cfg);
+	cr_assert(eq(int, crontab_parse(&cfg, "ct", "# lockrun: a\n0 1 * * * echo a\n"
+	    "# lockrun: b\n0 2 * * * echo b\n# lockrun: a\n0 3 * * * echo c\n", 0, "b", &e), 0));
+	cr_assert(eq(sz, cfg.nnames, 2));
+	cr_assert(eq(sz, cfg.ntasks, 1));
+	cr_assert(eq(str, cfg.tasks[0].name, "b"));
+	cr_assert(eq(str, (char *)note_at(0), "ct:6:1: task a is also named before it (in the config, or by an earlier line); give "
+	    "this line a name of its own with a `# lockrun: NAME` line above it"));
 }
