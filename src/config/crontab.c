@@ -64,20 +64,6 @@ note(struct reader *r, int line, int col, int skipped, const char *fmt, ...)
 	return 0;
 }
 
-static int
-blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static const char *
-skip_blanks(const char *s)
-{
-	while (blank(*s))
-		s++;
-	return s;
-}
-
 int
 crontab_path_has_users(const char *path)
 {
@@ -91,9 +77,9 @@ env_value(char *v)
 {
 	size_t len;
 
-	v = (char *)skip_blanks(v);
+	v = (char *)crontab_skip_blanks(v);
 	len = strlen(v);
-	while (len > 0 && blank(v[len - 1]))
+	while (len > 0 && crontab_blank(v[len - 1]))
 		v[--len] = '\0';
 	if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
 		v[len - 1] = '\0';
@@ -122,7 +108,7 @@ env_line(struct reader *r, char *s, int col)
 	char **v;
 	size_t n;
 
-	while (end > name && blank(end[-1]))
+	while (end > name && crontab_blank(end[-1]))
 		end--;
 	*end = '\0';
 	value = env_value(eq + 1);
@@ -188,7 +174,7 @@ is_env_line(const char *s)
 	for (const char *p = s; p < eq; p++)
 		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 		    (*p >= '0' && *p <= '9') || *p == '_')) {
-			const char *q = skip_blanks(p);
+			const char *q = crontab_skip_blanks(p);
 			return q == eq;		/* NAME = value */
 		}
 	return 1;
@@ -345,10 +331,10 @@ word(const char **s, const char *line, int *col, size_t *len)
 	const char *w = *s;
 
 	*col = (int)(w - line) + 1;
-	while (**s && !blank(**s))
+	while (**s && !crontab_blank(**s))
 		(*s)++;
 	*len = (size_t)(*s - w);
-	*s = skip_blanks(*s);
+	*s = crontab_skip_blanks(*s);
 	return w;
 }
 
@@ -443,7 +429,7 @@ job_line(struct reader *r, const char *line, const char *s)
 static int
 line(struct reader *r, char *text)
 {
-	const char *s = skip_blanks(text);
+	const char *s = crontab_skip_blanks(text);
 	int rc;
 
 	if (*s == '\0')
@@ -455,7 +441,7 @@ line(struct reader *r, char *text)
 		    "with no job line after it") != 0)
 			return -1;
 		free(r->hint);
-		s = skip_blanks(s + strlen(HINT));
+		s = crontab_skip_blanks(s + strlen(HINT));
 		r->hint_line = r->line;
 		r->hint_col = (int)(s - text) + 1;
 		return (r->hint = strdup(s)) == NULL ? -1 : 0;

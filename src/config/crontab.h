@@ -49,6 +49,11 @@ void	crontab_name(const char *user, const char *schedule, const char *command,
  * caller frees it. NULL when out of memory. */
 char	*crontab_command(const char *cmd);
 
+/* A crontab's blanks, between fields: a space or a tab; and s past
+ * those it starts with. */
+int	crontab_blank(char c);
+const char *crontab_skip_blanks(const char *s);
+
 /* Is path read in the /etc/crontab form (with a user field), as cron(8)
  * reads /etc/crontab and the files of /etc/cron.d? */
 int	crontab_path_has_users(const char *path);

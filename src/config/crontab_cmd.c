@@ -9,16 +9,16 @@
 
 #define CRONTAB_SLUG_MAX	40	/* bytes of a derived name's word */
 
-static int
-blank(char c)
+int
+crontab_blank(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
-static const char *
-skip_blanks(const char *s)
+const char *
+crontab_skip_blanks(const char *s)
 {
-	while (blank(*s))
+	while (crontab_blank(*s))
 		s++;
 	return s;
 }
@@ -29,12 +29,12 @@ squeeze(const char *s, const char *end, char *out, size_t n)
 {
 	size_t k = 0;
 
-	while (s < end && blank(*s))
+	while (s < end && crontab_blank(*s))
 		s++;
 	for (; s < end && k + 1 < n; s++) {
-		if (blank(*s) && (s + 1 == end || blank(s[1])))
+		if (crontab_blank(*s) && (s + 1 == end || crontab_blank(s[1])))
 			continue;
-		out[k++] = blank(*s) ? ' ' : *s;
+		out[k++] = crontab_blank(*s) ? ' ' : *s;
 	}
 	out[k] = '\0';
 }
@@ -53,7 +53,7 @@ crontab_name(const char *user, const char *schedule, const char *command, char *
 {
 	const char *parts[3] = { user ? user : "", schedule, command };
 	unsigned long long h = 14695981039346656037ULL;
-	const char *w = skip_blanks(command), *end, *base;
+	const char *w = crontab_skip_blanks(command), *end, *base;
 	char slug[CRONTAB_SLUG_MAX + 1], *norm;
 	size_t k = 0, len;
 
@@ -65,7 +65,7 @@ crontab_name(const char *user, const char *schedule, const char *command, char *
 			free(norm);
 		}
 	}
-	for (end = w; *end && !blank(*end); end++)
+	for (end = w; *end && !crontab_blank(*end); end++)
 		;
 	for (base = end; base > w && base[-1] != '/'; base--)
 		;
@@ -105,7 +105,7 @@ crontab_command(const char *cmd)
 			input[in++] = cmd[i] == '%' ? '\n' : cmd[i];
 	}
 	if (cut != (size_t)-1)
-		while (k > 0 && blank(out[k - 1]))
+		while (k > 0 && crontab_blank(out[k - 1]))
 			k--;
 	out[k] = input[in] = '\0';
 	if (cut == (size_t)-1)
