@@ -120,6 +120,30 @@ duration_human(long long ms, char *buf, size_t n)
 	return buf;
 }
 
+char *
+duration_relative(long long delta_ms, char *buf, size_t n)
+{
+	/* the magnitude, unsigned: LLONG_MIN has none as a long long */
+	unsigned long long a = delta_ms < 0 ? 0ULL - (unsigned long long)delta_ms :
+	    (unsigned long long)delta_ms, v;
+	const char *unit;
+
+	if (a < 1000) {
+		snprintf(buf, n, "now");
+		return buf;
+	}
+	if (a < 60000)
+		v = a / 1000, unit = "s";
+	else if (a < 3600000)
+		v = a / 60000, unit = "min";
+	else if (a < 48 * 3600000ULL)	/* "36 h" says more than "1 day" */
+		v = a / 3600000, unit = "h";
+	else
+		v = a / 86400000, unit = "days";
+	snprintf(buf, n, delta_ms < 0 ? "%llu %s ago" : "in %llu %s", v, unit);
+	return buf;
+}
+
 /* CLOCK_REALTIME and CLOCK_MONOTONIC, which clock_gettime(2) fails for
  * only with a bad pointer or an unknown clock: neither can happen here.
  * Should it fail all the same, 0 (the epoch, or the boot), never what

@@ -27,6 +27,13 @@ char	*duration_format(long long ms, char *buf, size_t n);
  * does not always read back to ms. Returns buf. */
 char	*duration_human(long long ms, char *buf, size_t n);
 
+/* Write how far an instant is from now for people, in one unit rounded
+ * down, into buf of size n: delta_ms < 0 is past ("12 s ago", "3 min
+ * ago", "5 h ago" up to 48 h, "2 days ago"), > 0 to come ("in 12 s",
+ * "in 3 min"); under a second either way, "now". Returns buf. */
+#define DURATION_RELATIVE_MAX	24	/* the longest it writes, and its NUL */
+char	*duration_relative(long long delta_ms, char *buf, size_t n);
+
 /* Milliseconds on the monotonic clock (leases, deadlines), and Unix
  * milliseconds on the wall clock (slots follow it). */
 long long	mono_ms(void);

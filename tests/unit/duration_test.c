@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* duration_test.c -- parse and format durations. */
+#include <limits.h>
+
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <criterion/parameterized.h>
@@ -75,5 +77,21 @@ Test(duration, human_form_is_for_people)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		cr_assert(eq(str, duration_human(cases[i].ms, buf, sizeof(buf)),
+		    (char *)cases[i].text), "%lld", cases[i].ms);
+}
+
+Test(duration, relative_form_says_how_long_ago_or_until)
+{
+	static const struct { long long ms; const char *text; } cases[] = {
+		{ 0, "now" }, { 999, "now" }, { -999, "now" }, { 1000, "in 1 s" },
+		{ -12500, "12 s ago" }, { 59999, "in 59 s" }, { 60000, "in 1 min" },
+		{ -3 * 60000 - 59999, "3 min ago" }, { 3600000, "in 1 h" },
+		{ -47 * 3600000LL, "47 h ago" }, { 48 * 3600000LL, "in 2 days" },
+		{ -400 * 86400000LL, "400 days ago" }, { LLONG_MIN, "106751991167 days ago" },
+	};
+	char buf[DURATION_RELATIVE_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_assert(eq(str, duration_relative(cases[i].ms, buf, sizeof(buf)),
 		    (char *)cases[i].text), "%lld", cases[i].ms);
 }
