@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* status.c -- `lockrun status`: which locks are held, by whom and since
  * when, and how each task's last run ended, as a table, JSON lines or
- * Prometheus metrics. Every task is read in one pipelined round trip. */
+ * Prometheus metrics. Every task is read in one pipelined round trip; a
+ * run freed by `lockrun unlock` has its history read too, for how it
+ * ended. */
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 
 #define EXIT_STALE	1		/* a lock held longer than --stale-after */
 #define EXIT_UNKNOWN	1		/* a task named that nothing knows */
+#define STATUS_HISTORY	20		/* entries read for an unlocked run's end */
 
 enum status_format { FMT_TEXT, FMT_JSON, FMT_PROM };
 
@@ -34,6 +37,7 @@ struct status {
 	struct lr_state		 *states;	/* as the backend read them */
 	struct lr_err		 *bad;		/* a task's own read failed:
 						 * why (rows_states()) */
+	struct lr_hist		 *hist;		/* read for rows_outcome() only */
 	long long		  now_ms;	/* the server's clock */
 	long long		  sent_ms, rtt_ms;	/* ours, around reading it */
 };
@@ -43,6 +47,9 @@ status_free(struct status *s)
 {
 	for (size_t i = 0; s->states && i < s->n; i++)
 		state_free(&s->states[i]);
+	for (size_t i = 0; s->hist && i < s->n; i++)
+		hist_free(&s->hist[i]);
+	free(s->hist);
 	free(s->states);
 	free(s->bad);
 	free(s->keys);
@@ -388,6 +395,31 @@ report_unknown(const struct status *s, struct lr_err *e)
 	return (int)n;
 }
 
+/* How each run freed by `lockrun unlock` ended, from its task's history
+ * (rows_outcome()): a round trip for each, and there are few. A history
+ * that cannot be read leaves the row as the record says. */
+static int
+outcomes(struct status *s, struct lr_err *e)
+{
+	struct lr_backend *be = &s->x->be;
+
+	if ((s->hist = calloc(s->n + 1, sizeof(*s->hist))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < s->n; i++) {
+		struct lr_err he = LR_ERR_INIT;
+
+		if (!rows_needs_history(&s->rows[i]))
+			continue;
+		if (be->ops->history(be, &s->keys[i], STATUS_HISTORY, &s->hist[i], &he) == 0)
+			rows_outcome(&s->rows[i], &s->hist[i]);
+		else if (he.kind != LR_ERR_DATA) {	/* the server, not the task */
+			*e = he;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Read every listed task in one round trip and print them. Returns 0 or
  * EXIT_STALE, or -1 with e. */
 static int
@@ -413,7 +445,7 @@ status_run(struct status *s, struct lr_err *e)
 		if (s->bad[i].status != 0)
 			s->rows[i].error = s->bad[i].msg;
 	}
-	if (report_unknown(s, e) > 0)
+	if (report_unknown(s, e) > 0 || outcomes(s, e) != 0)
 		return -1;
 	if (s->now_ms > 0)	/* this host's clock against the server's, with -v */
 		lr_event(LOG_INFO, "clock", NULL, "this host's clock is %lld ms %s the lock "

@@ -215,14 +215,6 @@ next_cell(FILE *fp, const struct crond_task_view *t)
 	fputs("</small></td>", fp);
 }
 
-/* Does event ev end a run (a skip carries the holder's token: not one)? */
-static int
-is_end(const char *ev)
-{
-	return strcmp(ev, "released") == 0 || strcmp(ev, "stopped-timeout") == 0 ||
-	    strcmp(ev, "killed") == 0 || strcmp(ev, "lost") == 0;
-}
-
 /* Entry e's mark: its class, or NULL for an entry that is no mark (a
  * start whose end is in the history too, an unlock). */
 static const char *
@@ -237,7 +229,7 @@ mark_class(const struct lr_hist *h, size_t i, const struct row *w)
 		return "skip";
 	if (strcmp(ev, "lost") == 0)
 		return "lost";
-	if (is_end(ev))
+	if (rows_ends_run(ev))
 		return (st = fields_get(f, "status")) && strcmp(st, "0") == 0 &&
 		    strcmp(ev, "released") == 0 ? "ok" : "fail";
 	if (strcmp(ev, "ran") != 0)
@@ -245,7 +237,7 @@ mark_class(const struct lr_hist *h, size_t i, const struct row *w)
 	for (size_t j = 0; j < i; j++) {	/* its end among the newer entries? */
 		const char *t2 = fields_get(&h->e[j].fields, "token");
 		const char *e2 = fields_get(&h->e[j].fields, "event");
-		if (tok && t2 && e2 && is_end(e2) && strcmp(tok, t2) == 0)
+		if (tok && t2 && rows_ends_run(e2) && strcmp(tok, t2) == 0)
 			return NULL;
 	}
 	return w->held && tok && w->token != ABSENT && atoll(tok) == w->token ?

@@ -188,6 +188,41 @@ rows_read(struct row *w, const char *name, const struct lr_state *r, long long n
 }
 
 int
+rows_needs_history(const struct row *w)
+{
+	return w->has_last && w->l_event && strcmp(w->l_event, "unlocked") == 0 &&
+	    w->l_token != ABSENT;
+}
+
+int
+rows_ends_run(const char *ev)
+{
+	return ev && (strcmp(ev, "released") == 0 || strcmp(ev, "stopped-timeout") == 0 ||
+	    strcmp(ev, "killed") == 0 || strcmp(ev, "lost") == 0);
+}
+
+int
+rows_outcome(struct row *w, const struct lr_hist *h)
+{
+	if (!rows_needs_history(w) || h == NULL)
+		return 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct lr_fields *f = &h->e[i].fields;
+		const char *tok = fields_get(f, "token"), *st, *dur;
+
+		if (tok == NULL || number(tok) != w->l_token ||
+		    !rows_ends_run(fields_get(f, "event")))
+			continue;
+		w->l_event = fields_get(f, "event");
+		w->l_status = (st = fields_get(f, "status")) ? number(st) : ABSENT;
+		w->l_duration = (dur = fields_get(f, "duration_ms")) ? number(dur) : ABSENT;
+		w->l_end = h->e[i].at_ms;
+		return 1;
+	}
+	return 0;
+}
+
+int
 rows_states(struct lr_backend *be, const struct lr_keys *k, size_t n, int counts,
     struct lr_state *out, long long *now_ms, long long reopen_ms, struct lr_err *bad,
     struct lr_err *e)

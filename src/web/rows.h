@@ -52,6 +52,22 @@ struct row {
 void	rows_read(struct row *w, const char *name, const struct lr_state *r,
 	    long long now_ms, int session, long long stale);
 
+/* A run freed by `lockrun unlock` has its last-run record ended there,
+ * "unlocked" (unlock.lua): its own end, recorded once its tree was
+ * stopped, finds the record no longer running and leaves it, so how it
+ * ended (lost, 143) is in the history only. rows_needs_history(): is w
+ * such a run? rows_outcome(): take its end from h, the task's history
+ * (newest first): the entry with the run's token that ends a run; w's
+ * event, status, duration and end become that entry's (borrowed from
+ * h, which must live as long as w). Returns 1 found, else 0 (w as it
+ * was: the holder never told its end, or the history is off). */
+int	rows_needs_history(const struct row *w);
+int	rows_outcome(struct row *w, const struct lr_hist *h);
+
+/* Does history event ev end a run? A skip carries the holder's token, an
+ * unlock its victim's: neither is a run's own end. */
+int	rows_ends_run(const char *ev);
+
 /* be->ops->states() of the n tasks k (counts as there) into out and
  * *now_ms. When that read fails for one task's data (LR_ERR_DATA: a value
  * past what lockrun reads, a key of the wrong type), each task is read

@@ -46,7 +46,9 @@ struct cache {
 	struct lr_state		*states;
 	struct lr_err		*bad;		/* a task's own read failed: why */
 	struct row		*rows;
-	struct lr_hist		*hist;		/* read for order[0..shown) only */
+	struct lr_hist		*hist;		/* read for order[0..shown) and
+						 * the unlocked runs only */
+	unsigned char		*hist_in;	/* hist[i] read */
 	size_t			*order;		/* page_order()'s */
 	size_t			 shown;
 };
@@ -141,14 +143,42 @@ cache_clear(struct cache *c)
 	free(c->bad);
 	free(c->rows);
 	free(c->hist);
+	free(c->hist_in);
 	free(c->order);
 	*c = (struct cache){ 0 };
 }
 
-/* Read every task's state in one round trip, and with hist the history
- * of each task the page shows (the first PAGE_ROWS of page_order()'s),
- * into w->c. On failure the connection is closed, to be opened
- * again at the next read, and c->problem says why. */
+/* Task j's history into c->hist[j], once: a task whose records cannot be
+ * read has its error in its row. Returns 0, or -1 with e when the server
+ * failed. */
+static int
+hist_read(struct web *w, size_t j, struct lr_err *e)
+{
+	struct cache *c = &w->c;
+	struct lr_backend *be = w->o.be;
+
+	if (c->hist_in[j] || c->bad[j].status != 0)
+		return 0;
+	keys_build(&c->keys[0], w->o.prefix, c->names[j], (time_t)-1, 0);
+	if (be->ops->fd(be) < 0 && be->ops->reopen(be, WEB_REOPEN_MS, e) != 0)
+		return -1;
+	if (be->ops->history(be, &c->keys[0], WEB_HISTORY, &c->hist[j], e) == 0) {
+		c->hist_in[j] = 1;
+		return 0;
+	}
+	if (e->kind != LR_ERR_DATA)
+		return -1;
+	c->bad[j] = *e;
+	c->rows[j].error = c->bad[j].msg;
+	return 0;
+}
+
+/* Read every task's state in one round trip; the history of each run
+ * freed by `lockrun unlock`, for how it ended (rows_outcome()), before
+ * the order is drawn; and with hist the history of each task the page
+ * shows (the first PAGE_ROWS of page_order()'s), into w->c. On failure
+ * the connection is closed, to be opened again at the next read, and
+ * c->problem says why. */
 static void
 cache_read(struct web *w, const struct crond_view *v, int hist)
 {
@@ -167,6 +197,7 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 	    (c->bad = calloc(v->ntasks + 1, sizeof(*c->bad))) == NULL ||
 	    (c->rows = calloc(v->ntasks + 1, sizeof(*c->rows))) == NULL ||
 	    (c->hist = calloc(v->ntasks + 1, sizeof(*c->hist))) == NULL ||
+	    (c->hist_in = calloc(v->ntasks + 1, sizeof(*c->hist_in))) == NULL ||
 	    (c->order = calloc(v->ntasks + 1, sizeof(*c->order))) == NULL) {
 		snprintf(c->problem, sizeof(c->problem), "out of memory");
 		return;
@@ -199,23 +230,17 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 		}
 	}
 	c->rtt_ms = mono_ms() - t0;
+	for (size_t j = 0; j < c->n; j++)	/* few: an unlock is done by hand */
+		if (rows_needs_history(&c->rows[j])) {
+			if (hist_read(w, j, &e) != 0)
+				goto fail;
+			rows_outcome(&c->rows[j], &c->hist[j]);
+		}
 	page_order(c->rows, c->n, c->order);
 	c->shown = c->n < PAGE_ROWS ? c->n : PAGE_ROWS;
-	for (size_t i = 0; hist && i < c->shown; i++) {
-		size_t j = c->order[i];
-
-		if (c->bad[j].status != 0)
-			continue;
-		keys_build(&c->keys[0], w->o.prefix, c->names[j], (time_t)-1, 0);
-		if (be->ops->fd(be) < 0 && be->ops->reopen(be, WEB_REOPEN_MS, &e) != 0)
+	for (size_t i = 0; hist && i < c->shown; i++)
+		if (hist_read(w, c->order[i], &e) != 0)
 			goto fail;
-		if (be->ops->history(be, &c->keys[0], WEB_HISTORY, &c->hist[j], &e) == 0)
-			continue;
-		if (e.kind != LR_ERR_DATA)
-			goto fail;
-		c->bad[j] = e;
-		c->rows[j].error = c->bad[j].msg;
-	}
 	spawn_gate_leave();
 	c->ok = 1;
 	return;
