@@ -170,7 +170,7 @@ SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_renew pg_status p
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due claim starter run_table start_queue tick heap lines report notify trigger missed defer crond view away \
 	leases lease_client)
-SRC_WEB = $(addprefix web/,rows prom page peers mhd serve)
+SRC_WEB = $(addprefix web/,rows triage prom page peers mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run hookspec doubt skip pause check status \
 	status_json status_html history logs unlock secret schedverbs retry runas boot import mail)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
@@ -360,7 +360,7 @@ INTEG_FULL += cluster/* cluster_slots/* cluster_failover/* fixture/cluster_*
 # The test PKI, made with the openssl command, and the TLS servers it serves.
 INTEG_FULL += tls/* fixture/certs_* fixture/tls_*
 # chromium, loading the status page.
-INTEG_FULL += web/a_browser_*
+INTEG_FULL += web/a_browser_* page/a_browser_*
 # Real time: suites whose tests each wait tens of seconds of wall clock
 # (schedules under a minute at the clock's own speed, a minute's edge, a
 # 40 s stall, a 20 s outage, a slow sink, a scheduler stopped past its TTL),

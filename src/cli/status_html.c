@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* status_html.c -- `lockrun status --html FILE`: the page `cron --listen`
  * serves at /, written once, for hosts that run only crontab lines: the
- * rows status read, each task's history, and with a config each task's
- * next fire time, as a scheduler would compute it here and now. */
+ * rows status read, trouble first, each task's history, and with a config
+ * each task's next fire time, as a scheduler would compute it here and
+ * now. It keeps the page's refresh: a file written again from a crontab
+ * line and served as it is shows the latest when the browser loads it
+ * again. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -58,6 +61,7 @@ next_times(const struct lr_config *cfg, const char *const *names, size_t n,
 			continue;
 		v[i].tz = s->sched.has_cron ? s->sched.cron.tz : "";
 		v[i].next_ms = (long long)next * 1000;
+		v[i].subminute = schedule_subminute(&s->sched);
 		z = zone_load(v[i].tz, &e);
 		v[i].next_offset_s = z ? zone_offset(z, next, NULL) : 0;
 	}
@@ -94,32 +98,40 @@ status_html(struct lr_ctx *x, const struct row *rows, const char *const *names,
 	struct lr_hist *h = calloc(n + 1, sizeof(*h));
 	struct crond_task_view *v = calloc(n + 1, sizeof(*v));
 	struct page_task *t = calloc(n + 1, sizeof(*t));
+	size_t *order = calloc(n + 1, sizeof(*order));
+	struct page p = { .now_ms = real_ms(), .refresh_s = PAGE_REFRESH_S, .tasks = t,
+	    .n = n };
 	struct lr_config full;
 	struct sched_task *st = NULL;
 	char title[128];
 	int rc = -1;
 
 	config_init(&full);
-	if (h == NULL || v == NULL || t == NULL) {
+	if (h == NULL || v == NULL || t == NULL || order == NULL) {
 		lr_errf(e, EX_OSERR, "out of memory");
 		goto out;
 	}
 	next_times(&x->cfg, names, n, &full, &st, v);
+	triage_order(rows, n, order);
+	triage_count(rows, n, p.count);
 	for (size_t i = 0; i < n; i++) {
-		if (x->be.ops->history(&x->be, &keys[i], HTML_HISTORY, &h[i], e) != 0)
+		size_t k = order[i];
+
+		if (x->be.ops->history(&x->be, &keys[k], HTML_HISTORY, &h[k], e) != 0)
 			goto out;
-		t[i] = (struct page_task){ .name = names[i], .row = &rows[i], .hist = &h[i],
-		    .sched = v[i].next_ms >= 0 ? &v[i] : NULL };
+		t[i] = (struct page_task){ .name = names[k], .row = &rows[k], .hist = &h[k],
+		    .sched = v[k].next_ms >= 0 ? &v[k] : NULL };
 	}
 	snprintf(title, sizeof(title), "lockrun status from %s", ctx_host(x));
-	rc = write_page(x->cli.html, &(struct page){ .title = title, .now_ms = real_ms(),
-	    .tasks = t, .n = n }, e);
+	p.title = title;
+	rc = write_page(x->cli.html, &p, e);
 out:
 	for (size_t i = 0; h && i < n; i++)
 		hist_free(&h[i]);
 	free(h);
 	free(v);
 	free(t);
+	free(order);
 	free(st);
 	config_free(&full);
 	return rc;

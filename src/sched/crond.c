@@ -445,6 +445,8 @@ reload(struct crond *d)
 		lr_event(LOG_ERR, "config-error", NULL, "%s; the config in force stays", e.msg);
 		config_free(&nc);
 		d->view.reload_failures++;
+		snprintf(d->view.reload_error, sizeof(d->view.reload_error), "%s", e.msg);
+		d->view.reload_error_ms = real_ms();
 		return;
 	}
 	report_notes(&nc);
@@ -482,6 +484,7 @@ reload(struct crond *d)
 	free(retries);
 	arm(d);
 	d->view.reloads++;
+	d->view.reload_error[0] = '\0';	/* the config read is the one in force */
 	lr_event(LOG_INFO, "reloaded", NULL, "read %s again: %zu scheduled tasks",
 	    config_where(d->o->cfg), n);
 }

@@ -4,6 +4,7 @@
  * are, as a histogram; and the tasks it is told. */
 #include <stdlib.h>
 
+#include "core/schedule.h"
 #include "core/zone.h"
 #include "sched/view.h"
 
@@ -34,7 +35,7 @@ crond_view_tell(struct crond_view *v, void (*watch)(void *arg, const struct cron
 	for (size_t i = 0; i < n; i++)
 		tv[i] = (struct crond_task_view){ .name = t[i].name,
 		    .tz = t[i].sched.has_cron ? t[i].sched.cron.tz : "", .next_ms = -1,
-		    .running = running[i] };
+		    .subminute = schedule_subminute(&t[i].sched), .running = running[i] };
 	for (size_t k = 0; k < h->n; k++) {
 		struct crond_task_view *x = &tv[h->v[k].task];
 		struct lr_err e = LR_ERR_INIT;

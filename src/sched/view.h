@@ -16,12 +16,14 @@
 
 /* One task as the scheduler sees it: its next fire time (Unix ms; -1:
  * none), its zone ("": the local one) and that zone's offset from UTC then,
- * and its runs in progress. */
+ * whether its fire times can fall off a whole minute (schedule_subminute():
+ * a reader shows their seconds), and its runs in progress. */
 struct crond_task_view {
 	const char	*name;
 	const char	*tz;
 	long long	 next_ms;
 	long		 next_offset_s;
+	int		 subminute;
 	size_t		 running;
 };
 
@@ -31,6 +33,10 @@ struct crond_view {
 	const struct crond_task_view	*tasks;
 	size_t				 ntasks;
 	unsigned long long		 reloads, reload_failures;
+	char				 reload_error[256];	/* why the last
+							 * reload failed ("": it
+							 * did not) */
+	long long			 reload_error_ms;	/* when (Unix ms) */
 	unsigned long long		 missed;	/* fire times not started */
 	unsigned long long		 sat_out;	/* fire times started nowhere
 							 * here: told they ran elsewhere

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* page.c -- the status page (page.h): a table of the tasks, each with its
- * state, its last run, its next fire time in its zone, and a strip of its
- * recent runs across the fleet, one mark per run coloured by its result,
- * each with a <title> the browser shows on hover. Readable on a phone: the
- * table turns into one block per task on a narrow screen. */
+/* page.c -- the status page (page.h): a line counting the tasks in
+ * trouble, then a table of the tasks, each with its state, its last run,
+ * its next fire time in its zone, and a strip of its recent runs across
+ * the fleet, one mark per run coloured by its result, each with a <title>
+ * the browser shows on hover. It loads itself again (a meta refresh: no
+ * script). Readable on a phone: the table turns into one block per task
+ * on a narrow screen. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 static const char css[] =
 	"body{font:15px/1.4 system-ui,sans-serif;margin:1em;color:#1b1b1b;background:#fafafa}"
 	"h1{font-size:1.3em;margin:0 0 .2em}.meta{color:#555;margin:0 0 1em}"
+	".summary{font-size:1.1em;font-weight:600;margin:0 0 .2em}"
 	".problem{background:#fdecea;border-left:4px solid #c62828;padding:.5em}"
 	"table{border-collapse:collapse;width:100%}"
 	"th,td{text-align:left;padding:.4em .6em;border-bottom:1px solid #ddd;vertical-align:top}"
@@ -106,6 +109,17 @@ iso(FILE *fp, long long ms)
 	fprintf(fp, "<time datetime=\"%s\">%s</time>", b, b);
 }
 
+/* An instant, and how far it is from now: "(3 min ago)", "(in 12 s)". */
+static void
+when(FILE *fp, long long ms, long long now_ms)
+{
+	char rel[DURATION_RELATIVE_MAX];
+
+	iso(fp, ms);
+	fprintf(fp, " <small class=\"rel\">(%s)</small>",
+	    duration_relative(ms - now_ms, rel, sizeof(rel)));
+}
+
 /* "1m5s" for people: whole seconds from 1s up, else ms. */
 static const char *
 took(long long ms, char *buf, size_t n)
@@ -116,7 +130,7 @@ took(long long ms, char *buf, size_t n)
 /* The state cell: running on HOST since T, stale, or free; and paused by
  * whom, until when, why. */
 static void
-state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
+state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t, long long now)
 {
 	fputs("<td class=\"state\" data-label=\"State\">", fp);
 	if (w->held) {
@@ -126,7 +140,7 @@ state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
 		esc(fp, w->host[0] ? w->host : "?");
 		if (w->since_ms != ABSENT) {
 			fputs(" since ", fp);
-			iso(fp, w->since_ms);
+			when(fp, w->since_ms, now);
 		}
 	} else
 		fputs("idle", fp);
@@ -137,7 +151,7 @@ state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
 		esc(fp, w->p_host);
 		if (w->p_until != ABSENT) {
 			fputs(" until ", fp);
-			iso(fp, w->p_until);
+			when(fp, w->p_until, now);
 		}
 		if (w->p_reason && w->p_reason[0]) {
 			fputs(": ", fp);
@@ -147,7 +161,7 @@ state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
 	if (w->missed > 0 && w->missed_ms != ABSENT) {	/* slots that ran nowhere */
 		fprintf(fp, "<br><span class=\"st-stale\">%lld missed</span>, the last ",
 		    w->missed);
-		iso(fp, w->missed_ms);
+		when(fp, w->missed_ms, now);
 	}
 	if (t && t->running)
 		fprintf(fp, "<br><small>%zu run%s in progress from this scheduler</small>",
@@ -155,14 +169,17 @@ state_cell(FILE *fp, const struct row *w, const struct crond_task_view *t)
 	fputs("</td>", fp);
 }
 
-/* The last run: its result, when, where, how long. */
+/* The last run: its result, when, where, how long. A run that lost its
+ * lock says so (lost, unlocked, unknown) with the status its end gave,
+ * if any (rows_outcome(): 143 for a tree stopped by SIGTERM). */
 static void
-last_cell(FILE *fp, const struct row *w)
+last_cell(FILE *fp, const struct row *w, long long now)
 {
 	char d[32];
+	unsigned trouble = triage_of(w);
 	int running = w->l_event && strcmp(w->l_event, "running") == 0;
-	const char *r = !w->has_last ? NULL : running ? "running" : w->l_event &&
-	    strcmp(w->l_event, "lost") == 0 ? "lost" : w->l_status == 0 ? "ok" : "fail";
+	const char *r = !w->has_last ? NULL : running ? "running" :
+	    trouble & 1u << TRIAGE_LOST ? "lost" : w->l_status == 0 ? "ok" : "fail";
 
 	fputs("<td class=\"last\" data-label=\"Last run\">", fp);
 	if (w->error) {		/* this task's records could not be read */
@@ -178,12 +195,15 @@ last_cell(FILE *fp, const struct row *w)
 	fprintf(fp, "<span class=\"result r-%s\">", r);
 	if (running || w->l_status == ABSENT)
 		esc(fp, w->l_event ? w->l_event : "?");
-	else
+	else if (strcmp(r, "lost") == 0) {	/* its event: lost, or how it lost */
+		esc(fp, w->l_event);
+		fprintf(fp, " (exit %lld)", w->l_status);
+	} else
 		fprintf(fp, "%s (exit %lld)", r, w->l_status);
 	fputs("</span>", fp);
 	if (w->l_start != ABSENT) {
 		fputs(" at ", fp);
-		iso(fp, w->l_start);
+		when(fp, w->l_start, now);
 	}
 	if (w->l_host) {
 		fputs(" on ", fp);
@@ -194,11 +214,13 @@ last_cell(FILE *fp, const struct row *w)
 	fputs("</td>", fp);
 }
 
-/* The next fire time as its zone's clock reads it, and in UTC. */
+/* The next fire time as its zone's clock reads it, to the second for a
+ * task whose fire times can fall off the minute, how far off it is, and
+ * in UTC. */
 static void
-next_cell(FILE *fp, const struct crond_task_view *t)
+next_cell(FILE *fp, const struct crond_task_view *t, long long now)
 {
-	char wall[TEXT_ISO_MAX];
+	char wall[TEXT_ISO_MAX], rel[DURATION_RELATIVE_MAX];
 
 	fputs("<td class=\"next\" data-label=\"Next\">", fp);
 	if (t == NULL || t->next_ms < 0) {
@@ -207,10 +229,11 @@ next_cell(FILE *fp, const struct crond_task_view *t)
 	}
 	text_iso(t->next_ms + t->next_offset_s * 1000LL, TEXT_ISO_S, wall, sizeof(wall));
 	wall[10] = ' ';
-	wall[16] = '\0';		/* "2026-06-15 12:00" */
+	wall[t->subminute ? 19 : 16] = '\0';	/* "2026-06-15 12:00[:10]" */
 	fprintf(fp, "%s ", wall);
 	esc(fp, t->tz && *t->tz ? t->tz : "local time");
-	fputs("<br><small>", fp);
+	fprintf(fp, " <small class=\"rel\">(%s)</small><br><small>",
+	    duration_relative(t->next_ms - now, rel, sizeof(rel)));
 	iso(fp, t->next_ms);	/* and in UTC */
 	fputs("</small></td>", fp);
 }
@@ -311,35 +334,59 @@ runs_cell(FILE *fp, const char *name, const struct lr_hist *h, const struct row 
 	fputs("</svg></td>", fp);
 }
 
+/* One task's row: the rows' times against the lock server's clock, the
+ * fire time against this host's. */
 static void
-task_row(FILE *fp, const struct page_task *t)
+task_row(FILE *fp, const struct page_task *t, const struct page *p)
 {
+	long long server = p->server_ms ? p->server_ms : p->now_ms;
+
 	fputs("<tr class=\"task\" data-task=\"", fp);
 	esc_attr(fp, t->name);
 	fputs("\"><td class=\"name\">", fp);
 	esc(fp, t->name);
 	fputs("</td>", fp);
-	state_cell(fp, t->row, t->sched);
-	last_cell(fp, t->row);
-	next_cell(fp, t->sched);
+	state_cell(fp, t->row, t->sched, server);
+	last_cell(fp, t->row, server);
+	next_cell(fp, t->sched, p->now_ms);
 	runs_cell(fp, t->name, t->hist, t->row);
 	fputs("</tr>\n", fp);
 }
 
-void
-page_write(FILE *fp, const struct page *p)
+/* The head, with the refresh, and the lines above the table: the count of
+ * the tasks in trouble, when, a failed reload, an unanswering server. */
+static void
+page_top(FILE *fp, const struct page *p, size_t total)
 {
-	size_t total = p->total > p->n ? p->total : p->n;
+	char summary[256];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-	    "<title>", fp);
+	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">", fp);
+	if (p->refresh_s > 0)	/* the browser reloads it: no script */
+		fprintf(fp, "<meta http-equiv=\"refresh\" content=\"%d\">", p->refresh_s);
+	fputs("<title>", fp);
 	esc_attr(fp, p->title);
 	fprintf(fp, "</title><style>%s</style></head>\n<body><h1>", css);
 	esc(fp, p->title);
-	fprintf(fp, "</h1><p class=\"meta\">%zu task%s, as of ", total, total == 1 ? "" : "s");
+	if (p->problem)		/* nothing read: nothing to count */
+		snprintf(summary, sizeof(summary), "%zu task%s, their state unknown", total,
+		    total == 1 ? "" : "s");
+	else
+		triage_summary(p->count, total, summary, sizeof(summary));
+	fprintf(fp, "</h1><p class=\"summary\">%s</p><p class=\"meta\">As of ", summary);
 	iso(fp, p->now_ms);
-	fputs(". Read only.</p>\n", fp);
+	fputs(". Read only", fp);
+	if (p->refresh_s > 0)
+		fprintf(fp, "; loaded again every %d s", p->refresh_s);
+	fputs(".</p>\n", fp);
+	if (p->reload_error) {	/* SIGHUP read a config that was refused */
+		fputs("<p class=\"problem reload\">The scheduler could not read its config "
+		    "again at ", fp);
+		when(fp, p->reload_error_ms, p->now_ms);
+		fputs(" and runs on with the one it had: ", fp);
+		esc(fp, p->reload_error);
+		fputs("</p>\n", fp);
+	}
 	if (total > p->n)	/* a served page stays small however many tasks */
 		fprintf(fp, "<p class=\"more\">The first %zu, trouble first; %zu more are "
 		    "not shown here: <a href=\"/metrics\">/metrics</a> and "
@@ -350,10 +397,18 @@ page_write(FILE *fp, const struct page *p)
 		esc(fp, p->problem);
 		fputs("</p>\n", fp);
 	}
+}
+
+void
+page_write(FILE *fp, const struct page *p)
+{
+	size_t total = p->total > p->n ? p->total : p->n;
+
+	page_top(fp, p, total);
 	fputs("<table><thead><tr><th>Task</th><th>State</th><th>Last run</th><th>Next</th>"
 	    "<th>Recent runs</th></tr></thead><tbody>\n", fp);
 	for (size_t i = 0; i < p->n; i++)
-		task_row(fp, &p->tasks[i]);
+		task_row(fp, &p->tasks[i], p);
 	fputs("</tbody></table>\n<p class=\"legend\"><small>"
 	    "<span><svg width=\"10\" height=\"10\"><rect class=\"ok\" width=\"10\" height=\"10\"/>"
 	    "</svg> ok</span><span><svg width=\"10\" height=\"10\"><rect class=\"fail\" "
@@ -363,27 +418,4 @@ page_write(FILE *fp, const struct page *p)
 	    "height=\"10\"/></svg> lost its lock</span><span><svg width=\"10\" height=\"10\">"
 	    "<rect class=\"running\" width=\"10\" height=\"10\"/></svg> running</span>"
 	    "</small></p>\n</body></html>\n", fp);
-}
-
-/* A row's place: 0 trouble, 1 paused, 2 running, 3 the rest. */
-static int
-rank(const struct row *w)
-{
-	int failed = w->has_last && w->l_event && strcmp(w->l_event, "running") != 0 &&
-	    (strcmp(w->l_event, "lost") == 0 || (w->l_status != ABSENT && w->l_status != 0));
-
-	return (w->held && w->stale) || failed || w->missed > 0 ? 0 : w->paused ? 1 :
-	    w->held ? 2 : 3;
-}
-
-/* A counting sort by rank: stable, linear. */
-void
-page_order(const struct row *rows, size_t n, size_t *idx)
-{
-	size_t k = 0;
-
-	for (int r = 0; r <= 3; r++)
-		for (size_t i = 0; i < n; i++)
-			if (rank(&rows[i]) == r)
-				idx[k++] = i;
 }

@@ -49,7 +49,8 @@ struct cache {
 	struct lr_hist		*hist;		/* read for order[0..shown) and
 						 * the unlocked runs only */
 	unsigned char		*hist_in;	/* hist[i] read */
-	size_t			*order;		/* page_order()'s */
+	size_t			*order;		/* triage_order()'s */
+	size_t			 count[NTRIAGE];	/* triage_count()'s */
 	size_t			 shown;
 };
 
@@ -176,7 +177,7 @@ hist_read(struct web *w, size_t j, struct lr_err *e)
 /* Read every task's state in one round trip; the history of each run
  * freed by `lockrun unlock`, for how it ended (rows_outcome()), before
  * the order is drawn; and with hist the history of each task the page
- * shows (the first PAGE_ROWS of page_order()'s), into w->c. On failure
+ * shows (the first PAGE_ROWS of triage_order()'s), into w->c. On failure
  * the connection is closed, to be opened again at the next read, and
  * c->problem says why. */
 static void
@@ -236,7 +237,8 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 				goto fail;
 			rows_outcome(&c->rows[j], &c->hist[j]);
 		}
-	page_order(c->rows, c->n, c->order);
+	triage_order(c->rows, c->n, c->order);
+	triage_count(c->rows, c->n, c->count);
 	c->shown = c->n < PAGE_ROWS ? c->n : PAGE_ROWS;
 	for (size_t i = 0; hist && i < c->shown; i++)
 		if (hist_read(w, c->order[i], &e) != 0)
@@ -254,6 +256,7 @@ fail:
 		    0, 0, LR_UNSET);
 	for (size_t i = 0; i < c->n; i++)
 		c->order[i] = i;
+	memset(c->count, 0, sizeof(c->count));
 	c->shown = c->n < PAGE_ROWS ? c->n : PAGE_ROWS;
 	c->ok = 0;
 }
@@ -292,17 +295,32 @@ metrics(struct web *w, const struct crond_view *v, FILE *fp)
 		    w->c.rtt_ms / 1000, w->c.rtt_ms % 1000);
 }
 
+/* The lock server's clock now, from what it said at the read and how
+ * long ago that was here (its answer came half a round trip after the
+ * read began); 0 when the read failed. */
+static long long
+server_now(const struct cache *c)
+{
+	if (!c->ok || c->now_ms <= 0)
+		return 0;
+	return c->now_ms + mono_ms() - (c->at + c->rtt_ms / 2);
+}
+
 /* The status page: the first PAGE_ROWS tasks, trouble first, and a line
  * saying how many more there are. */
 static void
 status_page(struct web *w, const struct crond_view *v, FILE *fp)
 {
 	struct page_task *t = calloc(w->c.shown + 1, sizeof(*t));
-	struct page p = { .title = w->o.title, .now_ms = real_ms(), .tasks = t,
-	    .n = w->c.shown, .total = w->c.n, .problem = w->c.ok ? NULL : w->c.problem };
+	struct page p = { .title = w->o.title, .now_ms = real_ms(),
+	    .server_ms = server_now(&w->c), .refresh_s = PAGE_REFRESH_S, .tasks = t,
+	    .n = w->c.shown, .total = w->c.n, .problem = w->c.ok ? NULL : w->c.problem,
+	    .reload_error = v->reload_error[0] ? v->reload_error : NULL,
+	    .reload_error_ms = v->reload_error_ms };
 
 	if (t == NULL)
 		return;
+	memcpy(p.count, w->c.count, sizeof(p.count));
 	for (size_t i = 0; i < w->c.shown; i++) {
 		size_t k = w->c.order[i];
 		t[i] = (struct page_task){ .name = w->c.names[k], .row = &w->c.rows[k],

@@ -2,8 +2,8 @@
 /* fuzz_page.c -- what a lock server can put in front of readers: rows
  * and histories made of the input (its NUL-separated pieces, taken in
  * turn for a task's name, its holder's value, its last run's fields, its
- * pause, its history's entries), written as the status page and as the
- * Prometheus exposition, each then checked:
+ * pause, its history's entries, a failed reload's message), written as
+ * the status page and as the Prometheus exposition, each then checked:
  *
  * - the page: valid UTF-8 holding no control character (C0 but newline,
  *   DEL, C1, bidi controls and marks); every '<' opens or closes a tag
@@ -237,6 +237,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lr_hist_entry he[NTASKS][NHIST];
 	struct crond_task_view tv[NTASKS];
 	struct page_task pt[NTASKS];
+	struct page pg;
 	const char *names[NTASKS];
 	size_t len = 0;
 	FILE *fp;
@@ -265,17 +266,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fields_add(&he[i][j].fields, hist_keys[k], next(&in));
 		}
 		h[i] = (struct lr_hist){ .n = NHIST, .e = he[i] };
+		rows_outcome(&rows[i], &h[i]);	/* an unlocked run's end, if any */
 		tv[i] = (struct crond_task_view){ .name = names[i], .tz = next(&in),
-		    .next_ms = i == 1 ? -1 : 1781524800000LL, .running = i };
+		    .next_ms = i == 1 ? -1 : 1781524800000LL, .subminute = (int)(i & 1),
+		    .running = i };
 		pt[i] = (struct page_task){ .name = names[i], .row = &rows[i], .hist = &h[i],
 		    .sched = i == 2 ? NULL : &tv[i] };
 	}
 
 	if ((fp = open_memstream(&doc, &len)) == NULL)
 		abort();
-	page_write(fp, &(struct page){ .title = next(&in), .now_ms = 1781524800000LL,
-	    .tasks = pt, .n = NTASKS, .total = NTASKS + (size & 1) * 5,
-	    .problem = size & 2 ? next(&in) : NULL });
+	pg = (struct page){ .title = next(&in), .now_ms = 1781524800000LL,
+	    .refresh_s = PAGE_REFRESH_S, .tasks = pt, .n = NTASKS,
+	    .total = NTASKS + (size & 1) * 5, .problem = size & 2 ? next(&in) : NULL,
+	    .reload_error = size & 4 ? next(&in) : NULL, .reload_error_ms = 1781524700000LL };
+	triage_count(rows, NTASKS, pg.count);
+	page_write(fp, &pg);
 	fclose(fp);
 	check_html(doc, len);
 	free(doc);

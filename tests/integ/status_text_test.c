@@ -38,6 +38,8 @@ Test(status_text, a_run_freed_by_unlock_shows_how_it_ended)
 	cr_assert(strstr(r.out, "unlocked") == NULL, "%s", r.out);
 	cr_assert(matches(file_peek(out), "data-task=\"freed\">.*<span class=\"result r-lost\">"
 	    "lost \\(exit 143\\)</span>"), "%s", file_peek(out));
+	cr_assert(matches(file_peek(out), "<p class=\"summary\">1 task: 1 lost</p>"), "%s",
+	    file_peek(out));
 	LR(&r, "status", "--redis", fx.url, "freed", "--json");
 	cr_assert(matches(r.out, "\"last_run\":\\{\"event\":\"lost\",.*\"status\":143,"), "%s",
 	    r.out);
