@@ -21,7 +21,7 @@ _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
     --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl'
 _lockrun_run_flag='--one-server --no-one-server --no-overlap --overlap --no-renew
     --shell --foreground'
-_lockrun_status_opts='--json --format --stale-after --html --all'
+_lockrun_status_opts='--json --format -l --long --stale-after --html --all'
 _lockrun_cron_opts='--listen'
 _lockrun_history_opts='-n --count --json'
 _lockrun_logs_opts='-n --count --json --run --slot --failed'

@@ -269,6 +269,7 @@ complete -c lockrun -n $hist -l history-ttl -x -a '(__lockrun_durations)' -d 'dr
 complete -c lockrun -n '__lockrun_verb status history logs' -l json -d 'one JSON object per line'
 complete -c lockrun -n '__lockrun_verb status' -l format -x -a 'text json prometheus' -d 'output format'
 complete -c lockrun -n '__lockrun_verb status' -l all -d 'also the locks no task of the config names'
+complete -c lockrun -n '__lockrun_verb status' -s l -l long -d 'every column, times in UTC'
 complete -c lockrun -n '__lockrun_verb status' -l stale-after -x -a '(__lockrun_durations)' -d 'exit 1 when a lock has been held this long'
 complete -c lockrun -n '__lockrun_verb status' -l html -r -F -d 'also write the status page to FILE'
 complete -c lockrun -n '__lockrun_verb cron' -l listen -x -d 'serve /metrics, /healthz, /readyz and a status page over HTTP'

@@ -151,6 +151,9 @@ static const struct cli_opt {
 	{ "all", 0, NULL, OG_STATUS, TO_FLAG, NULL, NULL, F(all), 0, NULL,
 	    "also the locks and runs under the prefix that no\ntask of the config names "
 	    "(-k NAME's; the default\nwhen the config has no tasks)" },
+	{ "long", 'l', NULL, OG_STATUS, TO_FLAG, NULL, NULL, F(wide), 0, NULL,
+	    "every column, times in UTC (default: those that\nfit 100 columns, times "
+	    "relative to now)" },
 	{ "html", 0, "FILE", OG_STATUS, TO_STRING, NULL, NULL, F(html), 0, NULL,
 	    "also write the status page (what cron --listen\nserves at /) to FILE" },
 	{ "yes", 0, NULL, OG_YES, TO_FLAG, NULL, NULL, F(yes), 0, NULL,

@@ -38,6 +38,7 @@ struct lr_cli {
 	int			  all;		/* --all (status) */
 	const char		 *listen;	/* --listen ADDR (cron) */
 	const char		 *html;		/* --html FILE (status) */
+	int			  wide;		/* -l, --long (status) */
 	long long		  pause_for_ms;	/* --for DURATION (pause); LR_UNSET */
 	const char		 *until;	/* --until TIME (pause) */
 	const char		 *reason;	/* --reason TEXT (pause) */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* status.c -- `lockrun status`: which locks are held, by whom and since
- * when, and how each task's last run ended, as a table, JSON lines or
- * Prometheus metrics. Every task is read in one pipelined round trip; a
- * run freed by `lockrun unlock` has its history read too, for how it
- * ended. */
+ * when, how each task's last run ended and when it fires next, as a table
+ * (status_text.c), JSON lines or Prometheus metrics. Every task is read
+ * in one pipelined round trip; a run freed by `lockrun unlock` has its
+ * history read too, for how it ended. */
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,9 +14,7 @@
 #include "cli/status.h"
 #include "core/duration.h"
 #include "core/keys.h"
-#include "core/text.h"
 #include "out/log.h"
-#include "out/table.h"
 #include "web/prom.h"
 
 #define EXIT_STALE	1		/* a lock held longer than --stale-after */
@@ -38,6 +36,7 @@ struct status {
 	struct lr_err		 *bad;		/* a task's own read failed:
 						 * why (rows_states()) */
 	struct lr_hist		 *hist;		/* read for rows_outcome() only */
+	struct status_next	  next;		/* the fire times */
 	long long		  now_ms;	/* the server's clock */
 	long long		  sent_ms, rtt_ms;	/* ours, around reading it */
 };
@@ -50,6 +49,7 @@ status_free(struct status *s)
 	for (size_t i = 0; s->hist && i < s->n; i++)
 		hist_free(&s->hist[i]);
 	free(s->hist);
+	status_next_free(&s->next);
 	free(s->states);
 	free(s->bad);
 	free(s->keys);
@@ -215,109 +215,6 @@ fetch(struct status *s, struct lr_err *e)
 	return 0;
 }
 
-/* --- text ------------------------------------------------------------ */
-
-enum { C_TASK, C_STATE, C_HOLDER, C_SINCE, C_HELD, C_TTL, C_TOKEN, C_LAST, C_BY,
-	C_SLOT, C_STARTED, C_EXIT, C_TOOK, C_MISSED, C_RETRIES, NCOLS };
-
-static const char *const col_names[NCOLS] = {
-	"TASK", "STATE", "HOLDER", "SINCE", "HELD", "TTL", "TOKEN", "LAST", "BY",
-	"SLOT", "STARTED", "EXIT", "TOOK", "MISSED", "RETRIES",
-};
-
-/* A duration for people: whole seconds from 1s up ("2h3m4s"), else ms. */
-static char *
-human_ms(long long ms, char *buf, size_t n)
-{
-	return duration_format(ms >= 1000 ? ms / 1000 * 1000 : ms, buf, n);
-}
-
-/* "host:pid", or "-" when neither is known. */
-static void
-host_pid(const char *host, long long pid, char *buf, size_t n)
-{
-	if ((host == NULL || *host == '\0') && pid == ABSENT)
-		snprintf(buf, n, "-");
-	else if (pid == ABSENT)
-		snprintf(buf, n, "%s", host);
-	else
-		snprintf(buf, n, "%s:%lld", host && *host ? host : "?", pid);
-}
-
-/* Row w's cells, each in its own buffer. What came from the server (a
- * holder's host, an event, a slot) is made visible by table_print(). */
-static void
-text_cells_fill(const struct row *w, char cell[NCOLS][300])
-{
-	for (int c = 0; c < NCOLS; c++)
-		snprintf(cell[c], 300, "-");
-	snprintf(cell[C_TASK], 300, "%s", w->name);
-	if (w->error) {		/* said on stderr, and in the exit status */
-		snprintf(cell[C_STATE], 300, "error");
-		return;
-	}
-	/* an unlocked holder is stopping; a --min-hold leftover runs nothing */
-	snprintf(cell[C_STATE], 300, "%s%s", w->stale ? "stale" : !w->held ?
-	    (w->paused ? "paused" : "free") : w->phase == KEY_UNLOCKED ? "unlocked" :
-	    w->phase == KEY_RELEASED ? "min-hold" : "held", w->held && w->paused ?
-	    ",paused" : "");
-	if (w->held) {
-		host_pid(w->host, w->pid, cell[C_HOLDER], 300);
-		if (w->since_ms != ABSENT)
-			text_iso(w->since_ms, TEXT_ISO_S, cell[C_SINCE], 300);
-		if (w->held_ms != ABSENT)
-			human_ms(w->held_ms, cell[C_HELD], 300);
-		if (w->ttl_ms != ABSENT)
-			human_ms(w->ttl_ms, cell[C_TTL], 300);
-		else
-			snprintf(cell[C_TTL], 300, w->session ? "session" : "never");
-		if (w->token != ABSENT)
-			snprintf(cell[C_TOKEN], 300, "%lld", w->token);
-	}
-	if (w->missed_slot)	/* the last slot that ran nowhere */
-		snprintf(cell[C_MISSED], 300, "%s", w->missed_slot);
-	if (w->counted)		/* the counter's, over the history's life */
-		snprintf(cell[C_RETRIES], 300, "%lld", w->count[CNT_RETRIES]);
-	if (!w->has_last)
-		return;
-	if (w->l_event)
-		snprintf(cell[C_LAST], 300, "%s", w->l_event);
-	host_pid(w->l_host, w->l_pid, cell[C_BY], 300);
-	if (w->l_slot)
-		snprintf(cell[C_SLOT], 300, "%s", w->l_slot);
-	if (w->l_start != ABSENT)
-		text_iso(w->l_start, TEXT_ISO_S, cell[C_STARTED], 300);
-	if (w->l_status != ABSENT)
-		snprintf(cell[C_EXIT], 300, "%lld", w->l_status);
-	if (w->l_duration != ABSENT)
-		human_ms(w->l_duration, cell[C_TOOK], 300);
-}
-
-/* The table's rows, made when table_print() asks for them (twice, to
- * measure and to print) rather than kept for 1,000 tasks. */
-struct text_rows {
-	const struct status	*s;
-	char			 buf[NCOLS][300];
-};
-
-static void
-text_row(void *arg, size_t i, const char **cell)
-{
-	struct text_rows *t = arg;
-
-	text_cells_fill(&t->s->rows[i], t->buf);
-	for (int c = 0; c < NCOLS; c++)
-		cell[c] = t->buf[c];
-}
-
-static void
-print_text(const struct status *s, FILE *fp)
-{
-	struct text_rows t = { .s = s };
-
-	table_print(fp, col_names, NCOLS, s->n, text_row, &t);
-}
-
 /* --- the verb ----------------------------------------------------------- */
 
 /* Name each lock held longer than --stale-after; return how many. */
@@ -334,9 +231,10 @@ report_stale(const struct status *s)
 		if (!w->stale)
 			continue;
 		n++;
-		host_pid(w->host, w->pid, who, sizeof(who));
-		lr_warn("%s: held by %s for %s, longer than --stale-after %s", w->name, who,
-		    human_ms(w->held_ms, held, sizeof(held)),
+		lr_warn("%s: held by %s for %s, longer than --stale-after %s", w->name,
+		    status_text_holder(w->host, w->pid, who, sizeof(who)),
+		    duration_format(w->held_ms >= 1000 ? w->held_ms / 1000 * 1000 :
+		    w->held_ms, held, sizeof(held)),
 		    duration_format(s->x->cli.stale_after_ms, limit, sizeof(limit)));
 	}
 	return n;
@@ -420,12 +318,25 @@ outcomes(struct status *s, struct lr_err *e)
 	return 0;
 }
 
+/* What the table and the page show, into *t: the rows, and with a
+ * config, each task's next fire time. Returns t. */
+static const struct status_table *
+table_of(struct status *s, struct status_table *t)
+{
+	if (s->next.v == NULL)
+		status_next_read(&s->next, &s->x->cfg, s->names, s->n);
+	*t = (struct status_table){ .rows = s->rows, .n = s->n, .next = s->next.v,
+	    .server_ms = s->now_ms, .local_ms = real_ms(), .wide = s->x->cli.wide };
+	return t;
+}
+
 /* Read every listed task in one round trip and print them. Returns 0 or
  * EXIT_STALE, or -1 with e. */
 static int
 status_run(struct status *s, struct lr_err *e)
 {
 	struct lr_ctx *x = s->x;
+	struct status_table t;
 
 	if (choose_format(s, e) != 0 || list_tasks(s, e) != 0 || ctx_server(x, e) != 0)
 		return -1;
@@ -453,7 +364,7 @@ status_run(struct status *s, struct lr_err *e)
 		    s->now_ms - (2 * s->sent_ms + s->rtt_ms) / 2 > 0 ? "behind" : "ahead of",
 		    (s->rtt_ms + 1) / 2);
 	if (s->fmt == FMT_TEXT)
-		print_text(s, stdout);
+		status_text_print(stdout, table_of(s, &t));
 	else if (s->fmt == FMT_PROM)
 		prom_tasks_print(s->rows, s->n, stdout);
 	else
@@ -461,7 +372,7 @@ status_run(struct status *s, struct lr_err *e)
 			status_json_print(s->x->prefix, &s->rows[i], stdout);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return lr_errf(e, EX_IOERR, "standard output: write error");
-	if (x->cli.html && status_html(x, s->rows, s->names, s->keys, s->n, e) != 0)
+	if (x->cli.html && status_html(x, table_of(s, &t), s->names, s->keys, e) != 0)
 		return -1;
 	return report_bad(s, e) > 0 ? -1 : report_stale(s) > 0 ? EXIT_STALE : 0;
 }

@@ -47,7 +47,8 @@ const struct lr_verb_def lr_verbs[] = {
 "\n"
 "For each task of the config (or each task named, or with no config or\n"
 "none in it each lock under the prefix): held or free, the holder (host,\n"
-"pid, since, TTL left, token), the last run and how it ended.\n"
+"pid, since, TTL left, token), the last run and how it ended, and the\n"
+"next fire time.\n"
 "\n",
 "\nExit: 0 all listed locks free or healthy; 1 a lock held longer than\n"
 "--stale-after; 64 usage; 69 Redis unavailable; 78 bad config.\n",

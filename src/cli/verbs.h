@@ -21,7 +21,7 @@ enum lr_verb { VERB_RUN, VERB_CHECK, VERB_STATUS, VERB_HISTORY, VERB_UNLOCK, VER
 #define OG_RUN		(1u << 1)	/* a run's settings */
 #define OG_HISTORY	(1u << 2)	/* --history, --history-ttl */
 #define OG_JSON		(1u << 3)	/* --json */
-#define OG_STATUS	(1u << 4)	/* --format, --stale-after */
+#define OG_STATUS	(1u << 4)	/* --format, --stale-after, -l, --html */
 #define OG_COUNT	(1u << 5)	/* -n */
 #define OG_YES		(1u << 6)	/* --yes */
 #define OG_LISTEN	(1u << 7)	/* --listen */

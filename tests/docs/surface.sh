@@ -142,8 +142,9 @@ done
 # ```yaml FILE and ```crontab FILE blocks are written to FILE; each
 # ```console block's "$ "
 # lines run, in order, in one shell, against a throwaway redis-server, and
-# what they print must be the block's other lines once times, pids, tokens,
-# durations and the host name are made alike on both sides.
+# what they print must be the block's other lines once times (relative
+# ones too: "now", "in 4 h", "3 min ago"), pids, tokens, durations and the
+# host name are made alike on both sides.
 redis-server --port 0 --unixsocket "$W/redis.sock" --save '' --appendonly no \
 	--pidfile "$W/redis.pid" --daemonize yes >/dev/null || { bad "redis-server"; exit 1; }
 i=0
@@ -151,6 +152,7 @@ while ! [ -S "$W/redis.sock" ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; d
 HOST=$(uname -n)
 alike() {
 	sed -E -e "s/$HOST/web1/g" -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z/TIME/g' \
+	    -e 's/\b(now|in [0-9]+ (s|min|h|days)|[0-9]+ (s|min|h|days) ago)\b/WHEN/g' \
 	    -e 's/[0-9]{16}/TOKEN/g' -e 's/web1([: ] *)[0-9]+/web1\1PID/g' \
 	    -e 's/[0-9]+(\.[0-9]+)?m?s\b/DUR/g' -e 's/[[:space:]]+/ /g' -e 's/ $//'
 }

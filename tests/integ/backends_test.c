@@ -364,7 +364,7 @@ status_and_check_see_the_run(void)
 	cr_assert(strstr(r.out, "\"held\":true") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "\"host\":\"alpha\"") != NULL, "%s", r.out);
 	/* the TTL column: a session lock has none, a lease what is left */
-	VERB(&r, "status", "seen");
+	VERB(&r, "status", "-l", "seen");
 	cr_assert(matches(r.out, be == BE_REDIS ? "\nseen +held +alpha:[0-9]+ +[-0-9T:Z]+ "
 	    "+[0-9a-z]+ +[0-9]+s +" : "\nseen +held +alpha:[0-9]+ +[-0-9T:Z]+ +[0-9a-z]+ "
 	    "+session +"), "%s", r.out);

@@ -221,7 +221,7 @@ Test(unlock, a_second_unlock_frees_the_tombstone_at_once)
 	cr_assert(eq(int, r.status, 75), "newcomers are skipped");
 	cr_assert(strstr(r.err, "skipped: lockrun:{dead} is held by web-3 pid 4141 since "
 	    "2026-06-15T12:00:00.000Z (token 41) (unlocked, stopping)") != NULL, "%s", r.err);
-	LR(&r, "status", "--redis", fx.url, "dead");
+	LR(&r, "status", "--redis", fx.url, "-l", "dead");
 	cr_assert(matches(r.out, "\ndead +unlocked +web-3:4141 "), "status: %s", r.out);
 
 	LR(&r, "unlock", "--redis", fx.url, "--yes", "--host", "ops", "dead");
@@ -246,7 +246,7 @@ Test(unlock, a_min_hold_leftover_is_freed_at_once)
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
 	cr_assert(matches(get("lockrun:{mh}", v, sizeof(v)), "^released:[0-9a-f]+ [0-9]+ "
 	    "alpha [0-9]+ "), "value: %s", v);
-	LR(&r, "status", "--redis", fx.url, "mh");
+	LR(&r, "status", "--redis", fx.url, "-l", "mh");
 	cr_assert(matches(r.out, "\nmh +min-hold +alpha:[0-9]+ "), "status: %s", r.out);
 	LR(&r, "unlock", "--redis", fx.url, "--yes", "--host", "ops", "mh");
 	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
