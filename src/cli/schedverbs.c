@@ -75,9 +75,10 @@ drop_listen(struct lr_ctx *x)
 }
 
 /* A context of its own, for the HTTP server, the looks for triggers or
- * the runs' connection (lease_ctx()): its own config and backend (set up,
- * not connected: its user connects), which the runs never touch and a
- * SIGHUP does not replace. */
+ * the runs' connection (lease_ctx()): its own copy of the server's
+ * settings, from the config read at start (the file is read once), and
+ * its own backend (set up, not connected: its user connects), which the
+ * runs never touch and a SIGHUP does not replace. */
 static int
 own_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 {
@@ -87,7 +88,7 @@ own_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 	w->cli.prefix = x->cli.prefix;
 	w->cli.stale_after_ms = LR_UNSET;
 	w->keep_env = 1;	/* the runs forked later read them */
-	if (config_reload(&x->cfg, &w->cfg, e) != 0)
+	if (config_copy_server(&x->cfg, &w->cfg, e) != 0)
 		return -1;
 	return ctx_server(w, e);
 }

@@ -374,6 +374,32 @@ config_free(struct lr_config *cfg)
 }
 
 int
+config_copy_server(const struct lr_config *src, struct lr_config *dst, struct lr_err *e)
+{
+	const struct lr_server_opts *s = &src->server;
+	struct lr_settings *own = &dst->server.own;
+
+	config_init(dst);
+	if ((src->path && (dst->path = strdup(src->path)) == NULL) ||
+	    (s->url && (dst->server.url = strdup(s->url)) == NULL) ||
+	    (s->password_file && (dst->server.password_file = strdup(s->password_file)) ==
+	    NULL) || (src->prefix && (dst->prefix = strdup(src->prefix)) == NULL))
+		return lr_errf(e, EX_OSERR, "out of memory");
+	dst->server.connect_timeout_ms = s->connect_timeout_ms;
+	dst->server.command_timeout_ms = s->command_timeout_ms;
+	memcpy(dst->url_at, src->url_at, sizeof(dst->url_at));
+	for (size_t i = 0; i < s->own.n; i++) {
+		const struct lr_setting *o = &s->own.v[i];
+
+		if (settings_add(own, o->section, o->key, o->value, o->at, o->what, o->status,
+		    e) != 0 || (o->key_at && setting_key_at(&own->v[own->n - 1], o->key_at,
+		    e) != 0))
+			return -1;
+	}
+	return 0;
+}
+
+int
 config_is_set(const struct lr_config *cfg)
 {
 	return cfg->path != NULL || cfg->ncrontabs > 0;

@@ -43,6 +43,15 @@ int	config_load_with(const char *path, const char *only, int list, int checking,
 int	config_reload(const struct lr_config *old, struct lr_config *cfg,
 	    struct lr_err *e);
 
+/* What src says of the lock server (its path, url:, password_file,
+ * timeouts, a backend's own settings, prefix:) copied into dst, as a
+ * config of its own: the helpers a scheduler gives their own connection
+ * (the lease channel, the looks, the page) take it from the config read
+ * at start, not from the file again. Returns 0, or -1 with e; dst is
+ * always safe to pass to config_free(). */
+int	config_copy_server(const struct lr_config *src, struct lr_config *dst,
+	    struct lr_err *e);
+
 /* Was a config read: a YAML file, or crontab files alone? */
 int	config_is_set(const struct lr_config *cfg);
 

@@ -47,6 +47,9 @@
  *
  *   LOCKRUN_SHIM_BOOT_ID=FILE    open(2) of /proc/sys/kernel/random/boot_id
  *                                opens FILE instead: a host booted again
+ *   LOCKRUN_SHIM_OPENS=PATH      each open(2) of PATH (as given) appends the
+ *   LOCKRUN_SHIM_OPENS_LOG=LOG   opener's pid, a line, to LOG: how often a
+ *                                process reads its config
  *   LOCKRUN_SHIM_NO_OPENAT2=1    syscall(SYS_openat2, ...) fails with ENOSYS,
  *                                as on a kernel before 5.6: lockrun walks a
  *                                path with openat(2) instead
@@ -271,6 +274,13 @@ open_as(const char *which, const char *path, int flags, mode_t mode)
 	}
 	if (boot && path && strcmp(path, "/proc/sys/kernel/random/boot_id") == 0)
 		path = boot;
+	if (path && getenv("LOCKRUN_SHIM_OPENS") && getenv("LOCKRUN_SHIM_OPENS_LOG") &&
+	    strcmp(path, getenv("LOCKRUN_SHIM_OPENS")) == 0) {
+		char pid[32];
+
+		snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+		note(getenv("LOCKRUN_SHIM_OPENS_LOG"), pid);
+	}
 	return real(path, flags, mode);
 }
 
