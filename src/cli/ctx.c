@@ -31,6 +31,8 @@ ctx_init(struct lr_ctx *x)
 void
 ctx_free(struct lr_ctx *x)
 {
+	if (x == NULL)		/* as free(3) */
+		return;
 	if (x->be.ops)
 		x->be.ops->free(&x->be);
 	free(x->exec_argv);

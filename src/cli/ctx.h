@@ -65,7 +65,8 @@ struct lr_ctx {
 	struct lr_creds		 creds;		/* a task's user:; uid 0: none */
 };
 
-/* An empty context. */
+/* An empty context; and what a context holds let go (NULL: nothing, as
+ * free(3)). */
 void	ctx_init(struct lr_ctx *x);
 void	ctx_free(struct lr_ctx *x);
 
