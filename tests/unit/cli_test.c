@@ -6,6 +6,7 @@
 #include <criterion/new/assert.h>
 
 #include "cli/cli.h"
+#include "cli/ctx.h"
 
 #define ARGV(...) ((char *[]){ "lockrun", __VA_ARGS__, NULL })
 #define ARGC(v) ((int)(sizeof(v) / sizeof(v[0])) - 1)
@@ -272,4 +273,12 @@ Test(cli, on_server_error_and_its_old_name)
 	    "expected fail or run, got \"maybe\"");
 	usage_error(3 + 1, ARGV("status", "--wait-replicas", "1"), "option "
 	    "'--wait-replicas' does not apply to `lockrun status`");
+}
+
+/* ctx_free(NULL) is a no-op, as free(3): a cleanup path may free what it
+ * never made (before, it read through the null pointer: a crash). */
+Test(cli, ctx_free_of_null_is_a_no_op)
+{
+	ctx_free(NULL);
+	cr_assert(true);
 }
