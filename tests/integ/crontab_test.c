@@ -271,3 +271,21 @@ Test(crontab, mailto_mails_the_output_of_a_line_that_prints)
 	    "Subject: lockrun <web3> talks: status 0\nContent-Type: text/plain; charset=UTF-8\n"
 	    "Auto-Submitted: auto-generated\n\nhello mail\noops\n"));
 }
+
+/* tick reads the crontab as cron does: the line due this minute runs. */
+Test(crontab, tick_runs_the_line_due_this_minute)
+{
+	char body[1024], out[256], buf[3][128];
+	const char *ct, *env[6];
+	struct result r;
+
+	snprintf(out, sizeof(out), "%s", scratch("tick.out"));
+	snprintf(body, sizeof(body), "# lockrun: every\n* * * * * echo $LOCKRUN_SLOT >> %s\n"
+	    "# lockrun: later\n0 3 * * * echo later >> %s\n", out, out);
+	ct = write_scratch("crontab", body);
+	faketime_frozen_env(env, buf, T_1200 + 1);
+	lr_run_env(&r, env, (const char *const[]){ "-c", write_config_faked(""), "--crontab",
+	    ct, "tick", NULL });
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(str, (char *)file_peek(out), SLOT "\n"));
+}
