@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config/crontab.h"
+#include "config/walk.h"
 #include "config/files.h"
 #include "core/cron.h"
 #include "core/file.h"
@@ -44,24 +45,13 @@ struct reader {
 static int __attribute__((format(printf, 5, 6)))
 note(struct reader *r, int line, int col, int skipped, const char *fmt, ...)
 {
-	struct lr_config *cfg = r->cfg;
-	struct lr_note *v = realloc(cfg->notes, (cfg->nnotes + 1) * sizeof(*v));
-	char msg[1024], *text;
+	char msg[1024];
 	va_list ap;
-	int len;
 
-	if (v == NULL)
-		return -1;
-	cfg->notes = v;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if ((len = snprintf(NULL, 0, "%s:%d:%d: %s", r->path, line, col, msg)) < 0 ||
-	    (text = malloc((size_t)len + 1)) == NULL)
-		return -1;
-	snprintf(text, (size_t)len + 1, "%s:%d:%d: %s", r->path, line, col, msg);
-	v[cfg->nnotes++] = (struct lr_note){ .text = text, .skipped = skipped };
-	return 0;
+	return walk_note_add(r->cfg, r->path, line, col, skipped, msg);
 }
 
 int

@@ -22,22 +22,32 @@ walk_bad(struct walk *w, const struct yt_node *n, const char *fmt, ...)
 }
 
 int
-walk_note(struct walk *w, const struct yt_node *n, const char *fmt, ...)
+walk_note_add(struct lr_config *cfg, const char *path, int line, int col, int skipped,
+    const char *msg)
 {
-	struct lr_config *cfg = w->cfg;
 	struct lr_note *v = realloc(cfg->notes, (cfg->nnotes + 1) * sizeof(*v));
-	char msg[400], *text;
-	va_list ap;
+	char *text;
 
 	if (v == NULL)
-		return lr_errf(w->e, EX_OSERR, "out of memory");
+		return -1;
 	cfg->notes = v;
+	if (asprintf(&text, "%s:%d:%d: %s", path, line, col, msg) < 0)
+		return -1;
+	v[cfg->nnotes++] = (struct lr_note){ .text = text, .skipped = skipped };
+	return 0;
+}
+
+int
+walk_note(struct walk *w, const struct yt_node *n, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (asprintf(&text, "%s:%d:%d: %s", w->path, n->line, n->col, msg) < 0)
+	if (walk_note_add(w->cfg, w->path, n->line, n->col, 0, msg) != 0)
 		return lr_errf(w->e, EX_OSERR, "out of memory");
-	v[cfg->nnotes++] = (struct lr_note){ .text = text, .skipped = 0 };
 	return 0;
 }
 

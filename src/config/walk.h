@@ -19,8 +19,13 @@ struct walk {
 int	walk_bad(struct walk *w, const struct yt_node *n, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
-/* A note (config/types.h) "path:line:col: message" at n, for check to
- * say: what could not be tried. Returns 0, or -1 when out of memory. */
+/* A note (config/types.h) "path:line:col: msg" into cfg's notes, a line
+ * left out when skipped. Returns 0, or -1 when out of memory. */
+int	walk_note_add(struct lr_config *cfg, const char *path, int line, int col,
+	    int skipped, const char *msg);
+
+/* A note at n, for check to say: what could not be tried. Returns 0, or
+ * -1 with w->e when out of memory. */
 int	walk_note(struct walk *w, const struct yt_node *n, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
