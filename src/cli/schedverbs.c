@@ -109,8 +109,8 @@ web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, char *token,
 	if (own_ctx(x, w, e) != 0)	/* first: the caller frees w */
 		return NULL;
 	if (x->cfg.listen_token_file) {
-		if (file_read_secret(x->cfg.listen_token_file, x->cfg.listen_token_at, token,
-		    tn, e) != 0)
+		if (file_read_private(x->cfg.listen_token_file, x->cfg.listen_token_at, geteuid(),
+		    token, tn, e) != 0)
 			return NULL;
 		if (token[0] == '\0') {
 			lr_errf(e, EX_CONFIG, "%s %s: the file is empty", x->cfg.listen_token_at,

@@ -69,21 +69,43 @@ file_secret_mode(const char *what, const char *path, mode_t m, struct lr_err *e)
 	    "chmod o-rwx it", what, path, (unsigned)(m & 07777));
 }
 
-/* A password file: its first line, under file_secret_mode(). */
-int
-file_read_secret(const char *path, const char *what, char *buf, size_t n,
+/* A private file (file_read_private()) is owned by root or uid and no
+ * one else may read or change it (mode m): else EX_CONFIG. */
+static int
+file_private_mode(const char *what, const char *path, uid_t uid, const struct stat *st,
     struct lr_err *e)
+{
+	if (st->st_uid != 0 && st->st_uid != uid)
+		return lr_errf(e, EX_CONFIG, "%s %s is owned by uid %u, not by root or "
+		    "by this user (uid %u); chown it", what, path, (unsigned)st->st_uid,
+		    (unsigned)uid);
+	if ((st->st_mode & (S_IRWXG | S_IRWXO)) == 0)
+		return 0;
+	return lr_errf(e, EX_CONFIG, "%s %s is open to other users (mode %04o); "
+	    "chmod go-rwx it", what, path, (unsigned)(st->st_mode & 07777));
+}
+
+/* A password file: its first line, under file_secret_mode(), and, when
+ * private, file_private_mode() for uid. */
+static int
+read_secret(const char *path, const char *what, int private, uid_t uid, char *buf,
+    size_t n, struct lr_err *e)
 {
 	const char *kind;
 	char why[64];
 	FILE *fp = file_open_regular(path, &kind);
 	struct stat st;
-	int failed;
+	int failed, refused;
 
 	if (fp == NULL)
 		return lr_errf(e, EX_CONFIG, "%s %s: %s", what, path,
 		    file_why(kind, why, sizeof(why)));
-	if (fstat(fileno(fp), &st) == 0 && file_secret_mode(what, path, st.st_mode, e) != 0) {
+	if (fstat(fileno(fp), &st) != 0)
+		refused = lr_errf(e, EX_CONFIG, "%s %s: %s", what, path, strerror(errno));
+	else
+		refused = file_secret_mode(what, path, st.st_mode, e) != 0 ||
+		    (private && file_private_mode(what, path, uid, &st, e) != 0);
+	if (refused) {
 		fclose(fp);
 		return -1;
 	}
@@ -98,6 +120,20 @@ file_read_secret(const char *path, const char *what, char *buf, size_t n,
 		    "than %zu bytes", what, path, n - 2);
 	buf[strcspn(buf, "\r\n")] = '\0';
 	return 0;
+}
+
+int
+file_read_secret(const char *path, const char *what, char *buf, size_t n,
+    struct lr_err *e)
+{
+	return read_secret(path, what, 0, 0, buf, n, e);
+}
+
+int
+file_read_private(const char *path, const char *what, uid_t uid, char *buf, size_t n,
+    struct lr_err *e)
+{
+	return read_secret(path, what, 1, uid, buf, n, e);
 }
 
 

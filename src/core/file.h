@@ -28,6 +28,12 @@ const char *file_why(const char *what, char *buf, size_t n);
 int	file_read_secret(const char *path, const char *what, char *buf, size_t n,
 	    struct lr_err *e);
 
+/* As file_read_secret(), for a secret that guards what root serves (the
+ * listener's token): the file must also be owned by root or by uid, with
+ * no permission bit for its group either (mode 0600 or stricter). */
+int	file_read_private(const char *path, const char *what, uid_t uid, char *buf,
+	    size_t n, struct lr_err *e);
+
 /* The environment variable name into buf[n], when it is set and not
  * empty: returns 1; 0 when it is not (buf untouched); -1 with
  * e = EX_CONFIG when it does not fit. */

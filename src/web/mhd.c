@@ -43,6 +43,7 @@
 #include <microhttpd.h>
 
 #include "backend/notes.h"
+#include "core/file.h"
 #include "core/url.h"
 #include "web/mhd.h"
 #include "web/peers.h"
@@ -140,22 +141,31 @@ static int
 bind_unix(struct mhd_server *s, const char *what, const char *path, struct lr_err *e)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char why[512];
 	struct stat st;
-	int fd;
+	mode_t old;
+	int fd, bound;
 
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return lr_errf(e, EX_USAGE, "%s %s: the path is too long", what, path);
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	/* a folder another user can change could swap the name for a link
+	 * after the bind, or hold someone else's socket there */
+	if (file_trusted(path, geteuid(), why, sizeof(why)) != 0)
+		return lr_errf(e, EX_CONFIG, "%s %s: refused: %s", what, path, why);
 	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
 		unlink(path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return lr_errf(e, EX_OSERR, "%s %s: %s", what, path, strerror(errno));
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+	old = umask(0117);	/* created 0660, never more open for a moment */
+	bound = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (bound != 0) {
 		lr_errf(e, EX_UNAVAILABLE, "%s %s: %s", what, path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	if (chmod(path, 0660) != 0 || lstat(path, &st) != 0) {
+	if (lstat(path, &st) != 0) {
 		lr_errf(e, EX_OSERR, "%s %s: %s", what, path, strerror(errno));
 		unlink(path);
 		close(fd);

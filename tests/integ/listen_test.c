@@ -203,8 +203,18 @@ Test(listen, a_public_address_warns_and_the_token_guards_all_but_healthz)
 	LR(&res, "cron", "-c", write_config(cfgbody), "--listen", "0.0.0.0:0");
 	cr_assert(eq(int, res.status, 78), "%s", res.err);
 	cr_assert(strstr(res.err, "listen_token_file") != NULL, "%s", res.err);
-
+	/* it guards root's page: no group bits, and root's or the scheduler's */
+	chmod(tok, 0640);
+	LR(&res, "cron", "-c", write_config(cfgbody), "--listen", "0.0.0.0:0");
+	cr_assert(eq(int, res.status, 78), "%s", res.err);
+	cr_assert(strstr(res.err, "chmod go-rwx") != NULL, "%s", res.err);
 	chmod(tok, 0600);
+	cr_assert(eq(int, chown(tok, 65534, 65534), 0));
+	LR(&res, "cron", "-c", write_config(cfgbody), "--listen", "0.0.0.0:0");
+	cr_assert(eq(int, res.status, 78), "%s", res.err);
+	cr_assert(strstr(res.err, "owned by uid 65534") != NULL, "%s", res.err);
+	cr_assert(eq(int, chown(tok, 0, 0), 0));
+
 	pid = LR_START("cron", "-v", "-c", write_config(cfgbody), "--listen", "0.0.0.0:0");
 	port = http_port_at(pid, "0.0.0.0");
 	cr_assert(eq(int, stderr_matching(pid, "no authentication"), 0));
@@ -243,6 +253,7 @@ Test(listen, a_unix_socket_is_0660_and_removed_at_exit)
 {
 	static char body[256];
 	char dir[] = "/tmp/lrwebXXXXXX", path[64], err[4096];
+	struct result res;
 	const char *cfg;
 	struct stat st;
 	mode_t old;
@@ -266,5 +277,12 @@ Test(listen, a_unix_socket_is_0660_and_removed_at_exit)
 	cr_assert(eq(int, lr_wait(pid), 0));
 	cr_assert(eq(int, stat(path, &st), -1), "the socket is left behind");
 	cr_assert(eq(int, errno, ENOENT));
+
+	/* a folder another user can change is refused, named */
+	cr_assert(eq(int, chown(dir, 65534, 65534), 0));
+	LR(&res, "cron", "-c", cfg, "--listen", path);
+	cr_assert(eq(int, res.status, 78), "%s", res.err);
+	cr_assert(strstr(res.err, "owned by uid 65534") != NULL, "%s", res.err);
+	cr_assert(eq(int, stat(path, &st), -1), "no socket made there");
 	rmdir(dir);
 }
