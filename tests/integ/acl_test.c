@@ -178,3 +178,39 @@ Test(acl, cron_runs_with_the_documented_permissions)
 	cr_assert(eq(ptr, strstr(err, "cannot"), NULL), "%s", err);
 	cr_assert(eq(ptr, strstr(err, "NOPERM"), NULL), "%s", err);
 }
+
+/* The reader account lockrun(7) shows (Trust): status and history read,
+ * and pause, trigger and a run are refused by the server, nothing run and
+ * nothing written. */
+Test(acl, the_documented_reader_reads_and_cannot_write)
+{
+	struct result r;
+	char url[200];
+	const char *cfg = write_config("tasks:\n  rd:\n    schedule: '0 0 1 1 *'\n"
+	    "    command: 'true'\n");
+
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d", fx.port);
+	LR(&r, "--redis", url, "-k", "rd", "--", "true");	/* a history to read */
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	/* the line as lockrun(7) prints it, with its password */
+	setuser("reader on >pw ~lockrun:* resetchannels -@all +@read +@connection -@dangerous "
+	    "+time +scan");
+	snprintf(url, sizeof(url), "redis://reader:pw@127.0.0.1:%d", fx.port);
+	LR(&r, "status", "--redis", url, "rd");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	LR(&r, "history", "--redis", url, "rd");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(strstr(r.out, " released ") != NULL, "%s", r.out);
+
+	LR(&r, "pause", "--redis", url, "rd");
+	cr_assert(eq(int, r.status, 69), "%s", r.err);
+	cr_assert(strstr(r.err, "NOPERM") != NULL || strstr(r.err, "permission") != NULL,
+	    "%s", r.err);
+	LR(&r, "trigger", "-c", cfg, "--redis", url, "rd");
+	cr_assert(eq(int, r.status, 69), "%s", r.err);
+	cr_assert(eq(int, key_exists("lockrun:{rd}:trigger"), 0));
+	LR(&r, "--redis", url, "-k", "rd", "--", "echo", "ran");
+	cr_assert(eq(int, r.status, 69), "%s", r.err);
+	cr_assert(eq(str, r.out, ""), "nothing ran");
+	cr_assert(eq(int, key_exists("lockrun:{rd}:pause"), 0));
+}
