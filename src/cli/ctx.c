@@ -119,23 +119,31 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 	    x->cli.crontabs, x->cli.ncrontabs, &x->cfg, e);
 }
 
-/* After e's "no such task": the nearest task names, if any are near.
- * The names of a tasks_dir not read are not listed (a run opens one
- * file): only those the config has listed. Returns -1. */
+/* After e's "no such task": the nearest task names, if any are near,
+ * the tasks_dir's too (its names read for this, its files not opened;
+ * a run opens one file). Returns -1. */
 static int
 nearest_tasks(const struct lr_ctx *x, const char *name, struct lr_err *e)
 {
-	size_t near[NEAR_MAX], k = near_words(name, (const char *const *)x->cfg.names,
-	    x->cfg.nnames, near), len;
+	const struct lr_config *cfg = &x->cfg;
+	struct lr_config all;
+	struct lr_err ignored = LR_ERR_INIT;
+	size_t near[NEAR_MAX], k, len;
 
+	/* a mistake is rare: list the tasks_dir's names for it alone */
+	config_init(&all);
+	if (cfg->tasks_dir && cfg->path && config_load_names(cfg->path, &all, &ignored) == 0)
+		cfg = &all;
+	k = near_words(name, (const char *const *)cfg->names, cfg->nnames, near);
 	for (size_t i = 0; i < k; i++) {
 		len = strlen(e->msg);
 		snprintf(e->msg + len, sizeof(e->msg) - len, "%s%s", i ? (i + 1 == k ?
-		    " or " : ", ") : " (did you mean ", x->cfg.names[near[i]]);
+		    " or " : ", ") : " (did you mean ", cfg->names[near[i]]);
 	}
 	len = strlen(e->msg);
 	if (k > 0)
 		snprintf(e->msg + len, sizeof(e->msg) - len, "?)");
+	config_free(&all);
 	return -1;
 }
 

@@ -3,6 +3,8 @@
  * the real binary: a mistyped option or task names the nearest, a tab in
  * the YAML says tab; and where the server's settings came from is said
  * by -v and check. */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +45,26 @@ Test(mistakes, a_mistyped_task_names_the_nearest_tasks)
 	    "%s", r.err);
 	LR(&r, "-c", cfg, "-t", "zzz");
 	cr_assert(strstr(r.err, "did you mean") == NULL, "nothing near: %s", r.err);
+}
+
+/* A tasks_dir's names are near too, though a run opens one file: they
+ * are listed only for the mistake. */
+Test(mistakes, a_mistyped_task_of_a_tasks_dir_names_the_nearest)
+{
+	struct result r;
+	const char *cfg;
+
+	cr_assert(eq(int, mkdir(scratch("tasks.d"), 0755), 0));
+	write_scratch("tasks.d/nightly-report.yaml", "command: [true]\n");
+	write_scratch("tasks.d/t0001.yaml", "command: [true]\n");
+	cfg = write_scratch("main.yaml", "tasks_dir: tasks.d\n");
+	LR(&r, "-c", cfg, "-t", "nightly-reprot");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(strstr(r.err, "(did you mean nightly-report?)") != NULL, "%s", r.err);
+	cr_assert(eq(str, r.out, ""));
+	LR(&r, "trigger", "-c", cfg, "--redis", fx.url, "t000l");
+	cr_assert(eq(int, r.status, 64));
+	cr_assert(strstr(r.err, "(did you mean t0001?)") != NULL, "%s", r.err);
 }
 
 Test(mistakes, a_tab_in_the_yaml_says_tab)
