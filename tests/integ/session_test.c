@@ -127,7 +127,7 @@ root_config(const char *body)
 
 Test(session, a_user_task_a_hook_and_a_cron_run_started_from_a_terminal_have_none)
 {
-	char asuser[256], hook[256], plain[256], run[256], body[2048], line[600];
+	char asuser[256], hook[256], plain[256], run[256], ticked[256], body[2048], line[600];
 	struct how tty = { .tty = 1 };
 	int master, st;
 	pid_t pid;
@@ -137,13 +137,16 @@ Test(session, a_user_task_a_hook_and_a_cron_run_started_from_a_terminal_have_non
 	path_in(hook, sizeof(hook), "hook.out");
 	path_in(plain, sizeof(plain), "plain.out");
 	path_in(run, sizeof(run), "run.out");
+	path_in(ticked, sizeof(ticked), "ticked.out");
 	snprintf(body, sizeof(body), "tasks:\n"
 	    "  asuser:\n    user: nobody\n    output: %s\n    shell: true\n"
 	    "    command: '" TRY_TTY "'\n"
 	    "  hooked:\n    command: [true]\n"
 	    "    on_success: [sh, -c, '(" TRY_TTY ") > %s']\n"
 	    "  scheduled:\n    every: 1s\n    output: %s\n    shell: true\n"
-	    "    command: '" TRY_TTY "'\n", asuser, hook, run);
+	    "    command: '" TRY_TTY "'\n"
+	    "  minutely:\n    schedule: '* * * * *'\n    output: %s\n    shell: true\n"
+	    "    command: '" TRY_TTY "'\n", asuser, hook, run, ticked);
 	root_config(body);
 
 	/* lockrun -t, as root from a terminal: the user's command and the
@@ -192,6 +195,15 @@ Test(session, a_user_task_a_hook_and_a_cron_run_started_from_a_terminal_have_non
 	close(master);
 	cr_assert(matches(file_peek(run), "^[^\n]*No such device or address\nrefused\n"),
 	    "a cron run opened the scheduler's terminal: %s", file_peek(run));
+
+	/* tick from a terminal: its run (the minute's task) has none either */
+	pid = start_session(&tty, &master, (const char *const[]){ "tick", "-c",
+	    scratch("lockrun.yaml"), NULL });
+	st = lr_wait(pid);
+	close(master);
+	cr_assert(eq(int, st, 0), "%s", lr_stderr_of(pid, line, sizeof(line)));
+	cr_assert(matches(file_peek(ticked), "No such device or address\nrefused\n$"),
+	    "a tick run opened the terminal: %s", file_peek(ticked));
 }
 
 /* A task whose first run says its pid on ready, waits for the file go,
