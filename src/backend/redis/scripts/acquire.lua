@@ -43,6 +43,9 @@
 -- now is the server's clock in ms, for the client to measure its offset;
 -- an error BADFENCE when the counter holds something other than a number.
 -- "Still running" is checked first: it is the more useful thing to report.
+-- A holder or a pause is returned cut to its first 1 KiB (shown()): a
+-- value grown past what lockrun reads (a writer's, a bug's) is that
+-- task's, and must not make the reply of a batch it shares too large.
 -- Every outcome is appended to the history and counted (history.lua).
 -- A slot claimed is published, "<slot key> <value>", on the channel of
 -- the keys' prefix followed by "claims" (ops.h, watch).
@@ -53,6 +56,7 @@
 -- counter may expire when a task is no longer run: it lives a day after the
 -- last acquire.
 local fence_ttl = 86400000
+local function shown(v) return string.sub(v, 1, 1024) end
 if redis.replicate_commands then redis.replicate_commands() end
 local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, ran, earliest, deadline,
   client, clock_tol, claim, owner = string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) '
@@ -84,7 +88,7 @@ if paused then
   local by = string.match(paused, '^%S+ %S+ (%S+ %S+)')
   record(KEYS[4], cap, hist_ttl, {'event', 'skipped-paused', 'host', host, 'pid', pid,
     'slot', slot, 'holder', by or '?'})
-  return {6, paused, now}
+  return {6, shown(paused), now}
 end
 
 local function skipped(event, value)
@@ -99,7 +103,7 @@ if stable_ttl > 0 then
   local holder = redis.call('GET', KEYS[2])
   if holder then
     if say_held == '1' then skipped('skipped-held', holder) end
-    return {0, holder, now}
+    return {0, shown(holder), now}
   end
 end
 if slot_ttl > 0 then
@@ -107,7 +111,7 @@ if slot_ttl > 0 then
   if holder and (claim == '-' or
       string.match(holder, '^claim 0 %S+ %S+ %S+ (%x+)$') ~= claim) then
     skipped('skipped-slot', holder)
-    return {2, holder, now}
+    return {2, shown(holder), now}
   end
 end
 local last = redis.call('GET', KEYS[1])

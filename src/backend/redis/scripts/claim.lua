@@ -50,7 +50,7 @@ if holder then
   record(KEYS[2], cap, hist_ttl, {'event', 'skipped-slot', 'host', host, 'pid', pid,
     'slot', slot, 'token', token, 'holder', by})
   count(KEYS[3], cap, hist_ttl, {'skipped_slot'})
-  return {2, holder, now}
+  return {2, string.sub(holder, 1, 1024), now}
 end
 redis.call('SET', KEYS[1], value, 'PX', tonumber(slot_ttl))
 local prefix = string.match(KEYS[1], '^(.-){')
