@@ -83,6 +83,7 @@ json_last_run(struct lr_json *j, const struct row *w)
 	json_time(j, "end", w->l_end);
 	json_num(j, "status", known(w->l_status));
 	json_num(j, "duration_ms", known(w->l_duration));
+	json_str(j, "reason", w->l_reason);
 	json_close(j);
 }
 

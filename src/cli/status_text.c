@@ -149,6 +149,26 @@ text_row(void *arg, size_t i, const char **cell)
 		cell[c] = r->buf[shown(r->t, c)];
 }
 
+/* Under the table, a line for each task whose last run failed: why, in
+ * the words lockrun recorded (the first line), or its exit status, and
+ * where its output is. What came from the server is made visible. */
+static void
+failures_print(FILE *fp, const struct status_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct row *w = &t->rows[i];
+
+		if (w->error || !w->has_last || w->l_status == ABSENT || w->l_status == 0)
+			continue;
+		fprintf(fp, "%s: last run failed: ", w->name);
+		if (w->l_reason)	/* its first line */
+			text_visible_put(fp, w->l_reason, strcspn(w->l_reason, "\n"));
+		else
+			fprintf(fp, "exited %lld", w->l_status);
+		fprintf(fp, " (lockrun logs %s)\n", w->name);
+	}
+}
+
 void
 status_text_print(FILE *fp, const struct status_table *t)
 {
@@ -159,4 +179,5 @@ status_text_print(FILE *fp, const struct status_table *t)
 	for (int c = 0; c < ncols; c++)
 		heads[c] = col_names[shown(t, c)];
 	table_print(fp, heads, ncols, t->n, text_row, &r);
+	failures_print(fp, t);
 }

@@ -101,6 +101,8 @@ read_last(struct row *w, const struct lr_fields *h)
 			w->l_host = v;
 		else if (strcmp(f, "slot") == 0)
 			w->l_slot = v;
+		else if (strcmp(f, "reason") == 0 && *v)
+			w->l_reason = v;
 		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++)
 			if (strcmp(f, nums[j].f) == 0)
 				*(long long *)((char *)w + nums[j].off) = number(v);

@@ -29,6 +29,7 @@ struct row {
 	int		 session;	/* ...or when it is a session lock */
 	int		 has_last;	/* the last-run hash exists */
 	const char	*l_event, *l_host, *l_slot;
+	const char	*l_reason;	/* why lockrun ended it, in words; NULL */
 	long long	 l_pid, l_token, l_start, l_end, l_status, l_duration;
 	long long	 success_ms;	/* the last run that ended with status 0 */
 	int		 paused;	/* `lockrun pause`: the pause's value read */

@@ -101,7 +101,7 @@ static const struct field last_fields[] = {
 	{ "event", "string", 1 }, { "host", "string", 1 }, { "pid", "number", 1 },
 	{ "slot", "string", 1 }, { "token", "number", 1 }, { "start", "string", 1 },
 	{ "start_ms", "number", 1 }, { "end", "string", 1 }, { "end_ms", "number", 1 },
-	{ "status", "number", 1 }, { "duration_ms", "number", 1 },
+	{ "status", "number", 1 }, { "duration_ms", "number", 1 }, { "reason", "string", 1 },
 };
 
 /* Is the field a time, written in ISO 8601 UTC? */
@@ -496,9 +496,26 @@ Test(status, last_run_exit_status_and_last_success)
 	    "the last success outlives a failed run");
 	free_lines(&ls);
 
+	/* under the table, where to look: a failed run's status */
 	LR(&r, "status", "--redis", fx.url, "-l", "nightly");
 	cr_assert(matches(r.out, "\nnightly +free( +-){5} +released +cron2:[0-9]+ +- +"
-	    "[0-9-]{10}T[0-9:]{8}Z +3 +[0-9]+m?s +- +0 +-\n$"), "%s", r.out);
+	    "[0-9-]{10}T[0-9:]{8}Z +3 +[0-9]+m?s +- +0 +-\n"
+	    "nightly: last run failed: exited 3 \\(lockrun logs nightly\\)\n$"), "%s", r.out);
+
+	/* ... or why lockrun ended it, in its words */
+	LR(&r, "--redis", fx.url, "-k", "nightly", "--timeout", "1s", "--", "sleep", "30");
+	cr_assert(eq(int, r.status, 124), "%s", r.err);
+	LR(&r, "status", "--redis", fx.url, "--json", "nightly");
+	parse_lines(r.out, &ls);
+	l = json_get(ls.line[0], "last_run");
+	cr_assert(eq(str, (char *)json_str(json_get(l, "reason")), "timeout: stopped after 1s"));
+	free_lines(&ls);
+	LR(&r, "status", "--redis", fx.url, "nightly");
+	cr_assert(matches(r.out, "\nnightly: last run failed: timeout: stopped after 1s "
+	    "\\(lockrun logs nightly\\)\n$"), "%s", r.out);
+	LR(&r, "--redis", fx.url, "-k", "nightly", "--", "true");
+	LR(&r, "status", "--redis", fx.url, "nightly");
+	cr_assert(eq(ptr, strstr(r.out, "failed"), NULL), "a run that went well: %s", r.out);
 }
 
 Test(status, json_escapes_names_and_reads_slots)

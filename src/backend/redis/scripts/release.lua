@@ -106,6 +106,11 @@ if first_end(KEYS[4], cap, hist_ttl, token) then
     ending[#ending + 1] = 'success_ms'
     ending[#ending + 1] = now
   end
+  -- why lockrun ended it or could not start it, for status to say
+  if reason ~= '' then
+    ending[#ending + 1] = 'reason'
+    ending[#ending + 1] = reason
+  end
   note_last(KEYS[3], cap, hist_ttl, token, ending)
   -- the story of a run whose command started (attempt), with its output
   if attempt ~= '0' then
