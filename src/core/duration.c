@@ -144,18 +144,29 @@ duration_relative(long long delta_ms, char *buf, size_t n)
 	return buf;
 }
 
+static _Thread_local int clock_errno;	/* clock_error()'s, this thread's */
+
 /* CLOCK_REALTIME and CLOCK_MONOTONIC, which clock_gettime(2) fails for
  * only with a bad pointer or an unknown clock: neither can happen here.
  * Should it fail all the same, 0 (the epoch, or the boot), never what
- * the stack held. */
+ * the stack held, and clock_error() says why. */
 static long long
 clock_ms(clockid_t id)
 {
 	struct timespec ts = { 0, 0 };
 
-	if (clock_gettime(id, &ts) != 0)
+	if (clock_gettime(id, &ts) != 0) {
+		clock_errno = errno != 0 ? errno : EINVAL;
 		return 0;
+	}
+	clock_errno = 0;
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int
+clock_error(void)
+{
+	return clock_errno;
 }
 
 long long

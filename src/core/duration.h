@@ -35,7 +35,8 @@ char	*duration_human(long long ms, char *buf, size_t n);
 char	*duration_relative(long long delta_ms, char *buf, size_t n);
 
 /* Milliseconds on the monotonic clock (leases, deadlines), and Unix
- * milliseconds on the wall clock (slots follow it). */
+ * milliseconds on the wall clock (slots follow it); 0 should
+ * clock_gettime(2) fail (clock_error() then says so). */
 long long	mono_ms(void);
 
 /* Wait until fd is ready for events (poll(2)'s) or the deadline, a
@@ -43,5 +44,10 @@ long long	mono_ms(void);
  * errno. */
 int	mono_poll(int fd, short events, long long deadline);
 long long	real_ms(void);
+
+/* The errno of this thread's last mono_ms() or real_ms() if its
+ * clock_gettime(2) failed, else 0: a caller that cannot go on
+ * from a time of 0 (the scheduler's timer) asks after reading both. */
+int	clock_error(void);
 
 #endif

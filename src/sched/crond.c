@@ -52,6 +52,7 @@ struct crond {
 	unsigned long long	 claims_lost;	/* starts whose slot another held */
 	struct away		 away;		/* the server away: starts held */
 	struct lr_err		 fail;		/* what stopped it (fail()), or none */
+	struct report_once	 kill_failed;	/* a run not signalled (halt()) */
 	int			 dead;		/* cannot even wait: leave at once */
 };
 
@@ -101,9 +102,11 @@ halt(struct crond *d, int sig)
 		    "%zu due not started", d->runs.n, start_queue_clear(&d->due));
 	}
 	d->stopping = 1;
-	for (size_t i = 0; i < d->runs.n; i++)
-		if (d->runs.v[i].pid > 0)
-			kill(d->runs.v[i].pid, sig);
+	for (size_t i = 0; i < d->runs.n; i++)	/* ESRCH: ended, not yet reaped */
+		if (d->runs.v[i].pid > 0 && kill(d->runs.v[i].pid, sig) != 0 && errno != ESRCH)
+			report_fault(&d->kill_failed, errno, "cron: cannot pass signal %d on to "
+			    "the run of %s, pid %ld: kill", sig, d->runs.v[i].task,
+			    (long)d->runs.v[i].pid);
 }
 
 /* A system call the loop cannot go on without failed: stop as SIGTERM
@@ -129,7 +132,18 @@ arm(struct crond *d)
 {
 	const struct heap_entry *top = heap_top(&d->heap);
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-	long long now = real_ms(), at, away = away_wake_ms(&d->away, now, mono_ms());
+	long long now = real_ms(), at, away;
+	int err = clock_error();
+	long long mono = mono_ms();
+
+	if (d->stopping)
+		return;		/* the timer is not waited for any more (step()) */
+	/* a time of 0 would arm the timer wrong, or not at all: as unarmable */
+	if (err != 0 || (err = clock_error()) != 0) {
+		fail(d, "cannot read the clock for the next fire time: clock_gettime", err, 0);
+		return;
+	}
+	away = away_wake_ms(&d->away, now, mono);
 
 	if (top)
 		at = (long long)top->at * 1000;
@@ -416,8 +430,11 @@ on_timer(struct crond *d)
 		fire(d, &h, now_ms);
 		next = schedule_next(&d->tasks[h.task].sched, now_ms / 1000 > d->last[h.task] ?
 		    (time_t)(now_ms / 1000) : d->last[h.task]);
-		if (next != (time_t)-1)
-			heap_push(&d->heap, next, h.task, 0);
+		if (next != (time_t)-1 && heap_push(&d->heap, next, h.task, 0) != 0) {
+			/* else the task would never fire again, silently */
+			fail(d, "cannot keep a task's next fire time", ENOMEM, 0);
+			return;
+		}
 	}
 	defer_watch(&d->defer, d->tasks, d->ntasks, now_ms);	/* after the starts */
 	arm(d);
@@ -435,6 +452,7 @@ reload(struct crond *d)
 	time_t *last;
 	struct heap_entry *retries;
 	size_t nretries = 0;
+	int oom;
 
 	if (log_reopen() != 0)
 		lr_error("log file: cannot open it again: %s; writing on to the file "
@@ -454,10 +472,15 @@ reload(struct crond *d)
 	last = calloc(n + 1, sizeof(*last));
 	retries = calloc(d->heap.n + 1, sizeof(*retries));
 	if (last == NULL || retries == NULL) {
+		lr_event(LOG_ERR, "config-error", NULL, "read %s again: out of memory; the "
+		    "config in force stays", config_where(d->o->cfg));
 		free(last);
 		free(retries);
 		free(tasks);
 		config_free(&nc);
+		d->view.reload_failures++;
+		snprintf(d->view.reload_error, sizeof(d->view.reload_error), "out of memory");
+		d->view.reload_error_ms = real_ms();
 		return;
 	}
 	for (size_t i = 0; i < n; i++)	/* a task kept keeps what it started */
@@ -478,10 +501,15 @@ reload(struct crond *d)
 	d->ntasks = n;
 	d->last = last;
 	starter_bound(d);
-	plan(d, time(NULL));
-	for (size_t k = 0; k < nretries; k++)
-		heap_push(&d->heap, retries[k].at, retries[k].task, retries[k].retry);
+	/* a fire time or a retry not kept: that task would never fire again */
+	oom = plan(d, time(NULL)) != 0;
+	for (size_t k = 0; k < nretries && !oom; k++)
+		oom = heap_push(&d->heap, retries[k].at, retries[k].task, retries[k].retry) != 0;
 	free(retries);
+	if (oom) {
+		fail(d, "cannot keep the tasks' next fire times", ENOMEM, 0);
+		return;
+	}
 	arm(d);
 	d->view.reloads++;
 	d->view.reload_error[0] = '\0';	/* the config read is the one in force */

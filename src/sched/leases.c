@@ -30,6 +30,7 @@
 #include "core/duration.h"
 #include "sched/lease_wire.h"
 #include "sched/leases.h"
+#include "sched/report.h"
 
 struct held {
 	int		fd;		/* the run's socket */
@@ -247,8 +248,12 @@ answer(struct leases *ls, int op)
 		    a->q.op == LEASE_RELEASE))
 			continue;
 		a->r.seq = a->q.seq;
-		/* a run gone meanwhile reads nothing: that is no matter here */
-		(void)!send(a->fd, &a->r, sizeof(a->r), MSG_NOSIGNAL | MSG_DONTWAIT);
+		/* a run gone meanwhile reads nothing: that is no matter here;
+		 * else the run waits for an answer that never comes: said */
+		if (send(a->fd, &a->r, sizeof(a->r), MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+		    errno != EPIPE && errno != ECONNRESET && errno != ENOTCONN)
+			report_fault(&ls->said, errno, "cron: cannot answer a run's lock "
+			    "request (it gives up on it at its timeout): send");
 	}
 }
 

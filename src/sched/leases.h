@@ -12,6 +12,7 @@
 #define LR_SCHED_LEASES_H
 
 #include "backend/ops.h"
+#include "sched/report.h"
 
 struct held;
 struct asked;
@@ -25,6 +26,7 @@ struct leases {
 	size_t			 nq, capq;
 	long long		 answered_ms;	/* mono: the server last answered
 						 * a request here (away.h) */
+	struct report_once	 said;	/* an answer not sent (report.h) */
 };
 
 /* Read a request from *fd, a run's end of the socket pair (non-blocking),

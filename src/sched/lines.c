@@ -36,7 +36,13 @@
 enum sink_kind { SINK_UNKNOWN, SINK_PIPE, SINK_SOCKET, SINK_OTHER };
 
 static enum sink_kind	sink_kinds[3];
-static long long	dropped, dropped_said_ms;
+
+/* Lines dropped for one reason: how many since said, and when said. */
+struct drops {
+	long long	n, said_ms;
+};
+static struct drops	behind;		/* the sink did not take them in time */
+static struct drops	failed;		/* write(2) failed (err: the last errno) */
 
 static enum sink_kind
 sink_kind(int fd)
@@ -77,20 +83,28 @@ sink_room(int fd)
 	return size > queued ? (size_t)(size - queued) : 0;
 }
 
-/* A line the sink could not take: counted, and said once a minute. */
+/* A line the sink could not take (err 0: not in time; else write(2)'s
+ * errno, or the errno the read of the run's pipe failed with): counted,
+ * and said once a minute for each reason. */
 static void
-drop(void)
+drop(int err)
 {
+	struct drops *d = err ? &failed : &behind;
 	long long now = mono_ms();
 
-	dropped++;
-	if (dropped_said_ms != 0 && now - dropped_said_ms < LINES_SAY_DROPS_MS)
+	d->n++;
+	if (d->said_ms != 0 && now - d->said_ms < LINES_SAY_DROPS_MS)
 		return;
-	lr_event(LOG_WARNING, "output-dropped", NULL, "%lld line%s of the tasks' output "
-	    "dropped: stdout or stderr did not take them in time (a reader behind)",
-	    dropped, dropped == 1 ? "" : "s");
-	dropped = 0;
-	dropped_said_ms = now;
+	if (err)
+		lr_event(LOG_WARNING, "output-dropped", NULL, "%lld line%s of the tasks' "
+		    "output lost: stdout or stderr refused them, or a task's pipe could not be "
+		    "read: %s", d->n, d->n == 1 ? "" : "s", strerror(err));
+	else
+		lr_event(LOG_WARNING, "output-dropped", NULL, "%lld line%s of the tasks' "
+		    "output dropped: stdout or stderr did not take them in time (a reader "
+		    "behind)", d->n, d->n == 1 ? "" : "s");
+	d->n = 0;
+	d->said_ms = now > 0 ? now : 1;
 }
 
 /* The n bytes of line into out, made visible as text_visible() does (a
@@ -142,13 +156,14 @@ emit(const struct line_stream *s, struct line_source *src, const char *line,
 		out[k++] = '\n';
 	}
 	if (sink_room(s->out) < k + LINES_SINK_SPARE) {
-		drop();
+		drop(0);
 		return;
 	}
 	for (size_t off = 0; off < k; off += (size_t)w)
-		if ((w = write(s->out, out + off, k - off)) < 0 && errno != EINTR)
+		if ((w = write(s->out, out + off, k - off)) < 0 && errno != EINTR) {
+			drop(errno == EAGAIN ? 0 : errno);	/* the rest of it */
 			return;
-		else if (w < 0)
+		} else if (w < 0)
 			w = 0;
 }
 
@@ -191,6 +206,8 @@ lines_pump(struct line_stream *s, struct line_source *src)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return 1;
+		if (n < 0)	/* what the task wrote after is lost: said */
+			drop(errno);
 		drain(s, src, 1);	/* end of file, or an error: the rest */
 		close(s->fd);
 		s->fd = -1;

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,9 @@
 
 #include "core/duration.h"
 #include "sched/notify.h"
+#include "sched/report.h"
+
+static struct report_once failed;	/* a notification not sent */
 
 void
 notify_send(const char *state)
@@ -26,10 +30,17 @@ notify_send(const char *state)
 	memcpy(sa.sun_path, path, len);
 	if (path[0] == '@')	/* the abstract namespace starts with a NUL */
 		sa.sun_path[0] = '\0';
-	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+	/* the service manager not told: said, once a minute (its watchdog
+	 * may then stop us, the line saying why) */
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		report_fault(&failed, errno, "cannot tell the service manager %s on "
+		    "NOTIFY_SOCKET %s: socket", state, path);
 		return;
-	(void)sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
-	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len));
+	}
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		report_fault(&failed, errno, "cannot tell the service manager %s on "
+		    "NOTIFY_SOCKET %s: sendto", state, path);
 	close(fd);
 }
 

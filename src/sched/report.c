@@ -3,6 +3,7 @@
  * learnt from (did the run take its lock, skip, fail, and why) and passed
  * on whole, so that a record stays one level of JSON. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,8 @@ drain(struct run_report *r, int all)
 	r->len -= start;
 }
 
+static struct report_once read_failed;
+
 int
 report_pump(struct run_report *r)
 {
@@ -201,6 +204,9 @@ report_pump(struct run_report *r)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return 1;
+		if (n < 0)	/* as at its end, but said */
+			report_fault(&read_failed, errno, "cannot read a run's log "
+			    "records (the rest is lost): read");
 		drain(r, 1);
 		close(r->fd);
 		r->fd = -1;
@@ -327,4 +333,26 @@ report_ready(size_t n, const char *path, const char *server, const char *next,
 	else
 		lr_event(LOG_INFO, "ready", NULL, "cron: %zu scheduled tasks in %s, server %s; "
 		    "nothing to start", n, path, server);
+}
+
+void
+report_fault(struct report_once *o, int err, const char *fmt, ...)
+{
+	long long now = mono_ms();
+	char what[512], more[96] = "";
+	va_list ap;
+
+	if (o->said_ms != 0 && now - o->said_ms < REPORT_FAULT_EVERY_MS) {
+		o->more++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (o->more > 0)
+		snprintf(more, sizeof(more), " (and %llu more like it since it was last said)",
+		    o->more);
+	lr_event(LOG_WARNING, "system-error", NULL, "%s: %s%s", what, strerror(err), more);
+	o->said_ms = now > 0 ? now : 1;
+	o->more = 0;
 }

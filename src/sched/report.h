@@ -72,6 +72,19 @@ struct sched_task;
  * written for another reading of six fields shows itself at the start. */
 void	report_six_fields(const struct sched_task *t, size_t n);
 
+/* A system call that failed where the scheduler goes on (cron's loop,
+ * tick's pass): a warning, event system-error, "WHAT: strerror(err)",
+ * said at most once every REPORT_FAULT_EVERY_MS for each place (o, zero
+ * at first): the first at once, those after it in that time counted and
+ * their number said with the next, never one a turn, never none. */
+struct report_once {
+	long long		said_ms;	/* mono_ms() when last said; 0 never */
+	unsigned long long	more;		/* not said since */
+};
+#define REPORT_FAULT_EVERY_MS	60000
+void	report_fault(struct report_once *o, int err, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
 void	report_ready(size_t n, const char *path, const char *server, const char *next,
 	    time_t next_at);
 

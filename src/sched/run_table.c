@@ -2,6 +2,7 @@
 /* run_table.c -- the scheduler's table of its runs in progress. */
 #include <sys/wait.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,14 +65,19 @@ run_table_reap(struct run_table *t)
 	pid_t pid;
 	int st;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		for (size_t i = 0; i < t->n; i++)
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0 || (pid < 0 && errno == EINTR))
+		for (size_t i = 0; pid > 0 && i < t->n; i++)
 			if (t->v[i].pid == pid) {
 				t->v[i].pid = 0;
 				t->v[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
 				    WEXITSTATUS(st);
 				t->v[i].took_ms = mono_ms() - t->v[i].started_ms;
 			}
+	/* ECHILD: none left. Else the ended stay unreaped until the next
+	 * SIGCHLD asks again: said */
+	if (pid < 0 && errno != ECHILD)
+		report_fault(&t->said, errno, "cron: cannot learn which runs ended, until "
+		    "the next one does: waitpid");
 }
 
 size_t

@@ -37,8 +37,9 @@ struct running {
 };
 
 struct run_table {
-	struct running	*v;
-	size_t		 n, cap;
+	struct running		*v;
+	size_t			 n, cap;
+	struct report_once	 said;	/* waitpid(2) failed (run_table_reap()) */
 };
 
 /* A new entry at the end, zeroed; NULL when out of memory. */
@@ -52,7 +53,8 @@ void	run_table_start(struct run_table *t, const struct sched_spawner *sp,
 	    const struct sched_task *task, time_t slot, const char *claim);
 
 /* Reap every child that ended (as PID 1 or subreaper, orphans too), and
- * note each run's status and duration. */
+ * note each run's status and duration; a waitpid(2) failure but ECHILD
+ * is said (report_fault()), those ended then reaped at the next call. */
 void	run_table_reap(struct run_table *t);
 
 /* How many runs are alive (not reaped yet). */

@@ -32,6 +32,7 @@
 #include "core/keys.h"
 #include "out/log.h"
 #include "sched/lease_client.h"
+#include "sched/report.h"
 #include "sched/starter.h"
 
 /* The child's argv: ours (without the verb), then -t NAME: a run with the
@@ -55,14 +56,46 @@ task_argv(const struct sched_spawner *sp, const char *name)
 	return v;
 }
 
-/* A pipe whose read end is ours (close-on-exec, non-blocking). */
+/* p[0], the read end the loop reads, made non-blocking (a blocking read
+ * would hang the loop, and every run's lock with it); if it cannot be,
+ * both ends closed and -1 with errno, *what the call that failed. */
 static int
-out_pipe(int p[2])
+nonblock(int p[2], const char **what)
 {
-	if (pipe2(p, O_CLOEXEC) != 0)
+	int fl = fcntl(p[0], F_GETFL), err;
+
+	if (fl >= 0 && fcntl(p[0], F_SETFL, fl | O_NONBLOCK) == 0)
+		return 0;
+	err = errno;
+	close(p[0]);
+	close(p[1]);
+	p[0] = p[1] = -1;
+	*what = "fcntl(O_NONBLOCK)";
+	errno = err;
+	return -1;
+}
+
+/* A pipe whose read end is ours (close-on-exec, non-blocking), or -1 with
+ * errno and none, *what the call that failed. */
+static int
+out_pipe(int p[2], const char **what)
+{
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		*what = "pipe";
 		return -1;
-	fcntl(p[0], F_SETFL, O_NONBLOCK);
-	return 0;
+	}
+	return nonblock(p, what);
+}
+
+/* The same for the run's lock requests: a socket pair, ours p[0]. */
+static int
+lease_pair(int p[2], const char **what)
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) != 0) {
+		*what = "socketpair";
+		return -1;
+	}
+	return nonblock(p, what);
 }
 
 int
@@ -346,7 +379,9 @@ starter_up(const struct sched_spawner *sp)
 	}
 	s->sock = p[0];
 	/* before any waitpid(2) of ours could reap it: never another's pid */
-	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if ((s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+		report_fault(&s->said, errno, "the runs' starter, pid %ld, is stopped by "
+		    "closing its socket only, not killed: pidfd_open", (long)pid);
 	return 0;
 }
 
@@ -356,7 +391,11 @@ starter_stop(struct run_starter *s)
 	if (s == NULL)
 		return;
 	if (s->pidfd >= 0) {
-		syscall(SYS_pidfd_send_signal, s->pidfd, SIGKILL, NULL, 0);
+		/* ESRCH: it ended already */
+		if (syscall(SYS_pidfd_send_signal, s->pidfd, SIGKILL, NULL, 0) != 0 &&
+		    errno != ESRCH)
+			report_fault(&s->said, errno, "the runs' starter is stopped by closing "
+			    "its socket only, not killed: pidfd_send_signal");
 		close(s->pidfd);
 		s->pidfd = -1;
 	}
@@ -453,16 +492,15 @@ spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long
 									 * report, lease */
 	int fd[4];
 	char **argv = NULL;
+	const char *what = "pipe";
 	pid_t pid = -1;
 
-	if (io && ((io->relay && (out_pipe(p[0]) != 0 || out_pipe(p[1]) != 0)) ||
-	    out_pipe(p[2]) != 0 || (sp->lease_url && socketpair(AF_UNIX,
-	    SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p[3]) != 0))) {
-		lr_errf(e, EX_OSERR, "pipe: %s", strerror(errno));
+	/* a read end left blocking is refused: the run is not started */
+	if (io && ((io->relay && (out_pipe(p[0], &what) != 0 || out_pipe(p[1], &what) != 0)) ||
+	    out_pipe(p[2], &what) != 0 || (sp->lease_url && lease_pair(p[3], &what) != 0))) {
+		lr_errf(e, EX_OSERR, "%s: %s", what, strerror(errno));
 		goto done;
 	}
-	if (p[3][0] >= 0)
-		fcntl(p[3][0], F_SETFL, O_NONBLOCK);
 	for (size_t i = 0; i < 4; i++)
 		fd[i] = p[i][1];
 	if (sp->starter) {

@@ -8,6 +8,7 @@
 
 #include "proc/child.h"
 #include "sched/due.h"
+#include "sched/report.h"
 
 /* The descriptors from 3 up open before a scheduler opens its own (its
  * timer, signals, connections, its runs' pipes and sockets, all
@@ -47,6 +48,7 @@ typedef int sched_run_fn(int argc, char **argv, const struct lr_config *cfg);
 struct run_starter {
 	int		sock;		/* the scheduler's end of its socket, or -1 */
 	int		pidfd;		/* the starter's (pidfd_open(2)), or -1 */
+	struct report_once said;	/* pidfd_open(), pidfd_send_signal() failed */
 	long long	answer_ms;	/* how long the scheduler waits for its
 					 * answer (0: STARTER_ANSWER_MAX_MS): the
 					 * scheduler answers no renewal meanwhile,

@@ -76,16 +76,30 @@ launch_some(const struct sched_spawner *sp, struct started *v, size_t n, long lo
 	return due;
 }
 
-/* Reap what has ended; returns how many are still running. */
+static struct report_once said;	/* a system call failed: tick goes on */
+
+/* Reap what has ended; returns how many are still running. A run that
+ * cannot be waited for (waitpid(2) fails but with EINTR: ECHILD, someone
+ * else reaped it) is not waited for again: it ended, how is not known
+ * (EX_OSERR), and that is said. */
 static size_t
 reap(struct started *v, size_t n)
 {
 	size_t live = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		pid_t got = 0;
 		int st;
-		if (v[i].pid > 0 && waitpid(v[i].pid, &st, WNOHANG) == v[i].pid) {
+
+		if (v[i].pid > 0 && (got = waitpid(v[i].pid, &st, WNOHANG)) == v[i].pid) {
 			v[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+			v[i].took_ms = mono_ms() - v[i].started_ms;
+			v[i].pid = 0;
+		} else if (got < 0 && errno != EINTR) {
+			report_fault(&said, errno, "tick: cannot learn how the run of %s, pid "
+			    "%ld, ended (counted as status %d): waitpid", v[i].task->name,
+			    (long)v[i].pid, EX_OSERR);
+			v[i].status = EX_OSERR;
 			v[i].took_ms = mono_ms() - v[i].started_ms;
 			v[i].pid = 0;
 		}
@@ -111,8 +125,13 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 		p[i + 1] = (struct pollfd){ .fd = v[i].rep.fd, .events = POLLIN };
 		p[n + i + 1] = (struct pollfd){ .fd = v[i].lease, .events = POLLIN };
 	}
-	if (poll(p, 2 * n + 1, -1) < 0)	/* EINTR: look again; else wait blindly */
-		return errno == EINTR ? 0 : -1;
+	if (poll(p, 2 * n + 1, -1) < 0) {	/* EINTR: look again; else wait blindly */
+		if (errno == EINTR)
+			return 0;
+		report_fault(&said, errno, "tick: cannot wait for the runs' records, lock "
+		    "requests and signals, only for their ends: poll");
+		return -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (p[i + 1].revents)
 			report_pump(&v[i].rep);
@@ -123,8 +142,11 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		if (si.ssi_signo != SIGCHLD)
 			for (size_t i = 0; i < n; i++) {
-				if (v[i].pid > 0)
-					kill(v[i].pid, (int)si.ssi_signo);
+				if (v[i].pid > 0 && kill(v[i].pid, (int)si.ssi_signo) != 0 &&
+				    errno != ESRCH)	/* ESRCH: ended, not yet reaped */
+					report_fault(&said, errno, "tick: cannot pass signal %d "
+					    "on to the run of %s, pid %ld: kill",
+					    (int)si.ssi_signo, v[i].task->name, (long)v[i].pid);
 				if (v[i].due) {
 					v[i].due = 0;
 					v[i].status = 128 + (int)si.ssi_signo;
@@ -132,6 +154,15 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 					    "tick was told to stop first");
 				}
 			}
+	return 0;
+}
+
+static int
+ours(const struct started *v, size_t n, pid_t pid)	/* one of v's runs? */
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == pid)
+			return 1;
 	return 0;
 }
 
@@ -145,10 +176,21 @@ run_all(const struct sched_spawner *sp, struct started *v, size_t n, struct leas
 	struct pollfd *p = calloc(2 * n + 1, sizeof(*p));
 	int sfd = sched_signalfd(SFD_NONBLOCK);
 	long long clock_said = 0;	/* the clock line: once a pass */
+	siginfo_t si;
+
+	if (sfd < 0 || p == NULL)
+		report_fault(&said, sfd < 0 ? errno : ENOMEM, "tick: cannot wait for the "
+		    "runs' records, lock requests and signals, only for their ends: %s",
+		    sfd < 0 ? "signalfd" : "calloc");
 	while (launch_some(sp, v, n, now_ms) > 0 || reap(v, n) > 0)
-		if (wait_one(v, n, sfd, p, ls) != 0) {	/* no signalfd: wait blindly */
-			while (waitpid(-1, NULL, 0) == -1 && errno == EINTR)
+		if (wait_one(v, n, sfd, p, ls) != 0) {
+			/* wait blindly for an end, reaping none: reap() learns
+			 * its status (a child reaped here would be lost to it) */
+			si.si_pid = 0;
+			while (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) == -1 && errno == EINTR)
 				;
+			if (si.si_pid > 0 && !ours(v, n, si.si_pid))	/* not a run's */
+				(void)waitpid(si.si_pid, NULL, WNOHANG);
 			(void)reap(v, n);
 		}
 	for (size_t i = 0; i < n; i++) {
