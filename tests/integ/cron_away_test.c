@@ -2,7 +2,9 @@
 /* cron_away_test.c -- `lockrun cron` says what stops it, and forks nothing
  * while its lock server is away: a timer that cannot be armed (the fault
  * shim's timerfd_settime()) is an error line and exit 71, at the start or
- * later; Redis refusing connections for 20 s (its relay cut, then started
+ * later; a system call it goes on after is said, once (a pipe not made
+ * non-blocking, a waitpid(), pidfd_open() or sd_notify failing, output
+ * its stdout refuses); Redis refusing connections for 20 s (its relay cut, then started
  * again on the same port) forks no run meanwhile, says one line when it
  * goes and one when it is back, few per task, and the slots still within
  * their starting_deadline then run once each. Real binary, real
@@ -26,22 +28,32 @@
 
 TestSuite(cron_away, .init = suite_setup, .fini = suite_teardown, .timeout = 180);
 
-/* lockrun cron -v -c cfg with the shim's timerfd_settime() failing while
- * the file flag exists. */
+/* lockrun cron -v -c cfg under the fault shim, with the "NAME=value"
+ * knob (NULL: none), its stdout to out (NULL: a file, as lr_start()'s). */
 static pid_t
-cron_timerfd_shim(const char *cfg, const char *flag)
+cron_shim(const char *cfg, const char *knob, const char *out)
 {
-	static const char *env[6];
-	static char buf[3][256], knob[300];
+	static const char *env[8];
+	static char buf[3][256];
 	size_t n = 0;
 
 	shim_env(env, buf, NULL, NULL);
 	while (env[n])
 		n++;
-	snprintf(knob, sizeof(knob), "LOCKRUN_SHIM_TIMERFD_FAIL=%s", flag);
 	env[n++] = knob;
 	env[n] = NULL;
-	return LR_START_ENV(env, "cron", "-v", "-c", cfg);
+	return lr_start_out(env, (const char *const[]){ "cron", "-v", "-c", cfg, NULL }, out);
+}
+
+/* lockrun cron -v -c cfg with the shim's timerfd_settime() failing while
+ * the file flag exists. */
+static pid_t
+cron_timerfd_shim(const char *cfg, const char *flag)
+{
+	static char knob[300];
+
+	snprintf(knob, sizeof(knob), "LOCKRUN_SHIM_TIMERFD_FAIL=%s", flag);
+	return cron_shim(cfg, knob, NULL);
 }
 
 /* pid's exit status; a scheduler still there 30 s on (a guard, not a
@@ -203,4 +215,134 @@ Test(cron_away, refused_for_20s_forks_nothing_then_runs_the_held_slots)
 	cr_assert(eq(int, stderr_matching(pid, "answers again"), 1), "%s", err);
 	cr_assert(eq(int, lines_matching(log, "^overlap "), 0), "%s", file_peek(log));
 	cr_assert(eq(int, file_repeats(log), 0), "a slot ran twice:\n%s", file_peek(log));
+}
+
+/*
+ * Nothing silent (lockrun(7), Under the scheduler). A run's read end that
+ * cannot be made non-blocking (the shim's fcntl(F_SETFL, O_NONBLOCK) on a
+ * pipe failing) would let a read block the loop: the run is not started,
+ * its slot said missed with why; the scheduler goes on, and starts the
+ * task's runs once it can.
+ */
+Test(cron_away, pipe_not_made_nonblocking_starts_no_run_and_says_why)
+{
+	const char *log = scratch("runs.log"), *flag = write_scratch("nonblock.fail", "");
+	static char knob[300];
+	char err[16384];
+	pid_t pid;
+
+	snprintf(knob, sizeof(knob), "LOCKRUN_SHIM_NONBLOCK_FAIL=%s", flag);
+	pid = cron_shim(ticking_config(log), knob, NULL);
+	POLL_UNTIL(stderr_matching(pid, "missed: no run could be started: "
+	    "fcntl\\(O_NONBLOCK\\): Invalid argument$") >= 2 || !alive(pid));
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(ge(int, stderr_matching(pid, "^lockrun: tick [^ ]+: missed: no run could "
+	    "be started: fcntl\\(O_NONBLOCK\\): Invalid argument$"), 2), "%s", err);
+	cr_assert(eq(int, file_lines(log), 0), "a run started with a blocking pipe:\n%s",
+	    file_peek(log));
+	unlink(flag);
+	POLL_UNTIL(file_lines(log) >= 1 || !alive(pid));
+	cr_assert(ge(int, file_lines(log), 1), "no run once the pipes could be made "
+	    "non-blocking:\n%s", lr_stderr_of(pid, err, sizeof(err)));
+	cron_stop(pid);
+}
+
+/*
+ * A waitpid(2) of the scheduler's failing (EINVAL, once, by the shim)
+ * leaves the runs that ended unreaped until the next asks: said, one
+ * warning line, and the task runs on.
+ */
+Test(cron_away, waitpid_error_is_said_once_and_the_runs_go_on)
+{
+	const char *log = scratch("runs.log"), *flag = scratch("waitpid.fail");
+	static char knob[300];
+	char err[16384], pidline[32];
+	pid_t pid;
+	int ran;
+
+	unlink(flag);
+	snprintf(knob, sizeof(knob), "LOCKRUN_SHIM_WAITPID_FAIL=%s", flag);
+	pid = cron_shim(ticking_config(log), knob, NULL);
+	POLL_UNTIL(stderr_matching(pid, "tick [^ ]+: ended, status 0") >= 2);
+	snprintf(pidline, sizeof(pidline), "%ld\n", (long)pid);
+	write_scratch("waitpid.fail", pidline);
+	POLL_UNTIL(access(flag, F_OK) != 0);	/* the shim failed one */
+	ran = stderr_matching(pid, "tick [^ ]+: ended, status 0");
+	POLL_UNTIL(stderr_matching(pid, "tick [^ ]+: ended, status 0") >= ran + 2);
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(ge(int, stderr_matching(pid, "tick [^ ]+: ended, status 0"), ran + 2),
+	    "the runs stopped:\n%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "waitpid"), 1), "one line:\n%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "^lockrun: cron: cannot learn which runs "
+	    "ended, until the next one does: waitpid: Invalid argument$"), 1), "%s", err);
+	cron_stop(pid);
+}
+
+/*
+ * No pidfd for the runs' starter (the shim's pidfd_open() failing with
+ * ENOSYS, as on a kernel before 5.3): said once, the runs start as
+ * ever, and the scheduler still stops cleanly (the starter ends when its
+ * socket closes).
+ */
+Test(cron_away, no_pidfd_for_the_starter_is_said_once)
+{
+	const char *log = scratch("runs.log");
+	char err[16384];
+	pid_t pid = cron_shim(ticking_config(log), "LOCKRUN_SHIM_NO_PIDFD=1", NULL);
+
+	POLL_UNTIL(file_lines(log) >= 3);
+	cron_stop(pid);
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(ge(int, file_lines(log), 3), "%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "pidfd_open"), 1), "one line:\n%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "^lockrun: the runs' starter, pid [0-9]+, is "
+	    "stopped by closing its socket only, not killed: pidfd_open: Function not "
+	    "implemented$"), 1), "%s", err);
+}
+
+/*
+ * The service manager's socket gone (NOTIFY_SOCKET names no socket) while
+ * the watchdog asks for a ping every 50 ms: said once, not at every ping,
+ * and the scheduler goes on.
+ */
+Test(cron_away, notify_socket_unreachable_is_said_once)
+{
+	const char *log = scratch("runs.log");
+	const char *env[] = { "NOTIFY_SOCKET=/nonexistent/notify", "WATCHDOG_USEC=100000",
+	    NULL };
+	char err[16384];
+	pid_t pid = LR_START_ENV(env, "cron", "-v", "-c", ticking_config(log));
+
+	POLL_UNTIL(file_lines(log) >= 3);
+	cron_stop(pid);
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(ge(int, file_lines(log), 3), "%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "NOTIFY_SOCKET"), 1), "one line:\n%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "^lockrun: cannot tell the service manager "
+	    "READY=1 on NOTIFY_SOCKET /nonexistent/notify: sendto: No such file or "
+	    "directory$"), 1), "%s", err);
+}
+
+/*
+ * The scheduler's stdout refuses the tasks' lines (/dev/full: ENOSPC):
+ * they are counted and said, once a minute, not dropped without a word.
+ */
+Test(cron_away, output_refused_by_stdout_is_said_once)
+{
+	const char *log = scratch("runs.log");
+	char body[1024], err[16384];
+	pid_t pid;
+
+	snprintf(body, sizeof(body), "tasks:\n  tick:\n    every: 1s\n"
+	    "    command: 'echo said; echo \"tick $LOCKRUN_SLOT\" >> %s'\n", log);
+	pid = lr_start_out(NULL, (const char *const[]){ "cron", "-v", "-c",
+	    write_config(body), NULL }, "/dev/full");
+	POLL_UNTIL(file_lines(log) >= 3 && stderr_matching(pid, "tick [^ ]+: ended") >= 3);
+	cron_stop(pid);
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(ge(int, stderr_matching(pid, "tick [^ ]+: ended"), 3), "%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "output lost"), 1), "one line:\n%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "^lockrun: 1 line of the tasks' output lost: "
+	    "stdout or stderr refused them, or a task's pipe could not be read: No space "
+	    "left on device$"), 1), "%s", err);
 }

@@ -58,6 +58,17 @@
  *                                while FILE exists, timerfd_settime(2)
  *                                fails with EINVAL and arms nothing: a
  *                                timer that cannot be armed
+ *   LOCKRUN_SHIM_NONBLOCK_FAIL=FILE
+ *                                while FILE exists, fcntl(2)'s F_SETFL with
+ *                                O_NONBLOCK on a pipe fails with EINVAL:
+ *                                a read end that cannot be made
+ *                                non-blocking
+ *   LOCKRUN_SHIM_WAITPID_FAIL=FILE
+ *                                the first waitpid(2) in the process whose
+ *                                pid FILE holds (a line) fails with EINVAL,
+ *                                reaping nothing, and removes FILE: once
+ *   LOCKRUN_SHIM_NO_PIDFD=1      syscall(SYS_pidfd_open, ...) fails with
+ *                                ENOSYS, as on a kernel before 5.3
  *   LOCKRUN_SHIM_HOLD_SEND=FILE  a send(2) on an AF_UNIX socket whose bytes
  *   LOCKRUN_SHIM_HOLD_TEXT=TEXT  hold TEXT waits while FILE exists: a run
  *                                forked by a scheduler holds its lock
@@ -71,8 +82,10 @@
 #include <sys/poll.h>
 #include <sys/timerfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 
 #include <dlfcn.h>
@@ -447,6 +460,82 @@ timerfd_settime(int fd, int flags, const struct itimerspec *v, struct itimerspec
 	return real(fd, flags, v, old);
 }
 
+typedef int (*fcntl_fn)(int, int, ...);
+
+/* fcntl() or fcntl64() (which): LOCKRUN_SHIM_NONBLOCK_FAIL's fault. The
+ * third argument read as a pointer, as glibc's own fcntl() reads it. */
+static int
+fcntl_as(const char *which, int fd, int cmd, void *arg)
+{
+	fcntl_fn real = (fcntl_fn)dlsym(RTLD_NEXT, which);
+	const char *fail = getenv("LOCKRUN_SHIM_NONBLOCK_FAIL");
+	struct stat st;
+
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (cmd == F_SETFL && ((long)arg & O_NONBLOCK) && fail && *fail &&
+	    access(fail, F_OK) == 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return real(fd, cmd, arg);
+}
+
+int
+fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_as("fcntl", fd, cmd, arg);
+}
+
+int	fcntl64(int fd, int cmd, ...);
+int
+fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_as("fcntl64", fd, cmd, arg);
+}
+
+typedef pid_t (*waitpid_fn)(pid_t, int *, int);
+
+pid_t
+waitpid(pid_t pid, int *status, int options)
+{
+	static waitpid_fn real;
+	const char *fail = getenv("LOCKRUN_SHIM_WAITPID_FAIL");
+	char buf[32] = "";
+	FILE *f;
+
+	if (fail && *fail && (f = fopen(fail, "re")) != NULL) {
+		int saved = errno, ours = fgets(buf, sizeof(buf), f) != NULL &&
+		    strtol(buf, NULL, 10) == (long)getpid();
+
+		fclose(f);
+		errno = saved;
+		if (ours && unlink(fail) == 0) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	if (real == NULL && (real = (waitpid_fn)dlsym(RTLD_NEXT, "waitpid")) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(pid, status, options);
+}
+
 /* --- openat2 ---------------------------------------------------------- */
 
 typedef long (*syscall_fn)(long, ...);
@@ -464,7 +553,8 @@ syscall(long number, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (number == SYS_openat2 && getenv("LOCKRUN_SHIM_NO_OPENAT2") != NULL) {
+	if ((number == SYS_openat2 && getenv("LOCKRUN_SHIM_NO_OPENAT2") != NULL) ||
+	    (number == SYS_pidfd_open && getenv("LOCKRUN_SHIM_NO_PIDFD") != NULL)) {
 		errno = ENOSYS;
 		return -1;
 	}
