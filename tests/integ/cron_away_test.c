@@ -2,7 +2,7 @@
 /* cron_away_test.c -- `lockrun cron` says what stops it, and forks nothing
  * while its lock server is away: a timer that cannot be armed (the fault
  * shim's timerfd_settime()) is an error line and exit 71, at the start or
- * later; a system call it goes on after is said, once (a pipe not made
+ * later, and so is a clock that cannot be read; a system call it goes on after is said, once (a pipe not made
  * non-blocking, a waitpid(), pidfd_open() or sd_notify failing, output
  * its stdout refuses); Redis refusing connections for 20 s (its relay cut, then started
  * again on the same port) forks no run meanwhile, says one line when it
@@ -215,6 +215,30 @@ Test(cron_away, refused_for_20s_forks_nothing_then_runs_the_held_slots)
 	cr_assert(eq(int, stderr_matching(pid, "answers again"), 1), "%s", err);
 	cr_assert(eq(int, lines_matching(log, "^overlap "), 0), "%s", file_peek(log));
 	cr_assert(eq(int, file_repeats(log), 0), "a slot ran twice:\n%s", file_peek(log));
+}
+
+/*
+ * A clock that cannot be read from the start (the shim's clock_gettime()
+ * failing) would arm the timer at the epoch: cron says so and exits 71,
+ * as for a timer that cannot be armed, and starts no run.
+ */
+Test(cron_away, clock_unreadable_at_start_is_an_error)
+{
+	const char *log = scratch("runs.log"), *flag = write_scratch("clock.fail", "");
+	static char knob[300];
+	char err[16384];
+	pid_t pid;
+	int status;
+
+	snprintf(knob, sizeof(knob), "LOCKRUN_SHIM_CLOCK_FAIL=%s", flag);
+	pid = cron_shim(ticking_config(log), knob, NULL);
+	status = exit_status_of(pid);
+	lr_stderr_of(pid, err, sizeof(err));
+	cr_assert(eq(int, status, 71), "exit status (EX_OSERR); stderr:\n%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "clock_gettime"), 1), "one line:\n%s", err);
+	cr_assert(eq(int, stderr_matching(pid, "^lockrun: cron: cannot read the clock for "
+	    "the next fire time: clock_gettime: Invalid argument; stopping$"), 1), "%s", err);
+	cr_assert(eq(int, file_lines(log), 0), "a run started:\n%s", file_peek(log));
 }
 
 /*

@@ -67,6 +67,8 @@
  *                                the first waitpid(2) in the process whose
  *                                pid FILE holds (a line) fails with EINVAL,
  *                                reaping nothing, and removes FILE: once
+ *   LOCKRUN_SHIM_CLOCK_FAIL=FILE while FILE exists, clock_gettime(2) fails
+ *                                with EINVAL: a clock that cannot be read
  *   LOCKRUN_SHIM_NO_PIDFD=1      syscall(SYS_pidfd_open, ...) fails with
  *                                ENOSYS, as on a kernel before 5.3
  *   LOCKRUN_SHIM_HOLD_SEND=FILE  a send(2) on an AF_UNIX socket whose bytes
@@ -534,6 +536,26 @@ waitpid(pid_t pid, int *status, int options)
 		return -1;
 	}
 	return real(pid, status, options);
+}
+
+typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
+
+int
+clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static clock_gettime_fn real;
+	const char *fail = getenv("LOCKRUN_SHIM_CLOCK_FAIL");
+
+	if (fail && *fail && access(fail, F_OK) == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (real == NULL &&
+	    (real = (clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime")) == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(id, ts);
 }
 
 /* --- openat2 ---------------------------------------------------------- */
