@@ -59,17 +59,22 @@ gone(struct proxy *p, struct lr_err *e)
 	    "(lockrun cron or tick ended)", p->inner.ops->name, p->inner.where);
 }
 
+/* Send q, and after it the tail[n] of a release's output, in one
+ * message. */
 static int
-req_send(struct proxy *p, struct lease_req *q, struct lr_err *e)
+req_send(struct proxy *p, struct lease_req *q, const char *tail, size_t n,
+    struct lr_err *e)
 {
-	ssize_t n;
+	struct iovec iov[2] = { { q, sizeof(*q) }, { (void *)tail, n } };
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = n > 0 ? 2 : 1 };
+	ssize_t sent;
 
 	if (p->dead)
 		return gone(p, e);
 	q->seq = ++p->seq ? p->seq : ++p->seq;	/* never 0: "none" */
-	while ((n = send(p->sock, q, sizeof(*q), MSG_NOSIGNAL)) == -1 && errno == EINTR)
+	while ((sent = sendmsg(p->sock, &m, MSG_NOSIGNAL)) == -1 && errno == EINTR)
 		;
-	if (n != (ssize_t)sizeof(*q))
+	if (sent != (ssize_t)(sizeof(*q) + n))
 		return gone(p, e);
 	return 0;
 }
@@ -92,13 +97,14 @@ rep_read(struct proxy *p, struct lease_rep *r, struct lr_err *e)
 /* Send q and wait for its answer. Returns 0 with *r, or -1 with e, and
  * *sent set when q went out (the scheduler may have run it). */
 static int
-call(struct proxy *p, struct lease_req *q, struct lease_rep *r, int *sent, struct lr_err *e)
+call(struct proxy *p, struct lease_req *q, const char *tail, size_t n, struct lease_rep *r,
+    int *sent, struct lr_err *e)
 {
 	long long until;
 	int rc;
 
 	*sent = 0;
-	if (req_send(p, q, e) != 0)
+	if (req_send(p, q, tail, n, e) != 0)
 		return -1;
 	*sent = 1;
 	until = mono_ms() + p->answer_ms;
@@ -149,7 +155,7 @@ proxy_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	/* however long it waits for its turn, the server refuses it once we
 	 * have given up on it (lock_window()) */
 	q.lock.asker_until_mono = mono_ms() + p->answer_ms;
-	if (call(p, &q, &r, &sent, e) != 0) {
+	if (call(p, &q, NULL, 0, &r, &sent, e) != 0) {
 		/* the scheduler may have taken it before it went: run.c
 		 * withdraws it, over the run's own connection then */
 		l->in_doubt = sent;
@@ -179,7 +185,7 @@ proxy_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	/* the renewal's deadline counts from now, not from when the
 	 * scheduler sends it (lock_renew_window()) */
 	q.lock.asker_until_mono = mono_ms() + wait_ms;
-	if (req_send(p, &q, e) != 0)
+	if (req_send(p, &q, NULL, 0, e) != 0)
 		return -1;
 	p->pending = q.seq;
 	return 0;
@@ -214,6 +220,8 @@ proxy_release(struct lr_backend *b, const struct lr_lock *l,
 	struct proxy *p = P(b);
 	struct lease_req q = { .op = LEASE_RELEASE, .lock = *l };
 	struct lease_rep r;
+	const char *tail = NULL;
+	size_t n = 0;
 	int sent;
 
 	if (p->use_inner)
@@ -221,12 +229,24 @@ proxy_release(struct lr_backend *b, const struct lr_lock *l,
 	q.end = *end;
 	q.end.event = NULL;
 	/* a pointer means nothing in the scheduler: the reason goes (an
-	 * array), the output's end does not (lockrun(7), "A RUN'S STORY") */
+	 * array), the output's end after the structure, its last whole
+	 * lines up to LEASE_OUTPUT_MAX (lockrun(7), "A RUN'S STORY") */
+	if (end->output && end->output_len > 0) {
+		tail = end->output;
+		n = end->output_len;
+		if (n > LEASE_OUTPUT_MAX) {
+			const char *cut = memchr(tail + n - LEASE_OUTPUT_MAX, '\n',
+			    LEASE_OUTPUT_MAX);
+
+			n = cut ? (size_t)(tail + n - cut - 1) : 0;
+			tail += end->output_len - n;
+		}
+	}
 	q.end.output = NULL;
-	q.end.output_len = 0;
+	q.end.output_len = n;
 	if ((q.has_event = end->event != NULL))
 		snprintf(q.event, sizeof(q.event), "%s", end->event);
-	if (call(p, &q, &r, &sent, e) != 0)
+	if (call(p, &q, tail, n, &r, &sent, e) != 0)
 		return -1;
 	if (r.rc < 0)
 		*e = r.e;

@@ -18,6 +18,12 @@ enum lease_op {
 	LEASE_RELEASE,		/* ops->release(lock, end) */
 };
 
+/* A release carries the end of its run's output (lr_ending.output, core/
+ * tail.h's lines) after the structure, in the same message: at most this
+ * much of it, whole lines, the last ones (a message must fit the socket's
+ * buffer, about 208 KiB by default). */
+#define LEASE_OUTPUT_MAX	(128 * 1024)
+
 struct lease_req {
 	int		op;		/* enum lease_op */
 	unsigned	seq;		/* echoed in the reply */

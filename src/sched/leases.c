@@ -45,6 +45,7 @@ struct held {
 struct asked {
 	int			fd;	/* the run's socket */
 	struct lease_req	q;
+	char			*output;	/* a release's output's end, or NULL */
 	struct lease_rep	r;
 };
 
@@ -272,6 +273,8 @@ releases(struct leases *ls, struct asked **v, const struct lr_lock **l,
 		held_drop(ls, a->fd);
 		end[n] = a->q.end;
 		end[n].event = a->q.has_event ? a->q.event : NULL;
+		end[n].output = a->output;
+		end[n].output_len = a->output ? a->q.end.output_len : 0;
 		l[n] = &a->r.lock;
 		v[n++] = a;
 	}
@@ -315,6 +318,23 @@ acquires(struct leases *ls, struct asked **v, struct lr_lock **l, enum lock_outc
 	}
 }
 
+/* One request from fd into q, and what follows it into out (a buffer of
+ * len - sizeof(*q) bytes, or NULL when len is the request alone): the
+ * bytes received, or -1. A request whose length is not that is gone. */
+static ssize_t
+recv_request(int fd, struct lease_req *q, char *out, size_t len)
+{
+	struct iovec iov[2] = { { q, sizeof(*q) }, { out, out ? len - sizeof(*q) : 0 } };
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = out ? 2 : 1 };
+	ssize_t n;
+
+	while ((n = recvmsg(fd, &m, MSG_DONTWAIT)) == -1 && errno == EINTR)
+		;
+	if (n >= 0 && (m.msg_flags & MSG_TRUNC))
+		return -1;	/* longer than a request may be */
+	return n;
+}
+
 void
 leases_collect(struct leases *ls, int *fd)
 {
@@ -330,16 +350,26 @@ leases_collect(struct leases *ls, int *fd)
 		ls->capq = cap;
 	}
 	a = &ls->q[ls->nq];
-	while ((n = recv(*fd, &a->q, sizeof(a->q), MSG_DONTWAIT)) == -1 && errno == EINTR)
+	a->output = NULL;
+	/* the message's length, with a release's output after the request */
+	while ((n = recv(*fd, NULL, 0, MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC)) == -1 &&
+	    errno == EINTR)
 		;
 	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return;
-	if (n != (ssize_t)sizeof(a->q)) {
+	if (n > (ssize_t)sizeof(a->q) && n <= (ssize_t)(sizeof(a->q) + LEASE_OUTPUT_MAX) &&
+	    (a->output = malloc((size_t)n - sizeof(a->q) + 1)) == NULL)
+		return;		/* it waits in the socket */
+	n = recv_request(*fd, &a->q, a->output, (size_t)(n > 0 ? n : 0));
+	if (n != (ssize_t)sizeof(a->q) + (ssize_t)(a->output ? a->q.end.output_len : 0)) {
+		free(a->output);
 		held_drop(ls, *fd);	/* no one is left on the other end */
 		close(*fd);
 		*fd = -1;
 		return;
 	}
+	if (a->output)		/* a string, as the run's own was */
+		a->output[a->q.end.output_len] = '\0';
 	memset(&a->r, 0, sizeof(a->r));
 	a->r.lock = a->q.lock;
 	a->fd = *fd;
@@ -403,6 +433,8 @@ leases_flush(struct leases *ls)
 			a->r.rc = lr_errf(&a->r.e, EX_SOFTWARE, "lease request %d: unknown", a->q.op);
 	}
 	answer(ls, LEASE_RENEW);
+	for (size_t i = 0; i < ls->nq; i++)
+		free(ls->q[i].output);
 	ls->nq = 0;
 	free(v);
 	free(l);
@@ -415,6 +447,8 @@ leases_flush(struct leases *ls)
 void
 leases_free(struct leases *ls)
 {
+	for (size_t i = 0; i < ls->nq; i++)
+		free(ls->q[i].output);
 	free(ls->v);
 	free(ls->q);
 	ls->v = NULL;

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "crons.h"
 #include "harness.h"
 
 TestSuite(logs, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
@@ -49,6 +50,30 @@ Test(logs, another_host_sees_the_lines_the_status_and_the_host)
 	cr_assert(strstr(r.out, "out| one\n") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "err| two\n") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "out| three\n") > strstr(r.out, "out| one\n"), "%s", r.out);
+}
+
+/* A run cron starts sends its release over the scheduler's connection:
+ * the end of its output goes with it, as a run's own release takes it. */
+Test(logs, a_run_under_cron_keeps_its_output_too)
+{
+	char body[512], err[4096];
+	const char *cfg;
+	struct result r;
+	pid_t cron;
+
+	snprintf(body, sizeof(body), "redis:\n  url: '%s'\ndefaults:\n  clock_tolerance: 0\n"
+	    "tasks:\n  nightly:\n    schedule: '* * * * *'\n    command: [sh, -c, "
+	    "'echo loaded 12 rows; echo cannot open in.csv >&2; exit 2']\n", fx.url);
+	cfg = write_scratch("cron.yaml", body);
+	cron = cron_at(cfg, 1781524800.0 - 2);	/* 2026-06-15 11:59:58 */
+	POLL_UNTIL(key_exists("lockrun:{nightly}:runs") == 1);
+	cron_stop(cron);
+	LR(&r, "logs", "-c", cfg, "nightly");
+	cr_assert(eq(int, r.status, 0), "%s\nthe scheduler said:\n%s", r.err,
+	    lr_stderr_of(cron, err, sizeof(err)));
+	cr_assert(strstr(r.out, "status: 2 (released)\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "out| loaded 12 rows\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "err| cannot open in.csv\n") != NULL, "%s", r.out);
 }
 
 Test(logs, a_flood_keeps_exactly_the_last_bytes_cut_at_a_line)
