@@ -9,7 +9,8 @@
 #   make check SANITIZE=1, make check-full SANITIZE=1   under ASan + UBSan
 #   make demo       race three lockruns against a throwaway redis-server
 #   make bench      median wall time and peak RSS against flock(1)
-#                   (BENCH_ONLY=fleet, seconds, round-trips, check, loop or cron: that section alone)
+#                   (BENCH_ONLY=fleet, seconds, round-trips, check, loop, cron or
+#                   capture: that section alone)
 #   make install PREFIX=/usr DESTDIR=...
 #   make deb        build the Debian package into build/deb (make deb-check: and lint it)
 #   make fuzz       libFuzzer on each parser for FUZZ_TIME seconds (needs clang)

@@ -21,7 +21,7 @@
 #include "core/duration.h"
 #include "proc/capture.h"
 
-#define CHUNK	(256 * 1024)	/* one read: the pipe's size asked for */
+#define CHUNK	(64 * 1024)	/* one read; below malloc's mmap threshold */
 #define PIPE_SZ	(256 * 1024)	/* asked for: fewer wake-ups for a chatty command */
 
 void
@@ -85,16 +85,22 @@ capture_open(struct lr_capture *c, size_t keep, int output_fd, struct lr_err *e)
 	return 0;
 }
 
-void
-capture_poll(const struct lr_capture *c, struct pollfd *pfd)
+long long
+capture_poll(const struct lr_capture *c, struct pollfd *pfd, long long now)
 {
+	long long bound = -1;
+
 	for (int i = 0; i < 2; i++) {
 		int waiting = c->off[i] < c->len[i];
+		int resting = !waiting && c->rd[i] >= 0 && now < c->rest_until[i];
 
-		pfd[i].fd = waiting ? c->to[i] : c->rd[i];
+		pfd[i].fd = waiting ? c->to[i] : resting ? -1 : c->rd[i];
 		pfd[i].events = waiting ? POLLOUT : POLLIN;
 		pfd[i].revents = 0;
+		if (resting && (bound < 0 || c->rest_until[i] - now < bound))
+			bound = c->rest_until[i] - now;
 	}
+	return bound;
 }
 
 /* The destination of stream i is gone (a reader that closed its end):
@@ -155,6 +161,8 @@ take(struct lr_capture *c, int i)
 		return 0;
 	}
 	tail_feed(&c->tail, i + 1, c->buf[i], (size_t)n);
+	/* a trickle: let the pipe fill a little before the next wake-up */
+	c->rest_until[i] = (size_t)n < CHUNK / 4 ? mono_ms() + CAPTURE_REST_MS : 0;
 	if (c->to[i] < 0)
 		return (size_t)n;	/* nowhere to go: kept only */
 	c->off[i] = 0;
@@ -192,7 +200,7 @@ capture_drain(struct lr_capture *c, long long until)
 			return;		/* the pipes are empty, all passed on */
 		if (now >= until)
 			break;
-		capture_poll(c, pfd);
+		(void)capture_poll(c, pfd, 0);	/* only writes wait here */
 		if (poll(pfd, 2, (int)(until - now)) > 0)
 			capture_ready(c, pfd);
 	}

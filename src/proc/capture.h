@@ -18,8 +18,18 @@ struct lr_capture {
 	int		 opened[2];	/* to[i] was opened here, non-blocking */
 	char		*buf[2];	/* read, not yet written on: */
 	size_t		 len[2], off[2];	/* buf[i][off, len) */
+	long long	 rest_until[2];	/* mono ms: a short read's pipe is let
+					 * fill until then (CAPTURE_REST_MS) */
 	struct lr_tail	 tail;
 };
+
+/* After a read that did not fill a quarter of its chunk, a stream's pipe
+ * is not read again for this long: a command that writes line by line
+ * (a shell's echo, an unbuffered logger) wakes lockrun once per rest, not
+ * once per write, which costs as much as the command's own work. A full
+ * pipe (256 KiB) is read at once whatever the rest; the command's end
+ * drains the pipes at once. */
+#define CAPTURE_REST_MS	2
 
 /* Set c up: the pipes (close-on-exec; the command gets them as 1 and 2),
  * and where each stream goes: output_fd when above 2 (a task's output:),
@@ -28,9 +38,11 @@ struct lr_capture {
  * with MSG_DONTWAIT). keep: the tail's size. Returns 0, or -1 with e. */
 int	capture_open(struct lr_capture *c, size_t keep, int output_fd, struct lr_err *e);
 
-/* The two pollfds of the wait loop for c, into pfd[0..1]: a stream's pipe
- * while nothing of it waits to be written, else its destination. */
-void	capture_poll(const struct lr_capture *c, struct pollfd *pfd);
+/* The two pollfds of the wait loop for c at now (mono ms), into
+ * pfd[0..1]: a stream's pipe while nothing of it waits to be written and
+ * it does not rest, else its destination. Returns how long the loop may
+ * wait at most (a rest's end), or -1: no bound. */
+long long capture_poll(const struct lr_capture *c, struct pollfd *pfd, long long now);
 
 /* Act on what poll(2) said of pfd[0..1]. */
 void	capture_ready(struct lr_capture *c, const struct pollfd *pfd);

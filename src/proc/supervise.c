@@ -426,9 +426,10 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 			{ .fd = -1 }, { .fd = -1 },
 		};
 		int wait = next == NEVER ? -1 : (int)(next > now ? min2(next - now, 1 << 30) : 0);
+		long long rest = s->capture ? capture_poll(s->capture, &pfd[3], now) : -1;
 
-		if (s->capture)
-			capture_poll(s->capture, &pfd[3]);
+		if (rest >= 0 && (wait < 0 || rest < wait))
+			wait = (int)rest;
 		if (poll(pfd, 5, wait) == -1 && errno != EINTR) {
 			/* out of memory, say: the lock cannot be kept, so nothing
 			 * of the command may outlive this loop */

@@ -760,9 +760,9 @@ main(int argc, char *argv[])
 	if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "round-trips") == 0 ||
 	    strcmp(argv[2], "fleet") == 0 || strcmp(argv[2], "seconds") == 0 ||
 	    strcmp(argv[2], "check") == 0 || strcmp(argv[2], "loop") == 0 ||
-	    strcmp(argv[2], "cron") == 0))) {
+	    strcmp(argv[2], "cron") == 0 || strcmp(argv[2], "capture") == 0))) {
 		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet | seconds "
-		    "| check | loop | cron]\n");
+		    "| check | loop | cron | capture]\n");
 		return 64;
 	}
 	if (argc == 3 && strcmp(argv[2], "fleet") == 0)	/* that section alone */
@@ -774,6 +774,7 @@ main(int argc, char *argv[])
 		    strcmp(argv[2], "check") == 0 ? check_cost(argv[1], &fx) :
 		    strcmp(argv[2], "loop") == 0 ? loop_cost(argv[1], &fx) :
 		    strcmp(argv[2], "cron") == 0 ? cron_cost_all(argv[1], &fx) :
+		    strcmp(argv[2], "capture") == 0 ? capture_cost(argv[1], &fx) :
 		    round_trip_cost(argv[1], &fx);
 		redis_stop(&fx);
 		return bad ? 1 : 0;
@@ -828,6 +829,7 @@ main(int argc, char *argv[])
 	freeReplyObject(r);
 	history_note(c);
 	bad += round_trip_cost(argv[1], &fx);
+	bad += capture_cost(argv[1], &fx);
 	bad += renewal_cost(argv[1], url, c);
 	bad += status_cost(argv[1], &fx, c);
 	bad += config_cost(argv[1], &fx);

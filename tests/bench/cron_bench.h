@@ -30,6 +30,10 @@ int	seconds_cost(const char *lockrun, const struct redis_fixture *fx);
  * no-overlap and the clock check on. Returns the failures seen. */
 int	round_trip_cost(const char *lockrun, const struct redis_fixture *fx);
 
+/* A run whose output is kept (keep_output 16K) against the same with it
+ * off: median wall times and round trips, printed; failed runs counted. */
+int	capture_cost(const char *lockrun, const struct redis_fixture *fx);
+
 /* LD_PRELOAD=libfaketime and FAKETIME, the offset that makes the clock
  * read at now (running on), into env[0..3], NULL after. 0, or -1 when
  * libfaketime is not installed. */

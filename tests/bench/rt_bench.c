@@ -8,9 +8,11 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hiredis/hiredis.h>
@@ -117,6 +119,90 @@ round_trip_cost(const char *lockrun, const struct redis_fixture *fx)
 	    "held, %.2f slot taken (expected 1)\n", RT_N, ran, held, slot);
 	if (bad)
 		fprintf(stderr, "bench: round trips: %d runs exited otherwise\n", bad);
+	redisFree(c);
+	return bad;
+}
+
+/* --- capture: a run's output kept (issue 45) against it off --------- */
+
+#define CAP_N	30
+#define CAP_SCRIPT	"i=0; while [ $i -lt 2000 ]; do echo line $i of the job; " \
+			"i=$((i+1)); done; echo done >&2"
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One run of key printing 2,000 lines (to /dev/null, as a job's output
+ * sent away), keeping keep bytes of it: its wall time, or -1. */
+static double
+capture_run(const char *lockrun, const char *url, const char *key, const char *keep)
+{
+	char *argv[] = { (char *)lockrun, "--redis", (char *)url, "--keep-output",
+	    (char *)keep, "-k", (char *)key, "--", "sh", "-c", CAP_SCRIPT, NULL };
+	double t0 = now_s();
+	pid_t pid = fork();
+	int st, fd;
+
+	if (pid == 0) {
+		if ((fd = open("/dev/null", O_WRONLY)) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execv(lockrun, argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? now_s() - t0 : -1;
+}
+
+int
+capture_cost(const char *lockrun, const struct redis_fixture *fx)
+{
+	redisContext *c = redis_client(fx), *m;
+	double on[CAP_N], off[CAP_N], rt_on, rt_off;
+	int bad = 0;
+
+	for (int i = -3; i < CAP_N; i++) {	/* interleaved: drift hits both alike */
+		double a = capture_run(lockrun, fx->url, "cap-on", "16K");
+		double b = capture_run(lockrun, fx->url, "cap-off", "0");
+
+		bad += a < 0 || b < 0;
+		if (i >= 0) {
+			on[i] = a;
+			off[i] = b;
+		}
+	}
+	qsort(on, CAP_N, sizeof(on[0]), cmp_double);
+	qsort(off, CAP_N, sizeof(off[0]), cmp_double);
+	if ((m = monitor(fx)) == NULL)
+		return 1;
+	for (int i = 0; i < 10; i++)
+		bad += capture_run(lockrun, fx->url, "cap-on", "16K") < 0;
+	rt_on = (double)monitored(m, c) / 10;
+	if ((m = monitor(fx)) == NULL)
+		return 1;
+	for (int i = 0; i < 10; i++)
+		bad += capture_run(lockrun, fx->url, "cap-off", "0") < 0;
+	rt_off = (double)monitored(m, c) / 10;
+	printf("\ncapture (a run printing 2,000 lines, %d of each, interleaved): "
+	    "keep_output 16K median %.2f ms, rt/run %.2f; keep_output 0 median %.2f ms, "
+	    "rt/run %.2f; ratio %.2f\n", CAP_N, on[CAP_N / 2] * 1e3, rt_on,
+	    off[CAP_N / 2] * 1e3, rt_off, on[CAP_N / 2] / off[CAP_N / 2]);
+	if (bad)
+		fprintf(stderr, "bench: capture: %d runs failed\n", bad);
 	redisFree(c);
 	return bad;
 }
