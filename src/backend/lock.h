@@ -41,6 +41,7 @@ enum renew_outcome {
 				 * extended (lockrun had given up on it) */
 };
 
+#define LR_TAKE_MAX	320	/* a trigger's take mark (struct lr_take) */
 #define CLAIM_NONCE_MAX	17	/* a slot claim's nonce: 64 random bits in
 				 * hex, and a NUL (struct lr_claim) */
 
@@ -95,6 +96,11 @@ struct lr_lock {
 	char		claim[CLAIM_NONCE_MAX];	/* the nonce of the claim its
 					 * scheduler made of the slot for this
 					 * run (struct lr_claim), or "" */
+	char		take[LR_TAKE_MAX];	/* a triggered run a scheduler
+					 * started: the mark its take left on
+					 * the trigger (struct lr_take), which
+					 * the acquire that takes the lock
+					 * deletes with the trigger; or "" */
 	char		id[33];		/* 128 random bits, hex: the owner check */
 	char		owner[300];	/* "host pid start", stored after id and token */
 	long long	token;		/* fencing token, once acquired */
@@ -211,6 +217,24 @@ struct lr_missed {
 	const char	*at;		/* when it was noticed, ISO 8601 */
 	long long	 hist_cap;
 	long long	 hist_ttl_ms;
+	const char	*take;		/* not a slot: the trigger (k->trigger) this
+					 * scheduler took with this mark (struct
+					 * lr_take) and could not start by its
+					 * starting_deadline, dropped and recorded
+					 * "missed" (slot "triggered") if the mark
+					 * is still there; NULL: a slot */
+};
+
+/* What a scheduler's take (ops.h) marks a trigger with, instead of
+ * deleting it: the trigger stays on the server until a run of it has
+ * started (its acquire deletes it, lr_lock.take) and is skipped by every
+ * look until the mark's lease ends; one whose lease ended is taken again
+ * by any scheduler (its taker died before the run started). id is
+ * "host/pid/seconds": the taker and when it took it, which the run and
+ * the drop (lr_missed.take) are told. */
+struct lr_take {
+	const char	 *id;
+	const long long	 *lease_ms;	/* per key: how long the mark holds */
 };
 
 /* A fire time's slot that a scheduler claims for the run it is about to

@@ -160,8 +160,14 @@ struct lr_backend_ops {
 	/* `lockrun trigger`: write the trigger key k->trigger with value
 	 * ("<ms> <host> <user>"), to lapse after ttl_ms unless taken.
 	 * Returns 0, or -1 with e. take: a scheduler takes the triggers of
-	 * its n tasks (k[i]) in one round trip: each key there is deleted
-	 * and taken[i] set to 1, so that exactly one scheduler takes each.
+	 * its n tasks (k[i]) in one round trip: each key there that no
+	 * other take's mark holds (its lease not ended) is marked with
+	 * tk->id until tk->lease_ms[i] from now by the server's clock
+	 * (struct lr_take), and taken[i] set to 1, so that one scheduler at
+	 * a time takes each; the trigger stays until the acquire of the run
+	 * it starts deletes it (lr_lock.take), or its taker drops it
+	 * (missed, lr_missed.take). taken[i] is 3 for a trigger another
+	 * take's mark still holds (Redis: its name stays listed).
 	 * The take carries a window as the acquire does (lock_window(), with
 	 * w's offset_used_ms and the command timeout): the server deletes
 	 * nothing when its clock reads outside [w->earliest_ms,
@@ -174,7 +180,8 @@ struct lr_backend_ops {
 	int	(*trigger)(struct lr_backend *b, const struct lr_keys *k,
 		    const char *value, long long ttl_ms, struct lr_err *e);
 	int	(*take)(struct lr_backend *b, const struct lr_keys *k, size_t n,
-		    struct lr_lock *w, unsigned char *taken, struct lr_err *e);
+		    const struct lr_take *tk, struct lr_lock *w, unsigned char *taken,
+		    struct lr_err *e);
 
 	/* The scheduler's look: the names of the tasks under prefix that may
 	 * have a trigger waiting, each given to cb, in one command however
@@ -196,8 +203,12 @@ struct lr_backend_ops {
 	 * the task's missed count and sets its last missed slot, in one
 	 * round trip per task. won[i] is 1 for each slot claimed here
 	 * (exactly one scheduler of the fleet claims it), 2 when another
-	 * scheduler recorded it, else 0. Returns 0, or -1 with e. NULL:
-	 * this backend keeps no missed slots. */
+	 * scheduler recorded it, else 0. With m->take, not a slot but a
+	 * trigger this scheduler took and gave up on (lr_missed.take): won[i]
+	 * is 1 when it still held that mark, and the trigger was deleted and
+	 * "missed" recorded with slot "triggered", once; else 0 (started, or
+	 * taken again by another after the mark's lease). Returns 0, or -1
+	 * with e. NULL: this backend keeps no missed slots. */
 	int	(*missed)(struct lr_backend *b, const struct lr_keys *k, size_t n,
 		    const struct lr_missed *m, unsigned char *won, struct lr_err *e);
 

@@ -56,6 +56,8 @@ struct lr_ctx {
 						 * not started */
 	int			 triggered;	/* `lockrun trigger`: no slot, no-overlap,
 						 * recorded as "triggered" */
+	char			 trigger_take[64];	/* cron's: its take's mark
+						 * but for the host (starter.h) */
 	char			 slot_claim[CLAIM_NONCE_MAX];	/* the claim cron
 						 * made of the slot for this run
 						 * (CLAIM_VAR), or "" */

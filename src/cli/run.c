@@ -206,6 +206,9 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	l->offset_used_ms = l->slot_until_ms = 0;
 	l->no_window = x->t.clock_tolerance_ms == 0;
 	l->triggered = x->triggered;
+	l->take[0] = '\0';
+	if (x->triggered && x->trigger_take[0])	/* the mark is "host/pid/s" */
+		snprintf(l->take, sizeof(l->take), "%s/%s", ctx_host(x), x->trigger_take);
 	snprintf(l->claim, sizeof(l->claim), "%s", x->slot_claim);
 	if (x->t.one_server) {
 		l->clock_tol_ms = x->t.clock_tolerance_ms != LR_UNSET ?
@@ -651,6 +654,9 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	log_context(x->cli.task, NULL, 0, NULL);
 	if (getenv(TRIGGERED_VAR) != NULL) {	/* a triggered run cron started */
 		x->triggered = 1;
+		if (strchr(getenv(TRIGGERED_VAR), '/') != NULL)	/* its take's mark */
+			snprintf(x->trigger_take, sizeof(x->trigger_take), "%s",
+			    getenv(TRIGGERED_VAR));
 		unsetenv(TRIGGERED_VAR);
 	}
 	if (getenv(CLAIM_VAR) != NULL) {	/* cron claimed the slot for it */

@@ -169,7 +169,8 @@ triggers_up(struct lr_ctx *x, struct lr_ctx *lx, struct lr_ctx **own,
 			return -1;
 	}
 	if (c->be.ops->take) {
-		*ts = (struct trigger_src){ .be = &c->be, .prefix = c->prefix };
+		*ts = (struct trigger_src){ .be = &c->be, .prefix = c->prefix,
+		    .host = ctx_host(x) };
 		o->poll = trigger_take;
 		o->poll_arg = ts;
 	}

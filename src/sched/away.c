@@ -140,7 +140,10 @@ away_gave_up(struct away *a, const struct sched_task *t, time_t slot, const char
 			a->quiet++;
 			return;
 		}
-	text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
+	if (TRIGGERED(slot))	/* dropped on the server when it answers */
+		snprintf(at, sizeof(at), "triggered");
+	else
+		text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
 	lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: %s while the lock server did not "
 	    "answer (%s); not started%s", t->name, at, why, a->why, a->down ? "; its next ones "
 	    "likewise until the server is back, counted then" : "");
@@ -152,11 +155,17 @@ away_gave_up(struct away *a, const struct sched_task *t, time_t slot, const char
 }
 
 /* Why a start of slot of t held until now_ms can start no more, or NULL
- * (it can). */
+ * (it can). A triggered start's deadline counts from its take (the slot,
+ * negated), as its retries' do (away_retry()). */
 static const char *
 too_late(const struct sched_task *t, time_t slot, long long now_ms)
 {
-	time_t next = schedule_next(&t->sched, slot);
+	time_t next;
+
+	if (TRIGGERED(slot))
+		return now_ms + (long long)slot * 1000 > t->deadline_ms ?
+		    "its starting_deadline passed" : NULL;
+	next = schedule_next(&t->sched, slot);
 
 	if (now_ms - (long long)slot * 1000 > t->deadline_ms)
 		return "its starting_deadline passed";
@@ -190,7 +199,7 @@ away_expire(struct away *a, struct start_queue *q, const struct sched_task *t, s
 		const struct sched_task *x = NULL;
 		const char *why = NULL;
 
-		for (size_t j = 0; j < n && !TRIGGERED(q->v[i].slot) && x == NULL; j++)
+		for (size_t j = 0; j < n && x == NULL; j++)
 			if (strcmp(t[j].name, q->v[i].task) == 0)
 				x = &t[j];
 		if (x && (why = too_late(x, q->v[i].slot, now_ms)) != NULL)

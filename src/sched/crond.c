@@ -215,9 +215,8 @@ start_some(struct crond *d, size_t room)
 		for (size_t i = 0; i < d->ntasks; i++)
 			if (strcmp(d->tasks[i].name, e.task) == 0) {
 				if (!missed_if_passed(&d->missed, &d->tasks[i], e.slot,
-				    d->last[i]) && (TRIGGERED(e.slot) ||
-				    !away_late(&d->away, &d->tasks[i], e.slot, real_ms(),
-				    &d->missed)))
+				    d->last[i]) && !away_late(&d->away, &d->tasks[i], e.slot,
+				    real_ms(), &d->missed))
 					s[n++] = (struct claim_start){ .task = &d->tasks[i],
 					    .slot = e.slot };
 				break;
@@ -277,9 +276,11 @@ ended(struct crond *d, const struct running *r)
 	    TRIGGERED(r->slot_t))
 		lr_event(LOG_ERR, "missed", NULL, "%s triggered: missed: the server could not "
 		    "be reached within its starting_deadline; the trigger is dropped", r->task);
+	/* a slot, or a trigger (dropped on the server, recorded once) */
 	for (size_t i = 0; r->status == EX_UNAVAILABLE && !r->rep.ran && !r->rep.skipped &&
-	    !d->stopping && !TRIGGERED(r->slot_t) && i < d->ntasks; i++)
-		if (strcmp(d->tasks[i].name, r->task) == 0 && d->last[i] == r->slot_t)
+	    !d->stopping && i < d->ntasks; i++)
+		if (strcmp(d->tasks[i].name, r->task) == 0 && (TRIGGERED(r->slot_t) ||
+		    d->last[i] == r->slot_t))
 			missed_note(&d->missed, &d->tasks[i], r->slot_t);
 	arm(d);
 }
@@ -369,9 +370,9 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 }
 
 static void
-start_triggered(void *d, size_t i)	/* trigger_check()'s: claims no slot */
+start_triggered(void *d, size_t i, time_t slot)	/* trigger_check()'s: claims no slot */
 {
-	start(d, i, -time(NULL));
+	start(d, i, slot);
 }
 
 static void

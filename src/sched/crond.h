@@ -21,11 +21,12 @@ struct crond_opts {
 	void				*watch_arg;
 	const char			*server;	/* the runs' URL, for people */
 	/* every TRIGGER_POLL_S (trigger.h), take the triggers of the tasks:
-	 * taken[i] 1 for each to start a triggered run of; 0, or -1 (it said
+	 * taken[i] 1 for each to start a triggered run of, marked as taken
+	 * at the second at (trigger_take_id()); 0, or -1 (it said
 	 * why; those taken before the failure start too). NULL: none are
 	 * looked for */
 	int				(*poll)(void *arg, const struct sched_task *t,
-					    size_t n, unsigned char *taken);
+					    size_t n, unsigned char *taken, time_t at);
 	void				*poll_arg;
 	struct missed_src		*missed;	/* where missed slots are
 							 * recorded (missed.h), or NULL */

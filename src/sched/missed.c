@@ -22,7 +22,10 @@ void
 missed_note(struct missed_queue *q, const struct sched_task *t, time_t slot)
 {
 	struct missed_slot *v;
-	if (!t->one_server || schedule_subminute(&t->sched) || t->history == 0)
+
+	/* a trigger its taker gave up on is dropped on the server, whatever
+	 * the task's settings (crond.c: a triggered slot is below 0) */
+	if (slot >= 0 && (!t->one_server || schedule_subminute(&t->sched) || t->history == 0))
 		return;
 	for (size_t i = 0; i < q->n; i++)
 		if (q->v[i].slot == slot && strcmp(q->v[i].task, t->name) == 0)
@@ -42,7 +45,7 @@ missed_note(struct missed_queue *q, const struct sched_task *t, time_t slot)
 	if ((q->v[q->n].task = strdup(t->name)) == NULL)
 		return;
 	q->v[q->n].slot = slot;
-	q->v[q->n++].due_ms = (long long)slot * 1000 + t->deadline_ms;
+	q->v[q->n++].due_ms = slot < 0 ? 0 : (long long)slot * 1000 + t->deadline_ms;
 	q->next_ms = 0;		/* look at once */
 }
 
@@ -82,13 +85,19 @@ record_one(struct missed_src *src, const struct missed_slot *s, const struct sch
 {
 	char at[TEXT_ISO_MAX];
 	struct lr_keys k;
-	struct lr_missed m = { .slot_ttl_ms = schedule_slot_ttl_ms(&t->sched, now_ms, s->slot),
+	struct lr_missed m = { .slot_ttl_ms = s->slot < 0 ? 0 :
+	    schedule_slot_ttl_ms(&t->sched, now_ms, s->slot),
 	    .host = src->host, .pid = (long long)getpid(),
 	    .at = text_iso(now_ms, TEXT_ISO_S, at, sizeof(at)), .hist_cap = t->history,
 	    .hist_ttl_ms = t->history_ttl_ms };
 	unsigned char won = 0;
+	char take[LR_TAKE_MAX];
 
-	keys_build(&k, src->prefix, t->name, s->slot, 60000);
+	if (s->slot < 0) {	/* a trigger we took: its mark (trigger.h) */
+		trigger_take_id(take, sizeof(take), src->host, -s->slot);
+		m.take = take;
+	}
+	keys_build(&k, src->prefix, t->name, s->slot < 0 ? (time_t)-1 : s->slot, 60000);
 	if (src->be->ops->missed(src->be, &k, 1, &m, &won, e) != 0)
 		return -1;
 	return won;
@@ -106,6 +115,12 @@ recorded(const struct sched_task *t, time_t slot, int won, const struct sched_sp
 
 	if (won == 0)		/* a server ran it, or the task never ran */
 		return;
+	if (slot < 0) {		/* a trigger dropped, its mark still ours */
+		lr_event(LOG_ERR, "missed", NULL, "%s triggered: missed: not started by its "
+		    "starting_deadline; the trigger is dropped, recorded for the fleet here",
+		    t->name);
+		return;
+	}
 	text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
 	lr_event(LOG_ERR, "missed", NULL, "%s %s: missed: no server ran it by its "
 	    "starting_deadline; %s", t->name, at, won == 1 ? "recorded for the fleet here" :

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/duration.h"
 #include "sched/run_table.h"
@@ -33,9 +34,17 @@ run_table_start(struct run_table *t, const struct sched_spawner *sp, const struc
 	struct running *r = run_table_add(t);
 	/* output: inherit: the run writes to our stdout and stderr itself */
 	struct spawn_pipes io = { .relay = !task->output_inherit };
-	char at[TEXT_ISO_MAX];
+	char at[TEXT_ISO_MAX], take[64];
 	const char *when = TRIGGERED(slot) ? "triggered" :
 	    text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at));
+
+	/* a triggered run is told the take's mark but for the host, which is
+	 * its own too (trigger.h, trigger_take_id()): the slot is the take's
+	 * second, negated */
+	if (TRIGGERED(slot)) {
+		snprintf(take, sizeof(take), "%ld/%lld", (long)getpid(), -(long long)slot);
+		claim = take;
+	}
 
 	if (r == NULL) {
 		report_unstarted(task->name, when, "out of memory");

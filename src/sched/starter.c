@@ -208,8 +208,11 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 	child_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms <= SPAWN_MISSED ? (SPAWN_MISSED - at_ms) / 1000 :
 	    at_ms);
-	if (setenv(at_ms == SPAWN_TRIGGERED ? TRIGGERED_VAR : at_ms <= SPAWN_MISSED ? MISSED_VAR :
-	    SLOT_AT_VAR, at, 1) != 0 || (claim[0] && setenv(CLAIM_VAR, claim, 1) != 0))
+	if (at_ms == SPAWN_TRIGGERED) {		/* the take's mark, or -1 */
+		if (setenv(TRIGGERED_VAR, claim[0] ? claim : at, 1) != 0)
+			_exit(EX_OSERR);
+	} else if (setenv(at_ms <= SPAWN_MISSED ? MISSED_VAR : SLOT_AT_VAR, at, 1) != 0 ||
+	    (claim[0] && setenv(CLAIM_VAR, claim, 1) != 0))
 		_exit(EX_OSERR);
 	while (argv[argc])
 		argc++;
@@ -222,7 +225,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
  * ends of its pipes (those has[] says) as SCM_RIGHTS, and its answer. */
 struct start_ask {
 	long long	at_ms;
-	char		claim[CLAIM_NONCE_MAX];	/* the slot's claim, or "" */
+	char		claim[64];	/* the slot's claim, or a take's mark (starter.h), or "" */
 	unsigned char	has[4];		/* out, err, report, lease */
 	char		name[KEY_NAME_MAX + 1];
 };

@@ -95,7 +95,10 @@ int	sched_signalfd(int flags);
 
 /* A run `lockrun trigger` asked for: spawn_task()'s at_ms, and the
  * variable that tells the run so (run.c takes it and drops it): it claims
- * no slot, takes the no-overlap lock and is recorded as "triggered". */
+ * no slot, takes the no-overlap lock and is recorded as "triggered". Its
+ * value is spawn_task()'s claim: "pid/seconds", the mark the scheduler's
+ * take left on the trigger but for the host (trigger.h), which the run's
+ * acquire deletes with the trigger (lr_lock.take); "-1": none. */
 #define SPAWN_TRIGGERED	(-1LL)
 #define TRIGGERED_VAR	"LOCKRUN_TRIGGERED"
 

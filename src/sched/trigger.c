@@ -3,31 +3,33 @@
  * a look each TRIGGER_POLL_S, from the scheduler's loop, which
  * keeps its one absolute timer (armed at the next fire time or the next
  * look, whichever is sooner). A trigger is a key (row) next to the task's
- * lock; taking it deletes it, so exactly one scheduler of the fleet takes
- * each, and starts the run (`lockrun -t NAME`, triggered: no slot, the
- * no-overlap lock). The take carries a window as the acquire does
- * (ops.h): one this scheduler gave up on (its connection stalled, and
- * delivered it later) deletes nothing, and the trigger waits for a look
- * that is answered.
+ * lock; taking it marks it as this scheduler's (ops.h, struct lr_take),
+ * so one scheduler at a time takes each, and starts the run (`lockrun -t
+ * NAME`, triggered: no slot, the no-overlap lock). The take carries a
+ * window as the acquire does (ops.h): one this scheduler gave up on (its
+ * connection stalled, and delivered it later) changes nothing, and the
+ * trigger waits for a look that is answered.
  *
- * A trigger taken is kept by the scheduler that took it until a run of it
- * has started: a run that could not reach the server (69) is started
- * again within the task's starting_deadline, as a slot is (crond.c,
- * retry_later()). That is the simplest design that keeps it: taking it
- * only when its run starts would make every backend's acquire take the
- * trigger too, and putting it back when the start fails would fail as the
- * start did, the server being out of reach; what it leaves out is the
- * scheduler dying between the take and the start, which loses the
- * trigger (said nowhere but by the scheduler's own end), never runs it
- * twice.
+ * A trigger is kept on the server until a run of it has started: the
+ * run's acquire deletes it in the same step as it takes the lock (told
+ * the mark, lr_lock.take), so no crash between the take and the start
+ * loses it. Its taker starts the run, and again when the run could not
+ * reach the server (69), within the task's starting_deadline counted
+ * from the take, as a slot is (crond.c, retry_later()); past it, the
+ * trigger is dropped and recorded "missed" (missed.c, lr_missed.take), if
+ * the mark is still ours. A taker that died holding it leaves the mark
+ * to lapse, starting_deadline plus TRIGGER_TAKE_SLACK_MS after the take,
+ * and the next look of any scheduler takes it again.
  *
  * A look asks first which tasks may have a trigger (ops.h's asked: on
  * Redis one SMEMBERS, whatever the task count) and takes those alone;
  * an idle scheduler sends one command a look. Where the backend keeps no
- * such list (PostgreSQL: one DELETE over every task's key), every task's
+ * such list (PostgreSQL: one UPDATE over every task's key), every task's
  * trigger is taken. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/keys.h"
 #include "out/log.h"
@@ -40,24 +42,42 @@
  * 5 MB. */
 #define TAKE_CHUNK	1024
 
-/* One take of the n tasks' triggers, within src's window. */
+void
+trigger_take_id(char *buf, size_t n, const char *host, time_t at)
+{
+	snprintf(buf, n, "%s/%ld/%lld", host ? host : "-", (long)getpid(), (long long)at);
+}
+
+/* One take of the n tasks' triggers, within src's window, marked as
+ * taken at the second when. */
 static int
 take(struct trigger_src *src, const struct sched_task *t, size_t n, unsigned char *taken,
-    struct lr_err *e)
+    time_t when, struct lr_err *e)
 {
-	struct lr_keys *k = calloc(n < TAKE_CHUNK ? n : TAKE_CHUNK, sizeof(*k));
+	size_t c = n < TAKE_CHUNK ? n : TAKE_CHUNK;
+	struct lr_keys *k = calloc(c, sizeof(*k));
+	long long *lease = calloc(c, sizeof(*lease));
+	char id[LR_TAKE_MAX];
+	struct lr_take tk = { id, lease };
 	int rc = 0;
 
-	if (k == NULL)
+	if (k == NULL || lease == NULL) {
+		free(k);
+		free(lease);
 		return lr_errf(e, EX_OSERR, "out of memory");
+	}
+	trigger_take_id(id, sizeof(id), src->host, when);
 	for (size_t at = 0; rc == 0 && at < n; at += TAKE_CHUNK) {
 		size_t m = n - at < TAKE_CHUNK ? n - at : TAKE_CHUNK;
 
-		for (size_t i = 0; i < m; i++)
+		for (size_t i = 0; i < m; i++) {
 			keys_build(&k[i], src->prefix, t[at + i].name, (time_t)-1, 60000);
-		rc = src->be->ops->take(src->be, k, m, &src->win, taken + at, e);
+			lease[i] = t[at + i].deadline_ms + TRIGGER_TAKE_SLACK_MS;
+		}
+		rc = src->be->ops->take(src->be, k, m, &tk, &src->win, taken + at, e);
 	}
 	free(k);
+	free(lease);
 	if (rc == 0 && src->win.offset_known)	/* the next take's window */
 		src->win.offset_used_ms = src->win.offset_ms;
 	return rc;
@@ -134,7 +154,7 @@ narrow(struct trigger_src *src, const struct sched_task *t, size_t n, size_t *pi
  * answer measured. */
 static int
 take_picked(struct trigger_src *src, const struct sched_task *t, const size_t *pick,
-    size_t m, unsigned char *taken, struct lr_err *e)
+    size_t m, unsigned char *taken, time_t when, struct lr_err *e)
 {
 	struct sched_task *sub = calloc(m + 1, sizeof(*sub));
 	unsigned char *got = calloc(m + 1, 1), *again = calloc(m + 1, 1);
@@ -146,10 +166,10 @@ take_picked(struct trigger_src *src, const struct sched_task *t, const size_t *p
 	}
 	for (size_t i = 0; i < m; i++)
 		sub[i] = t[pick[i]];
-	rc = take(src, sub, m, got, e);
+	rc = take(src, sub, m, got, when, e);
 	for (size_t i = 0; rc == 0 && i < m; i++)
 		refused |= got[i] == 2;
-	if (refused && (rc = take(src, sub, m, again, e)) == 0)
+	if (refused && (rc = take(src, sub, m, again, when, e)) == 0)
 		for (size_t i = 0; i < m; i++)
 			got[i] = got[i] == 1 || again[i] == 1;
 	for (size_t i = 0; i < m; i++)	/* a look that failed part way took these */
@@ -162,7 +182,7 @@ out:
 }
 
 int
-trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *taken)
+trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *taken, time_t at)
 {
 	struct trigger_src *src = arg;
 	struct lr_err e = LR_ERR_INIT;
@@ -177,7 +197,7 @@ trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *tak
 	else if ((m = narrow(src, t, n, pick, &e)) < 0)
 		rc = -1;
 	else if (m > 0)
-		rc = take_picked(src, t, pick, (size_t)m, taken, &e);
+		rc = take_picked(src, t, pick, (size_t)m, taken, at, &e);
 	free(pick);
 	if (rc != 0) {
 		src->be->ops->close(src->be);	/* what is left of the answer goes too */
@@ -193,9 +213,10 @@ trigger_take(void *arg, const struct sched_task *t, size_t n, unsigned char *tak
 
 void
 trigger_check(struct trigger_look *l, long long now_ms, const struct sched_task *t,
-    size_t n, void (*start)(void *sarg, size_t i), void *sarg)
+    size_t n, void (*start)(void *sarg, size_t i, time_t slot), void *sarg)
 {
 	const long long every = TRIGGER_POLL_S * 1000LL;
+	time_t at = (time_t)(now_ms / 1000);
 	unsigned char *taken;
 
 	if (l->poll == NULL || (now_ms < l->next && l->next - now_ms <= every))
@@ -204,9 +225,9 @@ trigger_check(struct trigger_look *l, long long now_ms, const struct sched_task 
 	if ((taken = calloc(n + 1, 1)) == NULL)
 		return;
 	/* a look that failed part way may have taken some: they start */
-	(void)l->poll(l->arg, t, n, taken);
+	(void)l->poll(l->arg, t, n, taken, at);
 	for (size_t i = 0; i < n; i++)
 		if (taken[i] == 1)
-			start(sarg, i);
+			start(sarg, i, -at);
 	free(taken);
 }

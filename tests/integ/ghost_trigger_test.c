@@ -54,7 +54,7 @@ TestSuite(ghost_trigger, .init = suite_setup, .fini = teardown, .timeout = 300);
  * command appends "tj" to mark under a flock (a second copy appends
  * "overlap"); short timeouts, so that a stall is given up on at once. */
 static const char *
-trigger_config(const struct proxy *p, const char *mark)
+trigger_config_within(const struct proxy *p, const char *mark, const char *deadline)
 {
 	char body[2048], via[300];
 
@@ -64,10 +64,16 @@ trigger_config(const struct proxy *p, const char *mark)
 		snprintf(via, sizeof(via), "postgres://lockrun@127.0.0.1:%d/lockrun", p->port);
 	snprintf(body, sizeof(body), "url: '%s'\n%s:\n  connect_timeout: 1s\n"
 	    "  command_timeout: 1s\ntasks:\n  tj:\n    schedule: '0 0 1 1 *'\n"
-	    "    starting_deadline: 2m\n    command: 'flock -n %s.lock sh -c "
+	    "    starting_deadline: %s\n    command: 'flock -n %s.lock sh -c "
 	    "''echo tj >> %s; sleep 1'' || echo overlap >> %s'\n", via,
-	    be == BE_REDIS ? "redis" : "postgres", mark, mark, mark);
+	    be == BE_REDIS ? "redis" : "postgres", deadline, mark, mark, mark);
 	return write_scratch("trigger.yaml", body);
+}
+
+static const char *
+trigger_config(const struct proxy *p, const char *mark)
+{
+	return trigger_config_within(p, mark, "2m");
 }
 
 /* The relay in front of the test's server. */
@@ -88,9 +94,10 @@ ask_trigger(void)
 	cr_assert(eq(int, r.status, 0), "trigger: %s", r.err);
 }
 
-/* How many entries of tj's history are event? (0 while it has none) */
+/* How many entries of tj's history have field set to value? (0 while
+ * it has none) */
 static int
-history_count(const char *event)
+history_field_count(const char *field, const char *value)
 {
 	struct result r;
 	int n = 0;
@@ -99,10 +106,17 @@ history_count(const char *event)
 	VERB(&r, "history", "--json", "-n", "50", "tj");
 	if (r.status != 0)
 		return 0;
-	snprintf(want, sizeof(want), "\"event\":\"%s\"", event);
+	snprintf(want, sizeof(want), "\"%s\":\"%s\"", field, value);
 	for (const char *p = r.out; (p = strstr(p, want)) != NULL; p += strlen(want))
 		n++;
 	return n;
+}
+
+/* How many entries of tj's history are event? (0 while it has none) */
+static int
+history_count(const char *event)
+{
+	return history_field_count("event", event);
 }
 
 /* Is tj's trigger still there? */
@@ -263,3 +277,124 @@ a_triggered_run_that_could_not_reach_the_server_runs_on_a_retry(void)
 	cr_assert(eq(int, trigger_left(), 0), "the trigger is left");
 }
 TWO(a_triggered_run_that_could_not_reach_the_server_runs_on_a_retry)
+
+/* The environment of a scheduler whose runs hold their lock requests
+ * while held exists (LOCKRUN_SHIM_HOLD_SEND), into extra[]. */
+static void
+holding(const char **extra, char buf[3][256], char *hold, size_t n, const char *held)
+{
+	const char *env6[6];
+	size_t k = 0;
+
+	shim_env(env6, buf, NULL, NULL);
+	for (; env6[k] != NULL; k++)
+		extra[k] = env6[k];
+	snprintf(hold, n, "LOCKRUN_SHIM_HOLD_SEND=%s", held);
+	extra[k++] = hold;
+	extra[k++] = "LOCKRUN_SHIM_HOLD_TEXT={tj}:fence";
+	extra[k] = NULL;
+	write_scratch(strrchr(held, '/') + 1, "");
+}
+
+/* The pid of the run scheduler pid said it started for tj's trigger. */
+static pid_t
+run_pid(pid_t pid)
+{
+	char err[16384];
+	const char *at = strstr(lr_stderr_of(pid, err, sizeof(err)), "tj triggered: started, pid ");
+
+	return at ? (pid_t)strtol(at + strlen("tj triggered: started, pid "), NULL, 10) : 0;
+}
+
+/*
+ * A scheduler killed (SIGKILL) between its take of a trigger and the
+ * start of the run: the run it forked holds its lock request (the shim),
+ * so no run of the trigger has started when the scheduler dies. The take
+ * only marked the trigger; a second scheduler skips it while the mark's
+ * lease holds (starting_deadline and 10 s), then takes it, and tj runs
+ * once. Before, the take deleted the trigger, and it was lost with the
+ * scheduler: the second one never ran it.
+ */
+static void
+a_trigger_taken_by_a_scheduler_killed_before_the_start_runs_once(void)
+{
+	const char *mark = scratch("tk.mark"), *held = scratch("tk.hold");
+	const char *extra[8];
+	char buf[3][256], hold[300], err[8192];
+	struct proxy p;
+	pid_t a, b, orphan;
+
+	relay(&p);
+	trigger_config_within(&p, mark, "3s");
+	holding(extra, buf, hold, sizeof(hold), held);
+	a = cron(extra);
+	POLL_UNTIL(stderr_matching(a, "cron: 1 scheduled tasks") > 0);
+	ask_trigger();
+	LONG_POLL_UNTIL(started(a) >= 1);
+	cr_assert(eq(int, started(a), 1), "%s", lr_stderr_of(a, err, sizeof(err)));
+	orphan = run_pid(a);
+	cr_assert(gt(int, orphan, 0), "%s", lr_stderr_of(a, err, sizeof(err)));
+	cr_assert(eq(int, kill(a, SIGKILL), 0));	/* the run still holds its request */
+	lr_wait(a);
+	for (size_t i = 0; i < ncrons; i++)	/* no longer ours to kill */
+		if (crons[i] == a)
+			crons[i] = 0;
+	cr_assert(eq(int, trigger_left(), 1), "the take deleted the trigger");
+	b = cron(NULL);
+	LONG_POLL_UNTIL(history_count("released") >= 1);
+	cr_assert(eq(int, history_count("released"), 1), "the trigger did not run: %s",
+	    lr_stderr_of(b, err, sizeof(err)));
+	stop(b);
+	kill(orphan, SIGKILL);		/* its scheduler gone, it took nothing */
+	cr_assert(eq(int, unlink(held), 0));
+	proxy_cut(&p);
+	cr_assert(eq(int, file_lines(mark), 1), "%s", file_peek(mark));
+	cr_assert(eq(int, lines_matching(mark, "^tj$"), 1), "%s", file_peek(mark));
+	cr_assert(eq(int, history_count("triggered"), 1));
+	cr_assert(eq(int, started(b), 1), "started twice");
+	cr_assert(eq(int, trigger_left(), 0), "the trigger is left");
+}
+TWO(a_trigger_taken_by_a_scheduler_killed_before_the_start_runs_once)
+
+/*
+ * A trigger whose run cannot reach the server within its
+ * starting_deadline (3 s): its lock request held (the shim) until the
+ * relay is frozen, then every try ends 69. Its scheduler gives it up and,
+ * once the server answers, drops it: "missed" recorded with the slot
+ * "triggered", once, and the trigger gone; nothing ran. Before, the
+ * trigger went with no trace in the history.
+ */
+static void
+a_trigger_given_up_at_its_deadline_is_recorded_missed_once(void)
+{
+	const char *mark = scratch("td.mark"), *held = scratch("td.hold");
+	const char *extra[8];
+	char buf[3][256], hold[300], err[8192];
+	struct proxy p;
+	pid_t a;
+
+	relay(&p);
+	trigger_config_within(&p, mark, "3s");
+	holding(extra, buf, hold, sizeof(hold), held);
+	a = cron(extra);
+	POLL_UNTIL(stderr_matching(a, "cron: 1 scheduled tasks") > 0);
+	ask_trigger();
+	LONG_POLL_UNTIL(started(a) >= 1);
+	cr_assert(eq(int, started(a), 1), "%s", lr_stderr_of(a, err, sizeof(err)));
+	proxy_freeze(&p);
+	cr_assert(eq(int, unlink(held), 0));	/* the run asks now, and stalls */
+	LONG_POLL_UNTIL(stderr_matching(a, "tj triggered: missed") >= 1);
+	cr_assert(ge(int, stderr_matching(a, "tj triggered: missed"), 1), "%s",
+	    lr_stderr_of(a, err, sizeof(err)));
+	proxy_thaw(&p);
+	LONG_POLL_UNTIL(history_field_count("slot", "triggered") >= 1);
+	cr_assert(eq(int, history_field_count("slot", "triggered"), 1), "%s",
+	    lr_stderr_of(a, err, sizeof(err)));
+	stop(a);
+	proxy_cut(&p);
+	cr_assert(eq(int, history_count("missed"), 1));
+	cr_assert(eq(int, history_count("triggered"), 0));
+	cr_assert(eq(int, file_lines(mark), 0), "%s", file_peek(mark));
+	cr_assert(eq(int, trigger_left(), 0), "the trigger is left");
+}
+TWO(a_trigger_given_up_at_its_deadline_is_recorded_missed_once)

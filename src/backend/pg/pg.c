@@ -111,7 +111,8 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	    l->keys.fence, l->keys.hist, l->keys.last, id.id, ttl, slot_ttl, cap, hist_ttl,
 	    l->id, l->owner, host, pid, slot_iso(l), l->quiet_held ? "false" : "true",
 	    l->keys.counts, earliest, deadline, sent, tol, l->keys.pause,
-	    l->triggered ? "triggered" : "ran" };
+	    l->triggered ? "triggered" : "ran", l->triggered && l->take[0] ? l->keys.trigger : "",
+	    l->triggered ? l->take : "" };
 	struct pg *p = b->impl;
 	PGresult *res;
 	long long code;
@@ -130,7 +131,7 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	num_s(sent, l->sent_ms);
 	num_s(tol, l->clock_tol_ms);
 	p->over = 0;
-	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 23, params, e)) == NULL) {
+	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 25, params, e)) == NULL) {
 		/* unanswered, it may have run (its answer lost): withdrawn */
 		l->in_doubt = lr_err_unanswered(e);
 		/* An answer past the bound came whole and was dropped: the

@@ -197,7 +197,9 @@ const char pg_sql_ddl[] =
  * earliest and $19 deadline (the client's window, lock.h: 0 0 none), $20
  * the client's clock when it sent this, $21 the clock tolerance (0: no
  * check), $22 the pause key, $23 the event a run is recorded as ("ran",
- * "triggered").
+ * "triggered"), $24 the trigger key and $25 the take's mark of a triggered
+ * run a scheduler started ("" "": none): a run that takes the lock
+ * deletes the trigger row if it still holds that mark (take.lua).
  * Returns one row: code (1 acquired, 0 held, 2 slot taken, 4 outside the
  * window, 5 the clocks differ by more than the tolerance on a slot claim:
  * for 4 and 5 nothing is written; 6 paused: a pause row that has not
@@ -237,7 +239,7 @@ const char pg_sql_acquire[] =
 	"$12::text AS owner, $13::text AS host, $14::text AS pid, nullif($15::text, '') AS slot_iso, "
 	"$16::boolean AS say_held, $17::text AS counts, $18::bigint AS earliest, "
 	"$19::bigint AS deadline, $20::bigint AS client, $21::bigint AS clock_tol, "
-	"$22::text AS pause, $23::text AS ran, "
+	"$22::text AS pause, $23::text AS ran, $24::text AS trig, $25::text AS take, "
 	NOW_MS " AS now_ms, " NOW_US " AS now_us, " BOOT " AS boot), "
 	"pz AS (SELECT t.v FROM lockrun_keys t, a WHERE t.k = a.pause AND "
 	"coalesce(t.expires_ms > a.now_ms, true)), "
@@ -279,6 +281,8 @@ const char pg_sql_acquire[] =
 	"h AS (SELECT o.*, CASE o.code WHEN 1 THEN o.mine_v WHEN 0 THEN coalesce(o.cur_v, '?') "
 	"WHEN 6 THEN (SELECT v FROM pz) "
 	"ELSE coalesce(o.sl_v, o.sw_v, '?') END AS holder FROM o), "
+	"tg AS (DELETE FROM lockrun_keys t USING a, h WHERE h.code = 1 AND a.take <> '' "
+	"AND t.k = a.trig AND split_part(t.v, ' ', 5) = a.take), "
 	"ev AS (SELECT CASE h.code WHEN 1 THEN a.ran WHEN 0 THEN 'skipped-held' "
 	"WHEN 6 THEN 'skipped-paused' ELSE 'skipped-slot' END AS event, "
 	"CASE WHEN h.code = 1 THEN h.token WHEN h.code <> 6 THEN " HOLDER_TOKEN("h.holder")

@@ -22,20 +22,31 @@ static const char pg_sql_trigger[] =
 
 /* Take the triggers of $1 (an array of trigger keys) within the window
  * [$2, $3] of the server's clock (take.lua; 0 0: none): the rows that have
- * not expired are deleted, and their keys returned; a row another session
- * is taking is skipped, not waited for: that session takes it. Outside
- * the window nothing is deleted: the scheduler gave up on this take (it
- * waited in a stalled network), and the trigger stays for one that is
- * answered. Rows: the server's clock, whether the window held (1, 0),
- * and a key taken (NULL: none), one row at least. */
+ * not expired and that no take's mark holds (the fourth field of the
+ * value, its lease's end, passed) are marked taken by $5 until now plus
+ * $4's lease for that key (an array as $1's, in text): "<ms> <host>
+ * <user> <until> <id>"; the row lives at least as long. A row another
+ * session is taking is skipped, not waited for: that session takes it.
+ * Outside the window nothing is written: the scheduler gave up on this
+ * take (it waited in a stalled network), and the trigger stays for one
+ * that is answered. The run's acquire deletes the row (pg_sql.c). Rows:
+ * the server's clock, whether the window held (1, 0), and a key taken
+ * (NULL: none), one row at least. */
 static const char pg_sql_take[] =
 	"WITH a AS (SELECT floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint "
-	"AS now_ms, $2::bigint AS earliest, $3::bigint AS deadline), "
+	"AS now_ms, $2::bigint AS earliest, $3::bigint AS deadline, $5::text AS id), "
 	"w AS (SELECT (a.deadline = 0 OR a.now_ms BETWEEN a.earliest AND a.deadline) AS ok "
 	"FROM a), "
-	"d AS (DELETE FROM lockrun_keys WHERE (SELECT ok FROM w) AND k IN (SELECT t.k FROM "
-	"lockrun_keys t, a WHERE t.k = ANY($1::text[]) AND t.expires_ms > a.now_ms "
-	"FOR UPDATE OF t SKIP LOCKED) RETURNING k) "
+	"l AS (SELECT u.k, u.lease::bigint AS lease FROM unnest($1::text[], $4::text[]) "
+	"AS u(k, lease)), "
+	"d AS (UPDATE lockrun_keys t SET v = split_part(t.v, ' ', 1) || ' ' || "
+	"split_part(t.v, ' ', 2) || ' ' || split_part(t.v, ' ', 3) || ' ' || "
+	"(a.now_ms + l.lease)::text || ' ' || a.id, "
+	"expires_ms = greatest(t.expires_ms, a.now_ms + l.lease) FROM a, l "
+	"WHERE (SELECT ok FROM w) AND t.k = l.k AND t.k IN (SELECT x.k FROM "
+	"lockrun_keys x, a WHERE x.k = ANY($1::text[]) AND x.expires_ms > a.now_ms "
+	"AND coalesce(nullif(split_part(x.v, ' ', 4), '')::bigint, 0) <= a.now_ms "
+	"FOR UPDATE OF x SKIP LOCKED) RETURNING t.k) "
 	"SELECT a.now_ms, w.ok::int, d.k FROM a CROSS JOIN w LEFT JOIN d ON true";
 
 /* pause.lua. $1 the pause key, $2 history, $3 pause or resume, $4 for ms,
@@ -103,6 +114,22 @@ static const char pg_sql_missed[] =
 	"SELECT coalesce((SELECT CASE WHEN c.v = a.value THEN 1 WHEN left(c.v, 7) <> 'missed ' "
 	"THEN 0 WHEN split_part(c.v, ' ', 3) = a.host AND split_part(c.v, ' ', 4) = a.pid "
 	"THEN 1 ELSE 2 END FROM claim c, a), 0)";
+
+/* missed.lua's drop of a trigger its taker gave up on. $1 the trigger
+ * key, $2 the take's mark, $3 history, $4 history cap, $5 history ttl, $6
+ * host, $7 pid: the row is deleted if it still holds that mark, and then
+ * "missed" recorded with the slot "triggered". Returns one row: 1
+ * dropped, 0 not (started, or taken again by another). */
+static const char pg_sql_drop[] =
+	"WITH a AS (SELECT $1::text AS k, $2::text AS take, $3::text AS hist, "
+	"$4::bigint AS cap, $5::bigint AS hist_ttl, $6::text AS host, $7::text AS pid, "
+	"floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint AS now_ms), "
+	"d AS (DELETE FROM lockrun_keys t USING a WHERE t.k = a.k AND "
+	"split_part(t.v, ' ', 5) = a.take AND t.expires_ms > a.now_ms RETURNING 1), "
+	"hw AS (INSERT INTO lockrun_history (k, at_ms, expires_ms, event, host, pid, slot) "
+	"SELECT a.hist, a.now_ms, a.now_ms + a.hist_ttl, 'missed', a.host, a.pid, 'triggered' "
+	"FROM a, d WHERE a.cap > 0) "
+	"SELECT count(*)::int FROM d";
 
 /* The task arrays of pg_sql_states, as array literals into lit[7]
  * (malloc'd). Returns 0, or -1 when out of memory. */
@@ -268,33 +295,43 @@ pg_trigger(struct lr_backend *b, const struct lr_keys *k, const char *value,
 }
 
 int
-pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, struct lr_lock *w,
-    unsigned char *taken, struct lr_err *e)
+pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, const struct lr_take *tk,
+    struct lr_lock *w, unsigned char *taken, struct lr_err *e)
 {
-	const char **v = calloc(n + 1, sizeof(*v));
+	const char **v = calloc(n + 1, sizeof(*v)), **lv = calloc(n + 1, sizeof(*lv));
+	char (*ls)[NUM_MAX] = calloc(n + 1, sizeof(*ls));
 	const struct pg *g = b->impl;
 	PGresult *res = NULL;
-	char *lit = NULL, earliest[NUM_MAX], deadline[NUM_MAX];
+	char *lit = NULL, *leases = NULL, earliest[NUM_MAX], deadline[NUM_MAX];
 	int missing = 0, ok;
 
-	for (size_t i = 0; v != NULL && i < n; i++)
+	for (size_t i = 0; v != NULL && lv != NULL && ls != NULL && i < n; i++) {
 		v[i] = k[i].trigger;
-	if (v == NULL || (lit = pg_sql_array(v, n)) == NULL) {
-		free(v);
+		snprintf(ls[i], sizeof(ls[i]), "%lld", tk->lease_ms[i]);
+		lv[i] = ls[i];
+	}
+	if (v != NULL && lv != NULL && ls != NULL && (lit = pg_sql_array(v, n)) != NULL)
+		leases = pg_sql_array(lv, n);
+	free(v);
+	free(lv);
+	free(ls);
+	if (leases == NULL) {
+		free(lit);
 		return lr_errf(e, EX_OSERR, "out of memory");
 	}
-	free(v);
 	memset(taken, 0, n);
 	if (g->conn == NULL && pg_conn_open(b, b->cfg.connect_timeout_ms, e) != 0) {
 		free(lit);
+		free(leases);
 		return -1;
 	}
 	lock_window(w, real_ms(), b->cfg.command_timeout_ms);
 	snprintf(earliest, sizeof(earliest), "%lld", w->earliest_ms);
 	snprintf(deadline, sizeof(deadline), "%lld", w->deadline_ms);
-	res = pg_conn_read(b, "triggers", pg_sql_take, 3,
-	    (const char *const[]){ lit, earliest, deadline }, &missing, e);
+	res = pg_conn_read(b, "triggers", pg_sql_take, 5,
+	    (const char *const[]){ lit, earliest, deadline, leases, tk->id }, &missing, e);
 	free(lit);
+	free(leases);
 	if (res == NULL)
 		return missing ? 0 : -1;	/* no tables: nothing asked */
 	if (pq.ntuples(res) > 0)
@@ -331,8 +368,13 @@ pg_missed(struct lr_backend *b, const struct lr_keys *k, size_t n, const struct 
 		snprintf(hist_ttl, sizeof(hist_ttl), "%lld", m[i].hist_ttl_ms);
 		snprintf(pid, sizeof(pid), "%lld", m[i].pid);
 		/* no tables: no task ever ran here, none missed */
-		if ((res = pg_conn_read(b, "missed", pg_sql_missed, 11, params, &missing,
-		    e)) == NULL) {
+		if (m[i].take)
+			res = pg_conn_read(b, "missed", pg_sql_drop, 7, (const char *const[]){
+			    k[i].trigger, m[i].take, k[i].hist, cap, hist_ttl, m[i].host, pid },
+			    &missing, e);
+		else
+			res = pg_conn_read(b, "missed", pg_sql_missed, 11, params, &missing, e);
+		if (res == NULL) {
 			if (missing)
 				continue;
 			return -1;

@@ -12,8 +12,9 @@ int	pg_pause(struct lr_backend *b, const struct lr_keys *k, const struct lr_paus
 	    int resume, char *buf, size_t n, struct lr_err *e);
 int	pg_trigger(struct lr_backend *b, const struct lr_keys *k, const char *value,
 	    long long ttl_ms, struct lr_err *e);
-int	pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n, struct lr_lock *w,
-	    unsigned char *taken, struct lr_err *e);
+int	pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n,
+	    const struct lr_take *tk, struct lr_lock *w, unsigned char *taken,
+	    struct lr_err *e);
 int	pg_missed(struct lr_backend *b, const struct lr_keys *k, size_t n,
 	    const struct lr_missed *m, unsigned char *won, struct lr_err *e);
 

@@ -276,10 +276,11 @@ redis_asked(struct lr_backend *b, const char *prefix, void (*cb)(void *arg, cons
 }
 
 static int
-redis_take(struct lr_backend *b, const struct lr_keys *k, size_t n, struct lr_lock *w,
-    unsigned char *taken, struct lr_err *e)
+redis_take(struct lr_backend *b, const struct lr_keys *k, size_t n, const struct lr_take *tk,
+    struct lr_lock *w, unsigned char *taken, struct lr_err *e)
 {
-	int rc = redis_open(b, e) == 0 ? rtrigger_take(b, conn_of(b), k, n, w, taken, e) : -1;
+	int rc = redis_open(b, e) == 0 ? rtrigger_take(b, conn_of(b), k, n, tk, w, taken, e) :
+	    -1;
 
 	sync_where(b);
 	return rc;

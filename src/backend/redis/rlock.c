@@ -61,16 +61,19 @@ static void
 acquire_call(struct lr_conn *rc, struct lr_lock *l, struct script_call *c)
 {
 	const char *slot = l->slot_ttl_ms ? l->keys.slot : l->keys.stable;
+	/* a triggered run a scheduler started: its trigger, which the
+	 * acquire deletes (acquire.lua; in the keys' slot on a Cluster) */
+	int take = l->triggered && l->take[0];
 	const char *args[] = { l->keys.fence, l->keys.stable, slot, l->keys.hist,
-	    l->keys.last, l->keys.counts, c->how };
+	    l->keys.last, l->keys.counts, take ? l->keys.trigger : c->how, c->how };
 
 	lock_window(l, real_ms(), rc->link.command_timeout_ms);
 	snprintf(c->how, sizeof(c->how), "%s %lld %lld %lld %lld %s %d %s %lld %lld %lld %lld %s "
-	    "%s", l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms, slot_word(l),
-	    !l->quiet_held, l->triggered ? "triggered" : "ran", l->earliest_ms,
+	    "%s %s", l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms,
+	    slot_word(l), !l->quiet_held, l->triggered ? "triggered" : "ran", l->earliest_ms,
 	    l->deadline_ms, l->sent_ms, l->clock_tol_ms, l->claim[0] ? l->claim : "-",
-	    l->owner);
-	rscript_call_init(c, SCRIPT_ACQUIRE_SHA, "6", args, 7, l);
+	    take ? l->take : "-", l->owner);
+	rscript_call_init(c, SCRIPT_ACQUIRE_SHA, take ? "7" : "6", args, take ? 8 : 7, l);
 }
 
 /* What c, l's acquire, was answered: 0 with *out, or -1 with e. */
@@ -440,13 +443,15 @@ int
 lock_missed(struct lr_conn *rc, const struct lr_keys *k, const struct lr_missed *m,
     struct lr_err *e)
 {
-	char how[600];
-	const char *args[] = { k->slot, k->last, k->counts, k->hist, how };
+	char how[1000];
+	const char *args[] = { m->take ? k->trigger : k->slot, k->last, k->counts, k->hist,
+	    how };
 	redisReply *r;
 	int code;
 
-	snprintf(how, sizeof(how), "%lld %lld %lld %s %s %lld %s", m->slot_ttl_ms, m->hist_cap,
-	    m->hist_ttl_ms, k->slot_iso, m->host, m->pid, m->at);
+	snprintf(how, sizeof(how), "%lld %lld %lld %s %s %lld %s%s%s", m->slot_ttl_ms,
+	    m->hist_cap, m->hist_ttl_ms, m->take ? "triggered" : k->slot_iso, m->host, m->pid,
+	    m->at, m->take ? " " : "", m->take ? m->take : "");
 	if ((r = script_call(rc, "missed", SCRIPT_MISSED_SHA, SCRIPT_MISSED, "4", args, 5,
 	    e)) == NULL)
 		return -1;

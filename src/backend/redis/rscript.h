@@ -26,7 +26,7 @@ struct script_call {
 	struct redisReply	*r;	/* the reply (not an error), or NULL with e */
 	struct lr_err		 e;
 	int			 again;	/* rscript_calls()'s: to send (again) */
-	char			 how[600], word[400];
+	char			 how[1000], word[400];
 	char			 story[256];	/* release: its retention and reason */
 };
 

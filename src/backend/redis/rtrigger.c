@@ -5,7 +5,7 @@
  * its task's name in one set for the whole prefix (prefixtriggered), so
  * that a scheduler's look is one SMEMBERS whatever its task count, and
  * it takes only the triggers named there. The verb writes the key, then
- * the name; a take removes the name once the take was answered, then
+ * the name; a take that found no trigger removes the name, then
  * puts it back if a trigger key is there again. Every trigger waiting is
  * thus named: one whose name the take removed was written before the
  * removal, so the EXISTS after it sees its key (or another scheduler took
@@ -121,14 +121,17 @@ unname(struct lr_conn *c, const struct lr_keys *k, struct lr_err *e)
 }
 
 /* take.lua on each task's trigger key, pipelined (rscript_calls(): a
- * key of its own each): one round trip, a key taken by one scheduler
+ * key of its own each): one round trip, a key marked by one scheduler
  * only, and only while that scheduler waits for the answer (its window,
  * lock_window()). On a Cluster one at a time, as its redirects are
- * followed (pipelined, the takes redirected to another node deleted their
- * triggers and the answers went astray: triggers lost, nothing run). */
+ * followed (pipelined, the takes redirected to another node took their
+ * triggers and the answers went astray). A name leaves the set only when
+ * its take found no trigger: one marked stays named, so that a look finds
+ * it again once its mark's lease ends (its taker died before the run
+ * started). */
 int
 rtrigger_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, size_t n,
-    struct lr_lock *w, unsigned char *taken, struct lr_err *e)
+    const struct lr_take *tk, struct lr_lock *w, unsigned char *taken, struct lr_err *e)
 {
 	struct script_call *calls = calloc(n + 1, sizeof(*calls));
 	long long server = 0;
@@ -143,7 +146,8 @@ rtrigger_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, 
 		/* each window from its own send on a Cluster */
 		if (i == 0 || c->cluster)
 			lock_window(w, real_ms(), c->link.command_timeout_ms);
-		snprintf(sc->how, sizeof(sc->how), "%lld %lld", w->earliest_ms, w->deadline_ms);
+		snprintf(sc->how, sizeof(sc->how), "%lld %lld %lld %s", w->earliest_ms,
+		    w->deadline_ms, tk->lease_ms[i], tk->id);
 		rscript_call_init(sc, SCRIPT_TAKE_SHA, "1",
 		    (const char *[]){ k[i].trigger, sc->how }, 2, NULL);
 		if (c->cluster)
@@ -163,7 +167,8 @@ rtrigger_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, 
 		    r->element[0]->type == REDIS_REPLY_INTEGER &&
 		    r->element[2]->type == REDIS_REPLY_INTEGER) {
 			taken[i] = r->element[0]->integer == 1 ? 1 :
-			    r->element[0]->integer == 4 ? 2 : 0;
+			    r->element[0]->integer == 4 ? 2 :
+			    r->element[0]->integer == 3 ? 3 : 0;
 			server = r->element[2]->integer;
 		} else if (rc == 0)
 			rc = lr_errf(e, EX_SOFTWARE, "redis %s: triggers: unexpected reply",
@@ -175,8 +180,8 @@ rtrigger_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, 
 	free(calls);
 	if (server > 0)
 		lock_offset_note(w, server, real_ms());
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		if (taken[i] != 2)
+	for (size_t i = 0; rc == 0 && i < n; i++)	/* a trigger marked stays named */
+		if (taken[i] == 0)
 			rc = unname(c, &k[i], e);
 	return rc;
 }

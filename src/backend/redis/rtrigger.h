@@ -13,6 +13,7 @@ int	rtrigger_set(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *
 int	rtrigger_asked(struct lr_conn *c, const char *prefix,
 	    void (*cb)(void *arg, const char *name), void *arg, struct lr_err *e);
 int	rtrigger_take(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k,
-	    size_t n, struct lr_lock *w, unsigned char *taken, struct lr_err *e);
+	    size_t n, const struct lr_take *tk, struct lr_lock *w, unsigned char *taken,
+	    struct lr_err *e);
 
 #endif

@@ -2,11 +2,12 @@
 -- acquire.lua -- the whole run decision in one round trip.
 -- KEYS[1] fencing counter, KEYS[2] stable key, KEYS[3] slot key (the
 -- stable key again when one-server is off), KEYS[4] history, KEYS[5] last
--- run, KEYS[6] counters. ARGV[1] "<owner id>
+-- run, KEYS[6] counters, KEYS[7] (a triggered run a scheduler started
+-- only) its trigger. ARGV[1] "<owner id>
 -- <stable ttl ms> <slot ttl ms> <history cap> <history ttl ms> <slot, ISO
 -- 8601, or -> <1: record a held lock, 0: not> <the event a run is recorded
 -- as: ran, or triggered> <earliest ms> <deadline ms> <client ms> <clock
--- tolerance ms> <claim> <host> <pid> <start>":
+-- tolerance ms> <claim> <take> <host> <pid> <start>":
 -- a stable ttl of 0 means no-overlap is off, a slot ttl of 0 one-server;
 -- the last field is 0 for the attempts of --wait after the first, so that
 -- a wait leaves one skipped-held entry, not one per attempt; the rest
@@ -24,6 +25,11 @@
 -- clock that is off, whatever the window says. The claim is the nonce of
 -- the claim its scheduler made of the slot before it forked this run
 -- (claim.lua), or -: a slot key that holds exactly that claim is free.
+-- The take is the mark its scheduler's take left on the trigger of a
+-- triggered run (take.lua), or -: a run that takes the lock deletes the
+-- trigger if it still holds that mark, in this same step, so a trigger is
+-- kept until a run of it has started, and no longer (a trigger asked
+-- again since replaced the mark, and stays for a run of its own).
 -- The settings and the owner share one argument because Redis refuses more than ten
 -- arguments from a client that has not authenticated, which would turn a
 -- clear NOAUTH into a protocol error. For the same reason, and because a
@@ -59,8 +65,8 @@ local fence_ttl = 86400000
 local function shown(v) return string.sub(v, 1, 1024) end
 if redis.replicate_commands then redis.replicate_commands() end
 local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, ran, earliest, deadline,
-  client, clock_tol, claim, owner = string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) '
-  .. '(%d+) (%S+) ([01]) (%l+) (%-?%d+) (%d+) (%d+) (%d+) (%S+) (%S+ %S+ %S+)$')
+  client, clock_tol, claim, take, owner = string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) '
+  .. '(%d+) (%S+) ([01]) (%l+) (%-?%d+) (%d+) (%d+) (%d+) (%S+) (%S+) (%S+ %S+ %S+)$')
 if not id then return redis.error_reply('ERR acquire: bad arguments') end
 stable_ttl, slot_ttl = tonumber(stable_ttl), tonumber(slot_ttl)
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
@@ -135,6 +141,10 @@ if slot_ttl > 0 then
   -- leaves the channel out loses nothing but it
   local prefix = string.match(KEYS[3], '^(.-){')
   if prefix then redis.pcall('PUBLISH', prefix .. 'claims', KEYS[3] .. ' ' .. value) end
+end
+if take ~= '-' and KEYS[7] then
+  local mark = string.match(redis.call('GET', KEYS[7]) or '', '^%S+ %S+ %S+ %d+ (%S+)$')
+  if mark == take then redis.call('DEL', KEYS[7]) end
 end
 record(KEYS[4], cap, hist_ttl, {'event', ran, 'host', host, 'pid', pid,
   'slot', slot, 'token', digits})

@@ -15,11 +15,24 @@
 -- "missed_slot" of the counters' hash, which the status reads with the
 -- pause in one HMGET. With the history off (cap 0) there is no last-run
 -- record, and nothing is recorded.
+-- With an eighth field, the mark of a take (take.lua), KEYS[1] is not a
+-- slot key but a trigger this scheduler took and could not start by its
+-- starting_deadline: if it still holds that mark, it is deleted and
+-- "missed" recorded with the slot "triggered" (1); else 0 (its run
+-- started and deleted it, or another scheduler took it since).
 if redis.replicate_commands then redis.replicate_commands() end
-local slot_ttl, cap, hist_ttl, slot, host, pid, at = string.match(ARGV[1],
-  '^(%d+) (%d+) (%d+) (%S+) (%S+) (%S+) (%S+)$')
+local slot_ttl, cap, hist_ttl, slot, host, pid, at, take = string.match(ARGV[1],
+  '^(%d+) (%d+) (%d+) (%S+) (%S+) (%S+) (%S+) ?(%S*)$')
 if not slot_ttl then return redis.error_reply('ERR missed: bad arguments') end
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
+if take ~= '' then
+  local mark = string.match(redis.call('GET', KEYS[1]) or '', '^%S+ %S+ %S+ %d+ (%S+)$')
+  if mark ~= take then return 0 end
+  redis.call('DEL', KEYS[1])
+  record(KEYS[4], cap, hist_ttl, {'event', 'missed', 'host', host, 'pid', pid,
+    'slot', 'triggered'})
+  return 1
+end
 local before = redis.call('HGET', KEYS[2], 'slot')
 if type(before) ~= 'string' or before >= slot then return 0 end
 local value = 'missed 0 ' .. host .. ' ' .. pid .. ' ' .. at
