@@ -413,9 +413,10 @@ on_timer(struct crond *d)
 		return;
 	}
 	watchdog_ping(&d->wd, now_ms);
+	/* a trigger given up is dropped before a look could take it again */
+	missed_flush(&d->missed, d->o->missed, now_ms, d->tasks, d->ntasks, d->o->sp);
 	if (!d->stopping)
 		trigger_check(&d->look, now_ms, d->tasks, d->ntasks, start_triggered, d);
-	missed_flush(&d->missed, d->o->missed, now_ms, d->tasks, d->ntasks, d->o->sp);
 	if (!d->stopping)
 		defer_due(&d->defer, now_ms, start_deferred, d);
 	if (heap_top(&d->heap) && (long long)heap_top(&d->heap)->at * 1000 <= now_ms)
