@@ -98,9 +98,10 @@ struct lr_lock {
 					 * run (struct lr_claim), or "" */
 	char		take[LR_TAKE_MAX];	/* a triggered run a scheduler
 					 * started: the mark its take left on
-					 * the trigger (struct lr_take), which
-					 * the acquire that takes the lock
-					 * deletes with the trigger; or "" */
+					 * the trigger (struct lr_take): the
+					 * acquire that decides (takes the lock
+					 * or skips) deletes the trigger if it
+					 * still holds it; or "" */
 	char		id[33];		/* 128 random bits, hex: the owner check */
 	char		owner[300];	/* "host pid start", stored after id and token */
 	long long	token;		/* fencing token, once acquired */

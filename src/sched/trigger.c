@@ -11,9 +11,9 @@
  * trigger waits for a look that is answered.
  *
  * A trigger is kept on the server until a run of it has started: the
- * run's acquire deletes it in the same step as it takes the lock (told
- * the mark, lr_lock.take), so no crash between the take and the start
- * loses it. Its taker starts the run, and again when the run could not
+ * run's acquire deletes it in the same step as it takes the lock, or
+ * skips (told the mark, lr_lock.take), so no crash between the take and
+ * the start loses it. Its taker starts the run, and again when the run could not
  * reach the server (69), within the task's starting_deadline counted
  * from the take, as a slot is (crond.c, retry_later()); past it, the
  * trigger is dropped and recorded "missed" (missed.c, lr_missed.take), if

@@ -198,8 +198,9 @@ const char pg_sql_ddl[] =
  * the client's clock when it sent this, $21 the clock tolerance (0: no
  * check), $22 the pause key, $23 the event a run is recorded as ("ran",
  * "triggered"), $24 the trigger key and $25 the take's mark of a triggered
- * run a scheduler started ("" "": none): a run that takes the lock
- * deletes the trigger row if it still holds that mark (take.lua).
+ * run a scheduler started ("" "": none): an acquire that decides (1, 0
+ * or 6) deletes the trigger row if it still holds that mark (take.lua,
+ * acquire.lua).
  * Returns one row: code (1 acquired, 0 held, 2 slot taken, 4 outside the
  * window, 5 the clocks differ by more than the tolerance on a slot claim:
  * for 4 and 5 nothing is written; 6 paused: a pause row that has not
@@ -281,7 +282,7 @@ const char pg_sql_acquire[] =
 	"h AS (SELECT o.*, CASE o.code WHEN 1 THEN o.mine_v WHEN 0 THEN coalesce(o.cur_v, '?') "
 	"WHEN 6 THEN (SELECT v FROM pz) "
 	"ELSE coalesce(o.sl_v, o.sw_v, '?') END AS holder FROM o), "
-	"tg AS (DELETE FROM lockrun_keys t USING a, h WHERE h.code = 1 AND a.take <> '' "
+	"tg AS (DELETE FROM lockrun_keys t USING a, h WHERE h.code IN (0, 1, 6) AND a.take <> '' "
 	"AND t.k = a.trig AND split_part(t.v, ' ', 5) = a.take), "
 	"ev AS (SELECT CASE h.code WHEN 1 THEN a.ran WHEN 0 THEN 'skipped-held' "
 	"WHEN 6 THEN 'skipped-paused' ELSE 'skipped-slot' END AS event, "

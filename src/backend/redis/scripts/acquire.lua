@@ -26,10 +26,12 @@
 -- the claim its scheduler made of the slot before it forked this run
 -- (claim.lua), or -: a slot key that holds exactly that claim is free.
 -- The take is the mark its scheduler's take left on the trigger of a
--- triggered run (take.lua), or -: a run that takes the lock deletes the
--- trigger if it still holds that mark, in this same step, so a trigger is
--- kept until a run of it has started, and no longer (a trigger asked
--- again since replaced the mark, and stays for a run of its own).
+-- triggered run (take.lua), or -: an acquire that decides (takes the lock,
+-- or skips: a copy still running, the task paused) deletes the trigger if
+-- it still holds that mark, in this same step, so a trigger is kept until
+-- a run of it has started (or was skipped, as a run asked by hand is), and
+-- no longer (a trigger asked again since replaced the mark, and stays for
+-- a run of its own); one refused by its window or the clocks keeps it.
 -- The settings and the owner share one argument because Redis refuses more than ten
 -- arguments from a client that has not authenticated, which would turn a
 -- clear NOAUTH into a protocol error. For the same reason, and because a
@@ -80,6 +82,12 @@ if slot_ttl > 0 and clock_tol > 0 and math.abs(now - client) > clock_tol then
   return {5, 0, now}
 end
 if deadline > 0 and (now > deadline or now < earliest) then return {4, 0, now} end
+-- a triggered run's decision, whatever it is (run, or skipped: recorded
+-- as such), is its trigger's: the trigger goes
+if take ~= '-' and KEYS[7] then
+  local mark = string.match(redis.call('GET', KEYS[7]) or '', '^%S+ %S+ %S+ %d+ (%S+)$')
+  if mark == take then redis.call('DEL', KEYS[7]) end
+end
 
 -- paused, until its end by the server's clock (a pause that has ended is
 -- no pause: it goes now)
@@ -141,10 +149,6 @@ if slot_ttl > 0 then
   -- leaves the channel out loses nothing but it
   local prefix = string.match(KEYS[3], '^(.-){')
   if prefix then redis.pcall('PUBLISH', prefix .. 'claims', KEYS[3] .. ' ' .. value) end
-end
-if take ~= '-' and KEYS[7] then
-  local mark = string.match(redis.call('GET', KEYS[7]) or '', '^%S+ %S+ %S+ %d+ (%S+)$')
-  if mark == take then redis.call('DEL', KEYS[7]) end
 end
 record(KEYS[4], cap, hist_ttl, {'event', ran, 'host', host, 'pid', pid,
   'slot', slot, 'token', digits})
