@@ -159,16 +159,21 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	myq_ll(&q, "deadline", l->deadline_ms);
 	myq_ll(&q, "client", l->sent_ms);
 	myq_ll(&q, "clock_tol", l->clock_tol_ms);
+	myq_str(&q, db, "got", NULL);	/* MY_SQL_ACQUIRE_UNDO reads them */
+	myq_str(&q, db, "rel", NULL);
 	myq_end(&q);
 	myq_add(&q, MY_SQL_ACQUIRE);
 	myq_add(&q, ";\n");
 	myq_add(&q, MY_SQL_PRUNE);
-	rc = my_exec(b, "acquire", &q, 1, MY_CREATE, answer_row, &a, e);
+	rc = my_exec_undo(b, "acquire", &q, 1, MY_CREATE, MY_SQL_ACQUIRE_UNDO, answer_row,
+	    &a, e);
 	free(q.s);
 	if (rc != 0) {
 		/* unanswered, it may have run (its answer lost): withdrawn; a
 		 * row past the bound carried another's value (a pause, a
-		 * holder; ours is small): nothing was taken */
+		 * holder; ours is small): nothing was taken; refused part way
+		 * (this task's row), the GET_LOCK it took was released
+		 * (my_exec_undo()): the session stays either way */
 		l->in_doubt = lr_err_unanswered(e);
 		return -1;
 	}
@@ -294,11 +299,13 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	snprintf(attempt, sizeof(attempt), "%d", end->attempt);
 	myq_str(&q, db, "attempt", end->attempt > 0 ? attempt : NULL);
 	myq_ll(&q, "retries", end->attempt > 1 ? end->attempt - 1 : 0);
+	myq_str(&q, db, "rel", NULL);	/* MY_SQL_RELEASE_UNDO reads it */
 	myq_end(&q);
 	myq_add(&q, MY_SQL_RELEASE);
 	myq_add(&q, ";\n");
 	myq_add(&q, MY_SQL_PRUNE);
-	rc = my_exec(b, "release", &q, 1, MY_CREATE, answer_row, &a, e);
+	rc = my_exec_undo(b, "release", &q, 1, MY_CREATE, MY_SQL_RELEASE_UNDO, answer_row,
+	    &a, e);
 	free(q.s);
 	if (rc != 0)
 		return -1;

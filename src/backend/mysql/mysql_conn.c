@@ -532,7 +532,7 @@ add_columns(struct lr_backend *b, struct lr_err *e)
  * may linger), create the tables, add the columns, and send body again. */
 static int
 create_and_retry(struct lr_backend *b, const char *what, const struct myq *body,
-    size_t want, my_row_fn fn, void *arg, struct lr_err *e)
+    size_t want, const char *undo, my_row_fn fn, void *arg, struct lr_err *e)
 {
 	struct myq ddl = { 0 };
 	int rc;
@@ -544,12 +544,41 @@ create_and_retry(struct lr_backend *b, const char *what, const struct myq *body,
 	free(ddl.s);
 	if (rc != 0 || add_columns(b, e) != 0)
 		return -1;
-	return my_exec(b, what, body, want, 0, fn, arg, e);
+	return my_exec_undo(b, what, body, want, 0, undo, fn, arg, e);
+}
+
+/* The server refused a string part way, the connection in order: roll
+ * back the transaction it left open, and send undo (one SELECT, or NULL)
+ * behind it. When that fails, close: the session's end frees what the
+ * string took. */
+static void
+rolled_back(struct lr_backend *b, const char *undo)
+{
+	struct myq q = { 0 };
+	struct lr_err ue;
+	int rc;
+
+	myq_add(&q, "ROLLBACK");
+	if (undo != NULL) {
+		myq_add(&q, ";\n");
+		myq_add(&q, undo);
+	}
+	rc = my_exec(b, "roll back", &q, undo != NULL, MY_KEEP, NULL, NULL, &ue);
+	free(q.s);
+	if (rc != 0)
+		my_close(b);
 }
 
 int
 my_exec(struct lr_backend *b, const char *what, const struct myq *body, size_t want,
     int flags, my_row_fn fn, void *arg, struct lr_err *e)
+{
+	return my_exec_undo(b, what, body, want, flags, NULL, fn, arg, e);
+}
+
+int
+my_exec_undo(struct lr_backend *b, const char *what, const struct myq *body, size_t want,
+    int flags, const char *undo, my_row_fn fn, void *arg, struct lr_err *e)
 {
 	struct my *m = b->impl;
 	struct lr_err mine;
@@ -565,8 +594,8 @@ my_exec(struct lr_backend *b, const char *what, const struct myq *body, size_t w
 		return -1;	/* m->over: all of it ran; the session is kept */
 	if ((my_api.errnum(m->db) == ER_NO_SUCH_TABLE ||
 	    my_api.errnum(m->db) == ER_BAD_FIELD_ERROR) && (flags & MY_CREATE))
-		return create_and_retry(b, what, body, want, fn, arg, e);
+		return create_and_retry(b, what, body, want, undo, fn, arg, e);
 	if (!(flags & MY_KEEP))
-		my_close(b);
+		rolled_back(b, undo);	/* the session, and every lock, stays */
 	return -1;
 }

@@ -95,13 +95,23 @@ typedef int (*my_row_fn)(void *arg, size_t set, MYSQL_ROW row, unsigned int nf);
 #define MY_ROW_NOMEM	(-2)
 
 #define MY_CREATE	1	/* a missing table: create the tables, send again */
-#define MY_KEEP		2	/* a refusal leaves the connection open */
+#define MY_KEEP		2	/* a refusal is left as it is: no ROLLBACK, which
+				 * would clear the error number the caller reads */
 
 /* Send body, read its answers, want result sets of them, to fn. Returns
- * 0, or -1 with e; a failure closes the connection (freeing its session
- * lock), unless MY_KEEP and the server merely refused. */
+ * 0, or -1 with e. A connection that broke (lr_err_broke(e)), or an
+ * answer not of the shape asked for, closes it (freeing its session
+ * locks). A refusal by the server part way (one task's row: a constraint,
+ * a trigger's SIGNAL, a value too long) leaves it open, with every lock
+ * of its session: the transaction the string left open is rolled back
+ * (but with MY_KEEP) and, with my_exec_undo(), undo is sent behind the
+ * ROLLBACK: one SELECT that lets go what the string took before it failed
+ * (a GET_LOCK). When those fail, the connection is closed. */
 int	my_exec(struct lr_backend *b, const char *what, const struct myq *body,
 	    size_t want, int flags, my_row_fn fn, void *arg, struct lr_err *e);
+int	my_exec_undo(struct lr_backend *b, const char *what, const struct myq *body,
+	    size_t want, int flags, const char *undo, my_row_fn fn, void *arg,
+	    struct lr_err *e);
 
 /* The same in two halves, for the renewal: send without waiting, then
  * read (which blocks only until the whole answer is in). */

@@ -35,15 +35,18 @@
  *   server a log flush for the decision and one for the bookkeeping (and
  *   one for trimming the history), not one a statement
  *   (innodb_flush_log_at_trx_commit=1). A transaction left open by an
- *   error is rolled back: before the answer the connection is closed,
- *   after it mysql_conn.c sends ROLLBACK. The GET_LOCK comes before the
+ *   error is rolled back: mysql_conn.c sends ROLLBACK (and closes the
+ *   connection only when it broke). The GET_LOCK comes before the
  *   transaction, so its snapshot is taken after the lock is ours and sees
  *   what the last holder committed; the upserts read the newest row
  *   anyway (they lock it). The renewal is one UPDATE: no transaction.
  * - GET_LOCK() counts: a session that takes a name twice must free it
  *   twice. acquire takes it once and gives it back on every path but
- *   "acquired"; mysql_conn.c closes the connection on an error before the
- *   answer, which frees it too. */
+ *   "acquired"; on an error before the answer, MY_SQL_ACQUIRE_UNDO gives
+ *   it back behind the ROLLBACK (@got, @rel: user variables outlive the
+ *   failed statement and its transaction), and the session stays with
+ *   every other run's lock; a connection that broke frees it with the
+ *   session. */
 #include <stddef.h>
 
 #include "backend/mysql/mysql_sql.h"
@@ -341,6 +344,18 @@ COUNT
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @token AND event = 'running' AND @rec;\n"
 CAP;
+
+/* After a ROLLBACK, when MY_SQL_ACQUIRE was refused part way (one task's
+ * row: a constraint, a trigger's SIGNAL): the GET_LOCK it took (@got 1),
+ * unless it let it go (@rel), is released; the run does not go ahead. The
+ * inputs reset @got and @rel, so a stale value is never read. */
+const char MY_SQL_ACQUIRE_UNDO[] =
+"SELECT IF(@got = 1 AND @rel IS NULL, RELEASE_LOCK(@name), NULL)";
+
+/* The same after MY_SQL_RELEASE: the run is over whatever became of its
+ * rows, so its GET_LOCK goes unless the release let it go (@rel). */
+const char MY_SQL_RELEASE_UNDO[] =
+"SELECT IF(@ttl > 0 AND @rel IS NULL, RELEASE_LOCK(@name), NULL)";
 
 /* release.lua. Inputs: @stable @hist @last @ckey @name @val @token @host @pid
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @until @status

@@ -30,6 +30,10 @@ extern const char MY_SQL_SESSION_MYSQL[];
 extern const char MY_SQL_ACQUIRE[];
 extern const char MY_SQL_RENEW[];
 extern const char MY_SQL_RELEASE[];
+/* Sent after a ROLLBACK when MY_SQL_ACQUIRE or MY_SQL_RELEASE was refused
+ * part way: the GET_LOCK it left held is released. */
+extern const char MY_SQL_ACQUIRE_UNDO[];
+extern const char MY_SQL_RELEASE_UNDO[];
 extern const char MY_SQL_WITHDRAW[];
 extern const char MY_SQL_UNLOCK[];
 extern const char MY_SQL_PEEK[];

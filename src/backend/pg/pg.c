@@ -29,9 +29,14 @@
  * again: an uncontended run with the tables there pays nothing for them.
  *
  * Session locks are not transactional: a statement that took one and
- * then failed leaves it held after the rollback. So a failed acquire
- * closes the connection, which ends the session and its locks, and each
- * statement lets the lock go in its main query, after its writes. */
+ * then failed leaves it held after the rollback. Each statement lets the
+ * lock go in its main query, after its writes; an acquire or a release
+ * that the server refused part way (one task's row: a constraint, a type
+ * error, a trigger's exception) is followed by a statement that lets go
+ * what it may have left held (pg_sql_acquire_undo, pg_sql_release_undo),
+ * and the session stays, with every other run's lock. Only a connection
+ * lost, a timeout or an answer that is not PostgreSQL's (lr_err_broke())
+ * closes it, which ends the session and its locks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +80,31 @@ unexpected(struct lr_backend *b, const char *what, PGresult *res, struct lr_err 
 {
 	pq.clear(res);
 	return lr_errf(e, EX_SOFTWARE, "postgres %s: %s: unexpected answer", b->where, what);
+}
+
+/* A statement refused part way, the session in order: send undo (n
+ * params), which lets go a session lock it may have left held. When that
+ * is not sure, the connection is closed, which lets it go with the
+ * session (the refused statement's e stands either way). */
+static void
+undo_lock(struct lr_backend *b, const char *what, const char *undo, int n,
+    const char *const *params)
+{
+	struct pg *p = b->impl;
+	struct lr_err ue = LR_ERR_INIT;
+	PGresult *res;
+	int missing = 0;
+
+	if (p->conn == NULL)
+		return;		/* closed, and the lock with it */
+	if ((res = pg_conn_read(b, what, undo, n, params, &missing, &ue)) != NULL &&
+	    pq.ntuples(res) == 1) {
+		pq.clear(res);
+		return;
+	}
+	if (res != NULL)
+		pq.clear(res);
+	pg_conn_close(b);
 }
 
 /* Connect, unless connected: the run path leaves it to acquire, the
@@ -138,17 +168,23 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 		 * statement ran to its end, which lets the session lock go
 		 * when the run does not go ahead, and its answer carried
 		 * another's value (a pause, a holder; ours is small): nothing
-		 * was taken, and the session, with every other run's lock,
-		 * stays. A statement that failed midway may have taken the
-		 * session lock before it failed: closed, with what it took. */
-		if (!p->over)
-			pg_conn_close(b);
+		 * was taken. A statement the server refused part way (this
+		 * task's row) may have taken the session lock before it
+		 * failed: that lock alone is let go. Either way the session,
+		 * with every other run's lock, stays; a lost connection
+		 * (lr_err_broke(): closed) took its locks with it. */
+		if (!p->over && !lr_err_broke(e)) {
+			const char *undo[] = { id.id, id.hi, id.lo, l->keys.stable };
+			undo_lock(b, "acquire", pg_sql_acquire_undo, 4, undo);
+		}
 		return -1;
 	}
 	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 6 ||
 	    code == 3) {
 		unexpected(b, "acquire", res, e);
 		pg_conn_close(b);	/* a session lock it may have taken goes too */
+		if (e != NULL)
+			e->kind = LR_ERR_PROTOCOL;	/* not the server expected */
 		return -1;
 	}
 	lock_offset_note(l, pg_conn_num(res, 0, 5, 0), real_ms());
@@ -195,8 +231,12 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	num_s(until, end->keep_until_ms > 0 ? end->keep_until_ms : 0);
 	num_s(attempt, end->attempt > 0 ? end->attempt : 0);
 	host_pid(l->owner, host, pid);
-	if ((res = pg_conn_write(b, "release", pg_sql_release, 21, params, e)) == NULL)
+	if ((res = pg_conn_write(b, "release", pg_sql_release, 21, params, e)) == NULL) {
+		/* refused part way: the run's lock goes all the same */
+		if (l->ttl_ms > 0 && !lr_err_broke(e))
+			undo_lock(b, "release", pg_sql_release_undo, 3, &params[3]);
 		return -1;
+	}
 	if (pq.ntuples(res) != 1)
 		return unexpected(b, "release", res, e);
 	released = pg_conn_num(res, 0, 0, 0) == 1;

@@ -183,8 +183,8 @@ pg_conn_kind(const char *state)
 	if (strncmp(state, "28", 2) == 0)
 		return LR_ERR_AUTH;
 	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
-	    strncmp(state, "54", 2) == 0)
-		return LR_ERR_DATA;
+	    strncmp(state, "54", 2) == 0 || strncmp(state, "P0", 2) == 0)
+		return LR_ERR_DATA;	/* P0: a trigger's RAISE, on this row */
 	return LR_ERR_REFUSED;
 }
 

@@ -85,7 +85,8 @@ int	pg_conn_consume(struct pg *p, struct lr_err *e);
 /* The kind of failure SQLSTATE state is: the connection's classes (08,
  * 57P01-03) LR_ERR_TRANSPORT, authorization (28) LR_ERR_AUTH, the data's
  * (22 data exception, 23 integrity constraint, 54 program limit, such as
- * a row too big) LR_ERR_DATA; any other LR_ERR_REFUSED. */
+ * a row too big, P0 an exception a PL/pgSQL trigger or function raised on
+ * the row) LR_ERR_DATA; any other LR_ERR_REFUSED. */
 enum lr_err_kind pg_conn_kind(const char *state);
 
 /* Let the next answers bring up to bytes (history -n sizes its own). */

@@ -312,6 +312,30 @@ const char pg_sql_acquire[] =
 	"'lockrun.idle_ms', true), '')::bigint, 0))::text, false), false) END, "
 	"a.now_ms FROM h, a";
 
+/* After an acquire the server refused part way, the session in order (a
+ * constraint, a type error, a trigger's exception on one task's row): its
+ * writes were rolled back, but a session lock is not transactional, and it
+ * may have taken its key's in lk before the failing write, or kept it in
+ * its main query (code 1) before a write that runs after that one failed.
+ * It takes it at most once, and only when no stable row that has not
+ * expired was there, which the rollback leaves as it was: so the lock is
+ * let go once when this session holds it and no such row backs it; a run
+ * of this session's with a live lease keeps its own. $1 the session lock
+ * id, $2 its high and $3 low half, $4 the stable key. Returns one row:
+ * whether a lock was let go. */
+const char pg_sql_acquire_undo[] =
+	"SELECT coalesce((SELECT pg_advisory_unlock($1::bigint) WHERE "
+	LOCKED_MINE("$2::oid", "$3::oid") " AND NOT EXISTS (SELECT 1 FROM lockrun_keys t "
+	"WHERE t.k = $4::text AND coalesce(t.expires_ms > " NOW_MS ", true))), false)";
+
+/* After a release the server refused part way: the run is over whatever
+ * became of its rows, so its session lock goes, once, if the statement
+ * did not let it go before it failed. $1 the session lock id, $2 its high
+ * and $3 low half. Returns one row: whether a lock was let go. */
+const char pg_sql_release_undo[] =
+	"SELECT coalesce((SELECT pg_advisory_unlock($1::bigint) WHERE "
+	LOCKED_MINE("$2::oid", "$3::oid") "), false)";
+
 /* renew.lua. $1 stable key, $2 fence, $3 history, $4 last run, $5
  * session lock id, $6 its high and $7 low half, $8 our value, $9 ttl,
  * $10 history cap, $11 history ttl, $12 host, $13 pid, $14 slot ISO, $15

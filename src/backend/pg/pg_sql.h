@@ -21,6 +21,11 @@ extern const char pg_sql_keys[];
 extern const char pg_sql_history[];
 extern const char pg_sql_now[];
 
+/* Sent after an acquire or a release that the server refused part way,
+ * the session in order: let go the session lock it may have left held. */
+extern const char pg_sql_acquire_undo[];
+extern const char pg_sql_release_undo[];
+
 /* The session lock of a stable key: key_hash64() as the signed bigint
  * pg_try_advisory_lock() takes, and its two halves as pg_locks shows them
  * (classid the high 32 bits, objid the low, both unsigned oids). */
