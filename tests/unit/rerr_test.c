@@ -63,6 +63,35 @@ ParameterizedTest(struct case_ *c, rerr, classifies)
 	cr_assert(not(lr_err_broke(&e)), "Redis answered: not a transport failure");
 }
 
+/* The kind comes from the code word alone: a plain ERR is a refusal
+ * whatever its text says (its words may pick the hint, nothing more);
+ * NOAUTH and WRONGPASS are the credentials'. */
+Test(rerr, the_kind_is_the_code_words_not_the_texts)
+{
+	static const struct {
+		const char		*reply;
+		enum lr_err_kind	 kind;
+	} cases[] = {
+		{ "ERR Protocol error: unauthenticated multibulk length", LR_ERR_REFUSED },
+		{ "ERR The user executing the script can't run this command or subcommand",
+		    LR_ERR_REFUSED },
+		{ "ERR WRONGTYPE in the text of a plain ERR", LR_ERR_REFUSED },
+		{ "NOAUTH Authentication required.", LR_ERR_AUTH },
+		{ "WRONGPASS invalid username-password pair", LR_ERR_AUTH },
+		{ "NOPERM this user has no permissions to run the 'set' command",
+		    LR_ERR_REFUSED },
+		{ "WRONGTYPE Operation against a key holding the wrong kind of value",
+		    LR_ERR_DATA },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lr_err e = LR_ERR_INIT;
+
+		rerr_classify(cases[i].reply, &e);
+		cr_assert(eq(int, (int)e.kind, (int)cases[i].kind), "%s", cases[i].reply);
+	}
+}
+
 Test(rerr, a_long_reply_is_cut_not_overrun)
 {
 	struct lr_err e = LR_ERR_INIT;

@@ -45,18 +45,25 @@ static const struct {
 	{ "MISCONF",	RERR_REFUSED,	"Redis refuses writes: it cannot save to disk", 0 },
 };
 
-/* Refusals that come as a plain ERR, recognised by their text. */
+/* Refusals that come as a plain ERR, with no code of their own: their
+ * text picks the words of the hint put in front, and nothing else. A
+ * plain ERR is LR_ERR_REFUSED, whatever it says: its kind, and so what
+ * lockrun does about it, is the code word's alone. Redis has no code for
+ * these two, so words are all there is to name them by. */
 static const struct {
 	const char	*text;
 	const char	*explain;
-	enum lr_err_kind kind;
 } err_texts[] = {
-	/* NOPERM raised by redis.call() inside a script (Redis 7) */
+	/* a permission refused to redis.call() inside a script: Redis 6.2
+	 * and 7.0 say "ERR The user executing the script can't run this
+	 * command or subcommand", not NOPERM as outside a script */
 	{ "can't run this command", "the Redis user lacks a permission lockrun needs "
-	    "(see lockrun(1), Redis permissions)", LR_ERR_REFUSED },
-	/* a client that sent more than ten arguments before AUTH */
+	    "(see lockrun(1), Redis permissions)" },
+	/* "ERR Protocol error: unauthenticated multibulk length": a client
+	 * that sent more than ten arguments before AUTH; Redis closes the
+	 * connection after it */
 	{ "unauthenticated", "Redis wants a password (password_file or "
-	    "LOCKRUN_REDIS_PASSWORD)", LR_ERR_AUTH },
+	    "LOCKRUN_REDIS_PASSWORD)" },
 };
 
 /* Redis's text without the tail it appends to errors inside scripts. */
@@ -84,7 +91,7 @@ rerr_classify(const char *msg, struct lr_err *e)
 	for (size_t i = 0; i < sizeof(err_texts) / sizeof(err_texts[0]); i++) {
 		const char *hit = strstr(msg, err_texts[i].text);
 		if (hit && hit - msg < text_len(msg)) {
-			lr_errk(e, err_texts[i].kind, EX_UNAVAILABLE, "%s (%.*s)",
+			lr_errk(e, LR_ERR_REFUSED, EX_UNAVAILABLE, "%s (%.*s)",
 			    err_texts[i].explain, text_len(msg), msg);
 			return RERR_REFUSED;
 		}

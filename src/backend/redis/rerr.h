@@ -20,9 +20,11 @@ enum rerr_class {
  * Redis's own text without the " script: <sha>, on @user_script:N." tail
  * that Redis 7 appends to errors raised inside a script. e->status is
  * EX_UNAVAILABLE and e->kind LR_ERR_REFUSED (Redis answered), LR_ERR_AUTH
- * for a password refused or wanted, LR_ERR_DATA for one task's key that
- * holds what it should not (WRONGTYPE, BADFENCE); callers put
- * e->msg in their own line ("redis HOST: DOING: ..."). */
+ * for a password refused or wanted (NOAUTH, WRONGPASS), LR_ERR_DATA for
+ * one task's key that holds what it should not (WRONGTYPE, BADFENCE):
+ * by the reply's code word alone, never its text (a plain ERR is
+ * LR_ERR_REFUSED; two are given a hint by their words, rerr.c); callers
+ * put e->msg in their own line ("redis HOST: DOING: ..."). */
 enum rerr_class rerr_classify(const char *msg, struct lr_err *e);
 
 #endif
