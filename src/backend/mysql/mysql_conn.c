@@ -505,48 +505,6 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 	return -1;
 }
 
-/* The columns MY_SQL_UPGRADE adds, one statement each; one that is
- * there already is no error. Returns 0, or -1 with e. */
-static int
-add_columns(struct lr_backend *b, struct lr_err *e)
-{
-	struct my *m = b->impl;
-
-	for (size_t i = 0; MY_SQL_UPGRADE[i] != NULL; i++) {
-		struct myq alter = { 0 };
-		int rc;
-
-		myq_add(&alter, MY_SQL_UPGRADE[i]);
-		rc = my_exec(b, "add columns", &alter, 0, MY_KEEP, NULL, NULL, e);
-		free(alter.s);
-		if (rc != 0 && (m->db == NULL || my_api.errnum(m->db) != ER_DUP_FIELDNAME)) {
-			my_close(b);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* A table was missing, or a column (a table an older lockrun created): on
- * a new connection (nothing the old one took, a session lock included,
- * may linger), create the tables, add the columns, and send body again. */
-static int
-create_and_retry(struct lr_backend *b, const char *what, const struct myq *body,
-    size_t want, const char *undo, my_row_fn fn, void *arg, struct lr_err *e)
-{
-	struct myq ddl = { 0 };
-	int rc;
-
-	if (my_connect(b, b->cfg.connect_timeout_ms, e) != 0)
-		return -1;
-	myq_add(&ddl, MY_SQL_DDL);
-	rc = my_exec(b, "create tables", &ddl, 0, 0, NULL, NULL, e);
-	free(ddl.s);
-	if (rc != 0 || add_columns(b, e) != 0)
-		return -1;
-	return my_exec_undo(b, what, body, want, 0, undo, fn, arg, e);
-}
-
 /* The server refused a string part way, the connection in order: roll
  * back the transaction it left open, and send undo (one SELECT, or NULL)
  * behind it. When that fails, close: the session's end frees what the
@@ -567,6 +525,50 @@ rolled_back(struct lr_backend *b, const char *undo)
 	free(q.s);
 	if (rc != 0)
 		my_close(b);
+}
+
+/* The columns MY_SQL_UPGRADE adds, one statement each; one that is
+ * there already is no error. Returns 0, or -1 with e. */
+static int
+add_columns(struct lr_backend *b, struct lr_err *e)
+{
+	struct my *m = b->impl;
+
+	for (size_t i = 0; MY_SQL_UPGRADE[i] != NULL; i++) {
+		struct myq alter = { 0 };
+		int rc;
+
+		myq_add(&alter, MY_SQL_UPGRADE[i]);
+		rc = my_exec(b, "add columns", &alter, 0, MY_KEEP, NULL, NULL, e);
+		free(alter.s);
+		if (rc != 0 && (m->db == NULL || my_api.errnum(m->db) != ER_DUP_FIELDNAME))
+			return -1;	/* refused (a privilege): the session stays */
+	}
+	return 0;
+}
+
+/* A table was missing, or a column (a table an older lockrun created):
+ * roll back what the string did and undo what it took (a GET_LOCK taken
+ * before the statement that found the table missing), on the same
+ * session, which keeps every other lock it holds (a new one when that
+ * failed); create the tables, add the columns, and send body again. */
+static int
+create_and_retry(struct lr_backend *b, const char *what, const struct myq *body,
+    size_t want, const char *undo, my_row_fn fn, void *arg, struct lr_err *e)
+{
+	struct my *m = b->impl;
+	struct myq ddl = { 0 };
+	int rc;
+
+	rolled_back(b, undo);
+	if (m->db == NULL && my_connect(b, b->cfg.connect_timeout_ms, e) != 0)
+		return -1;
+	myq_add(&ddl, MY_SQL_DDL);
+	rc = my_exec(b, "create tables", &ddl, 0, 0, NULL, NULL, e);
+	free(ddl.s);
+	if (rc != 0 || add_columns(b, e) != 0)
+		return -1;
+	return my_exec_undo(b, what, body, want, 0, undo, fn, arg, e);
 }
 
 int
