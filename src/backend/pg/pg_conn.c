@@ -214,7 +214,13 @@ pg_conn_error(const PGconn *conn, struct lr_err *e)
  * "connection to server at ..., port ... failed: " (b->where says which
  * server); the SQLSTATE of the server's refusal ("FATAL:  28P01: ...",
  * verbose) into state[6] and out of the message, "" when the server did
- * not answer. */
+ * not answer.
+ * The one place a kind is read out of a message: libpq keeps no PGresult
+ * for a connection that failed (PQresultErrorField() has nothing to read),
+ * only PQerrorMessage(), where PQERRORS_VERBOSE puts the server's
+ * SQLSTATE, a code of five characters, after the severity. That code is
+ * read, as from a PGresult; never the words around it. A message without
+ * one (libpq's own: no server answered) is the transport's. */
 static void
 conn_message(const PGconn *conn, char state[6], struct lr_err *e)
 {
