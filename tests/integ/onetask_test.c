@@ -121,51 +121,6 @@ one_task_fails(enum backend b, const char *bad_sql, const char *cause, int t05_r
 	cr_assert(ge(int, stderr_matching(cron, pat), 1), "%s", err);
 }
 
-/* Redis: t05's lock holds a 2 MB value (a writer's, or a bug's), past the
- * 1 MiB reply bound. The acquires of one fire time go in one exchange over
- * the scheduler's one connection: a reply past the bound closed it, and
- * the answers after t05's were lost with it. The scripts now return at
- * most 1 KiB of a holder: t05 is skipped as held, named, and every other
- * run starts at its fire time, once, and ends. */
-Test(one_task, redis_a_2mb_holder_value_skips_that_task_alone)
-{
-	char logbuf[256], cmd[1024], err[65536];
-	redisContext *c;
-	redisReply *r;
-	pid_t cron;
-
-	use(BE_REDIS);
-	c = redis_client(&fx);
-	r = redisCommand(c, "SET lockrun:{t05} %s PX 600000", "0123456789abcdef 1 elsewhere 1 "
-	    "2026-06-15T11:00:00Z");
-	freeReplyObject(r);
-	r = redisCommand(c, "SETRANGE lockrun:{t05} 2000000 x");
-	cr_assert(r != NULL && r->type == REDIS_REPLY_INTEGER, "SETRANGE");
-	freeReplyObject(r);
-	redisFree(c);
-	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
-	snprintf(cmd, sizeof(cmd), "echo start %%1$s >> %s; sleep 4; echo end %%1$s >> %s",
-	    logbuf, logbuf);
-	cron = cron_server_at(0, tasks_config(url, NTASKS, "  ttl: 9s\n"
-	    "  starting_deadline: 30s\n", cmd), T_1200 - 2, NULL);
-	POLL_UNTIL(lines_matching(logbuf, "^end ") >= NTASKS - 1);
-	kill(cron, SIGTERM);
-	cr_assert(eq(int, lr_wait(cron), 0));
-	lr_stderr_of(cron, err, sizeof(err));
-	for (int i = 0; i < NTASKS - 1; i++) {
-		char pat[32];
-
-		snprintf(pat, sizeof(pat), "^start t0%d$", i);
-		cr_assert(eq(int, lines_matching(logbuf, pat), 1), "%s\nthe scheduler said:\n%s",
-		    file_peek(logbuf), err);
-	}
-	cr_assert(eq(int, lines_matching(logbuf, "t05"), 0), "%s", file_peek(logbuf));
-	cr_assert(eq(int, stderr_matching(cron, "larger than lockrun accepts"), 0), "%s", err);
-	cr_assert(eq(int, stderr_matching(cron, "t0[0-4].*(could not|cannot|no answer|try)"), 0),
-	    "one task's value cost the others a try: %s", err);
-	cr_assert(ge(int, stderr_matching(cron, "t05.*elsewhere"), 1), "%s", err);
-}
-
 /* ... t05 never runs. */
 static void
 one_task_fails_alone(enum backend b, const char *bad_sql, const char *cause)
@@ -242,6 +197,51 @@ Test(one_task, mysql_a_constraint_refusing_one_task_fails_that_task_alone)
 }
 
 /* --- Redis: one task's record past the reply bound ---------------------- */
+
+/* Redis: t05's lock holds a 2 MB value (a writer's, or a bug's), past the
+ * 1 MiB reply bound. The acquires of one fire time go in one exchange over
+ * the scheduler's one connection: a reply past the bound closed it, and
+ * the answers after t05's were lost with it. The scripts now return at
+ * most 1 KiB of a holder: t05 is skipped as held, named, and every other
+ * run starts at its fire time, once, and ends. */
+Test(one_task, redis_a_2mb_holder_value_skips_that_task_alone)
+{
+	char logbuf[256], cmd[1024], err[65536];
+	redisContext *c;
+	redisReply *r;
+	pid_t cron;
+
+	use(BE_REDIS);
+	c = redis_client(&fx);
+	r = redisCommand(c, "SET lockrun:{t05} %s PX 600000", "0123456789abcdef 1 elsewhere 1 "
+	    "2026-06-15T11:00:00Z");
+	freeReplyObject(r);
+	r = redisCommand(c, "SETRANGE lockrun:{t05} 2000000 x");
+	cr_assert(r != NULL && r->type == REDIS_REPLY_INTEGER, "SETRANGE");
+	freeReplyObject(r);
+	redisFree(c);
+	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	snprintf(cmd, sizeof(cmd), "echo start %%1$s >> %s; sleep 4; echo end %%1$s >> %s",
+	    logbuf, logbuf);
+	cron = cron_server_at(0, tasks_config(url, NTASKS, "  ttl: 9s\n"
+	    "  starting_deadline: 30s\n", cmd), T_1200 - 2, NULL);
+	POLL_UNTIL(lines_matching(logbuf, "^end ") >= NTASKS - 1);
+	kill(cron, SIGTERM);
+	cr_assert(eq(int, lr_wait(cron), 0));
+	lr_stderr_of(cron, err, sizeof(err));
+	for (int i = 0; i < NTASKS - 1; i++) {
+		char pat[32];
+
+		snprintf(pat, sizeof(pat), "^start t0%d$", i);
+		cr_assert(eq(int, lines_matching(logbuf, pat), 1), "%s\nthe scheduler said:\n%s",
+		    file_peek(logbuf), err);
+	}
+	cr_assert(eq(int, lines_matching(logbuf, "t05"), 0), "%s", file_peek(logbuf));
+	cr_assert(eq(int, stderr_matching(cron, "larger than lockrun accepts"), 0), "%s", err);
+	cr_assert(eq(int, stderr_matching(cron, "t0[0-4].*(could not|cannot|no answer|try)"), 0),
+	    "one task's value cost the others a try: %s", err);
+	cr_assert(ge(int, stderr_matching(cron, "t05.*elsewhere"), 1), "%s", err);
+}
 
 #define BODY_MAX (256 * 1024)
 
