@@ -33,6 +33,7 @@ static const char css[] =
 	"svg .ok{fill:#2e7d32}svg .fail{fill:#c62828}svg .lost{fill:#6a1b9a}"
 	"svg .skip{fill:#9e9e9e}svg .running{fill:#1565c0}svg .unknown{fill:#ff8f00}"
 	".legend span{display:inline-block;margin-right:1em}time{white-space:nowrap}"
+	"a.run{color:inherit}.failed a{color:#c62828}"
 	".ctl{color:#c62828;font-size:.85em}.more{background:#fff8e1;padding:.5em}"
 	"@media (max-width:40em){thead{display:none}table,tbody,tr,td{display:block}"
 	"tr{border-bottom:2px solid #ccc;padding:.3em 0}td{border:0;padding:.15em 0}"
@@ -50,15 +51,10 @@ code_point(const unsigned char *p, size_t len)
 	return c;
 }
 
-/* s as HTML text or attribute value: & < > " ' as references, a character
- * that is not to be shown raw (text_control_len(): C0, DEL, C1, bidi
- * controls and marks) as its code point, visible,
- * a byte that is not valid UTF-8 as U+FFFD. attr: inside an attribute,
- * where no tag may go. */
-static void
-esc_in(FILE *fp, const char *s, int attr)
+void
+page_escape(FILE *fp, const char *s, size_t left, int attr)
 {
-	size_t left = s ? strlen(s) : 0, len;
+	size_t len;
 
 	for (; left > 0; s += len, left -= len) {
 		unsigned char ch = (unsigned char)*s;
@@ -88,7 +84,7 @@ esc_in(FILE *fp, const char *s, int attr)
 static void
 esc(FILE *fp, const char *s)
 {
-	esc_in(fp, s, 0);
+	page_escape(fp, s, s ? strlen(s) : 0, 0);
 }
 
 /* The same for an attribute's value, and for SVG's <title>, which shows
@@ -96,7 +92,20 @@ esc(FILE *fp, const char *s)
 static void
 esc_attr(FILE *fp, const char *s)
 {
-	esc_in(fp, s, 1);
+	page_escape(fp, s, s ? strlen(s) : 0, 1);
+}
+
+void
+page_run_href(FILE *fp, const char *name, long long id)
+{
+	fputs("/run/", fp);
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) != NULL)
+			fputc(*p, fp);
+		else
+			fprintf(fp, "%%%02X", *p);
+	fprintf(fp, "/%lld", id);
 }
 
 /* An instant, kept on one line. */
@@ -298,9 +307,77 @@ mark_title(FILE *fp, const struct lr_hist_entry *he, const char *cls)
 	fputs("</title>", fp);
 }
 
-/* The strip: the runs in the history, oldest on the left. */
+/* Entry he's run id, its token, when cls is the mark of a run that
+ * ended (its story kept at its end); 0: none to link to. */
+static long long
+run_id(const struct lr_hist_entry *he, const char *cls)
+{
+	const char *tok = fields_get(&he->fields, "token");
+	long long id;
+
+	if (cls == NULL || (strcmp(cls, "ok") != 0 && strcmp(cls, "fail") != 0 &&
+	    strcmp(cls, "lost") != 0))
+		return 0;
+	return tok && text_decimal(tok, &id) == 0 && id > 0 ? id : 0;
+}
+
+/* An <a> to run id's page, of class cls, when linked and id is one. 1 if
+ * written (the caller closes it), else 0. */
+static int
+run_link(FILE *fp, const char *name, long long id, const char *cls, int linked)
+{
+	if (!linked || id == 0)
+		return 0;
+	fprintf(fp, "<a class=\"run %s\" href=\"", cls);
+	page_run_href(fp, name, id);
+	fputs("\">", fp);
+	return 1;
+}
+
+/* The newest PAGE_FAILED failed runs in the history, newest first: how
+ * each ended, when, where, each a link to its page when linked. */
 static void
-runs_cell(FILE *fp, const char *name, const struct lr_hist *h, const struct row *w)
+failed_list(FILE *fp, const char *name, const struct lr_hist *h, const struct row *w,
+    int linked)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < h->n && k < PAGE_FAILED; i++) {
+		const struct lr_fields *f = &h->e[i].fields;
+		const char *cls = mark_class(h, i, w), *ev, *st, *host;
+		int a;
+
+		if (cls == NULL || (strcmp(cls, "fail") != 0 && strcmp(cls, "lost") != 0))
+			continue;
+		ev = fields_get(f, "event"), st = fields_get(f, "status");
+		host = fields_get(f, "host");
+		fputs(k++ == 0 ? "<small class=\"failed\">Failed: " : ", ", fp);
+		a = run_link(fp, name, run_id(&h->e[i], cls), cls, linked);
+		if (strcmp(ev, "released") != 0) {
+			esc(fp, ev);
+			fputc(' ', fp);
+		}
+		if (st) {
+			fputs("exit ", fp);
+			esc(fp, st);
+		}
+		fputs(" at ", fp);
+		iso(fp, h->e[i].at_ms);
+		fputs(" on ", fp);
+		esc(fp, host ? host : "?");
+		if (a)
+			fputs("</a>", fp);
+	}
+	if (k > 0)
+		fputs("</small><br>", fp);
+}
+
+/* The strip: the failed runs listed first, then every run in the
+ * history, oldest on the left, each one that ended a link to its page
+ * when linked. */
+static void
+runs_cell(FILE *fp, const char *name, const struct lr_hist *h, const struct row *w,
+    int linked)
 {
 	size_t n = 0, x = 0;
 
@@ -311,6 +388,7 @@ runs_cell(FILE *fp, const char *name, const struct lr_hist *h, const struct row 
 		fputs("<small>no runs in the history</small></td>", fp);
 		return;
 	}
+	failed_list(fp, name, h, w, linked);
 	fprintf(fp, "<svg class=\"strip\" width=\"%zu\" height=\"%d\" viewBox=\"0 0 %zu %d\" "
 	    "role=\"img\" aria-label=\"", n * (MARK_W + MARK_GAP), MARK_H,
 	    n * (MARK_W + MARK_GAP), MARK_H);
@@ -319,16 +397,17 @@ runs_cell(FILE *fp, const char *name, const struct lr_hist *h, const struct row 
 	fputs("\">", fp);
 	for (size_t i = h->n; i-- > 0;) {
 		const char *cls = mark_class(h, i, w);
-		int skip;
+		int skip, a;
 
 		if (cls == NULL)
 			continue;
 		skip = strcmp(cls, "skip") == 0;
+		a = run_link(fp, name, run_id(&h->e[i], cls), cls, linked);
 		fprintf(fp, "<rect class=\"mark %s\" x=\"%zu\" y=\"%d\" width=\"%d\" "
 		    "height=\"%d\" rx=\"2\">", cls, x, skip ? MARK_H / 2 : 0, MARK_W,
 		    skip ? MARK_H / 2 : MARK_H);
 		mark_title(fp, &h->e[i], cls);
-		fputs("</rect>", fp);
+		fputs(a ? "</rect></a>" : "</rect>", fp);
 		x += MARK_W + MARK_GAP;
 	}
 	fputs("</svg></td>", fp);
@@ -349,7 +428,7 @@ task_row(FILE *fp, const struct page_task *t, const struct page *p)
 	state_cell(fp, t->row, t->sched, server);
 	last_cell(fp, t->row, server);
 	next_cell(fp, t->sched, p->now_ms);
-	runs_cell(fp, t->name, t->hist, t->row);
+	runs_cell(fp, t->name, t->hist, t->row, p->linked);
 	fputs("</tr>\n", fp);
 }
 

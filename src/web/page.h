@@ -39,8 +39,13 @@ struct page {
 	const char		*reload_error;	/* why the scheduler's last reload
 						 * of its config failed, or NULL */
 	long long		 reload_error_ms;	/* ...and when */
+	int			 linked;	/* each run links to its page
+						 * (page_run_href()): served by a
+						 * scheduler whose backend keeps
+						 * the runs' stories */
 };
 
+#define PAGE_FAILED	5	/* the failed runs a task's row lists */
 #define PAGE_ROWS	1000	/* the tasks a served page shows at most */
 #define PAGE_REFRESH_S	30	/* how often a browser loads it again */
 
@@ -53,5 +58,16 @@ struct page {
  * is shown as its code point, "<U+202E>" in a span of class "ctl"; a byte
  * that is not UTF-8 as U+FFFD. */
 void	page_write(FILE *fp, const struct page *p);
+
+/* s[0..len) (NUL bytes and all) as page_write() writes every value: HTML-
+ * escaped, every control character made visible, a byte that is not
+ * UTF-8 as U+FFFD; attr: for an attribute's value (or an SVG <title>),
+ * where no tag may go. */
+void	page_escape(FILE *fp, const char *s, size_t len, int attr);
+
+/* The path of run id's page of task name: "/run/NAME/ID", the name's
+ * bytes but letters, digits and "-._~" percent-encoded (a task name
+ * holds no '/' and does not begin with '.': one path segment). */
+void	page_run_href(FILE *fp, const char *name, long long id);
 
 #endif

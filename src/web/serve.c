@@ -18,11 +18,13 @@
 
 #include "core/duration.h"
 #include "core/keys.h"
+#include "core/text.h"
 #include "out/log.h"
 #include "sched/starter.h"
 #include "web/mhd.h"
 #include "web/page.h"
 #include "web/prom.h"
+#include "web/runpage.h"
 #include "web/serve.h"
 
 #define WEB_CACHE_MS	2000	/* read the backend at most this often */
@@ -316,7 +318,8 @@ status_page(struct web *w, const struct crond_view *v, FILE *fp)
 	    .server_ms = server_now(&w->c), .refresh_s = PAGE_REFRESH_S, .tasks = t,
 	    .n = w->c.shown, .total = w->c.n, .problem = w->c.ok ? NULL : w->c.problem,
 	    .reload_error = v->reload_error[0] ? v->reload_error : NULL,
-	    .reload_error_ms = v->reload_error_ms };
+	    .reload_error_ms = v->reload_error_ms,
+	    .linked = w->o.be->ops->stories != NULL };
 
 	if (t == NULL)
 		return;
@@ -328,6 +331,101 @@ status_page(struct web *w, const struct crond_view *v, FILE *fp)
 	}
 	page_write(fp, &p);
 	free(t);
+}
+
+/* rest ("NAME/ID", of a path "/run/NAME/ID") as one of the scheduler's
+ * tasks (its name, v's) and a run id. Returns the name, or NULL: no such
+ * task (a name is never a path: only the config's are answered). */
+static const char *
+run_path(const struct crond_view *v, const char *rest, long long *id)
+{
+	const char *slash = strrchr(rest, '/');
+
+	if (slash == NULL || text_decimal(slash + 1, id) != 0 || *id <= 0)
+		return NULL;
+	for (size_t i = 0; i < v->ntasks; i++)
+		if (strlen(v->tasks[i].name) == (size_t)(slash - rest) &&
+		    strncmp(v->tasks[i].name, rest, (size_t)(slash - rest)) == 0)
+			return v->tasks[i].name;
+	return NULL;
+}
+
+/* The page of run id of task name: its header and output read through
+ * the server's thread's connection (one round trip, the reply bounded as
+ * every reply is, rreader.h), written into fp. Returns the status: 200,
+ * 404 when the run is not kept, 503 when the server failed. */
+static int
+run_read(struct web *w, const char *name, long long id, FILE *fp)
+{
+	struct lr_backend *be = w->o.be;
+	struct lr_err e = LR_ERR_INIT;
+	struct lr_keys k;
+	char h[40], o[40];
+	const char *fields[2] = { h, o };
+	char *val[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+	int rc;
+
+	snprintf(h, sizeof(h), "h:%lld", id);
+	snprintf(o, sizeof(o), "o:%lld", id);
+	keys_build(&k, w->o.prefix, name, (time_t)-1, 0);
+	spawn_gate_enter();	/* no run forked while libpq, hiredis... run here */
+	rc = 0;
+	if (w->open != 1 || be->ops->fd(be) < 0) {	/* never opened, or broken */
+		if ((rc = w->open == 0 ? be->ops->open(be, &e) :
+		    be->ops->reopen(be, WEB_REOPEN_MS, &e)) == 0)
+			w->open = 1;
+		else if (w->open == 1)
+			w->open = 2;
+	}
+	if (rc == 0 && (rc = be->ops->stories(be, &k, fields, 2, val, len, &e)) != 0)
+		w->open = 2;	/* opened again at the next read */
+	spawn_gate_leave();
+	if (rc != 0) {
+		fprintf(fp, "the lock server could not be read: %s\n", e.msg);
+		rc = 503;
+	} else if (val[0] == NULL) {
+		fprintf(fp, "not found: run %lld of this task is not kept (keep_runs:, "
+		    "keep_failed_runs:, keep_output:)\n", id);
+		rc = 404;
+	} else {
+		run_page_write(fp, &(struct run_page){ .title = w->o.title, .task = name,
+		    .id = id, .header = val[0], .header_len = len[0], .output = val[1],
+		    .output_len = len[1] });
+		rc = 200;
+	}
+	free(val[0]);
+	free(val[1]);
+	return rc;
+}
+
+/* GET /run/NAME/ID: 404 for a task not the scheduler's or a backend that
+ * keeps no stories, 503 while the bodies being sent hold much memory (a
+ * run's page is not kept for the next reader). */
+static int
+run_page(struct web *w, const struct crond_view *v, const char *rest, int spare,
+    struct mhd_body *b, FILE *fp)
+{
+	const char *name;
+	long long id;
+	int code;
+
+	if (w->o.be->ops->stories == NULL) {
+		fprintf(fp, "not found: the %s backend keeps no run stories yet\n",
+		    w->o.be->ops->title);
+		return 404;
+	}
+	if ((name = run_path(v, rest, &id)) == NULL) {
+		fputs("not found: no such task here, or not /run/TASK/ID\n", fp);
+		return 404;
+	}
+	if (spare) {
+		fputs("busy: try again in a moment\n", fp);
+		return 503;
+	}
+	if ((code = run_read(w, name, id, fp)) == 200)
+		b->type = "text/html; charset=utf-8";
+	return code;
 }
 
 /* The generation of a body built now: one per read of the backend and
@@ -385,9 +483,11 @@ answer(void *arg, const char *path, struct mhd_body *b)
 		b->type = "text/html; charset=utf-8";
 		b->gen = generation(w, changes);
 		status_page(w, &v, fp);
-	} else {
+	} else if (have && strncmp(path, "/run/", 5) == 0)
+		code = run_page(w, &v, path + 5, b->spare, b, fp);
+	else {
 		code = 404;
-		fputs("not found: /, /metrics, /healthz and /readyz are\n", fp);
+		fputs("not found: /, /run/TASK/ID, /metrics, /healthz and /readyz are\n", fp);
 	}
 	view_free(&v);
 	if (fclose(fp) != 0) {
