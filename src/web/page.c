@@ -3,7 +3,8 @@
  * trouble, then a table of the tasks, each with its state, its last run,
  * its next fire time in its zone, and a strip of its recent runs across
  * the fleet, one mark per run coloured by its result, each with a <title>
- * the browser shows on hover. It loads itself again (a meta refresh: no
+ * the browser shows on hover and, served, a link to the run's page
+ * (runpage.c), under a list of the newest failed runs. It loads itself again (a meta refresh: no
  * script). Readable on a phone: the table turns into one block per task
  * on a narrow screen. */
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/text.h"
+#include "web/html.h"
 #include "web/page.h"
 
 #define MARK_W		8	/* a run's mark, in SVG units */
@@ -39,52 +41,10 @@ static const char css[] =
 	"tr{border-bottom:2px solid #ccc;padding:.3em 0}td{border:0;padding:.15em 0}"
 	"td[data-label]::before{content:attr(data-label) \": \";color:#555;font-size:.85em}}";
 
-/* The code point of the valid UTF-8 sequence at p, len bytes. */
-static unsigned
-code_point(const unsigned char *p, size_t len)
-{
-	unsigned c = len == 1 ? p[0] : len == 2 ? p[0] & 0x1fu : len == 3 ? p[0] & 0x0fu :
-	    p[0] & 0x07u;
-
-	for (size_t i = 1; i < len; i++)
-		c = c << 6 | (p[i] & 0x3fu);
-	return c;
-}
-
-void
-page_escape(FILE *fp, const char *s, size_t left, int attr)
-{
-	size_t len;
-
-	for (; left > 0; s += len, left -= len) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((len = text_utf8_len(s, left)) == 0) {
-			fputs("\xef\xbf\xbd", fp);
-			len = 1;
-		} else if (text_control_len(s, left) != 0)
-			fprintf(fp, attr ? "&lt;U+%04X&gt;" :
-			    "<span class=\"ctl\">&lt;U+%04X&gt;</span>",
-			    code_point((const unsigned char *)s, len));
-		else if (ch == '&')
-			fputs("&amp;", fp);
-		else if (ch == '<')
-			fputs("&lt;", fp);
-		else if (ch == '>')
-			fputs("&gt;", fp);
-		else if (ch == '"')
-			fputs("&quot;", fp);
-		else if (ch == '\'')
-			fputs("&#39;", fp);
-		else
-			fwrite(s, 1, len, fp);
-	}
-}
-
 static void
 esc(FILE *fp, const char *s)
 {
-	page_escape(fp, s, s ? strlen(s) : 0, 0);
+	html_escape(fp, s, s ? strlen(s) : 0, 0);
 }
 
 /* The same for an attribute's value, and for SVG's <title>, which shows
@@ -92,20 +52,7 @@ esc(FILE *fp, const char *s)
 static void
 esc_attr(FILE *fp, const char *s)
 {
-	page_escape(fp, s, s ? strlen(s) : 0, 1);
-}
-
-void
-page_run_href(FILE *fp, const char *name, long long id)
-{
-	fputs("/run/", fp);
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) != NULL)
-			fputc(*p, fp);
-		else
-			fprintf(fp, "%%%02X", *p);
-	fprintf(fp, "/%lld", id);
+	html_escape(fp, s, s ? strlen(s) : 0, 1);
 }
 
 /* An instant, kept on one line. */
@@ -329,7 +276,7 @@ run_link(FILE *fp, const char *name, long long id, const char *cls, int linked)
 	if (!linked || id == 0)
 		return 0;
 	fprintf(fp, "<a class=\"run %s\" href=\"", cls);
-	page_run_href(fp, name, id);
+	html_run_href(fp, name, id);
 	fputs("\">", fp);
 	return 1;
 }
@@ -353,13 +300,12 @@ failed_list(FILE *fp, const char *name, const struct lr_hist *h, const struct ro
 		host = fields_get(f, "host");
 		fputs(k++ == 0 ? "<small class=\"failed\">Failed: " : ", ", fp);
 		a = run_link(fp, name, run_id(&h->e[i], cls), cls, linked);
-		if (strcmp(ev, "released") != 0) {
+		if (strcmp(ev, "released") != 0)	/* lost, stopped-timeout (exit 143) */
 			esc(fp, ev);
-			fputc(' ', fp);
-		}
 		if (st) {
-			fputs("exit ", fp);
+			fputs(strcmp(ev, "released") != 0 ? " (exit " : "exit ", fp);
 			esc(fp, st);
+			fputs(strcmp(ev, "released") != 0 ? ")" : "", fp);
 		}
 		fputs(" at ", fp);
 		iso(fp, h->e[i].at_ms);

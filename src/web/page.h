@@ -40,7 +40,7 @@ struct page {
 						 * of its config failed, or NULL */
 	long long		 reload_error_ms;	/* ...and when */
 	int			 linked;	/* each run links to its page
-						 * (page_run_href()): served by a
+						 * /run/NAME/ID: served by a
 						 * scheduler whose backend keeps
 						 * the runs' stories */
 };
@@ -50,7 +50,10 @@ struct page {
 #define PAGE_REFRESH_S	30	/* how often a browser loads it again */
 
 /* The page, its tasks in the order given (triage_order()'s: trouble
- * first), under a line that counts their troubles (triage_summary());
+ * first), under a line that counts their troubles (triage_summary()),
+ * each task's newest PAGE_FAILED failed runs listed above its strip (with
+ * linked, those and every run that ended in the strip link to the run's
+ * page, html_run_href());
  * every time absolute and relative to now ("3 min ago"). Every value from
  * the config or the backend HTML-escaped and made visible: a control
  * character, C0, DEL, C1, or one that reorders or marks the direction of
@@ -58,16 +61,5 @@ struct page {
  * is shown as its code point, "<U+202E>" in a span of class "ctl"; a byte
  * that is not UTF-8 as U+FFFD. */
 void	page_write(FILE *fp, const struct page *p);
-
-/* s[0..len) (NUL bytes and all) as page_write() writes every value: HTML-
- * escaped, every control character made visible, a byte that is not
- * UTF-8 as U+FFFD; attr: for an attribute's value (or an SVG <title>),
- * where no tag may go. */
-void	page_escape(FILE *fp, const char *s, size_t len, int attr);
-
-/* The path of run id's page of task name: "/run/NAME/ID", the name's
- * bytes but letters, digits and "-._~" percent-encoded (a task name
- * holds no '/' and does not begin with '.': one path segment). */
-void	page_run_href(FILE *fp, const char *name, long long id);
 
 #endif

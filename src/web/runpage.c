@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* runpage.c -- one run's page (runpage.h): what `lockrun logs TASK --run
  * ID` prints, for a browser. Nothing read from the lock server is written
- * but through page_escape(). */
+ * but through html_escape(). */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/text.h"
-#include "web/page.h"
+#include "web/html.h"
 #include "web/runpage.h"
 
 static const char css[] =
@@ -67,10 +67,10 @@ header_table(FILE *fp, const struct run_page *r)
 		sp = memchr(p, ' ', len);
 		k = sp ? (size_t)(sp - p) : len;
 		fputs("<tr><th>", fp);
-		page_escape(fp, p, k, 0);
+		html_escape(fp, p, k, 0);
 		fputs("</th><td>", fp);
 		if (sp)
-			page_escape(fp, sp + 1, len - k - 1, 0);
+			html_escape(fp, sp + 1, len - k - 1, 0);
 		if (sp && k == 6 && strncmp(p, "end_ms", 6) == 0 && len - k - 1 < sizeof(num)) {
 			snprintf(num, sizeof(num), "%.*s", (int)(len - k - 1), sp + 1);
 			if (text_decimal(num, &ms) == 0)
@@ -99,7 +99,7 @@ output_lines(FILE *fp, const struct run_page *r)
 		int err = *p == '2';
 
 		fputs(err ? "<span class=\"line err\">" : "<span class=\"line out\">", fp);
-		page_escape(fp, p + 1, len > 0 ? len - 1 : 0, 0);
+		html_escape(fp, p + 1, len > 0 ? len - 1 : 0, 0);
 		fputs("</span>\n", fp);
 		p += len + 1;
 	}
@@ -114,16 +114,31 @@ run_page_write(FILE *fp, const struct run_page *r)
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>", fp);
-	page_escape(fp, r->task, tlen, 1);
+	html_escape(fp, r->task, tlen, 1);
 	fprintf(fp, ", run %lld: ", r->id);
-	page_escape(fp, r->title, r->title ? strlen(r->title) : 0, 1);
+	html_escape(fp, r->title, r->title ? strlen(r->title) : 0, 1);
 	fprintf(fp, "</title><style>%s</style></head>\n<body><p><a href=\"/\">", css);
-	page_escape(fp, r->title, r->title ? strlen(r->title) : 0, 0);
+	html_escape(fp, r->title, r->title ? strlen(r->title) : 0, 0);
 	fputs("</a></p><h1>", fp);
-	page_escape(fp, r->task, tlen, 0);
+	html_escape(fp, r->task, tlen, 0);
 	fprintf(fp, ", run %lld: <span class=\"%s\">%s</span></h1>\n", r->id,
 	    bad ? "failed" : "ok", bad ? "failed" : "ok");
 	header_table(fp, r);
 	output_lines(fp, r);
 	fputs("</body></html>\n", fp);
+}
+
+const char *
+run_page_task(const struct crond_view *v, const char *rest, long long *id)
+{
+	const char *slash = strrchr(rest, '/');
+	size_t n;
+
+	if (slash == NULL || text_decimal(slash + 1, id) != 0 || *id <= 0)
+		return NULL;
+	n = (size_t)(slash - rest);
+	for (size_t i = 0; i < v->ntasks; i++)
+		if (strlen(v->tasks[i].name) == n && strncmp(v->tasks[i].name, rest, n) == 0)
+			return v->tasks[i].name;
+	return NULL;
 }

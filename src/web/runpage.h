@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sched/crond.h"
+
 /* A run's story, as the backend's stories() gives it (ops.h). */
 struct run_page {
 	const char	*title;		/* the status page's */
@@ -24,5 +26,11 @@ struct run_page {
  * end "released" with status 0; then the output, a line each, the
  * standard error's marked. */
 void	run_page_write(FILE *fp, const struct run_page *r);
+
+/* rest, "NAME/ID" of a path "/run/NAME/ID" (its %XX decoded), as one of
+ * the scheduler's tasks and a run id into *id. Returns the name (v's), or
+ * NULL: no such task or not that shape (a name is never a path: only the
+ * config's tasks are answered). */
+const char *run_page_task(const struct crond_view *v, const char *rest, long long *id);
 
 #endif

@@ -18,7 +18,6 @@
 
 #include "core/duration.h"
 #include "core/keys.h"
-#include "core/text.h"
 #include "out/log.h"
 #include "sched/starter.h"
 #include "web/mhd.h"
@@ -151,6 +150,23 @@ cache_clear(struct cache *c)
 	*c = (struct cache){ 0 };
 }
 
+/* The server's thread's connection, opened when it never was, again
+ * when the last read broke it or a reply past the bounds closed it.
+ * Returns 0, or -1 with e. */
+static int
+conn_ready(struct web *w, struct lr_err *e)
+{
+	struct lr_backend *be = w->o.be;
+
+	if (w->open == 1 && be->ops->fd(be) >= 0)
+		return 0;
+	if ((w->open == 0 ? be->ops->open(be, e) :
+	    be->ops->reopen(be, WEB_REOPEN_MS, e)) != 0)
+		return -1;
+	w->open = 1;
+	return 0;
+}
+
 /* Task j's history into c->hist[j], once: a task whose records cannot be
  * read has its error in its row. Returns 0, or -1 with e when the server
  * failed. */
@@ -209,12 +225,8 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 		if ((c->names[c->n] = strdup(v->tasks[c->n].name)) == NULL)
 			break;
 	spawn_gate_enter();	/* no run forked while libpq, hiredis... run here */
-	if (w->open != 1) {	/* never opened, or broken by the last read */
-		if ((w->open == 0 ? be->ops->open(be, &e) :
-		    be->ops->reopen(be, WEB_REOPEN_MS, &e)) != 0)
-			goto fail;
-		w->open = 1;
-	}
+	if (conn_ready(w, &e) != 0)
+		goto fail;
 	/* one task's records that cannot be read are that task's error; the
 	 * others are shown, and the scheduler stays ready */
 	for (size_t at = 0; at < c->n; at += WEB_CHUNK) {
@@ -333,23 +345,6 @@ status_page(struct web *w, const struct crond_view *v, FILE *fp)
 	free(t);
 }
 
-/* rest ("NAME/ID", of a path "/run/NAME/ID") as one of the scheduler's
- * tasks (its name, v's) and a run id. Returns the name, or NULL: no such
- * task (a name is never a path: only the config's are answered). */
-static const char *
-run_path(const struct crond_view *v, const char *rest, long long *id)
-{
-	const char *slash = strrchr(rest, '/');
-
-	if (slash == NULL || text_decimal(slash + 1, id) != 0 || *id <= 0)
-		return NULL;
-	for (size_t i = 0; i < v->ntasks; i++)
-		if (strlen(v->tasks[i].name) == (size_t)(slash - rest) &&
-		    strncmp(v->tasks[i].name, rest, (size_t)(slash - rest)) == 0)
-			return v->tasks[i].name;
-	return NULL;
-}
-
 /* The page of run id of task name: its header and output read through
  * the server's thread's connection (one round trip, the reply bounded as
  * every reply is, rreader.h), written into fp. Returns the status: 200,
@@ -370,15 +365,8 @@ run_read(struct web *w, const char *name, long long id, FILE *fp)
 	snprintf(o, sizeof(o), "o:%lld", id);
 	keys_build(&k, w->o.prefix, name, (time_t)-1, 0);
 	spawn_gate_enter();	/* no run forked while libpq, hiredis... run here */
-	rc = 0;
-	if (w->open != 1 || be->ops->fd(be) < 0) {	/* never opened, or broken */
-		if ((rc = w->open == 0 ? be->ops->open(be, &e) :
-		    be->ops->reopen(be, WEB_REOPEN_MS, &e)) == 0)
-			w->open = 1;
-		else if (w->open == 1)
-			w->open = 2;
-	}
-	if (rc == 0 && (rc = be->ops->stories(be, &k, fields, 2, val, len, &e)) != 0)
+	if ((rc = conn_ready(w, &e)) == 0 &&
+	    (rc = be->ops->stories(be, &k, fields, 2, val, len, &e)) != 0)
 		w->open = 2;	/* opened again at the next read */
 	spawn_gate_leave();
 	if (rc != 0) {
@@ -415,7 +403,7 @@ run_page(struct web *w, const struct crond_view *v, const char *rest, int spare,
 		    w->o.be->ops->title);
 		return 404;
 	}
-	if ((name = run_path(v, rest, &id)) == NULL) {
+	if ((name = run_page_task(v, rest, &id)) == NULL) {
 		fputs("not found: no such task here, or not /run/TASK/ID\n", fp);
 		return 404;
 	}

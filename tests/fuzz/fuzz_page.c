@@ -8,6 +8,10 @@
  * - the page: valid UTF-8 holding no control character (C0 but newline,
  *   DEL, C1, bidi controls and marks); every '<' opens or closes a tag
  *   lockrun writes, none inside an attribute's value; the tags balance;
+ *   every link is to "/", "/metrics" or a run's page, "/run/NAME/ID", its
+ *   name percent-encoded;
+ * - a run's page (its header and output the rest of the input, NUL bytes
+ *   and all): as the page;
  * - the exposition: every line a HELP, a TYPE or a sample whose labels
  *   parse (name="value", the value's escapes \\ \" \n only) and whose
  *   value is a number; no control character.
@@ -22,6 +26,7 @@
 #include "web/page.h"
 #include "web/prom.h"
 #include "web/rows.h"
+#include "web/runpage.h"
 
 #define NTASKS	3
 #define NHIST	4
@@ -80,7 +85,7 @@ check_text(const char *doc, size_t n, const char *what)
 
 static const char *const tags[] = { "html", "head", "meta", "title", "style", "body", "h1",
 	"p", "table", "thead", "tbody", "tr", "th", "td", "span", "small", "br", "time",
-	"svg", "rect", "a", "code" };
+	"svg", "rect", "a", "code", "pre" };
 static const char *const voids[] = { "meta", "br" };
 
 static int
@@ -156,6 +161,36 @@ check_html(const char *doc, size_t n)
 	}
 	if (depth != 0)
 		fail("tags left open", doc, n);
+}
+
+/* Every href="..." one of lockrun's paths: "/", "/metrics", or
+ * "/run/NAME/ID", NAME of unreserved characters and %XX, ID digits. */
+static void
+check_links(const char *doc, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const char *h = doc; (h = strstr(h, "href=\"")) != NULL && h < doc + n; ) {
+		const char *v = h += 6, *q = strchr(v, '"'), *p;
+
+		if (q == NULL)
+			fail("a link not closed", doc, (size_t)(v - doc));
+		if ((q - v == 1 && *v == '/') || (q - v == 8 && strncmp(v, "/metrics", 8) == 0))
+			continue;
+		if (strncmp(v, "/run/", 5) != 0)
+			fail("a link to no path of lockrun's", doc, (size_t)(v - doc));
+		for (p = v + 5; p < q && *p != '/'; p++) {
+			if (*p == '%' && p + 2 < q && strchr(hex, p[1]) && strchr(hex, p[2]))
+				p += 2;
+			else if (*p == '%' || !strchr("abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~", *p))
+				fail("a run's link with a name not percent-encoded", doc,
+				    (size_t)(p - doc));
+		}
+		if (p == v + 5 || p >= q || strspn(p + 1, "0123456789") != (size_t)(q - p - 1) ||
+		    q == p + 1)
+			fail("a run's link not /run/NAME/ID", doc, (size_t)(v - doc));
+	}
 }
 
 /* A metric or label name: [a-zA-Z_:][a-zA-Z0-9_:]*; its length. */
@@ -238,6 +273,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct crond_task_view tv[NTASKS];
 	struct page_task pt[NTASKS];
 	struct page pg;
+	struct run_page rp;
 	const char *names[NTASKS];
 	size_t len = 0;
 	FILE *fp;
@@ -279,11 +315,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pg = (struct page){ .title = next(&in), .now_ms = 1781524800000LL,
 	    .refresh_s = PAGE_REFRESH_S, .tasks = pt, .n = NTASKS,
 	    .total = NTASKS + (size & 1) * 5, .problem = size & 2 ? next(&in) : NULL,
-	    .reload_error = size & 4 ? next(&in) : NULL, .reload_error_ms = 1781524700000LL };
+	    .reload_error = size & 4 ? next(&in) : NULL, .reload_error_ms = 1781524700000LL,
+	    .linked = !(size & 8) };
 	triage_count(rows, NTASKS, pg.count);
 	page_write(fp, &pg);
 	fclose(fp);
 	check_html(doc, len);
+	check_links(doc, len);
+	free(doc);
+
+	/* a run's page: the header a piece, the output the rest */
+	doc = NULL;
+	if ((fp = open_memstream(&doc, &len)) == NULL)
+		abort();
+	rp.header = next(&in);
+	rp.header_len = strlen(rp.header);
+	rp.output = in.p < in.end ? in.p : NULL;
+	rp.output_len = in.p < in.end ? (size_t)(in.end - in.p) : 0;
+	rp.title = pg.title;
+	rp.task = names[0];
+	rp.id = (long long)size;
+	run_page_write(fp, &rp);
+	fclose(fp);
+	check_html(doc, len);
+	check_links(doc, len);
 	free(doc);
 
 	doc = NULL;
