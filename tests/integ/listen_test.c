@@ -221,6 +221,7 @@ Test(listen, a_public_address_warns_and_the_token_guards_all_but_healthz)
 	cr_assert(eq(int, http_get(port, "/metrics", body, BODY_MAX, NULL, 0), 401), "%s", body);
 	cr_assert(eq(int, http_get(port, "/", body, BODY_MAX, NULL, 0), 401), "%s", body);
 	cr_assert(eq(int, http_get(port, "/readyz", body, BODY_MAX, NULL, 0), 401), "%s", body);
+	cr_assert(eq(int, http_get(port, "/run/t/1", body, BODY_MAX, NULL, 0), 401), "%s", body);
 	cr_assert(eq(int, http_get(port, "/healthz", body, BODY_MAX, NULL, 0), 200), "%s", body);
 	cr_assert(eq(int, http_to(&(struct http_to){ .headers = "Authorization: Bearer "
 	    "s3cret-tokem\r\n" }, port, "/metrics", body, BODY_MAX, NULL, 0), 401));
@@ -235,6 +236,9 @@ Test(listen, a_public_address_warns_and_the_token_guards_all_but_healthz)
 	    port, "/healthz", body, BODY_MAX, NULL, 0), 421), "%s", body);
 	cr_assert(eq(int, http_to(&(struct http_to){ .headers = "Host: lockrun.test.evil\r\n"
 	    "Authorization: Bearer s3cret-token\r\n" }, port, "/metrics", body, BODY_MAX,
+	    NULL, 0), 421), "%s", body);
+	cr_assert(eq(int, http_to(&(struct http_to){ .headers = "Host: evil.example\r\n"
+	    "Authorization: Bearer s3cret-token\r\n" }, port, "/run/t/1", body, BODY_MAX,
 	    NULL, 0), 421), "%s", body);
 	snprintf(hostport, sizeof(hostport), "Host: other.test:%d\r\n", port);
 	cr_assert(eq(int, http_to(&(struct http_to){ .headers = hostport }, port, "/healthz",
