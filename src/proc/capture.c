@@ -161,8 +161,11 @@ take(struct lr_capture *c, int i)
 		return 0;
 	}
 	tail_feed(&c->tail, i + 1, c->buf[i], (size_t)n);
-	/* a trickle: let the pipe fill a little before the next wake-up */
-	c->rest_until[i] = (size_t)n < CHUNK / 4 ? mono_ms() + CAPTURE_REST_MS : 0;
+	/* a trickle: let the pipes fill a little before the next wake-up;
+	 * both rest, so that the other's lines are not read ahead of this
+	 * one's written before them (after a rest, stdout is read first) */
+	c->rest_until[0] = c->rest_until[1] = (size_t)n < CHUNK / 4 ?
+	    mono_ms() + CAPTURE_REST_MS : 0;
 	if (c->to[i] < 0)
 		return (size_t)n;	/* nowhere to go: kept only */
 	c->off[i] = 0;

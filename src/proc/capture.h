@@ -23,12 +23,14 @@ struct lr_capture {
 	struct lr_tail	 tail;
 };
 
-/* After a read that did not fill a quarter of its chunk, a stream's pipe
- * is not read again for this long: a command that writes line by line
- * (a shell's echo, an unbuffered logger) wakes lockrun once per rest, not
- * once per write, which costs as much as the command's own work. A full
- * pipe (256 KiB) is read at once whatever the rest; the command's end
- * drains the pipes at once. */
+/* After a read that did not fill a quarter of its chunk, neither pipe is
+ * read again for this long: a command that writes line by line (a
+ * shell's echo, an unbuffered logger) wakes lockrun once per rest, not
+ * once per write, which costs as much as the command's own work. A read
+ * that fills its chunk ends the rest; the command's end drains the pipes
+ * at once. Lines of stdout and stderr written within one rest are kept
+ * stdout's first (the order between the two streams is the order lockrun
+ * reads them in, as before; each stream's own order is exact). */
 #define CAPTURE_REST_MS	2
 
 /* Set c up: the pipes (close-on-exec; the command gets them as 1 and 2),

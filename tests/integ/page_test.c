@@ -179,6 +179,7 @@ static pid_t
 served_after_a_failure(int *port)
 {
 	const char *cfg = write_config(STORY);
+	char ready[256];
 	struct result r;
 	pid_t pid;
 
@@ -186,6 +187,8 @@ served_after_a_failure(int *port)
 	cr_assert(eq(int, r.status, 2), "%s", r.err);
 	pid = LR_START("cron", "-v", "-c", cfg, "--listen", "127.0.0.1:0");
 	*port = http_port_of(pid);
+	/* it listens before it has read its tasks: until then, 503 */
+	POLL_UNTIL(http_get(*port, "/readyz", ready, sizeof(ready), NULL, 0) == 200);
 	return pid;
 }
 
