@@ -75,7 +75,10 @@ capture_open(struct lr_capture *c, size_t keep, int output_fd, struct lr_err *e)
 		c->rd[i] = p[0];
 		c->wr[i] = p[1];
 		(void)fcntl(p[1], F_SETPIPE_SZ, PIPE_SZ);	/* a hint: the default will do */
-		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		if (fcntl(p[0], F_SETFL, O_NONBLOCK) != 0) {	/* a read would hold the loop */
+			capture_close(c);
+			return lr_errf(e, EX_OSERR, "fcntl: %s", strerror(errno));
+		}
 		if ((c->buf[i] = malloc(CHUNK)) == NULL) {
 			capture_close(c);
 			return lr_errf(e, EX_OSERR, "out of memory");
