@@ -117,7 +117,7 @@ struct lr_lock {
 	int		renew_skip;	/* replies to drop first: the WAIT behind a
 					 * renewal that was sent again as EVAL */
 	int		renew_waiting;	/* the renewal's reply is in; WAIT's is next */
-	int		renew_rc;	/* lock_renew_recv()'s answer, held until then */
+	int		renew_rc;	/* rlock_renew_recv()'s answer, held until then */
 	enum renew_outcome renew_out;
 	struct lr_err	renew_err;
 	/* set by a backend that renews for the caller (a scheduler's runs,

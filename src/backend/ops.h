@@ -65,7 +65,7 @@ struct lr_backend_ops {
 	 * Returns 0, or -1 with e. */
 	int	(*ping)(struct lr_backend *b, struct lr_err *e);
 
-	/* The whole run decision in one round trip (redis/rlock.h, lock_acquire():
+	/* The whole run decision in one round trip (redis/rlock.h, rlock_acquire():
 	 * the stable key if l->ttl_ms, the slot key if l->slot_ttl_ms, a
 	 * fencing token, a history entry "ran", "skipped-held" (unless
 	 * l->quiet_held) or "skipped-slot", the last-run record). Fills
@@ -75,7 +75,7 @@ struct lr_backend_ops {
 		    enum lock_outcome *out, struct lr_err *e);
 
 	/* Keep-alive of the stable key, without blocking: send, then
-	 * recv when fd() is readable (redis/rlock.h, lock_renew_send/_recv). A
+	 * recv when fd() is readable (redis/rlock.h, rlock_renew_send/_recv). A
 	 * closed connection is opened again first if the backend can keep
 	 * its lock across one (Redis), within cap_ms; a session backend
 	 * fails instead (lr_err_broke(e)): its lock went with the session.
@@ -115,14 +115,14 @@ struct lr_backend_ops {
 		    struct lr_err *e);
 
 	/* Record how the run ended and free the stable key if it is still
-	 * ours (lock_release()), or our tombstone (unlock). A session backend
-	 * takes end->event NULL: free only, record nothing (after a lost lock,
-	 * whose loss the keep-alive recorded). Returns 1, 0 or -1 as
-	 * lock_release(). */
+	 * ours (redis/rlock.h, rlock_release()), or our tombstone (unlock).
+	 * A session backend takes end->event NULL: free only, record nothing
+	 * (after a lost lock, whose loss the keep-alive recorded). Returns 1,
+	 * 0 or -1 as rlock_release(). */
 	int	(*release)(struct lr_backend *b, const struct lr_lock *l,
 		    const struct lr_ending *end, struct lr_err *e);
 
-	/* `lockrun unlock` (lock_unlock()): free key if it still holds
+	/* `lockrun unlock` (rlock_unlock() on Redis): free key if it still holds
 	 * expect. A stable key whose holder may be running (a lockrun value
 	 * with a lease, not already a tombstone) is not freed: its value V
 	 * becomes the tombstone "unlocked:" V for the rest of the lease, so

@@ -59,7 +59,7 @@ redis_ping(struct lr_backend *b, struct lr_err *e)
 }
 
 /* Connect with AUTH and SELECT sent together with the acquire that
- * follows (lock_acquire() undoes an acquire they turn out not to allow). */
+ * follows (rlock_acquire() undoes an acquire they turn out not to allow). */
 static int
 open_for_acquire(struct lr_backend *b, struct lr_err *e)
 {
@@ -69,7 +69,7 @@ open_for_acquire(struct lr_backend *b, struct lr_err *e)
 }
 
 /* The acquires of l[0..n-1] over the connection, opened with AUTH and
- * SELECT sent with them: 0 with rc[i] as lock_acquire() says, or -1 with
+ * SELECT sent with them: 0 with rc[i] as rlock_acquire() says, or -1 with
  * e when it cannot be opened. */
 static int
 acquire_each(struct lr_backend *b, struct lr_lock *const *l, size_t n,
@@ -85,7 +85,7 @@ acquire_each(struct lr_backend *b, struct lr_lock *const *l, size_t n,
 	}
 	if (open_for_acquire(b, e) != 0)
 		return -1;
-	lock_acquire_many(c, l, n, out, rc, err);
+	rlock_acquire_many(c, l, n, out, rc, err);
 	/* a master that a failover has demoted refuses the script before it
 	 * writes (READONLY), and the connection breaks: ask the sentinels
 	 * again, once for each acquire it broke */
@@ -93,7 +93,7 @@ acquire_each(struct lr_backend *b, struct lr_lock *const *l, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (rc[i] != 0 && demoted && lr_err_broke(&err[i]))
 			rc[i] = open_for_acquire(b, &err[i]) == 0 ?
-			    lock_acquire(c, l[i], &out[i], &err[i]) : -1;
+			    rlock_acquire(c, l[i], &out[i], &err[i]) : -1;
 	sync_where(b);
 	return 0;
 }
@@ -121,7 +121,7 @@ redis_acquire_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
 	return acquire_each(b, l, n, out, rc, err, e);
 }
 
-/* renew_many.lua, one script call for them all (lock_renew_many()), on
+/* renew_many.lua, one script call for them all (rlock_renew_many()), on
  * one server; not on a Cluster, whose keys are in many slots, nor with
  * wait_replicas, whose WAIT is per renewal. */
 static int
@@ -142,7 +142,7 @@ redis_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
 	if (rconn_fd(c) < 0 && rconn_reopen(c, cap_ms, e) != 0)
 		return -1;
 	sync_where(b);
-	return lock_renew_many(c, l, n, out, rc, err, e);
+	return rlock_renew_many(c, l, n, out, rc, err, e);
 }
 
 static int
@@ -156,7 +156,7 @@ redis_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	if (rconn_fd(c) < 0 && rconn_reopen(c, cap_ms, e) != 0)
 		return -1;
 	sync_where(b);
-	if (lock_renew_send(c, l, e) != 0)
+	if (rlock_renew_send(c, l, e) != 0)
 		return -1;
 	c->read_by = mono_ms() + wait_ms;	/* a cluster redirect connects by then */
 	return 0;
@@ -166,14 +166,14 @@ static int
 redis_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
     struct lr_err *e)
 {
-	return lock_renew_recv(conn_of(b), l, out, e);
+	return rlock_renew_recv(conn_of(b), l, out, e);
 }
 
 static int
 redis_release(struct lr_backend *b, const struct lr_lock *l,
     const struct lr_ending *end, struct lr_err *e)
 {
-	return lock_release(conn_of(b), l, end, e);
+	return rlock_release(conn_of(b), l, end, e);
 }
 
 /* One write for them all, but on a Cluster (redirects: one at a time). */
@@ -184,7 +184,7 @@ redis_release_many(struct lr_backend *b, const struct lr_lock *const *l,
 	(void)e;	/* the connection is open: each has its answer */
 	if (((const struct redis_impl *)b->impl)->url.cluster)
 		return 1;
-	lock_release_many(conn_of(b), l, end, n, rc, err);
+	rlock_release_many(conn_of(b), l, end, n, rc, err);
 	return 0;
 }
 
@@ -193,7 +193,7 @@ redis_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
     const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
     char *holder, size_t n, struct lr_err *e)
 {
-	return lock_unlock(conn_of(b), k, key, expect, who, hist_cap, hist_ttl_ms,
+	return rlock_unlock(conn_of(b), k, key, expect, who, hist_cap, hist_ttl_ms,
 	    holder, n, e);
 }
 
@@ -201,7 +201,7 @@ static int
 redis_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *buf,
     size_t n, struct lr_err *e)
 {
-	return lock_probe(conn_of(b), k, one_server, buf, n, e);
+	return rlock_probe(conn_of(b), k, one_server, buf, n, e);
 }
 
 /* The key's value and what is left of its TTL, in one round trip (GET and
@@ -545,7 +545,7 @@ static int
 redis_pause(struct lr_backend *b, const struct lr_keys *k, const struct lr_pause *p,
     int resume, char *buf, size_t n, struct lr_err *e)
 {
-	int rc = redis_open(b, e) == 0 ? lock_pause(conn_of(b), k, p, resume, buf, n, e) : -1;
+	int rc = redis_open(b, e) == 0 ? rlock_pause(conn_of(b), k, p, resume, buf, n, e) : -1;
 
 	sync_where(b);
 	return rc;
@@ -559,7 +559,7 @@ redis_missed(struct lr_backend *b, const struct lr_keys *k, size_t n,
 	int rc = redis_open(b, e);
 
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		int w = lock_missed(conn_of(b), &k[i], &m[i], e);
+		int w = rlock_missed(conn_of(b), &k[i], &m[i], e);
 		won[i] = w > 0 ? (unsigned char)w : 0;
 		rc = w < 0 ? -1 : 0;
 	}

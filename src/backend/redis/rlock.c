@@ -52,7 +52,7 @@ undo(struct lr_conn *rc, struct lr_lock *l, redisReply *r, struct lr_err *e)
 		lock_took(l, r->element[1]->integer);
 	freeReplyObject(r);
 	if (taken)
-		lock_release(rc, l, &end, NULL);
+		rlock_release(rc, l, &end, NULL);
 	return rconn_handshake_error(rc, e);
 }
 
@@ -124,7 +124,7 @@ acquire_answer(struct lr_conn *rc, struct lr_lock *l, struct script_call *c,
 }
 
 void
-lock_acquire_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
+rlock_acquire_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
     enum lock_outcome *out, int *rcs, struct lr_err *errs)
 {
 	struct script_call *c = calloc(n, sizeof(*c));
@@ -142,12 +142,12 @@ lock_acquire_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 }
 
 int
-lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
+rlock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
     struct lr_err *e)
 {
 	int ret;
 
-	lock_acquire_many(rc, &l, 1, out, &ret, e);
+	rlock_acquire_many(rc, &l, 1, out, &ret, e);
 	return ret;
 }
 
@@ -174,7 +174,7 @@ renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 }
 
 int
-lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e)
+rlock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e)
 {
 	l->renew_skip = l->renew_waiting = 0;	/* nothing else is in flight */
 	return renew_write(rc, l, 0, e);
@@ -221,7 +221,7 @@ renew_acked(struct lr_lock *l, const redisReply *w, enum renew_outcome *out,
 }
 
 int
-lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
+rlock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
     struct lr_err *e)
 {
 	redisReply *r = NULL;
@@ -262,7 +262,7 @@ lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 }
 
 int
-lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
+rlock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
     enum renew_outcome *out, int *rcs, struct lr_err *errs, struct lr_err *e)
 {
 	size_t argc = 3 + 7 * n;
@@ -346,7 +346,7 @@ release_call(const struct lr_lock *l, const struct lr_ending *end, struct script
 }
 
 void
-lock_release_many(struct lr_conn *rc, const struct lr_lock *const *l,
+rlock_release_many(struct lr_conn *rc, const struct lr_lock *const *l,
     const struct lr_ending *end, size_t n, int *rcs, struct lr_err *errs)
 {
 	struct script_call *c = calloc(n, sizeof(*c));
@@ -375,18 +375,18 @@ lock_release_many(struct lr_conn *rc, const struct lr_lock *const *l,
 }
 
 int
-lock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending *end,
+rlock_release(struct lr_conn *rc, const struct lr_lock *l, const struct lr_ending *end,
     struct lr_err *e)
 {
 	struct lr_err ignored;
 	int ret;
 
-	lock_release_many(rc, &l, end, 1, &ret, e ? e : &ignored);
+	rlock_release_many(rc, &l, end, 1, &ret, e ? e : &ignored);
 	return ret;
 }
 
 int
-lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
+rlock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
     const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
     char *holder, size_t n, struct lr_err *e)
 {
@@ -413,7 +413,7 @@ lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 }
 
 int
-lock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p,
+rlock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p,
     int resume, char *buf, size_t n, struct lr_err *e)
 {
 	char how[400];
@@ -440,7 +440,7 @@ lock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p
 }
 
 int
-lock_missed(struct lr_conn *rc, const struct lr_keys *k, const struct lr_missed *m,
+rlock_missed(struct lr_conn *rc, const struct lr_keys *k, const struct lr_missed *m,
     struct lr_err *e)
 {
 	char how[1000];
@@ -487,7 +487,7 @@ probe_role(struct lr_conn *rc, char *buf, size_t n, int *count, struct lr_err *e
 }
 
 int
-lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
+rlock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
     char *buf, size_t n, struct lr_err *e)
 {
 	const char *args[] = { k->stable, one_server ? k->slot : k->stable, k->fence,

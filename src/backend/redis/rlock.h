@@ -20,23 +20,23 @@
  * Returns 0 with *out set, or -1 with e = EX_UNAVAILABLE: lr_err_broke(e)
  * when Redis could not be reached, else its refusal's kind (rerr.h), or
  * LR_ERR_DATA for a reply past the bound (rlink.h). */
-int	lock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
+int	rlock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	    struct lr_err *e);
 
 /* The acquires of n locks in one write and one round trip
  * (rscript_calls(); with wait_replicas, WAIT behind each), each decided
- * as lock_acquire() decides it, into rcs[i]: 0 with out[i], or -1 with
+ * as rlock_acquire() decides it, into rcs[i]: 0 with out[i], or -1 with
  * errs[i] (when the connection broke, every lock whose answer had not
- * come, each in doubt as lock_acquire() says). n > 1 not on a Cluster,
- * whose redirects are followed one command at a time. lock_acquire() is
+ * come, each in doubt as rlock_acquire() says). n > 1 not on a Cluster,
+ * whose redirects are followed one command at a time. rlock_acquire() is
  * its n = 1. */
-void	lock_acquire_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
+void	rlock_acquire_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 	    enum lock_outcome *out, int *rcs, struct lr_err *errs);
 
 /* Send a renewal of the stable key (renew.lua), and WAIT behind it with
  * wait_replicas, without waiting for the answer. Returns 0, or -1 with e
  * when the connection is broken. */
-int	lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
+int	rlock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
 
 /* Read what has arrived for the renewal in flight (call when the socket is
  * readable). Returns 1 with *out set, 0 when the answer is not complete
@@ -44,15 +44,15 @@ int	lock_renew_send(struct lr_conn *rc, struct lr_lock *l, struct lr_err *e);
  * (or Redis lost the script and it was sent again in full), -1 with e:
  * lr_err_broke(e) when the connection broke (close it), not when Redis
  * answered with an error (the connection is fine). */
-int	lock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
+int	rlock_renew_recv(struct lr_conn *rc, struct lr_lock *l, enum renew_outcome *out,
 	    struct lr_err *e);
 
 /* Renew n stable keys in one round trip (renew_many.lua: renew.lua for
  * each), without WAIT and not on a Cluster (the keys are in many slots).
- * Returns 0 with each lease's answer as lock_renew_recv()'s (rcs[i]: 1
+ * Returns 0 with each lease's answer as rlock_renew_recv()'s (rcs[i]: 1
  * with out[i], or -1 with errs[i]), or -1 with e when the call failed
  * as a whole (lr_err_broke(e) when the connection broke). */
-int	lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
+int	rlock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 	    enum renew_outcome *out, int *rcs, struct lr_err *errs, struct lr_err *e);
 
 /* Record the ending in the history and free the stable key if it is still
@@ -60,13 +60,13 @@ int	lock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
  * keep_ms. A slot key is never released; with neither a stable key nor a
  * history there is nothing to send. Returns 1 released, 0 not ours or
  * nothing to release, -1 with e = EX_UNAVAILABLE. */
-int	lock_release(struct lr_conn *rc, const struct lr_lock *l,
+int	rlock_release(struct lr_conn *rc, const struct lr_lock *l,
 	    const struct lr_ending *end, struct lr_err *e);
 
 /* The releases of n locks, l[i] ending as end[i] says, in one round trip:
- * rcs[i] as lock_release() returns (-1 with errs[i]). lock_release() is
+ * rcs[i] as rlock_release() returns (-1 with errs[i]). rlock_release() is
  * its n = 1. */
-void	lock_release_many(struct lr_conn *rc, const struct lr_lock *const *l,
+void	rlock_release_many(struct lr_conn *rc, const struct lr_lock *const *l,
 	    const struct lr_ending *end, size_t n, int *rcs, struct lr_err *errs);
 
 /* `lockrun unlock`: free key (k's stable key or one of its slot keys) if
@@ -77,24 +77,24 @@ void	lock_release_many(struct lr_conn *rc, const struct lr_lock *const *l,
  * instead (unlock.lua). Returns 1 freed, 3 tombstoned (the holder is told
  * to stop), 2 not freed as it holds another value now, each with the
  * key's value in holder[n]; 0 when the key was free; -1 with e. */
-int	lock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
+int	rlock_unlock(struct lr_conn *rc, const struct lr_keys *k, const char *key,
 	    const char *expect, const char *who, long long hist_cap,
 	    long long hist_ttl_ms, char *holder, size_t n, struct lr_err *e);
 
 /* `lockrun pause` / `resume` (ops.h's pause; pause.lua): one round trip.
  * Returns 1 done, 0 nothing to resume or an end already past, each with
  * the value into buf[n]; -1 with e. */
-int	lock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p,
+int	rlock_pause(struct lr_conn *rc, const struct lr_keys *k, const struct lr_pause *p,
 	    int resume, char *buf, size_t n, struct lr_err *e);
 /* ops.h's missed, for one task: its won (0, 1, 2), or -1 with e. */
-int	lock_missed(struct lr_conn *rc, const struct lr_keys *k, const struct lr_missed *m,
+int	rlock_missed(struct lr_conn *rc, const struct lr_keys *k, const struct lr_missed *m,
 	    struct lr_err *e);
 
 /* `lockrun check`: ask Redis whether a run could use k's keys -- their
  * types and, on Redis 7, the user's permissions (check.lua, read-only) --
  * and whether this server takes writes (ROLE). Writes the problems found
  * to buf[n], one per line. Returns their number, or -1 with e. */
-int	lock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
+int	rlock_probe(struct lr_conn *rc, const struct lr_keys *k, int one_server,
 	    char *buf, size_t n, struct lr_err *e);
 
 #endif
