@@ -262,7 +262,8 @@ struct lr_backend_ops {
 		    size_t *n, struct lr_err *e);
 
 	/* `lockrun logs`: n fields of the task's runs' stories (Redis: the
-	 * hash k->runs, release.lua's keep_story()): "ok" and "failed", the
+	 * hash k->runs, release.lua's keep_story(); PostgreSQL and MySQL:
+	 * the rows of lockrun_runs keyed k->runs, read as those fields): "ok" and "failed", the
 	 * ids kept of each, oldest first; "h:ID" a run's header ("name
 	 * value" lines), "o:ID" its output's end. Each value malloc'd into
 	 * values[i] with its length in lens[i] (NULL, 0: none), in one round

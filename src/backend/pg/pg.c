@@ -51,7 +51,8 @@
 #include "core/text.h"
 
 #define NUM_MAX	24	/* a long long in digits, and its NUL */
-#define PG_TABLES	4	/* pg_sql_probe's rows: keys, history, last, counts */
+#define PG_TABLES	5	/* pg_sql_probe's rows: keys, history, last, counts,
+				 * runs */
 
 static void
 num_s(char buf[NUM_MAX], long long v)
@@ -205,16 +206,45 @@ pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	return 0;
 }
 
+/* s as valid UTF-8 into buf[n]: a byte that is not part of a valid
+ * sequence becomes '?' (a text parameter must be valid in the encoding:
+ * a reason naming a file in another one must not cost the release). */
+static void
+utf8_copy(char *buf, size_t n, const char *s)
+{
+	size_t o = 0, left = strlen(s);
+
+	while (left > 0 && o + 4 < n) {
+		size_t k = text_utf8_len(s, left);
+
+		if (k == 0) {
+			buf[o++] = '?';
+			k = 1;
+		} else {
+			memcpy(buf + o, s, k);
+			o += k;
+		}
+		s += k;
+		left -= k;
+	}
+	buf[o] = '\0';
+}
+
+/* The release, with the run's story (the reason, the output's end as
+ * bytea's escape form) in the same statement: no round trip more. */
 static int
 pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
     struct lr_err *e)
 {
 	struct pg_lockid id;
 	char keep[NUM_MAX], status[NUM_MAX], took[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX],
-	    host[256], pid[32], until[NUM_MAX], attempt[NUM_MAX];
+	    host[256], pid[32], until[NUM_MAX], attempt[NUM_MAX], keep_ok[NUM_MAX],
+	    keep_failed[NUM_MAX], reason[sizeof(end->reason) + 4];
+	char *output = NULL;
 	const char *params[] = { l->keys.stable, l->keys.hist, l->keys.last, id.id, id.hi,
 	    id.lo, l->value, keep, status, took, end->event, cap, hist_ttl, host, pid,
-	    slot_iso(l), l->token_s, l->keys.counts, until, attempt, l->keys.ended };
+	    slot_iso(l), l->token_s, l->keys.counts, until, attempt, l->keys.ended,
+	    l->keys.runs, keep_ok, keep_failed, reason, "" };
 	PGresult *res;
 	int released;
 
@@ -231,7 +261,15 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	num_s(until, end->keep_until_ms > 0 ? end->keep_until_ms : 0);
 	num_s(attempt, end->attempt > 0 ? end->attempt : 0);
 	host_pid(l->owner, host, pid);
-	if ((res = pg_conn_write(b, "release", pg_sql_release, 21, params, e)) == NULL) {
+	num_s(keep_ok, end->keep_runs > 0 ? end->keep_runs : 0);
+	num_s(keep_failed, end->keep_failed > 0 ? end->keep_failed : 0);
+	utf8_copy(reason, sizeof(reason), end->reason);
+	if (end->output != NULL && end->output_len > 0 &&
+	    (params[25] = output = pg_sql_bytea(end->output, end->output_len)) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	res = pg_conn_write(b, "release", pg_sql_release, 26, params, e);
+	free(output);
+	if (res == NULL) {
 		/* refused part way: the run's lock goes all the same */
 		if (l->ttl_ms > 0 && !lr_err_broke(e))
 			undo_lock(b, "release", pg_sql_release_undo, 3, &params[3]);
@@ -339,7 +377,7 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
     struct lr_hist *h, struct lr_err *e)
 {
 	static const char *const f[] = { "event", "host", "pid", "slot", "token", "holder",
-	    "status", "duration_ms", "attempt" };
+	    "status", "duration_ms", "attempt", "reason" };
 	char limit[NUM_MAX];
 	const char *params[] = { k->hist, limit };
 	PGresult *res;
@@ -358,7 +396,7 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	}
 	for (int r = 0; r < rows; r++, h->n++) {
 		h->e[r].at_ms = pg_conn_num(res, r, 0, 0);
-		for (int i = 0; i < 9; i++)
+		for (int i = 0; i < 10; i++)
 			if (fields_add(&h->e[r].fields, f[i], pg_conn_cell(res, r, 1 + i)) != 0) {
 				pq.clear(res);
 				h->n++;		/* so hist_free() frees this one too */
@@ -381,11 +419,13 @@ static const char pg_sql_probe[] =
 	"WITH t(name, cols, added) AS (VALUES "
 	"('lockrun_keys', ARRAY['k', 'v', 'expires_ms', 'boot'], '{}'::text[]), "
 	"('lockrun_history', ARRAY['id', 'k', 'at_ms', 'expires_ms', 'event', 'host', 'pid', "
-	"'slot', 'token', 'holder', 'status', 'duration_ms'], ARRAY['attempt']), "
+	"'slot', 'token', 'holder', 'status', 'duration_ms'], ARRAY['attempt', 'reason']), "
 	"('lockrun_last', ARRAY['k', 'expires_ms', 'event', 'host', 'pid', 'slot', 'token', "
-	"'start_ms', 'end_ms', 'status', 'duration_ms', 'success_ms'], '{}'), "
+	"'start_ms', 'end_ms', 'status', 'duration_ms', 'success_ms'], ARRAY['reason']), "
 	"('lockrun_counts', ARRAY['k', 'expires_ms', 'runs', 'skipped_held', 'skipped_slot', "
-	"'failures', 'lost', 'timeouts'], ARRAY['retries'])), "
+	"'failures', 'lost', 'timeouts'], ARRAY['retries']), "
+	"('lockrun_runs', ARRAY['id', 'k', 'token', 'failed', 'header', 'output', 'end_ms', "
+	"'expires_ms'], '{}')), "
 	"o AS (SELECT t.*, to_regclass(t.name) AS oid FROM t), "
 	"r AS (SELECT o.name, o.oid, o.cols || CASE WHEN NOT coalesce(pg_has_role((SELECT "
 	"relowner FROM pg_class WHERE oid = o.oid), 'USAGE'), true) THEN o.added "
@@ -516,6 +556,7 @@ static const struct lr_backend_ops pg_ops = {
 	.renew_send = pg_renew_send, .renew_recv = pg_renew_recv, .renew_many = pg_renew_many,
 	.release = pg_release, .unlock = pg_unlock, .peek = pg_peek,
 	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
+	.stories = pg_stories,
 	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,
 	.free = pg_free, .pause = pg_pause,
 	.trigger = pg_trigger, .take = pg_take, .missed = pg_missed,

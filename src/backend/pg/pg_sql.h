@@ -19,6 +19,7 @@ extern const char pg_sql_states[];
 extern const char pg_sql_states_counts[];
 extern const char pg_sql_keys[];
 extern const char pg_sql_history[];
+extern const char pg_sql_stories[];
 extern const char pg_sql_now[];
 
 /* Sent after an acquire or a release that the server refused part way,
@@ -41,6 +42,14 @@ void	pg_sql_lockid(const char *key, struct pg_lockid *x);
  * quoted, with '"' and '\' escaped. Returns a malloc'd string, or NULL
  * when out of memory. */
 char	*pg_sql_array(const char *const *v, size_t n);
+
+/* p[n] as bytea's escape input: '\\', NUL and every byte past ASCII as
+ * \ooo, so the parameter is ASCII whatever the client encoding and
+ * whatever bytes the output holds. Returns a malloc'd string, or NULL
+ * when out of memory. pg_sql_unhex: hex digits (encode(b, 'hex')) back
+ * to their bytes, in place, NUL-ended; returns their number. */
+char	*pg_sql_bytea(const char *p, size_t n);
+size_t	 pg_sql_unhex(char *s);
 
 /* A LIKE pattern matching every string that starts with prefix: '\', '%'
  * and '_' escaped with '\' (LIKE's default escape), then '%'. Returns a

@@ -172,6 +172,8 @@ state_read(const PGresult *res, int r, int counts, struct lr_state *s)
 	for (int i = 0; i < 10; i++)
 		if (fields_add(&s->last, last[i], pg_conn_cell(res, r, 4 + i)) != 0)
 			return -1;
+	if (fields_add(&s->last, "reason", pg_conn_cell(res, r, 16)) != 0)
+		return -1;
 	if ((v = pg_conn_cell(res, r, 14)) != NULL && (s->paused = strdup(v)) == NULL)
 		return -1;
 	if ((v = pg_conn_cell(res, r, 15)) != NULL) {	/* "<count> <slot>" */
@@ -180,10 +182,10 @@ state_read(const PGresult *res, int r, int counts, struct lr_state *s)
 		    (s->missed_slot = strdup(slot)) == NULL)
 			return -1;
 	}
-	if (counts && pg_conn_cell(res, r, 16) && strcmp(pg_conn_cell(res, r, 16), "t") == 0) {
+	if (counts && pg_conn_cell(res, r, 17) && strcmp(pg_conn_cell(res, r, 17), "t") == 0) {
 		s->counted = 1;
 		for (int c = 0; c < NCOUNTERS; c++)
-			s->count[c] = pg_conn_num(res, r, 17 + c, 0);
+			s->count[c] = pg_conn_num(res, r, 18 + c, 0);
 	}
 	return 0;
 }
@@ -383,4 +385,45 @@ pg_missed(struct lr_backend *b, const struct lr_keys *k, size_t n, const struct 
 		pq.clear(res);
 	}
 	return 0;
+}
+
+/* One statement: the fields asked for, each row's value copied out (an
+ * output from hex back to its bytes). A database with no lockrun_runs
+ * yet keeps none. */
+int
+pg_stories(struct lr_backend *b, const struct lr_keys *k, const char *const *fields,
+    size_t n, char **values, size_t *lens, struct lr_err *e)
+{
+	char *list = pg_sql_array(fields, n);
+	const char *params[] = { k->runs, list };
+	PGresult *res;
+	int missing = 0, rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		values[i] = NULL;
+		lens[i] = 0;
+	}
+	if (list == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	res = pg_conn_read(b, "logs", pg_sql_stories, 2, params, &missing, e);
+	free(list);
+	if (res == NULL)
+		return missing ? 0 : -1;
+	if (pq.ntuples(res) != (int)n) {
+		pq.clear(res);
+		return lr_errf(e, EX_SOFTWARE, "postgres %s: logs: unexpected answer", b->where);
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const char *v = pg_conn_cell(res, (int)i, 1);
+
+		if (v == NULL)
+			continue;
+		if ((values[i] = strdup(v)) == NULL)
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+		else
+			lens[i] = strncmp(fields[i], "o:", 2) == 0 ? pg_sql_unhex(values[i]) :
+			    strlen(values[i]);
+	}
+	pq.clear(res);
+	return rc;
 }

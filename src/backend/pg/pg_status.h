@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* pg_status.h -- status's read of every task, and pause and resume, in
- * PostgreSQL (ops.h's states and pause). */
+ * PostgreSQL (ops.h's states and pause), and logs' read of the runs' stories. */
 #ifndef LR_PG_STATUS_H
 #define LR_PG_STATUS_H
 
@@ -17,5 +17,7 @@ int	pg_take(struct lr_backend *b, const struct lr_keys *k, size_t n,
 	    struct lr_err *e);
 int	pg_missed(struct lr_backend *b, const struct lr_keys *k, size_t n,
 	    const struct lr_missed *m, unsigned char *won, struct lr_err *e);
+int	pg_stories(struct lr_backend *b, const struct lr_keys *k, const char *const *fields,
+	    size_t n, char **values, size_t *lens, struct lr_err *e);
 
 #endif
