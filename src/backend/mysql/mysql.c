@@ -300,10 +300,18 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	myq_str(&q, db, "attempt", end->attempt > 0 ? attempt : NULL);
 	myq_ll(&q, "retries", end->attempt > 1 ? end->attempt - 1 : 0);
 	myq_str(&q, db, "rel", NULL);	/* MY_SQL_RELEASE_UNDO reads it */
+	myq_str(&q, db, "runs", l->keys.runs);
+	myq_ll(&q, "keep_ok", end->keep_runs > 0 ? end->keep_runs : 0);
+	myq_ll(&q, "keep_failed", end->keep_failed > 0 ? end->keep_failed : 0);
+	myq_str(&q, db, "reason", end->reason);
+	myq_strn(&q, db, "output", end->output ? end->output : "",
+	    end->output ? end->output_len : 0);
 	myq_end(&q);
 	myq_add(&q, MY_SQL_RELEASE);
 	myq_add(&q, ";\n");
 	myq_add(&q, MY_SQL_PRUNE);
+	myq_add(&q, ";\n");
+	myq_add(&q, MY_SQL_PRUNE_RUNS);
 	rc = my_exec_undo(b, "release", &q, 1, MY_CREATE, MY_SQL_RELEASE_UNDO, answer_row,
 	    &a, e);
 	free(q.s);
@@ -451,6 +459,7 @@ static const struct lr_backend_ops mysql_ops = {
 	.states = my_states,
 	.keys = my_keys,
 	.history = my_history,
+	.stories = my_stories,
 	.probe = my_probe,
 	.fd = my_fd,
 	.idle_read = my_idle_read,

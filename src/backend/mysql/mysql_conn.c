@@ -107,7 +107,12 @@ myq_end(struct myq *q)
 void
 myq_str(struct myq *q, MYSQL *db, const char *name, const char *v)
 {
-	size_t n = v ? strlen(v) : 0;
+	myq_strn(q, db, name, v, v ? strlen(v) : 0);
+}
+
+void
+myq_strn(struct myq *q, MYSQL *db, const char *name, const char *v, size_t n)
+{
 	unsigned long len;
 	char *esc;
 

@@ -63,6 +63,7 @@ void	myq_add(struct myq *q, const char *s);
 /* Inputs: "SET @name := value, ..." -- each call adds one variable; an
  * escaped binary string (NULL: SQL NULL), a number, or an expression. */
 void	myq_str(struct myq *q, MYSQL *db, const char *name, const char *v);
+void	myq_strn(struct myq *q, MYSQL *db, const char *name, const char *v, size_t n);
 void	myq_ll(struct myq *q, const char *name, long long v);
 /* End the SET of inputs (before the statements that read them). */
 void	myq_end(struct myq *q);
@@ -129,6 +130,8 @@ int	my_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
 	    struct lr_err *e);
 int	my_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	    struct lr_hist *h, struct lr_err *e);
+int	my_stories(struct lr_backend *b, const struct lr_keys *k, const char *const *fields,
+	    size_t n, char **values, size_t *lens, struct lr_err *e);
 int	my_probe(struct lr_backend *b, const struct lr_keys *k, int one_server,
 	    char *buf, size_t n, struct lr_err *e);
 

@@ -16,12 +16,12 @@
 static const char *const last_fields[] = { "event", "host", "pid", "slot", "token",
     "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
 static const char *const hist_fields[] = { "event", "host", "pid", "slot", "token",
-    "holder", "status", "duration_ms", "attempt" };
+    "holder", "status", "duration_ms", "attempt", "reason" };
 /* in this order: bits 0, 1, 2, 3 of uses[].tables */
 static const char *const tables[] = { "lockrun_keys", "lockrun_history",
     "lockrun_last", "lockrun_counts" };
 
-#define PEEK_COLS	24	/* MY_SQL_PEEK's */
+#define PEEK_COLS	25	/* MY_SQL_PEEK's */
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Whether key is a stable key, prefix{name}, rather than a slot key. */
@@ -142,6 +142,8 @@ state_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	for (size_t i = 0; i < NELEM(last_fields); i++)
 		if (fields_add(&s->last, last_fields[i], row[6 + i]) != 0)
 			return MY_ROW_NOMEM;
+	if (fields_add(&s->last, "reason", row[24]) != 0)
+		return MY_ROW_NOMEM;
 	if (st->counts && row[16] != NULL && strcmp(row[16], "1") == 0) {
 		s->counted = 1;
 		for (int c = 0; c < NCOUNTERS; c++)
@@ -294,6 +296,106 @@ my_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	free(q.s);
 	if (rc != 0)
 		hist_free(h);
+	return rc;
+}
+
+/* `lockrun logs`: the runs kept of a task, oldest first, each row's
+ * header and output only when asked for (MY_SQL_STORIES), put back into
+ * the fields release.lua's hash has (ops.h's stories). */
+struct stories {
+	const char *const *fields;
+	char		**values;
+	size_t		 *lens, n;
+};
+
+/* values[i] += " " tok (the lists "ok" and "failed"). */
+static int
+ids_append(char **v, size_t *len, const char *tok)
+{
+	size_t n = strlen(tok);
+	char *p = realloc(*v, *len + n + 2);
+
+	if (p == NULL)
+		return -1;
+	if (*len > 0)
+		p[(*len)++] = ' ';
+	memcpy(p + *len, tok, n + 1);
+	*len += n;
+	*v = p;
+	return 0;
+}
+
+static int
+story_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
+{
+	struct stories *st = arg;
+	const char *tok = row[0];
+
+	(void)set;
+	if (nf < 4 || tok == NULL || row[1] == NULL)
+		return -1;
+	for (size_t i = 0; i < st->n; i++) {
+		const char *f = st->fields[i], *v = NULL;
+
+		if (strcmp(f, strcmp(row[1], "0") != 0 ? "failed" : "ok") == 0) {
+			if (ids_append(&st->values[i], &st->lens[i], tok) != 0)
+				return MY_ROW_NOMEM;
+			continue;
+		}
+		if (strncmp(f, "h:", 2) == 0 && strcmp(f + 2, tok) == 0)
+			v = row[2];
+		else if (strncmp(f, "o:", 2) == 0 && strcmp(f + 2, tok) == 0)
+			v = row[3];
+		if (v == NULL)
+			continue;
+		free(st->values[i]);	/* a token twice: the newest row's */
+		if ((st->values[i] = strdup(v)) == NULL)
+			return MY_ROW_NOMEM;
+		st->lens[i] = strlen(v);
+	}
+	return 0;
+}
+
+int
+my_stories(struct lr_backend *b, const struct lr_keys *k, const char *const *fields,
+    size_t n, char **values, size_t *lens, struct lr_err *e)
+{
+	struct my *m = b->impl;
+	struct stories st = { fields, values, lens, n };
+	struct myq q = { 0 };
+	char *want;
+	size_t len = 0;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		values[i] = NULL;
+		lens[i] = 0;
+	}
+	if (m->db == NULL)
+		return my_not_connected(b, "logs", e);
+	for (size_t i = 0; i < n; i++)
+		len += strlen(fields[i]) + 1;
+	if ((want = calloc(1, len + 1)) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			strcat(want, ",");
+		strcat(want, fields[i]);	/* no commas: "ok", "h:TOKEN" */
+	}
+	my_clock_vars(&q);
+	myq_str(&q, m->db, "runs", k->runs);
+	myq_str(&q, m->db, "want", want);
+	myq_end(&q);
+	myq_add(&q, MY_SQL_STORIES);
+	free(want);
+	rc = my_exec(b, "logs", &q, 1, MY_CREATE, story_row, &st, e);
+	free(q.s);
+	if (rc != 0)
+		for (size_t i = 0; i < n; i++) {
+			free(values[i]);
+			values[i] = NULL;
+			lens[i] = 0;
+		}
 	return rc;
 }
 

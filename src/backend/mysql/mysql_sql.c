@@ -54,9 +54,9 @@
 /* k: "lockrun:{name}", "...:slot:<stamp>", "...:fence"; history, last
  * run and counters rows are keyed by "...:history", "...:last" and
  * "...:counts", as in Redis. The other text columns are what the Redis
- * stream and hashes hold. A table a later lockrun added (lockrun_counts)
- * is created as the others: a statement finds it missing; a column a
- * later lockrun added (attempt, retries), by MY_SQL_UPGRADE's, when a
+ * stream and hashes hold. A table a later lockrun added (lockrun_counts,
+ * lockrun_runs) is created as the others: a statement finds it missing; a
+ * column a later lockrun added (attempt, retries, reason), by MY_SQL_UPGRADE's, when a
  * statement finds it missing (ER_BAD_FIELD_ERROR). */
 const char MY_SQL_DDL[] =
 "CREATE TABLE IF NOT EXISTS lockrun_keys (\n"
@@ -80,6 +80,7 @@ const char MY_SQL_DDL[] =
 "  status      VARBINARY(16)   NULL,\n"
 "  duration_ms VARBINARY(32)   NULL,\n"
 "  attempt     VARBINARY(16)   NULL,\n"
+"  reason      VARBINARY(255)  NULL,\n"
 "  INDEX lockrun_history_k (k, id),\n"
 "  INDEX lockrun_history_expires (expires_ms)\n"
 ") ENGINE=InnoDB;\n"
@@ -96,6 +97,7 @@ const char MY_SQL_DDL[] =
 "  status      VARBINARY(16)   NULL,\n"
 "  duration_ms VARBINARY(32)   NULL,\n"
 "  success_ms  VARBINARY(32)   NULL,\n"
+"  reason      VARBINARY(255)  NULL,\n"
 "  INDEX lockrun_last_expires (expires_ms)\n"
 ") ENGINE=InnoDB;\n"
 "CREATE TABLE IF NOT EXISTS lockrun_counts (\n"
@@ -109,6 +111,18 @@ const char MY_SQL_DDL[] =
 "  timeouts     BIGINT          NOT NULL,\n"
 "  retries      BIGINT          NOT NULL DEFAULT 0,\n"
 "  INDEX lockrun_counts_expires (expires_ms)\n"
+") ENGINE=InnoDB;\n"
+"CREATE TABLE IF NOT EXISTS lockrun_runs (\n"
+"  id          BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
+"  k           VARBINARY(400)  NOT NULL,\n"
+"  token       VARBINARY(32)   NOT NULL,\n"
+"  failed      BOOLEAN         NOT NULL,\n"
+"  header      BLOB            NOT NULL,\n"
+"  output      LONGBLOB        NOT NULL,\n"
+"  end_ms      BIGINT          NOT NULL,\n"
+"  expires_ms  BIGINT          NOT NULL,\n"
+"  INDEX lockrun_runs_k (k, failed, id),\n"
+"  INDEX lockrun_runs_expires (expires_ms)\n"
 ") ENGINE=InnoDB";
 
 /* The columns added since the tables were first created, one statement
@@ -118,6 +132,8 @@ const char MY_SQL_DDL[] =
 const char *const MY_SQL_UPGRADE[] = {
 	"ALTER TABLE lockrun_history ADD COLUMN attempt VARBINARY(16) NULL",
 	"ALTER TABLE lockrun_counts ADD COLUMN retries BIGINT NOT NULL DEFAULT 0",
+	"ALTER TABLE lockrun_history ADD COLUMN reason VARBINARY(255) NULL",
+	"ALTER TABLE lockrun_last ADD COLUMN reason VARBINARY(255) NULL",
 	NULL
 };
 
@@ -169,11 +185,15 @@ const char MY_SQL_SESSION_MYSQL[] =
 #define TOUCH_TABLES \
 "MAX((SELECT 1 FROM lockrun_history WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_last " \
 "WHERE 1 = 0) <=> (SELECT 1 FROM lockrun_counts WHERE 1 = 0))"
-/* ...and the columns only a release writes, so that a table an older
- * lockrun created stops it there too (ER_BAD_FIELD_ERROR) */
+/* ...and the columns and the table only a release writes, so that tables
+ * an older lockrun created stop it there too (ER_BAD_FIELD_ERROR,
+ * ER_NO_SUCH_TABLE) */
 #define TOUCH_COLUMNS \
 "MAX((SELECT attempt FROM lockrun_history WHERE 1 = 0) <=> " \
-"(SELECT retries FROM lockrun_counts WHERE 1 = 0))"
+"(SELECT retries FROM lockrun_counts WHERE 1 = 0) <=> " \
+"(SELECT reason FROM lockrun_history WHERE 1 = 0) <=> " \
+"(SELECT reason FROM lockrun_last WHERE 1 = 0) <=> " \
+"(SELECT 1 FROM lockrun_runs WHERE 1 = 0))"
 
 /* One end entry per run (release.lua's first_end()): the first to record
  * the end of @token's run writes the row <@ended>:<@token> (a day, or the
@@ -361,7 +381,11 @@ const char MY_SQL_RELEASE_UNDO[] =
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @until @status
  * @dur @event (NULL: record nothing, after a lost lock) @cap @hist_ttl
  * @now @attempt (the command's last attempt, NULL: it never started)
- * @retries (the attempts after its first). The row is kept for @keep ms
+ * @retries (the attempts after its first) @runs (the stories' key)
+ * @keep_ok @keep_failed (how many stories of each the task keeps) @reason
+ * ('' none) @output (its end; a run whose command started keeps its
+ * story in lockrun_runs, and the oldest of its kind past the number kept
+ * go in the same exchange, as the history's past its cap). The row is kept for @keep ms
  * as a lease ('released': newcomers respect it), but not past @until by
  * the server's clock when @until is not 0 (a release that ran late never
  * extends the hold), or deleted, if it is still ours; our tombstone
@@ -384,18 +408,34 @@ BOOKKEEPING
 "START TRANSACTION;\n"
 "SET @hby := NULL, @htok := @token, @rec := @cap > 0 AND @event IS NOT NULL;\n"
 ENDED
-RECORD_MORE(", attempt", ", @attempt")
+RECORD_MORE(", attempt, reason", ", @attempt, NULLIF(@reason, '')")
 COUNT_MORE(", retries", ", @retries",
 "    retries = IF(expires_ms > @now, retries, 0) + @retries,\n")
 "UPDATE lockrun_last SET event = @event, status = @status, duration_ms = @dur,\n"
-"    end_ms = CAST(@now AS CHAR),\n"
+"    end_ms = CAST(@now AS CHAR), reason = NULLIF(@reason, ''),\n"
 "    success_ms = IF(@event = 'released' AND @status = '0', CAST(@now AS CHAR),\n"
 "        success_ms),\n"
 "    expires_ms = @now + @hist_ttl\n"
 "  WHERE k = @last AND token = @token AND event = 'running' AND\n"
 "    expires_ms > @now AND @rec;\n"
+/* the run's story (release.lua's keep_story()) */
+"SET @failed := @event <> 'released' OR @status <> '0',\n"
+"    @skeep := IF(@event <> 'released' OR @status <> '0', @keep_failed, @keep_ok);\n"
+"INSERT INTO lockrun_runs (k, token, failed, header, output, end_ms, expires_ms)\n"
+"  SELECT @runs, @token, @failed, CONCAT('event ', @event, '\nhost ', @host,\n"
+"    '\npid ', @pid, '\nslot ', COALESCE(@slot_iso, ''), '\nattempt ', @attempt,\n"
+"    '\nstatus ', @status, '\nduration_ms ', @dur, '\nend_ms ', @now,\n"
+"    '\nreason ', @reason), COALESCE(@output, ''), @now, @now + @hist_ttl\n"
+"  FROM DUAL WHERE @rec AND @attempt IS NOT NULL AND @skeep > 0 AND COALESCE(@token, '') <> '';\n"
+"SET @srec := ROW_COUNT() > 0;\n"
 "COMMIT;\n"
-CAP;
+CAP ";\n"
+/* ...and the oldest of its kind past the number kept go, out of the
+ * insert's transaction as CAP's */
+"SELECT MAX(id) FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id DESC) AS n\n"
+"    FROM lockrun_runs WHERE @srec AND k = @runs AND failed = @failed) AS r\n"
+"  WHERE n > @skeep INTO @rcut;\n"
+"DELETE FROM lockrun_runs WHERE k = @runs AND failed = @failed AND id <= @rcut";
 
 /* release.lua's withdraw(): the acquire went unanswered and may have
  * run in time (its answer lost). Inputs: @stable @slot (NULL: none)
@@ -488,7 +528,8 @@ const char MY_SQL_PEEK[] =
 "SELECT s.v, s.expires_ms, s.boot, IS_USED_LOCK(@name) IS NOT NULL, @lr_boot, @now,\n"
 "    l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status,\n"
 "    l.duration_ms, l.success_ms, c.k IS NOT NULL, c.runs, c.skipped_held,\n"
-"    c.skipped_slot, c.failures, c.lost, c.timeouts, c.retries\n"
+"    c.skipped_slot, c.failures, c.lost, c.timeouts, c.retries,\n"
+"    IF(l.event <> 'running', l.reason, NULL)\n"
 "  FROM (SELECT 1) AS one\n"
 "  LEFT JOIN lockrun_keys AS s ON s.k = @key\n"
 "  LEFT JOIN lockrun_last AS l ON l.k = @last AND l.expires_ms > @now\n"
@@ -506,8 +547,17 @@ const char MY_SQL_KEYS[] =
 
 /* The newest entries first; mysql.c appends LIMIT n. Input: @hist @now. */
 const char MY_SQL_HISTORY[] =
-"SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms, attempt\n"
+"SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms, attempt,\n"
+"    reason\n"
 "  FROM lockrun_history WHERE k = @hist AND expires_ms > @now ORDER BY id DESC";
+
+/* `lockrun logs`: the stories of @runs, oldest first: token, failed, and
+ * the header and the output of those @want names ("h:TOKEN", "o:TOKEN",
+ * comma-separated), else NULL: a list of the runs kept reads no output. */
+const char MY_SQL_STORIES[] =
+"SELECT token, failed, IF(FIND_IN_SET(CONCAT('h:', token), @want), header, NULL),\n"
+"    IF(FIND_IN_SET(CONCAT('o:', token), @want), output, NULL)\n"
+"  FROM lockrun_runs WHERE k = @runs AND expires_ms > @now ORDER BY id";
 
 /* After the answer, so that a failure here (it is bookkeeping) costs
  * nothing but the cleanup. READ COMMITTED for each DELETE (SET TRANSACTION
@@ -526,3 +576,8 @@ const char MY_SQL_PRUNE[] =
 "DELETE FROM lockrun_last WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
 "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
 "DELETE FROM lockrun_counts WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";
+/* ...and behind a release, which alone names lockrun_runs (a database an
+ * older lockrun set up has none until a release creates it) */
+const char MY_SQL_PRUNE_RUNS[] =
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+"DELETE FROM lockrun_runs WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";

@@ -39,8 +39,10 @@ extern const char MY_SQL_UNLOCK[];
 extern const char MY_SQL_PEEK[];
 extern const char MY_SQL_KEYS[];
 extern const char MY_SQL_HISTORY[];
+extern const char MY_SQL_STORIES[];
 /* Bounded cleanup behind acquire and release: expired rows, at most 100
  * of each table a run. */
 extern const char MY_SQL_PRUNE[];
+extern const char MY_SQL_PRUNE_RUNS[];
 
 #endif
