@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* logs_sql_test.c -- each run's story (issue 45) on PostgreSQL and
+ * MariaDB: the end of its output, its status, its host and the reason
+ * lockrun ended it, written into lockrun_runs by the release's own
+ * statement and read back with `lockrun logs` from another host, as
+ * logs_test.c does on Redis. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "backends.h"
+
+TestSuite(logs_sql, .init = suite_setup, .fini = backends_teardown, .timeout = 120);
+
+/* The number of task's stories kept, failed ones or not, as the table
+ * holds them. */
+static int
+rows(const char *task, int failed)
+{
+	char sql[256], out[64];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM lockrun_runs WHERE k = "
+	    "'lockrun:{%s}:runs' AND failed = %s", task, failed ? "true" : "false");
+	cr_assert(eq(int, sql_admin(&srv, sql, out, sizeof(out)), 0), "%s",
+	    sql_last_error());
+	return atoi(out);
+}
+
+static void
+another_host_sees_the_story(enum backend b)
+{
+	struct result r;
+
+	use(b);
+	RUN(&r, "--host", "web3", "-k", "three", "--", "sh", "-c",
+	    "echo one; echo two >&2; echo three; exit 2");
+	cr_assert(eq(int, r.status, 2), "stderr: %s", r.err);
+	VERB(&r, "logs", "--host", "ops", "three");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, " by web3 ") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "status: 2 (released)\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "--- output ---\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "out| one\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "err| two\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "out| three\n") > strstr(r.out, "out| one\n"), "%s", r.out);
+}
+
+Test(logs_sql, pg_another_host_sees_the_lines_the_status_and_the_host)
+{
+	another_host_sees_the_story(BE_PG);
+}
+
+Test(logs_sql, mysql_another_host_sees_the_lines_the_status_and_the_host)
+{
+	another_host_sees_the_story(BE_MYSQL);
+}
+
+/* 30 runs, every third failing, keep_runs 5: the release that adds a
+ * story drops the oldest of its kind past the number kept. */
+static void
+thirty_runs(enum backend b)
+{
+	struct result r;
+	int lines = 0;
+
+	use(b);
+	for (int i = 0; i < 30; i++) {	/* 10 failures */
+		char cmd[32];
+
+		snprintf(cmd, sizeof(cmd), "echo run %d; exit %d", i, i % 3 == 0);
+		RUN(&r, "--keep-runs", "5", "-k", "many", "--", "sh", "-c", cmd);
+		cr_assert(eq(int, r.status, i % 3 == 0), "stderr: %s", r.err);
+	}
+	cr_assert(eq(int, rows("many", 0), 5));
+	cr_assert(eq(int, rows("many", 1), 10));
+	VERB(&r, "logs", "--json", "-n", "100", "many");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	for (const char *p = r.out; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	cr_assert(eq(int, lines, 15), "%s", r.out);
+	VERB(&r, "logs", "many");
+	cr_assert(strstr(r.out, "out| run 29\n") != NULL, "the newest: %s", r.out);
+	VERB(&r, "logs", "--failed", "many");
+	cr_assert(strstr(r.out, "out| run 27\n") != NULL, "the newest failed: %s", r.out);
+}
+
+Test(logs_sql, pg_thirty_runs_keep_five_and_the_failed_ones)
+{
+	thirty_runs(BE_PG);
+}
+
+Test(logs_sql, mysql_thirty_runs_keep_five_and_the_failed_ones)
+{
+	thirty_runs(BE_MYSQL);
+}
+
+static void
+keep_output_zero(enum backend b)
+{
+	struct result r;
+
+	use(b);
+	RUN(&r, "--keep-output", "0", "-k", "quiet", "--", "sh", "-c", "echo secret; exit 3");
+	cr_assert(eq(int, r.status, 3), "stderr: %s", r.err);
+	cr_assert(eq(int, rows("quiet", 0) + rows("quiet", 1), 0));
+	VERB(&r, "logs", "quiet");
+	cr_assert(eq(int, r.status, 1), "nothing kept: %s%s", r.out, r.err);
+}
+
+Test(logs_sql, pg_keep_output_zero_stores_nothing)
+{
+	keep_output_zero(BE_PG);
+}
+
+Test(logs_sql, mysql_keep_output_zero_stores_nothing)
+{
+	keep_output_zero(BE_MYSQL);
+}
+
+/* A timeout: its reason in logs, in history, and under status's table. */
+static void
+timeout_reason(enum backend b)
+{
+	struct result r;
+
+	use(b);
+	RUN(&r, "--timeout", "100ms", "-k", "slow", "--", "sh", "-c",
+	    "echo started; exec sleep 30");
+	cr_assert(eq(int, r.status, 124), "stderr: %s", r.err);
+	VERB(&r, "logs", "--failed", "slow");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: timeout: stopped after 100ms\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "out| started\n") != NULL, "%s", r.out);
+	VERB(&r, "history", "slow");
+	cr_assert(strstr(r.out, "timeout: stopped after 100ms") != NULL, "%s", r.out);
+	VERB(&r, "status", "slow");
+	cr_assert(strstr(r.out, "slow: last run failed: timeout: stopped after 100ms") != NULL,
+	    "%s", r.out);
+}
+
+Test(logs_sql, pg_a_timeout_is_the_reason_in_logs_and_status)
+{
+	timeout_reason(BE_PG);
+}
+
+Test(logs_sql, mysql_a_timeout_is_the_reason_in_logs_and_status)
+{
+	timeout_reason(BE_MYSQL);
+}
+
+/* Bytes that are not UTF-8 (and a backslash) are stored as they came:
+ * PostgreSQL's text would refuse them, and the release with them. */
+Test(logs_sql, pg_output_not_utf8_is_kept_as_bytes)
+{
+	struct result r;
+
+	use(BE_PG);
+	RUN(&r, "-k", "bytes", "--", "sh", "-c", "printf 'a\\377b\\\\c\\n'");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	VERB(&r, "logs", "--json", "bytes");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "a\\ufffdb\\\\c") != NULL, "%s", r.out);
+}
+
+/* A database an older lockrun set up: no lockrun_runs, no reason columns.
+ * The first run's statement finds them missing, adds them and is sent
+ * again: its story and its reason are kept. */
+static void
+older_tables(enum backend b)
+{
+	struct result r;
+
+	use(b);
+	RUN(&r, "-k", "warmup", "--", "true");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, sql_admin(&srv, "DROP TABLE lockrun_runs; "
+	    "ALTER TABLE lockrun_last DROP COLUMN reason; "
+	    "ALTER TABLE lockrun_history DROP COLUMN reason", NULL, 0), 0), "%s",
+	    sql_last_error());
+	RUN(&r, "--timeout", "100ms", "-k", "old", "--", "sh", "-c",
+	    "echo started; exec sleep 30");
+	cr_assert(eq(int, r.status, 124), "stderr: %s", r.err);
+	VERB(&r, "logs", "old");
+	cr_assert(strstr(r.out, "reason: timeout: stopped after 100ms\n") != NULL, "%s%s",
+	    r.out, r.err);
+	cr_assert(strstr(r.out, "out| started\n") != NULL, "%s", r.out);
+	VERB(&r, "status", "old");
+	cr_assert(strstr(r.out, "old: last run failed: timeout: stopped after 100ms") != NULL,
+	    "%s", r.out);
+}
+
+Test(logs_sql, pg_tables_an_older_lockrun_made_gain_the_stories)
+{
+	older_tables(BE_PG);
+}
+
+Test(logs_sql, mysql_tables_an_older_lockrun_made_gain_the_stories)
+{
+	older_tables(BE_MYSQL);
+}
