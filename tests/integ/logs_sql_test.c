@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -149,6 +150,109 @@ Test(logs_sql, pg_a_timeout_is_the_reason_in_logs_and_status)
 Test(logs_sql, mysql_a_timeout_is_the_reason_in_logs_and_status)
 {
 	timeout_reason(BE_MYSQL);
+}
+
+/* A command gone between the check and the exec: its reason in logs and
+ * history. */
+static void
+command_not_found(enum backend b)
+{
+	const char *cmd = write_scratch("gone.sh", "#!/bin/sh\necho never\n");
+	char body[1024];
+	struct result r;
+
+	use(b);
+	chmod(cmd, 0755);
+	snprintf(body, sizeof(body), "tasks:\n  gone:\n    command: [%s]\n"
+	    "    on_start: [rm, -f, %s]\n", cmd, cmd);
+	RUN(&r, "-c", write_scratch("gone.yaml", body), "-t", "gone");
+	cr_assert(eq(int, r.status, 127), "stderr: %s", r.err);
+	VERB(&r, "logs", "gone");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: command not found: ") != NULL, "%s", r.out);
+	VERB(&r, "history", "--json", "gone");
+	cr_assert(strstr(r.out, "\"reason\":\"command not found: ") != NULL, "%s", r.out);
+}
+
+Test(logs_sql, pg_command_not_found_is_the_reason_in_logs_and_history)
+{
+	command_not_found(BE_PG);
+}
+
+Test(logs_sql, mysql_command_not_found_is_the_reason_in_logs_and_history)
+{
+	command_not_found(BE_MYSQL);
+}
+
+/* Another holder's value in the run's row: its next keep-alive finds the
+ * lock lost and stops the command; the story says so, and so does the
+ * history's entry for the loss. */
+static void
+lost_lock(enum backend b)
+{
+	struct result r;
+	pid_t holder;
+	struct gate g;
+
+	use(b);
+	gate_open(&g, "");
+	holder = START("-k", "lost", "--ttl", "3s", "--", "sh", "-c",
+	    gate_sh_then(&g, "echo started; ", "exec sleep 1000"));
+	gate_wait(&g);
+	cr_assert(eq(int, sql_admin(&srv, "UPDATE lockrun_keys SET v = "
+	    "'ffffffffffffffffffffffffffffffff 9 thief 77 x' WHERE k = 'lockrun:{lost}'",
+	    NULL, 0), 0), "%s", sql_last_error());
+	POLL_UNTIL(!alive(holder));
+	cr_assert(eq(int, lr_wait(holder), 128 + 15), "the command got SIGTERM");
+	VERB(&r, "logs", "--failed", "lost");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: lost the lock: ") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "out| started\n") != NULL, "%s", r.out);
+	VERB(&r, "history", "--json", "lost");
+	cr_assert(strstr(r.out, "\"event\":\"lost\"") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"reason\":\"lost the lock") != NULL, "%s", r.out);
+}
+
+Test(logs_sql, pg_a_lost_lock_is_the_reason_in_logs_and_history)
+{
+	lost_lock(BE_PG);
+}
+
+Test(logs_sql, mysql_a_lost_lock_is_the_reason_in_logs_and_history)
+{
+	lost_lock(BE_MYSQL);
+}
+
+/* A user that does not exist on this host: refused before the lock
+ * server is contacted (78, lockrun.yaml(5)): no run, no story. */
+static void
+unknown_user(enum backend b)
+{
+	const char *cfg;
+	struct result r;
+
+	use(b);
+	cfg = write_scratch("ghost.yaml", "tasks:\n  ghost:\n    user: no-such-user-xyz\n"
+	    "    command: [echo, hi]\n");
+	cr_assert(eq(int, chmod(cfg, 0600), 0));
+	RUN(&r, "-c", cfg, "-t", "ghost");
+	cr_assert(eq(int, r.status, 78), "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "tasks.ghost.user: no user \"no-such-user-xyz\" on this host") != NULL,
+	    "%s", r.err);
+	VERB(&r, "logs", "ghost");
+	cr_assert(eq(int, r.status, 1), "nothing kept: %s", r.out);
+	VERB(&r, "history", "--json", "ghost");
+	cr_assert(eq(str, r.out, ""), "no entry");
+}
+
+Test(logs_sql, pg_an_unknown_user_is_refused_before_any_run)
+{
+	unknown_user(BE_PG);
+}
+
+Test(logs_sql, mysql_an_unknown_user_is_refused_before_any_run)
+{
+	unknown_user(BE_MYSQL);
 }
 
 /* Bytes that are not UTF-8 (and a backslash) are stored as they came:

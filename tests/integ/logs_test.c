@@ -13,6 +13,8 @@
 #include "crons.h"
 #include "harness.h"
 
+#define OWNER "ffffffffffffffffffffffffffffffff"	/* an owner id, for values set by hand */
+
 TestSuite(logs, .init = suite_setup, .fini = suite_teardown, .timeout = 60);
 
 /* The newest id in the task's list ("ok" or "failed"), as a string in
@@ -129,6 +131,57 @@ Test(logs, a_timeout_is_the_reason_in_logs_and_history)
 	LR(&r, "history", "--redis", fx.url, "slow");
 	cr_assert(strstr(r.out, "REASON") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "timeout: stopped after 100ms") != NULL, "%s", r.out);
+}
+
+/* Another holder's value in the key: the run's next renewal finds the
+ * lock lost and stops the command; its story says so, and so does the
+ * history's entry for the loss. */
+Test(logs, a_lost_lock_is_the_reason_in_logs_and_history)
+{
+	struct result r;
+	pid_t holder;
+	struct gate g;
+
+	gate_open(&g, "");
+	holder = LR_START("--redis", fx.url, "--ttl", "3s", "-k", "lost", "--", "sh", "-c",
+	    gate_sh_then(&g, "echo started; ", "exec sleep 1000"));
+	gate_wait(&g);
+	freeReplyObject(rcmd("SET lockrun:{lost} %s PX 30000", OWNER " 9 thief 77 x"));
+	POLL_UNTIL(!alive(holder));
+	cr_assert(eq(int, lr_wait(holder), 128 + 15), "the command got SIGTERM");
+	LR(&r, "logs", "--redis", fx.url, "--failed", "lost");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: lost the lock: another run holds it now\n") != NULL,
+	    "%s", r.out);
+	cr_assert(strstr(r.out, "out| started\n") != NULL, "%s", r.out);
+	LR(&r, "history", "--redis", fx.url, "--json", "lost");
+	cr_assert(strstr(r.out, "\"event\":\"lost\"") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"reason\":\"lost the lock: another run holds it now\"")
+	    != NULL, "%s", r.out);
+}
+
+/* A user that does not exist on this host: lockrun refuses the task
+ * before it contacts the lock server (78, lockrun.yaml(5)): no run, so
+ * no story and no history entry; the reason is on stderr. */
+Test(logs, an_unknown_user_is_refused_before_any_run)
+{
+	char body[512];
+	const char *cfg;
+	struct result r;
+
+	snprintf(body, sizeof(body), "tasks:\n  ghost:\n    user: no-such-user-xyz\n"
+	    "    command: [echo, hi]\n");
+	cfg = write_config(body);
+	cr_assert(eq(int, chmod(cfg, 0600), 0));
+	LR(&r, "-c", cfg, "-t", "ghost");
+	cr_assert(eq(int, r.status, 78), "stderr: %s", r.err);
+	cr_assert(strstr(r.err, "tasks.ghost.user: no user \"no-such-user-xyz\" on this host") != NULL,
+	    "%s", r.err);
+	LR(&r, "logs", "--redis", fx.url, "ghost");
+	cr_assert(eq(int, r.status, 1), "nothing kept: %s", r.out);
+	cr_assert(eq(int, key_exists("lockrun:{ghost}:runs"), 0));
+	LR(&r, "history", "--redis", fx.url, "--json", "ghost");
+	cr_assert(eq(str, r.out, ""), "no entry");
 }
 
 Test(logs, thirty_runs_keep_five_and_the_failed_ones)
