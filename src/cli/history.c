@@ -63,6 +63,11 @@ entry_fill(struct hist_entry *h, const struct lr_hist_entry *e)
 	h->ms = e->at_ms;
 	for (int f = 0; f < NFIELDS; f++)
 		h->f[f] = fields_get(&e->fields, field_names[f]);
+	/* a loss the keep-alive recorded says why by its event and holder */
+	if (h->f[F_EVENT] && strcmp(h->f[F_EVENT], "lost") == 0 &&
+	    (h->f[F_REASON] == NULL || *h->f[F_REASON] == '\0'))
+		h->f[F_REASON] = h->f[F_HOLDER] && *h->f[F_HOLDER] ?
+		    "lost the lock: another run holds it now" : "lost the lock";
 }
 
 /* A field that is a plain decimal number, as the scripts write them

@@ -331,6 +331,8 @@ struct run_story {
 	char		 reason[200];
 	char		*output;	/* tail_text()'s, or NULL */
 	size_t		 len;
+	int		 lost_said;	/* the loss was said (LOST LOCK): a key
+					 * no longer ours at release is no news */
 };
 
 /* Record how the run ended and release, reconnecting once if the
@@ -364,7 +366,8 @@ release_story(struct lr_ctx *x, int status, const char *event, const struct run_
 		if ((rc = x->be.ops->release(&x->be, &x->lock, &end, &e)) < 0)
 			x->be.ops->close(&x->be);
 	}
-	report_release(x, &end, rc, &e);
+	if (rc != 0 || st == NULL || !st->lost_said)
+		report_release(x, &end, rc, &e);
 	return rc;
 }
 
@@ -420,23 +423,6 @@ release_orphaned(void *arg, int status)
 	release(x, status, "killed");
 }
 
-/* After another run took the lock, or unlock left its tombstone, a
- * session backend's session lock is still ours: the keep-alive keeps it
- * until the command's tree is gone. Let it go now, and delete our
- * tombstone, recording nothing more (the keep-alive recorded the loss).
- * A failure is no matter: the session ends with lockrun, the tombstone
- * with its lease. */
-static void
-release_lost(struct lr_ctx *x)
-{
-	struct lr_err e = LR_ERR_INIT;
-	struct lr_ending end = { .event = NULL };
-
-	end.keep_ms = x->t.min_hold_ms - (mono_ms() - x->acquired_at);
-	if (x->be.ops->fd(&x->be) >= 0)
-		(void)x->be.ops->release(&x->be, &x->lock, &end, &e);
-}
-
 /* Run the command under the lease (or with no lock: be NULL); note in hf
  * whether the lock was lost or the timeout stopped it. */
 static int
@@ -478,26 +464,20 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 	hf->timed_out = s.timed_out;
 	x->wait_med_ms = s.wait_med_ms;
 	x->wait_max_ms = s.wait_max_ms;
-	/* also when it could not start: no lock is left. Not after another
-	 * run took the lock; but a session lock that went with its
-	 * connection (a database restart) is recorded as lost, and its row,
-	 * still ours, freed: the command is gone now; and so is a lock that
-	 * unlock freed (LOST_FREED): its tombstone, which kept newcomers out
-	 * while the tree was being stopped, goes now. A database's keep-alive
-	 * recorded that loss itself (Redis's renew.lua leaves it to the
-	 * release, which has the command's status): only the session lock
-	 * and the tombstone are let go then. */
+	/* also when it could not start: no lock is left. After a lost lock
+	 * too: the release frees only what is still ours (a session lock, a
+	 * row still ours after its connection went, unlock's tombstone), and
+	 * records the end only where the keep-alive did not (ENDED,
+	 * first_end()); but it keeps the run's story, whose reason says the
+	 * lock was lost, either way. */
 	if (!be)
 		return status;
 	run_reason(x, &s, status, &st);
 	if (s.capture)
 		st.output = capture_text(&cap, &st.len);
-	if (s.lost == LOST_TAKEN || (s.lost == LOST_FREED && be->ops->session)) {
-		if (be->ops->session)
-			release_lost(x);
-	} else
-		release_story(x, status >= 0 ? status : e->status, s.lost ? "lost" :
-		    s.timed_out ? "stopped-timeout" : "released", &st);
+	st.lost_said = s.lost != 0;
+	release_story(x, status >= 0 ? status : e->status, s.lost ? "lost" :
+	    s.timed_out ? "stopped-timeout" : "released", &st);
 	mail_output(x, st.output, st.len, status >= 0 ? status : e->status);
 	free(st.output);
 	capture_close(&cap);

@@ -384,7 +384,8 @@ const char MY_SQL_RELEASE_UNDO[] =
  * @retries (the attempts after its first) @runs (the stories' key)
  * @keep_ok @keep_failed (how many stories of each the task keeps) @reason
  * ('' none) @output (its end; a run whose command started keeps its
- * story in lockrun_runs, and the oldest of its kind past the number kept
+ * story in lockrun_runs, a lost one too though the keep-alive recorded
+ * its end, and the oldest of its kind past the number kept
  * go in the same exchange, as the history's past its cap). The row is kept for @keep ms
  * as a lease ('released': newcomers respect it), but not past @until by
  * the server's clock when @until is not 0 (a release that ran late never
@@ -426,7 +427,9 @@ COUNT_MORE(", retries", ", @retries",
 "    '\npid ', @pid, '\nslot ', COALESCE(@slot_iso, ''), '\nattempt ', @attempt,\n"
 "    '\nstatus ', @status, '\nduration_ms ', @dur, '\nend_ms ', @now,\n"
 "    '\nreason ', @reason), COALESCE(@output, ''), @now, @now + @hist_ttl\n"
-"  FROM DUAL WHERE @rec AND @attempt IS NOT NULL AND @skeep > 0 AND COALESCE(@token, '') <> '';\n"
+"  FROM DUAL WHERE (@rec OR @cap > 0 AND @event = 'lost' AND NOT EXISTS (SELECT 1\n"
+"    FROM lockrun_runs WHERE k = @runs AND token = @token)) AND @attempt IS NOT NULL\n"
+"    AND @skeep > 0 AND COALESCE(@token, '') <> '';\n"
 "SET @srec := ROW_COUNT() > 0;\n"
 "COMMIT;\n"
 CAP ";\n"

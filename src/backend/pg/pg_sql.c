@@ -433,7 +433,8 @@ const char pg_sql_renew[] =
  * $24 how many stories of successes and of failures the task keeps, $25
  * the reason in words ("" none: the last-run record's is cleared), $26
  * the output's end (bytea, pg_sql_bytea()): a run whose command started
- * (attempt) and that recorded its end keeps its story in lockrun_runs,
+ * (attempt) and that recorded its end, or was lost (the keep-alive
+ * recorded that end), keeps its story in lockrun_runs,
  * a row of the header release.lua's keep_story() writes and the output,
  * and the oldest rows of its kind past the number kept go, in this same
  * statement (the snapshot does not show the new row: keep - 1 of the
@@ -475,8 +476,9 @@ const char pg_sql_release[] =
 	"'\npid ' || a.pid || '\nslot ' || coalesce(a.slot_iso, '') || '\nattempt ' || "
 	"a.attempt || '\nstatus ' || a.status || '\nduration_ms ' || a.duration || "
 	"'\nend_ms ' || a.now_ms || '\nreason ' || a.reason, a.output, a.now_ms, "
-	"a.now_ms + a.hist_ttl FROM a, fe, sn WHERE a.cap > 0 AND a.event IS NOT NULL AND fe.yes "
-	"AND a.attempt > 0 AND sn.keep > 0 AND coalesce(a.token, '') <> '' RETURNING 1), "
+	"a.now_ms + a.hist_ttl FROM a, fe, sn WHERE a.cap > 0 AND a.event IS NOT NULL AND (fe.yes "
+	"OR (a.event = 'lost' AND NOT EXISTS (SELECT 1 FROM lockrun_runs t WHERE t.k = a.runs "
+	"AND t.token = a.token))) AND a.attempt > 0 AND sn.keep > 0 AND coalesce(a.token, '') <> '' RETURNING 1), "
 	"rt AS (DELETE FROM lockrun_runs WHERE id IN (SELECT t.id FROM lockrun_runs t, a, sn "
 	"WHERE EXISTS (SELECT 1 FROM rw) AND t.k = a.runs AND t.failed = sn.failed "
 	"ORDER BY t.id DESC OFFSET (SELECT greatest(keep - 1, 0) FROM sn) "

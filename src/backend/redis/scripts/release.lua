@@ -76,9 +76,21 @@ local function withdraw()
 end
 if event == 'withdrawn' then return withdraw() end
 
+-- The story of a run whose command started (attempt), with its output;
+-- now is when it ended, by the server's clock.
+local function story(now)
+  if attempt == '0' then return end
+  local failed = event ~= 'released' or tonumber(status) ~= 0
+  keep_story(KEYS[6], token, failed, failed and keep_failed or keep_ok, hist_ttl,
+    table.concat({'event ' .. event, 'host ' .. host, 'pid ' .. pid, 'slot ' .. slot,
+      'attempt ' .. attempt, 'status ' .. status, 'duration_ms ' .. duration,
+      'end_ms ' .. now, 'reason ' .. reason}, '\n'), ARGV[4] or '')
+end
+
 -- A release sent again, after its first try went unanswered and ran after
 -- all, records nothing twice, nor one after a renewal recorded the loss:
--- the run's token is among the ended ones (first_end()).
+-- the run's token is among the ended ones (first_end()). A lost run's
+-- story is kept all the same (keep_story() replaces one sent again).
 if first_end(KEYS[4], cap, hist_ttl, token) then
   local entry = {'event', event, 'host', host, 'pid', pid, 'slot', slot,
     'token', token, 'status', status, 'duration_ms', duration}
@@ -112,14 +124,10 @@ if first_end(KEYS[4], cap, hist_ttl, token) then
     ending[#ending + 1] = reason
   end
   note_last(KEYS[3], cap, hist_ttl, token, ending)
-  -- the story of a run whose command started (attempt), with its output
-  if attempt ~= '0' then
-    local failed = event ~= 'released' or tonumber(status) ~= 0
-    keep_story(KEYS[6], token, failed, failed and keep_failed or keep_ok, hist_ttl,
-      table.concat({'event ' .. event, 'host ' .. host, 'pid ' .. pid, 'slot ' .. slot,
-        'attempt ' .. attempt, 'status ' .. status, 'duration_ms ' .. duration,
-        'end_ms ' .. now, 'reason ' .. reason}, '\n'), ARGV[4] or '')
-  end
+  story(now)
+elseif event == 'lost' and cap > 0 then
+  -- the keep-alive recorded the loss: the story is still this release's
+  story(string.format('%.0f', server_ms()))
 end
 if keep < 0 then return 0 end
 local value = redis.call('GET', KEYS[1])
