@@ -18,6 +18,7 @@
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/text.h"
+#include "core/where.h"
 #include "core/zone.h"
 #include "proc/spawn.h"
 #include "sched/due.h"
@@ -51,6 +52,8 @@ print_slots(FILE *fp, const struct lr_check *c, long long now_ms)
 		return;
 	}
 	keys_build(&k, c->prefix, c->name, slot, schedule_stamp_ms(s));
+	if (c->host)
+		keys_slot_host(&k, c->host);
 	ttl = schedule_slot_ttl_ms(s, now_ms, slot);
 	fprintf(fp, "slot now    %s  key %s  ttl %s (%lldms)\n", iso(slot, a, sizeof(a)),
 	    k.slot, duration_format(ttl / 1000 * 1000, b, sizeof(b)), ttl);
@@ -128,6 +131,8 @@ protection_print(const struct lr_ctx *x)
 		    "(one-server does not apply)\n");
 		return;
 	}
+	if (none == NULL && x->t.run_on == RUN_ON_ALL)
+		none = "run_on: all runs every server at once";
 	if (one == NULL && none == NULL && sched) {
 		printf("protection  one-server and no-overlap: %s\n", has);
 		return;
@@ -145,6 +150,20 @@ protection_print(const struct lr_ctx *x)
 	printf("protection  %s%s: %s; %s%s: %s\n",
 	    "one-server", x->t.one_server ? "" : " is off", one,
 	    "no-overlap", x->t.no_overlap ? "" : " is off", none);
+}
+
+/* Where the run goes: on one server a slot or on each (run_on:), and
+ * whether this host runs it at all (hosts:, host_match:), and why. */
+static void
+where_print(struct lr_ctx *x)
+{
+	char why[300];
+	int here = where_here(x->t.hosts, x->t.host_match, ctx_host(x), why, sizeof(why));
+
+	printf("where       %s; %s on this host (%s)\n", x->t.run_on == RUN_ON_ALL ?
+	    "run_on: all, each server runs each slot once" : x->t.one_server ?
+	    "run_on: one, one server runs each slot" : "wherever it is started",
+	    here ? "runs" : "does not run", why);
 }
 
 /* The config file and its tasks, or that there is none; with bad >= 0,
@@ -338,7 +357,7 @@ check_config(struct lr_ctx *x, struct lr_err *e)
 	FILE *fp;
 
 	if (ctx_server(x, e) != 0 ||
-	    (config_is_set(&x->cfg) && due_tasks(&x->cfg, &st, &nst, e) != 0)) {
+	    (config_is_set(&x->cfg) && due_tasks(&x->cfg, NULL, &st, &nst, e) != 0)) {
 		free(st);
 		return -1;
 	}
@@ -389,6 +408,8 @@ probe(struct lr_ctx *x, struct lr_err *e)
 	if (x->t.one_server)
 		slot = schedule_slot(&x->sched, real_ms());
 	keys_build(&k, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
+	if (x->t.run_on == RUN_ON_ALL)
+		keys_slot_host(&k, ctx_host(x));
 	if ((n = x->be.ops->probe(&x->be, &k, x->t.one_server == 1 && slot != (time_t)-1,
 	    problems, sizeof(problems), e)) < 0)
 		return -1;
@@ -413,8 +434,10 @@ verb_check(struct lr_ctx *x, struct lr_err *e)
 		return -1;
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
+	c.host = x->t.run_on == RUN_ON_ALL ? ctx_host(x) : NULL;
 	config_line(x, -1, 0);
 	protection_print(x);
+	where_print(x);
 	check_print(stdout, &c, real_ms());
 	if (reach(x, e) != 0)
 		return -1;

@@ -15,6 +15,8 @@ struct lr_check {
 	const char		 *prefix;
 	const struct lr_schedule *sched;	/* when one-server */
 	char *const		 *argv;		/* what would be executed */
+	const char		 *host;		/* run_on: all: this host, whose
+						 * slot key it is; else NULL */
 };
 
 #endif

@@ -39,6 +39,8 @@ struct lr_ctx {
 	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
 	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */
 	char			 host[HOST_MAX + 1];	/* ctx_host(), once known */
+	int			 here;		/* the task runs on this host */
+	char			 here_why[300];	/* why, or why not (where_here()) */
 	char			**exec_argv;	/* argv for execvp, borrows t.argv */
 	char			 exec_path[PATH_MAX];	/* exec_argv[0], found */
 	int			 output_fd;	/* output: opened, above 2; 0: none */

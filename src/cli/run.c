@@ -24,6 +24,7 @@
 #include "core/keys.h"
 #include "core/lease.h"
 #include "core/text.h"
+#include "core/where.h"
 #include "out/log.h"
 #include "proc/hooks.h"
 #include "proc/supervise.h"
@@ -222,6 +223,8 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 	}
 	l->ttl_ms = x->t.no_overlap ? x->t.ttl_ms : 0;
 	keys_build(&l->keys, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
+	if (x->t.run_on == RUN_ON_ALL)	/* each host claims the slot once */
+		keys_slot_host(&l->keys, ctx_host(x));
 	/* a triggered run of a @reboot task claims no boot, as no slot */
 	if (x->sched.reboot && !x->triggered && boot_claim(x, l, e) != 0)
 		return -1;
@@ -622,6 +625,22 @@ acquire_settled(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_er
 	return 0;
 }
 
+/* Does the task run on this host (hosts:, host_match:; core/where.h)?
+ * x->here and x->here_why say. A run_on: all task's slot key ends with
+ * the host: one a key cannot hold is refused. Returns 0, or -1 with e. */
+static int
+run_here(struct lr_ctx *x, struct lr_err *e)
+{
+	const char *host = ctx_host(x), *why;
+
+	x->here = where_here(x->t.hosts, x->t.host_match, host, x->here_why,
+	    sizeof(x->here_why));
+	if (x->here && x->t.run_on == RUN_ON_ALL && (why = key_host_problem(host)) != NULL)
+		return lr_errf(e, EX_CONFIG, "run_on: all: the host \"%s\" %s (the slot key "
+		    "ends with it; give another with --host)", host, why);
+	return 0;
+}
+
 int
 verb_run(struct lr_ctx *x, struct lr_err *e)
 {
@@ -643,8 +662,12 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 		snprintf(x->slot_claim, sizeof(x->slot_claim), "%s", getenv(CLAIM_VAR));
 		unsetenv(CLAIM_VAR);
 	}
-	if (ctx_merge(x, NULL, e) != 0)
+	if (ctx_merge(x, NULL, e) != 0 || run_here(x, e) != 0)
 		return -1;
+	if (!x->here) {		/* hosts:, host_match: leave this host out */
+		run_report_elsewhere(x, x->here_why, x->t.conflict_exit);
+		return x->t.conflict_exit;
+	}
 	if (getenv(MISSED_VAR) != NULL)		/* on_missed, and nothing else */
 		return run_missed(x, e);
 	if (x->triggered)	/* a run of its own: no slot, under the no-overlap lock */

@@ -223,7 +223,7 @@ verb_tick(struct lr_ctx *x, struct lr_err *e)
 	spawn_fds_given(&sp.given);
 	if (sched_check(x, "tick", e) == 0) {
 		lx = lease_ctx(x, &ls, &sp);
-		status = tick_run(&x->cfg, &sp, lx ? &ls : NULL, real_ms(), e);
+		status = tick_run(&x->cfg, ctx_host(x), &sp, lx ? &ls : NULL, real_ms(), e);
 	}
 	if (lx) {
 		leases_free(&ls);
@@ -243,7 +243,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	    .cfg = &x->cfg, .run = x->entry, .starter = &starter };
 	char server[1024];
 	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
-	    .server = server };
+	    .server = server, .host = ctx_host(x) };
 	struct lr_ctx *w = NULL, *t = NULL, *lx = NULL, *cx = NULL;
 	struct defer_src ds;
 	struct trigger_src ts;

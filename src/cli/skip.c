@@ -132,3 +132,14 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 		say(x, "skipped-slot", &f, HINT_TRIGGER, "skipped: slot %s already ran on %s "
 		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
 }
+
+void
+run_report_elsewhere(const struct lr_ctx *x, const char *why, int status)
+{
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = status;
+	say(x, "skipped-host", &f, HINT_NONE, "skipped: task %s does not run on this host: "
+	    "%s", x->cli.task ? x->cli.task : x->name, why);
+}

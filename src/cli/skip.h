@@ -11,4 +11,8 @@
  * exit status. */
 void	run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status);
 
+/* Say that task x->cli.task does not run on this host (hosts:,
+ * host_match:; why from where_here()): skipped, with exit status. */
+void	run_report_elsewhere(const struct lr_ctx *x, const char *why, int status);
+
 #endif

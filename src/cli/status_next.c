@@ -60,7 +60,7 @@ status_next_read(struct status_next *nx, const struct lr_config *cfg,
 	/* a config that cannot be read in full now (it changed since) leaves
 	 * every time unknown: status still shows the locks */
 	if (config_is_set(cfg) && config_reload(cfg, &nx->full, &e) == 0 &&
-	    due_tasks(&nx->full, &nx->tasks, &nt, &e) == 0)
+	    due_tasks(&nx->full, NULL, &nx->tasks, &nt, &e) == 0)
 		fill(nx, names, n, nt);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "config/files.h"
 #include "config/options.h"
 #include "core/cron.h"
+#include "core/keys.h"
 #include "core/near.h"
 #include "core/schedule.h"
 
@@ -113,6 +114,32 @@ parse_hook(struct walk *w, const struct yt_node *v, const char *what, char ***ds
 	return 0;
 }
 
+/* hosts: [web1, web2]: the hosts that run the task (core/where.h), each
+ * a name a key may hold (a run_on: all slot key ends with it). */
+static int
+parse_hosts(struct walk *w, const struct yt_node *v, const char *what, struct lr_task *t)
+{
+	const char *why;
+
+	if (v->kind != YT_SEQ || v->nkids == 0)
+		return walk_bad(w, v, "%s: expected a list of host names, got %s", what,
+		    v->kind == YT_SEQ ? "an empty list" : walk_kind_of(v));
+	strv_free(t->hosts);
+	if ((t->hosts = calloc(v->nkids + 1, sizeof(char *))) == NULL)
+		return lr_errf(w->e, EX_OSERR, "out of memory");
+	for (size_t i = 0; i < v->nkids; i++) {
+		const struct yt_node *a = v->kids[i];
+		if (a->kind != YT_SCALAR || walk_is_null(a))
+			return walk_bad(w, a, "%s: expected a list of host names, got %s in it",
+			    what, walk_kind_of(a));
+		if ((why = key_host_problem(a->value)) != NULL)
+			return walk_bad(w, a, "%s: host name \"%s\" %s", what, a->value, why);
+		if ((t->hosts[i] = strdup(a->value)) == NULL)
+			return lr_errf(w->e, EX_OSERR, "out of memory");
+	}
+	return 0;
+}
+
 /* The hook list called name in t, or NULL if name is not a hook. */
 static char ***
 hook_of(struct lr_task *t, const char *name)
@@ -184,7 +211,7 @@ static size_t
 known_keys(const char *keys[], size_t max)
 {
 	static const char *const own[] = { "command", "env", "on_start", "on_success",
-		"on_failure", "on_missed" };
+		"on_failure", "on_missed", "hosts" };
 	struct lr_task none;
 	const char *name;
 	char value[8];
@@ -244,6 +271,8 @@ parse_option(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 	}
 	if (strcmp(k->value, "env") == 0)
 		return parse_env(w, v, what, t);
+	if (strcmp(k->value, "hosts") == 0)
+		return parse_hosts(w, v, what, t);
 	if (strcmp(k->value, "output") == 0)
 		return parse_output(w, v, what, t);
 	if (strcmp(k->value, "shell") == 0 && !is_task)	/* it goes with a command */

@@ -55,6 +55,20 @@ task_name_problem(const char *name)
 }
 
 const char *
+key_host_problem(const char *host)
+{
+	const char *why = key_name_problem(host);
+
+	if (why != NULL)
+		return why;
+	if (strlen(host) > KEY_HOST_MAX)
+		return "is longer than 64 bytes";
+	if (strchr(host, '@') != NULL)
+		return "may not contain '@' (it ends a slot key's stamp)";
+	return NULL;
+}
+
+const char *
 key_prefix_problem(const char *prefix)
 {
 	if (strlen(prefix) > KEY_PREFIX_MAX)
@@ -141,10 +155,19 @@ keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	snprintf(k->slot, sizeof(k->slot), "%s{%s}:slot:%s", prefix, name, stamp);
 }
 
+void
+keys_slot_host(struct lr_keys *k, const char *host)
+{
+	size_t len = strlen(k->slot);
+
+	if (len > 0)
+		snprintf(k->slot + len, sizeof(k->slot) - len, "@%s", host);
+}
+
 int
 keys_stamp_iso(const char *s, char *buf, size_t n)
 {
-	size_t len = strlen(s);
+	size_t len = strcspn(s, "@");
 
 	if (n > 0)
 		buf[0] = '\0';
@@ -190,7 +213,9 @@ suffix_kind(const char *rest, const char **stamp)
 	    strspn(rest + 7, "0123456789") == strlen(rest + 7))
 		return KEY_ENDED;	/* a SQL backend's row for one token */
 	if (strncmp(rest, ":slot:", 6) == 0 &&
-	    keys_stamp_iso(rest + 6, iso, sizeof(iso)) == 0) {
+	    keys_stamp_iso(rest + 6, iso, sizeof(iso)) == 0 &&
+	    (rest[6 + strcspn(rest + 6, "@")] == '\0' ||
+	    rest[7 + strcspn(rest + 6, "@")] != '\0')) {	/* "@" and a host, or none */
 		*stamp = rest + 6;
 		return KEY_SLOT;
 	}

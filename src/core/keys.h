@@ -10,7 +10,9 @@
 
 #define KEY_NAME_MAX	200	/* bytes in a task or key name */
 #define KEY_PREFIX_MAX	100	/* bytes in the prefix */
-#define KEY_MAX		(KEY_PREFIX_MAX + KEY_NAME_MAX + 40)
+#define KEY_HOST_MAX	64	/* bytes in a host a slot key ends with
+				 * (keys_slot_host(): HOST_NAME_MAX) */
+#define KEY_MAX		(KEY_PREFIX_MAX + KEY_NAME_MAX + 40 + 1 + KEY_HOST_MAX)
 
 struct lr_keys {
 	char	stable[KEY_MAX];	/* prefix{name}: no-overlap lock */
@@ -46,6 +48,10 @@ const char *key_name_problem(const char *name);
  * tasks_dir's file names. */
 const char *task_name_problem(const char *name);
 
+/* Return NULL if host may end a slot key (keys_slot_host()), else why
+ * not: a key name (above) of at most KEY_HOST_MAX bytes, without '@'. */
+const char *key_host_problem(const char *host);
+
 /* Return NULL if prefix is acceptable, else why not (no braces, bounded). */
 const char *key_prefix_problem(const char *prefix);
 
@@ -67,15 +73,21 @@ uint64_t key_hash64(const char *key);
 void	keys_build(struct lr_keys *k, const char *prefix, const char *name,
 	    time_t slot_start, long long every_ms);
 
+/* run_on: all (core/where.h): k's slot key, when it has one, made this
+ * host's own, prefix{name}:slot:STAMP@host, so that each host claims
+ * each slot once. host passed key_host_problem(). */
+void	keys_slot_host(struct lr_keys *k, const char *host);
+
 /* A slot key's stamp as keys_build() writes it (20261121T1745Z, or
  * 20261121T174502Z with seconds) as ISO 8601 into buf[n]:
- * 2026-11-21T17:45:00Z. Returns 0, or -1 (buf "") when s is no stamp. */
+ * 2026-11-21T17:45:00Z; an "@host" after it (keys_slot_host()) is not
+ * read. Returns 0, or -1 (buf "") when s is no stamp. */
 int	keys_stamp_iso(const char *s, char *buf, size_t n);
 
 /* What a key names, as keys_build() writes them. */
 enum key_kind {
 	KEY_STABLE,		/* prefix{name} */
-	KEY_SLOT,		/* prefix{name}:slot:<stamp> */
+	KEY_SLOT,		/* prefix{name}:slot:<stamp>[@<host>] */
 	KEY_FENCE,		/* prefix{name}:fence */
 	KEY_HISTORY,		/* prefix{name}:history */
 	KEY_LAST,		/* prefix{name}:last */
@@ -92,7 +104,8 @@ struct lr_key_parts {
 	enum key_kind	kind;
 	size_t		plen;			/* bytes of prefix before the '{' */
 	char		name[KEY_NAME_MAX + 1];	/* between the braces */
-	const char	*stamp;			/* a slot key's stamp, in the key;
+	const char	*stamp;			/* a slot key's stamp, in the key
+						 * (an "@host" may follow it);
 						 * NULL for the others */
 };
 

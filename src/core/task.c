@@ -9,6 +9,7 @@
 #include "core/err.h"
 #include "core/schedule.h"
 #include "core/task.h"
+#include "core/where.h"
 
 enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_BYTES, K_STRING, K_CHOICE };
 
@@ -18,6 +19,7 @@ enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_BYTES, K_STRING, K_CHOICE };
 static const char *const on_server_error_words[] = { "fail", "run", NULL };
 static const char *const on_lost_words[] = { "term", "ignore", NULL };
 static const char *const kill_mode_words[] = { "tree", "process", NULL };
+static const char *const run_on_words[] = { "one", "all", NULL };	/* enum lr_run_on */
 
 static const struct option_def {
 	const char	*name;
@@ -66,6 +68,8 @@ static const struct option_def {
 	{ "group",		K_STRING,	offsetof(struct lr_task, group), 0, 0, NULL },
 	{ "mailto",		K_STRING,	offsetof(struct lr_task, mailto), 0, 0, NULL },
 	{ "random_delay",	K_DURATION,	offsetof(struct lr_task, random_delay_ms), 0, 1, NULL },
+	{ "run_on",		K_CHOICE,	offsetof(struct lr_task, run_on), 0, 0, run_on_words },
+	{ "host_match",		K_STRING,	offsetof(struct lr_task, host_match), 0, 0, NULL },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -89,7 +93,7 @@ static const struct lr_task task_builtin = {
 	.hook_timeout_ms = 30000,	/* a ping that has not answered by then won't */
 	.starting_deadline_ms = 300000,	/* cron: a 5-minute-late start still runs */
 	.retries = 0, .retry_delay_ms = 10000,	/* as a Kubernetes Job's first back-off */
-	.random_delay_ms = 0,
+	.random_delay_ms = 0, .run_on = RUN_ON_ONE,
 };
 
 void
@@ -108,6 +112,7 @@ task_init(struct lr_task *t)
 	t->hook_timeout_ms = t->starting_deadline_ms = LR_UNSET;
 	t->retries = LR_UNSET;
 	t->retry_delay_ms = t->random_delay_ms = LR_UNSET;
+	t->run_on = LR_UNSET;
 }
 
 long long
@@ -154,6 +159,8 @@ task_free(struct lr_task *t)
 	free(t->user);
 	free(t->group);
 	free(t->mailto);
+	free(t->host_match);
+	strv_free(t->hosts);
 	strv_free(t->on_start);
 	strv_free(t->on_success);
 	strv_free(t->on_failure);
@@ -232,7 +239,8 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	if (dst->argv == NULL && src->argv && ((dst->argv = strv_dup(src->argv)) == NULL ||
 	    (src->argv_at && (dst->argv_at = strdup(src->argv_at)) == NULL)))
 		return -1;
-	/* a hook given nearer replaces the whole list given further away */
+	/* a hook given nearer replaces the whole list given further away, as
+	 * hosts does */
 	if ((dst->on_start == NULL && src->on_start &&
 	    (dst->on_start = strv_dup(src->on_start)) == NULL) ||
 	    (dst->on_success == NULL && src->on_success &&
@@ -240,7 +248,8 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	    (dst->on_failure == NULL && src->on_failure &&
 	    (dst->on_failure = strv_dup(src->on_failure)) == NULL) ||
 	    (dst->on_missed == NULL && src->on_missed &&
-	    (dst->on_missed = strv_dup(src->on_missed)) == NULL))
+	    (dst->on_missed = strv_dup(src->on_missed)) == NULL) ||
+	    (dst->hosts == NULL && src->hosts && (dst->hosts = strv_dup(src->hosts)) == NULL))
 		return -1;
 	if (src->env) {
 		char **env = strv_cat(src->env, dst->env);
@@ -471,6 +480,11 @@ task_inherit_defaults(struct lr_task *t, const struct lr_task *defaults)
 	/* @reboot has no slot: one-server does not apply (task_finish()) */
 	if (t->schedule && strcmp(t->schedule, LR_REBOOT) == 0 && t->one_server == LR_UNSET)
 		t->one_server = 0;
+	/* run_on: all runs on every server at once: the no-overlap lock is
+	 * the fleet's one (prefix{name}), so it is off unless named, and
+	 * named it is refused (task_finish()) */
+	if (t->run_on == RUN_ON_ALL && t->no_overlap == LR_UNSET)
+		t->no_overlap = 0;
 	if (scheduled || t->schedule != NULL) {
 		if (t->one_server == LR_UNSET)
 			t->one_server = 1;
@@ -507,6 +521,14 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 	char a[32], b[32];
 	int slots_given = t->every_ms != LR_UNSET || t->slot_tolerance_ms != LR_UNSET;
 
+	/* run_on: all: a slot key per server (keys_slot_host()), so a slot */
+	if (t->run_on == RUN_ON_ALL && t->one_server != 1)
+		return lr_errf(e, EX_CONFIG, "run_on: all needs one-server (a schedule): it "
+		    "claims each slot once per server");
+	if (t->run_on == RUN_ON_ALL && t->no_overlap == 1)
+		return lr_errf(e, EX_CONFIG, "no_overlap does not go with run_on: all: its "
+		    "lock is one for the whole fleet, and every server runs the slot at "
+		    "once (a per-server no-overlap lock is not built yet)");
 	/* no-overlap unless one-server is what was asked for: switching
 	 * one_server off must not leave a run with no lock at all */
 	if (t->no_overlap == LR_UNSET)

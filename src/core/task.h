@@ -76,6 +76,11 @@ struct lr_task {
 	long long	  random_delay_ms;	/* tick/cron: a slot's run starts up
 					 * to this long after its fire time
 					 * (random, the same on every server) */
+	int		  run_on;	/* enum lr_run_on (core/where.h): a slot
+					 * runs on one server, or on each */
+	char		**hosts;	/* the hosts that run it, NULL-terminated;
+					 * NULL: not given (every host) */
+	char		 *host_match;	/* or an fnmatch(3) pattern they match */
 };
 
 /* A retry's delay doubles from retry_delay up to an hour (or retry_delay

@@ -10,6 +10,7 @@
 #include "core/duration.h"
 #include "core/keys.h"
 #include "core/text.h"
+#include "core/where.h"
 #include "out/log.h"
 #include "sched/claim.h"
 
@@ -157,6 +158,8 @@ claim_slots(struct claim_src *src, struct claim_start *s, size_t n, long long no
 			continue;
 		keys_build(&k[m], src->prefix, s[i].task->name, s[i].slot,
 		    schedule_stamp_ms(&s[i].task->sched));
+		if (s[i].task->run_on_all)	/* its own, as its run's (run.c) */
+			keys_slot_host(&k[m], src->host);
 		claim_of(src, &s[i], &k[m], now_ms, at, &c[m]);
 		of[m++] = i;
 	}
@@ -268,16 +271,31 @@ rank(const char *name, const char *task, time_t slot)
 	return h ^ (h >> 31);
 }
 
+/* Does the fleet's scheduler who ("host pid") run t (hosts:,
+ * host_match:)? One that does not schedules it nowhere: it ranks not. */
+static int
+runs_it(const struct sched_task *t, const char *who)
+{
+	char host[256], why[8];
+
+	if (t->hosts == NULL && t->host_match == NULL)
+		return 1;
+	snprintf(host, sizeof(host), "%.*s", (int)strcspn(who, " "), who);
+	return where_here(t->hosts, t->host_match, host, why, sizeof(why));
+}
+
 int
 claim_first(const struct claim_src *src, const struct sched_task *t, time_t slot)
 {
 	uint64_t mine;
 
-	if (src == NULL || src->nfleet < 2 || !claim_can(t, slot))
+	/* run_on: all: every scheduler claims its own slot key (the host's,
+	 * keys_slot_host()), which no other races for: no rank, no wait */
+	if (src == NULL || src->nfleet < 2 || !claim_can(t, slot) || t->run_on_all)
 		return 1;
 	mine = rank(src->me, t->name, slot);
 	for (size_t i = 0; i < src->nfleet; i++)
-		if (strcmp(src->fleet[i], src->me) != 0 &&
+		if (strcmp(src->fleet[i], src->me) != 0 && runs_it(t, src->fleet[i]) &&
 		    rank(src->fleet[i], t->name, slot) > mine)
 			return 0;
 	return 1;

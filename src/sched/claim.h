@@ -25,7 +25,10 @@
  * keeps none, the note failed), claims everything at once. So each
  * scheduler of n runs about 1/n of the slots, whichever clock is ahead,
  * and a slot whose first-ranked scheduler died meanwhile runs that little
- * later, on another. */
+ * later, on another. A scheduler whose host a task's hosts: or
+ * host_match: leave out is not ranked for it (it never claims it), and a
+ * run_on: all task is not ranked at all: each scheduler claims its own
+ * slot key (keys_slot_host()) at once, which no other races for. */
 #ifndef LR_SCHED_CLAIM_H
 #define LR_SCHED_CLAIM_H
 

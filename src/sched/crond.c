@@ -461,7 +461,7 @@ reload(struct crond *d)
 		    "open before", strerror(errno));
 	starter_stop(d->o->sp->starter);	/* its copy of the log and config */
 	if (config_reload(d->o->cfg, &nc, &e) != 0 ||
-	    due_tasks(&nc, &tasks, &n, &e) != 0) {
+	    due_tasks(&nc, d->o->host, &tasks, &n, &e) != 0) {
 		lr_event(LOG_ERR, "config-error", NULL, "%s; the config in force stays", e.msg);
 		config_free(&nc);
 		d->view.reload_failures++;
@@ -627,7 +627,7 @@ setup(struct crond *d, struct lr_err *e)
 	    (d->tfd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return lr_errf(e, EX_OSERR, "cannot wait for signals and time: %s",
 		    strerror(errno));
-	if (due_tasks(d->o->cfg, &d->tasks, &d->ntasks, e) != 0)
+	if (due_tasks(d->o->cfg, d->o->host, &d->tasks, &d->ntasks, e) != 0)
 		return -1;
 	report_notes(d->o->cfg);
 	report_six_fields(d->tasks, d->ntasks);

@@ -20,6 +20,8 @@ struct crond_opts {
 	void				(*watch)(void *arg, const struct crond_view *v);
 	void				*watch_arg;
 	const char			*server;	/* the runs' URL, for people */
+	const char			*host;		/* this host, as runs name it: a
+							 * task not on it is not scheduled */
 	/* every TRIGGER_POLL_S (trigger.h), take the triggers of the tasks:
 	 * taken[i] 1 for each to start a triggered run of, marked as taken
 	 * at the second at (trigger_take_id()); 0, or -1 (it said

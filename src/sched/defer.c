@@ -10,11 +10,14 @@
 #include "sched/defer.h"
 
 /* Can task t use the claims: a one-server task under a minute, whose
- * slots come too often for a race per scheduler to be cheap. */
+ * slots come too often for a race per scheduler to be cheap; not run_on:
+ * all, whose slot each scheduler claims for itself, another's claim
+ * telling it nothing. */
 static int
 watched(const struct defer *df, const struct sched_task *t)
 {
-	return df->src && t->one_server && !t->sched.reboot && schedule_subminute(&t->sched);
+	return df->src && t->one_server && !t->sched.reboot && schedule_subminute(&t->sched) &&
+	    !t->run_on_all;
 }
 
 int

@@ -8,14 +8,17 @@
 #include "core/duration.h"
 #include "core/task.h"
 #include "core/text.h"
+#include "core/where.h"
 #include "out/log.h"
 #include "sched/due.h"
 
-/* Merge task over the defaults and complete it; 1 if it has a schedule. */
+/* Merge task over the defaults and complete it; 1 if it has a schedule
+ * and runs on host (NULL: any; one left out is said). */
 static int
-merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_task *st,
-    struct lr_err *e)
+merge_one(const struct lr_config *cfg, const char *host, const struct lr_task *task,
+    struct sched_task *st, struct lr_err *e)
 {
+	char why[300];
 	struct lr_task t;
 	struct lr_err te;
 	int rc = 0;
@@ -50,15 +53,26 @@ merge_one(const struct lr_config *cfg, const struct lr_task *task, struct sched_
 		st->ttl_ms = t.ttl_ms;
 		st->clock_tol_ms = t.clock_tolerance_ms != LR_UNSET ? t.clock_tolerance_ms :
 		    LR_CLOCK_TOLERANCE_FACTOR * st->sched.tolerance_ms;
+		st->run_on_all = t.run_on == RUN_ON_ALL;
+		/* the config's own (t's are copies, freed below): the task's,
+		 * else the defaults', as task_inherit() chose */
+		st->hosts = task->hosts ? task->hosts : cfg->defaults.hosts;
+		st->host_match = task->host_match ? task->host_match :
+		    cfg->defaults.host_match;
 		rc = 1;
+		if (host && !where_here(t.hosts, t.host_match, host, why, sizeof(why))) {
+			lr_event(LOG_INFO, "not-here", NULL, "%s: not scheduled on this "
+			    "host: %s", task->name, why);
+			rc = 0;
+		}
 	}
 	task_free(&t);
 	return rc;
 }
 
 int
-due_tasks(const struct lr_config *cfg, struct sched_task **out, size_t *n,
-    struct lr_err *e)
+due_tasks(const struct lr_config *cfg, const char *host, struct sched_task **out,
+    size_t *n, struct lr_err *e)
 {
 	struct sched_task *v = calloc(cfg->ntasks + 1, sizeof(*v));
 
@@ -67,7 +81,7 @@ due_tasks(const struct lr_config *cfg, struct sched_task **out, size_t *n,
 	if (v == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	for (size_t i = 0; i < cfg->ntasks; i++) {
-		int rc = merge_one(cfg, &cfg->tasks[i], &v[*n], e);
+		int rc = merge_one(cfg, host, &cfg->tasks[i], &v[*n], e);
 		if (rc < 0)
 			return -1;
 		*n += (size_t)rc;

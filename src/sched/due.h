@@ -29,16 +29,24 @@ struct sched_task {
 	long long		 ttl_ms;	/* its runs' lease: they renew every third */
 	long long		 clock_tol_ms;	/* one-server: its runs' clock
 						 * tolerance (0: no check) */
+	int			 run_on_all;	/* run_on: all: every scheduler
+						 * claims its own slot key, with no
+						 * ranking, defer or missed record */
+	char *const		*hosts;		/* the hosts that run it (the
+						 * config's), or NULL: where_here() */
+	const char		*host_match;
 };
 
 /* The tasks of cfg that have a schedule: (a task's own or the
  * defaults') or an every: of their own (one in defaults only sets the
  * slot length),
  * merged over the defaults as `lockrun -t NAME` merges them, into a new
- * array *out of *n. Every task must have been read (config_load() with
+ * array *out of *n. With host not NULL, only those that run on host
+ * (hosts:, host_match:; core/where.h): each left out is said, once a
+ * call. Every task must have been read (config_load() with
  * only NULL). Returns 0, or -1 with e (EX_CONFIG naming the task). */
-int	due_tasks(const struct lr_config *cfg, struct sched_task **out, size_t *n,
-	    struct lr_err *e);
+int	due_tasks(const struct lr_config *cfg, const char *host, struct sched_task **out,
+	    size_t *n, struct lr_err *e);
 
 /* Is task t due at now_ms: is its slot (the latest fire time at or before
  * now plus the tolerance, the rule a run applies) a fire time of the

@@ -25,7 +25,11 @@ missed_note(struct missed_queue *q, const struct sched_task *t, time_t slot)
 
 	/* a trigger its taker gave up on is dropped on the server, whatever
 	 * the task's settings (crond.c: a triggered slot is below 0) */
-	if (slot >= 0 && (!t->one_server || schedule_subminute(&t->sched) || t->history == 0))
+	/* run_on: all records none: a slot a server missed is its own (the
+	 * others ran theirs, and cannot tell it was due there), and the
+	 * scheduler that missed it says so in its log (missed_if_passed()) */
+	if (slot >= 0 && (!t->one_server || schedule_subminute(&t->sched) || t->history == 0 ||
+	    t->run_on_all))
 		return;
 	for (size_t i = 0; i < q->n; i++)
 		if (q->v[i].slot == slot && strcmp(q->v[i].task, t->name) == 0)

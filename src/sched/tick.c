@@ -243,7 +243,8 @@ summary(const struct started *v, size_t n, long long now_ms)
 }
 
 int
-tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, struct leases *ls,
+tick_run(const struct lr_config *cfg, const char *host, const struct sched_spawner *sp,
+    struct leases *ls,
     long long now_ms, struct lr_err *e)
 {
 	struct sched_task *tasks;
@@ -251,7 +252,7 @@ tick_run(const struct lr_config *cfg, const struct sched_spawner *sp, struct lea
 	size_t ntasks, n = 0;
 	int rc = -1;
 
-	if (due_tasks(cfg, &tasks, &ntasks, e) != 0)
+	if (due_tasks(cfg, host, &tasks, &ntasks, e) != 0)
 		goto out;
 	report_notes(cfg);
 	if ((v = calloc(ntasks + 1, sizeof(*v))) == NULL) {

@@ -14,8 +14,10 @@
  * first task in the config that failed; or -1 with e when none could be
  * started as asked (bad config, fork). With ls (and sp->lease_url), the
  * runs' lock requests go over its one connection, kept while they run.
+ * A task that does not run on host (hosts:, host_match:) is not started,
+ * and said (due_tasks()).
  */
-int	tick_run(const struct lr_config *cfg, const struct sched_spawner *sp,
+int	tick_run(const struct lr_config *cfg, const char *host, const struct sched_spawner *sp,
 	    struct leases *ls,
 	    long long now_ms, struct lr_err *e);
 
