@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "core/setting.h"
+#include "core/where.h"
 
 /* A backend's own setting as the config hands it over (core/setting.h):
  * its text, or NULL. */
@@ -167,6 +168,14 @@ BAD(timezone_unknown,
     "bad/timezone_unknown.yaml:4:15: tasks.t.timezone: unknown time zone \"Europe/Atlantis\" (no zone file /usr/share/zoneinfo/Europe/Atlantis)")
 BAD(slot_tolerance_too_long,
     "bad/slot_tolerance_too_long.yaml:2:3: tasks.t: slot_tolerance 30s must be under half the slot (1m)")
+BAD(hosts_at,
+    "bad/hosts_at.yaml:4:19: tasks.t.hosts: host name \"a@b\" may not contain '@' (it ends a slot key's stamp)")
+BAD(hosts_scalar,
+    "bad/hosts_scalar.yaml:4:12: tasks.t.hosts: expected a list of host names, got a string")
+BAD(run_on_all_no_overlap,
+    "bad/run_on_all_no_overlap.yaml:2:3: tasks.t: no_overlap does not go with run_on: all: its lock is one for the whole fleet, and every server runs the slot at once (a per-server no-overlap lock is not built yet)")
+BAD(run_on_count,
+    "bad/run_on_count.yaml:4:13: tasks.t.run_on: expected one or all, got \"2\"")
 
 Test(config, missing_file_names_it)
 {
@@ -268,6 +277,27 @@ Test(config, wait_settings_load)
 	cr_assert(eq(int, config_load("good/wait.yaml", NULL, &c, &e), 0), "%s", e.msg);
 	cr_assert(eq(str, own(&c, "wait_replicas"), "2"));
 	cr_assert(eq(str, own(&c, "wait_timeout"), "250ms"));
+	config_free(&c);
+}
+
+/* run_on:, hosts:, host_match:, a task's or the defaults' */
+Test(config, where_settings_load)
+{
+	struct lr_config c;
+	struct lr_err e = LR_ERR_INIT;
+	const struct lr_task *rotate, *warm;
+
+	cr_assert(eq(int, config_load("good/where.yaml", NULL, &c, &e), 0), "%s", e.msg);
+	rotate = config_task(&c, "rotate");
+	warm = config_task(&c, "warm");
+	cr_assert(rotate != NULL && warm != NULL);
+	cr_assert(eq(int, rotate->run_on, RUN_ON_ALL));
+	cr_assert(eq(int, warm->run_on, LR_UNSET));
+	cr_assert(eq(str, c.defaults.host_match, "web*"));
+	cr_assert(eq(ptr, (void *)rotate->hosts, NULL));
+	cr_assert(eq(str, warm->hosts[0], "db1"));
+	cr_assert(eq(str, warm->hosts[1], "db2"));
+	cr_assert(eq(ptr, (void *)warm->hosts[2], NULL));
 	config_free(&c);
 }
 
