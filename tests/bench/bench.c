@@ -367,6 +367,8 @@ conn_config(const char *dir, const char *name, const char *url, const char *tls_
 	    "tasks:\n  job:\n    command: [true]\n  held:\n    command: [true]\n"
 	    "    conflict_exit: 75\n", url, tls_body);
 	fclose(fp);
+	/* a password in url: is refused in a config others may read (78) */
+	(void)chmod(p, 0600);
 	return p;
 }
 
