@@ -204,28 +204,24 @@ int
 ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 {
 	const struct lr_task *task;
-	struct lr_task *t = &x->t;
-	int runs = x->cli.def->command;
+	struct lr_task over = x->cli.o;	/* borrowed: task_resolve() copies */
 	struct lr_err te;
 
 	if (find_task(x, name ? name : x->cli.task, &task, e) != 0)
 		return -1;
-	task_free(t);
-	if (task_inherit(t, &x->cli.o) != 0)
-		return lr_errf(e, EX_OSERR, "out of memory");
-	if (runs && x->cli.cmd) {	/* a command after -- replaces the task's, shell and all */
-		if ((t->argv = strv_dup(x->cli.cmd)) == NULL)
-			return lr_errf(e, EX_OSERR, "out of memory");
-		if (t->shell == LR_UNSET)
-			t->shell = 0;
+	if (x->cli.def->command && x->cli.cmd) {	/* a command after -- replaces
+							 * the task's, shell and all */
+		over.argv = x->cli.cmd;
+		over.argv_at = NULL;
+		if (over.shell == LR_UNSET)
+			over.shell = 0;
 	}
-	if ((task && task_inherit(t, task) != 0) ||
-	    task_inherit_defaults(t, &x->cfg.defaults) != 0)
-		return lr_errf(e, EX_OSERR, "out of memory");
-	/* the config's own combinations were checked when it was loaded */
-	if (task_finish(t, &x->sched, &te) != 0)
-		return lr_errf(e, EX_USAGE, "%s", te.msg);
-	return no_effect(&x->cli.o, t, e);
+	task_free(&x->t);
+	/* the config's own combinations were checked when it was loaded: what
+	 * is refused here is the command line's */
+	if (task_resolve(&x->t, &over, task, &x->cfg.defaults, &x->sched, &te) != 0)
+		return lr_errf(e, te.status == EX_OSERR ? EX_OSERR : EX_USAGE, "%s", te.msg);
+	return no_effect(&x->cli.o, &x->t, e);
 }
 
 static const char *const url_vars[] = { "LOCKRUN_URL", "LOCKRUN_REDIS_URL" };

@@ -254,10 +254,9 @@ try_task(struct reader *r, const struct lr_task *t, int col)
 	int rc = 0;
 
 	task_init(&m);
-	if (task_inherit(&m, t) != 0 || task_inherit_defaults(&m, &r->cfg->defaults) != 0)
-		rc = -1;
-	else if (task_finish(&m, &sched, &e) != 0)
-		rc = note(r, r->line, col, 1, "%s", e.msg) == 0 ? 1 : -1;
+	if (task_resolve(&m, NULL, t, &r->cfg->defaults, &sched, &e) != 0)
+		rc = e.status == EX_OSERR ? -1 :
+		    note(r, r->line, col, 1, "%s", e.msg) == 0 ? 1 : -1;
 	task_free(&m);
 	return rc;
 }

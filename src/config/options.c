@@ -311,14 +311,12 @@ options_check(struct walk *w, const struct yt_node *at, const struct lr_task *ta
 	int rc;
 
 	task_init(&t);
-	rc = task_inherit(&t, task) != 0 ||
-	    task_inherit_defaults(&t, &w->cfg->defaults) != 0 ?
-	    -2 : task_finish(&t, NULL, &te);
+	rc = task_resolve(&t, NULL, task, &w->cfg->defaults, NULL, &te);
 	if (rc == 0)	/* a task's own setting that changes nothing is a mistake */
 		why = task_no_effect(task, &t, 0, &setting);
 	task_free(&t);
-	if (rc == -2)
-		return lr_errf(w->e, EX_OSERR, "out of memory");
+	if (rc != 0 && te.status == EX_OSERR)
+		return lr_errf(w->e, EX_OSERR, "%s", te.msg);
 	if (rc != 0)
 		return walk_bad(w, at, "tasks.%s: %s", task->name, te.msg);
 	if (why)

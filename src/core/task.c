@@ -494,6 +494,16 @@ task_inherit_defaults(struct lr_task *t, const struct lr_task *defaults)
 	return 0;
 }
 
+int
+task_resolve(struct lr_task *t, const struct lr_task *over, const struct lr_task *task,
+    const struct lr_task *defaults, struct lr_schedule *sched, struct lr_err *e)
+{
+	if ((over && task_inherit(t, over) != 0) || (task && task_inherit(t, task) != 0) ||
+	    task_inherit_defaults(t, defaults) != 0)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	return task_finish(t, sched, e);
+}
+
 const char *
 task_no_effect(const struct lr_task *given, const struct lr_task *t, int cmdline,
     const char **setting)

@@ -168,6 +168,16 @@ const char *task_no_effect(const struct lr_task *given, const struct lr_task *t,
  * with e ("kill_after 20s must be at most a third of ttl 30s"). */
 int	task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e);
 
+/* The one merge of a task's settings, nearest first: over (the command
+ * line's; NULL: none), task (the config's; NULL: none), then defaults
+ * (task_inherit_defaults()), completed by task_finish() into sched (may
+ * be NULL). Every verb and the scheduler resolve a task here, and keep
+ * the result as is. t is task_init()'s. Returns 0, or -1 with e:
+ * EX_OSERR when out of memory, else task_finish()'s (EX_CONFIG). */
+int	task_resolve(struct lr_task *t, const struct lr_task *over,
+	    const struct lr_task *task, const struct lr_task *defaults,
+	    struct lr_schedule *sched, struct lr_err *e);
+
 /* Append "NAME=value" to t->env. Returns 0, or -1 with e when NAME is
  * not a valid environment variable name or is one lockrun sets for the
  * command itself (LOCKRUN_KEY, LOCKRUN_TOKEN, LOCKRUN_TASK, LOCKRUN_SLOT,

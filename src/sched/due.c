@@ -23,23 +23,21 @@ merge_one(const struct lr_config *cfg, const char *host, const struct lr_task *t
 	struct lr_err te;
 	int rc = 0;
 
-	task_init(&t);
-	if (task_inherit(&t, task) != 0 || task_inherit_defaults(&t, &cfg->defaults) != 0) {
-		task_free(&t);
-		return lr_errf(e, EX_OSERR, "out of memory");
-	}
+	/* every: schedules a task only where the task says it: in defaults it
+	 * is the slot length of crontab runs, as it always was */
+	if (task->schedule == NULL && cfg->defaults.schedule == NULL &&
+	    task->every_ms == LR_UNSET)
+		return 0;
 	st->name = task->name;
 	/* its protections are a run's (task_inherit_defaults(): a schedule
-	 * means one-server and no-overlap unless the task says otherwise).
-	 * every: schedules a task only where the task says it: in defaults it
-	 * is the slot length of crontab runs, as it always was */
-	if (t.schedule == NULL && task->every_ms == LR_UNSET)
-		rc = 0;
-	else if (task_finish(&t, &st->sched, &te) != 0) {
+	 * means one-server and no-overlap unless the task says otherwise) */
+	task_init(&t);
+	if (task_resolve(&t, NULL, task, &cfg->defaults, &st->sched, &te) != 0) {
 		char file[4096];
 
 		config_task_file(cfg, task->name, file, sizeof(file));
-		rc = lr_errf(e, te.status, "%s: tasks.%s: %s", file, task->name, te.msg);
+		rc = te.status == EX_OSERR ? lr_errf(e, EX_OSERR, "%s", te.msg) :
+		    lr_errf(e, te.status, "%s: tasks.%s: %s", file, task->name, te.msg);
 	}
 	else {
 		st->deadline_ms = t.starting_deadline_ms;
