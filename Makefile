@@ -207,7 +207,7 @@ FUZZ_SAN = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 FUZZ_CFLAGS = $(subst -I$(B),-I$(FUZZ_B),$(filter-out -fsanitize=% -fno-sanitize-recover=% \
 	-fno-omit-frame-pointer,$(LR_CFLAGS))) $(FUZZ_SAN)
 
-.PHONY: hooks all check check-full unit integ integ-full tiers completion surface monitoring \
+.PHONY: hooks all check check-full test-bins unit integ integ-full tiers completion surface monitoring \
 	deps deps-demo deps-lint deps-check deb-deps deb \
 	deb-check demo bench install uninstall clean lint fuzz fuzz-replay image
 
@@ -296,10 +296,20 @@ $(FIXTURE_OBJ): $(B)/tests/%.o: tests/integ/%.c
 # Later (2026-12-07, .ci/run from a fresh clone, 2 cores): make check 161 s
 # (549 unit, 554 integration), make check-full SANITIZE=1 722 s (772).
 check: deps-check
+	$(MAKE) --no-print-directory -j$(BUILD_JOBS) test-bins
 	$(MAKE) --no-print-directory unit fuzz-replay completion integ surface
 
 check-full: deps
+	$(MAKE) --no-print-directory -j$(BUILD_JOBS) test-bins
 	$(MAKE) --no-print-directory unit fuzz-replay completion integ-full surface monitoring
+
+# Everything the tests run, built first on every core: the tests themselves
+# then run one target at a time, so that a unit test's output is never
+# interleaved with an integration test's and the servers they start do not
+# compete with the compiler.
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+test-bins: $(BIN) $(B)/unit_tests $(B)/integ_tests $(SHIM) \
+		$(FUZZ_TARGETS:%=$(B)/fuzz/replay_%)
 
 unit: $(B)/unit_tests
 	cd tests/data && ../../$(B)/unit_tests
