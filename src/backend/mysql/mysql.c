@@ -159,13 +159,13 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	myq_ll(&q, "deadline", l->deadline_ms);
 	myq_ll(&q, "client", l->sent_ms);
 	myq_ll(&q, "clock_tol", l->clock_tol_ms);
-	myq_str(&q, db, "got", NULL);	/* MY_SQL_ACQUIRE_UNDO reads them */
+	myq_str(&q, db, "got", NULL);	/* mysql_sql_acquire_undo reads them */
 	myq_str(&q, db, "rel", NULL);
 	myq_end(&q);
-	myq_add(&q, MY_SQL_ACQUIRE);
+	myq_add(&q, mysql_sql_acquire);
 	myq_add(&q, ";\n");
-	myq_add(&q, MY_SQL_PRUNE);
-	rc = my_exec_undo(b, "acquire", &q, 1, MY_CREATE, MY_SQL_ACQUIRE_UNDO, answer_row,
+	myq_add(&q, mysql_sql_prune);
+	rc = my_exec_undo(b, "acquire", &q, 1, MY_CREATE, mysql_sql_acquire_undo, answer_row,
 	    &a, e);
 	free(q.s);
 	if (rc != 0) {
@@ -212,7 +212,7 @@ my_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
 	lock_renew_window(l);
 	myq_ll(&q, "deadline", l->renew_deadline_ms);
 	myq_end(&q);
-	myq_add(&q, MY_SQL_RENEW);
+	myq_add(&q, mysql_sql_renew);
 	rc = my_send(b, "renew", &q, e);
 	free(q.s);
 	m->renewing = rc == 0;
@@ -243,7 +243,7 @@ my_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
 	return 1;
 }
 
-/* The acquire went unanswered: take back what it took (MY_SQL_WITHDRAW).
+/* The acquire went unanswered: take back what it took (mysql_sql_withdraw).
  * Returns 1 it had taken effect, 0 nothing held the id, -1 with e. */
 static int
 my_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
@@ -262,7 +262,7 @@ my_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_endin
 	myq_str(&q, db, "id", l->id);
 	myq_str(&q, db, "status", status);
 	myq_end(&q);
-	myq_add(&q, MY_SQL_WITHDRAW);
+	myq_add(&q, mysql_sql_withdraw);
 	rc = my_exec(b, "withdraw", &q, 1, MY_CREATE, answer_row, &a, e);
 	free(q.s);
 	if (rc != 0)
@@ -299,7 +299,7 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	snprintf(attempt, sizeof(attempt), "%d", end->attempt);
 	myq_str(&q, db, "attempt", end->attempt > 0 ? attempt : NULL);
 	myq_ll(&q, "retries", end->attempt > 1 ? end->attempt - 1 : 0);
-	myq_str(&q, db, "rel", NULL);	/* MY_SQL_RELEASE_UNDO reads it */
+	myq_str(&q, db, "rel", NULL);	/* mysql_sql_release_undo reads it */
 	myq_str(&q, db, "runs", l->keys.runs);
 	myq_ll(&q, "keep_ok", end->keep_runs > 0 ? end->keep_runs : 0);
 	myq_ll(&q, "keep_failed", end->keep_failed > 0 ? end->keep_failed : 0);
@@ -307,12 +307,12 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	myq_strn(&q, db, "output", end->output ? end->output : "",
 	    end->output ? end->output_len : 0);
 	myq_end(&q);
-	myq_add(&q, MY_SQL_RELEASE);
+	myq_add(&q, mysql_sql_release);
 	myq_add(&q, ";\n");
-	myq_add(&q, MY_SQL_PRUNE);
+	myq_add(&q, mysql_sql_prune);
 	myq_add(&q, ";\n");
-	myq_add(&q, MY_SQL_PRUNE_RUNS);
-	rc = my_exec_undo(b, "release", &q, 1, MY_CREATE, MY_SQL_RELEASE_UNDO, answer_row,
+	myq_add(&q, mysql_sql_prune_runs);
+	rc = my_exec_undo(b, "release", &q, 1, MY_CREATE, mysql_sql_release_undo, answer_row,
 	    &a, e);
 	free(q.s);
 	if (rc != 0)
@@ -348,7 +348,7 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	myq_ll(&q, "cap", hist_cap);
 	myq_ll(&q, "hist_ttl", hist_ttl_ms);
 	myq_end(&q);
-	myq_add(&q, MY_SQL_UNLOCK);
+	myq_add(&q, mysql_sql_unlock);
 	rc = my_exec(b, "unlock", &q, 1, MY_CREATE, answer_row, &a, e);
 	free(q.s);
 	if (rc != 0)

@@ -156,8 +156,8 @@ myq_raw(struct myq *q, const char *name, const char *expr)
 void
 my_clock_vars(struct myq *q)
 {
-	myq_raw(q, "now", MY_SQL_NOW_MS);
-	myq_raw(q, "us", MY_SQL_NOW_US);
+	myq_raw(q, "now", MYSQL_SQL_NOW_MS);
+	myq_raw(q, "us", MYSQL_SQL_NOW_US);
 }
 
 void
@@ -444,7 +444,7 @@ my_send(struct lr_backend *b, const char *what, const struct myq *body,
 	if (m->db == NULL)
 		return my_not_connected(b, what, e);
 	if (!m->primed) {
-		myq_add(&full, m->mariadb ? MY_SQL_SESSION_MARIADB : MY_SQL_SESSION_MYSQL);
+		myq_add(&full, m->mariadb ? mysql_sql_session_mariadb : mysql_sql_session_mysql);
 		myq_add(&full, body->s);
 		body = &full;
 	}
@@ -532,18 +532,18 @@ rolled_back(struct lr_backend *b, const char *undo)
 		my_close(b);
 }
 
-/* The columns MY_SQL_UPGRADE adds, one statement each; one that is
+/* The columns mysql_sql_upgrade adds, one statement each; one that is
  * there already is no error. Returns 0, or -1 with e. */
 static int
 add_columns(struct lr_backend *b, struct lr_err *e)
 {
 	struct my *m = b->impl;
 
-	for (size_t i = 0; MY_SQL_UPGRADE[i] != NULL; i++) {
+	for (size_t i = 0; mysql_sql_upgrade[i] != NULL; i++) {
 		struct myq alter = { 0 };
 		int rc;
 
-		myq_add(&alter, MY_SQL_UPGRADE[i]);
+		myq_add(&alter, mysql_sql_upgrade[i]);
 		rc = my_exec(b, "add columns", &alter, 0, MY_KEEP, NULL, NULL, e);
 		free(alter.s);
 		if (rc != 0 && (m->db == NULL || my_api.errnum(m->db) != ER_DUP_FIELDNAME))
@@ -568,7 +568,7 @@ create_and_retry(struct lr_backend *b, const char *what, const struct myq *body,
 	rolled_back(b, undo);
 	if (m->db == NULL && my_connect(b, b->cfg.connect_timeout_ms, e) != 0)
 		return -1;
-	myq_add(&ddl, MY_SQL_DDL);
+	myq_add(&ddl, mysql_sql_ddl);
 	rc = my_exec(b, "create tables", &ddl, 0, 0, NULL, NULL, e);
 	free(ddl.s);
 	if (rc != 0 || add_columns(b, e) != 0)

@@ -21,7 +21,7 @@ static const char *const hist_fields[] = { "event", "host", "pid", "slot", "toke
 static const char *const tables[] = { "lockrun_keys", "lockrun_history",
     "lockrun_last", "lockrun_counts" };
 
-#define PEEK_COLS	25	/* MY_SQL_PEEK's */
+#define PEEK_COLS	25	/* mysql_sql_peek's */
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Whether key is a stable key, prefix{name}, rather than a slot key. */
@@ -33,7 +33,7 @@ is_stable(const char *key)
 	return keys_parse(key, NULL, &kp) == 0 && kp.kind == KEY_STABLE;
 }
 
-/* The inputs of MY_SQL_PEEK for one key. */
+/* The inputs of mysql_sql_peek for one key. */
 static void
 peek_vars(struct myq *q, MYSQL *db, const char *key, const char *last,
     const char *ckey, int counts)
@@ -49,7 +49,7 @@ peek_vars(struct myq *q, MYSQL *db, const char *key, const char *last,
 	myq_end(q);
 }
 
-/* Whether a row as MY_SQL_PEEK answers it (v expires_ms boot used lr_boot
+/* Whether a row as mysql_sql_peek answers it (v expires_ms boot used lr_boot
  * now) holds the lock, with its lease in *ttl (-1: none). A stable key is
  * held while its session lock is taken (no ttl shown: its session renews
  * it), and, as every row, while it has not expired: the lease decides,
@@ -106,7 +106,7 @@ my_peek(struct lr_backend *b, const char *key, char *buf, size_t n, long long *t
 		return my_not_connected(b, "peek", e);
 	my_clock_vars(&q);
 	peek_vars(&q, m->db, key, NULL, NULL, 0);
-	myq_add(&q, MY_SQL_PEEK);
+	myq_add(&q, mysql_sql_peek);
 	rc = my_exec(b, "peek", &q, 1, MY_CREATE, peek_row, &p, e);
 	free(q.s);
 	if (rc != 0)
@@ -140,9 +140,9 @@ state_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	    (s->value = strdup(row[0] ? row[0] : "?")) == NULL)
 		return MY_ROW_NOMEM;
 	for (size_t i = 0; i < NELEM(last_fields); i++)
-		if (fields_add(&s->last, last_fields[i], row[6 + i]) != 0)
+		if (record_field_add(&s->last, last_fields[i], row[6 + i]) != 0)
 			return MY_ROW_NOMEM;
-	if (fields_add(&s->last, "reason", row[24]) != 0)
+	if (record_field_add(&s->last, "reason", row[24]) != 0)
 		return MY_ROW_NOMEM;
 	if (st->counts && row[16] != NULL && strcmp(row[16], "1") == 0) {
 		s->counted = 1;
@@ -171,14 +171,14 @@ my_states(struct lr_backend *b, const struct lr_keys *k, size_t n, int counts,
 		myq_add(&q, "SELECT @now");
 	for (size_t i = 0; i < n; i++) {
 		peek_vars(&q, m->db, k[i].stable, k[i].last, k[i].counts, counts);
-		myq_add(&q, MY_SQL_PEEK);
+		myq_add(&q, mysql_sql_peek);
 		myq_add(&q, i + 1 < n ? ";\n" : "");
 	}
 	rc = my_exec(b, "status", &q, n ? n : 1, MY_CREATE, state_row, &st, e);
 	free(q.s);
 	if (rc != 0) {
 		for (size_t i = 0; i < n; i++)
-			state_free(&out[i]);
+			record_state_free(&out[i]);
 		return -1;
 	}
 	*now_ms = st.now;
@@ -235,7 +235,7 @@ my_keys(struct lr_backend *b, const char *prefix, char ***keys, size_t *n,
 	my_clock_vars(&q);
 	myq_str(&q, m->db, "pattern", pat);
 	myq_end(&q);
-	myq_add(&q, MY_SQL_KEYS);
+	myq_add(&q, mysql_sql_keys);
 	free(pat);
 	rc = my_exec(b, "keys", &q, 1, MY_CREATE, key_row, &kl, e);
 	free(q.s);
@@ -266,7 +266,7 @@ hist_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 	memset(p, 0, sizeof(*p));
 	p->at_ms = my_num(row[0]);
 	for (size_t i = 0; i < NELEM(hist_fields); i++)
-		if (fields_add(&p->fields, hist_fields[i], row[1 + i]) != 0)
+		if (record_field_add(&p->fields, hist_fields[i], row[1 + i]) != 0)
 			return MY_ROW_NOMEM;
 	return 0;
 }
@@ -289,18 +289,18 @@ my_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	my_clock_vars(&q);
 	myq_str(&q, m->db, "hist", k->hist);
 	myq_end(&q);
-	myq_add(&q, MY_SQL_HISTORY);
+	myq_add(&q, mysql_sql_history);
 	snprintf(limit, sizeof(limit), " LIMIT %lld", count);
 	myq_add(&q, limit);
 	rc = my_exec(b, "history", &q, 1, MY_CREATE, hist_row, h, e);
 	free(q.s);
 	if (rc != 0)
-		hist_free(h);
+		record_hist_free(h);
 	return rc;
 }
 
 /* `lockrun logs`: the runs kept of a task, oldest first, each row's
- * header and output only when asked for (MY_SQL_STORIES), put back into
+ * header and output only when asked for (mysql_sql_stories), put back into
  * the fields release.lua's hash has (ops.h's stories). */
 struct stories {
 	const char *const *fields;
@@ -386,7 +386,7 @@ my_stories(struct lr_backend *b, const struct lr_keys *k, const char *const *fie
 	myq_str(&q, m->db, "runs", k->runs);
 	myq_str(&q, m->db, "want", want);
 	myq_end(&q);
-	myq_add(&q, MY_SQL_STORIES);
+	myq_add(&q, mysql_sql_stories);
 	free(want);
 	rc = my_exec(b, "logs", &q, 1, MY_CREATE, story_row, &st, e);
 	free(q.s);
@@ -485,7 +485,7 @@ probe_tables(struct lr_backend *b, char *buf, size_t n, int *count, struct lr_er
 			text_problem(buf, n, count, "table %s: %s", tables[t], why);
 	}
 	/* what the first run would do anyway */
-	if (any && (ddl = try_sql(b, MY_SQL_DDL, NULL, NULL, ddl_why, sizeof(ddl_why),
+	if (any && (ddl = try_sql(b, mysql_sql_ddl, NULL, NULL, ddl_why, sizeof(ddl_why),
 	    e)) < 0)
 		return -1;
 	for (size_t t = 0; t < NELEM(tables); t++) {

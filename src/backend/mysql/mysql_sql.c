@@ -42,7 +42,7 @@
  *   anyway (they lock it). The renewal is one UPDATE: no transaction.
  * - GET_LOCK() counts: a session that takes a name twice must free it
  *   twice. acquire takes it once and gives it back on every path but
- *   "acquired"; on an error before the answer, MY_SQL_ACQUIRE_UNDO gives
+ *   "acquired"; on an error before the answer, mysql_sql_acquire_undo gives
  *   it back behind the ROLLBACK (@got, @rel: user variables outlive the
  *   failed statement and its transaction), and the session stays with
  *   every other run's lock; a connection that broke frees it with the
@@ -56,9 +56,9 @@
  * "...:counts", as in Redis. The other text columns are what the Redis
  * stream and hashes hold. A table a later lockrun added (lockrun_counts,
  * lockrun_runs) is created as the others: a statement finds it missing; a
- * column a later lockrun added (attempt, retries, reason), by MY_SQL_UPGRADE's, when a
+ * column a later lockrun added (attempt, retries, reason), by mysql_sql_upgrade's, when a
  * statement finds it missing (ER_BAD_FIELD_ERROR). */
-const char MY_SQL_DDL[] =
+const char mysql_sql_ddl[] =
 "CREATE TABLE IF NOT EXISTS lockrun_keys (\n"
 "  k          VARBINARY(400)  NOT NULL PRIMARY KEY,\n"
 "  v          VARBINARY(1024) NOT NULL,\n"
@@ -129,7 +129,7 @@ const char MY_SQL_DDL[] =
  * each: MySQL has no ADD COLUMN IF NOT EXISTS, so a column already there
  * (ER_DUP_FIELDNAME: another client added it first) is no error
  * (mysql_conn.c). Both are instant: nullable, or a constant default. */
-const char *const MY_SQL_UPGRADE[] = {
+const char *const mysql_sql_upgrade[] = {
 	"ALTER TABLE lockrun_history ADD COLUMN attempt VARBINARY(16) NULL",
 	"ALTER TABLE lockrun_counts ADD COLUMN retries BIGINT NOT NULL DEFAULT 0",
 	"ALTER TABLE lockrun_history ADD COLUMN reason VARBINARY(255) NULL",
@@ -139,10 +139,10 @@ const char *const MY_SQL_UPGRADE[] = {
 
 /* The server's start in seconds: now - Uptime. Two connections may see
  * it a second apart, so rows compare it with a tolerance of 2 s. */
-const char MY_SQL_SESSION_MARIADB[] =
+const char mysql_sql_session_mariadb[] =
 "SET time_zone = '+00:00', @lr_boot := UNIX_TIMESTAMP() - (SELECT VARIABLE_VALUE "
 "FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'UPTIME');\n";
-const char MY_SQL_SESSION_MYSQL[] =
+const char mysql_sql_session_mysql[] =
 "SET time_zone = '+00:00', @lr_boot := UNIX_TIMESTAMP() - (SELECT VARIABLE_VALUE "
 "FROM performance_schema.global_status WHERE VARIABLE_NAME = 'Uptime');\n";
 
@@ -262,7 +262,7 @@ const char MY_SQL_SESSION_MYSQL[] =
  *    claim newer than this transaction's snapshot is seen by the upsert,
  *    which reads the newest row; the slot's value is read again after the
  *    commit, for the holder. */
-const char MY_SQL_ACQUIRE[] =
+const char mysql_sql_acquire[] =
 "SET @refused := IF(@slot_ttl > 0 AND @clock_tol > 0 AND ABS(@now - @client) > @clock_tol,\n"
 "    5, IF(@deadline > 0 AND (@now > @deadline OR @now < @earliest), 4, 0));\n"
 "SET @got := IF(@ttl > 0 AND @refused = 0, GET_LOCK(@name, 0), NULL);\n"
@@ -278,7 +278,7 @@ const char MY_SQL_ACQUIRE[] =
 "  ON DUPLICATE KEY UPDATE v = GREATEST(CAST(v AS SIGNED) + 1, @us),\n"
 "    expires_ms = @now + 86400000;\n"
 "SELECT MAX(v) FROM lockrun_keys WHERE @go AND k = @fence INTO @toks;\n"
-"SET @late := @go AND @deadline > 0 AND " MY_SQL_CLOCK_MS " > @deadline;\n"
+"SET @late := @go AND @deadline > 0 AND " MYSQL_SQL_CLOCK_MS " > @deadline;\n"
 "SET @val := CONCAT(@id, ' ', @toks, ' ', @owner);\n"
 "INSERT INTO lockrun_keys (k, v, expires_ms)\n"
 "  SELECT @slot, @val, @now + @slot_ttl FROM DUAL WHERE @go AND NOT @late AND @slot_ttl > 0\n"
@@ -336,14 +336,14 @@ CAP;
  * run's release lets it go (and deletes our tombstone) once the
  * command's tree is gone. A loss is recorded in the history and the
  * last-run row, once per run (ENDED, @ended). */
-const char MY_SQL_RENEW[] =
+const char mysql_sql_renew[] =
 "SET @mine := COALESCE(IS_USED_LOCK(@name) = CONNECTION_ID(), 0),\n"
 "    @late := @deadline > 0 AND @now > @deadline;\n"
 "UPDATE lockrun_keys SET expires_ms = @now + @ttl\n"
 "  WHERE k = @stable AND v = @val AND @mine AND NOT @late AND\n"
-"    (@deadline = 0 OR " MY_SQL_CLOCK_MS " <= @deadline);\n"
+"    (@deadline = 0 OR " MYSQL_SQL_CLOCK_MS " <= @deadline);\n"
 "SET @ext := ROW_COUNT() > 0;\n"
-"SET @late := @late OR (NOT @ext AND @deadline > 0 AND " MY_SQL_CLOCK_MS " > @deadline);\n"
+"SET @late := @late OR (NOT @ext AND @deadline > 0 AND " MYSQL_SQL_CLOCK_MS " > @deadline);\n"
 "SELECT MAX(v), " TOUCH_TABLES " FROM lockrun_keys WHERE k = @stable\n"
 "  INTO @cur, @touch;\n"
 "SELECT MAX(CAST(v AS SIGNED)) FROM lockrun_keys WHERE k = @fence INTO @last_tok;\n"
@@ -365,16 +365,16 @@ COUNT
 "  WHERE k = @last AND token = @token AND event = 'running' AND @rec;\n"
 CAP;
 
-/* After a ROLLBACK, when MY_SQL_ACQUIRE was refused part way (one task's
+/* After a ROLLBACK, when mysql_sql_acquire was refused part way (one task's
  * row: a constraint, a trigger's SIGNAL): the GET_LOCK it took (@got 1),
  * unless it let it go (@rel), is released; the run does not go ahead. The
  * inputs reset @got and @rel, so a stale value is never read. */
-const char MY_SQL_ACQUIRE_UNDO[] =
+const char mysql_sql_acquire_undo[] =
 "SELECT IF(@got = 1 AND @rel IS NULL, RELEASE_LOCK(@name), NULL)";
 
-/* The same after MY_SQL_RELEASE: the run is over whatever became of its
+/* The same after mysql_sql_release: the run is over whatever became of its
  * rows, so its GET_LOCK goes unless the release let it go (@rel). */
-const char MY_SQL_RELEASE_UNDO[] =
+const char mysql_sql_release_undo[] =
 "SELECT IF(@ttl > 0 AND @rel IS NULL, RELEASE_LOCK(@name), NULL)";
 
 /* release.lua. Inputs: @stable @hist @last @ckey @name @val @token @host @pid
@@ -394,7 +394,7 @@ const char MY_SQL_RELEASE_UNDO[] =
  * either way. Answer: 1 released, 0 not ours. A release sent again, after
  * its first went unanswered and ran after all, records nothing twice, nor
  * one after a renewal recorded the loss (ENDED: @rec). */
-const char MY_SQL_RELEASE[] =
+const char mysql_sql_release[] =
 "SET @keep := IF(@keep > 0 AND @until > 0, GREATEST(@until - @now, 0), @keep);\n"
 "SELECT " TOUCH_TABLES ", " TOUCH_COLUMNS " FROM lockrun_keys WHERE k = @stable\n"
 "  INTO @touch, @touched;\n"
@@ -450,7 +450,7 @@ CAP ";\n"
  * deleted, with the "ran" entry of their token and its count, and
  * "withdrawn" is recorded. Answer: 1 when the acquire had taken effect,
  * else 0 (nothing recorded). */
-const char MY_SQL_WITHDRAW[] =
+const char mysql_sql_withdraw[] =
 "START TRANSACTION;\n"
 "SELECT MAX(SUBSTRING_INDEX(SUBSTRING_INDEX(v, ' ', 2), ' ', -1)), " TOUCH_TABLES "\n"
 "  FROM lockrun_keys WHERE k IN (@stable, COALESCE(@slot, @stable)) AND\n"
@@ -489,7 +489,7 @@ CAP;
  * have no command behind them: deleted at once. The fence moves past the
  * holder's token either way. Answer: (1, value) freed, (3, value)
  * tombstoned, (0, NULL) free, (2, value) another value. */
-const char MY_SQL_UNLOCK[] =
+const char mysql_sql_unlock[] =
 "START TRANSACTION;\n"
 "SELECT MAX(v), MAX(boot), " TOUCH_TABLES " FROM lockrun_keys\n"
 "  WHERE k = @key AND (expires_ms IS NULL OR expires_ms > @now OR\n"
@@ -527,7 +527,7 @@ CAP;
  * (event host pid slot token start_ms end_ms status duration_ms
  * success_ms), and with @counts whether the counters row is there and
  * the counters (record.h's order). */
-const char MY_SQL_PEEK[] =
+const char mysql_sql_peek[] =
 "SELECT s.v, s.expires_ms, s.boot, IS_USED_LOCK(@name) IS NOT NULL, @lr_boot, @now,\n"
 "    l.event, l.host, l.pid, l.slot, l.token, l.start_ms, l.end_ms, l.status,\n"
 "    l.duration_ms, l.success_ms, c.k IS NOT NULL, c.runs, c.skipped_held,\n"
@@ -540,7 +540,7 @@ const char MY_SQL_PEEK[] =
 
 /* Every live key under a prefix: @pattern is a LIKE pattern with '!' as
  * its escape character. */
-const char MY_SQL_KEYS[] =
+const char mysql_sql_keys[] =
 "SELECT k FROM lockrun_keys WHERE k LIKE @pattern ESCAPE '!' AND\n"
 "    (expires_ms IS NULL OR expires_ms > @now)\n"
 "UNION SELECT k FROM lockrun_last WHERE k LIKE @pattern ESCAPE '!' AND\n"
@@ -549,7 +549,7 @@ const char MY_SQL_KEYS[] =
 "    expires_ms > @now";
 
 /* The newest entries first; mysql.c appends LIMIT n. Input: @hist @now. */
-const char MY_SQL_HISTORY[] =
+const char mysql_sql_history[] =
 "SELECT at_ms, event, host, pid, slot, token, holder, status, duration_ms, attempt,\n"
 "    reason\n"
 "  FROM lockrun_history WHERE k = @hist AND expires_ms > @now ORDER BY id DESC";
@@ -557,7 +557,7 @@ const char MY_SQL_HISTORY[] =
 /* `lockrun logs`: the stories of @runs, oldest first: token, failed, and
  * the header and the output of those @want names ("h:TOKEN", "o:TOKEN",
  * comma-separated), else NULL: a list of the runs kept reads no output. */
-const char MY_SQL_STORIES[] =
+const char mysql_sql_stories[] =
 "SELECT token, failed, IF(FIND_IN_SET(CONCAT('h:', token), @want), header, NULL),\n"
 "    IF(FIND_IN_SET(CONCAT('o:', token), @want), output, NULL)\n"
 "  FROM lockrun_runs WHERE k = @runs AND expires_ms > @now ORDER BY id";
@@ -569,8 +569,8 @@ const char MY_SQL_STORIES[] =
  * server logging statements, binlog_format=STATEMENT, refuses writes at
  * READ COMMITTED: there the cleanup fails, and only the cleanup). A
  * stable row deleted under a run whose renewals are late is put back by
- * its next renewal (MY_SQL_RENEW's 2). */
-const char MY_SQL_PRUNE[] =
+ * its next renewal (mysql_sql_renew's 2). */
+const char mysql_sql_prune[] =
 "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
 "DELETE FROM lockrun_keys WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
 "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
@@ -581,6 +581,6 @@ const char MY_SQL_PRUNE[] =
 "DELETE FROM lockrun_counts WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";
 /* ...and behind a release, which alone names lockrun_runs (a database an
  * older lockrun set up has none until a release creates it) */
-const char MY_SQL_PRUNE_RUNS[] =
+const char mysql_sql_prune_runs[] =
 "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
 "DELETE FROM lockrun_runs WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";

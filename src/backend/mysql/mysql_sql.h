@@ -11,38 +11,38 @@
 
 /* The tables, created on first use; the columns added since, NULL
  * ended. */
-extern const char MY_SQL_DDL[];
-extern const char *const MY_SQL_UPGRADE[];
+extern const char mysql_sql_ddl[];
+extern const char *const mysql_sql_upgrade[];
 
 /* Once per connection: UTC for the clock expressions, and @lr_boot, when
  * this server instance started (s), which a stable row records. MariaDB
  * has the uptime in information_schema, MySQL 8 in performance_schema. */
-extern const char MY_SQL_SESSION_MARIADB[];
-extern const char MY_SQL_SESSION_MYSQL[];
+extern const char mysql_sql_session_mariadb[];
+extern const char mysql_sql_session_mysql[];
 
 /* The server's clock, ms and us since the epoch (in UTC, see above). */
-#define MY_SQL_NOW_MS	"CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+#define MYSQL_SQL_NOW_MS	"CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 /* The clock as it reads now, within a statement (SYSDATE(), not NOW(),
  * which is fixed when the statement began). */
-#define MY_SQL_CLOCK_MS	"CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED)"
-#define MY_SQL_NOW_US	"CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)"
+#define MYSQL_SQL_CLOCK_MS	"CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED)"
+#define MYSQL_SQL_NOW_US	"CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)"
 
-extern const char MY_SQL_ACQUIRE[];
-extern const char MY_SQL_RENEW[];
-extern const char MY_SQL_RELEASE[];
-/* Sent after a ROLLBACK when MY_SQL_ACQUIRE or MY_SQL_RELEASE was refused
+extern const char mysql_sql_acquire[];
+extern const char mysql_sql_renew[];
+extern const char mysql_sql_release[];
+/* Sent after a ROLLBACK when mysql_sql_acquire or mysql_sql_release was refused
  * part way: the GET_LOCK it left held is released. */
-extern const char MY_SQL_ACQUIRE_UNDO[];
-extern const char MY_SQL_RELEASE_UNDO[];
-extern const char MY_SQL_WITHDRAW[];
-extern const char MY_SQL_UNLOCK[];
-extern const char MY_SQL_PEEK[];
-extern const char MY_SQL_KEYS[];
-extern const char MY_SQL_HISTORY[];
-extern const char MY_SQL_STORIES[];
+extern const char mysql_sql_acquire_undo[];
+extern const char mysql_sql_release_undo[];
+extern const char mysql_sql_withdraw[];
+extern const char mysql_sql_unlock[];
+extern const char mysql_sql_peek[];
+extern const char mysql_sql_keys[];
+extern const char mysql_sql_history[];
+extern const char mysql_sql_stories[];
 /* Bounded cleanup behind acquire and release: expired rows, at most 100
  * of each table a run. */
-extern const char MY_SQL_PRUNE[];
-extern const char MY_SQL_PRUNE_RUNS[];
+extern const char mysql_sql_prune[];
+extern const char mysql_sql_prune_runs[];
 
 #endif
