@@ -6,7 +6,7 @@
 #include "backend/record.h"
 
 int
-fields_add(struct lr_fields *fl, const char *f, const char *v)
+record_field_add(struct lr_fields *fl, const char *f, const char *v)
 {
 	if (v == NULL || *v == '\0')
 		return 0;
@@ -23,7 +23,7 @@ fields_add(struct lr_fields *fl, const char *f, const char *v)
 }
 
 const char *
-fields_get(const struct lr_fields *fl, const char *f)
+record_field_get(const struct lr_fields *fl, const char *f)
 {
 	for (size_t i = 0; i < fl->n; i++)
 		if (strcmp(fl->f[i], f) == 0)
@@ -32,7 +32,7 @@ fields_get(const struct lr_fields *fl, const char *f)
 }
 
 void
-fields_free(struct lr_fields *fl)
+record_fields_free(struct lr_fields *fl)
 {
 	for (size_t i = 0; i < fl->n; i++) {
 		free(fl->f[i]);
@@ -42,35 +42,35 @@ fields_free(struct lr_fields *fl)
 }
 
 void
-hist_free(struct lr_hist *h)
+record_hist_free(struct lr_hist *h)
 {
 	for (size_t i = 0; i < h->n; i++)
-		fields_free(&h->e[i].fields);
+		record_fields_free(&h->e[i].fields);
 	free(h->e);
 	h->e = NULL;
 	h->n = 0;
 }
 
-const char *const lr_counter_names[NCOUNTERS] = {
+const char *const record_counter_names[NCOUNTERS] = {
 	"runs", "skipped_held", "skipped_slot", "failures", "lost", "timeouts",
 	"retries",
 };
 
 int
-counter_index(const char *name)
+record_counter_index(const char *name)
 {
 	for (int i = 0; i < NCOUNTERS; i++)
-		if (strcmp(lr_counter_names[i], name) == 0)
+		if (strcmp(record_counter_names[i], name) == 0)
 			return i;
 	return -1;
 }
 
 void
-state_free(struct lr_state *s)
+record_state_free(struct lr_state *s)
 {
 	free(s->value);
 	free(s->paused);
 	free(s->missed_slot);
 	s->value = s->paused = s->missed_slot = NULL;
-	fields_free(&s->last);
+	record_fields_free(&s->last);
 }

@@ -20,10 +20,10 @@ struct lr_fields {
 
 /* Add a copy of f and v (v NULL or "": left out). Returns 0, or -1 when
  * out of memory or full. */
-int	fields_add(struct lr_fields *fl, const char *f, const char *v);
+int	record_field_add(struct lr_fields *fl, const char *f, const char *v);
 /* The value of field f, or NULL. */
-const char *fields_get(const struct lr_fields *fl, const char *f);
-void	fields_free(struct lr_fields *fl);
+const char *record_field_get(const struct lr_fields *fl, const char *f);
+void	record_fields_free(struct lr_fields *fl);
 
 /* One history entry: when it was written (the server's clock, ms) and
  * its fields. */
@@ -37,7 +37,7 @@ struct lr_hist {
 	struct lr_hist_entry	*e;	/* newest first */
 };
 
-void	hist_free(struct lr_hist *h);
+void	record_hist_free(struct lr_hist *h);
 
 /* A task's counters, kept by the server in the statements (scripts)
  * that write the history, with the history's life: runs started, skips
@@ -49,10 +49,10 @@ enum lr_counter { CNT_RUNS, CNT_SKIPPED_HELD, CNT_SKIPPED_SLOT, CNT_FAILURES,
 	CNT_LOST, CNT_TIMEOUTS, CNT_RETRIES, NCOUNTERS };
 
 /* Each counter's name, as the Redis hash and the SQL table call it. */
-extern const char *const lr_counter_names[NCOUNTERS];
+extern const char *const record_counter_names[NCOUNTERS];
 
 /* The index of counter name, or -1. */
-int	counter_index(const char *name);
+int	record_counter_index(const char *name);
 
 /* A task's lock and last run, for `lockrun status`. */
 struct lr_state {
@@ -68,6 +68,6 @@ struct lr_state {
 	long long	 count[NCOUNTERS];
 };
 
-void	state_free(struct lr_state *s);
+void	record_state_free(struct lr_state *s);
 
 #endif

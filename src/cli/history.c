@@ -62,7 +62,7 @@ entry_fill(struct hist_entry *h, const struct lr_hist_entry *e)
 	memset(h, 0, sizeof(*h));
 	h->ms = e->at_ms;
 	for (int f = 0; f < NFIELDS; f++)
-		h->f[f] = fields_get(&e->fields, field_names[f]);
+		h->f[f] = record_field_get(&e->fields, field_names[f]);
 	/* a loss the keep-alive recorded says why by its event and holder */
 	if (h->f[F_EVENT] && strcmp(h->f[F_EVENT], "lost") == 0 &&
 	    (h->f[F_REASON] == NULL || *h->f[F_REASON] == '\0'))
@@ -212,7 +212,7 @@ verb_history(struct lr_ctx *x, struct lr_err *e)
 	if (ctx_connect(x, e) != 0)
 		return -1;
 	if (x->be.ops->history(&x->be, &k, count, &hist, e) != 0) {
-		hist_free(&hist);
+		record_hist_free(&hist);
 		return -1;
 	}
 	if (hist.n == 0 && count > 0 && !(config_is_set(&x->cfg) && config_has(&x->cfg, name))) {
@@ -221,13 +221,13 @@ verb_history(struct lr_ctx *x, struct lr_err *e)
 		lr_errf(e, EXIT_UNKNOWN, "history: %s: no such task, or it keeps no history "
 		    "(%s, and %s has none under %s)", name, x->cfg.path ? "not in the config" :
 		    "no config names it", x->be.where, k.hist);
-		hist_free(&hist);
+		record_hist_free(&hist);
 		return -1;
 	}
 	if (hist.n == 0)
 		lr_info("no history for %s (%s is empty or gone)", name, k.hist);
 	rc = history_print(x, &hist, e);
-	hist_free(&hist);
+	record_hist_free(&hist);
 	if (rc != 0)
 		return -1;
 	if (fflush(stdout) != 0) {

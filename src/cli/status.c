@@ -45,9 +45,9 @@ static void
 status_free(struct status *s)
 {
 	for (size_t i = 0; s->states && i < s->n; i++)
-		state_free(&s->states[i]);
+		record_state_free(&s->states[i]);
 	for (size_t i = 0; s->hist && i < s->n; i++)
-		hist_free(&s->hist[i]);
+		record_hist_free(&s->hist[i]);
 	free(s->hist);
 	status_next_free(&s->next);
 	free(s->states);

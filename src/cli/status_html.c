@@ -76,7 +76,7 @@ status_html(struct lr_ctx *x, const struct status_table *t, const char *const *n
 	rc = write_page(x->cli.html, &p, e);
 out:
 	for (size_t i = 0; h && i < n; i++)
-		hist_free(&h[i]);
+		record_hist_free(&h[i]);
 	free(h);
 	free(pt);
 	free(order);

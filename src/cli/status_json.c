@@ -65,7 +65,7 @@ json_counts(struct lr_json *j, const struct row *w)
 	}
 	json_open(j, "counts");
 	for (int c = 0; c < NCOUNTERS; c++)
-		json_num(j, lr_counter_names[c], w->count[c]);
+		json_num(j, record_counter_names[c], w->count[c]);
 	json_close(j);
 }
 

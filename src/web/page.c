@@ -200,7 +200,7 @@ static const char *
 mark_class(const struct lr_hist *h, size_t i, const struct row *w)
 {
 	const struct lr_fields *f = &h->e[i].fields;
-	const char *ev = fields_get(f, "event"), *tok = fields_get(f, "token"), *st;
+	const char *ev = record_field_get(f, "event"), *tok = record_field_get(f, "token"), *st;
 
 	if (ev == NULL)
 		return NULL;
@@ -209,13 +209,13 @@ mark_class(const struct lr_hist *h, size_t i, const struct row *w)
 	if (strcmp(ev, "lost") == 0)
 		return "lost";
 	if (rows_ends_run(ev))
-		return (st = fields_get(f, "status")) && strcmp(st, "0") == 0 &&
+		return (st = record_field_get(f, "status")) && strcmp(st, "0") == 0 &&
 		    strcmp(ev, "released") == 0 ? "ok" : "fail";
 	if (strcmp(ev, "ran") != 0)
 		return NULL;
 	for (size_t j = 0; j < i; j++) {	/* its end among the newer entries? */
-		const char *t2 = fields_get(&h->e[j].fields, "token");
-		const char *e2 = fields_get(&h->e[j].fields, "event");
+		const char *t2 = record_field_get(&h->e[j].fields, "token");
+		const char *e2 = record_field_get(&h->e[j].fields, "event");
 		if (tok && t2 && rows_ends_run(e2) && strcmp(tok, t2) == 0)
 			return NULL;
 	}
@@ -228,13 +228,13 @@ static void
 mark_title(FILE *fp, const struct lr_hist_entry *he, const char *cls)
 {
 	const struct lr_fields *f = &he->fields;
-	const char *host = fields_get(f, "host"), *slot = fields_get(f, "slot");
-	const char *dur = fields_get(f, "duration_ms"), *st = fields_get(f, "status");
+	const char *host = record_field_get(f, "host"), *slot = record_field_get(f, "slot");
+	const char *dur = record_field_get(f, "duration_ms"), *st = record_field_get(f, "status");
 	long long ms;
 	char d[32];
 
 	fputs("<title>", fp);
-	esc_attr(fp, fields_get(f, "event"));
+	esc_attr(fp, record_field_get(f, "event"));
 	fputs(" on ", fp);
 	esc_attr(fp, host ? host : "?");
 	fputs(", ", fp);
@@ -259,7 +259,7 @@ mark_title(FILE *fp, const struct lr_hist_entry *he, const char *cls)
 static long long
 run_id(const struct lr_hist_entry *he, const char *cls)
 {
-	const char *tok = fields_get(&he->fields, "token");
+	const char *tok = record_field_get(&he->fields, "token");
 	long long id;
 
 	if (cls == NULL || (strcmp(cls, "ok") != 0 && strcmp(cls, "fail") != 0 &&
@@ -296,8 +296,8 @@ failed_list(FILE *fp, const char *name, const struct lr_hist *h, const struct ro
 
 		if (cls == NULL || (strcmp(cls, "fail") != 0 && strcmp(cls, "lost") != 0))
 			continue;
-		ev = fields_get(f, "event"), st = fields_get(f, "status");
-		host = fields_get(f, "host");
+		ev = record_field_get(f, "event"), st = record_field_get(f, "status");
+		host = record_field_get(f, "host");
 		fputs(k++ == 0 ? "<small class=\"failed\">Failed: " : ", ", fp);
 		a = run_link(fp, name, run_id(&h->e[i], cls), cls, linked);
 		if (strcmp(ev, "released") != 0)	/* lost, stopped-timeout (exit 143) */

@@ -210,14 +210,14 @@ rows_outcome(struct row *w, const struct lr_hist *h)
 		return 0;
 	for (size_t i = 0; i < h->n; i++) {
 		const struct lr_fields *f = &h->e[i].fields;
-		const char *tok = fields_get(f, "token"), *st, *dur;
+		const char *tok = record_field_get(f, "token"), *st, *dur;
 
 		if (tok == NULL || number(tok) != w->l_token ||
-		    !rows_ends_run(fields_get(f, "event")))
+		    !rows_ends_run(record_field_get(f, "event")))
 			continue;
-		w->l_event = fields_get(f, "event");
-		w->l_status = (st = fields_get(f, "status")) ? number(st) : ABSENT;
-		w->l_duration = (dur = fields_get(f, "duration_ms")) ? number(dur) : ABSENT;
+		w->l_event = record_field_get(f, "event");
+		w->l_status = (st = record_field_get(f, "status")) ? number(st) : ABSENT;
+		w->l_duration = (dur = record_field_get(f, "duration_ms")) ? number(dur) : ABSENT;
 		w->l_end = h->e[i].at_ms;
 		return 1;
 	}

@@ -134,9 +134,9 @@ cache_clear(struct cache *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->states)
-			state_free(&c->states[i]);
+			record_state_free(&c->states[i]);
 		if (c->hist)
-			hist_free(&c->hist[i]);
+			record_hist_free(&c->hist[i]);
 		free(c->names[i]);
 	}
 	free(c->names);

@@ -291,7 +291,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		st[i].value = (v = next(&in))[0] ? strdup(v) : NULL;
 		st[i].ttl_ms = (long long)strlen(v) * 1000 - 1;
 		for (size_t k = 0; k < sizeof(last_keys) / sizeof(last_keys[0]); k++)
-			fields_add(&st[i].last, last_keys[k], next(&in));
+			record_field_add(&st[i].last, last_keys[k], next(&in));
 		st[i].paused = (v = next(&in))[0] ? strdup(v) : NULL;
 		st[i].missed = (long long)strlen(next(&in));
 		st[i].missed_slot = (v = next(&in))[0] ? strdup(v) : NULL;
@@ -299,7 +299,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t j = 0; j < NHIST; j++) {
 			he[i][j].at_ms = 1781524800000LL - (long long)j * 60000;
 			for (size_t k = 0; k < sizeof(hist_keys) / sizeof(hist_keys[0]); k++)
-				fields_add(&he[i][j].fields, hist_keys[k], next(&in));
+				record_field_add(&he[i][j].fields, hist_keys[k], next(&in));
 		}
 		h[i] = (struct lr_hist){ .n = NHIST, .e = he[i] };
 		rows_outcome(&rows[i], &h[i]);	/* an unlocked run's end, if any */
@@ -351,9 +351,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(doc);
 
 	for (size_t i = 0; i < NTASKS; i++) {
-		state_free(&st[i]);
+		record_state_free(&st[i]);
 		for (size_t j = 0; j < NHIST; j++)
-			fields_free(&he[i][j].fields);
+			record_fields_free(&he[i][j].fields);
 	}
 	free(buf);
 	return 0;

@@ -38,14 +38,14 @@ Test(backend, fields_leave_out_empty_values_and_are_found_by_name)
 {
 	struct lr_fields f = { 0 };
 
-	cr_assert(eq(int, fields_add(&f, "event", "ran"), 0));
-	cr_assert(eq(int, fields_add(&f, "slot", ""), 0));
-	cr_assert(eq(int, fields_add(&f, "holder", NULL), 0));
-	cr_assert(eq(int, fields_add(&f, "token", "17"), 0));
+	cr_assert(eq(int, record_field_add(&f, "event", "ran"), 0));
+	cr_assert(eq(int, record_field_add(&f, "slot", ""), 0));
+	cr_assert(eq(int, record_field_add(&f, "holder", NULL), 0));
+	cr_assert(eq(int, record_field_add(&f, "token", "17"), 0));
 	cr_assert(eq(sz, f.n, 2), "the empty slot and holder are left out");
-	cr_assert(eq(str, (char *)fields_get(&f, "token"), "17"));
-	cr_assert(eq(ptr, (void *)fields_get(&f, "slot"), NULL));
-	fields_free(&f);
+	cr_assert(eq(str, (char *)record_field_get(&f, "token"), "17"));
+	cr_assert(eq(ptr, (void *)record_field_get(&f, "slot"), NULL));
+	record_fields_free(&f);
 	cr_assert(eq(sz, f.n, 0));
 }
 
@@ -56,22 +56,22 @@ Test(backend, fields_refuse_more_than_they_hold)
 
 	for (int i = 0; i < LR_FIELDS_MAX; i++) {
 		snprintf(name, sizeof(name), "f%d", i);
-		cr_assert(eq(int, fields_add(&f, name, "v"), 0));
+		cr_assert(eq(int, record_field_add(&f, name, "v"), 0));
 	}
-	cr_assert(eq(int, fields_add(&f, "one-more", "v"), -1));
-	fields_free(&f);
+	cr_assert(eq(int, record_field_add(&f, "one-more", "v"), -1));
+	record_fields_free(&f);
 }
 
 Test(backend, counters_are_found_by_their_stored_name)
 {
-	cr_assert(eq(int, counter_index("runs"), CNT_RUNS));
-	cr_assert(eq(int, counter_index("skipped_slot"), CNT_SKIPPED_SLOT));
-	cr_assert(eq(int, counter_index("timeouts"), CNT_TIMEOUTS));
-	cr_assert(eq(int, counter_index("retries"), CNT_RETRIES), "the hash field and "
+	cr_assert(eq(int, record_counter_index("runs"), CNT_RUNS));
+	cr_assert(eq(int, record_counter_index("skipped_slot"), CNT_SKIPPED_SLOT));
+	cr_assert(eq(int, record_counter_index("timeouts"), CNT_TIMEOUTS));
+	cr_assert(eq(int, record_counter_index("retries"), CNT_RETRIES), "the hash field and "
 	    "column release.lua and the statements add a run's retries to");
-	cr_assert(eq(int, counter_index("skips"), -1), "0.1.0's name is no counter");
+	cr_assert(eq(int, record_counter_index("skips"), -1), "0.1.0's name is no counter");
 	for (int i = 0; i < NCOUNTERS; i++)
-		cr_assert(eq(int, counter_index(lr_counter_names[i]), i));
+		cr_assert(eq(int, record_counter_index(record_counter_names[i]), i));
 }
 
 /* A backend reads its own settings; one of another backend's section, or

@@ -33,10 +33,10 @@ entry(struct lr_hist_entry *e, long long at, const char *ev, const char *tok,
 {
 	memset(e, 0, sizeof(*e));
 	e->at_ms = at;
-	fields_add(&e->fields, "event", ev);
-	fields_add(&e->fields, "token", tok);
-	fields_add(&e->fields, "status", status);
-	fields_add(&e->fields, "duration_ms", dur);
+	record_field_add(&e->fields, "event", ev);
+	record_field_add(&e->fields, "token", tok);
+	record_field_add(&e->fields, "status", status);
+	record_field_add(&e->fields, "duration_ms", dur);
 }
 
 Test(rows, a_run_freed_by_unlock_ends_as_its_history_says)
@@ -65,5 +65,5 @@ Test(rows, a_run_freed_by_unlock_ends_as_its_history_says)
 	cr_assert(eq(int, rows_outcome(&other, &h), 0));
 	cr_assert(eq(str, (char *)other.l_event, "unlocked"));
 	for (size_t i = 0; i < 5; i++)
-		fields_free(&e[i].fields);
+		record_fields_free(&e[i].fields);
 }

@@ -397,9 +397,9 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 	for (int r = 0; r < rows; r++, h->n++) {
 		h->e[r].at_ms = pg_conn_num(res, r, 0, 0);
 		for (int i = 0; i < 10; i++)
-			if (fields_add(&h->e[r].fields, f[i], pg_conn_cell(res, r, 1 + i)) != 0) {
+			if (record_field_add(&h->e[r].fields, f[i], pg_conn_cell(res, r, 1 + i)) != 0) {
 				pq.clear(res);
-				h->n++;		/* so hist_free() frees this one too */
+				h->n++;		/* so record_hist_free() frees this one too */
 				return lr_errf(e, EX_OSERR, "out of memory");
 			}
 	}

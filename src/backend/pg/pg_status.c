@@ -170,9 +170,9 @@ state_read(const PGresult *res, int r, int counts, struct lr_state *s)
 		return -1;
 	s->ttl_ms = pg_conn_num(res, r, 3, -1);
 	for (int i = 0; i < 10; i++)
-		if (fields_add(&s->last, last[i], pg_conn_cell(res, r, 4 + i)) != 0)
+		if (record_field_add(&s->last, last[i], pg_conn_cell(res, r, 4 + i)) != 0)
 			return -1;
-	if (fields_add(&s->last, "reason", pg_conn_cell(res, r, 16)) != 0)
+	if (record_field_add(&s->last, "reason", pg_conn_cell(res, r, 16)) != 0)
 		return -1;
 	if ((v = pg_conn_cell(res, r, 14)) != NULL && (s->paused = strdup(v)) == NULL)
 		return -1;

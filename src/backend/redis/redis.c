@@ -405,7 +405,7 @@ entry_read(const redisReply *r, struct lr_hist_entry *h)
 		const redisReply *f = kv->element[i], *v = kv->element[i + 1];
 		if (f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
 			return -1;
-		if (fields_add(&h->fields, f->str, v->str) != 0)
+		if (record_field_add(&h->fields, f->str, v->str) != 0)
 			return -2;
 	}
 	return 0;

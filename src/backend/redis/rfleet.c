@@ -58,7 +58,7 @@ counts_read(const redisReply *r, struct lr_state *s)
 
 		if (r->element[i]->type != REDIS_REPLY_STRING ||
 		    r->element[i + 1]->type != REDIS_REPLY_STRING ||
-		    (c = counter_index(r->element[i]->str)) < 0 ||
+		    (c = record_counter_index(r->element[i]->str)) < 0 ||
 		    text_decimal(r->element[i + 1]->str, &v) != 0)
 			continue;
 		s->count[c] = v;
@@ -78,7 +78,7 @@ state_read(redisReply **r, int counts, struct lr_state *s)
 	for (size_t i = 0; r[2]->type == REDIS_REPLY_ARRAY && i + 1 < r[2]->elements; i += 2)
 		if (r[2]->element[i]->type == REDIS_REPLY_STRING &&
 		    r[2]->element[i + 1]->type == REDIS_REPLY_STRING &&
-		    fields_add(&s->last, r[2]->element[i]->str,
+		    record_field_add(&s->last, r[2]->element[i]->str,
 		    r[2]->element[i + 1]->str) != 0)
 			return -1;
 	if (r[3]->type == REDIS_REPLY_ARRAY && r[3]->elements == 3) {
