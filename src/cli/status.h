@@ -50,7 +50,7 @@ void	status_text_print(FILE *fp, const struct status_table *t);
 char	*status_text_holder(const char *host, long long pid, char *buf, size_t n);
 
 /* Row w as one JSON object on a line (the fields are listed in
- * lockrun(1)); prefix names its key. */
+ * lockrun(7), "What status shows"); prefix names its key. */
 void	status_json_print(const char *prefix, const struct row *w, FILE *fp);
 
 /* --html FILE: the status page (web/page.h) of the tasks read (t's

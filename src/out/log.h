@@ -80,7 +80,7 @@ size_t	log_output_json(char *buf, size_t cap, const struct log_fields *f,
 int	log_human_stderr(void);
 
 /* One line: level LOG_ERR, LOG_WARNING or LOG_INFO; event one word from
- * the list in lockrun(1), LOGGING; f NULL or the line's own fields. On
+ * the list in lockrun(7), LOG RECORDS; f NULL or the line's own fields. On
  * stderr an error is always shown, a warning unless -q, an info line
  * only with -v; syslog and JSON get every line. */
 void	lr_event(int level, const char *event, const struct log_fields *f,

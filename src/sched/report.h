@@ -41,7 +41,7 @@ int	report_pump(struct run_report *r);
  * such member or is not such an object. */
 int	report_member(const char *rec, const char *key, char *out, size_t n);
 
-/* What a scheduler says of its runs, by default (lockrun(1), LOGGING):
+/* What a scheduler says of its runs, by default (lockrun(7), LOG RECORDS):
  * a run started (event started), no run could be started for a slot
  * (missed, an error, with why), and how a run went once it is gone and its
  * report read to the end: ended (its status, took_ms from its fork; a

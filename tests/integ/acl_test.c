@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* acl_test.c -- Redis ACL users: a user named in the URL is the user
  * lockrun authenticates as, with or without a password, over TCP or a
- * unix socket; and a user with exactly the permissions lockrun(1)
+ * unix socket; and a user with exactly the permissions lockrun(7)
  * documents can run, skip, check, and read status (every format) and
  * history. */
 #include <sys/stat.h>
@@ -87,7 +87,7 @@ Test(acl, a_unix_socket_url_takes_a_user)
 	cr_assert(strstr(r.err, "bad") == NULL, "never print a password: %s", r.err);
 }
 
-/* Exactly the permissions of lockrun(1), "Redis permissions": a run, a
+/* Exactly the permissions of lockrun(7), "Redis permissions": a run, a
  * skip, check, status (prometheus included) and history all work; one
  * fewer and check names it. */
 #define RUN_PERMS "+evalsha +eval +get +set +pexpire +del +time +xadd +hset +hmget +hget " \
@@ -152,7 +152,7 @@ Test(acl, the_documented_permissions_are_enough)
 	    "%s", r.err);
 }
 
-/* cron as the documented user (lockrun(1): what cron needs besides): it
+/* cron as the documented user (lockrun(7): what cron needs besides): it
  * notes itself among the fleet's schedulers, claims its runs' slots and
  * runs them, saying nothing of a refusal. */
 Test(acl, cron_runs_with_the_documented_permissions)

@@ -315,7 +315,7 @@ str_or_empty(const struct json *rec, const char *key)
 }
 
 /*
- * Each JSON record in text has the members lockrun(1) says every record
+ * Each JSON record in text has the members lockrun(7) says every record
  * starts with: a time (ISO 8601 UTC to the ms), a level (error, warn or
  * info) and the host (host). With mixed, text also holds human lines
  * ("lockrun: ..."), passed over: a record is a line that begins with '{'.

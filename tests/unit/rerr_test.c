@@ -41,7 +41,7 @@ ParameterizedTestParameters(rerr, classifies)
 		    "key holding the wrong kind of value)" },
 		{ "ERR The user executing the script can't run this command or subcommand "
 		    "script: 9d, on @user_script:1.", RERR_REFUSED, "the Redis user lacks a "
-		    "permission lockrun needs (see lockrun(1), Redis permissions) (ERR The user "
+		    "permission lockrun needs (see lockrun(7), Redis permissions) (ERR The user "
 		    "executing the script can't run this command or subcommand)" },
 		{ "ERR unknown command 'EVALSHA'", RERR_REFUSED,
 		    "refused: ERR unknown command 'EVALSHA'" },

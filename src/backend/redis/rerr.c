@@ -28,7 +28,7 @@ static const struct {
 	{ "CROSSSLOT",	RERR_REFUSED,	"this is a Redis Cluster node and the keys are "
 					"on different slots", 0 },
 	{ "NOPERM",	RERR_REFUSED,	"the Redis user lacks a permission lockrun needs "
-					"(see lockrun(1), Redis permissions)", 0 },
+					"(see lockrun(7), Redis permissions)", 0 },
 	{ "NOAUTH",	RERR_REFUSED,	"Redis wants a password (password_file or "
 					"LOCKRUN_REDIS_PASSWORD)", LR_ERR_AUTH },
 	{ "WRONGPASS",	RERR_REFUSED,	"authentication refused", LR_ERR_AUTH },
@@ -58,7 +58,7 @@ static const struct {
 	 * and 7.0 say "ERR The user executing the script can't run this
 	 * command or subcommand", not NOPERM as outside a script */
 	{ "can't run this command", "the Redis user lacks a permission lockrun needs "
-	    "(see lockrun(1), Redis permissions)" },
+	    "(see lockrun(7), Redis permissions)" },
 	/* "ERR Protocol error: unauthenticated multibulk length": a client
 	 * that sent more than ten arguments before AUTH; Redis closes the
 	 * connection after it */
