@@ -211,6 +211,8 @@ lost_lock(enum backend b)
 	VERB(&r, "history", "--json", "lost");
 	cr_assert(strstr(r.out, "\"event\":\"lost\"") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "\"reason\":\"lost the lock") != NULL, "%s", r.out);
+	VERB(&r, "status", "lost");
+	cr_assert(strstr(r.out, "lost: last run failed: lost the lock: ") != NULL, "%s", r.out);
 }
 
 Test(logs_sql, pg_a_lost_lock_is_the_reason_in_logs_and_history)

@@ -158,6 +158,10 @@ Test(logs, a_lost_lock_is_the_reason_in_logs_and_history)
 	cr_assert(strstr(r.out, "\"event\":\"lost\"") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "\"reason\":\"lost the lock: another run holds it now\"")
 	    != NULL, "%s", r.out);
+	/* the keep-alive recorded the loss; the release adds how and why */
+	LR(&r, "status", "--redis", fx.url, "lost");
+	cr_assert(strstr(r.out, "lost: last run failed: lost the lock: another run holds it "
+	    "now (lockrun logs lost)\n") != NULL, "%s", r.out);
 }
 
 /* A user that does not exist on this host: lockrun refuses the task

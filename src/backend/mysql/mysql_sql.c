@@ -393,7 +393,9 @@ const char mysql_sql_release_undo[] =
  * ('unlocked:' and our value) is deleted; the session lock is let go
  * either way. Answer: 1 released, 0 not ours. A release sent again, after
  * its first went unanswered and ran after all, records nothing twice, nor
- * one after a renewal recorded the loss (ENDED: @rec). */
+ * one after a renewal recorded the loss (ENDED: @rec); but the last-run
+ * row of such a loss gains the status and reason the renewal could not
+ * know, for status to say. */
 const char mysql_sql_release[] =
 "SET @keep := IF(@keep > 0 AND @until > 0, GREATEST(@until - @now, 0), @keep);\n"
 "SELECT " TOUCH_TABLES ", " TOUCH_COLUMNS " FROM lockrun_keys WHERE k = @stable\n"
@@ -417,8 +419,8 @@ COUNT_MORE(", retries", ", @retries",
 "    success_ms = IF(@event = 'released' AND @status = '0', CAST(@now AS CHAR),\n"
 "        success_ms),\n"
 "    expires_ms = @now + @hist_ttl\n"
-"  WHERE k = @last AND token = @token AND event = 'running' AND\n"
-"    expires_ms > @now AND @rec;\n"
+"  WHERE k = @last AND token = @token AND expires_ms > @now AND\n"
+"    (event = 'running' AND @rec OR event = 'lost' AND @event = 'lost' AND @cap > 0);\n"
 /* the run's story (release.lua's keep_story()) */
 "SET @failed := @event <> 'released' OR @status <> '0',\n"
 "    @skeep := IF(@event <> 'released' OR @status <> '0', @keep_failed, @keep_ok);\n"

@@ -438,7 +438,9 @@ const char pg_sql_renew[] =
  * a row of the header release.lua's keep_story() writes and the output,
  * and the oldest rows of its kind past the number kept go, in this same
  * statement (the snapshot does not show the new row: keep - 1 of the
- * others stay); each row lives as long as a history entry.
+ * others stay); each row lives as long as a history entry. The last-run
+ * row takes the end; after a loss the keep-alive recorded ('lost'), the
+ * status and reason it could not know, for status to say.
  * Returns one row: 1 when the row was ours (kept or deleted), else 0; and
  * whether the session lock was let go. Our tombstone ('unlocked:' || our
  * value, lockrun unlock's) is deleted, never kept. The row is written
@@ -488,8 +490,8 @@ const char pg_sql_release[] =
 	"duration_ms = a.duration, end_ms = a.now_ms::text, success_ms = CASE WHEN "
 	"a.event = 'released' AND a.status = '0' THEN a.now_ms::text ELSE t.success_ms END, "
 	"expires_ms = a.now_ms + a.hist_ttl FROM a WHERE a.cap > 0 AND a.event IS NOT NULL "
-	"AND t.k = a.last AND t.token = a.token AND t.event = 'running' "
-	"AND t.expires_ms > a.now_ms), "
+	"AND t.k = a.last AND t.token = a.token AND (t.event = 'running' OR "
+	"(a.event = 'lost' AND t.event = 'lost')) AND t.expires_ms > a.now_ms), "
 	PRUNE("a.stable, a.ended || ':' || coalesce(a.token, '')", "a.last") ", "
 	"pr AS (DELETE FROM lockrun_runs WHERE id IN (SELECT t.id FROM lockrun_runs t, a, gate "
 	"WHERE gate.ok AND t.expires_ms < a.now_ms LIMIT 100 FOR UPDATE OF t SKIP LOCKED)), "

@@ -126,7 +126,14 @@ if first_end(KEYS[4], cap, hist_ttl, token) then
   note_last(KEYS[3], cap, hist_ttl, token, ending)
   story(now)
 elseif event == 'lost' and cap > 0 then
-  -- the keep-alive recorded the loss: the story is still this release's
+  -- the keep-alive recorded the loss (renew.lua), which knew neither how
+  -- the command ended nor why: the last-run record gains both, so that
+  -- status says them; the story is still this release's
+  local h = redis.pcall('HMGET', KEYS[3], 'token', 'event')
+  if h[1] == token and h[2] == 'lost' then
+    redis.pcall('HSET', KEYS[3], 'status', status, 'duration_ms', duration)
+    if reason ~= '' then redis.pcall('HSET', KEYS[3], 'reason', reason) end
+  end
   story(string.format('%.0f', server_ms()))
 end
 if keep < 0 then return 0 end
