@@ -197,6 +197,7 @@ Test(backends_sql, mysql_check_names_a_missing_privilege_on_each_table)
 	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_history: permission "
 	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_last: permission "
 	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_counts: permission "
+	    "denied for DELETE\nlockrun: mysql [^ ]+: table lockrun_runs: permission "
 	    "denied for DELETE\n$"), "stderr: %s", r.err);
 }
 

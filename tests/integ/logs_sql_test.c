@@ -307,3 +307,46 @@ Test(logs_sql, mysql_tables_an_older_lockrun_made_gain_the_stories)
 {
 	older_tables(BE_MYSQL);
 }
+
+/* `lockrun check` as a user that may do all a run does to every table but
+ * lockrun_runs, which it may only read: check names the stories' table
+ * and each privilege it lacks there, on both backends alike. */
+static void
+check_names_the_stories_table(enum backend b, const char *grants, const char *scheme)
+{
+	char who[200], want[300];
+	struct result r;
+
+	use(b);
+	RUN(&r, "-k", "warm", "--", "true");	/* the tables, as lockrun makes them */
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(eq(int, sql_admin(&srv, grants, NULL, 0), 0), "%s", sql_last_error());
+	snprintf(who, sizeof(who), "%s://nostory@127.0.0.1:%d/lockrun", scheme, srv.port);
+	lr_run_env(&r, pw_env, (const char *const[]){ "check", "--url", who, "-k", "t",
+	    "--", "true", NULL });
+	cr_assert(eq(int, r.status, 69), "stdout: %s stderr: %s", r.out, r.err);
+	snprintf(want, sizeof(want), "^lockrun: %s [^ ]+: table lockrun_runs: permission "
+	    "denied for INSERT\nlockrun: %s [^ ]+: table lockrun_runs: permission denied for "
+	    "UPDATE\nlockrun: %s [^ ]+: table lockrun_runs: permission denied for DELETE\n$",
+	    scheme, scheme, scheme);
+	cr_assert(matches(r.err, want), "stderr: %s", r.err);
+}
+
+/* A run's privileges on each of lockrun's tables (MySQL grants them one
+ * table at a time), and only SELECT on lockrun_runs. */
+#define ALL_ON(t) "GRANT SELECT, INSERT, UPDATE, DELETE ON " t " TO nostory; "
+#define RUN_GRANTS(db) ALL_ON(db "lockrun_keys") ALL_ON(db "lockrun_history") \
+	ALL_ON(db "lockrun_last") ALL_ON(db "lockrun_counts") \
+	"GRANT SELECT ON " db "lockrun_runs TO nostory"
+
+Test(logs_sql, pg_check_names_the_stories_table)
+{
+	check_names_the_stories_table(BE_PG, "CREATE ROLE nostory LOGIN PASSWORD '"
+	    SQL_PASSWORD "'; " RUN_GRANTS(""), "postgres");
+}
+
+Test(logs_sql, mysql_check_names_the_stories_table)
+{
+	check_names_the_stories_table(BE_MYSQL, "CREATE USER nostory IDENTIFIED BY '"
+	    SQL_PASSWORD "'; " RUN_GRANTS("lockrun."), "mysql");
+}

@@ -17,9 +17,9 @@ static const char *const last_fields[] = { "event", "host", "pid", "slot", "toke
     "start_ms", "end_ms", "status", "duration_ms", "success_ms" };
 static const char *const hist_fields[] = { "event", "host", "pid", "slot", "token",
     "holder", "status", "duration_ms", "attempt", "reason" };
-/* in this order: bits 0, 1, 2, 3 of uses[].tables */
+/* in this order: bits 0 to 4 of uses[].tables */
 static const char *const tables[] = { "lockrun_keys", "lockrun_history",
-    "lockrun_last", "lockrun_counts" };
+    "lockrun_last", "lockrun_counts", "lockrun_runs" };
 
 #define PEEK_COLS	25	/* mysql_sql_peek's */
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -454,14 +454,14 @@ value_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
 /* What a run does to the tables, as statements that match no row: the
  * server still checks the privilege (and the read-only mode). tables[]
  * has the bit of each table the statement is for: history rows are never
- * updated. */
+ * updated; a story's row is, by a hook's output (after the release). */
 static const struct use {
 	const char	*verb, *head, *mid, *tail;	/* head TABLE [mid TABLE] tail */
 	unsigned	 tables;
 } uses[] = {
-	{ "INSERT", "INSERT INTO ", " SELECT * FROM ", " WHERE 1 = 0", 15 },
-	{ "UPDATE", "UPDATE ", NULL, " SET expires_ms = expires_ms WHERE 1 = 0", 13 },
-	{ "DELETE", "DELETE FROM ", NULL, " WHERE 1 = 0", 15 },
+	{ "INSERT", "INSERT INTO ", " SELECT * FROM ", " WHERE 1 = 0", 31 },
+	{ "UPDATE", "UPDATE ", NULL, " SET expires_ms = expires_ms WHERE 1 = 0", 29 },
+	{ "DELETE", "DELETE FROM ", NULL, " WHERE 1 = 0", 31 },
 };
 
 /* The tables exist (or can be created) and take what a run does to them:
