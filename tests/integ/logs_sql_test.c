@@ -350,3 +350,56 @@ Test(logs_sql, mysql_check_names_the_stories_table)
 	check_names_the_stories_table(BE_MYSQL, "CREATE USER nostory IDENTIFIED BY '"
 	    SQL_PASSWORD "'; " RUN_GRANTS("lockrun."), "mysql");
 }
+
+/* lockrun with keep_output 1001 on task, whose command prints flood's
+ * output (to lockrun's stdout, /dev/null here), then 126 lines of 8
+ * bytes; its peak RSS in KiB (its command's processes' too). */
+static long
+flood_peak(const char *task, const char *flood)
+{
+	char cmd[200], err[2048];
+	long kib;
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "%sseq 2999875 3000000", flood);
+	pid = lr_start_out(env_with(NULL), (const char *const[]){ "--url", url,
+	    "--keep-output", "1001", "-k", task, "--", "sh", "-c", cmd, NULL }, "/dev/null");
+	cr_assert(eq(int, proc_wait_peak(pid, &kib), 0), "%s", lr_stderr_of(pid, err,
+	    sizeof(err)));
+	return kib;
+}
+
+/* 1 GB, then the 126 lines: the last 1001 bytes hold the last 125 lines
+ * whole and the end of the one before, so the row keeps exactly those
+ * 125, each with its stream's mark (read with its newlines as spaces: one
+ * line from the client); and lockrun's memory is that of a run that
+ * prints the 126 lines alone, give or take 2 MiB, as on Redis. */
+static void
+flood(enum backend b, const char *select)
+{
+	char sql[300], want[2000] = "", got[2000];
+	long quiet, flood;
+
+	use(b);
+	quiet = flood_peak("few", "");
+	flood = flood_peak("flood", "yes | head -c 1000000000; ");
+	cr_log_info("peak RSS: %ld KiB for 1 KB of output, %ld KiB for 1 GB", quiet, flood);
+	cr_assert(lt(long, flood, quiet + 2048), "%ld KiB, against %ld", flood, quiet);
+	for (long i = 2999876; i <= 3000000; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "1%ld ", i);
+	want[strlen(want) - 1] = '\n';
+	snprintf(sql, sizeof(sql), "SELECT %s FROM lockrun_runs WHERE k = "
+	    "'lockrun:{flood}:runs'", select);
+	cr_assert(eq(int, sql_admin(&srv, sql, got, sizeof(got)), 0), "%s", sql_last_error());
+	cr_assert(eq(str, got, want));
+}
+
+Test(logs_sql, pg_a_flood_keeps_exactly_the_last_bytes_cut_at_a_line)
+{
+	flood(BE_PG, "rtrim(translate(convert_from(output, 'UTF8'), chr(10), ' '))");
+}
+
+Test(logs_sql, mysql_a_flood_keeps_exactly_the_last_bytes_cut_at_a_line)
+{
+	flood(BE_MYSQL, "RTRIM(REPLACE(output, CHAR(10), ' '))");
+}

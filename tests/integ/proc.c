@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* proc.c -- the clock, poll step and exit checks the fixtures and the
  * tests share (see proc.h). */
+#include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -58,6 +60,20 @@ exit_code(int wait_status)
 {
 	return WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) :
 	    WEXITSTATUS(wait_status);
+}
+
+int
+proc_wait_peak(pid_t pid, long *maxrss_kib)
+{
+	struct rusage ru;
+	int st = 0;
+
+	*maxrss_kib = -1;
+	while (wait4(pid, &st, 0, &ru) == -1)
+		if (errno != EINTR)
+			return -1;
+	*maxrss_kib = ru.ru_maxrss;
+	return exit_code(st);
 }
 
 /* The third field of /proc/PID/stat: after the command's name, which is

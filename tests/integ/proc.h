@@ -25,6 +25,11 @@ int	fixture_reaped(pid_t *pid);
  * by signal N. */
 int	exit_code(int wait_status);
 
+/* Reap our child pid, however long it runs: its exit_code(), or -1; its
+ * peak RSS in KiB into *maxrss_kib (the largest of it and the children
+ * it reaped: a run's guard, its command's processes). */
+int	proc_wait_peak(pid_t pid, long *maxrss_kib);
+
 /* The state letter /proc gives pid ('R', 'S', 'T', 'Z', ...), or '?' when
  * there is no such process. */
 char	proc_state(pid_t pid);
