@@ -4,6 +4,7 @@
  * lockrun ended it, written into lockrun_runs by the release's own
  * statement and read back with `lockrun logs` from another host, as
  * logs_test.c does on Redis. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 #include <criterion/new/assert.h>
 
 #include "backends.h"
+#include "browser.h"
+#include "http.h"
 
 TestSuite(logs_sql, .init = suite_setup, .fini = backends_teardown, .timeout = 120);
 
@@ -402,4 +405,44 @@ Test(logs_sql, pg_a_flood_keeps_exactly_the_last_bytes_cut_at_a_line)
 Test(logs_sql, mysql_a_flood_keeps_exactly_the_last_bytes_cut_at_a_line)
 {
 	flood(BE_MYSQL, "RTRIM(REPLACE(output, CHAR(10), ' '))");
+}
+
+/* The page test (page_test.c) on a SQL backend: bad's run, by another
+ * host, then a scheduler on the same database serving its page; chromium
+ * follows the failed run's link to its output, escaped. */
+static void
+browser_follows_a_failed_link(enum backend b)
+{
+	char body[2048], ready[256];
+	const char *cfg;
+	struct result r;
+	int port;
+	pid_t pid;
+
+	cr_assert(eq(int, fixture_tier("chromium"), 0));
+	if (system("command -v chromium >/dev/null 2>&1") != 0)
+		cr_skip_test("no chromium (Debian: apt-get install chromium)");
+	use(b);
+	snprintf(body, sizeof(body), "redis:\n  url: '%s'\n%s", url, PAGE_STORY);
+	cfg = write_scratch("page.yaml", body);
+	lr_run_env(&r, env_with(NULL), (const char *const[]){ "-c", cfg, "--host", "web3",
+	    "-t", "bad", NULL });
+	cr_assert(eq(int, r.status, 2), "%s", r.err);
+	pid = lr_start_env(env_with(NULL), (const char *const[]){ "cron", "-v", "-c", cfg,
+	    "--listen", "127.0.0.1:0", NULL });
+	port = http_port_of(pid);
+	POLL_UNTIL(http_get(port, "/readyz", ready, sizeof(ready), NULL, 0) == 200);
+	browser_follows_a_failed_runs_link(port);
+	kill(pid, SIGTERM);
+	cr_assert(eq(int, lr_wait(pid), 0));
+}
+
+Test(logs_sql, pg_a_browser_follows_a_failed_runs_link_to_its_output_escaped)
+{
+	browser_follows_a_failed_link(BE_PG);
+}
+
+Test(logs_sql, mysql_a_browser_follows_a_failed_runs_link_to_its_output_escaped)
+{
+	browser_follows_a_failed_link(BE_MYSQL);
 }
