@@ -294,7 +294,9 @@ struct lr_ending {
 	long long	duration_ms;	/* since the lock was taken */
 	const char	*event;		/* "released" or "stopped-timeout"; "withdrawn":
 					 * the acquire went unanswered, take back
-					 * whatever it took (by the owner id) */
+					 * whatever it took (by the owner id);
+					 * "hook": output is a hook's section,
+					 * added to the run's story (ops.h) */
 	int		attempt;	/* the command's last attempt (retries:),
 					 * from 1; 0: the command never started.
 					 * The history entry says it, and the

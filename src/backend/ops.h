@@ -118,7 +118,10 @@ struct lr_backend_ops {
 	 * ours (redis/rlock.h, rlock_release()), or our tombstone (unlock).
 	 * A session backend takes end->event NULL: free only, record nothing
 	 * (after a lost lock, whose loss the keep-alive recorded). Returns 1,
-	 * 0 or -1 as rlock_release(). */
+	 * 0 or -1 as rlock_release(). end->event "hook", after the release:
+	 * add end->output, a hook's section (core/tail.h), to the end of the
+	 * run's story if it is still kept, and nothing else; 1 added, 0 not,
+	 * or -1 with e. */
 	int	(*release)(struct lr_backend *b, const struct lr_lock *l,
 		    const struct lr_ending *end, struct lr_err *e);
 

@@ -270,6 +270,33 @@ my_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_endin
 	return a.got ? a.code == 1 : no_answer(b, "withdraw", e);
 }
 
+/* A hook's section of the run's story, after the release
+ * (mysql_sql_story_hook). Returns 1 added, 0 no story kept, -1 with e. */
+static int
+my_story_hook(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	struct myq q = { 0 };
+	struct answer a = { 0 };
+	MYSQL *db = db_of(b);
+	int rc;
+
+	if (db == NULL)
+		return my_not_connected(b, "release", e);
+	my_clock_vars(&q);
+	myq_str(&q, db, "runs", l->keys.runs);
+	myq_str(&q, db, "token", l->token_s);
+	myq_strn(&q, db, "output", end->output ? end->output : "",
+	    end->output ? end->output_len : 0);
+	myq_end(&q);
+	myq_add(&q, mysql_sql_story_hook);
+	rc = my_exec(b, "release", &q, 1, MY_CREATE, answer_row, &a, e);
+	free(q.s);
+	if (rc != 0)
+		return -1;
+	return a.got ? a.code == 1 : no_answer(b, "release", e);
+}
+
 static int
 my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
     struct lr_err *e)
@@ -282,6 +309,8 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 
 	if (end->event && strcmp(end->event, "withdrawn") == 0)
 		return my_withdraw(b, l, end, e);
+	if (end->event && strcmp(end->event, "hook") == 0)
+		return my_story_hook(b, l, end, e);
 	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
 	if (db == NULL)

@@ -442,6 +442,14 @@ CAP ";\n"
 "  WHERE n > @skeep INTO @rcut;\n"
 "DELETE FROM lockrun_runs WHERE k = @runs AND failed = @failed AND id <= @rcut";
 
+/* release.lua's event "hook": a hook's section of the run's story added
+ * to the end of the output of the run's row while it is kept. Inputs:
+ * @now @runs @token @output. Answer: 1 added, 0 not (no such row). */
+const char mysql_sql_story_hook[] =
+"UPDATE lockrun_runs SET output = CONCAT(output, @output)\n"
+"  WHERE k = @runs AND token = @token AND expires_ms > @now;\n"
+"SELECT ROW_COUNT() > 0, NULL";
+
 /* release.lua's withdraw(): the acquire went unanswered and may have
  * run in time (its answer lost). Inputs: @stable @slot (NULL: none)
  * @hist @last @ckey @id (the owner id) @host @pid @slot_iso @status @cap

@@ -34,6 +34,7 @@ extern const char mysql_sql_release[];
  * part way: the GET_LOCK it left held is released. */
 extern const char mysql_sql_acquire_undo[];
 extern const char mysql_sql_release_undo[];
+extern const char mysql_sql_story_hook[];
 extern const char mysql_sql_withdraw[];
 extern const char mysql_sql_unlock[];
 extern const char mysql_sql_peek[];

@@ -230,6 +230,27 @@ utf8_copy(char *buf, size_t n, const char *s)
 	buf[o] = '\0';
 }
 
+/* release.lua's event "hook" (pg_sql_story_hook). */
+static int
+pg_story_hook(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	char *output = pg_sql_bytea(end->output ? end->output : "", end->output_len);
+	const char *params[] = { l->keys.runs, l->token_s, output };
+	PGresult *res;
+	int missing, n;
+
+	if (output == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	res = pg_conn_read(b, "release", pg_sql_story_hook, 3, params, &missing, e);
+	free(output);
+	if (res == NULL)
+		return missing ? 0 : -1;	/* no table: no story to add to */
+	n = pq.ntuples(res);
+	pq.clear(res);
+	return n > 0;
+}
+
 /* The release, with the run's story (the reason, the output's end as
  * bytea's escape form) in the same statement: no round trip more. */
 static int
@@ -250,6 +271,8 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 
 	if (end->event && strcmp(end->event, "withdrawn") == 0)
 		return pg_withdraw(b, l, end, e);
+	if (end->event && strcmp(end->event, "hook") == 0)
+		return pg_story_hook(b, l, end, e);
 	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;	/* a slot row is never released: nothing to say */
 	pg_sql_lockid(l->keys.stable, &id);

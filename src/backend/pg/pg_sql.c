@@ -499,6 +499,14 @@ const char pg_sql_release[] =
 	"SELECT n.n, CASE WHEN a.keep >= 0 AND " LOCKED_MINE("a.hi", "a.lo") " "
 	"THEN pg_advisory_unlock(a.lockid) END FROM n, a";
 
+/* release.lua's event "hook": $1 the stories' key, $2 the run's token,
+ * $3 a hook's section of its story (bytea, pg_sql_bytea()), added to the
+ * end of the output of the run's row while it is kept. One row for each
+ * row changed. */
+const char pg_sql_story_hook[] =
+	"UPDATE lockrun_runs SET output = output || $3::bytea WHERE k = $1::text "
+	"AND token = $2::text AND expires_ms > " NOW_MS " RETURNING 1";
+
 /* unlock.lua. $1 the key to free (stable or slot key), $2 fence, $3
  * history, $4 last run, $5 whether $1 is the stable key, $6 and $7 the
  * halves of its session lock id, $8 the value the operator agreed to

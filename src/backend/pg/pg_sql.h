@@ -13,6 +13,7 @@ extern const char pg_sql_ddl[];
 extern const char pg_sql_acquire[];
 extern const char pg_sql_renew[];
 extern const char pg_sql_release[];
+extern const char pg_sql_story_hook[];
 extern const char pg_sql_unlock[];
 extern const char pg_sql_peek[];
 extern const char pg_sql_states[];

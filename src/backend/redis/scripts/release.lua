@@ -20,6 +20,11 @@
 -- the end of its output ("<1|2><line>\n" each, core/tail.h), "" none.
 -- Returns 1 released (deleted, or left to expire after keep ms),
 -- 0 not ours (it expired, or another run holds it) or no stable key.
+--
+-- Event "hook": after the release, an on_success or on_failure hook's
+-- section of the run's story (ARGV[4], "h<hook>\n" and its lines,
+-- core/tail.h) is added to the end of the story's output, if the story is
+-- still kept; nothing else is touched. Returns 1 added, 0 not.
 -- The key is ours when it holds this run's value or its tombstone
 -- ("unlocked:" .. value, unlock.lua): a tombstone goes now, the tree being
 -- gone. A key kept for --min-hold becomes "released:" .. value, so that
@@ -75,6 +80,12 @@ local function withdraw()
   return 1
 end
 if event == 'withdrawn' then return withdraw() end
+if event == 'hook' then
+  if redis.call('HEXISTS', KEYS[6], 'h:' .. token) == 0 then return 0 end
+  local o = redis.call('HGET', KEYS[6], 'o:' .. token) or ''
+  redis.call('HSET', KEYS[6], 'o:' .. token, o .. (ARGV[4] or ''))
+  return 1
+end
 
 -- The story of a run whose command started (attempt), with its output;
 -- now is when it ended, by the server's clock.
