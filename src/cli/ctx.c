@@ -50,6 +50,8 @@ ctx_free(struct lr_ctx *x)
 		x->url_copy = NULL;
 	}
 	explicit_bzero(x->password, sizeof(x->password));
+	free(x->start_story);
+	x->start_story = NULL;
 	child_close(&x->child);		/* last: the guard exits with lockrun */
 }
 

@@ -67,6 +67,11 @@ struct lr_ctx {
 	struct lr_child		 child;		/* the command, or its guard */
 	struct lr_vars		 vars;		/* LOCKRUN_KEY and the others */
 	struct lr_creds		 creds;		/* a task's user:; uid 0: none */
+	char			*start_story;	/* on_start's section of the run's
+						 * story (hooks.h), or NULL */
+	size_t			 start_story_len;
+	int			 story_kept;	/* the release carried the run's
+						 * story: a hook's may follow it */
 };
 
 /* An empty context; and what a context holds let go (NULL: nothing, as

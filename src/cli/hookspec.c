@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* hookspec.c -- a run's hooks: their settings from its task, and what they
- * are told (hookspec.h). */
+/* hookspec.c -- a run's hooks: their settings from its task, what they
+ * are told, and their output kept with the run's story (hookspec.h). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/hookspec.h"
+#include "core/duration.h"
+#include "core/tail.h"
+#include "out/log.h"
 
 /* on_start runs under a lease that is not renewed until the command
  * starts: it has a quarter of the ttl, and a twelfth more to stop, so
- * that the first renewal, due at a third, is still in time. */
+ * that the first renewal, due at a third, is still in time. Hooks keep
+ * the end of their output as the command does, when the run has a lock
+ * server to keep it in. */
 void
 hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
     struct lr_hook_spec *after, struct lr_hook_facts *hf)
@@ -15,7 +23,8 @@ hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
 
 	*after = (struct lr_hook_spec){ .env = t->env, .timeout_ms = t->hook_timeout_ms,
 	    .kill_after_ms = t->kill_after_ms, .saved = &x->sig,
-	    .scheduled = x->cfg_borrowed, .creds = x->creds.uid ? &x->creds : NULL };
+	    .scheduled = x->cfg_borrowed, .creds = x->creds.uid ? &x->creds : NULL,
+	    .keep = locked && t->keep_output > 0 ? (size_t)t->keep_output : 0 };
 	*start = *after;
 	if (locked && t->no_overlap && t->renew) {
 		if (start->timeout_ms > t->ttl_ms / 4)
@@ -27,4 +36,68 @@ hooks_prepare(struct lr_ctx *x, int locked, struct lr_hook_spec *start,
 	    .key = t->no_overlap ? l->keys.stable : l->keys.slot,
 	    .slot = t->one_server ? l->keys.slot_iso : NULL,
 	    .token = locked ? l->token : 0, .attempt = 1 };
+}
+
+void
+hooks_start(struct lr_ctx *x, const struct lr_hook_spec *spec,
+    const struct lr_hook_facts *hf)
+{
+	free(x->start_story);
+	x->start_story = NULL;
+	hook_run("on_start", x->t.on_start, spec, hf, &x->start_story, &x->start_story_len);
+}
+
+char *
+hooks_story_join(const struct lr_ctx *x, const char *cmd, size_t n, size_t *len)
+{
+	size_t k = x->start_story_len;
+	char *s;
+
+	if (x->start_story == NULL || (s = malloc(k + 2 + n + 1)) == NULL)
+		return NULL;
+	memcpy(s, x->start_story, k);
+	s[k] = TAIL_SECTION;	/* the command's lines again */
+	s[k + 1] = '\n';
+	if (n > 0)
+		memcpy(s + k + 2, cmd, n);
+	*len = k + 2 + n;
+	s[*len] = '\0';	/* as tail_text()'s: a C string too */
+	return s;
+}
+
+/* The hook which's section (text[n]) added to the run's story, which the
+ * release kept: the release operation again, its event "hook" (ops.h),
+ * one round trip, over the connection the run had (opened again if it
+ * was closed). A failure is a warning: the story stands without it. */
+static void
+story_add(struct lr_ctx *x, const char *which, const char *text, size_t n)
+{
+	struct lr_err e = LR_ERR_INIT;
+	struct lr_ending end = { .event = "hook", .status = 0, .attempt = x->attempt,
+	    .output = text, .output_len = n, .keep_runs = x->t.keep_runs,
+	    .keep_failed = x->t.keep_failed_runs };
+
+	if ((x->be.ops->fd(&x->be) < 0 &&
+	    x->be.ops->reopen(&x->be, x->server.connect_timeout_ms, &e) != 0) ||
+	    x->be.ops->release(&x->be, &x->lock, &end, &e) < 0)
+		lr_warn("the %s hook's output is not kept with the run's story: %s", which,
+		    e.msg);
+}
+
+void
+hooks_end(struct lr_ctx *x, const struct lr_hook_spec *spec, struct lr_hook_facts *hf,
+    int status, long long started)
+{
+	const char *which = status == 0 ? "on_success" : "on_failure";
+	char *story = NULL;
+	size_t n = 0;
+
+	hf->ended = 1;
+	hf->status = status;
+	hf->duration_ms = mono_ms() - started;
+	hook_run(which, status == 0 ? x->t.on_success : x->t.on_failure, spec, hf,
+	    x->story_kept ? &story : NULL, &n);
+	if (story != NULL)
+		story_add(x, which, story, n);
+	free(story);
 }

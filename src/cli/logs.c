@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/ctx.h"
+#include "core/tail.h"
 #include "core/text.h"
 #include "out/json.h"
 #include "out/table.h"
@@ -175,7 +176,8 @@ json_run(const struct run *r, const char *output)
 	json_end(&j);
 }
 
-/* The header for people, then the output, each line marked. */
+/* The header for people, then the output, each line marked with its
+ * stream, each hook's lines under a line naming it (core/tail.h). */
 static void
 show(const struct run *r, const char *output)
 {
@@ -192,14 +194,24 @@ show(const struct run *r, const char *output)
 	printf("status: %s (%s)\n", field(r, H_STATUS), field(r, H_EVENT));
 	printf("reason: ");
 	text_visible_put(stdout, field(r, H_REASON), strlen(field(r, H_REASON)));
-	printf("\n--- output ---\n");
+	printf("\n");
+	if (output == NULL || *output != TAIL_SECTION)
+		printf("--- output ---\n");
 	for (const char *p = output; p && *p; ) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
-		fputs(*p == '2' ? "err| " : "out| ", stdout);
-		text_visible_put(stdout, p + 1, len > 0 ? len - 1 : 0);
-		putchar('\n');
+		if (*p == TAIL_SECTION && len > 1) {
+			fputs("--- ", stdout);
+			text_visible_put(stdout, p + 1, len - 1);
+			fputs(" hook ---\n", stdout);
+		} else if (*p == TAIL_SECTION)
+			fputs("--- output ---\n", stdout);
+		else {
+			fputs(*p == '2' ? "err| " : "out| ", stdout);
+			text_visible_put(stdout, p + 1, len > 0 ? len - 1 : 0);
+			putchar('\n');
+		}
 		p += len + (nl != NULL);
 	}
 }

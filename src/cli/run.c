@@ -412,6 +412,25 @@ run_reason(const struct lr_ctx *x, const struct lr_supervise *s, int status,
 			*p = '?';
 }
 
+/* Release with the run's story: on_start's section, if it kept one,
+ * before the command's lines (hookspec.h). Notes whether the story went,
+ * kept as a success or a failure (release.lua's story()), for a hook
+ * after the release to add to. */
+static void
+story_end(struct lr_ctx *x, int status, const char *event, const struct run_story *st)
+{
+	struct run_story all = *st;
+	char *joined = hooks_story_join(x, st->output, st->len, &all.len);
+	int failed = strcmp(event, "released") != 0 || status != 0;
+
+	if (joined)
+		all.output = joined;
+	x->story_kept = release_story(x, status, event, &all) >= 0 &&
+	    x->t.keep_output > 0 && x->attempt > 0 &&
+	    (failed ? x->t.keep_failed_runs : x->t.keep_runs) > 0;
+	free(joined);
+}
+
 /* In the guard (guard.c), when lockrun was killed and the command's tree
  * is gone: free the lock now rather than leave it to its lease, on a
  * connection of our own (the one inherited is lockrun's, mid-exchange
@@ -479,7 +498,7 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 	if (s.capture)
 		st.output = capture_text(&cap, &st.len);
 	st.lost_said = s.lost != 0;
-	release_story(x, status >= 0 ? status : e->status, s.lost ? "lost" :
+	story_end(x, status >= 0 ? status : e->status, s.lost ? "lost" :
 	    s.timed_out ? "stopped-timeout" : "released", &st);
 	mail_output(x, st.output, st.len, status >= 0 ? status : e->status);
 	free(st.output);
@@ -499,21 +518,6 @@ report_exit(const struct lr_ctx *x, int status, long long started)
 	f.duration_ms = mono_ms() - started;
 	lr_event(LOG_INFO, "exited", &f, "%s exited with status %d", x->exec_argv[0],
 	    status);
-}
-
-/* After the release: on_success or on_failure, told how the run ended.
- * Whatever the hook does, the run's status stands. */
-static void
-hooks_after(struct lr_ctx *x, const struct lr_hook_spec *spec, struct lr_hook_facts *hf,
-    int status, long long started)
-{
-	hf->ended = 1;
-	hf->status = status;
-	hf->duration_ms = mono_ms() - started;
-	if (status == 0)
-		hook_run("on_success", x->t.on_success, spec, hf);
-	else
-		hook_run("on_failure", x->t.on_failure, spec, hf);
 }
 
 /* The scheduler recorded a slot of this task as missed (MISSED_VAR,
@@ -538,7 +542,7 @@ run_missed(struct lr_ctx *x, struct lr_err *e)
 	hf.key = x->lock.keys.slot;
 	hf.slot = x->lock.keys.slot_iso;
 	hf.attempt = 0;
-	st = hook_run("on_missed", x->t.on_missed, &after, &hf);
+	st = hook_run("on_missed", x->t.on_missed, &after, &hf, NULL, NULL);
 	return st < 0 ? 0 : st;
 }
 
@@ -568,12 +572,12 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 	x->be.ops->close(&x->be);
 	export_env(x, 0);
 	hooks_prepare(x, 0, &hstart, &hafter, &hf);
-	hook_run("on_start", x->t.on_start, &hstart, &hf);
+	hook_run("on_start", x->t.on_start, &hstart, &hf, NULL, NULL);
 	started = mono_ms();
 	if ((status = run_command(x, NULL, &hf, e)) < 0)
 		return -1;
 	report_exit(x, status, started);
-	hooks_after(x, &hafter, &hf, status, started);
+	hooks_end(x, &hafter, &hf, status, started);
 	return status;
 }
 
@@ -705,15 +709,15 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	started = mono_ms();
 	if (sig != 0) {		/* told to stop before the command started */
 		release(x, 128 + sig, "released");
-		hooks_after(x, &hafter, &hf, 128 + sig, started);
+		hooks_end(x, &hafter, &hf, 128 + sig, started);
 		return 128 + sig;
 	}
 	export_env(x, 1);
-	hook_run("on_start", x->t.on_start, &hstart, &hf);
+	hooks_start(x, &hstart, &hf);
 	started = mono_ms();
 	if ((status = run_command(x, &x->be, &hf, e)) < 0)
 		return -1;
 	report_exit(x, status, started);
-	hooks_after(x, &hafter, &hf, status, started);
+	hooks_end(x, &hafter, &hf, status, started);
 	return status;
 }

@@ -32,6 +32,12 @@ struct lr_tail {
 	unsigned long long	 seen;		/* bytes fed in all */
 };
 
+/* A run's story holds its command's lines, and its hooks' (issue 45):
+ * a line of this mark and a hook's name, "hon_start\n", begins the lines
+ * of that hook's output; one of the mark alone, "h\n", the command's
+ * again. Lines before any such line are the command's. */
+#define TAIL_SECTION	'h'
+
 /* Set t up to keep the last limit bytes (0: none, and nothing is
  * allocated). Returns 0, or -1 when out of memory. */
 int	tail_init(struct lr_tail *t, size_t limit);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* hooks.c -- run a task's hook: found on $PATH, started as the command is
- * (child_spawn), told the run's facts, stopped at its timeout. */
+ * (child_spawn), told the run's facts, stopped at its timeout; the end of
+ * its output kept for the run's story, as the command's is. */
 #include <sys/pidfd.h>
 #include <sys/wait.h>
 
@@ -16,6 +17,7 @@
 #include "core/duration.h"
 #include "core/task.h"
 #include "out/log.h"
+#include "proc/capture.h"
 #include "proc/hooks.h"
 
 /* The variables a hook is given beyond the command's four. */
@@ -95,38 +97,64 @@ hook_envp(const struct lr_child_spec *cs, struct hook_env *he, size_t nextra)
 	return envp;
 }
 
-/* Wait up to ms for the process behind pidfd to end: 1 if it did. */
+/* Has our child pid ended? It is left to reap. */
 static int
-ended_within(int pidfd, long long ms)
+has_ended(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	    si.si_pid == pid;
+}
+
+/* Wait up to ms for the hook to end (its pidfd readable; without one,
+ * asked every 50 ms), passing its output on meanwhile (cap, or NULL):
+ * 1 if it did. */
+static int
+ended_within(int pidfd, pid_t pid, long long ms, struct lr_capture *cap)
 {
 	long long until = mono_ms() + ms, left;
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
 	while ((left = until - mono_ms()) > 0) {
-		int rc = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
-		if (rc > 0)
-			return 1;
+		struct pollfd p[3] = { { .fd = pidfd, .events = POLLIN }, { .fd = -1 },
+		    { .fd = -1 } };
+		long long rest = cap ? capture_poll(cap, &p[1], mono_ms()) : -1;
+		int rc;
+
+		if (rest >= 0 && rest < left)
+			left = rest;
+		if (pidfd < 0 && left > 50)
+			left = 50;
+		rc = poll(p, 3, left > INT_MAX ? INT_MAX : (int)left);
 		if (rc < 0 && errno != EINTR)
 			return 0;
+		if (rc > 0 && cap)
+			capture_ready(cap, &p[1]);
+		if ((rc > 0 && p[0].revents) || (pidfd < 0 && has_ended(pid)))
+			return 1;
 	}
 	return 0;
 }
 
 /* Reap the hook; past its timeout, stop its group: SIGTERM, then SIGKILL
  * after the grace. A pidfd lets poll(2) wait with a timeout without
- * touching SIGCHLD, which the caller reads from its signalfd. Returns the
- * wait status, or -1; *stopped says the timeout passed. */
+ * touching SIGCHLD, which the caller reads from its signalfd. Its output
+ * is read meanwhile (cap, or NULL), and what its tree left in the pipes
+ * once it ended, for 2 s at most and never past its timeout and grace
+ * (on_start's fit before the lease's first renewal). Returns the wait
+ * status, or -1; *stopped says the timeout passed. */
 static int
-hook_reap(pid_t pid, const struct lr_hook_spec *spec, int *stopped)
+hook_reap(pid_t pid, const struct lr_hook_spec *spec, struct lr_capture *cap, int *stopped)
 {
+	long long last = mono_ms() + spec->timeout_ms + spec->kill_after_ms;
 	int pidfd = pidfd_open(pid, 0), st = 0;
 
 	*stopped = 0;
-	if (pidfd >= 0 && !ended_within(pidfd, spec->timeout_ms)) {
+	if (!ended_within(pidfd, pid, spec->timeout_ms, cap)) {
 		*stopped = 1;
 		kill(-pid, SIGTERM);
 		kill(-pid, SIGCONT);
-		if (!ended_within(pidfd, spec->kill_after_ms))
+		if (!ended_within(pidfd, pid, spec->kill_after_ms, cap))
 			kill(-pid, SIGKILL);
 	}
 	if (pidfd >= 0)
@@ -134,6 +162,8 @@ hook_reap(pid_t pid, const struct lr_hook_spec *spec, int *stopped)
 	while (waitpid(pid, &st, 0) == -1)
 		if (errno != EINTR)
 			return -1;
+	if (cap)
+		capture_drain(cap, mono_ms() + 2000 < last ? mono_ms() + 2000 : last);
 	return st;
 }
 
@@ -176,9 +206,31 @@ task_path(char *const *env, const struct lr_creds *creds)
 	return creds ? LR_USER_PATH : getenv("PATH");
 }
 
+/* The hook's section of the run's story (core/tail.h): "h" which, then
+ * the end of its output cap kept; NULL when it printed nothing. */
+static char *
+hook_section(const char *which, struct lr_capture *cap, size_t *n)
+{
+	size_t len, head = strlen(which) + 2;
+	char *text = capture_text(cap, &len), *s;
+
+	if (text == NULL || len == 0 || (s = malloc(head + len + 1)) == NULL) {
+		free(text);
+		return NULL;
+	}
+	s[0] = TAIL_SECTION;
+	memcpy(s + 1, which, head - 2);
+	s[head - 1] = '\n';
+	memcpy(s + head, text, len);
+	free(text);
+	*n = head + len;
+	s[*n] = '\0';	/* as tail_text()'s: a C string too */
+	return s;
+}
+
 int
 hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
-    const struct lr_hook_facts *facts)
+    const struct lr_hook_facts *facts, char **story, size_t *story_len)
 {
 	/* a session of its own: a hook never has the terminal lockrun was
 	 * started from, and its group (stopped at the timeout) is its own */
@@ -187,10 +239,13 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
 	    .session = 1 };
 	struct hook_env he;
 	struct lr_err e = LR_ERR_INIT;
+	struct lr_capture cap;
 	char path[PATH_MAX], **envp;
-	int st, stopped;
+	int st, stopped, err;
 	pid_t pid;
 
+	if (story)
+		*story = NULL;
 	if (argv == NULL || argv[0] == NULL)
 		return 0;
 	if (child_find(argv[0], task_path(spec->env, spec->creds), path, sizeof(path), &e) != 0) {
@@ -202,17 +257,38 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
 		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook: out of memory", which);
 		return -1;
 	}
+	/* its output through lockrun's pipes to lockrun's own 1 and 2, where
+	 * it went before, its end kept */
+	capture_init(&cap);
+	if (story && spec->keep > 0) {
+		if (capture_open(&cap, spec->keep, 0, &e) == 0)
+			cs.capture = &cap;
+		else
+			lr_warn("the %s hook's output is not kept: %s", which, e.msg);
+	}
 	fflush(NULL);
 	pid = child_spawn(&cs, envp, NULL);
+	err = errno;
 	free(envp);
+	for (int i = 0; i < 2; i++) {	/* the hook's alone: its end of file is ours */
+		if (cap.wr[i] >= 0)
+			close(cap.wr[i]);
+		cap.wr[i] = -1;
+	}
 	if (pid == -1) {
 		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook %s: %s", which, argv[0],
-		    strerror(errno));
+		    strerror(err));
+		capture_close(&cap);
 		return -1;
 	}
-	if ((st = hook_reap(pid, spec, &stopped)) == -1) {
+	st = hook_reap(pid, spec, cs.capture ? &cap : NULL, &stopped);
+	err = errno;
+	if (cs.capture)
+		*story = hook_section(which, &cap, story_len);
+	capture_close(&cap);
+	if (st == -1) {
 		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook %s: wait: %s", which,
-		    argv[0], strerror(errno));
+		    argv[0], strerror(err));
 		return -1;
 	}
 	return hook_report(which, argv[0], st, stopped, spec);

@@ -31,16 +31,25 @@ struct lr_hook_spec {
 	const struct lr_sigstate *saved;
 	int			  scheduled;	/* as struct lr_child_spec's */
 	const struct lr_creds	 *creds;	/* run as; NULL: as lockrun */
+	size_t			  keep;		/* the end of its output kept, as
+						 * the command's (keep_output);
+						 * 0: none */
 };
 
 /* Run the hook argv (NULL: there is none; nothing happens) called which
  * ("on_start", ...), in a process group of its own, and wait for it: past
  * spec->timeout_ms it is sent SIGTERM, and SIGKILL kill_after_ms later.
  * Each outcome is logged (hook-ran, or hook-failed as a warning: not
- * found, non-zero status, killed, stopped at its timeout). Returns the
- * hook's exit status (128+N when killed), or -1 when it could not be
- * started. The run's own status is never the caller's to change. */
+ * found, non-zero status, killed, stopped at its timeout). Its output
+ * goes to lockrun's standard output and error; with story and spec->keep,
+ * through lockrun (capture.h), which keeps its last spec->keep bytes as
+ * the hook's section of the run's story (core/tail.h, TAIL_SECTION):
+ * malloc'd into *story (NUL-terminated, as tail_text()'s), its length in
+ * *story_len; *story NULL when it
+ * printed nothing. Returns the hook's exit status (128+N when killed), or
+ * -1 when it could not be started. The run's own status is never the
+ * caller's to change. */
 int	hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
-	    const struct lr_hook_facts *facts);
+	    const struct lr_hook_facts *facts, char **story, size_t *story_len);
 
 #endif

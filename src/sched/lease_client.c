@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/duration.h"
+#include "core/tail.h"
 #include "sched/lease_client.h"
 #include "sched/lease_wire.h"
 
@@ -215,6 +216,39 @@ proxy_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *ou
 	return r.rc;
 }
 
+/* The output out[len]'s last whole lines up to LEASE_OUTPUT_MAX, into
+ * *n; when the cut falls within a hook's section (core/tail.h), the line
+ * naming it goes first, in *copy (malloc'd, the caller's to free), so
+ * that its lines stay the hook's. Returns where they start. */
+static const char *
+output_cut(const char *out, size_t len, size_t *n, char **copy)
+{
+	const char *tail, *cut, *sec = NULL;
+	size_t seclen = 0;
+
+	*copy = NULL;
+	*n = len;
+	if (len <= LEASE_OUTPUT_MAX)
+		return out;
+	/* room for a section's line: a mark and a hook's name */
+	cut = memchr(out + len - LEASE_OUTPUT_MAX + 64, '\n', LEASE_OUTPUT_MAX - 64);
+	*n = cut ? (size_t)(out + len - cut - 1) : 0;
+	tail = out + len - *n;
+	for (const char *p = out, *nl; p < tail && (nl = memchr(p, '\n',
+	    (size_t)(tail - p))) != NULL; p = nl + 1)
+		if (*p == TAIL_SECTION) {
+			sec = p;
+			seclen = (size_t)(nl - p) + 1;
+		}
+	if (sec == NULL || seclen > 64 || (*n > 0 && *tail == TAIL_SECTION) ||
+	    (*copy = malloc(seclen + *n)) == NULL)
+		return tail;
+	memcpy(*copy, sec, seclen);
+	memcpy(*copy + seclen, tail, *n);
+	*n += seclen;
+	return *copy;
+}
+
 static int
 proxy_release(struct lr_backend *b, const struct lr_lock *l,
     const struct lr_ending *end, struct lr_err *e)
@@ -223,8 +257,9 @@ proxy_release(struct lr_backend *b, const struct lr_lock *l,
 	struct lease_req q = { .op = LEASE_RELEASE, .lock = *l };
 	struct lease_rep r;
 	const char *tail = NULL;
+	char *copy = NULL;
 	size_t n = 0;
-	int sent;
+	int sent, rc;
 
 	if (p->use_inner)
 		return p->inner.ops->release(&p->inner, l, end, e);
@@ -233,22 +268,15 @@ proxy_release(struct lr_backend *b, const struct lr_lock *l,
 	/* a pointer means nothing in the scheduler: the reason goes (an
 	 * array), the output's end after the structure, its last whole
 	 * lines up to LEASE_OUTPUT_MAX (lockrun(7), "A RUN'S STORY") */
-	if (end->output && end->output_len > 0) {
-		tail = end->output;
-		n = end->output_len;
-		if (n > LEASE_OUTPUT_MAX) {
-			const char *cut = memchr(tail + n - LEASE_OUTPUT_MAX, '\n',
-			    LEASE_OUTPUT_MAX);
-
-			n = cut ? (size_t)(tail + n - cut - 1) : 0;
-			tail += end->output_len - n;
-		}
-	}
+	if (end->output && end->output_len > 0)
+		tail = output_cut(end->output, end->output_len, &n, &copy);
 	q.end.output = NULL;
 	q.end.output_len = n;
 	if ((q.has_event = end->event != NULL))
 		snprintf(q.event, sizeof(q.event), "%s", end->event);
-	if (call(p, &q, tail, n, &r, &sent, e) != 0)
+	rc = call(p, &q, tail, n, &r, &sent, e);
+	free(copy);
+	if (rc != 0)
 		return -1;
 	if (r.rc < 0)
 		*e = r.e;

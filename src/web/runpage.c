@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/tail.h"
 #include "core/text.h"
 #include "web/html.h"
 #include "web/runpage.h"
@@ -17,7 +18,7 @@ static const char css[] =
 	"vertical-align:top}th{font-size:.85em;color:#555}"
 	"pre{background:#fff;border:1px solid #ddd;padding:.5em;overflow-x:auto;"
 	"white-space:pre-wrap;overflow-wrap:anywhere}.err{color:#c62828}"
-	".ctl{color:#c62828;font-size:.85em}small{color:#555}";
+	".ctl{color:#c62828;font-size:.85em}small{color:#555}.section{color:#555;font-weight:bold}";
 
 /* The value of the header's field name, into *v and *vlen; 0 if there. */
 static int
@@ -84,7 +85,7 @@ header_table(FILE *fp, const struct run_page *r)
 }
 
 /* The output, a line each: "1" the standard output's, "2" the standard
- * error's, marked. */
+ * error's, marked; a hook's lines under a line naming it (core/tail.h). */
 static void
 output_lines(FILE *fp, const struct run_page *r)
 {
@@ -98,6 +99,14 @@ output_lines(FILE *fp, const struct run_page *r)
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		int err = *p == '2';
 
+		if (*p == TAIL_SECTION) {
+			fputs("<span class=\"section\">--- ", fp);
+			if (len > 1)
+				html_escape(fp, p + 1, len - 1, 0);
+			fputs(len > 1 ? " hook ---</span>\n" : "output ---</span>\n", fp);
+			p += len + 1;
+			continue;
+		}
 		fputs(err ? "<span class=\"line err\">" : "<span class=\"line out\">", fp);
 		html_escape(fp, p + 1, len > 0 ? len - 1 : 0, 0);
 		fputs("</span>\n", fp);

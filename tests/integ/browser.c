@@ -69,6 +69,7 @@ browser_follows_a_failed_runs_link(int port)
 	cr_assert(matches(dom, "<h1>bad, run [0-9]+: <span class=\"failed\">failed</span></h1>"),
 	    "%s", dom);
 	cr_assert(matches(dom, RUN_LINES), "%s", dom);
+	cr_assert(matches(dom, HOOK_LINES), "%s", dom);
 	cr_assert(strstr(dom, "<script") == NULL && strstr(dom, "\xe2\x80\xae") == NULL, "%s",
 	    dom);
 }

@@ -18,15 +18,20 @@ void	without_attribute_values(char *dom);
 
 /* The story of the run pages' tests (page_test.c, logs_sql_test.c): a
  * config's tasks, "bad" printing a line holding a tag, one holding U+202E
- * (RIGHT-TO-LEFT OVERRIDE) and one on its standard error, and exiting 2;
- * "good" exiting 0; neither due while a test runs. */
+ * (RIGHT-TO-LEFT OVERRIDE) and one on its standard error, and exiting 2,
+ * its on_failure hook printing a tag too; "good" exiting 0; neither due
+ * while a test runs. */
 #define PAGE_STORY "tasks:\n  bad:\n    schedule: '0 3 1 1 *'\n    command: [sh, -c, \"" \
 	"echo one; echo '<script>alert(1)</script>'; echo 'left\\u202Eright'; " \
-	"echo cannot open in.csv >&2; exit 2\"]\n  good:\n    schedule: '0 3 1 1 *'\n" \
-	"    command: 'true'\n"
+	"echo cannot open in.csv >&2; exit 2\"]\n" \
+	"    on_failure: [sh, -c, \"echo '<b>paged</b>'\"]\n" \
+	"  good:\n    schedule: '0 3 1 1 *'\n    command: 'true'\n"
 
 /* What bad's run page says, as served and as a browser builds it: the
- * lines escaped, U+202E shown as its code point (a regular expression). */
+ * lines escaped, U+202E shown as its code point, the hook's lines under a
+ * line naming it (regular expressions). */
+#define HOOK_LINES "<span class=\"section\">--- on_failure hook ---</span>\n" \
+	"<span class=\"line out\">&lt;b&gt;paged&lt;/b&gt;</span>\n"
 #define RUN_LINES "<span class=\"line out\">one</span>\n" \
 	"<span class=\"line out\">&lt;script&gt;alert\\(1\\)&lt;/script&gt;</span>\n" \
 	"<span class=\"line out\">left<span class=\"ctl\">&lt;U\\+202E&gt;</span>right</span>\n"

@@ -52,6 +52,38 @@ another_host_sees_the_story(enum backend b)
 	cr_assert(strstr(r.out, "out| three\n") > strstr(r.out, "out| one\n"), "%s", r.out);
 }
 
+/* The hooks' lines, each under a line naming its hook, in the order they
+ * ran: on_start's with the release, on_failure's added after it. */
+static void
+hooks_lines(enum backend b)
+{
+	struct result r;
+	const char *cfg;
+
+	use(b);
+	cfg = write_scratch("hooked.yaml", "tasks:\n  hooked:\n    command: [sh, -c, "
+	    "'echo one; exit 2']\n"
+	    "    on_start: [sh, -c, 'echo warming cache; echo cache cold >&2']\n"
+	    "    on_failure: [sh, -c, 'echo paging oncall; echo pager down >&2']\n");
+	RUN(&r, "-c", cfg, "--host", "web3", "-t", "hooked");
+	cr_assert(eq(int, r.status, 2), "stderr: %s", r.err);
+	VERB(&r, "logs", "--host", "ops", "hooked");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: -\n--- on_start hook ---\nout| warming cache\n"
+	    "err| cache cold\n--- output ---\nout| one\n--- on_failure hook ---\n"
+	    "out| paging oncall\nerr| pager down\n") != NULL, "%s", r.out);
+}
+
+Test(logs_sql, pg_the_hooks_lines_are_kept_under_their_names)
+{
+	hooks_lines(BE_PG);
+}
+
+Test(logs_sql, mysql_the_hooks_lines_are_kept_under_their_names)
+{
+	hooks_lines(BE_MYSQL);
+}
+
 Test(logs_sql, pg_another_host_sees_the_lines_the_status_and_the_host)
 {
 	another_host_sees_the_story(BE_PG);

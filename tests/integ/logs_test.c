@@ -54,8 +54,32 @@ Test(logs, another_host_sees_the_lines_the_status_and_the_host)
 	cr_assert(strstr(r.out, "out| three\n") > strstr(r.out, "out| one\n"), "%s", r.out);
 }
 
+/* The hooks' lines (issue 45: "also for hook runs, marked as such"), in
+ * the order they ran, each under a line naming its hook: on_start's ride
+ * with the release, on_failure's (it runs after) follow it. */
+#define HOOKED "    on_start: [sh, -c, 'echo warming cache; echo cache cold >&2']\n" \
+	"    on_failure: [sh, -c, 'echo paging oncall; echo pager down >&2']\n"
+#define HOOK_LINES "--- on_start hook ---\nout| warming cache\nerr| cache cold\n" \
+	"--- output ---\n"
+#define AFTER_LINES "--- on_failure hook ---\nout| paging oncall\nerr| pager down\n"
+
+Test(logs, the_hooks_lines_are_kept_under_their_names)
+{
+	const char *cfg = write_config("tasks:\n  hooked:\n    command: [sh, -c, "
+	    "'echo one; exit 2']\n" HOOKED);
+	struct result r;
+
+	LR(&r, "-c", cfg, "--host", "web3", "-t", "hooked");
+	cr_assert(eq(int, r.status, 2), "stderr: %s", r.err);
+	LR(&r, "logs", "-c", cfg, "--host", "ops", "hooked");
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: -\n" HOOK_LINES "out| one\n" AFTER_LINES) != NULL,
+	    "%s", r.out);
+}
+
 /* A run cron starts sends its release over the scheduler's connection:
- * the end of its output goes with it, as a run's own release takes it. */
+ * the end of its output goes with it, as a run's own release takes it;
+ * its hooks' too. */
 Test(logs, a_run_under_cron_keeps_its_output_too)
 {
 	char body[512], err[4096];
@@ -65,7 +89,7 @@ Test(logs, a_run_under_cron_keeps_its_output_too)
 
 	snprintf(body, sizeof(body), "redis:\n  url: '%s'\ndefaults:\n  clock_tolerance: 0\n"
 	    "tasks:\n  nightly:\n    schedule: '* * * * *'\n    command: [sh, -c, "
-	    "'echo loaded 12 rows; echo cannot open in.csv >&2; exit 2']\n", fx.url);
+	    "'echo loaded 12 rows; echo cannot open in.csv >&2; exit 2']\n" HOOKED, fx.url);
 	cfg = write_scratch("cron.yaml", body);
 	cron = cron_at(cfg, 1781524800.0 - 2);	/* 2026-06-15 11:59:58 */
 	POLL_UNTIL(key_exists("lockrun:{nightly}:runs") == 1);
@@ -76,6 +100,8 @@ Test(logs, a_run_under_cron_keeps_its_output_too)
 	cr_assert(strstr(r.out, "status: 2 (released)\n") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "out| loaded 12 rows\n") != NULL, "%s", r.out);
 	cr_assert(strstr(r.out, "err| cannot open in.csv\n") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, HOOK_LINES) != NULL && strstr(r.out, AFTER_LINES) != NULL,
+	    "%s", r.out);
 }
 
 /* lockrun with keep_output 1001 on task, whose command prints flood's

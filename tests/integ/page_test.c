@@ -208,6 +208,7 @@ Test(page, a_failed_run_links_to_its_output_escaped)
 	cr_assert(matches(body, "<tr><th>host</th><td>web3</td></tr>"), "%s", body);
 	cr_assert(matches(body, "<tr><th>status</th><td>2</td></tr>"), "%s", body);
 	cr_assert(matches(body, RUN_LINES), "%s", body);
+	cr_assert(matches(body, HOOK_LINES), "%s", body);
 	cr_assert(strstr(body, "<span class=\"line err\">cannot open in.csv</span>\n") != NULL,
 	    "%s", body);
 	cr_assert(strstr(body, "<script") == NULL && strstr(body, "\xe2\x80\xae") == NULL,
