@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* lease_wire.h -- what a run forked by a scheduler and the scheduler say
  * to each other over their socket pair (SOCK_SEQPACKET: one message per
- * write, arriving whole), when the run's lock requests go over the
- * scheduler's connection instead of one of its own (lease_client.c, the
- * run's side; leases.c, the scheduler's). Both ends are this program,
- * forked: the structures go as they are. */
+ * write, arriving whole): the run's lock requests, when they go over the
+ * scheduler's connection instead of one of its own, and their answers;
+ * and, whether they do or not, how the run goes (outcome.h), unanswered
+ * (lease_client.c, the run's side; leases.c, the scheduler's). Both ends
+ * are this program, forked: the structures go as they are. Every message
+ * from the run starts with its op, an int. */
 #ifndef LR_LEASE_WIRE_H
 #define LR_LEASE_WIRE_H
 
@@ -16,6 +18,8 @@ enum lease_op {
 	LEASE_RENEW,		/* ops->renew_send(lock, cap_ms, wait_ms), then
 				 * renew_recv until it answers */
 	LEASE_RELEASE,		/* ops->release(lock, end) */
+	LEASE_OUTCOME,		/* no request: how the run goes (outcome.h's
+				 * struct outcome_head), not answered */
 };
 
 /* A release carries the end of its run's output (lr_ending.output, core/
