@@ -12,6 +12,8 @@
 #include "core/duration.h"
 #include "core/lease.h"
 #include "out/log.h"
+#include "sched/lease_client.h"
+#include "sched/outcome.h"
 
 /* The acquire was sent and went unanswered (a paused server, a stalled
  * or cut network): the server refuses it if it runs after its deadline,
@@ -66,12 +68,15 @@ int
 run_too_late(const struct lr_ctx *x, const char *why)
 {
 	struct log_fields f;
+	char msg[1024];		/* out/log.c's longest message */
 
 	log_fields_init(&f);
 	f.status = EX_UNAVAILABLE;
-	lr_event(LOG_ERR, "too-late", &f, "too late for %s%s: %s; the command was not "
-	    "started", x->t.one_server ? "slot " : "", x->t.one_server ?
-	    x->lock.keys.slot_iso : x->lock.keys.stable, why);
+	snprintf(msg, sizeof(msg), "too late for %s%s: %s; the command was not started",
+	    x->t.one_server ? "slot " : "", x->t.one_server ? x->lock.keys.slot_iso :
+	    x->lock.keys.stable, why);
+	lr_event(LOG_ERR, "too-late", &f, "%s", msg);
+	lease_client_tell(OUTCOME_TOO_LATE, 0, msg);	/* its scheduler: missed */
 	return EX_UNAVAILABLE;
 }
 

@@ -10,6 +10,8 @@
 #include "cli/ctx.h"
 #include "cli/entry.h"
 #include "out/log.h"
+#include "sched/lease_client.h"
+#include "sched/outcome.h"
 
 #ifndef LOCKRUN_VERSION
 #define LOCKRUN_VERSION "0.0.0"
@@ -35,19 +37,24 @@ die_event(int status)
  * --help hint after a usage error. When the server could not be reached,
  * or refused the password, the line says where each of its settings came
  * from (a default in force where a setting was meant, a password from
- * another place, is the mistake to see). */
+ * another place, is the mistake to see). A run a scheduler forked tells
+ * it the line too: why it ended, or that this host's clock is off. */
 static void
 report(const struct lr_ctx *x, const struct lr_err *e)
 {
 	struct log_fields f;
+	char msg[1024];		/* out/log.c's longest message */
+	int with_sources = e->status == EX_UNAVAILABLE && x->sources[0] != '\0' &&
+	    (lr_err_broke(e) || e->kind == LR_ERR_AUTH);
 
 	log_fields_init(&f);
 	f.status = e->status;
-	if (e->status == EX_UNAVAILABLE && x->sources[0] != '\0' &&
-	    (lr_err_broke(e) || e->kind == LR_ERR_AUTH))
-		lr_event(LOG_ERR, die_event(e->status), &f, "%s (%s)", e->msg, x->sources);
-	else
-		lr_event(LOG_ERR, die_event(e->status), &f, "%s", e->msg);
+	/* cut short where out/log.c cuts any message */
+	if (!with_sources || snprintf(msg, sizeof(msg), "%s (%s)", e->msg, x->sources) < 0)
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+	lr_event(LOG_ERR, die_event(e->status), &f, "%s", msg);
+	lease_client_tell(e->status == EX_TEMPFAIL ? OUTCOME_CLOCK_OFF : OUTCOME_FAILED, 0,
+	    msg);
 	if (e->status == EX_USAGE && log_human_stderr())
 		fprintf(stderr, "Try 'lockrun %s%s--help' for more information.\n",
 		    x->cli.def->help_as, *x->cli.def->help_as ? " " : "");

@@ -29,6 +29,7 @@
 #include "proc/hooks.h"
 #include "proc/supervise.h"
 #include "sched/lease_client.h"
+#include "sched/outcome.h"
 #include "sched/starter.h"
 
 /* output: where the command's stdout and stderr go: lockrun's own
@@ -246,6 +247,7 @@ acquire(struct lr_ctx *x, enum lock_outcome *out, int *sig, struct lr_err *e)
 			char d[32];
 			lr_event(LOG_INFO, "waiting", NULL, "%s is held; waiting up to "
 			    "%s for it", l->keys.stable, duration_human(left, d, sizeof(d)));
+			lease_client_tell(OUTCOME_WAITING, 0, NULL);
 		}
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;	/* xorshift64 */
 		pause = backoff_delay(n, (double)(seed >> 11) / (double)(1ULL << 53));
@@ -569,6 +571,7 @@ run_unlocked(struct lr_ctx *x, struct lr_err *e)
 	}
 	lr_event(LOG_WARNING, "run-without-lock", NULL, "%s; running without a lock "
 	    "(on_server_error: run)", e->msg);
+	lease_client_tell(OUTCOME_RAN, 0, NULL);
 	x->be.ops->close(&x->be);
 	export_env(x, 0);
 	hooks_prepare(x, 0, &hstart, &hafter, &hf);
@@ -705,6 +708,7 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	run_log_context(x, x->lock.token);
 	lr_event(LOG_INFO, "acquired", NULL, "acquired %s (token %lld)", x->t.no_overlap ?
 	    x->lock.keys.stable : x->lock.keys.slot, x->lock.token);
+	lease_client_tell(OUTCOME_RAN, x->lock.token, NULL);	/* before any output */
 	hooks_prepare(x, 1, &hstart, &hafter, &hf);
 	started = mono_ms();
 	if (sig != 0) {		/* told to stop before the command started */

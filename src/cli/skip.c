@@ -11,6 +11,8 @@
 #include "core/duration.h"
 #include "core/text.h"
 #include "out/log.h"
+#include "sched/lease_client.h"
+#include "sched/outcome.h"
 
 /* What to do next, for a person at a terminal. */
 enum hint { HINT_NONE, HINT_TRIGGER, HINT_RESUME, HINT_STATUS };
@@ -31,6 +33,7 @@ say(const struct lr_ctx *x, const char *event, const struct log_fields *f, enum 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	lr_event(LOG_INFO, event, f, "%s", msg);
+	lease_client_tell(OUTCOME_SKIPPED, 0, msg);	/* to its scheduler, if any */
 	if (x->cli.verbose || x->cli.quiet || !log_human_stderr() || !isatty(STDERR_FILENO))
 		return;
 	if (h == HINT_TRIGGER && name)

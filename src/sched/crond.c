@@ -538,12 +538,13 @@ on_signal(struct crond *d)
 }
 
 /* Relay the runs' records and output; say how each run that is reaped
- * and whose pipes closed went, and drop it. Its records first: the one
- * that gives its token was written before its command started, so it is
- * read before any line of the command's, which then carry the token.
+ * and whose pipes and socket closed went, and drop it. Its records first:
+ * the one that gives its token was written before its command started,
+ * so it is read before any line of the command's, which then carry the
+ * token.
  * With p, what poll(2) said of the first nr runs' pipes (step()): only
  * those with something to read are read, not every run's every pipe
- * each turn; without, all of them. */
+ * each turn; without, all of them, and what their sockets hold. */
 static void
 pump(struct crond *d, const struct pollfd *p, size_t nr)
 {
@@ -555,6 +556,9 @@ pump(struct crond *d, const struct pollfd *p, size_t nr)
 
 		if (p == NULL || (i < nr && (p[2 + 4 * i].revents | p[3 + 4 * i].revents |
 		    p[4 + 4 * i].revents))) {
+			while (p == NULL && r->lease >= 0 &&
+			    leases_collect(d->o->leases, &r->lease, &r->outcome) > 0)
+				;
 			report_pump(&r->rep);
 			src.token = r->rep.token;
 			lines_pump(&r->err, &src);
@@ -593,7 +597,7 @@ step(struct crond *d)
 	}
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
 	/* starts still due wait for room (drain(), below): a run getting
-	 * ready saying how it went, a record, makes some */
+	 * ready telling how it goes (outcome.h) makes some */
 	if ((ready = poll(p, n, -1)) < 0 && errno != EINTR)	/* it would only spin */
 		fail(d, "cannot wait for time, signals and the runs: poll", errno, 1);
 	if (ready > 0) {
@@ -605,9 +609,13 @@ step(struct crond *d)
 			on_signal(d);
 		if (p[0].revents || p[1].revents)
 			tell(d);
-		for (size_t i = 0; i < nr; i++)	/* not on_timer()'s new runs */
-			if (p[5 + 4 * i].revents)	/* lock requests */
-				leases_collect(d->o->leases, &d->runs.v[i].lease);
+		/* how each run goes, its lock requests (not on_timer()'s new
+		 * runs'); read whenever its pipes have a line for pump() */
+		for (size_t i = 0; i < nr; i++)
+			if (p[2 + 4 * i].revents | p[3 + 4 * i].revents | p[4 + 4 * i].revents |
+			    p[5 + 4 * i].revents)
+				leases_collect(d->o->leases, &d->runs.v[i].lease,
+				    &d->runs.v[i].outcome);
 		leases_flush(d->o->leases);	/* in batches */
 	}
 	pump(d, p, nr);

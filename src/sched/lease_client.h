@@ -4,15 +4,24 @@
  * its own: a backend (ops.h) whose requests are messages to the
  * scheduler over their socket pair (lease_wire.h). Everything above the
  * backend -- run.c's decisions, the renewal loop, the guard -- is the
- * run's as it was. */
+ * run's as it was. Over the same socket, the run tells the scheduler how
+ * it goes (lease_client_tell()). */
 #ifndef LR_LEASE_CLIENT_H
 #define LR_LEASE_CLIENT_H
 
 #include "backend/ops.h"
 
 /* In the forked run, before it starts: its end of the socket pair, and
- * the URL the scheduler's connection goes to (borrowed). */
+ * the URL the scheduler's connection goes to (borrowed), or NULL: the
+ * scheduler has none, and the socket carries the run's outcome only. */
 void	lease_client_set(int fd, const char *url);
+
+/* Tell the scheduler how the run goes (outcome.h): a message of kind
+ * with value (OUTCOME_RAN's token, OUTCOME_EXITED's status; else unused)
+ * and why (NULL: none), over the socket pair, whether the run's lock
+ * requests go over it or not. Nothing when this run was given none (not
+ * forked by a scheduler), or the message cannot go at once. */
+void	lease_client_tell(int kind, long long value, const char *why);
 
 /* When this run was given the scheduler's socket, b (set up, not
  * connected) goes to the scheduler's server, and its backend keeps no

@@ -10,7 +10,8 @@
  * MySQL, whose locks are their session's, the one session holds every
  * run's, and a renewal over a new session finds its lock gone). The connection is the scheduler's
  * alone: each batch is run to its answers before the next, so the stream
- * is always in step.
+ * is always in step. Between the requests, a run's outcome messages
+ * (outcome.h) are read as they come and learnt, never answered.
  *
  * The table: the lease each run holds, and when the request that the
  * server last confirmed for it was sent. A run asking to renew is
@@ -30,6 +31,7 @@
 #include "core/duration.h"
 #include "sched/lease_wire.h"
 #include "sched/leases.h"
+#include "sched/outcome.h"
 #include "sched/report.h"
 
 struct held {
@@ -335,8 +337,21 @@ recv_request(int fd, struct lease_req *q, char *out, size_t len)
 	return n;
 }
 
-void
-leases_collect(struct leases *ls, int *fd)
+/* A run's socket closed (its run and guard are gone), its lease forgotten. */
+static void
+hangup(struct leases *ls, int *fd)
+{
+	if (ls)
+		held_drop(ls, *fd);
+	close(*fd);
+	*fd = -1;
+}
+
+/* The request of len bytes at the head of *fd into the queue, a
+ * release's output after it. Returns 1 when read (or *fd closed), 0 when
+ * it waits in the socket (out of memory). */
+static int
+request(struct leases *ls, int *fd, ssize_t len)
 {
 	struct asked *a;
 	ssize_t n;
@@ -345,28 +360,20 @@ leases_collect(struct leases *ls, int *fd)
 		size_t cap = ls->capq ? 2 * ls->capq : 16;
 		struct asked *q = realloc(ls->q, cap * sizeof(*q));
 		if (q == NULL)
-			return;		/* it waits in the socket */
+			return 0;
 		ls->q = q;
 		ls->capq = cap;
 	}
 	a = &ls->q[ls->nq];
 	a->output = NULL;
-	/* the message's length, with a release's output after the request */
-	while ((n = recv(*fd, NULL, 0, MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC)) == -1 &&
-	    errno == EINTR)
-		;
-	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		return;
-	if (n > (ssize_t)sizeof(a->q) && n <= (ssize_t)(sizeof(a->q) + LEASE_OUTPUT_MAX) &&
-	    (a->output = malloc((size_t)n - sizeof(a->q) + 1)) == NULL)
-		return;		/* it waits in the socket */
-	n = recv_request(*fd, &a->q, a->output, (size_t)(n > 0 ? n : 0));
+	if (len > (ssize_t)sizeof(a->q) && len <= (ssize_t)(sizeof(a->q) + LEASE_OUTPUT_MAX) &&
+	    (a->output = malloc((size_t)len - sizeof(a->q) + 1)) == NULL)
+		return 0;
+	n = recv_request(*fd, &a->q, a->output, (size_t)len);
 	if (n != (ssize_t)sizeof(a->q) + (ssize_t)(a->output ? a->q.end.output_len : 0)) {
 		free(a->output);
-		held_drop(ls, *fd);	/* no one is left on the other end */
-		close(*fd);
-		*fd = -1;
-		return;
+		hangup(ls, fd);		/* no one is left on the other end */
+		return 1;
 	}
 	if (a->output)		/* a string, as the run's own was */
 		a->output[a->q.end.output_len] = '\0';
@@ -374,6 +381,41 @@ leases_collect(struct leases *ls, int *fd)
 	a->r.lock = a->q.lock;
 	a->fd = *fd;
 	ls->nq++;
+	return 1;
+}
+
+int
+leases_collect(struct leases *ls, int *fd, struct run_outcome *o)
+{
+	char buf[OUTCOME_WIRE_MAX];
+	struct outcome_msg m;
+	int op, got = 0;
+	ssize_t n;
+
+	for (;; got = 1) {	/* each message's length (MSG_TRUNC) and op */
+		op = -1;
+		while ((n = recv(*fd, &op, sizeof(op), MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC)) ==
+		    -1 && errno == EINTR)
+			;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return got;
+		if (n < (ssize_t)sizeof(op) || op != LEASE_OUTCOME)
+			break;
+		/* learnt, and on: a request may follow. One that does not
+		 * decode is dropped (both ends are this program) */
+		if (recv(*fd, buf, sizeof(buf), MSG_DONTWAIT) == n && o != NULL &&
+		    outcome_decode(buf, (size_t)n, &m) == 0)
+			outcome_apply(o, &m);
+	}
+	if (n <= 0) {
+		hangup(ls, fd);
+		return 1;
+	}
+	if (ls == NULL) {	/* a request with no connection to run it: dropped */
+		(void)recv(*fd, &op, sizeof(op), MSG_DONTWAIT);
+		return 1;
+	}
+	return request(ls, fd, n) || got;
 }
 
 /* A session the server ended while no request was in flight (PostgreSQL's

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* leases.h -- the scheduler's side of its runs' locks: one connection to
- * the server for all of them. A run forked with a socket pair sends its
- * acquire, renewals and release there (lease_client.h); the scheduler
+ * the server for all of them; and of how each run goes, which it tells
+ * over the same socket pair (outcome.h). A run forked with a socket pair
+ * sends its acquire, renewals and release there (lease_client.h); the
+ * scheduler
  * runs them over its own backend and answers, the acquires and the
  * releases that came in one turn of its loop each in one batch. It keeps
  * a table of the leases its runs hold: a renewal asked for renews, in one
@@ -16,6 +18,7 @@
 
 struct held;
 struct asked;
+struct run_outcome;
 
 struct leases {
 	struct lr_backend	*be;	/* set up, connected on first use; borrowed */
@@ -29,12 +32,15 @@ struct leases {
 	struct report_once	 said;	/* an answer not sent (report.h) */
 };
 
-/* Read a request from *fd, a run's end of the socket pair (non-blocking),
- * if one has come, to run at leases_flush(): one a call, so that a run's
- * requests are run in the order it sent them. Once the run's end is
- * closed (its run and guard are gone), its lease is forgotten, *fd
- * closed and set to -1. */
-void	leases_collect(struct leases *ls, int *fd);
+/* Read what has come on *fd, a run's end of the socket pair
+ * (non-blocking): each outcome message, learnt into o (outcome.h; NULL:
+ * read and dropped), then a request, if one has come, to run at
+ * leases_flush(): one a call, so that a run's requests are run in the
+ * order it sent them. ls NULL (the runs connect themselves): the outcomes
+ * only. Once the run's end is closed (its run and guard are gone), its
+ * lease is forgotten, *fd closed and set to -1. Returns 1 when something
+ * was read (or *fd closed), 0 when nothing had come. */
+int	leases_collect(struct leases *ls, int *fd, struct run_outcome *o);
 
 /* Run the requests collected over ls->be, within its connect and command
  * timeouts, and answer each on its run's socket: the releases in one

@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "sched/due.h"
 #include "sched/lines.h"
+#include "sched/outcome.h"
 #include "sched/report.h"
 #include "sched/starter.h"
 
@@ -33,7 +34,9 @@ struct running {
 	time_t			slot_t;
 	struct line_stream	out, err;
 	struct run_report	rep;		/* the run's own log */
-	int			lease;		/* its lock requests' socket, or -1 */
+	int			lease;		/* its socket: its lock requests and
+						 * how it goes; or -1 */
+	struct run_outcome	outcome;	/* how it goes, as it told (outcome.h) */
 };
 
 struct run_table {
@@ -60,7 +63,7 @@ void	run_table_reap(struct run_table *t);
 /* How many runs are alive (not reaped yet). */
 size_t	run_table_live(const struct run_table *t);
 
-/* How many runs are still getting ready: alive, and not yet said that
+/* How many runs are still getting ready: alive, and not yet told that
  * they took their lock, skipped, wait for a held one (wait:), or ended
  * (their report pipe open). */
 size_t	run_table_starting(const struct run_table *t);

@@ -32,6 +32,7 @@
 #include "core/keys.h"
 #include "out/log.h"
 #include "sched/lease_client.h"
+#include "sched/outcome.h"
 #include "sched/report.h"
 #include "sched/starter.h"
 
@@ -177,8 +178,8 @@ close_but(const struct spawn_given *g, int x, int y)
 
 /* In the child: fd[0] and fd[1] (-1: ours) onto 1 and 2, the report pipe
  * fd[2] (or -1) for its log's records, the lease socket fd[3] (or -1) for
- * its lock requests, the signal state we were given, the slot's instant;
- * then the run. Never returns. */
+ * how it goes and its lock requests, the signal state we were given, the
+ * slot's instant; then the run, and its exit status told. Never returns. */
 static void __attribute__((noreturn))
 child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at_ms,
     const char *claim)
@@ -217,6 +218,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 	while (argv[argc])
 		argc++;
 	status = sp->run(argc, argv, sp->cfg);
+	lease_client_tell(OUTCOME_EXITED, status, NULL);
 	fflush(stdout);		/* as main() does: no libc teardown after a fork */
 	_exit(status);
 }
@@ -498,9 +500,12 @@ spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long
 	const char *what = "pipe";
 	pid_t pid = -1;
 
-	/* a read end left blocking is refused: the run is not started */
+	/* a read end left blocking is refused: the run is not started. The
+	 * socket pair always: with no connection of the scheduler's for the
+	 * run's lock requests (sp->lease_url NULL), it carries how the run
+	 * goes (outcome.h) */
 	if (io && ((io->relay && (out_pipe(p[0], &what) != 0 || out_pipe(p[1], &what) != 0)) ||
-	    out_pipe(p[2], &what) != 0 || (sp->lease_url && lease_pair(p[3], &what) != 0))) {
+	    out_pipe(p[2], &what) != 0 || lease_pair(p[3], &what) != 0)) {
 		lr_errf(e, EX_OSERR, "%s: %s", what, strerror(errno));
 		goto done;
 	}

@@ -114,9 +114,10 @@ struct spawn_pipes {
 	int	relay;		/* asked: the run's stdout and stderr on out, err */
 	int	out, err;
 	int	report;		/* the run's log, a JSON record a line (log_report()) */
-	int	lease;		/* with sp->lease_url: the scheduler's end of the
-				 * socket pair the run's lock requests come on
-				 * (non-blocking), else -1 */
+	int	lease;		/* the scheduler's end of the socket pair
+				 * (non-blocking) that how the run goes comes on
+				 * (outcome.h), and with sp->lease_url its lock
+				 * requests */
 };
 
 /* The fork gate. A run's child goes on running lockrun after fork(),
@@ -134,8 +135,9 @@ void	spawn_gate_leave(void);
  * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR), and
  * CLAIM_VAR=claim unless claim is "". With io, the run's log reaches io->report as
  * records, and with io->relay its stdout and stderr go to out and err;
- * else it shares ours. With io and sp->lease_url, the run's lock requests
- * come on io->lease (lease_client_set() in the child). Returns the child's pid, or -1 with e. */
+ * else it shares ours. With io, how the run goes comes on io->lease, and
+ * with sp->lease_url its lock requests too (lease_client_set() in the
+ * child). Returns the child's pid, or -1 with e. */
 pid_t	spawn_task(const struct sched_spawner *sp, const struct sched_task *t,
 	    long long at_ms, const char *claim, struct spawn_pipes *io, struct lr_err *e);
 

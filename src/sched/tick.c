@@ -18,6 +18,7 @@
 #include "core/text.h"
 #include "out/log.h"
 #include "sched/due.h"
+#include "sched/outcome.h"
 #include "sched/report.h"
 #include "sched/start_queue.h"
 #include "sched/tick.h"
@@ -32,7 +33,9 @@ struct started {
 	long long		 took_ms;
 	char			 slot[TEXT_ISO_MAX];
 	struct run_report	 rep;	/* the run's own log; fd -1 if none */
-	int			 lease;	/* its lock requests' socket, or -1 */
+	int			 lease;	/* its socket (how it goes, its lock
+					 * requests), or -1 */
+	struct run_outcome	 outcome;	/* how it goes, as it told */
 };
 
 /* Start v[i]'s run, and say so; a run that cannot be started ends there. */
@@ -108,11 +111,11 @@ reap(struct started *v, size_t n)
 	return live;
 }
 
-/* Wait for a signal, a record or a lock request from a run; read (and
- * answer) what came. A signal that asks us to end is passed on, and no
- * run still due is started. Returns -1 when it cannot wait so. (Runs are
- * due only while STARTS_AT_ONCE are getting ready: one of them saying
- * how it went, a record, makes room.) */
+/* Wait for a signal, a record, or a message from a run (how it goes, a
+ * lock request); read (and answer) what came. A signal that asks us to
+ * end is passed on, and no run still due is started. Returns -1 when it
+ * cannot wait so. (Runs are due only while STARTS_AT_ONCE are getting
+ * ready: one of them telling how it goes makes room.) */
 static int
 wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *ls)
 {
@@ -136,7 +139,7 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 		if (p[i + 1].revents)
 			report_pump(&v[i].rep);
 		if (p[n + i + 1].revents)
-			leases_collect(ls, &v[i].lease);
+			leases_collect(ls, &v[i].lease, &v[i].outcome);
 	}
 	leases_flush(ls);	/* in batches */
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
@@ -195,6 +198,9 @@ run_all(const struct sched_spawner *sp, struct started *v, size_t n, struct leas
 		}
 	for (size_t i = 0; i < n; i++) {
 		report_pump(&v[i].rep);
+		/* what it told before it ended, to the last message */
+		while (v[i].lease >= 0 && leases_collect(ls, &v[i].lease, &v[i].outcome) > 0)
+			;
 		if (v[i].rep.fd >= 0) {		/* a process of the run holds it still */
 			close(v[i].rep.fd);
 			v[i].rep.fd = -1;

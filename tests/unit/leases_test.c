@@ -124,7 +124,7 @@ ask(struct leases *ls, struct run *r, int op)
 		snprintf(q.event, sizeof(q.event), "released");
 	}
 	cr_assert(eq(sz, (size_t)send(r->own, &q, sizeof(q), 0), sizeof(q)));
-	leases_collect(ls, &r->sched);
+	leases_collect(ls, &r->sched, NULL);
 	cr_assert(eq(int, (int)ls->nq > 0, 1), "the request was read");
 }
 
@@ -227,7 +227,7 @@ Test(leases, one_batch_a_kind_and_a_renewal_renews_every_lease_due_with_it)
 
 	/* a run gone: its socket is closed, its lease forgotten */
 	close(r[1].own);
-	leases_collect(&ls, &r[1].sched);
+	leases_collect(&ls, &r[1].sched, NULL);
 	cr_assert(eq(int, r[1].sched, -1));
 	cr_assert(eq(sz, ls.n, 2), "the leases of runs 2 and 3 are left");
 	for (int i = 0; i < 4; i++) {

@@ -2,14 +2,21 @@
 /* outcome_test.c -- how a forked run tells its scheduler how it goes
  * (sched/outcome.c): each field of a message back as it was sent, a
  * message that is not one refused, what the scheduler learns from a run's
- * messages in turn. */
+ * messages in turn; and over a socket pair, as the scheduler's forks have
+ * (sched/lease_client.c's side, sched/leases.c's), the messages read
+ * between a run's lock requests, which stay in the order sent. */
+#include <sys/socket.h>
+
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "sched/lease_client.h"
 #include "sched/lease_wire.h"
+#include "sched/leases.h"
 #include "sched/outcome.h"
 
 /* m encoded and decoded again, which must work. */
@@ -165,4 +172,65 @@ Test(outcome, the_scheduler_learns_each_kind_and_the_latest_reason)
 	outcome_msg_set(&m, OUTCOME_FAILED, "second");
 	outcome_apply(&o, &m);
 	cr_assert(eq(str, o.why, "second"));
+}
+
+/* A lock request from the run, as lease_client.c sends one. */
+static void
+request(int fd, int op)
+{
+	struct lease_req q = { .op = op, .seq = 9 };
+
+	cr_assert(eq(sz, (size_t)send(fd, &q, sizeof(q), 0), sizeof(q)));
+}
+
+Test(outcome, told_over_the_socket_between_the_lock_requests)
+{
+	struct leases ls = { 0 };
+	struct run_outcome o = { 0 };
+	int sv[2];
+
+	cr_assert(eq(int, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0));
+	lease_client_set(sv[1], NULL);
+	lease_client_tell(OUTCOME_RAN, 4242, NULL);
+	request(sv[1], LEASE_RENEW);
+	lease_client_tell(OUTCOME_FAILED, 0, "lost");
+	lease_client_tell(OUTCOME_EXITED, 69, NULL);
+
+	/* the message before the request, then the request, one a call */
+	cr_assert(eq(int, leases_collect(&ls, &sv[0], &o), 1));
+	cr_assert(eq(str, (char *)flags(&o), "ran "));
+	cr_assert(eq(i64, o.token, 4242));
+	cr_assert(eq(sz, ls.nq, 1), "the request is queued");
+	cr_assert(eq(str, o.why, ""), "what follows the request waits");
+	cr_assert(eq(int, leases_collect(&ls, &sv[0], &o), 1));
+	cr_assert(eq(str, o.why, "lost"));
+	cr_assert(eq(str, (char *)flags(&o), "ran exited "));
+	cr_assert(eq(int, o.status, 69));
+	cr_assert(eq(int, leases_collect(&ls, &sv[0], &o), 0), "nothing more has come");
+	cr_assert(eq(sz, ls.nq, 1));
+
+	close(sv[1]);		/* the run is gone */
+	cr_assert(eq(int, leases_collect(&ls, &sv[0], &o), 1));
+	cr_assert(eq(int, sv[0], -1), "closed");
+	leases_free(&ls);
+}
+
+/* A scheduler without a connection of its own (no leases): the socket
+ * carries the outcome alone, and a request on it is dropped. */
+Test(outcome, told_where_the_run_connects_itself)
+{
+	struct run_outcome o = { 0 };
+	int sv[2];
+
+	cr_assert(eq(int, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0));
+	lease_client_set(sv[1], NULL);
+	lease_client_tell(OUTCOME_WAITING, 0, NULL);
+	request(sv[1], LEASE_ACQUIRE);
+	lease_client_tell(OUTCOME_SKIPPED, 0, "skipped: held by b pid 7");
+	close(sv[1]);
+	while (sv[0] >= 0 && leases_collect(NULL, &sv[0], &o) > 0)
+		;
+	cr_assert(eq(int, sv[0], -1), "read to its end, and closed");
+	cr_assert(eq(str, (char *)flags(&o), "waiting skipped "));
+	cr_assert(eq(str, o.why, "skipped: held by b pid 7"));
 }
