@@ -226,7 +226,8 @@ away_retry(struct away *a, struct heap *h, const struct sched_task *t, size_t n,
 	char at[TEXT_ISO_MAX];
 	struct log_fields f;
 
-	if (r->rep.ran || r->rep.skipped || r->rep.too_late || r->status != EX_UNAVAILABLE)
+	if (r->outcome.ran || r->outcome.skipped || r->outcome.too_late ||
+	    r->status != EX_UNAVAILABLE)
 		return 0;
 	a->seen_ms = 0;		/* asked before the next start, unless a batch
 				 * was answered since */
@@ -242,7 +243,7 @@ away_retry(struct away *a, struct heap *h, const struct sched_task *t, size_t n,
 		f.status = r->status;
 		lr_event(LOG_WARNING, "retry", &f, "%s %s: the run took no lock (status %d)%s%s; "
 		    "trying again at %s, within its starting_deadline", r->task, r->slot,
-		    r->status, r->rep.why[0] ? ": " : "", r->rep.why,
+		    r->status, r->outcome.why[0] ? ": " : "", r->outcome.why,
 		    text_iso((long long)again * 1000, TEXT_ISO_S, at, sizeof(at)));
 		return 1;
 	}

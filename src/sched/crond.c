@@ -271,13 +271,13 @@ ended(struct crond *d, const struct running *r)
 {
 	if (retry_later(d, r) != 0)
 		return;
-	report_ended(&r->rep, r->task, r->slot, r->was, r->status, r->took_ms, &d->clock_said);
-	if (r->status == EX_UNAVAILABLE && !r->rep.ran && !r->rep.skipped && !d->stopping &&
+	report_ended(&r->outcome, r->task, r->slot, r->was, r->status, r->took_ms, &d->clock_said);
+	if (r->status == EX_UNAVAILABLE && !r->outcome.ran && !r->outcome.skipped && !d->stopping &&
 	    TRIGGERED(r->slot_t))
 		lr_event(LOG_ERR, "missed", NULL, "%s triggered: missed: the server could not "
 		    "be reached within its starting_deadline; the trigger is dropped", r->task);
 	/* a slot, or a trigger (dropped on the server, recorded once) */
-	for (size_t i = 0; r->status == EX_UNAVAILABLE && !r->rep.ran && !r->rep.skipped &&
+	for (size_t i = 0; r->status == EX_UNAVAILABLE && !r->outcome.ran && !r->outcome.skipped &&
 	    !d->stopping && i < d->ntasks; i++)
 		if (strcmp(d->tasks[i].name, r->task) == 0 && (TRIGGERED(r->slot_t) ||
 		    d->last[i] == r->slot_t))
@@ -538,10 +538,9 @@ on_signal(struct crond *d)
 }
 
 /* Relay the runs' records and output; say how each run that is reaped
- * and whose pipes and socket closed went, and drop it. Its records first:
- * the one that gives its token was written before its command started,
- * so it is read before any line of the command's, which then carry the
- * token.
+ * and whose pipes and socket closed went, and drop it. The message that
+ * gives its token was sent before its command started, so step() read it
+ * before any line of the command's, which then carry the token.
  * With p, what poll(2) said of the first nr runs' pipes (step()): only
  * those with something to read are read, not every run's every pipe
  * each turn; without, all of them, and what their sockets hold. */
@@ -560,7 +559,7 @@ pump(struct crond *d, const struct pollfd *p, size_t nr)
 			    leases_collect(d->o->leases, &r->lease, &r->outcome) > 0)
 				;
 			report_pump(&r->rep);
-			src.token = r->rep.token;
+			src.token = r->outcome.token;
 			lines_pump(&r->err, &src);
 			lines_pump(&r->out, &src);
 		}

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* report.c -- a forked run's log records: read line by line, each one
- * learnt from (did the run take its lock, skip, fail, and why) and passed
- * on whole, so that a record stays one level of JSON. */
+/* report.c -- a forked run's log records: read line by line and passed
+ * on whole, so that a record stays one level of JSON; nothing is learnt
+ * from their text (how the run goes comes as typed messages, outcome.h).
+ * And what the scheduler says of its runs. */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,155 +15,15 @@
 #include "core/text.h"
 #include "out/log.h"
 #include "sched/due.h"
+#include "sched/outcome.h"
 #include "sched/report.h"
 
-/* Append the code point c as UTF-8 to out[*k], within n - 1. */
-static void
-put_utf8(char *out, size_t n, size_t *k, uint32_t c)
-{
-	char u[4];
-	size_t len;
-
-	if (c < 0x80)
-		u[0] = (char)c, len = 1;
-	else if (c < 0x800)
-		u[0] = (char)(0xc0 | c >> 6), u[1] = (char)(0x80 | (c & 0x3f)), len = 2;
-	else if (c < 0x10000)
-		u[0] = (char)(0xe0 | c >> 12), u[1] = (char)(0x80 | ((c >> 6) & 0x3f)),
-		u[2] = (char)(0x80 | (c & 0x3f)), len = 3;
-	else
-		u[0] = (char)(0xf0 | c >> 18), u[1] = (char)(0x80 | ((c >> 12) & 0x3f)),
-		u[2] = (char)(0x80 | ((c >> 6) & 0x3f)), u[3] = (char)(0x80 | (c & 0x3f)),
-		len = 4;
-	if (out && *k + len < n) {
-		memcpy(out + *k, u, len);
-		*k += len;
-	}
-}
-
-/* Four hex digits at s, or -1. */
-static long
-hex4(const char *s)
-{
-	char h[5];
-	char *end;
-
-	if (strnlen(s, 4) < 4)
-		return -1;
-	memcpy(h, s, 4);
-	h[4] = '\0';
-	if (strspn(h, "0123456789abcdefABCDEF") != 4)
-		return -1;
-	return strtol(h, &end, 16);
-}
-
-/* The JSON string at s (its opening quote) into out[n] (NULL: skipped).
- * Returns what follows its closing quote, or NULL if it is not one. */
-static const char *
-string(const char *s, char *out, size_t n)
-{
-	static const char esc[] = "\"\\/bfnrt", val[] = "\"\\/\b\f\n\r\t";
-	size_t k = 0;
-
-	for (s++; *s != '"'; s++) {
-		const char *e;
-		long c, lo;
-
-		if (*s == '\0')
-			return NULL;
-		if (*s != '\\') {
-			if (out && k + 1 < n)
-				out[k++] = *s;
-			continue;
-		}
-		if (*++s == 'u') {
-			if ((c = hex4(s + 1)) < 0)
-				return NULL;
-			s += 4;
-			if (c >= 0xd800 && c < 0xdc00 && s[1] == '\\' && s[2] == 'u' &&
-			    (lo = hex4(s + 3)) >= 0xdc00 && lo < 0xe000) {
-				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-				s += 6;
-			}
-			put_utf8(out, n, &k, (uint32_t)c);
-		} else if (*s != '\0' && (e = strchr(esc, *s)) != NULL) {
-			if (out && k + 1 < n)
-				out[k++] = val[e - esc];
-		} else
-			return NULL;
-	}
-	if (out && n > 0)
-		out[k] = '\0';
-	return s + 1;
-}
-
-int
-report_member(const char *s, const char *key, char *out, size_t n)
-{
-	if (*s++ != '{')
-		return -1;
-	while (*s == '"') {
-		char name[64];
-		int match;
-
-		if ((s = string(s, name, sizeof(name))) == NULL || *s++ != ':')
-			return -1;
-		match = strcmp(name, key) == 0;
-		if (*s == '"') {
-			if ((s = string(s, match ? out : NULL, n)) == NULL)
-				return -1;
-		} else {
-			size_t len = strcspn(s, ",}");
-
-			if (match && n > 0) {
-				len = len < n - 1 ? len : n - 1;
-				memcpy(out, s, len);
-				out[len] = '\0';
-			}
-			s += strcspn(s, ",}");
-		}
-		if (match)
-			return 0;
-		if (*s == ',')
-			s++;
-	}
-	return -1;
-}
-
-/* What one record says of the run. */
-static void
-learn(struct run_report *r, const char *rec)
-{
-	char ev[32], level[16], tok[32];
-
-	if (report_member(rec, "event", ev, sizeof(ev)) != 0)
-		return;
-	if (strcmp(ev, "acquired") == 0 || strcmp(ev, "run-without-lock") == 0) {
-		r->ran = 1;
-		if (report_member(rec, "token", tok, sizeof(tok)) == 0)
-			r->token = strtoll(tok, NULL, 10);
-	} else if (strcmp(ev, "too-late") == 0) {
-		r->too_late = 1;
-		report_member(rec, "message", r->why, sizeof(r->why));
-	} else if (strcmp(ev, "waiting") == 0) {
-		r->waiting = 1;
-	} else if (strcmp(ev, "clock-off") == 0) {
-		r->clock_off = 1;
-		report_member(rec, "message", r->why, sizeof(r->why));
-	} else if (strncmp(ev, "skipped-", 8) == 0) {
-		r->skipped = 1;
-		report_member(rec, "message", r->why, sizeof(r->why));
-	} else if (report_member(rec, "level", level, sizeof(level)) == 0 &&
-	    strcmp(level, "error") == 0)
-		report_member(rec, "message", r->why, sizeof(r->why));
-}
-
-/* Each whole line in the buffer (the buffer itself if full, or at end):
- * learnt from, then passed on. */
+/* Each whole line in the buffer (the buffer itself if full, or at end),
+ * passed on. */
 static void
 drain(struct run_report *r, int all)
 {
-	static char rec[REPORT_LINE_MAX + 2];
+	static char rec[REPORT_LINE_MAX + 1];	/* and a newline */
 	size_t start = 0;
 
 	while (start < r->len) {
@@ -174,8 +33,6 @@ drain(struct run_report *r, int all)
 		if (nl == NULL && !all && !(start == 0 && r->len == sizeof(r->buf)))
 			break;
 		memcpy(rec, r->buf + start, n);
-		rec[n] = '\0';
-		learn(r, rec);
 		rec[n] = '\n';
 		log_relay(rec, n + 1);
 		start += n + (nl != NULL);
@@ -247,7 +104,7 @@ report_unstarted(const char *task, const char *slot, const char *why)
 /* A run claimed no slot as this host's clock is off: the line that
  * says so, once a minute for all runs; else an info line. */
 static void
-clock_off(const struct run_report *r, const struct log_fields *f, const char *task,
+clock_off(const struct run_outcome *r, const struct log_fields *f, const char *task,
     const char *slot, long long *said)
 {
 	long long now = mono_ms();
@@ -262,7 +119,7 @@ clock_off(const struct run_report *r, const struct log_fields *f, const char *ta
 }
 
 void
-report_ended(const struct run_report *r, const char *task, const char *slot, pid_t pid,
+report_ended(const struct run_outcome *r, const char *task, const char *slot, pid_t pid,
     int status, long long took_ms, long long *clock_said)
 {
 	struct log_fields f;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* report.h -- what a run that a scheduler forked says of itself: its log,
- * one JSON record a line on a pipe of its own (log_report()), read for
- * how the run went and passed on where the scheduler's JSON lines go. */
+ * one JSON record a line on a pipe of its own (log_report()), passed on
+ * where the scheduler's JSON lines go (how the run went comes apart, as
+ * typed messages: outcome.h); and what the scheduler says of its runs. */
 #ifndef LR_REPORT_H
 #define LR_REPORT_H
 
@@ -11,40 +12,25 @@
 #include <time.h>
 
 struct lr_config;
+struct run_outcome;
 
 #define REPORT_LINE_MAX	8192	/* out/log.c's longest record */
 
 struct run_report {
 	int		 fd;		/* the pipe's read end, or -1 once closed */
-	int		 ran;		/* the run took its lock (or ran without one) */
-	int		 skipped;	/* it skipped: held, or the slot taken */
-	int		 waiting;	/* it waits for a held lock (wait:) */
-	int		 clock_off;	/* it claimed no slot: this host's clock is
-					 * off against the lock server's (why) */
-	int		 too_late;	/* it started nothing, too late for its slot
-					 * or its lease (event too-late, why): the
-					 * slot is missed, not tried again */
-	long long	 token;		/* its fencing token once it took the lock; 0 */
-	char		 why[512];	/* a skip's message, or the run's last error */
 	size_t		 len;
 	char		 buf[REPORT_LINE_MAX];
 };
 
-/* Read what fd has (it is non-blocking): learn from each whole record,
- * and log_relay() it. At end of file, close fd. Returns 1 while fd is
- * open, 0 once closed. */
+/* Read what fd has (it is non-blocking): log_relay() each whole record.
+ * At end of file, close fd. Returns 1 while fd is open, 0 once closed. */
 int	report_pump(struct run_report *r);
-
-/* The member key of rec, one flat JSON object (strings, numbers) as
- * out/json.c writes it: a string's text, unescaped (UTF-8), or a number's
- * digits, into out[n], cut short to fit. Returns 0, or -1 when rec has no
- * such member or is not such an object. */
-int	report_member(const char *rec, const char *key, char *out, size_t n);
 
 /* What a scheduler says of its runs, by default (lockrun(7), LOG RECORDS):
  * a run started (event started), no run could be started for a slot
- * (missed, an error, with why), and how a run went once it is gone and its
- * report read to the end: ended (its status, took_ms from its fork; a
+ * (missed, an error, with why), and how a run went (r, what it told of
+ * itself: outcome.h) once it is gone and its pipes and socket are read to
+ * the end: ended (its status, took_ms from its fork; a
  * warning if the status is not 0), skipped (its own reason: held by whom
  * since when, or the slot taken by whom), clock-off (it claimed no slot,
  * this host's clock being off: the run's own line, said once a minute
@@ -53,7 +39,7 @@ int	report_member(const char *rec, const char *key, char *out, size_t n);
  * ran nothing: an error, with its last error). */
 void	report_started(const char *task, const char *slot, pid_t pid);
 void	report_unstarted(const char *task, const char *slot, const char *why);
-void	report_ended(const struct run_report *r, const char *task, const char *slot,
+void	report_ended(const struct run_outcome *r, const char *task, const char *slot,
 	    pid_t pid, int status, long long took_ms, long long *clock_said);
 
 /* The clock-off line is said at most this often. */

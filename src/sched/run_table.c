@@ -105,8 +105,8 @@ run_table_starting(const struct run_table *t)
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->n; i++)
-		n += t->v[i].pid > 0 && t->v[i].rep.fd >= 0 && !t->v[i].rep.ran &&
-		    !t->v[i].rep.skipped && !t->v[i].rep.waiting;
+		n += t->v[i].pid > 0 && t->v[i].rep.fd >= 0 && !t->v[i].outcome.ran &&
+		    !t->v[i].outcome.skipped && !t->v[i].outcome.waiting;
 	return n;
 }
 

@@ -68,8 +68,8 @@ launch_some(const struct sched_spawner *sp, struct started *v, size_t n, long lo
 	size_t busy = 0, due = 0;
 
 	for (size_t i = 0; i < n; i++)
-		busy += v[i].pid > 0 && v[i].rep.fd >= 0 && !v[i].rep.ran &&
-		    !v[i].rep.skipped && !v[i].rep.waiting;
+		busy += v[i].pid > 0 && v[i].rep.fd >= 0 && !v[i].outcome.ran &&
+		    !v[i].outcome.skipped && !v[i].outcome.waiting;
 	for (size_t i = 0; i < n; i++)
 		if (v[i].due && busy < STARTS_AT_ONCE) {
 			launch(sp, &v[i], now_ms);
@@ -210,7 +210,7 @@ run_all(const struct sched_spawner *sp, struct started *v, size_t n, struct leas
 			v[i].lease = -1;
 		}
 		if (v[i].was > 0)
-			report_ended(&v[i].rep, v[i].task->name, v[i].slot, v[i].was,
+			report_ended(&v[i].outcome, v[i].task->name, v[i].slot, v[i].was,
 			    v[i].status, v[i].took_ms, &clock_said);
 	}
 	free(p);
@@ -228,7 +228,8 @@ summary(const struct started *v, size_t n, long long now_ms)
 	char at[TEXT_ISO_MAX];
 
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].rep.skipped || (!v[i].rep.ran && v[i].status == v[i].task->conflict_exit))
+		if (v[i].outcome.skipped || (!v[i].outcome.ran &&
+		    v[i].status == v[i].task->conflict_exit))
 			skipped++;
 		else if (v[i].status == 0)
 			ok++;

@@ -58,7 +58,7 @@ Test(start_queue, a_stop_drops_what_was_not_started)
 	start_queue_free(&q);
 }
 
-/* Getting ready: alive, its report open, and it has not said it took its
+/* Getting ready: alive, its report open, and it has not told it took its
  * lock, skipped, or waits for a held one. */
 Test(start_queue, only_runs_not_yet_decided_are_getting_ready)
 {
@@ -71,9 +71,9 @@ Test(start_queue, only_runs_not_yet_decided_are_getting_ready)
 		r->was = r->pid;
 		r->rep.fd = 10 + i;
 	}
-	t.v[1].rep.ran = 1;
-	t.v[2].rep.skipped = 1;
-	t.v[3].rep.waiting = 1;
+	t.v[1].outcome.ran = 1;
+	t.v[2].outcome.skipped = 1;
+	t.v[3].outcome.waiting = 1;
 	t.v[4].pid = 0;		/* reaped */
 	cr_assert(eq(sz, run_table_starting(&t), 2));
 	t.v[5].rep.fd = -1;	/* its report ended */
