@@ -432,6 +432,8 @@ verb_check(struct lr_ctx *x, struct lr_err *e)
 		return check_config(x, e);
 	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 || run_prepare(x, e) != 0)
 		return -1;
+	if (x->cannot_start.status != 0)	/* a run would record it failed */
+		return *e = x->cannot_start, -1;
 	c.prefix = x->prefix;
 	c.argv = x->exec_argv;
 	c.host = x->t.run_on == RUN_ON_ALL ? ctx_host(x) : NULL;

@@ -70,6 +70,9 @@ struct lr_ctx {
 	char			*start_story;	/* on_start's section of the run's
 						 * story (hooks.h), or NULL */
 	size_t			 start_story_len;
+	struct lr_err		 cannot_start;	/* why this host cannot start the
+						 * command (run_prepare()), said and
+						 * recorded once the lock is held */
 	int			 story_kept;	/* the release carried the run's
 						 * story: a hook's may follow it */
 };
@@ -112,7 +115,11 @@ int	ctx_connect(struct lr_ctx *x, struct lr_err *e);
 
 /* The run's lock name and the argv to exec (x->name, x->exec_argv,
  * x->exec_path), after chdir to the task's cwd; checks the command can be
- * run. Returns 0, or -1 with e. */
+ * run. What this host cannot start (the command not found or not
+ * executable, a user: or group: unknown here, a cwd that cannot be
+ * entered) is not an error of the run's but x->cannot_start, which the
+ * run says and records with its story once it holds its lock, as a command
+ * that vanished before its exec. Returns 0, or -1 with e. */
 int	run_prepare(struct lr_ctx *x, struct lr_err *e);
 
 #endif

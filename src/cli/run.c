@@ -73,6 +73,7 @@ run_prepare(struct lr_ctx *x, struct lr_err *e)
 	struct lr_task *t = &x->t;
 	size_t n = strv_len(t->argv), k = 0;
 	const char *path = getenv("PATH");
+	int rc;
 
 	if (n == 0)
 		return lr_errf(e, EX_USAGE, "no command (expected -t TASK or -- COMMAND [ARG...])");
@@ -93,10 +94,15 @@ run_prepare(struct lr_ctx *x, struct lr_err *e)
 	for (size_t i = 0; i < n; i++)
 		x->exec_argv[k++] = t->argv[i];
 
-	if (open_output(x, e) != 0 || run_as_prepare(x, e) != 0)
+	if (open_output(x, e) != 0)
 		return -1;
+	if ((rc = run_as_prepare(x, &x->cannot_start)) < 0)
+		return *e = x->cannot_start, -1;
+	if (rc > 0)
+		return 0;
 	if (t->cwd && chdir(t->cwd) != 0)
-		return lr_errf(e, EX_CONFIG, "cwd %s: %s", t->cwd, strerror(errno));
+		return lr_errf(&x->cannot_start, EX_CONFIG, "cwd %s: %s", t->cwd,
+		    strerror(errno)), 0;
 	/* the task's env is applied in the child; its PATH is the one exec
 	 * uses. Another user's is never lockrun's own: the child looks it up
 	 * again after the switch, with the user's rights (spawn.c); found
@@ -109,7 +115,11 @@ run_prepare(struct lr_ctx *x, struct lr_err *e)
 	for (size_t i = 0; t->env && t->env[i]; i++)
 		if (strncmp(t->env[i], "PATH=", 5) == 0)
 			path = t->env[i] + 5;
-	return child_find(x->exec_argv[0], path, x->exec_path, sizeof(x->exec_path), e);
+	if (child_find(x->exec_argv[0], path, x->exec_path, sizeof(x->exec_path),
+	    &x->cannot_start) != 0 && x->cannot_start.status != LR_EXIT_NOTFOUND &&
+	    x->cannot_start.status != LR_EXIT_NOEXEC)
+		return *e = x->cannot_start, -1;
+	return 0;
 }
 
 /* Tell the log what this run is, as the command's LOCKRUN_ variables say:
@@ -508,6 +518,42 @@ run_command(struct lr_ctx *x, struct lr_backend *be, struct lr_hook_facts *hf,
 	return status;
 }
 
+/* The lock is ours, but this host cannot start the command
+ * (x->cannot_start, run_prepare()): say why, and end the run as one whose
+ * command could not start, its reason kept with its story and history
+ * (issue 45), then the hooks that follow a failure (with the command's
+ * user and folder only). Found before the lock,
+ * it was not said then: the fleet's record would have had nothing. */
+static int
+run_cannot_start(struct lr_ctx *x, const struct lr_hook_spec *after,
+    struct lr_hook_facts *hf, long long started)
+{
+	const struct lr_err *why = &x->cannot_start;
+	struct run_story st = { .reason = "" };
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = why->status;
+	lr_event(LOG_ERR, why->status == LR_EXIT_NOTFOUND || why->status == LR_EXIT_NOEXEC ?
+	    "exec-failed" : "config-error", &f, "%s", why->msg);
+	x->attempt = hf->attempt = 1;	/* its one attempt, which failed */
+	if (why->status == LR_EXIT_NOTFOUND)
+		snprintf(st.reason, sizeof(st.reason), "command not found: %s",
+		    x->exec_argv[0]);
+	else if (why->status == LR_EXIT_NOEXEC)
+		snprintf(st.reason, sizeof(st.reason), "permission denied: %s",
+		    x->exec_argv[0]);
+	else
+		snprintf(st.reason, sizeof(st.reason), "%.*s", (int)sizeof(st.reason) - 1,
+		    why->msg);
+	story_end(x, why->status, "released", &st);
+	/* a user: or group: unknown here, or its cwd: no hook either, which
+	 * would not run as the task's user */
+	if (why->status == LR_EXIT_NOTFOUND || why->status == LR_EXIT_NOEXEC)
+		hooks_end(x, after, hf, why->status, started);
+	return why->status;
+}
+
 /* Say how the command ended (on stderr with -v); started is when it was
  * started, on the monotonic clock. */
 static void
@@ -711,6 +757,8 @@ verb_run(struct lr_ctx *x, struct lr_err *e)
 	lease_client_tell(OUTCOME_RAN, x->lock.token, NULL);	/* before any output */
 	hooks_prepare(x, 1, &hstart, &hafter, &hf);
 	started = mono_ms();
+	if (x->cannot_start.status != 0)
+		return run_cannot_start(x, &hafter, &hf, started);
 	if (sig != 0) {		/* told to stop before the command started */
 		release(x, 128 + sig, "released");
 		hooks_end(x, &hafter, &hf, 128 + sig, started);

@@ -49,17 +49,29 @@ run_as_prepare(struct lr_ctx *x, struct lr_err *e)
 		return lr_errf(e, EX_CONFIG, "user %s: lockrun runs as uid %u, not root: it "
 		    "cannot run a command as another user", t->user, (unsigned)geteuid());
 	errno = 0;
-	if ((pw = getpwnam(t->user)) == NULL)
-		return lr_errf(e, EX_CONFIG, "user %s: %s", t->user, errno ?
-		    strerror(errno) : "no such user on this host");
+	if ((pw = getpwnam(t->user)) == NULL) {	/* errno 0: no such entry */
+		int err = errno;
+
+		if (err == ENOENT || err == ESRCH)	/* no such entry, too */
+			err = 0;
+		lr_errf(e, EX_CONFIG, "user %s: %s", t->user, err ? strerror(err) :
+		    "no such user on this host");
+		return err ? -1 : 1;
+	}
 	c->uid = pw->pw_uid;
 	c->gid = pw->pw_gid;
 	snprintf(c->name, sizeof(c->name), "%s", pw->pw_name);
 	if (t->group) {
 		errno = 0;
-		if ((gr = getgrnam(t->group)) == NULL)
-			return lr_errf(e, EX_CONFIG, "group %s: %s", t->group, errno ?
-			    strerror(errno) : "no such group on this host");
+		if ((gr = getgrnam(t->group)) == NULL) {
+			int err = errno;
+
+			if (err == ENOENT || err == ESRCH)
+				err = 0;
+			lr_errf(e, EX_CONFIG, "group %s: %s", t->group, err ?
+			    strerror(err) : "no such group on this host");
+			return err ? -1 : 1;
+		}
 		c->gid = gr->gr_gid;
 	}
 	c->ngroups = LR_GROUPS_MAX;

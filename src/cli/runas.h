@@ -14,8 +14,9 @@
  * environment (spawn.c, child_envp()). lockrun itself, its guard and its
  * lock stay root's. A user of uid 0 changes nothing (x->creds left
  * zero): no boundary is crossed. Returns 0 (nothing to do without
- * user:), or -1 with e: EX_CONFIG when lockrun is not root or the names
- * are unknown. */
+ * user:); 1 with e (EX_CONFIG) when a name is unknown on this host, which
+ * the run says and records once it holds its lock (run.c); or -1 with e:
+ * EX_CONFIG when lockrun is not root, EX_OSERR. */
 int	run_as_prepare(struct lr_ctx *x, struct lr_err *e);
 
 #endif

@@ -182,8 +182,8 @@ parse_output(struct walk *w, const struct yt_node *v, const char *what,
 }
 
 /* user: or group: (what) names an account lockrun can switch to: lockrun
- * runs as root (which also means the config passed files_trusted()), and
- * the name exists. */
+ * runs as root (which also means the config passed files_trusted()); a
+ * name that does not exist on this host is a note. */
 static int
 check_account(struct walk *w, const struct yt_node *k, const struct yt_node *v,
     const char *what)
@@ -194,9 +194,13 @@ check_account(struct walk *w, const struct yt_node *k, const struct yt_node *v,
 		return walk_bad(w, k, "%s: lockrun runs as uid %u, not root: it cannot "
 		    "run a command as another %s", what, (unsigned)geteuid(),
 		    user ? "user" : "group");
+	/* one host's accounts are not the fleet's: a name unknown here is
+	 * said, not refused (the rest of the config runs); a run of the task
+	 * here fails and records why (run.c, run_cannot_start()) */
 	if (user ? getpwnam(v->value) == NULL : getgrnam(v->value) == NULL)
-		return walk_bad(w, v, "%s: no %s \"%s\" on this host", what,
-		    user ? "user" : "group", v->value);
+		return walk_note(w, v, "%s: no %s \"%s\" on this host: a run of it here "
+		    "fails, and its history says why", what, user ? "user" : "group",
+		    v->value);
 	/* check as a user not root (a CI's lint): the rest is checked */
 	if (geteuid() != 0)
 		return walk_note(w, k, "%s: not root (uid %u): the switch to %s \"%s\" is "

@@ -287,10 +287,11 @@ Test(log, json_escapes_control_characters_and_bytes_that_are_not_utf8)
 	    "no-such\x01\xff\"\\cmd-\xc3\xa9\xf0\x9f\x94\x92-\xc0\xaf-\xed\xa0\x80");
 	cr_assert(eq(int, r.status, 127));
 	jlog_parse(&l, r.err);
-	cr_assert(eq(sz, l.n, 1), "only the JSON line: %s", r.err);
-	check_common(l.v[0], "error", "exec-failed", NULL, 0);
-	cr_assert(eq(dbl, num_of(l.v[0], "status"), 127));
-	cr_assert(eq(str, (char *)str_of(l.v[0], "message"),
+	/* acquired, exec-failed, released: the run is recorded (issue 45) */
+	cr_assert(eq(sz, l.n, 3), "the run's JSON lines: %s", r.err);
+	check_common(l.v[1], "error", "exec-failed", NULL, 0);
+	cr_assert(eq(dbl, num_of(l.v[1], "status"), 127));
+	cr_assert(eq(str, (char *)str_of(l.v[1], "message"),
 	    "cannot run no-such\x01" FFFD "\"\\cmd-\xc3\xa9\xf0\x9f\x94\x92-" FFFD FFFD "-"
 	    FFFD FFFD FFFD ": command not found in PATH"));
 	jlog_free(&l);
@@ -537,7 +538,8 @@ Test(log, syslog_error_is_log_err_and_still_on_stderr)
 	cr_assert(eq(int, lr_wait(pid), 127));
 	cr_assert(eq(str, (char *)lr_stderr_of(pid, err, sizeof(err)), "lockrun: cannot "
 	    "run no-such-command-lockrun: command not found in PATH\n"));
-	cr_assert(eq(int, syslog_read(fd, got, sizeof(got)), 1), "%s", got);
+	/* with the acquire and the release, which record it (issue 45) */
+	cr_assert(eq(int, syslog_read(fd, got, sizeof(got)), 3), "%s", got);
 	/* LOG_CRON | LOG_ERR (3) */
 	syslog_expect(got, 75, pid, "cannot run no-such-command-lockrun: command not "
 	    "found in PATH");

@@ -209,10 +209,10 @@ Test(logs, a_lost_lock_is_the_reason_in_logs_and_history)
 	    "now (lockrun logs lost)\n") != NULL, "%s", r.out);
 }
 
-/* A user that does not exist on this host: lockrun refuses the task
- * before it contacts the lock server (78, lockrun.yaml(5)): no run, so
- * no story and no history entry; the reason is on stderr. */
-Test(logs, an_unknown_user_is_refused_before_any_run)
+/* A user that does not exist on this host: the config is read (a note,
+ * for check), and the run fails once it holds the lock, saying why there
+ * and in the fleet's record (78): logs and history give the reason. */
+Test(logs, an_unknown_user_is_the_reason_in_logs_and_history)
 {
 	char body[512];
 	const char *cfg;
@@ -224,13 +224,20 @@ Test(logs, an_unknown_user_is_refused_before_any_run)
 	cr_assert(eq(int, chmod(cfg, 0600), 0));
 	LR(&r, "-c", cfg, "-t", "ghost");
 	cr_assert(eq(int, r.status, 78), "stderr: %s", r.err);
-	cr_assert(strstr(r.err, "tasks.ghost.user: no user \"no-such-user-xyz\" on this host") != NULL,
+	cr_assert(strstr(r.err, "user no-such-user-xyz: no such user on this host") != NULL,
 	    "%s", r.err);
+	cr_assert(eq(int, key_exists("lockrun:{ghost}"), 0), "no lock left");
 	LR(&r, "logs", "--redis", fx.url, "ghost");
-	cr_assert(eq(int, r.status, 1), "nothing kept: %s", r.out);
-	cr_assert(eq(int, key_exists("lockrun:{ghost}:runs"), 0));
+	cr_assert(eq(int, r.status, 0), "stderr: %s", r.err);
+	cr_assert(strstr(r.out, "reason: user no-such-user-xyz: no such user on this host")
+	    != NULL, "%s", r.out);
 	LR(&r, "history", "--redis", fx.url, "--json", "ghost");
-	cr_assert(eq(str, r.out, ""), "no entry");
+	cr_assert(strstr(r.out, "\"reason\":\"user no-such-user-xyz: no such user on this "
+	    "host\"") != NULL, "%s", r.out);
+	LR(&r, "check", "-c", cfg);
+	cr_assert(strstr(r.out, "no user \"no-such-user-xyz\" on this host") != NULL ||
+	    strstr(r.err, "no user \"no-such-user-xyz\" on this host") != NULL,
+	    "check says it: %s%s", r.out, r.err);
 }
 
 Test(logs, thirty_runs_keep_five_and_the_failed_ones)

@@ -54,17 +54,22 @@ Test(run, passes_stdout_through)
 	cr_assert(eq(str, r.out, "hello world\n"));
 }
 
-Test(run, not_found_is_127_and_contacts_no_redis)
+/* A command this host cannot find is found missing before the lock, and
+ * said once the lock is held: the fleet's history says why the run failed
+ * (issue 45), and no lock is left. */
+Test(run, not_found_is_127_recorded_and_leaves_no_lock)
 {
 	struct result r;
 
-	redisContext *mon = monitor_start();
-
-	LR(&r, "--redis", fx.url, "--", "no-such-command-lockrun");
+	LR(&r, "--redis", fx.url, "-k", "nf", "--", "no-such-command-lockrun");
 	cr_assert(eq(int, r.status, 127));
 	cr_assert(eq(str, r.err, "lockrun: cannot run no-such-command-lockrun: "
 	    "command not found in PATH\n"));
-	cr_assert(eq(long, monitor_count(mon, NULL, 0), 0));
+	cr_assert(eq(int, key_exists("lockrun:{nf}"), 0), "no lock left");
+	LR(&r, "history", "--redis", fx.url, "--json", "nf");
+	cr_assert(strstr(r.out, "\"status\":127") != NULL, "%s", r.out);
+	cr_assert(strstr(r.out, "\"reason\":\"command not found: no-such-command-lockrun\"")
+	    != NULL, "%s", r.out);
 }
 
 Test(run, not_executable_is_126)
