@@ -128,6 +128,7 @@ round_trip_cost(const char *lockrun, const struct redis_fixture *fx)
 #define CAP_N	30
 #define CAP_SCRIPT	"i=0; while [ $i -lt 2000 ]; do echo line $i of the job; " \
 			"i=$((i+1)); done; echo done >&2"
+#define CAP_QUIET	"echo done"
 
 static double
 now_s(void)
@@ -146,13 +147,14 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One run of key printing 2,000 lines (to /dev/null, as a job's output
- * sent away), keeping keep bytes of it: its wall time, or -1. */
+/* One run of key running script (its output to /dev/null, as a job's
+ * output sent away), keeping keep bytes of it: its wall time, or -1. */
 static double
-capture_run(const char *lockrun, const char *url, const char *key, const char *keep)
+capture_run(const char *lockrun, const char *url, const char *key, const char *keep,
+    const char *script)
 {
 	char *argv[] = { (char *)lockrun, "--redis", (char *)url, "--keep-output",
-	    (char *)keep, "-k", (char *)key, "--", "sh", "-c", CAP_SCRIPT, NULL };
+	    (char *)keep, "-k", (char *)key, "--", "sh", "-c", (char *)script, NULL };
 	double t0 = now_s();
 	pid_t pid = fork();
 	int st, fd;
@@ -168,39 +170,58 @@ capture_run(const char *lockrun, const char *url, const char *key, const char *k
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? now_s() - t0 : -1;
 }
 
+/* Medians of CAP_N runs of script with keep_output 16K and 0,
+ * interleaved so that drift hits both alike, into *on and *off; the
+ * number of runs that failed. */
+static int
+capture_medians(const char *lockrun, const struct redis_fixture *fx, const char *script,
+    double *on, double *off)
+{
+	double a[CAP_N], b[CAP_N];
+	int bad = 0;
+
+	for (int i = -3; i < CAP_N; i++) {
+		double x = capture_run(lockrun, fx->url, "cap-on", "16K", script);
+		double y = capture_run(lockrun, fx->url, "cap-off", "0", script);
+
+		bad += x < 0 || y < 0;
+		if (i >= 0) {
+			a[i] = x;
+			b[i] = y;
+		}
+	}
+	qsort(a, CAP_N, sizeof(a[0]), cmp_double);
+	qsort(b, CAP_N, sizeof(b[0]), cmp_double);
+	*on = a[CAP_N / 2];
+	*off = b[CAP_N / 2];
+	return bad;
+}
+
 int
 capture_cost(const char *lockrun, const struct redis_fixture *fx)
 {
 	redisContext *c = redis_client(fx), *m;
-	double on[CAP_N], off[CAP_N], rt_on, rt_off;
-	int bad = 0;
+	double on, off, qon, qoff, rt_on, rt_off;
+	int bad;
 
-	for (int i = -3; i < CAP_N; i++) {	/* interleaved: drift hits both alike */
-		double a = capture_run(lockrun, fx->url, "cap-on", "16K");
-		double b = capture_run(lockrun, fx->url, "cap-off", "0");
-
-		bad += a < 0 || b < 0;
-		if (i >= 0) {
-			on[i] = a;
-			off[i] = b;
-		}
-	}
-	qsort(on, CAP_N, sizeof(on[0]), cmp_double);
-	qsort(off, CAP_N, sizeof(off[0]), cmp_double);
+	bad = capture_medians(lockrun, fx, CAP_SCRIPT, &on, &off);
+	bad += capture_medians(lockrun, fx, CAP_QUIET, &qon, &qoff);
 	if ((m = monitor(fx)) == NULL)
 		return 1;
 	for (int i = 0; i < 10; i++)
-		bad += capture_run(lockrun, fx->url, "cap-on", "16K") < 0;
+		bad += capture_run(lockrun, fx->url, "cap-on", "16K", CAP_SCRIPT) < 0;
 	rt_on = (double)monitored(m, c) / 10;
 	if ((m = monitor(fx)) == NULL)
 		return 1;
 	for (int i = 0; i < 10; i++)
-		bad += capture_run(lockrun, fx->url, "cap-off", "0") < 0;
+		bad += capture_run(lockrun, fx->url, "cap-off", "0", CAP_SCRIPT) < 0;
 	rt_off = (double)monitored(m, c) / 10;
 	printf("\ncapture (a run printing 2,000 lines, %d of each, interleaved): "
 	    "keep_output 16K median %.2f ms, rt/run %.2f; keep_output 0 median %.2f ms, "
-	    "rt/run %.2f; ratio %.2f\n", CAP_N, on[CAP_N / 2] * 1e3, rt_on,
-	    off[CAP_N / 2] * 1e3, rt_off, on[CAP_N / 2] / off[CAP_N / 2]);
+	    "rt/run %.2f; ratio %.2f\n", CAP_N, on * 1e3, rt_on, off * 1e3, rt_off,
+	    on / off);
+	printf("capture (a run printing one line): keep_output 16K median %.2f ms; "
+	    "keep_output 0 median %.2f ms; ratio %.2f\n", qon * 1e3, qoff * 1e3, qon / qoff);
 	if (bad)
 		fprintf(stderr, "bench: capture: %d runs failed\n", bad);
 	redisFree(c);
