@@ -172,7 +172,7 @@ SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_read mysql_sql mys
 SRC_SCHED = $(addprefix sched/,due claim starter run_table start_queue tick heap lines report notify trigger missed defer crond view away \
 	leases lease_client outcome)
 SRC_WEB = $(addprefix web/,rows triage prom html page runpage peers mhd serve)
-SRC_CLI = $(addprefix cli/,cli verbs ctx entry run hookspec doubt skip pause check status \
+SRC_CLI = $(addprefix cli/,cli verbs ctx entry run run_state acquire hookspec doubt skip pause check status \
 	status_text status_next status_json status_html history logs unlock secret schedverbs retry runas boot import mail)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)

@@ -35,14 +35,15 @@ boot_id(char *id, size_t n, struct lr_err *e)
 }
 
 int
-boot_claim(struct lr_ctx *x, struct lr_lock *l, struct lr_err *e)
+boot_claim(struct lr_run *r, struct lr_lock *l, struct lr_err *e)
 {
+	struct lr_ctx *x = r->x;
 	char id[64];
 
 	if (boot_id(id, sizeof(id), e) != 0)
 		return -1;
 	snprintf(l->keys.slot, sizeof(l->keys.slot), "%s{%s}:boot:%s:%s", x->prefix,
-	    x->name, ctx_host(x), id);
+	    r->name, ctx_host(x), id);
 	snprintf(l->keys.slot_iso, sizeof(l->keys.slot_iso), "boot:%s", id);
 	l->slot_ttl_ms = LR_BOOT_TTL_MS;
 	return 0;

@@ -3,7 +3,7 @@
 #ifndef LR_BOOT_H
 #define LR_BOOT_H
 
-#include "cli/ctx.h"
+#include "cli/run_state.h"
 #include "core/err.h"
 
 /* A life long enough for any boot: a record of one outlives its uptime. */
@@ -15,6 +15,6 @@
  * /proc/sys/kernel/random/boot_id) in l's slot key, kept LR_BOOT_TTL_MS;
  * the history's slot field says "boot:BOOT_ID". Returns 0, or -1 with e
  * (EX_OSERR) when the boot id cannot be read. */
-int	boot_claim(struct lr_ctx *x, struct lr_lock *l, struct lr_err *e);
+int	boot_claim(struct lr_run *r, struct lr_lock *l, struct lr_err *e);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "cli/check.h"
 #include "cli/ctx.h"
+#include "cli/run.h"
 #include "out/log.h"
 #include "proc/supervise.h"
 #include "core/duration.h"
@@ -97,7 +98,7 @@ check_print(FILE *fp, const struct lr_check *c, long long now_ms)
 static const char *
 named_by(const struct lr_ctx *x, size_t off, char *buf, size_t n)
 {
-	const struct lr_task *task = x->cli.task ? config_task(&x->cfg, x->cli.task) : NULL;
+	const struct lr_task *task = x->cli.task ? config_task(x->cfg, x->cli.task) : NULL;
 #define FIELD(t) (*(const int *)((const char *)(t) + off))
 
 	if (FIELD(&x->cli.o) != LR_UNSET)
@@ -106,7 +107,7 @@ named_by(const struct lr_ctx *x, size_t off, char *buf, size_t n)
 		snprintf(buf, n, "tasks.%s sets it", x->cli.task);
 		return buf;
 	}
-	if (FIELD(&x->cfg.defaults) != LR_UNSET)
+	if (FIELD(&x->cfg->defaults) != LR_UNSET)
 		return "the config's defaults set it";
 	return NULL;
 #undef FIELD
@@ -117,7 +118,7 @@ named_by(const struct lr_ctx *x, size_t off, char *buf, size_t n)
 static void
 protection_print(const struct lr_ctx *x)
 {
-	const struct lr_task *task = x->cli.task ? config_task(&x->cfg, x->cli.task) : NULL;
+	const struct lr_task *task = x->cli.task ? config_task(x->cfg, x->cli.task) : NULL;
 	int cli_sched = x->cli.o.schedule || x->cli.o.every_ms != LR_UNSET;
 	int sched = cli_sched || x->t.schedule ||
 	    (task && (task->schedule || task->every_ms != LR_UNSET));
@@ -172,25 +173,25 @@ where_print(struct lr_ctx *x)
 static void
 config_line(const struct lr_ctx *x, long bad, long lines)
 {
-	size_t n = x->cfg.nnames;
+	size_t n = x->cfg->nnames;
 	char out[64] = "";
 
 	if (lines > 0)
 		snprintf(out, sizeof(out), ", %ld crontab line%s left out", lines,
 		    lines == 1 ? "" : "s");
-	if (!config_is_set(&x->cfg))
+	if (!config_is_set(x->cfg))
 		printf("config      none (command-line options only)\n");
 	else if (bad > 0 || lines > 0)
 		printf("config      %s: %ld of %zu task%s ha%s problems%s (said above)\n",
-		    config_where(&x->cfg), bad, n, n == 1 ? "" : "s", bad == 1 ? "s" : "ve",
+		    config_where(x->cfg), bad, n, n == 1 ? "" : "s", bad == 1 ? "s" : "ve",
 		    out);
-	else if (x->cfg.path != NULL)
-		printf("config      %s: ok, %zu task%s\n", x->cfg.path, n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < x->cfg.ncrontabs; i++)
-		printf("crontab     %s%s\n", x->cfg.crontabs[i].path, x->cfg.crontabs[i].users ?
+	else if (x->cfg->path != NULL)
+		printf("config      %s: ok, %zu task%s\n", x->cfg->path, n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < x->cfg->ncrontabs; i++)
+		printf("crontab     %s%s\n", x->cfg->crontabs[i].path, x->cfg->crontabs[i].users ?
 		    " (with a user field)" : "");
-	printf("server      %s %s: %s; %s\n", x->be.ops->name, x->be.where, x->sources,
-	    x->prefix_from);
+	printf("server      %s %s: %s; %s\n", x->be.ops->name, x->be.where,
+	    x->sources ? x->sources : "", x->prefix_from ? x->prefix_from : "");
 }
 
 /* The line that says how far this host's clock is from the lock
@@ -321,7 +322,7 @@ check_task(FILE *fp, struct lr_ctx *x, const char *name, long long now_ms)
 		const char *at = x->t.argv_at;
 
 		if (at == NULL) {
-			config_task_file(&x->cfg, name, file, sizeof(file));
+			config_task_file(x->cfg, name, file, sizeof(file));
 			at = file;
 		}
 		lr_error("%s: tasks.%s: %s", at, name, e.msg);
@@ -357,33 +358,33 @@ check_config(struct lr_ctx *x, struct lr_err *e)
 	FILE *fp;
 
 	if (ctx_server(x, e) != 0 ||
-	    (config_is_set(&x->cfg) && due_tasks(&x->cfg, NULL, &st, &nst, e) != 0)) {
+	    (config_is_set(x->cfg) && due_tasks(x->cfg, NULL, &st, &nst, e) != 0)) {
 		free(st);
 		return -1;
 	}
 	/* each task's schedule by the task's place in cfg.tasks, found with
 	 * config_task()'s table: check stays linear in the number of tasks */
-	if ((of = calloc(x->cfg.ntasks + 1, sizeof(*of))) == NULL ||
+	if ((of = calloc(x->cfg->ntasks + 1, sizeof(*of))) == NULL ||
 	    (fp = open_memstream(&list, &listn)) == NULL) {
 		free(of);
 		free(st);
 		return lr_errf(e, EX_OSERR, "out of memory");
 	}
 	for (size_t j = 0; j < nst; j++)
-		if ((task = config_task(&x->cfg, st[j].name)) != NULL)
-			of[task - x->cfg.tasks] = &st[j];
+		if ((task = config_task(x->cfg, st[j].name)) != NULL)
+			of[task - x->cfg->tasks] = &st[j];
 	/* the crontab lines that are no task: a problem, said first */
-	for (size_t i = 0; i < x->cfg.nnotes; i++) {
-		if (x->cfg.notes[i].skipped) {
-			lr_error("%s; the line is not run", x->cfg.notes[i].text);
+	for (size_t i = 0; i < x->cfg->nnotes; i++) {
+		if (x->cfg->notes[i].skipped) {
+			lr_error("%s; the line is not run", x->cfg->notes[i].text);
 			lines++;
 		} else
-			lr_warn("%s", x->cfg.notes[i].text);
+			lr_warn("%s", x->cfg->notes[i].text);
 	}
-	for (size_t i = 0; i < x->cfg.nnames; i++) {
-		bad += check_task(fp, x, x->cfg.names[i], now_ms) != 0;
-		task = config_task(&x->cfg, x->cfg.names[i]);
-		seconds_line(fp, task ? of[task - x->cfg.tasks] : NULL, now_ms);
+	for (size_t i = 0; i < x->cfg->nnames; i++) {
+		bad += check_task(fp, x, x->cfg->names[i], now_ms) != 0;
+		task = config_task(x->cfg, x->cfg->names[i]);
+		seconds_line(fp, task ? of[task - x->cfg->tasks] : NULL, now_ms);
 	}
 	fclose(fp);
 	config_line(x, bad, lines);
@@ -398,7 +399,7 @@ check_config(struct lr_ctx *x, struct lr_err *e)
  * of the wrong type or a missing permission each get a line; any of them
  * is EX_UNAVAILABLE: the run would be refused, or would record nothing. */
 static int
-probe(struct lr_ctx *x, struct lr_err *e)
+probe(struct lr_ctx *x, const char *name, struct lr_err *e)
 {
 	struct lr_keys k;
 	time_t slot = (time_t)-1;
@@ -407,7 +408,7 @@ probe(struct lr_ctx *x, struct lr_err *e)
 
 	if (x->t.one_server)
 		slot = schedule_slot(&x->sched, real_ms());
-	keys_build(&k, x->prefix, x->name, slot, schedule_stamp_ms(&x->sched));
+	keys_build(&k, x->prefix, name, slot, schedule_stamp_ms(&x->sched));
 	if (x->t.run_on == RUN_ON_ALL)
 		keys_slot_host(&k, ctx_host(x));
 	if ((n = x->be.ops->probe(&x->be, &k, x->t.one_server == 1 && slot != (time_t)-1,
@@ -425,23 +426,31 @@ probe(struct lr_ctx *x, struct lr_err *e)
 int
 verb_check(struct lr_ctx *x, struct lr_err *e)
 {
-	struct lr_check c = { .t = &x->t, .task = x->cli.task, .name = x->name,
-	    .sched = &x->sched };
+	struct lr_check c = { .t = &x->t, .task = x->cli.task, .sched = &x->sched };
+	struct lr_run *r;
+	int rc = -1;
 
 	if (x->cli.task == NULL && x->cli.cmd == NULL)
 		return check_config(x, e);
-	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 || run_prepare(x, e) != 0)
+	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 ||
+	    (r = run_new(x, e)) == NULL)
 		return -1;
-	if (x->cannot_start.status != 0)	/* a run would record it failed */
-		return *e = x->cannot_start, -1;
+	if (run_prepare(r, e) != 0)
+		goto out;
+	if (r->cannot_start.status != 0) {	/* a run would record it failed */
+		*e = r->cannot_start;
+		goto out;
+	}
+	c.name = r->name;
 	c.prefix = x->prefix;
-	c.argv = x->exec_argv;
+	c.argv = r->exec_argv;
 	c.host = x->t.run_on == RUN_ON_ALL ? ctx_host(x) : NULL;
 	config_line(x, -1, 0);
 	protection_print(x);
 	where_print(x);
 	check_print(stdout, &c, real_ms());
-	if (reach(x, e) != 0)
-		return -1;
-	return probe(x, e);
+	rc = reach(x, e) != 0 ? -1 : probe(x, r->name, e);
+out:
+	run_free(r);
+	return rc;
 }

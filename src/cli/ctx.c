@@ -18,14 +18,15 @@
 #include "core/url.h"
 #include "out/log.h"
 
-void
+int
 ctx_init(struct lr_ctx *x)
 {
 	memset(x, 0, sizeof(*x));
-	x->wait_med_ms = x->wait_max_ms = -1;
 	task_init(&x->t);
-	child_init(&x->child);
-	config_init(&x->cfg);
+	if ((x->cfg = malloc(sizeof(*x->cfg))) == NULL)
+		return -1;
+	config_init(x->cfg);
+	return 0;
 }
 
 void
@@ -35,24 +36,26 @@ ctx_free(struct lr_ctx *x)
 		return;
 	if (x->be.ops)
 		x->be.ops->free(&x->be);
-	free(x->exec_argv);
-	x->exec_argv = NULL;
-	if (x->output_fd > 2)
-		close(x->output_fd);
-	x->output_fd = 0;
 	task_free(&x->t);
-	if (!x->cfg_borrowed)
-		config_free(&x->cfg);
+	if (x->cfg && !x->cfg_borrowed)
+		config_free(x->cfg);
+	free(x->cfg);
+	x->cfg = NULL;
 	settings_free(&x->server.own);
 	if (x->url_copy) {
 		explicit_bzero(x->url_copy, strlen(x->url_copy));
 		free(x->url_copy);
 		x->url_copy = NULL;
 	}
-	explicit_bzero(x->password, sizeof(x->password));
-	free(x->start_story);
-	x->start_story = NULL;
-	child_close(&x->child);		/* last: the guard exits with lockrun */
+	if (x->password) {
+		explicit_bzero(x->password, PASSWORD_MAX);
+		free(x->password);
+		x->password = NULL;
+	}
+	free(x->sources);
+	free(x->prefix_from);
+	free(x->part);
+	x->sources = x->prefix_from = x->part = NULL;
 }
 
 /* Which task a verb reads in full from the config (config_load's only):
@@ -73,9 +76,9 @@ config_part(struct lr_ctx *x)
 			return "";
 		if (strchr(word, '{') == NULL)
 			return word;
-		if (keys_parse(word, NULL, &kp) != 0 || strlen(kp.name) >= sizeof(x->part))
-			return "";
-		snprintf(x->part, sizeof(x->part), "%s", kp.name);
+		free(x->part);
+		if (keys_parse(word, NULL, &kp) != 0 || (x->part = strdup(kp.name)) == NULL)
+			return "";	/* out of memory: a task none is named */
 		return x->part;
 	case READS_NAMES: case READS_NONE:
 		break;
@@ -89,7 +92,7 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 	const char *path = x->cli.config;
 
 	if (loaded) {
-		x->cfg = *loaded;
+		*x->cfg = *loaded;
 		x->cfg_borrowed = 1;
 		return 0;
 	}
@@ -118,7 +121,7 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 	/* status lists every task: the tasks_dir's names too */
 	return config_load_with(path, x->cli.def->reads == READS_NAMES ? "" :
 	    config_part(x), x->cli.def->reads == READS_NAMES, x->cli.verb == VERB_CHECK,
-	    x->cli.crontabs, x->cli.ncrontabs, &x->cfg, e);
+	    x->cli.crontabs, x->cli.ncrontabs, x->cfg, e);
 }
 
 /* After e's "no such task": the nearest task names, if any are near,
@@ -127,7 +130,7 @@ ctx_load_config(struct lr_ctx *x, const struct lr_config *loaded, struct lr_err 
 static int
 nearest_tasks(const struct lr_ctx *x, const char *name, struct lr_err *e)
 {
-	const struct lr_config *cfg = &x->cfg;
+	const struct lr_config *cfg = x->cfg;
 	struct lr_config all;
 	struct lr_err ignored = LR_ERR_INIT;
 	size_t near[NEAR_MAX], k, len;
@@ -159,20 +162,20 @@ find_task(struct lr_ctx *x, const char *name, const struct lr_task **task,
 	*task = NULL;
 	if (name == NULL)
 		return 0;
-	if (!config_is_set(&x->cfg))
+	if (!config_is_set(x->cfg))
 		return lr_errf(e, EX_USAGE, "%s%s: no config file (give -c FILE, set "
 		    "LOCKRUN_CONFIG, or create " CONFIG_DEFAULT_PATH ")", opt, name);
-	if ((*task = config_task(&x->cfg, name)) != NULL)
+	if ((*task = config_task(x->cfg, name)) != NULL)
 		return 0;
-	if (config_has(&x->cfg, name))	/* config_part() chose another */
+	if (config_has(x->cfg, name))	/* config_part() chose another */
 		return lr_errf(e, EX_SOFTWARE, "%s: task %s was not read",
-		    config_where(&x->cfg), name);
-	if (x->cfg.tasks_dir)
+		    config_where(x->cfg), name);
+	if (x->cfg->tasks_dir)
 		lr_errf(e, EX_USAGE, "%s%s: no such task in %s, nor a file %s.yaml in "
-		    "%s", opt, name, x->cfg.path, name, x->cfg.tasks_dir);
+		    "%s", opt, name, x->cfg->path, name, x->cfg->tasks_dir);
 	else
 		lr_errf(e, EX_USAGE, "%s%s: no such task in %s%s", opt, name,
-		    config_where(&x->cfg), x->cfg.path && x->cfg.ncrontabs ? " nor its "
+		    config_where(x->cfg), x->cfg->path && x->cfg->ncrontabs ? " nor its "
 		    "crontabs" : "");
 	return nearest_tasks(x, name, e);
 }
@@ -221,7 +224,7 @@ ctx_merge(struct lr_ctx *x, const char *name, struct lr_err *e)
 	task_free(&x->t);
 	/* the config's own combinations were checked when it was loaded: what
 	 * is refused here is the command line's */
-	if (task_resolve(&x->t, &over, task, &x->cfg.defaults, &x->sched, &te) != 0)
+	if (task_resolve(&x->t, &over, task, &x->cfg->defaults, &x->sched, &te) != 0)
 		return lr_errf(e, te.status == EX_OSERR ? EX_OSERR : EX_USAGE, "%s", te.msg);
 	return no_effect(&x->cli.o, &x->t, e);
 }
@@ -248,19 +251,21 @@ ctx_backend(struct lr_ctx *x, struct lr_err *e)
 static int
 ctx_password(struct lr_ctx *x, struct lr_err *e)
 {
-	const char *cfg_file = x->cfg.server.password_file;
+	const char *cfg_file = x->cfg->server.password_file;
 	int env;
 
+	if (x->password == NULL && (x->password = malloc(PASSWORD_MAX)) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
 	x->password[0] = '\0';
 	if (x->cli.server.password_file)
 		return file_read_secret(x->cli.server.password_file, "password_file",
-		    x->password, sizeof(x->password), e);
+		    x->password, PASSWORD_MAX, e);
 	if ((env = file_env_secret("LOCKRUN_REDIS_PASSWORD", x->password,
-	    sizeof(x->password), e)) != 0)
+	    PASSWORD_MAX, e)) != 0)
 		return env < 0 ? -1 : 0;
 	if (cfg_file)
 		return file_read_secret(cfg_file, "password_file", x->password,
-		    sizeof(x->password), e);
+		    PASSWORD_MAX, e);
 	return 0;
 }
 
@@ -272,7 +277,7 @@ static void
 sources_note(struct lr_ctx *x, const char *url_from, const char *env_pw)
 {
 	const char *pw_file = x->cli.server.password_file ? x->cli.server.password_file :
-	    env_pw ? NULL : x->cfg.server.password_file;
+	    env_pw ? NULL : x->cfg->server.password_file;
 	char url[400], pw[PATH_MAX + 64];
 
 	if (url_from == NULL)
@@ -285,19 +290,24 @@ sources_note(struct lr_ctx *x, const char *url_from, const char *env_pw)
 		snprintf(pw, sizeof(pw), "password from %s %s%s%s",
 		    x->cli.server.password_file ? "--password-file" : "password_file", pw_file,
 		    x->cli.server.password_file ? "" : " in ",
-		    x->cli.server.password_file ? "" : x->cfg.path);
+		    x->cli.server.password_file ? "" : x->cfg->path);
 	else
 		snprintf(pw, sizeof(pw), url_has_password(x->server.url) ?
 		    "password from the URL" : "no password");
+	free(x->prefix_from);
+	free(x->sources);
+	x->prefix_from = x->sources = NULL;
+	/* out of memory: each stays NULL, and is not said */
 	if (x->cli.prefix)
-		snprintf(x->prefix_from, sizeof(x->prefix_from), "prefix from --prefix");
-	else if (x->cfg.prefix)
-		snprintf(x->prefix_from, sizeof(x->prefix_from), "prefix from %s",
-		    x->cfg.path);
-	else
-		snprintf(x->prefix_from, sizeof(x->prefix_from), "prefix \"%s\" from the "
-		    "built-in default", DEFAULT_PREFIX);
-	snprintf(x->sources, sizeof(x->sources), "%s; %s", url, pw);
+		x->prefix_from = strdup("prefix from --prefix");
+	else if (x->cfg->prefix && asprintf(&x->prefix_from, "prefix from %s",
+	    x->cfg->path) < 0)
+		x->prefix_from = NULL;
+	else if (!x->cfg->prefix && asprintf(&x->prefix_from, "prefix \"%s\" from the "
+	    "built-in default", DEFAULT_PREFIX) < 0)
+		x->prefix_from = NULL;
+	if (asprintf(&x->sources, "%s; %s", url, pw) < 0)
+		x->sources = NULL;
 }
 
 /* The passwords are lockrun's, not the command's nor anyone else's: out
@@ -329,7 +339,7 @@ ctx_url(const struct lr_ctx *x)
 		env = getenv("LOCKRUN_REDIS_URL");
 	if (env && *env != '\0')
 		return env;
-	return x->cfg.server.url ? x->cfg.server.url : DEFAULT_URL;
+	return x->cfg->server.url ? x->cfg->server.url : DEFAULT_URL;
 }
 
 /* Where the server is and the password, read before the task's cwd and
@@ -338,7 +348,7 @@ ctx_url(const struct lr_ctx *x)
 static int
 ctx_own(struct lr_ctx *x, struct lr_err *e)
 {
-	const struct lr_settings *sets[] = { &x->cli.server.own, &x->cfg.server.own };
+	const struct lr_settings *sets[] = { &x->cli.server.own, &x->cfg->server.own };
 
 	x->server.own = (struct lr_settings){ NULL, 0 };
 	for (size_t i = 0; i < 2; i++)
@@ -366,27 +376,27 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		return -1;
 	x->server.url = ctx_url(x);
 	/* lockrun's own copy: the one given is wiped (secrets_hide()) */
-	from_config = x->server.url == x->cfg.server.url;
+	from_config = x->server.url == x->cfg->server.url;
 	if ((x->url_copy = strdup(x->server.url)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	x->server.url = x->url_copy;
 	if (x->server.connect_timeout_ms == LR_UNSET)
-		x->server.connect_timeout_ms = x->cfg.server.connect_timeout_ms;
+		x->server.connect_timeout_ms = x->cfg->server.connect_timeout_ms;
 	if (x->server.connect_timeout_ms == LR_UNSET)
 		x->server.connect_timeout_ms = DEFAULT_TIMEOUT_MS;
 	if (x->server.command_timeout_ms == LR_UNSET)
-		x->server.command_timeout_ms = x->cfg.server.command_timeout_ms;
+		x->server.command_timeout_ms = x->cfg->server.command_timeout_ms;
 	if (x->server.command_timeout_ms == LR_UNSET)
 		x->server.command_timeout_ms = DEFAULT_TIMEOUT_MS;
 	x->prefix = x->cli.prefix ? x->cli.prefix :
-	    x->cfg.prefix ? x->cfg.prefix : DEFAULT_PREFIX;
+	    x->cfg->prefix ? x->cfg->prefix : DEFAULT_PREFIX;
 
 	if (backend_check_url(x->server.url, e) != 0 || ctx_password(x, e) != 0)
 		return -1;
 	{
 		const char *pw = getenv("LOCKRUN_REDIS_PASSWORD");
 		const char *env_url = getenv("LOCKRUN_URL");
-		char at[sizeof(x->cfg.url_at)];
+		char at[sizeof(x->cfg->url_at)];
 		const char *from = NULL, *sep;
 
 		if (env_url == NULL || *env_url == '\0')
@@ -397,10 +407,10 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		else if (env_url && *env_url != '\0')
 			from = env_url == getenv("LOCKRUN_URL") ? "$LOCKRUN_URL" :
 			    "$LOCKRUN_REDIS_URL";
-		else if (from_config && (sep = strrchr(x->cfg.url_at, ' ')) != NULL) {
+		else if (from_config && (sep = strrchr(x->cfg->url_at, ' ')) != NULL) {
 			/* "path:line:col: redis.url" as "redis.url at path:line:col" */
 			snprintf(at, sizeof(at), "%s at %.*s", sep + 1,
-			    (int)(sep - x->cfg.url_at - 1), x->cfg.url_at);
+			    (int)(sep - x->cfg->url_at - 1), x->cfg->url_at);
 			from = at;
 		}
 		sources_note(x, from, !x->cli.server.password_file && pw && *pw ?
@@ -410,19 +420,19 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		/* a URL from the config that the client library refuses is a
 		 * mistake in the config: say where */
 		if (e->status == EX_USAGE && from_config &&
-		    x->cfg.url_at[0] != '\0') {
+		    x->cfg->url_at[0] != '\0') {
 			char msg[sizeof(e->msg)];
 
 			snprintf(msg, sizeof(msg), "%s", e->msg);
-			lr_errf(e, EX_CONFIG, "%s: %s", x->cfg.url_at, msg);
+			lr_errf(e, EX_CONFIG, "%s: %s", x->cfg->url_at, msg);
 		}
 		return -1;
 	}
 	if (!x->keep_env)
 		secrets_hide(x);
 	if (x->cli.verbose)
-		lr_info("%s %s: %s; %s", x->be.ops->name, x->be.where, x->sources,
-		    x->prefix_from);
+		lr_info("%s %s: %s; %s", x->be.ops->name, x->be.where,
+		    x->sources ? x->sources : "", x->prefix_from ? x->prefix_from : "");
 	return 0;
 }
 

@@ -17,69 +17,43 @@
 #define DEFAULT_URL		"redis://127.0.0.1:6379/0"
 #define DEFAULT_PREFIX		"lockrun:"
 #define DEFAULT_TIMEOUT_MS	LR_COMMAND_TIMEOUT_MS
+#define PASSWORD_MAX		512	/* a password's bytes, and its NUL */
 
-/* Everything a verb holds, so every exit path can free it. The fields
- * after `be` are the run's (run.c). */
+/* What every verb shares: the command line, the config, the task's
+ * merged settings, the server and its backend. A run's own (its lock, its
+ * command, its hooks) is struct lr_run (run.h). */
 struct lr_ctx {
 	struct lr_cli		 cli;
-	struct lr_config	 cfg;		/* empty when there is no config file */
-	int			 cfg_borrowed;	/* cfg is a scheduler's: not ours to free */
+	struct lr_config	*cfg;		/* never NULL once ctx_init() gave 0;
+						 * empty when there is no config file */
+	int			 cfg_borrowed;	/* *cfg is a copy of a scheduler's:
+						 * what it points to is not ours */
 	int			 keep_env;	/* ctx_server() leaves the secrets in the
 						 * environment: runs forked later read them */
 	struct lr_task		 t;		/* the merged settings */
+	struct lr_schedule	 sched;		/* and their one-server slots */
 	struct lr_server_opts	 server;		/* borrows from cli and cfg, but
 							 * own: a copy (ctx_own()) */
 	const char		*prefix;
 	char			*url_copy;	/* the URL in use, lockrun's copy */
-	char			 password[512];	/* from a file or the environment */
-	char			 sources[PATH_MAX + 512];	/* where the URL and the
-						 * password came from (ctx_server()) */
-	char			 prefix_from[300];	/* and the prefix */
+	char			*password;	/* from a file or the environment
+						 * (PASSWORD_MAX), or NULL */
+	char			*sources;	/* where the URL and the password came
+						 * from (ctx_server()), or NULL */
+	char			*prefix_from;	/* and the prefix, or NULL */
 	struct lr_backend	 be;		/* where the lock lives */
-	char			 name[KEY_NAME_MAX + 1];	/* the lock name */
-	char			 part[KEY_NAME_MAX + 1];	/* the task read from the config */
+	char			*part;		/* the task read from the config, or NULL */
 	char			 host[HOST_MAX + 1];	/* ctx_host(), once known */
-	int			 here;		/* the task runs on this host */
-	char			 here_why[300];	/* why, or why not (where_here()) */
-	char			**exec_argv;	/* argv for execvp, borrows t.argv */
-	char			 exec_path[PATH_MAX];	/* exec_argv[0], found */
-	int			 output_fd;	/* output: opened, above 2; 0: none */
-	struct lr_sigstate	 sig;
+	struct lr_sigstate	*sig;		/* the signals blocked at start, to
+						 * give the command back (entry.c's) */
 	/* where a run forked by tick or cron starts: entry.c's lockrun_main
 	 * (given, so that the verbs need not include the file that calls them) */
 	int			(*entry)(int argc, char **argv, const struct lr_config *loaded);
-	struct lr_lock		 lock;
-	struct lr_schedule	 sched;		/* the one-server slots */
-	long long		 acquired_at;	/* mono_ms() when the winning acquire was sent */
-	long long		 wait_med_ms;	/* its renewals' answers (supervise.h), */
-	long long		 wait_max_ms;	/* for the release's record; -1: none */
-	int			 seen_held;	/* an acquire found the lock held by another */
-	int			 attempt;	/* the command's attempt (retry.c); 0:
-						 * not started */
-	int			 triggered;	/* `lockrun trigger`: no slot, no-overlap,
-						 * recorded as "triggered" */
-	char			 trigger_take[64];	/* cron's: its take's mark
-						 * but for the host (starter.h) */
-	char			 slot_claim[CLAIM_NONCE_MAX];	/* the claim cron
-						 * made of the slot for this run
-						 * (CLAIM_VAR), or "" */
-	struct lr_child_spec	 spec;		/* the command, as child.c runs it */
-	struct lr_child		 child;		/* the command, or its guard */
-	struct lr_vars		 vars;		/* LOCKRUN_KEY and the others */
-	struct lr_creds		 creds;		/* a task's user:; uid 0: none */
-	char			*start_story;	/* on_start's section of the run's
-						 * story (hooks.h), or NULL */
-	size_t			 start_story_len;
-	struct lr_err		 cannot_start;	/* why this host cannot start the
-						 * command (run_prepare()), said and
-						 * recorded once the lock is held */
-	int			 story_kept;	/* the release carried the run's
-						 * story: a hook's may follow it */
 };
 
-/* An empty context; and what a context holds let go (NULL: nothing, as
- * free(3)). */
-void	ctx_init(struct lr_ctx *x);
+/* An empty context, with an empty config: 0, or -1 when out of memory;
+ * and what a context holds let go (NULL: nothing, as free(3)). */
+int	ctx_init(struct lr_ctx *x);
 void	ctx_free(struct lr_ctx *x);
 
 /* -c FILE, else $LOCKRUN_CONFIG, else the default path if it exists;
@@ -112,14 +86,5 @@ const char *ctx_host(struct lr_ctx *x);
 
 /* Connect to the backend as configured. Returns 0, or -1 with e. */
 int	ctx_connect(struct lr_ctx *x, struct lr_err *e);
-
-/* The run's lock name and the argv to exec (x->name, x->exec_argv,
- * x->exec_path), after chdir to the task's cwd; checks the command can be
- * run. What this host cannot start (the command not found or not
- * executable, a user: or group: unknown here, a cwd that cannot be
- * entered) is not an error of the run's but x->cannot_start, which the
- * run says and records with its story once it holds its lock, as a command
- * that vanished before its exec. Returns 0, or -1 with e. */
-int	run_prepare(struct lr_ctx *x, struct lr_err *e);
 
 #endif

@@ -21,19 +21,20 @@
  * it took, by this run's owner id, on a new connection within the
  * connect and command timeouts once more, and say in e how that went. */
 int
-run_withdraw(struct lr_ctx *x, struct lr_err *e)
+run_withdraw(struct lr_run *r, struct lr_err *e)
 {
+	struct lr_ctx *x = r->x;
 	struct lr_ending end = { .status = EX_UNAVAILABLE, .event = "withdrawn" };
 	struct lr_err we = LR_ERR_INIT;
 	size_t len = strlen(e->msg);
 	char d[32];
 	int rc = -1;
 
-	if (!x->lock.in_doubt)
+	if (!r->lock.in_doubt)
 		return -1;
 	x->be.ops->close(&x->be);
 	if (x->be.ops->reopen(&x->be, x->server.connect_timeout_ms, &we) == 0)
-		rc = x->be.ops->release(&x->be, &x->lock, &end, &we);
+		rc = x->be.ops->release(&x->be, &r->lock, &end, &we);
 	x->be.ops->close(&x->be);
 	duration_human(x->server.command_timeout_ms, d, sizeof(d));
 	if (rc < 0)
@@ -51,9 +52,9 @@ run_withdraw(struct lr_ctx *x, struct lr_err *e)
  * this run claims no slot (the other servers run it); lockrun exits
  * EX_TEMPFAIL with one line. */
 int
-run_clock_off(const struct lr_ctx *x, struct lr_err *e)
+run_clock_off(const struct lr_run *r, struct lr_err *e)
 {
-	const struct lr_lock *l = &x->lock;
+	const struct lr_lock *l = &r->lock;
 	char tol[32];
 
 	duration_human(l->clock_tol_ms, tol, sizeof(tol));
@@ -65,26 +66,28 @@ run_clock_off(const struct lr_ctx *x, struct lr_err *e)
 }
 
 int
-run_too_late(const struct lr_ctx *x, const char *why)
+run_too_late(const struct lr_run *r, const char *why)
 {
+	const struct lr_ctx *x = r->x;
 	struct log_fields f;
 	char msg[1024];		/* out/log.c's longest message */
 
 	log_fields_init(&f);
 	f.status = EX_UNAVAILABLE;
 	snprintf(msg, sizeof(msg), "too late for %s%s: %s; the command was not started",
-	    x->t.one_server ? "slot " : "", x->t.one_server ? x->lock.keys.slot_iso :
-	    x->lock.keys.stable, why);
+	    x->t.one_server ? "slot " : "", x->t.one_server ? r->lock.keys.slot_iso :
+	    r->lock.keys.stable, why);
 	lr_event(LOG_ERR, "too-late", &f, "%s", msg);
 	lease_client_tell(OUTCOME_TOO_LATE, 0, msg);	/* its scheduler: missed */
 	return EX_UNAVAILABLE;
 }
 
 int
-run_lease_late(const struct lr_ctx *x)
+run_lease_late(const struct lr_run *r)
 {
-	struct lr_lease ls = { .ttl = x->lock.ttl_ms, .kill_after = x->t.kill_after_ms,
-	    .confirmed = x->acquired_at };
+	const struct lr_ctx *x = r->x;
+	struct lr_lease ls = { .ttl = r->lock.ttl_ms, .kill_after = x->t.kill_after_ms,
+	    .confirmed = r->acquired_at };
 	long long now = mono_ms();
 	char left[32];
 
@@ -93,6 +96,6 @@ run_lease_late(const struct lr_ctx *x)
 	duration_human(lease_deadline(&ls) > now ? lease_deadline(&ls) - now : 0, left,
 	    sizeof(left));
 	lr_event(LOG_WARNING, "lease-late", NULL, "%s: the acquire was answered with %s of "
-	    "its lease left, past its first renewal point", x->lock.keys.stable, left);
+	    "its lease left, past its first renewal point", r->lock.keys.stable, left);
 	return 1;
 }

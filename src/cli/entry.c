@@ -44,7 +44,7 @@ report(const struct lr_ctx *x, const struct lr_err *e)
 {
 	struct log_fields f;
 	char msg[1024];		/* out/log.c's longest message */
-	int with_sources = e->status == EX_UNAVAILABLE && x->sources[0] != '\0' &&
+	int with_sources = e->status == EX_UNAVAILABLE && x->sources &&
 	    (lr_err_broke(e) || e->kind == LR_ERR_AUTH);
 
 	log_fields_init(&f);
@@ -80,14 +80,19 @@ fail(struct lr_ctx *x, const struct lr_err *e)
 int
 lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 {
+	static struct lr_sigstate sig;	/* the process's: lives as long as it */
 	struct lr_ctx x;
 	struct lr_err e = LR_ERR_INIT;
 	int status;
 
-	ctx_init(&x);
+	if (ctx_init(&x) != 0) {
+		fputs("lockrun: out of memory\n", stderr);
+		return EX_OSERR;
+	}
 	x.entry = lockrun_main;
+	x.sig = &sig;
 	/* the forwarded signals wait, blocked, until the command can take them */
-	if (child_signals_block(&x.sig, &e) != 0 || cli_parse(argc, argv, &x.cli, &e) != 0)
+	if (child_signals_block(x.sig, &e) != 0 || cli_parse(argc, argv, &x.cli, &e) != 0)
 		return fail(&x, &e);
 	log_setup(x.cli.verbose, x.cli.quiet);
 	if (x.cli.help || x.cli.version) {
@@ -101,7 +106,7 @@ lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 	/* --log first, so that a bad config is reported there too */
 	if ((x.cli.log && log_open(x.cli.log, ctx_host(&x), &e) != 0) ||
 	    ctx_load_config(&x, loaded, &e) != 0 ||
-	    (!x.cli.log && x.cfg.log && log_open(x.cfg.log, ctx_host(&x), &e) != 0))
+	    (!x.cli.log && x.cfg->log && log_open(x.cfg->log, ctx_host(&x), &e) != 0))
 		return fail(&x, &e);
 	if ((status = x.cli.def->entry(&x, &e)) < 0)
 		return fail(&x, &e);

@@ -215,11 +215,11 @@ verb_history(struct lr_ctx *x, struct lr_err *e)
 		record_hist_free(&hist);
 		return -1;
 	}
-	if (hist.n == 0 && count > 0 && !(config_is_set(&x->cfg) && config_has(&x->cfg, name))) {
+	if (hist.n == 0 && count > 0 && !(config_is_set(x->cfg) && config_has(x->cfg, name))) {
 		/* no config names it and the server has nothing: mistyped, most
 		 * likely; an empty table and 0 would hide that */
 		lr_errf(e, EXIT_UNKNOWN, "history: %s: no such task, or it keeps no history "
-		    "(%s, and %s has none under %s)", name, x->cfg.path ? "not in the config" :
+		    "(%s, and %s has none under %s)", name, x->cfg->path ? "not in the config" :
 		    "no config names it", x->be.where, k.hist);
 		record_hist_free(&hist);
 		return -1;

@@ -21,13 +21,14 @@
 /* The message: headers, then the output's lines without their stream
  * byte. A header value from the config or the host is made one line. */
 static void
-write_message(FILE *fp, const struct lr_ctx *x, const char *tail, size_t n, int status)
+write_message(FILE *fp, const struct lr_run *r, const char *tail, size_t n, int status)
 {
+	const struct lr_ctx *x = r->x;
 	char to[512], host[300], name[300];
 
 	text_one_line(to, sizeof(to), x->t.mailto);
 	text_one_line(host, sizeof(host), x->host);
-	text_one_line(name, sizeof(name), x->name);
+	text_one_line(name, sizeof(name), r->name);
 	fprintf(fp, "To: %s\nSubject: lockrun <%s> %s: status %d\n"
 	    "Content-Type: text/plain; charset=UTF-8\nAuto-Submitted: auto-generated\n\n",
 	    to, host, name, status);
@@ -41,8 +42,9 @@ write_message(FILE *fp, const struct lr_ctx *x, const char *tail, size_t n, int 
 }
 
 void
-mail_output(const struct lr_ctx *x, const char *tail, size_t n, int status)
+mail_output(const struct lr_run *r, const char *tail, size_t n, int status)
 {
+	const struct lr_ctx *x = r->x;
 	const char *mailer = file_mailer();
 	long long waited = 0;
 	int p[2], st = 0;
@@ -68,7 +70,7 @@ mail_output(const struct lr_ctx *x, const char *tail, size_t n, int status)
 	close(p[0]);
 	if ((fp = fdopen(p[1], "w")) != NULL) {
 		signal(SIGPIPE, SIG_IGN);	/* a mailer that stops reading */
-		write_message(fp, x, tail, n, status);
+		write_message(fp, r, tail, n, status);
 		fclose(fp);
 	} else
 		close(p[1]);

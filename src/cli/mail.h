@@ -6,12 +6,12 @@
 
 #include <stddef.h>
 
-#include "cli/ctx.h"
+#include "cli/run_state.h"
 
 /* Mail tail[n] (tail_text()'s lines, each its stream's byte first) to
  * x->t.mailto when it holds any output, with the task, host and status
  * in the subject; what the mailer could not take is a warning. The
  * mailer is stopped after the hook timeout. */
-void	mail_output(const struct lr_ctx *x, const char *tail, size_t n, int status);
+void	mail_output(const struct lr_run *r, const char *tail, size_t n, int status);
 
 #endif

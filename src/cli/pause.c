@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/ctx.h"
+#include "cli/run.h"
 #include "core/civil.h"
 #include "core/duration.h"
 #include "core/lease.h"
@@ -74,9 +75,9 @@ names_check(const struct lr_ctx *x, const char *verb, struct lr_err *e)
 	for (size_t i = 0; w[i]; i++) {
 		if ((why = task_name_problem(w[i])) != NULL)
 			return lr_errf(e, EX_USAGE, "%s: task \"%s\" %s", verb, w[i], why);
-		if (config_is_set(&x->cfg) && !config_has(&x->cfg, w[i]))
+		if (config_is_set(x->cfg) && !config_has(x->cfg, w[i]))
 			return lr_errf(e, EX_USAGE, "%s: no task \"%s\" in %s", verb, w[i],
-			    x->cfg.path);
+			    x->cfg->path);
 	}
 	return 0;
 }
@@ -241,6 +242,5 @@ verb_trigger(struct lr_ctx *x, struct lr_err *e)
 		return trigger_ask(x, w[0], e);
 	x->cli.task = w[0];
 	x->cli.cmd = NULL;
-	x->triggered = 1;
-	return verb_run(x, e);
+	return run_task(x, 1, e);
 }

@@ -18,10 +18,10 @@
 #include "out/log.h"
 
 int
-retry_attempt(struct lr_ctx *x, int attempt)
+retry_attempt(struct lr_run *r, int attempt)
 {
-	snprintf(x->vars.attempt, sizeof(x->vars.attempt), "LOCKRUN_ATTEMPT=%d", attempt);
-	x->attempt = attempt;	/* for the release (run.c) */
+	snprintf(r->vars.attempt, sizeof(r->vars.attempt), "LOCKRUN_ATTEMPT=%d", attempt);
+	r->attempt = attempt;	/* for the release (run.c) */
 	return attempt;
 }
 
@@ -63,13 +63,14 @@ renew_once(struct lr_backend *be, struct lr_lock *l, long long cap, struct lr_er
 /* Wait ms holding the lock: renew the lease when due (s->be set). Returns
  * 0, or -1 when a signal came or the lease could not be kept. */
 static int
-wait_holding(struct lr_ctx *x, struct lr_supervise *s, long long ms)
+wait_holding(struct lr_run *r, struct lr_supervise *s, long long ms)
 {
-	struct lr_lease lease = { .ttl = x->lock.ttl_ms, .kill_after = x->t.kill_after_ms,
+	struct lr_ctx *x = r->x;
+	struct lr_lease lease = { .ttl = r->lock.ttl_ms, .kill_after = x->t.kill_after_ms,
 	    .confirmed = s->confirmed };
 	long long end = mono_ms() + ms;
 	struct lr_err e = LR_ERR_INIT;
-	int renewing = s->be != NULL && x->lock.ttl_ms > 0;
+	int renewing = s->be != NULL && r->lock.ttl_ms > 0;
 
 	for (;;) {
 		long long now = mono_ms(), next = end, sent;
@@ -88,22 +89,23 @@ wait_holding(struct lr_ctx *x, struct lr_supervise *s, long long ms)
 		if (now >= end)
 			return 0;
 		sent = now;
-		if (renew_once(s->be, &x->lock, lease_term_at(&lease) - now, &e) != 0) {
+		if (renew_once(s->be, &r->lock, lease_term_at(&lease) - now, &e) != 0) {
 			lr_event(LOG_ERR, "retry-abandoned", NULL, "%s: renew while waiting "
-			    "to retry: %s; no more attempts", x->lock.keys.stable, e.msg);
+			    "to retry: %s; no more attempts", r->lock.keys.stable, e.msg);
 			return -1;
 		}
 		/* as supervise() counts it: an answer from the scheduler's
 		 * lease table names a batch sent before we asked */
 		lease.confirmed = s->confirmed = lease_counts_from(sent,
-		    x->lock.renew_sent_ms);
+		    r->lock.renew_sent_ms);
 	}
 }
 
 int
-retry_next(struct lr_ctx *x, struct lr_supervise *s, int attempt, int status)
+retry_next(struct lr_run *r, struct lr_supervise *s, int attempt, int status)
 {
-	struct lr_child *ch = &x->child;
+	struct lr_ctx *x = r->x;
+	struct lr_child *ch = &r->child;
 	long long delay;
 	char d[32];
 	int st;
@@ -121,7 +123,7 @@ retry_next(struct lr_ctx *x, struct lr_supervise *s, int attempt, int status)
 		while (waitpid(ch->pid, &st, 0) == -1 && errno == EINTR)
 			;
 	child_init(ch);
-	if (wait_holding(x, s, delay) != 0)
+	if (wait_holding(r, s, delay) != 0)
 		return 0;
 	s->acquired_at = s->confirmed;
 	s->timed_out = 0;

@@ -4,12 +4,12 @@
 #ifndef LR_RETRY_H
 #define LR_RETRY_H
 
-#include "cli/ctx.h"
+#include "cli/run_state.h"
 #include "proc/supervise.h"
 
 /* Attempt number attempt (from 1) starts: LOCKRUN_ATTEMPT for the
  * command. Returns attempt, for the hooks. */
-int	retry_attempt(struct lr_ctx *x, int attempt);
+int	retry_attempt(struct lr_run *r, int attempt);
 
 /* Attempt number attempt ended with status (s as supervise() left it):
  * should the run go again? Not after a success, the last attempt, a lost
@@ -19,6 +19,6 @@ int	retry_attempt(struct lr_ctx *x, int attempt);
  * -- its lease renewed, s->be permitting -- and return 1 with s ready for
  * the next attempt; 0 when the run ends here: a signal, or a lease that
  * could not be kept while waiting, ends it too. */
-int	retry_next(struct lr_ctx *x, struct lr_supervise *s, int attempt, int status);
+int	retry_next(struct lr_run *r, struct lr_supervise *s, int attempt, int status);
 
 #endif

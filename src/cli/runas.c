@@ -35,10 +35,11 @@ env_prepend(char ***env, const char *name, const char *value)
 }
 
 int
-run_as_prepare(struct lr_ctx *x, struct lr_err *e)
+run_as_prepare(struct lr_run *r, struct lr_err *e)
 {
+	struct lr_ctx *x = r->x;
 	const struct lr_task *t = &x->t;
-	struct lr_creds *c = &x->creds;
+	struct lr_creds *c = &r->creds;
 	const struct passwd *pw;
 	const struct group *gr;
 

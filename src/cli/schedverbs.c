@@ -33,7 +33,7 @@ sched_check(struct lr_ctx *x, const char *verb, struct lr_err *e)
 	if (x->cli.cmd)
 		return lr_errf(e, EX_USAGE, "`lockrun %s` takes no arguments: \"%s\"", verb,
 		    x->cli.cmd[0]);
-	if (!config_is_set(&x->cfg))
+	if (!config_is_set(x->cfg))
 		return lr_errf(e, EX_USAGE, "`lockrun %s` needs a config file (give -c "
 		    "FILE or --crontab FILE, set LOCKRUN_CONFIG, or create "
 		    CONFIG_DEFAULT_PATH ")", verb);
@@ -45,7 +45,7 @@ sched_check(struct lr_ctx *x, const char *verb, struct lr_err *e)
 static int
 logs_json(const struct lr_ctx *x)
 {
-	const char *spec = x->cli.log ? x->cli.log : x->cfg.log;
+	const char *spec = x->cli.log ? x->cli.log : x->cfg->log;
 
 	return spec && strncmp(spec, "json", 4) == 0 && (spec[4] == '\0' || spec[4] == ':');
 }
@@ -82,13 +82,14 @@ drop_listen(struct lr_ctx *x)
 static int
 own_ctx(struct lr_ctx *x, struct lr_ctx *w, struct lr_err *e)
 {
-	ctx_init(w);
+	if (ctx_init(w) != 0)
+		return lr_errf(e, EX_OSERR, "out of memory");
 	task_init(&w->cli.o);
 	w->cli.server = x->cli.server;
 	w->cli.prefix = x->cli.prefix;
 	w->cli.stale_after_ms = LR_UNSET;
 	w->keep_env = 1;	/* the runs forked later read them */
-	if (config_copy_server(&x->cfg, &w->cfg, e) != 0)
+	if (config_copy_server(x->cfg, w->cfg, e) != 0)
 		return -1;
 	return ctx_server(w, e);
 }
@@ -101,20 +102,20 @@ static struct web *
 web_up(struct lr_ctx *x, struct lr_ctx *w, char *title, size_t n, char *token,
     size_t tn, struct lr_err *e)
 {
-	struct web_opts wo = { .listen = x->cli.listen ? x->cli.listen : x->cfg.listen,
-	    .listen_what = x->cli.listen ? "--listen" : x->cfg.listen_at, .be = &w->be,
-	    .title = title, .names = x->cfg.listen_names };
+	struct web_opts wo = { .listen = x->cli.listen ? x->cli.listen : x->cfg->listen,
+	    .listen_what = x->cli.listen ? "--listen" : x->cfg->listen_at, .be = &w->be,
+	    .title = title, .names = x->cfg->listen_names };
 	struct web *srv;
 
 	if (own_ctx(x, w, e) != 0)	/* first: the caller frees w */
 		return NULL;
-	if (x->cfg.listen_token_file) {
-		if (file_read_private(x->cfg.listen_token_file, x->cfg.listen_token_at, geteuid(),
+	if (x->cfg->listen_token_file) {
+		if (file_read_private(x->cfg->listen_token_file, x->cfg->listen_token_at, geteuid(),
 		    token, tn, e) != 0)
 			return NULL;
 		if (token[0] == '\0') {
-			lr_errf(e, EX_CONFIG, "%s %s: the file is empty", x->cfg.listen_token_at,
-			    x->cfg.listen_token_file);
+			lr_errf(e, EX_CONFIG, "%s %s: the file is empty", x->cfg->listen_token_at,
+			    x->cfg->listen_token_file);
 			return NULL;
 		}
 		wo.token = token;
@@ -214,8 +215,8 @@ claims_up(struct lr_ctx *x, struct lr_ctx **c, struct defer_src *ds, struct cron
 int
 verb_tick(struct lr_ctx *x, struct lr_err *e)
 {
-	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry };
+	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = x->sig,
+	    .cfg = x->cfg, .run = x->entry };
 	struct lr_ctx *lx = NULL;
 	struct leases ls;
 	int status = -1;
@@ -223,7 +224,7 @@ verb_tick(struct lr_ctx *x, struct lr_err *e)
 	spawn_fds_given(&sp.given);
 	if (sched_check(x, "tick", e) == 0) {
 		lx = lease_ctx(x, &ls, &sp);
-		status = tick_run(&x->cfg, ctx_host(x), &sp, lx ? &ls : NULL, real_ms(), e);
+		status = tick_run(x->cfg, ctx_host(x), &sp, lx ? &ls : NULL, real_ms(), e);
 	}
 	if (lx) {
 		leases_free(&ls);
@@ -239,10 +240,10 @@ int
 verb_cron(struct lr_ctx *x, struct lr_err *e)
 {
 	struct run_starter starter = { .sock = -1, .pidfd = -1 };
-	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = &x->sig,
-	    .cfg = &x->cfg, .run = x->entry, .starter = &starter };
+	struct sched_spawner sp = { .argv = x->cli.argv_, .saved = x->sig,
+	    .cfg = x->cfg, .run = x->entry, .starter = &starter };
 	char server[1024];
-	struct crond_opts o = { .cfg = &x->cfg, .sp = &sp, .json = logs_json(x),
+	struct crond_opts o = { .cfg = x->cfg, .sp = &sp, .json = logs_json(x),
 	    .server = server, .host = ctx_host(x) };
 	struct lr_ctx *w = NULL, *t = NULL, *lx = NULL, *cx = NULL;
 	struct defer_src ds;
@@ -258,7 +259,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	snprintf(server, sizeof(server), "%s", ctx_url(x));
 	secret_url_mask(server);
 	log_setup(1, x->cli.quiet);
-	if ((rc = sched_check(x, "cron", e)) == 0 && (x->cli.listen || x->cfg.listen)) {
+	if ((rc = sched_check(x, "cron", e)) == 0 && (x->cli.listen || x->cfg->listen)) {
 		drop_listen(x);
 		if ((w = malloc(sizeof(*w))) == NULL)
 			rc = lr_errf(e, EX_OSERR, "out of memory");

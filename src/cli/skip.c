@@ -22,9 +22,10 @@ enum hint { HINT_NONE, HINT_TRIGGER, HINT_RESUME, HINT_STATUS };
  * a person who ran `lockrun -t NAME` by hand is told why nothing ran and
  * how to run it now; cron, with no terminal, still gets nothing. */
 static void __attribute__((format(printf, 5, 6)))
-say(const struct lr_ctx *x, const char *event, const struct log_fields *f, enum hint h,
+say(const struct lr_run *r, const char *event, const struct log_fields *f, enum hint h,
     const char *fmt, ...)
 {
+	const struct lr_ctx *x = r->x;
 	const char *name = x->cli.task;
 	char msg[1024], next[300] = "";
 	va_list ap;
@@ -43,7 +44,7 @@ say(const struct lr_ctx *x, const char *event, const struct log_fields *f, enum 
 		snprintf(next, sizeof(next), "; lockrun resume %s lifts the pause", name);
 	else if (h == HINT_STATUS)
 		snprintf(next, sizeof(next), "; lockrun status %s shows it", name ? name :
-		    x->name);
+		    r->name);
 	text_visible(msg);	/* the holder's host and the reason are the server's */
 	fprintf(stderr, "lockrun: %s%s\n", msg, next);
 }
@@ -51,14 +52,15 @@ say(const struct lr_ctx *x, const char *event, const struct log_fields *f, enum 
 /* The task is paused (LOCK_PAUSED): the pause's value is in l->holder
  * (lock.h). One line naming who paused it, when, until when and why. */
 static void
-report_paused(const struct lr_ctx *x, struct log_fields *f)
+report_paused(const struct lr_run *r, struct log_fields *f)
 {
-	const struct lr_lock *l = &x->lock;
+	const struct lr_ctx *x = r->x;
+	const struct lr_lock *l = &r->lock;
 	struct lr_pause_view p;
 	char since[TEXT_ISO_MAX], until[TEXT_ISO_MAX + 8] = "until resumed", by[330];
 
 	if (lock_pause_parse(l->holder, &p) != 0) {
-		say(x, "skipped-paused", f, HINT_RESUME, "skipped: %s is paused (%s)",
+		say(r, "skipped-paused", f, HINT_RESUME, "skipped: %s is paused (%s)",
 		    l->keys.pause, l->holder);
 		return;
 	}
@@ -69,8 +71,8 @@ report_paused(const struct lr_ctx *x, struct log_fields *f)
 	}
 	snprintf(by, sizeof(by), "%s %s", p.host, p.user);
 	f->holder = by;
-	say(x, "skipped-paused", f, HINT_RESUME, "skipped: %s is paused by %s on %s at %s, "
-	    "%s: %s", x->cli.task ? x->cli.task : x->name, strcmp(p.user, "-") ? p.user :
+	say(r, "skipped-paused", f, HINT_RESUME, "skipped: %s is paused by %s on %s at %s, "
+	    "%s: %s", x->cli.task ? x->cli.task : r->name, strcmp(p.user, "-") ? p.user :
 	    "someone", p.host, text_iso(p.since_ms, TEXT_ISO_S, since, sizeof(since)),
 	    until, *p.reason ? p.reason : "no reason given");
 }
@@ -95,9 +97,10 @@ skip_phase(const char *value)
  * start". The line carries the holder's token, as the history does, and
  * status, lockrun's exit status. */
 void
-run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
+run_report_skip(const struct lr_run *r, enum lock_outcome out, int status)
 {
-	const struct lr_lock *l = &x->lock;
+	const struct lr_ctx *x = r->x;
+	const struct lr_lock *l = &r->lock;
 	char host[256] = "?", start[64] = "?", holder[300];
 	long long token = 0, pid = 0;
 	struct log_fields f;
@@ -105,12 +108,12 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	log_fields_init(&f);
 	f.status = status;
 	if (out == LOCK_PAUSED) {
-		report_paused(x, &f);
+		report_paused(r, &f);
 		return;
 	}
 	if (out == LOCK_SLOT_TAKEN && strncmp(l->holder, "missed ", 7) == 0 &&
 	    sscanf(l->holder, "%*s %*s %255s %lld %63s", host, &pid, start) == 3) {
-		say(x, "skipped-slot", &f, HINT_TRIGGER, "skipped: slot %s passed its "
+		say(r, "skipped-slot", &f, HINT_TRIGGER, "skipped: slot %s passed its "
 		    "starting_deadline with no run; %s recorded it as missed at %s",
 		    l->keys.slot_iso, host, start);
 		return;
@@ -119,7 +122,7 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	    x->be.ops->session) {
 		/* a session lock with no row behind it: its holder was unlocked
 		 * (or its row pruned) and lets go at its next keep-alive */
-		say(x, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f, out == LOCK_HELD ?
+		say(r, out == LOCK_HELD ? "skipped-held" : "skipped-slot", &f, out == LOCK_HELD ?
 		    HINT_STATUS : HINT_TRIGGER, "skipped: %s is held by a session that left no record of itself",
 		    out == LOCK_HELD ? l->keys.stable : l->keys.slot);
 		return;
@@ -128,21 +131,22 @@ run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status)
 	f.token = token;
 	f.holder = holder;
 	if (out == LOCK_HELD)
-		say(x, "skipped-held", &f, HINT_STATUS, "skipped: %s is held by %s pid %lld "
+		say(r, "skipped-held", &f, HINT_STATUS, "skipped: %s is held by %s pid %lld "
 		    "since %s (token %lld)%s", l->keys.stable, host, pid, start, token,
 		    skip_phase(l->holder));
 	else
-		say(x, "skipped-slot", &f, HINT_TRIGGER, "skipped: slot %s already ran on %s "
+		say(r, "skipped-slot", &f, HINT_TRIGGER, "skipped: slot %s already ran on %s "
 		    "pid %lld at %s (token %lld)", l->keys.slot_iso, host, pid, start, token);
 }
 
 void
-run_report_elsewhere(const struct lr_ctx *x, const char *why, int status)
+run_report_elsewhere(const struct lr_run *r, const char *why, int status)
 {
+	const struct lr_ctx *x = r->x;
 	struct log_fields f;
 
 	log_fields_init(&f);
 	f.status = status;
-	say(x, "skipped-host", &f, HINT_NONE, "skipped: task %s does not run on this host: "
-	    "%s", x->cli.task ? x->cli.task : x->name, why);
+	say(r, "skipped-host", &f, HINT_NONE, "skipped: task %s does not run on this host: "
+	    "%s", x->cli.task ? x->cli.task : r->name, why);
 }

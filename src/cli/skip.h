@@ -3,16 +3,16 @@
 #ifndef LR_SKIP_H
 #define LR_SKIP_H
 
-#include "cli/ctx.h"
+#include "cli/run_state.h"
 
 /* Say why the run skipped (out: LOCK_HELD, LOCK_SLOT_TAKEN, LOCK_PAUSED),
  * as an event: who holds what (the holder's value "id token host pid
- * start" in x->lock.holder), or who paused the task. status is lockrun's
+ * start" in r->lock.holder), or who paused the task. status is lockrun's
  * exit status. */
-void	run_report_skip(const struct lr_ctx *x, enum lock_outcome out, int status);
+void	run_report_skip(const struct lr_run *r, enum lock_outcome out, int status);
 
 /* Say that task x->cli.task does not run on this host (hosts:,
  * host_match:; why from where_here()): skipped, with exit status. */
-void	run_report_elsewhere(const struct lr_ctx *x, const char *why, int status);
+void	run_report_elsewhere(const struct lr_run *r, const char *why, int status);
 
 #endif

@@ -96,7 +96,7 @@ listed(const struct status *s, const char *name)
 static int
 list_tasks(struct status *s, struct lr_err *e)
 {
-	const struct lr_config *cfg = &s->x->cfg;
+	const struct lr_config *cfg = s->x->cfg;
 	char **words = s->x->cli.cmd;
 	size_t max = cfg->nnames;
 
@@ -278,7 +278,7 @@ report_unknown(const struct status *s, struct lr_err *e)
 		const struct row *w = &s->rows[i];
 
 		if (w->held || w->has_last || w->counted || w->paused || w->error ||
-		    config_has(&s->x->cfg, w->name))
+		    config_has(s->x->cfg, w->name))
 			continue;
 		one = w->name;
 		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len :
@@ -324,7 +324,7 @@ static const struct status_table *
 table_of(struct status *s, struct status_table *t)
 {
 	if (s->next.v == NULL)
-		status_next_read(&s->next, &s->x->cfg, s->names, s->n);
+		status_next_read(&s->next, s->x->cfg, s->names, s->n);
 	*t = (struct status_table){ .rows = s->rows, .n = s->n, .next = s->next.v,
 	    .server_ms = s->now_ms, .local_ms = real_ms(), .wide = s->x->cli.wide };
 	return t;
@@ -344,7 +344,7 @@ status_run(struct status *s, struct lr_err *e)
 		return -1;
 	/* no task named: the config's, and those found under the prefix when
 	 * it has none (a crontab's -k locks) or with --all */
-	if (x->cli.cmd == NULL && (x->cfg.nnames == 0 || x->cli.all) && find_tasks(s, e) != 0)
+	if (x->cli.cmd == NULL && (x->cfg->nnames == 0 || x->cli.all) && find_tasks(s, e) != 0)
 		return -1;
 	if ((s->rows = calloc(s->n + 1, sizeof(*s->rows))) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");

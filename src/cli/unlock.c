@@ -184,7 +184,7 @@ confirm(void)
 static int
 settings(struct lr_ctx *x, const char *name, struct lr_err *e)
 {
-	int known = config_is_set(&x->cfg) && config_task(&x->cfg, name) != NULL;
+	int known = config_is_set(x->cfg) && config_task(x->cfg, name) != NULL;
 
 	return ctx_merge(x, known ? name : NULL, e);
 }
