@@ -328,18 +328,33 @@ secrets_hide(struct lr_ctx *x)
 		    "(--password-file) or $LOCKRUN_REDIS_PASSWORD");
 }
 
+/* Where the URL in use comes from, in the order that chooses it. */
+enum url_source { URL_CLI, URL_ENV, URL_ENV_REDIS, URL_CONFIG, URL_DEFAULT };
+
+/* The one choice of the URL: --url, $LOCKRUN_URL, $LOCKRUN_REDIS_URL, the
+ * config's, else DEFAULT_URL; where it came from into *src. */
+static const char *
+url_choose(const struct lr_ctx *x, enum url_source *src)
+{
+	const char *env;
+
+	if (x->cli.server.url)
+		return *src = URL_CLI, x->cli.server.url;
+	if ((env = getenv(url_vars[0])) != NULL && *env != '\0')
+		return *src = URL_ENV, env;
+	if ((env = getenv(url_vars[1])) != NULL && *env != '\0')
+		return *src = URL_ENV_REDIS, env;
+	if (x->cfg->server.url)
+		return *src = URL_CONFIG, x->cfg->server.url;
+	return *src = URL_DEFAULT, DEFAULT_URL;
+}
+
 const char *
 ctx_url(const struct lr_ctx *x)
 {
-	const char *env = getenv("LOCKRUN_URL");
+	enum url_source src;
 
-	if (x->cli.server.url)
-		return x->cli.server.url;
-	if (env == NULL || *env == '\0')
-		env = getenv("LOCKRUN_REDIS_URL");
-	if (env && *env != '\0')
-		return env;
-	return x->cfg->server.url ? x->cfg->server.url : DEFAULT_URL;
+	return url_choose(x, &src);
 }
 
 /* Where the server is and the password, read before the task's cwd and
@@ -369,14 +384,15 @@ ctx_own(struct lr_ctx *x, struct lr_err *e)
 int
 ctx_server(struct lr_ctx *x, struct lr_err *e)
 {
+	enum url_source src;
 	int from_config;
 
 	x->server = x->cli.server;
 	if (ctx_own(x, e) != 0)
 		return -1;
-	x->server.url = ctx_url(x);
+	x->server.url = url_choose(x, &src);
 	/* lockrun's own copy: the one given is wiped (secrets_hide()) */
-	from_config = x->server.url == x->cfg->server.url;
+	from_config = src == URL_CONFIG;
 	if ((x->url_copy = strdup(x->server.url)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	x->server.url = x->url_copy;
@@ -395,18 +411,15 @@ ctx_server(struct lr_ctx *x, struct lr_err *e)
 		return -1;
 	{
 		const char *pw = getenv("LOCKRUN_REDIS_PASSWORD");
-		const char *env_url = getenv("LOCKRUN_URL");
 		char at[sizeof(x->cfg->url_at)];
 		const char *from = NULL, *sep;
 
-		if (env_url == NULL || *env_url == '\0')
-			env_url = getenv("LOCKRUN_REDIS_URL");
-
-		if (x->cli.server.url)
+		if (src == URL_CLI)
 			from = "--url";
-		else if (env_url && *env_url != '\0')
-			from = env_url == getenv("LOCKRUN_URL") ? "$LOCKRUN_URL" :
-			    "$LOCKRUN_REDIS_URL";
+		else if (src == URL_ENV)
+			from = "$LOCKRUN_URL";
+		else if (src == URL_ENV_REDIS)
+			from = "$LOCKRUN_REDIS_URL";
 		else if (from_config && (sep = strrchr(x->cfg->url_at, ' ')) != NULL) {
 			/* "path:line:col: redis.url" as "redis.url at path:line:col" */
 			snprintf(at, sizeof(at), "%s at %.*s", sep + 1,
