@@ -301,7 +301,7 @@ apply(struct lr_cli *c, int id, const char *arg, struct lr_err *e)
 		    .given = 1 };
 		return 0;
 	case A_TASK:		/* named -t in its message, as it is mostly given */
-		if ((why = task_name_problem(arg)) != NULL)
+		if ((why = keys_name_problem(arg)) != NULL)
 			return lr_errf(e, EX_USAGE, "-t: \"%s\" %s", arg, why);
 		c->task = arg;
 		return 0;

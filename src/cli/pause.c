@@ -47,7 +47,7 @@ parse_time(const char *s, long long *ms)
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 ||
 	    oh > 23 || om > 59)
 		return -1;
-	*ms = ((days_from_civil(y, mo, d) * 86400LL) + h * 3600 + mi * 60 + sec) * 1000;
+	*ms = ((civil_days(y, mo, d) * 86400LL) + h * 3600 + mi * 60 + sec) * 1000;
 	if (sign != 'Z')
 		*ms += (sign == '+' ? -1 : 1) * (oh * 3600LL + om * 60) * 1000;
 	return 0;
@@ -73,7 +73,7 @@ names_check(const struct lr_ctx *x, const char *verb, struct lr_err *e)
 	if (w == NULL || w[0] == NULL)
 		return lr_errf(e, EX_USAGE, "%s: no task named", verb);
 	for (size_t i = 0; w[i]; i++) {
-		if ((why = task_name_problem(w[i])) != NULL)
+		if ((why = keys_name_problem(w[i])) != NULL)
 			return lr_errf(e, EX_USAGE, "%s: task \"%s\" %s", verb, w[i], why);
 		if (config_is_set(x->cfg) && !config_has(x->cfg, w[i]))
 			return lr_errf(e, EX_USAGE, "%s: no task \"%s\" in %s", verb, w[i],
@@ -236,7 +236,7 @@ verb_trigger(struct lr_ctx *x, struct lr_err *e)
 	if (w[1] != NULL)
 		return lr_errf(e, EX_USAGE, "trigger: one task at a time, got \"%s\" and "
 		    "\"%s\"", w[0], w[1]);
-	if ((why = task_name_problem(w[0])) != NULL)
+	if ((why = keys_name_problem(w[0])) != NULL)
 		return lr_errf(e, EX_USAGE, "trigger: task \"%s\" %s", w[0], why);
 	if (!x->cli.here)
 		return trigger_ask(x, w[0], e);

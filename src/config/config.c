@@ -46,7 +46,7 @@ parse_tasks(struct walk *w, const struct yt_node *map, struct lr_config *cfg)
 		struct lr_task *t;
 		const char *why;
 
-		if ((why = task_name_problem(k->value)) != NULL)
+		if ((why = keys_name_problem(k->value)) != NULL)
 			return walk_bad(w, k, "task name \"%s\" %s", k->value, why);
 		if (v->kind == YT_SKIPPED) {	/* not asked for: its name only */
 			cfg->names[cfg->nnames++] = k->value;

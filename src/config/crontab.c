@@ -185,7 +185,7 @@ settings(struct reader *r, struct lr_task *t, char *name, size_t n)
 		int col = r->hint_col + (int)(w - r->hint), rc;
 
 		if ((eq = strchr(w, '=')) == NULL) {
-			const char *why = task_name_problem(w);
+			const char *why = keys_name_problem(w);
 
 			if (name[0] != '\0')
 				return note(r, r->hint_line, col, 1, "\"%s\": a second name "

@@ -125,7 +125,7 @@ files_task_names(const char *dir, const char *at, char ***names, size_t *n,
 
 		if (!task_of(de->d_name, name, sizeof(name)) || is_folder(dirfd(d), de))
 			continue;
-		if ((why = task_name_problem(name)) != NULL)
+		if ((why = keys_name_problem(name)) != NULL)
 			rc = lr_errf(e, EX_CONFIG, "%s/%s: task name \"%s\" %s (the file's name, "
 			    "less .yaml or .yml, is the task's)", dir, de->d_name, name, why);
 		else if (push(names, n, &cap, name) != 0)

@@ -106,7 +106,7 @@ read_one(struct walk *w, const struct yt_node *tasks, const char *name)
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (task_name_problem(name) != NULL ||
+	if (keys_name_problem(name) != NULL ||
 	    files_task_path(cfg->tasks_dir, name, path, sizeof(path)) != 0)
 		return 0;		/* no file can hold it */
 	if (stat(path, &st) != 0 && errno == ENOENT)

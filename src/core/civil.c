@@ -11,7 +11,7 @@ civil_floor_div(long long a, long long b)
 /* Eras of 400 years counted from March 1, so that the leap day ends a
  * year and the month lengths from March on repeat every five months. */
 long long
-days_from_civil(long long y, int m, int d)
+civil_days(long long y, int m, int d)
 {
 	long long era, yoe, doy;
 

@@ -7,10 +7,10 @@
 long long	civil_floor_div(long long a, long long b);
 
 /* Days since 1970-01-01 of year y, month m (1-12), day d (1-31). */
-long long	days_from_civil(long long y, int m, int d);
+long long	civil_days(long long y, int m, int d);
 
 /* The date of day z (days since 1970-01-01): the inverse of
- * days_from_civil(). */
+ * civil_days(). */
 void	civil_from_days(long long z, long long *y, int *m, int *d);
 
 /* The day of the week of day z, Sunday = 0. */

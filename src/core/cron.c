@@ -19,7 +19,7 @@
 
 /*
  * Time. A "wall" time is local date and time counted in seconds as if it
- * were UTC (days_from_civil * DAY + seconds into the day); an instant is
+ * were UTC (civil_days * DAY + seconds into the day); an instant is
  * a time_t. The scans walk wall times that match the fields, skipping
  * days arithmetically, and map each to the instants it names in the zone.
  */
@@ -109,8 +109,8 @@ wall_up(const struct lr_cron *c, long long w, long long limit)
 		}
 		if (skip) {		/* to the 1st of the next month */
 			civil_from_days(z, &y, &mo, &d);
-			z = mo == 12 ? days_from_civil(y + 1, 1, 1) :
-			    days_from_civil(y, mo + 1, 1);
+			z = mo == 12 ? civil_days(y + 1, 1, 1) :
+			    civil_days(y, mo + 1, 1);
 		} else
 			z++;
 	}
@@ -144,7 +144,7 @@ wall_down(const struct lr_cron *c, long long w, long long limit)
 		}
 		if (skip) {		/* to the last day of the month before */
 			civil_from_days(z, &y, &mo, &d);
-			z = days_from_civil(y, mo, 1);
+			z = civil_days(y, mo, 1);
 		}
 		z--;
 	}

@@ -41,7 +41,7 @@ key_name_problem(const char *name)
 }
 
 const char *
-task_name_problem(const char *name)
+keys_name_problem(const char *name)
 {
 	const char *why = key_name_problem(name);
 

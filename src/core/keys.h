@@ -46,7 +46,7 @@ const char *key_name_problem(const char *name);
  * and no leading '.', so `-t NAME` never reads outside that folder.
  * Every place a task name is read uses it: -t, the tasks: keys, the
  * tasks_dir's file names. */
-const char *task_name_problem(const char *name);
+const char *keys_name_problem(const char *name);
 
 /* Return NULL if host may end a slot key (keys_slot_host()), else why
  * not: a key name (above) of at most KEY_HOST_MAX bytes, without '@'. */

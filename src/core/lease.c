@@ -58,7 +58,7 @@ lease_retry_delay(const struct lr_lease *l)
 }
 
 long long
-backoff_delay(int n, double r)
+lease_backoff_delay(int n, double r)
 {
 	long long cap = BACKOFF_FIRST_MS;
 

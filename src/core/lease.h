@@ -54,6 +54,6 @@ long long lease_retry_delay(const struct lr_lease *l);
  * held lock: exponential from 25ms, capped at 500ms, with "equal jitter"
  * (half fixed, half random from r in [0, 1)), so waiters spread out
  * instead of knocking together. */
-long long backoff_delay(int n, double r);
+long long lease_backoff_delay(int n, double r);
 
 #endif

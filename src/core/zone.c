@@ -187,15 +187,15 @@ posix_parse(const char *s, struct posix_tz *r)
 static long long
 rule_day(const struct rule_date *r, long long y)
 {
-	long long jan1 = days_from_civil(y, 1, 1), first, next, day;
-	int leap = days_from_civil(y, 3, 1) - days_from_civil(y, 2, 1) == 29;
+	long long jan1 = civil_days(y, 1, 1), first, next, day;
+	int leap = civil_days(y, 3, 1) - civil_days(y, 2, 1) == 29;
 
 	if (r->kind == 'J')
 		return jan1 + r->n - 1 + (leap && r->n >= 60);
 	if (r->kind == 'D')
 		return jan1 + r->n;
-	first = days_from_civil(y, r->m, 1);
-	next = r->m == 12 ? days_from_civil(y + 1, 1, 1) : days_from_civil(y, r->m + 1, 1);
+	first = civil_days(y, r->m, 1);
+	next = r->m == 12 ? civil_days(y + 1, 1, 1) : civil_days(y, r->m + 1, 1);
 	day = first + (r->d - civil_weekday(first) + 7) % 7 + (r->w - 1) * 7;
 	while (day >= next)	/* week 5: the last such day */
 		day -= 7;

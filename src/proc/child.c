@@ -93,7 +93,7 @@ tell_guard(const struct lr_child *ch, int op, int sig, long long at)
 	 * lockrun, an ancestor of the whole tree, signals it itself. */
 	if (send(ch->ctl, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(m) &&
 	    op != GUARD_DEADLINE)
-		tree_signal(getpid(), sig);
+		guard_signal(getpid(), sig);
 }
 
 /* A signal lockrun received, passed on as timeout(1) does: to the
@@ -179,7 +179,7 @@ child_guard_event(struct lr_child *ch)
 	ch->pid = -1;
 	ch->guard_died = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	ch->status = WIFSIGNALED(st) ? EX_OSERR : WEXITSTATUS(st);
-	tree_kill_all();
+	guard_kill_all();
 	return 1;
 }
 

@@ -145,7 +145,7 @@ below(struct proc *v, size_t n, size_t i, pid_t root)
 }
 
 int
-tree_signal(pid_t root, int sig)
+guard_signal(pid_t root, int sig)
 {
 	size_t n;
 	struct proc *v = proc_list(&n);
@@ -164,13 +164,13 @@ tree_signal(pid_t root, int sig)
 }
 
 void
-tree_kill_all(void)
+guard_kill_all(void)
 {
 	struct timespec round = { 0, KILL_ROUND_MS * 1000000L };
 
 	for (;;) {
 		pid_t w;
-		tree_signal(getpid(), SIGKILL);
+		guard_signal(getpid(), SIGKILL);
 		while ((w = waitpid(-1, NULL, WNOHANG)) > 0 || (w == -1 && errno == EINTR))
 			;
 		if (w == -1)
@@ -199,7 +199,7 @@ stop_tree(struct guard *g, long long kill_at)
 {
 	if (!g->stopping) {
 		g->stopping = 1;
-		tree_signal(g->self, SIGTERM);
+		guard_signal(g->self, SIGTERM);
 	}
 	if (kill_at < g->kill_at)
 		g->kill_at = kill_at;
@@ -236,7 +236,7 @@ obey(struct guard *g, const struct guard_msg *m)
 		/* once the main process is reaped its pid, and so its group's
 		 * number, may be reused: reach what is left through the tree */
 		if (g->status >= 0) {
-			tree_signal(g->self, m->sig);
+			guard_signal(g->self, m->sig);
 			break;
 		}
 		kill(to, m->sig);
@@ -250,7 +250,7 @@ obey(struct guard *g, const struct guard_msg *m)
 			break;
 		if (m->sig == SIGTERM)
 			g->stopping = 1;
-		tree_signal(g->self, m->sig);
+		guard_signal(g->self, m->sig);
 		if (m->sig == SIGKILL)
 			g->kill_at = mono_ms() + KILL_ROUND_MS;
 		break;
@@ -355,7 +355,7 @@ serve(struct guard *g)
 		struct signalfd_siginfo si;
 
 		if (now >= g->kill_at) {
-			tree_signal(g->self, SIGKILL);
+			guard_signal(g->self, SIGKILL);
 			g->kill_at = now + KILL_ROUND_MS;
 		}
 		next = term < g->kill_at ? term : g->kill_at;

@@ -47,10 +47,10 @@ void	guard_run(const struct lr_child_spec *spec, char *const envp[],
  * belongs when its chain of parents leads to root. SIGCONT follows any
  * other signal but SIGKILL, so a stopped process acts on it. Returns how
  * many processes were signalled. */
-int	tree_signal(pid_t root, int sig);
+int	guard_signal(pid_t root, int sig);
 
 /* SIGKILL everything below the calling process, in rounds, and reap it,
  * until it has no child left. For lockrun when the guard itself died. */
-void	tree_kill_all(void);
+void	guard_kill_all(void);
 
 #endif

@@ -433,7 +433,7 @@ supervise(struct lr_supervise *s, struct lr_err *e)
 		if (poll(pfd, 5, wait) == -1 && errno != EINTR) {
 			/* out of memory, say: the lock cannot be kept, so nothing
 			 * of the command may outlive this loop */
-			tree_kill_all();
+			guard_kill_all();
 			break;
 		}
 		if ((pfd[1].revents & (POLLIN | POLLERR | POLLHUP)) && l.in_flight >= 0)

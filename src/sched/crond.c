@@ -318,7 +318,7 @@ tell(struct crond *d)
 	for (size_t k = 0; k < d->runs.n; k++)
 		for (size_t i = 0; i < d->ntasks && d->runs.v[k].pid > 0; i++)
 			running[i] += strcmp(d->runs.v[k].task, d->tasks[i].name) == 0;
-	crond_view_tell(&d->view, d->o->watch, d->o->watch_arg, d->tasks, d->ntasks,
+	view_tell(&d->view, d->o->watch, d->o->watch_arg, d->tasks, d->ntasks,
 	    &d->heap, running);
 	free(running);
 }
@@ -365,7 +365,7 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		d->last[h->task] = latest;	/* claimed a little later (claim.h) */
 		return;
 	}
-	crond_view_lag(&d->view, now_ms - (long long)latest * 1000);
+	view_lag(&d->view, now_ms - (long long)latest * 1000);
 	start(d, h->task, latest);
 }
 
@@ -412,7 +412,7 @@ on_timer(struct crond *d)
 		fail(d, "cannot read the timer: read", errno, 0);
 		return;
 	}
-	watchdog_ping(&d->wd, now_ms);
+	notify_watchdog_ping(&d->wd, now_ms);
 	/* a trigger given up is dropped before a look could take it again */
 	missed_flush(&d->missed, d->o->missed, now_ms, d->tasks, d->ntasks, d->o->sp);
 	if (!d->stopping)
@@ -639,7 +639,7 @@ setup(struct crond *d, struct lr_err *e)
 	report_notes(d->o->cfg);
 	report_six_fields(d->tasks, d->ntasks);
 	starter_bound(d);
-	watchdog_setup(&d->wd);
+	notify_watchdog_setup(&d->wd);
 	d->defer = (struct defer){ .src = d->o->claims, .ours = ours, .ours_arg = d };
 	claim_fleet(d->o->claim, d->tasks, d->ntasks, mono_ms());	/* noted from the start */
 	defer_watch(&d->defer, d->tasks, d->ntasks, real_ms());

@@ -48,7 +48,7 @@ notify_send(const char *state)
  * (WATCHDOG_PID, if set), ping at half that period, from the timer that
  * starts the runs: if this loop stops, so do the pings. Not the runs'. */
 void
-watchdog_setup(struct watchdog *d)
+notify_watchdog_setup(struct watchdog *d)
 {
 	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
 
@@ -66,7 +66,7 @@ watchdog_setup(struct watchdog *d)
 /* Ping when its time came, or when the clock was stepped back so far that
  * the next ping would come late. */
 void
-watchdog_ping(struct watchdog *d, long long now_ms)
+notify_watchdog_ping(struct watchdog *d, long long now_ms)
 {
 	if (d->ms == 0 || (now_ms < d->next && d->next - now_ms <= d->ms))
 		return;

@@ -17,8 +17,8 @@ struct watchdog {
 
 /* Read WATCHDOG_USEC (for this process, if WATCHDOG_PID says which) into
  * d, and take both out of the environment the runs inherit. */
-void	watchdog_setup(struct watchdog *d);
+void	notify_watchdog_setup(struct watchdog *d);
 /* WATCHDOG=1 when its time came (or the clock went back past a period). */
-void	watchdog_ping(struct watchdog *d, long long now_ms);
+void	notify_watchdog_ping(struct watchdog *d, long long now_ms);
 
 #endif

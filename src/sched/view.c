@@ -9,7 +9,7 @@
 #include "sched/view.h"
 
 void
-crond_view_lag(struct crond_view *v, long long lag_ms)
+view_lag(struct crond_view *v, long long lag_ms)
 {
 	static const long long bounds[CROND_LAG_NBOUNDS] = CROND_LAG_BOUNDS;
 	size_t b = 0;
@@ -24,7 +24,7 @@ crond_view_lag(struct crond_view *v, long long lag_ms)
 }
 
 void
-crond_view_tell(struct crond_view *v, void (*watch)(void *arg, const struct crond_view *v),
+view_tell(struct crond_view *v, void (*watch)(void *arg, const struct crond_view *v),
     void *arg, const struct sched_task *t, size_t n, const struct heap *h,
     const size_t *running)
 {

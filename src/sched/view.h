@@ -47,12 +47,12 @@ struct crond_view {
 };
 
 /* A start lag_ms behind its fire time, into v's histogram (view.c). */
-void	crond_view_lag(struct crond_view *v, long long lag_ms);
+void	view_lag(struct crond_view *v, long long lag_ms);
 
 /* Tell watch (NULL: nobody) the n tasks t, with their next fire times
  * from the heap h and running[i] runs in progress each, and the counts
  * in v. */
-void	crond_view_tell(struct crond_view *v, void (*watch)(void *arg,
+void	view_tell(struct crond_view *v, void (*watch)(void *arg,
 	    const struct crond_view *v), void *arg, const struct sched_task *t, size_t n,
 	    const struct heap *h, const size_t *running);
 

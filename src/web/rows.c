@@ -50,7 +50,7 @@ iso_ms(const char *s)
 	}
 	if (strcmp(s, "Z") != 0)
 		return ABSENT;
-	return ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000LL +
+	return ((civil_days(y, mo, d) * 24 + h) * 60 + mi) * 60000LL +
 	    sec * 1000LL + frac;
 }
 

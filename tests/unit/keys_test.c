@@ -331,12 +331,12 @@ Test(keys, parse_leaves_name_checks_to_key_name_problem)
 
 Test(keys, task_name_is_a_file_name_of_its_own)
 {
-	cr_assert(eq(ptr, (void *)task_name_problem("backup.db-1"), NULL));
-	cr_assert(not(eq(ptr, (void *)task_name_problem("../../tmp/evil"), NULL)));
-	cr_assert(not(eq(ptr, (void *)task_name_problem("a/b"), NULL)));
-	cr_assert(not(eq(ptr, (void *)task_name_problem(".hidden"), NULL)));
-	cr_assert(not(eq(ptr, (void *)task_name_problem(".."), NULL)));
-	cr_assert(not(eq(ptr, (void *)task_name_problem(""), NULL)));
+	cr_assert(eq(ptr, (void *)keys_name_problem("backup.db-1"), NULL));
+	cr_assert(not(eq(ptr, (void *)keys_name_problem("../../tmp/evil"), NULL)));
+	cr_assert(not(eq(ptr, (void *)keys_name_problem("a/b"), NULL)));
+	cr_assert(not(eq(ptr, (void *)keys_name_problem(".hidden"), NULL)));
+	cr_assert(not(eq(ptr, (void *)keys_name_problem(".."), NULL)));
+	cr_assert(not(eq(ptr, (void *)keys_name_problem(""), NULL)));
 }
 
 Test(keys, names_refuse_c1_and_bidi_controls)
@@ -344,6 +344,6 @@ Test(keys, names_refuse_c1_and_bidi_controls)
 	cr_assert(not(eq(ptr, (void *)key_name_problem("x\xc2\x9b" "31m"), NULL)));
 	cr_assert(not(eq(ptr, (void *)key_name_problem("x\x9b"), NULL)));
 	cr_assert(not(eq(ptr, (void *)key_name_problem("a\xe2\x80\xae" "b"), NULL)));
-	cr_assert(not(eq(ptr, (void *)task_name_problem("a\xe2\x81\xa6"), NULL)));
+	cr_assert(not(eq(ptr, (void *)keys_name_problem("a\xe2\x81\xa6"), NULL)));
 	cr_assert(eq(ptr, (void *)key_name_problem("caf\xc3\xa9"), NULL));
 }

@@ -66,14 +66,14 @@ Test(lease, retry_delay_is_bounded)
 
 Test(lease, backoff_grows_to_a_cap_with_jitter)
 {
-	cr_assert(eq(i64, backoff_delay(0, 0.0), 12));
-	cr_assert(eq(i64, backoff_delay(0, 0.999), 24));
-	cr_assert(eq(i64, backoff_delay(1, 0.0), 25));
-	cr_assert(eq(i64, backoff_delay(3, 0.0), 100));
-	cr_assert(eq(i64, backoff_delay(5, 0.0), 250), "capped at 500: half fixed");
-	cr_assert(eq(i64, backoff_delay(50, 0.999), 499));
+	cr_assert(eq(i64, lease_backoff_delay(0, 0.0), 12));
+	cr_assert(eq(i64, lease_backoff_delay(0, 0.999), 24));
+	cr_assert(eq(i64, lease_backoff_delay(1, 0.0), 25));
+	cr_assert(eq(i64, lease_backoff_delay(3, 0.0), 100));
+	cr_assert(eq(i64, lease_backoff_delay(5, 0.0), 250), "capped at 500: half fixed");
+	cr_assert(eq(i64, lease_backoff_delay(50, 0.999), 499));
 	for (int n = 0; n < 100; n++)
-		cr_assert(backoff_delay(n, 0.5) <= 500);
+		cr_assert(lease_backoff_delay(n, 0.5) <= 500);
 }
 
 Test(lease, an_answer_past_the_first_renewal_is_too_late)

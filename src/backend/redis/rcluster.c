@@ -352,7 +352,7 @@ refresh(struct lr_cluster *cl, struct lr_link *l, char *log, size_t *lens, size_
 		free(lens);
 		return -1;
 	}
-	pause = backoff_delay(n, 0.5);
+	pause = lease_backoff_delay(n, 0.5);
 	if (pause > cl->refresh_until - now)
 		pause = cl->refresh_until - now;
 	ts = (struct timespec){ pause / 1000, (pause % 1000) * 1000000 };
@@ -437,7 +437,7 @@ ask_again(struct lr_cluster *cl, struct lr_link *l, long long by, struct lr_err 
 		cl->retry_until = by > 0 ? by : now + l->command_timeout_ms;
 	if (now >= cl->retry_until)
 		return 0;
-	pause = backoff_delay(cl->tries++, 0.5);
+	pause = lease_backoff_delay(cl->tries++, 0.5);
 	if (pause > cl->retry_until - now)
 		pause = cl->retry_until - now;
 	ts = (struct timespec){ pause / 1000, (pause % 1000) * 1000000 };

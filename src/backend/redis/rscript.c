@@ -191,7 +191,7 @@ rscript_calls(struct lr_conn *rc, const char *what, const char *body,
 		if (!more)
 			return;
 		if (busy) {
-			long long pause = backoff_delay(round, 0.5), left = give_up - mono_ms();
+			long long pause = lease_backoff_delay(round, 0.5), left = give_up - mono_ms();
 			if (pause > left)
 				pause = left > 0 ? left : 0;
 			struct timespec ts = { pause / 1000, (pause % 1000) * 1000000 };
