@@ -20,7 +20,10 @@
  * Round trips: every operation is one statement, sent with its values as
  * parameters (PQsendQueryParams: Parse, Bind, Describe, Execute and Sync
  * in one write, one answer): acquire, renew, release, unlock, peek,
- * states, keys, history and probe each cost one round trip. Parameters
+ * states, keys, history and probe each cost one round trip; a
+ * scheduler's acquires, renewals or releases of many runs' leases cost
+ * one round trip and one transaction a batch (pg_batch.h: the
+ * statements in one pipeline, pg_lock.c, pg_renew.c). Parameters
  * rather than PQescapeLiteral: the SQL text is constant and reviewable,
  * and no value (a key, a host name) ever becomes SQL. The DDL alone is
  * several statements in one simple query; it is sent when a statement
@@ -43,9 +46,9 @@
 
 #include "backend/pg/pg.h"
 #include "backend/pg/pg_conn.h"
+#include "backend/pg/pg_lock.h"
 #include "backend/pg/pg_renew.h"
 #include "backend/pg/pg_sql.h"
-#include "backend/pg/pg_withdraw.h"
 #include "backend/pg/pg_status.h"
 #include "core/duration.h"
 #include "core/text.h"
@@ -66,46 +69,6 @@ host_pid(const char *s, char host[256], char pid[32])
 {
 	host[0] = pid[0] = '\0';
 	sscanf(s, "%255s %31s", host, pid);
-}
-
-/* The slot the history records for l: ISO 8601, or "" for none. */
-static const char *
-slot_iso(const struct lr_lock *l)
-{
-	return l->slot_ttl_ms ? l->keys.slot_iso : "";
-}
-
-/* The answer is not the shape pg_sql.c gives it. Clears res; returns -1. */
-static int
-unexpected(struct lr_backend *b, const char *what, PGresult *res, struct lr_err *e)
-{
-	pq.clear(res);
-	return lr_errf(e, EX_SOFTWARE, "postgres %s: %s: unexpected answer", b->where, what);
-}
-
-/* A statement refused part way, the session in order: send undo (n
- * params), which lets go a session lock it may have left held. When that
- * is not sure, the connection is closed, which lets it go with the
- * session (the refused statement's e stands either way). */
-static void
-undo_lock(struct lr_backend *b, const char *what, const char *undo, int n,
-    const char *const *params)
-{
-	struct pg *p = b->impl;
-	struct lr_err ue = LR_ERR_INIT;
-	PGresult *res;
-	int missing = 0;
-
-	if (p->conn == NULL)
-		return;		/* closed, and the lock with it */
-	if ((res = pg_conn_read(b, what, undo, n, params, &missing, &ue)) != NULL &&
-	    pq.ntuples(res) == 1) {
-		pq.clear(res);
-		return;
-	}
-	if (res != NULL)
-		pq.clear(res);
-	pg_conn_close(b);
 }
 
 /* Connect, unless connected: the run path leaves it to acquire, the
@@ -129,180 +92,6 @@ pg_ping(struct lr_backend *b, struct lr_err *e)
 		return -1;
 	pq.clear(res);
 	return 0;
-}
-
-static int
-pg_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
-    struct lr_err *e)
-{
-	struct pg_lockid id;
-	char ttl[NUM_MAX], slot_ttl[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX], host[256],
-	    pid[32], earliest[NUM_MAX], deadline[NUM_MAX], sent[NUM_MAX], tol[NUM_MAX];
-	const char *params[] = { l->keys.stable, l->slot_ttl_ms ? l->keys.slot : "",
-	    l->keys.fence, l->keys.hist, l->keys.last, id.id, ttl, slot_ttl, cap, hist_ttl,
-	    l->id, l->owner, host, pid, slot_iso(l), l->quiet_held ? "false" : "true",
-	    l->keys.counts, earliest, deadline, sent, tol, l->keys.pause,
-	    l->triggered ? "triggered" : "ran", l->triggered && l->take[0] ? l->keys.trigger : "",
-	    l->triggered ? l->take : "" };
-	struct pg *p = b->impl;
-	PGresult *res;
-	long long code;
-
-	pg_sql_lockid(l->keys.stable, &id);
-	num_s(ttl, l->ttl_ms);
-	num_s(slot_ttl, l->slot_ttl_ms);
-	num_s(cap, l->hist_cap);
-	num_s(hist_ttl, l->hist_ttl_ms);
-	host_pid(l->owner, host, pid);
-	if (pg_open(b, e) != 0)
-		return -1;
-	lock_window(l, real_ms(), b->cfg.command_timeout_ms);
-	num_s(earliest, l->earliest_ms);
-	num_s(deadline, l->deadline_ms);
-	num_s(sent, l->sent_ms);
-	num_s(tol, l->clock_tol_ms);
-	p->over = 0;
-	if ((res = pg_conn_write(b, "acquire", pg_sql_acquire, 25, params, e)) == NULL) {
-		/* unanswered, it may have run (its answer lost): withdrawn */
-		l->in_doubt = lr_err_unanswered(e);
-		/* An answer past the bound came whole and was dropped: the
-		 * statement ran to its end, which lets the session lock go
-		 * when the run does not go ahead, and its answer carried
-		 * another's value (a pause, a holder; ours is small): nothing
-		 * was taken. A statement the server refused part way (this
-		 * task's row) may have taken the session lock before it
-		 * failed: that lock alone is let go. Either way the session,
-		 * with every other run's lock, stays; a lost connection
-		 * (lr_err_broke(): closed) took its locks with it. */
-		if (!p->over && !lr_err_broke(e)) {
-			const char *undo[] = { id.id, id.hi, id.lo, l->keys.stable };
-			undo_lock(b, "acquire", pg_sql_acquire_undo, 4, undo);
-		}
-		return -1;
-	}
-	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 6 ||
-	    code == 3) {
-		unexpected(b, "acquire", res, e);
-		pg_conn_close(b);	/* a session lock it may have taken goes too */
-		if (e != NULL)
-			e->kind = LR_ERR_PROTOCOL;	/* not the server expected */
-		return -1;
-	}
-	lock_offset_note(l, pg_conn_num(res, 0, 5, 0), real_ms());
-	if (code == 4 || code == 5) {	/* refused: nothing was written */
-		*out = code == 4 ? LOCK_LATE : LOCK_CLOCK_OFF;
-		pq.clear(res);
-		return 0;
-	}
-	if (code == 1) {
-		*out = LOCK_ACQUIRED;
-		lock_took(l, pg_conn_num(res, 0, 1, 0));
-	} else {
-		*out = code == 0 ? LOCK_HELD : code == 6 ? LOCK_PAUSED : LOCK_SLOT_TAKEN;
-		snprintf(l->holder, sizeof(l->holder), "%s",
-		    pg_conn_cell(res, 0, 2) ? pg_conn_cell(res, 0, 2) : "?");
-	}
-	pq.clear(res);
-	return 0;
-}
-
-/* s as valid UTF-8 into buf[n]: a byte that is not part of a valid
- * sequence becomes '?' (a text parameter must be valid in the encoding:
- * a reason naming a file in another one must not cost the release). */
-static void
-utf8_copy(char *buf, size_t n, const char *s)
-{
-	size_t o = 0, left = strlen(s);
-
-	while (left > 0 && o + 4 < n) {
-		size_t k = text_utf8_len(s, left);
-
-		if (k == 0) {
-			buf[o++] = '?';
-			k = 1;
-		} else {
-			memcpy(buf + o, s, k);
-			o += k;
-		}
-		s += k;
-		left -= k;
-	}
-	buf[o] = '\0';
-}
-
-/* release.lua's event "hook" (pg_sql_story_hook). */
-static int
-pg_story_hook(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
-    struct lr_err *e)
-{
-	char *output = pg_sql_bytea(end->output ? end->output : "", end->output_len);
-	const char *params[] = { l->keys.runs, l->token_s, output };
-	PGresult *res;
-	int missing, n;
-
-	if (output == NULL)
-		return lr_errf(e, EX_OSERR, "out of memory");
-	res = pg_conn_read(b, "release", pg_sql_story_hook, 3, params, &missing, e);
-	free(output);
-	if (res == NULL)
-		return missing ? 0 : -1;	/* no table: no story to add to */
-	n = pq.ntuples(res);
-	pq.clear(res);
-	return n > 0;
-}
-
-/* The release, with the run's story (the reason, the output's end as
- * bytea's escape form) in the same statement: no round trip more. */
-static int
-pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
-    struct lr_err *e)
-{
-	struct pg_lockid id;
-	char keep[NUM_MAX], status[NUM_MAX], took[NUM_MAX], cap[NUM_MAX], hist_ttl[NUM_MAX],
-	    host[256], pid[32], until[NUM_MAX], attempt[NUM_MAX], keep_ok[NUM_MAX],
-	    keep_failed[NUM_MAX], reason[sizeof(end->reason) + 4];
-	char *output = NULL;
-	const char *params[] = { l->keys.stable, l->keys.hist, l->keys.last, id.id, id.hi,
-	    id.lo, l->value, keep, status, took, end->event, cap, hist_ttl, host, pid,
-	    slot_iso(l), l->token_s, l->keys.counts, until, attempt, l->keys.ended,
-	    l->keys.runs, keep_ok, keep_failed, reason, "" };
-	PGresult *res;
-	int released;
-
-	if (end->event && strcmp(end->event, "withdrawn") == 0)
-		return pg_withdraw(b, l, end, e);
-	if (end->event && strcmp(end->event, "hook") == 0)
-		return pg_story_hook(b, l, end, e);
-	if (l->ttl_ms == 0 && l->hist_cap == 0)
-		return 0;	/* a slot row is never released: nothing to say */
-	pg_sql_lockid(l->keys.stable, &id);
-	num_s(keep, l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0);
-	num_s(status, end->status);
-	num_s(took, end->duration_ms > 0 ? end->duration_ms : 0);
-	num_s(cap, l->hist_cap);
-	num_s(hist_ttl, l->hist_ttl_ms);
-	num_s(until, end->keep_until_ms > 0 ? end->keep_until_ms : 0);
-	num_s(attempt, end->attempt > 0 ? end->attempt : 0);
-	host_pid(l->owner, host, pid);
-	num_s(keep_ok, end->keep_runs > 0 ? end->keep_runs : 0);
-	num_s(keep_failed, end->keep_failed > 0 ? end->keep_failed : 0);
-	utf8_copy(reason, sizeof(reason), end->reason);
-	if (end->output != NULL && end->output_len > 0 &&
-	    (params[25] = output = pg_sql_bytea(end->output, end->output_len)) == NULL)
-		return lr_errf(e, EX_OSERR, "out of memory");
-	res = pg_conn_write(b, "release", pg_sql_release, 26, params, e);
-	free(output);
-	if (res == NULL) {
-		/* refused part way: the run's lock goes all the same */
-		if (l->ttl_ms > 0 && !lr_err_broke(e))
-			undo_lock(b, "release", pg_sql_release_undo, 3, &params[3]);
-		return -1;
-	}
-	if (pq.ntuples(res) != 1)
-		return unexpected(b, "release", res, e);
-	released = pg_conn_num(res, 0, 0, 0) == 1;
-	pq.clear(res);
-	return released;
 }
 
 /* Whether key is a stable key, prefix{name}, rather than a slot key. */
@@ -337,7 +126,7 @@ pg_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	if (res == NULL)
 		return missing ? 0 : -1;	/* no tables: nothing to free */
 	if (pq.ntuples(res) != 1 || (code = pg_conn_num(res, 0, 0, -1)) < 0 || code > 3)
-		return unexpected(b, "unlock", res, e);
+		return pg_conn_unexpected(b, "unlock", res, e);
 	if (pg_conn_cell(res, 0, 1) != NULL)
 		snprintf(holder, n, "%s", pg_conn_cell(res, 0, 1));
 	pq.clear(res);
@@ -501,7 +290,7 @@ pg_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char *bu
 	if ((res = pg_conn_read(b, "check", pg_sql_probe, 0, NULL, &missing, e)) == NULL)
 		return -1;
 	if (pq.ntuples(res) != PG_TABLES)
-		return unexpected(b, "check", res, e);
+		return pg_conn_unexpected(b, "check", res, e);
 	if (strcmp(pg_conn_cell(res, 0, 5), "t") == 0)
 		text_problem(buf, n, &count, "this server is a read-only standby (in recovery); "
 		    "point lockrun at the primary");
@@ -577,7 +366,7 @@ static const struct lr_backend_ops pg_ops = {
 	.name = "postgres", .title = "PostgreSQL", .session = 1, .shares = 1,
 	.open = pg_open, .ping = pg_ping, .acquire = pg_acquire,
 	.renew_send = pg_renew_send, .renew_recv = pg_renew_recv, .renew_many = pg_renew_many,
-	.release = pg_release, .unlock = pg_unlock, .peek = pg_peek,
+	.acquire_many = pg_acquire_many, .release = pg_release, .release_many = pg_release_many, .unlock = pg_unlock, .peek = pg_peek,
 	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
 	.stories = pg_stories,
 	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,

@@ -143,17 +143,38 @@ int	pg_conn_send(struct lr_backend *b, const char *what, const char *sql, int n,
 int	pg_conn_recv(struct lr_backend *b, const char *what, PGresult **res,
 	    struct lr_err *e);
 
-/* n statements of sql (each returning rows), with params[i] each, in one
- * write and one answer (libpq's pipeline mode, one Sync: one implicit
- * transaction, so one that fails undoes them all), within wait_ms or the
- * command timeout, whichever is longer. Returns 0 with res[i] each statement's rows, which the caller
- * clears; 1 when nothing was done and the connection is in order (this
- * libpq has no pipeline mode, or a statement failed and undid the rest:
- * send them one at a time to learn which); -1 with e, the connection
- * closed. */
-int	pg_conn_pipeline(struct lr_backend *b, const char *what, const char *sql,
-	    int nparams, const char *const *const *params, size_t n, long long wait_ms,
-	    PGresult **res, struct lr_err *e);
+/* A statement of a pipeline: its SQL and its nparams parameters. */
+struct pg_stmt {
+	const char		*sql;
+	int			 nparams;
+	const char *const	*params;
+};
+
+/* The n statements s[i] (each returning rows) in one write and one answer
+ * (libpq's pipeline mode, one Sync: one implicit transaction, so one that
+ * fails undoes them all), within wait_ms or the command timeout,
+ * whichever is longer. Returns 0 with res[i] each statement's rows, which
+ * the caller clears (NULL: an answer past the bound, read and dropped:
+ * that statement's alone, as pg_conn_write() fails it, LR_ERR_DATA); 1
+ * when nothing was done and the connection is in order: this libpq has
+ * no pipeline mode (*ran 0), or a statement failed and undid the rest:
+ * s[0..*ran) ran (the last of them failed) before their writes were
+ * undone -- a session lock one took or let go stays as it left it --
+ * and the others did not run (send them one at a time to learn which
+ * failed); -1 with e, the connection closed. */
+int	pg_conn_pipeline(struct lr_backend *b, const char *what,
+	    const struct pg_stmt *const *s, size_t n, long long wait_ms, PGresult **res,
+	    size_t *ran, struct lr_err *e);
+
+/* An answer past the bound, read to its end and dropped: e for the
+ * statement what (LR_ERR_DATA: the session is in order, the statement
+ * alone fails, for the rows it read, one task's). Returns -1. */
+int	pg_conn_too_large(struct lr_backend *b, const char *what, struct lr_err *e);
+
+/* The answer to what is not the shape pg_sql.c gives it: clear res, fill
+ * e (EX_SOFTWARE). Returns -1. */
+int	pg_conn_unexpected(struct lr_backend *b, const char *what, PGresult *res,
+	    struct lr_err *e);
 
 /* Column c of row r: NULL when SQL NULL; as a number, dflt when NULL or
  * not a decimal. */

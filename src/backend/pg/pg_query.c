@@ -157,6 +157,30 @@ answer_size(const PGresult *res)
 	return n;
 }
 
+/* The bound of an answer, now. */
+static size_t
+bound(const struct pg *p)
+{
+	return p->in_max ? p->in_max : PG_ANSWER_MAX;
+}
+
+/* An answer past the bound, read to its end: the session is in order,
+ * this statement alone fails, for the rows it read (one task's). */
+int
+pg_conn_too_large(struct lr_backend *b, const char *what, struct lr_err *e)
+{
+	return lr_errk(e, LR_ERR_DATA, EX_UNAVAILABLE, "postgres %s: %s: an answer larger "
+	    "than lockrun accepts (%zu MiB; a value of this task's grown too large?)",
+	    b->where, what, bound(b->impl) >> 20);
+}
+
+int
+pg_conn_unexpected(struct lr_backend *b, const char *what, PGresult *res, struct lr_err *e)
+{
+	pq.clear(res);
+	return lr_errf(e, EX_SOFTWARE, "postgres %s: %s: unexpected answer", b->where, what);
+}
+
 /* A query's result: 0 for rows or success; else -1 with e -- a broken
  * connection (closed, transport), or the server's refusal, its SQLSTATE
  * into state[6]. */
@@ -171,14 +195,9 @@ outcome(struct lr_backend *b, const char *what, const PGresult *res, char state[
 	state[0] = '\0';
 	p->notice[0] = '\0';	/* the statement's own notices are no news later */
 	if (p->over || (res != NULL && pq.result_status(res) == PGRES_TUPLES_OK &&
-	    answer_size(res) > (p->in_max ? p->in_max : PG_ANSWER_MAX))) {
-		/* read to its end: the session is in order, this statement
-		 * alone fails, for the rows it read (one task's) */
+	    answer_size(res) > bound(p))) {
 		p->over = 1;
-		return lr_errk(e, LR_ERR_DATA, EX_UNAVAILABLE, "postgres %s: %s: an answer "
-		    "larger than lockrun accepts (%zu MiB; a value of this task's grown "
-		    "too large?)", b->where, what,
-		    (p->in_max ? p->in_max : PG_ANSWER_MAX) >> 20);
+		return pg_conn_too_large(b, what, e);
 	}
 	if (res != NULL && (pq.result_status(res) == PGRES_TUPLES_OK ||
 	    pq.result_status(res) == PGRES_COMMAND_OK))
@@ -351,15 +370,16 @@ pg_conn_read(struct lr_backend *b, const char *what, const char *sql, int n,
 
 /* Queue the n statements and the Sync, and write them out. */
 static int
-pipeline_send(struct lr_backend *b, const char *what, const char *sql, int nparams,
-    const char *const *const *params, size_t n, long long deadline, struct lr_err *e)
+pipeline_send(struct lr_backend *b, const char *what, const struct pg_stmt *const *s,
+    size_t n, long long deadline, struct lr_err *e)
 {
 	struct pg *p = b->impl;
 	struct lr_err ce;
 	int ok = pq.enter_pipeline_mode(p->conn);
 
 	for (size_t i = 0; ok && i < n; i++)
-		ok = pq.send_query_params(p->conn, sql, nparams, NULL, params[i], NULL, NULL, 0);
+		ok = pq.send_query_params(p->conn, s[i]->sql, s[i]->nparams, NULL,
+		    s[i]->params, NULL, NULL, 0);
 	if (!ok || !pq.pipeline_sync(p->conn)) {
 		pg_conn_error(p->conn, &ce);
 		return pg_conn_broken(b, what, ce.msg, e);
@@ -367,35 +387,21 @@ pipeline_send(struct lr_backend *b, const char *what, const char *sql, int npara
 	return send_out(b, what, deadline, e);
 }
 
-int
-pg_conn_pipeline(struct lr_backend *b, const char *what, const char *sql, int nparams,
-    const char *const *const *params, size_t n, long long wait_ms, PGresult **res,
-    struct lr_err *e)
+/* Read each statement's results, a NULL after each, then the Sync's,
+ * within deadline, and leave pipeline mode. Returns 0, or -1 with e
+ * (closed). */
+static int
+pipeline_read(struct lr_backend *b, const char *what, size_t n, long long deadline,
+    PGresult **res, struct lr_err *e)
 {
 	struct pg *p = b->impl;
-	long long deadline = mono_ms() + (wait_ms > b->cfg.command_timeout_ms ? wait_ms :
-	    b->cfg.command_timeout_ms);
 	size_t at = 0;	/* the statement whose results come */
+	struct lr_err ce;
 	PGresult *r;
-	int rc = -1;
 
-	for (size_t i = 0; i < n; i++)
-		res[i] = NULL;
-	if (pq.pipeline_sync == NULL)
-		return 1;
-	if (p->conn == NULL)
-		return lr_errk(e, LR_ERR_TRANSPORT, EX_UNAVAILABLE, "postgres %s: %s: not "
-		    "connected", b->where, what);
-	if (settle(b, what, deadline, e) != 0)
-		return -1;
-	p->in_bytes = 0;
-	p->over = 0;
-	if (pipeline_send(b, what, sql, nparams, params, n, deadline, e) != 0)
-		return -1;
-	/* each statement's results and a NULL after them, then the Sync's */
 	for (;;) {
 		if (ready(b, what, deadline, e) != 0)
-			goto failed;
+			return -1;
 		if ((r = pq.get_result(p->conn)) == NULL) {
 			at++;
 			continue;
@@ -409,20 +415,61 @@ pg_conn_pipeline(struct lr_backend *b, const char *what, const char *sql, int np
 		else
 			pq.clear(r);
 	}
-	if (!pq.exit_pipeline_mode(p->conn)) {
-		struct lr_err ce;
-
-		pg_conn_error(p->conn, &ce);
-		pg_conn_broken(b, what, ce.msg, e);
-		goto failed;
-	}
-	rc = 0;
-	for (size_t i = 0; i < n; i++)	/* one failed: all were undone */
-		if (p->over || res[i] == NULL || pq.result_status(res[i]) != PGRES_TUPLES_OK)
-			rc = 1;
-	if (rc == 0)
+	if (pq.exit_pipeline_mode(p->conn))
 		return 0;
-failed:
+	pg_conn_error(p->conn, &ce);
+	return pg_conn_broken(b, what, ce.msg, e);
+}
+
+/* After the pipeline's answer: 0 when every statement gave rows (an
+ * answer past the bound is dropped, its res NULL); else 1 with *ran, the
+ * statements up to the one that failed (those after it are aborted). */
+static int
+pipeline_outcome(const struct pg *p, size_t n, PGresult **res, size_t *ran)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (res[i] != NULL && pq.result_status(res[i]) == PGRES_TUPLES_OK)
+			continue;
+		*ran = i + 1;
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (answer_size(res[i]) > bound(p)) {
+			pq.clear(res[i]);
+			res[i] = NULL;
+		}
+	return 0;
+}
+
+int
+pg_conn_pipeline(struct lr_backend *b, const char *what, const struct pg_stmt *const *s,
+    size_t n, long long wait_ms, PGresult **res, size_t *ran, struct lr_err *e)
+{
+	struct pg *p = b->impl;
+	long long deadline = mono_ms() + (wait_ms > b->cfg.command_timeout_ms ? wait_ms :
+	    b->cfg.command_timeout_ms);
+	int rc = -1;
+
+	*ran = 0;
+	for (size_t i = 0; i < n; i++)
+		res[i] = NULL;
+	if (pq.pipeline_sync == NULL)
+		return 1;
+	if (p->conn == NULL)
+		return lr_errk(e, LR_ERR_TRANSPORT, EX_UNAVAILABLE, "postgres %s: %s: not "
+		    "connected", b->where, what);
+	if (settle(b, what, deadline, e) != 0)
+		return -1;
+	p->in_bytes = 0;
+	p->over = 0;
+	/* the bound holds each statement's answer: the stream's is that
+	 * of PG_DRAIN_MAX alone (pg_conn_consume()) */
+	if (pipeline_send(b, what, s, n, deadline, e) == 0 &&
+	    pipeline_read(b, what, n, deadline, res, e) == 0 &&
+	    (rc = pipeline_outcome(p, n, res, ran)) == 0) {
+		p->over = 0;
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (res[i] != NULL)
 			pq.clear(res[i]);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend/pg/pg_batch.h"
 #include "backend/pg/pg_conn.h"
 #include "backend/pg/pg_renew.h"
 #include "backend/pg/pg_sql.h"
@@ -93,33 +94,44 @@ pg_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
 	return renew_answer(b, l, res, out, e);
 }
 
+struct renews {
+	struct lr_lock *const	*l;
+	enum renew_outcome	*out;
+};
+
+static int
+renew_each(struct lr_backend *b, void *arg, size_t i, PGresult *res, struct lr_err *e)
+{
+	struct renews *r = arg;
+
+	return renew_answer(b, r->l[i], res, &r->out[i], e);
+}
+
 int
 pg_renew_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
     long long cap_ms, long long wait_ms, enum renew_outcome *out, int *rc,
     struct lr_err *err, struct lr_err *e)
 {
+	struct renews r = { l, out };
+	struct pg_batch bt = { "renew", wait_ms, renew_each, NULL, &r };
 	struct renew_args *a = calloc(n + 1, sizeof(*a));
-	const char *const **params = calloc(n + 1, sizeof(*params));
-	PGresult **res = calloc(n + 1, sizeof(*res));
-	int got = 1;
+	struct pg_stmt *s = calloc(n + 1, sizeof(*s));
+	const char **key = calloc(n + 1, sizeof(*key));
+	int got;
 
 	(void)cap_ms;
-	if (a == NULL || params == NULL || res == NULL) {
+	if (a == NULL || s == NULL || key == NULL) {
 		got = lr_errf(e, EX_OSERR, "out of memory");
-		goto out;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			renew_args(&a[i], l[i]);
+			s[i] = (struct pg_stmt){ pg_sql_renew, RENEW_PARAMS, a[i].params };
+			key[i] = l[i]->keys.stable;
+		}
+		got = pg_batch_run(b, &bt, s, key, n, rc, err, e);
 	}
-	for (size_t i = 0; i < n; i++) {
-		renew_args(&a[i], l[i]);
-		params[i] = a[i].params;
-	}
-	if ((got = pg_conn_pipeline(b, "renew", pg_sql_renew, RENEW_PARAMS, params, n,
-	    wait_ms, res, e)) != 0)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		rc[i] = renew_answer(b, l[i], res[i], &out[i], &err[i]);
-out:
 	free(a);
-	free(params);
-	free(res);
+	free(s);
+	free(key);
 	return got;
 }

@@ -14,7 +14,7 @@
  * (behind a row lock, a stopped backend) is past its window when it
  * runs, and writes nothing then (pg_sql_acquire). Returns one row: the
  * key rows deleted. */
-static const char pg_sql_withdraw[] =
+const char pg_sql_withdraw[] =
 	"WITH a AS (SELECT $1::text AS stable, $2::text AS slot, $3::text AS hist, "
 	"$4::text AS last, $5::text AS counts, $6::text AS id, $7::text AS host, "
 	"$8::text AS pid, nullif($9::text, '') AS slot_iso, $10::text AS status, "
@@ -35,28 +35,46 @@ static const char pg_sql_withdraw[] =
 	"WHERE a.cap > 0 AND t.k = a.last AND t.token = tok.token) "
 	"SELECT count(*) FROM gone";
 
-int
-pg_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
-    struct lr_err *e)
+void
+pg_withdraw_args(struct pg_withdraw_args *a, const struct lr_lock *l,
+    const struct lr_ending *end)
 {
-	char host[256] = "", pid[32] = "", status[24], cap[24], hist_ttl[24];
-	const char *params[] = { l->keys.stable, l->slot_ttl_ms ? l->keys.slot : "",
-	    l->keys.hist, l->keys.last, l->keys.counts, l->id, host, pid,
-	    l->slot_ttl_ms ? l->keys.slot_iso : "", status, cap, hist_ttl };
-	PGresult *res;
-	int missing, n;
+	const char *p[PG_WITHDRAW_PARAMS] = { l->keys.stable, l->slot_ttl_ms ?
+	    l->keys.slot : "", l->keys.hist, l->keys.last, l->keys.counts, l->id, a->host,
+	    a->pid, l->slot_ttl_ms ? l->keys.slot_iso : "", a->status, a->cap, a->hist_ttl };
 
-	sscanf(l->owner, "%255s %31s", host, pid);
-	snprintf(status, sizeof(status), "%d", end->status);
-	snprintf(cap, sizeof(cap), "%lld", l->hist_cap);
-	snprintf(hist_ttl, sizeof(hist_ttl), "%lld", l->hist_ttl_ms);
-	res = pg_conn_read(b, "withdraw", pg_sql_withdraw, 12, params, &missing, e);
-	if (res == NULL)
-		return missing ? 0 : -1;	/* no tables: nothing was taken */
-	n = pq.ntuples(res) == 1 ? (int)pg_conn_num(res, 0, 0, -1) : -1;
+	a->host[0] = a->pid[0] = '\0';
+	sscanf(l->owner, "%255s %31s", a->host, a->pid);
+	snprintf(a->status, sizeof(a->status), "%d", end->status);
+	snprintf(a->cap, sizeof(a->cap), "%lld", l->hist_cap);
+	snprintf(a->hist_ttl, sizeof(a->hist_ttl), "%lld", l->hist_ttl_ms);
+	memcpy(a->params, p, sizeof(p));
+}
+
+int
+pg_withdraw_answer(struct lr_backend *b, PGresult *res, struct lr_err *e)
+{
+	int n = pq.ntuples(res) == 1 ? (int)pg_conn_num(res, 0, 0, -1) : -1;
+
 	pq.clear(res);
 	if (n < 0)
 		return lr_errf(e, EX_SOFTWARE, "postgres %s: withdraw: unexpected answer",
 		    b->where);
 	return n > 0;
+}
+
+int
+pg_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
+    struct lr_err *e)
+{
+	struct pg_withdraw_args a;
+	PGresult *res;
+	int missing;
+
+	pg_withdraw_args(&a, l, end);
+	res = pg_conn_read(b, "withdraw", pg_sql_withdraw, PG_WITHDRAW_PARAMS, a.params,
+	    &missing, e);
+	if (res == NULL)
+		return missing ? 0 : -1;	/* no tables: nothing was taken */
+	return pg_withdraw_answer(b, res, e);
 }
