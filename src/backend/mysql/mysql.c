@@ -14,7 +14,9 @@
  * answer, whether the slot upsert claimed the row, ...) and end with one
  * SELECT, the answer; then, behind acquire and release, a bounded cleanup
  * of expired rows. So acquire, release and the renewal are one exchange
- * each, and unlock, peek, states (for all tasks), keys and history too.
+ * each, and unlock, peek, states (for all tasks), keys and history too;
+ * a scheduler's renewals of its runs' leases are one exchange a batch,
+ * each lease's string in turn (mysql_renew.c).
  * The first exchange on a connection also sets the time zone and
  * @lr_boot, at no extra round trip. A missing table costs, once per
  * database, a new connection, the CREATE TABLEs and the string again.
@@ -40,6 +42,8 @@
 
 #include "backend/mysql/mysql.h"
 #include "backend/mysql/mysql_conn.h"
+#include "backend/mysql/mysql_lock.h"
+#include "backend/mysql/mysql_renew.h"
 #include "backend/mysql/mysql_sql.h"
 #include "core/duration.h"
 #include "core/text.h"
@@ -48,72 +52,6 @@ static MYSQL *
 db_of(const struct lr_backend *b)
 {
 	return ((struct my *)b->impl)->db;
-}
-
-/* "host pid" (of "host pid start") as @host and @pid. */
-static void
-who_vars(struct myq *q, MYSQL *db, const char *who)
-{
-	char host[256] = "", pid[32] = "";
-
-	sscanf(who, "%255s %31s", host, pid);
-	myq_str(q, db, "host", host);
-	myq_str(q, db, "pid", pid);
-}
-
-/* The inputs acquire, renew and release share. */
-static void
-lock_vars(struct myq *q, MYSQL *db, const struct lr_lock *l)
-{
-	char name[KEY_MAX];
-
-	my_lock_name(l->keys.stable, name, sizeof(name));
-	my_clock_vars(q);
-	myq_str(q, db, "stable", l->keys.stable);
-	myq_str(q, db, "slot", l->slot_ttl_ms ? l->keys.slot : NULL);
-	myq_str(q, db, "fence", l->keys.fence);
-	myq_str(q, db, "hist", l->keys.hist);
-	myq_str(q, db, "last", l->keys.last);
-	myq_str(q, db, "ckey", l->keys.counts);
-	myq_str(q, db, "ended", l->keys.ended);
-	myq_str(q, db, "name", name);
-	who_vars(q, db, l->owner);
-	myq_str(q, db, "slot_iso", l->slot_ttl_ms ? l->keys.slot_iso : "");
-	myq_ll(q, "ttl", l->ttl_ms);
-	myq_ll(q, "slot_ttl", l->slot_ttl_ms);
-	myq_ll(q, "cap", l->hist_cap);
-	myq_ll(q, "hist_ttl", l->hist_ttl_ms);
-}
-
-/* An answer of one row (code, text), as acquire, renew, release and
- * unlock give. */
-struct answer {
-	int		got;
-	long long	code;
-	int		null;		/* text is SQL NULL */
-	char		text[512];
-	long long	now_ms;		/* a third column: the server's clock */
-};
-
-static int
-answer_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf)
-{
-	struct answer *a = arg;
-
-	(void)set;
-	a->got = 1;
-	a->code = row[0] ? my_num(row[0]) : -1;
-	a->null = nf < 2 || row[1] == NULL;
-	snprintf(a->text, sizeof(a->text), "%s", a->null ? "" : row[1]);
-	a->now_ms = nf > 2 && row[2] ? my_num(row[2]) : 0;
-	return 0;
-}
-
-static int
-no_answer(struct lr_backend *b, const char *what, struct lr_err *e)
-{
-	my_close(b);
-	return lr_errf(e, EX_SOFTWARE, "mysql %s: %s: unexpected answer", b->where, what);
 }
 
 /* Connect, unless connected: the run path leaves it to acquire, the
@@ -143,14 +81,14 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
     struct lr_err *e)
 {
 	struct myq q = { 0 };
-	struct answer a = { 0 };
+	struct my_answer a = { 0 };
 	MYSQL *db;
 	int rc;
 
 	if (my_open(b, e) != 0)
 		return -1;
 	db = db_of(b);
-	lock_vars(&q, db, l);
+	my_lock_vars(&q, db, l);
 	myq_str(&q, db, "id", l->id);
 	myq_str(&q, db, "owner", l->owner);
 	myq_ll(&q, "say_held", !l->quiet_held);
@@ -165,7 +103,7 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	myq_add(&q, mysql_sql_acquire);
 	myq_add(&q, ";\n");
 	myq_add(&q, mysql_sql_prune);
-	rc = my_exec_undo(b, "acquire", &q, 1, MY_CREATE, mysql_sql_acquire_undo, answer_row,
+	rc = my_exec_undo(b, "acquire", &q, 1, MY_CREATE, mysql_sql_acquire_undo, my_answer_row,
 	    &a, e);
 	free(q.s);
 	if (rc != 0) {
@@ -178,7 +116,7 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 		return -1;
 	}
 	if (!a.got || a.code < 0 || a.code > 5 || a.code == 3)
-		return no_answer(b, "acquire", e);
+		return my_no_answer(b, "acquire", e);
 	lock_offset_note(l, a.now_ms, real_ms());
 	if (a.code >= 4) {	/* refused: nothing was written */
 		*out = a.code == 4 ? LOCK_LATE : LOCK_CLOCK_OFF;
@@ -194,55 +132,6 @@ my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
 	return 0;
 }
 
-static int
-my_renew_send(struct lr_backend *b, struct lr_lock *l, long long cap_ms,
-    long long wait_ms, struct lr_err *e)
-{
-	struct my *m = b->impl;
-	struct myq q = { 0 };
-	int rc;
-
-	(void)cap_ms;	/* a session lock is not carried across a new connection */
-	(void)wait_ms;
-	if (m->db == NULL)
-		return my_not_connected(b, "renew", e);
-	lock_vars(&q, m->db, l);
-	myq_str(&q, m->db, "val", l->value);
-	myq_str(&q, m->db, "token", l->token_s);
-	lock_renew_window(l);
-	myq_ll(&q, "deadline", l->renew_deadline_ms);
-	myq_end(&q);
-	myq_add(&q, mysql_sql_renew);
-	rc = my_send(b, "renew", &q, e);
-	free(q.s);
-	m->renewing = rc == 0;
-	return rc;
-}
-
-static int
-my_renew_recv(struct lr_backend *b, struct lr_lock *l, enum renew_outcome *out,
-    struct lr_err *e)
-{
-	static const enum renew_outcome outcomes[] = {
-		RENEW_LOST, RENEW_OK, RENEW_RETAKEN, RENEW_LOST_LATER, RENEW_LATE,
-	};
-	struct my *m = b->impl;
-	struct answer a = { 0 };
-
-	if (!m->renewing)
-		return lr_errf(e, EX_SOFTWARE, "mysql %s: renew: nothing sent", b->where);
-	m->renewing = 0;
-	if (my_recv(b, "renew", 1, answer_row, &a, e) != 0)
-		return -1;
-	if (!a.got || a.code < 0 || a.code > 4)
-		return no_answer(b, "renew", e);
-	lock_renew_note(l, a.now_ms);
-	*out = outcomes[a.code];
-	if (*out == RENEW_LOST || *out == RENEW_LOST_LATER)
-		snprintf(l->holder, sizeof(l->holder), "%s", a.text);
-	return 1;
-}
-
 /* The acquire went unanswered: take back what it took (mysql_sql_withdraw).
  * Returns 1 it had taken effect, 0 nothing held the id, -1 with e. */
 static int
@@ -250,7 +139,7 @@ my_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_endin
     struct lr_err *e)
 {
 	struct myq q = { 0 };
-	struct answer a = { 0 };
+	struct my_answer a = { 0 };
 	MYSQL *db = db_of(b);
 	char status[16];
 	int rc;
@@ -258,16 +147,16 @@ my_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_endin
 	if (db == NULL)
 		return my_not_connected(b, "withdraw", e);
 	snprintf(status, sizeof(status), "%d", end->status);
-	lock_vars(&q, db, l);
+	my_lock_vars(&q, db, l);
 	myq_str(&q, db, "id", l->id);
 	myq_str(&q, db, "status", status);
 	myq_end(&q);
 	myq_add(&q, mysql_sql_withdraw);
-	rc = my_exec(b, "withdraw", &q, 1, MY_CREATE, answer_row, &a, e);
+	rc = my_exec(b, "withdraw", &q, 1, MY_CREATE, my_answer_row, &a, e);
 	free(q.s);
 	if (rc != 0)
 		return -1;
-	return a.got ? a.code == 1 : no_answer(b, "withdraw", e);
+	return a.got ? a.code == 1 : my_no_answer(b, "withdraw", e);
 }
 
 /* A hook's section of the run's story, after the release
@@ -302,7 +191,7 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
     struct lr_err *e)
 {
 	struct myq q = { 0 };
-	struct answer a = { 0 };
+	struct my_answer a = { 0 };
 	MYSQL *db = db_of(b);
 	char status[16], dur[24], attempt[16];
 	int rc;
@@ -317,7 +206,7 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 		return my_not_connected(b, "release", e);
 	snprintf(status, sizeof(status), "%d", end->status);
 	snprintf(dur, sizeof(dur), "%lld", end->duration_ms > 0 ? end->duration_ms : 0);
-	lock_vars(&q, db, l);
+	my_lock_vars(&q, db, l);
 	myq_str(&q, db, "val", l->value);
 	myq_str(&q, db, "token", l->token_s);
 	myq_ll(&q, "keep", end->keep_ms > 0 ? end->keep_ms : 0);
@@ -341,13 +230,13 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	myq_add(&q, mysql_sql_prune);
 	myq_add(&q, ";\n");
 	myq_add(&q, mysql_sql_prune_runs);
-	rc = my_exec_undo(b, "release", &q, 1, MY_CREATE, mysql_sql_release_undo, answer_row,
+	rc = my_exec_undo(b, "release", &q, 1, MY_CREATE, mysql_sql_release_undo, my_answer_row,
 	    &a, e);
 	free(q.s);
 	if (rc != 0)
 		return -1;
 	if (!a.got)
-		return no_answer(b, "release", e);
+		return my_no_answer(b, "release", e);
 	return a.code == 1;
 }
 
@@ -357,7 +246,7 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
     char *holder, size_t n, struct lr_err *e)
 {
 	struct myq q = { 0 };
-	struct answer a = { 0 };
+	struct my_answer a = { 0 };
 	MYSQL *db = db_of(b);
 	char name[KEY_MAX];
 	int rc;
@@ -372,18 +261,18 @@ my_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	myq_str(&q, db, "hist", k->hist);
 	myq_str(&q, db, "last", k->last);
 	myq_str(&q, db, "expect", expect);
-	who_vars(&q, db, who);
+	my_who_vars(&q, db, who);
 	myq_str(&q, db, "slot_iso", strcmp(key, k->slot) == 0 ? k->slot_iso : "");
 	myq_ll(&q, "cap", hist_cap);
 	myq_ll(&q, "hist_ttl", hist_ttl_ms);
 	myq_end(&q);
 	myq_add(&q, mysql_sql_unlock);
-	rc = my_exec(b, "unlock", &q, 1, MY_CREATE, answer_row, &a, e);
+	rc = my_exec(b, "unlock", &q, 1, MY_CREATE, my_answer_row, &a, e);
 	free(q.s);
 	if (rc != 0)
 		return -1;
 	if (!a.got || a.code < 0 || a.code > 3)
-		return no_answer(b, "unlock", e);
+		return my_no_answer(b, "unlock", e);
 	snprintf(holder, n, "%s", a.text);
 	return (int)a.code;
 }
@@ -482,6 +371,7 @@ static const struct lr_backend_ops mysql_ops = {
 	.acquire = my_acquire,
 	.renew_send = my_renew_send,
 	.renew_recv = my_renew_recv,
+	.renew_many = my_renew_many,
 	.release = my_release,
 	.unlock = my_unlock,
 	.peek = my_peek,

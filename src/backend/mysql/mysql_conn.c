@@ -401,19 +401,19 @@ each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg, int *over)
  * unread); -4 when a row was past MY_ROW_MAX (all of it read: the
  * connection is in order). */
 static int
-drain(MYSQL *db, size_t want, my_row_fn fn, void *arg)
+drain(MYSQL *db, size_t want, my_row_fn fn, void *arg, size_t *sets)
 {
-	size_t sets = 0;
 	int st = my_api.read_query_result(db) ? 1 : 0, over = 0;
 	MYSQL_RES *r;
 
+	*sets = 0;
 	for (;;) {
 		if (st > 0)
-			return want > 0 && sets >= want ? 1 : -1;
+			return want > 0 && *sets >= want ? 1 : -1;
 		if (my_api.field_count(db) > 0) {
 			if ((r = my_api.store_result(db)) == NULL)
-				return want > 0 && sets >= want ? 1 : -1;
-			st = each_row(r, sets++, fn, arg, &over);
+				return want > 0 && *sets >= want ? 1 : -1;
+			st = each_row(r, (*sets)++, fn, arg, &over);
 			my_api.free_result(r);
 			if (st != 0)
 				return st == MY_ROW_NOMEM ? -3 : -2;
@@ -461,17 +461,19 @@ my_send(struct lr_backend *b, const char *what, const struct myq *body,
 }
 
 /* Read the answers to my_send(): 0, or -1 with e, the connection closed
- * when it broke or the answer could not be read in full. */
-int
-my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void *arg,
-    struct lr_err *e)
+ * when it broke or the answer could not be read in full; the result sets
+ * read into *sets. */
+static int
+recv_sets(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void *arg,
+    size_t *sets, struct lr_err *e)
 {
 	struct my *m = b->impl;
 	int rc;
 
+	*sets = 0;
 	if (m->db == NULL)
 		return my_not_connected(b, what, e);
-	rc = drain(m->db, want, fn, arg);
+	rc = drain(m->db, want, fn, arg, sets);
 	m->over = rc == -4;
 	if (rc >= 0 || rc == -4)
 		m->primed = 1;
@@ -482,7 +484,7 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 	if (rc == 1 && my_transport(my_api.errnum(m->db)))
 		my_close(b);			/* it broke after the answer */
 	else if (rc == 1 && (my_api.send_query(m->db, "ROLLBACK", 8) != 0 ||
-	    drain(m->db, 0, NULL, NULL) != 0))
+	    drain(m->db, 0, NULL, NULL, &(size_t){ 0 }) != 0))
 		my_close(b);			/* the bookkeeping's transaction */
 	if (rc >= 0)
 		return 0;
@@ -508,6 +510,13 @@ my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void 
 	if (e == NULL || lr_err_broke(e))
 		my_close(b);
 	return -1;
+}
+
+int
+my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void *arg,
+    struct lr_err *e)
+{
+	return recv_sets(b, what, want, fn, arg, &(size_t){ 0 }, e);
 }
 
 /* The server refused a string part way, the connection in order: roll
@@ -605,4 +614,28 @@ my_exec_undo(struct lr_backend *b, const char *what, const struct myq *body, siz
 	if (!(flags & MY_KEEP))
 		rolled_back(b, undo);	/* the session, and every lock, stays */
 	return -1;
+}
+
+int
+my_exec_groups(struct lr_backend *b, const char *what, const struct myq *body, size_t n,
+    my_row_fn fn, void *arg, size_t *answered, struct lr_err *e)
+{
+	struct my *m = b->impl;
+	size_t sets = 0;
+
+	*answered = 0;
+	m->over = 0;
+	if (my_send(b, what, body, e) != 0)
+		return -1;
+	if (recv_sets(b, what, n, fn, arg, &sets, e) == 0) {
+		*answered = n;
+		return 0;
+	}
+	if (m->db == NULL)
+		return -1;
+	if (m->over)
+		return 2;	/* all of it ran: each again alone says whose row */
+	*answered = sets < n ? sets : n;
+	rolled_back(b, NULL);	/* the session, and every lock, stays */
+	return m->db != NULL ? 1 : -1;
 }
