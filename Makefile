@@ -168,7 +168,7 @@ SRC_BACKEND = backend/backend backend/record backend/lock backend/notes backend/
 SRC_REDIS = $(addprefix backend/redis/,redis rlock rfleet rconn rlink rreader \
 	rcluster cluster sentinel sentinel_url rurl rerr rsettings rscript rtrigger rclaim tls)
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_batch pg_lock pg_renew pg_status pg_withdraw pgurl)
-SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_conn mysql_lock mysql_read mysql_renew mysql_sql mysqlurl)
+SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_args mysql_batch mysql_conn mysql_lock mysql_read mysql_renew mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due claim starter run_table start_queue tick heap lines report notify trigger missed defer crond view away \
 	leases lease_client outcome)
 SRC_WEB = $(addprefix web/,rows triage prom html page runpage peers mhd serve)

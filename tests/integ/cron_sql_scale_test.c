@@ -411,119 +411,6 @@ each_ran_once(int n, const char *end)
 	}
 }
 
-/* 30 tasks due at once on one scheduler's PostgreSQL session, each
- * acquire costing the server 20 ms (a trigger on the fence row, as a busy
- * server's would): the runs that come ready while a batch is answered go
- * in the next, and their releases, when the scheduler is stopped, go
- * together: a few transactions, not one a run; each task ran once, its
- * history and its counter say so. (One statement a lease: 30
- * transactions for the acquires and 30 for the releases.) */
-Test(cron_sql_scale, pg_the_acquires_and_releases_of_30_runs_go_in_few_transactions)
-{
-	enum { TASKS = 30 };
-	char logbuf[256];
-	const char *log;
-	long long c0, acquires, releases;
-	pid_t cron;
-
-	struct result r;
-
-	use(BE_PG);
-	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
-	log = logbuf;
-	RUN(&r, "-k", "tables", "true");	/* made, for the trigger */
-	cr_assert(eq(int, r.status, 0), "%s", r.err);
-	cr_assert(eq(int, sql_admin(&srv, "CREATE FUNCTION slow() RETURNS trigger LANGUAGE "
-	    "plpgsql AS $$ BEGIN IF NEW.k LIKE '%:fence' THEN PERFORM pg_sleep(0.02); END IF; "
-	    "RETURN NEW; END $$; CREATE TRIGGER slow BEFORE INSERT OR UPDATE ON lockrun_keys "
-	    "FOR EACH ROW EXECUTE FUNCTION slow()", NULL, 0), 0), "%s", sql_last_error());
-	c0 = xids();
-	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 5m\n  starting_deadline: "
-	    "30s\n", flocked(log, 60)), T_1200 - 2, pw_env[0]);
-	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS);
-	acquires = xids() - c0 - 1;	/* less the reading's own */
-	c0 = xids();
-	cron_stop(cron);
-	releases = xids() - c0 - 1;
-	cr_log_info("%lld transactions for %d acquires, %lld for their releases", acquires,
-	    TASKS, releases);
-	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS), "%s", file_peek(log));
-	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
-	cr_assert(lt(i64, acquires, TASKS / 2), "%lld transactions for %d acquires",
-	    acquires, TASKS);
-	cr_assert(lt(i64, releases, TASKS / 2), "%lld transactions for %d releases",
-	    releases, TASKS);
-	each_ran_once(TASKS, "released");
-}
-
-/* The session locks the sessions of user lockrun hold. */
-static int
-session_locks(void)
-{
-	char out[64];
-
-	cr_assert(eq(int, sql_admin(&srv, "SELECT count(*) FROM pg_locks l JOIN "
-	    "pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND "
-	    "l.objsubid = 1 AND a.usename = 'lockrun'", out, sizeof(out)), 0), "%s",
-	    sql_last_error());
-	return atoi(out);
-}
-
-/* Ten tasks due at once, their acquires and then their releases in
- * batches (the fence trigger of the test above), and the server refusing
- * one task's acquire (t03: a trigger on its stable row) and another's
- * release (t07): each batch is undone and goes again one statement at a
- * time, so that only t03 does not run and only t07's end is not
- * recorded; the other runs run once and end as they would. No session
- * lock is left behind: the locks the undone acquires took are let go
- * before they go again (else each would be held twice, and once after its
- * release), and t07's with its refused release. */
-Test(cron_sql_scale, pg_a_refusal_in_a_batch_costs_its_own_run_only)
-{
-	enum { TASKS = 10 };
-	char logbuf[256], gobuf[256], cmd[2048], buf[1024], key[8];
-	const char *log, *go;
-	struct result r;
-	pid_t cron;
-
-	use(BE_PG);
-	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
-	snprintf(gobuf, sizeof(gobuf), "%s", scratch("go"));
-	log = logbuf;
-	go = gobuf;
-	RUN(&r, "-k", "tables", "true");
-	cr_assert(eq(int, r.status, 0), "%s", r.err);
-	cr_assert(eq(int, sql_admin(&srv, "CREATE FUNCTION slow() RETURNS trigger LANGUAGE "
-	    "plpgsql AS $$ BEGIN IF TG_OP = 'DELETE' THEN IF OLD.k = 'lockrun:{t07}' THEN "
-	    "RAISE EXCEPTION 'not t07'; END IF; RETURN OLD; END IF; IF NEW.k = "
-	    "'lockrun:{t03}' THEN RAISE EXCEPTION 'not t03'; END IF; IF NEW.k LIKE '%:fence' "
-	    "THEN PERFORM pg_sleep(0.02); END IF; RETURN NEW; END $$; CREATE TRIGGER slow "
-	    "BEFORE INSERT OR UPDATE OR DELETE ON lockrun_keys FOR EACH ROW EXECUTE FUNCTION "
-	    "slow()", NULL, 0), 0), "%s", sql_last_error());
-	/* the runs end together once the test says go */
-	snprintf(cmd, sizeof(cmd), "exec 9>%s.%%1$s; flock -n 9 || { echo overlap %%1$s >> "
-	    "%s; exit 1; }; echo %%1$s >> %s; i=0; while [ ! -e %s ] && [ $i -lt 600 ]; do "
-	    "sleep 0.1; i=$((i+1)); done; echo end %%1$s >> %s", log, log, log, go, log);
-	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 5m\n  starting_deadline: "
-	    "30s\n", cmd), T_1200 - 2, pw_env[0]);
-	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS - 1 &&
-	    stderr_matching(cron, "t03") > 0);
-	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS - 1), "%s\n%s",
-	    file_peek(log), lr_stderr_of(cron, (char[16384]){ 0 }, 16384));
-	write_scratch("go", "go\n");
-	POLL_UNTIL(lines_matching(log, "^end ") >= TASKS - 1 && session_locks() == 0);
-	cr_assert(eq(int, session_locks(), 0), "a session lock was left held");
-	cron_stop(cron);
-	cr_assert(eq(int, lines_matching(log, "^t03$"), 0), "%s", file_peek(log));
-	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
-	for (int i = 0; i < TASKS; i++) {
-		snprintf(key, sizeof(key), "t%02d", i);
-		if (i != 3)	/* t03 has no history */
-			cr_assert(matches(events(key, buf, sizeof(buf)), i == 7 ? "^ran$" :
-			    "^released ran$"), "%s: %s", key, buf);
-	}
-}
-
 /* The exchanges MariaDB logged (its general log, on while it is asked)
  * whose text holds what. */
 static int
@@ -535,6 +422,220 @@ logged(const char *what)
 	    "command_type = 'Query' AND argument LIKE '%%%s%%'", what);
 	cr_assert(eq(int, sql_admin(&srv, sql, out, sizeof(out)), 0), "%s", sql_last_error());
 	return atoi(out);
+}
+
+/* What the server counts of an operation: on PostgreSQL the transactions
+ * that wrote (any, this reading's own too), on MariaDB the exchanges
+ * whose text holds what (its general log, turned on by tables_with()). */
+static long long
+counted(const char *what)
+{
+	return be == BE_PG ? xids() : logged(what);
+}
+
+/* Backend k's tables made (by a run), then the triggers on them that sql
+ * makes (PostgreSQL) or mysql makes (MariaDB); MariaDB's general log on. */
+static void
+tables_with(enum backend k, const char *pg, const char *mysql)
+{
+	struct result r;
+
+	use(k);
+	RUN(&r, "-k", "tables", "true");
+	cr_assert(eq(int, r.status, 0), "%s", r.err);
+	cr_assert(eq(int, sql_admin(&srv, k == BE_PG ? pg : mysql, NULL, 0), 0), "%s",
+	    sql_last_error());
+	if (k == BE_MYSQL)
+		cr_assert(eq(int, sql_admin(&srv, "SET GLOBAL log_output = 'TABLE'; "
+		    "SET GLOBAL general_log = 1", NULL, 0), 0), "%s", sql_last_error());
+}
+
+/* Each acquire costs the server 20 ms (a trigger on the fence row). */
+#define SLOW_PG	"CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN " \
+	"IF NEW.k LIKE '%:fence' THEN PERFORM pg_sleep(0.02); END IF; RETURN NEW; END $$; " \
+	"CREATE TRIGGER slow BEFORE INSERT OR UPDATE ON lockrun_keys FOR EACH ROW EXECUTE " \
+	"FUNCTION slow()"
+#define SLOW_MYSQL "CREATE TRIGGER slow BEFORE INSERT ON lockrun_keys FOR EACH ROW " \
+	"SET @lr_slow := IF(NEW.k LIKE '%:fence', SLEEP(0.02), 0)"
+/* The text of an acquire, of a release (MariaDB's general log) */
+#define ACQUIRE_TEXT	"GET\\_LOCK(@name, 0)"
+#define RELEASE_TEXT	"@rel := IF(@ttl > 0, RELEASE\\_LOCK(@name), NULL)"
+
+/* 30 tasks due at once on one scheduler's session, each acquire costing
+ * the server 20 ms (a trigger on the fence row, as a busy server's
+ * would): the runs that come ready while a batch is answered go in the
+ * next, and their releases, when the scheduler is stopped, go together:
+ * a few transactions (PostgreSQL) or exchanges (MariaDB), not one a run;
+ * each task ran once, its history and its counter say so. (One
+ * statement a lease: 30 for the acquires and 30 for the releases.) */
+static void
+the_acquires_and_releases_of_30_runs_go_in_few_batches(enum backend k)
+{
+	enum { TASKS = 30 };
+	char logbuf[256];
+	const char *log;
+	long long c0, acquires, releases;
+	pid_t cron;
+
+	tables_with(k, SLOW_PG, SLOW_MYSQL);
+	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	log = logbuf;
+	c0 = counted(ACQUIRE_TEXT);
+	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 5m\n  starting_deadline: "
+	    "30s\n", flocked(log, 60)), T_1200 - 2, pw_env[0]);
+	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS);
+	acquires = counted(ACQUIRE_TEXT) - c0 - (k == BE_PG);	/* less the reading's own */
+	c0 = counted(RELEASE_TEXT);
+	cron_stop(cron);
+	releases = counted(RELEASE_TEXT) - c0 - (k == BE_PG);
+	cr_log_info("%s: %lld batches for %d acquires, %lld for their releases",
+	    sql_name(srv.kind), acquires, TASKS, releases);
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS), "%s", file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
+	cr_assert(lt(i64, acquires, TASKS / 2), "%lld batches for %d acquires", acquires,
+	    TASKS);
+	cr_assert(lt(i64, releases, TASKS / 2), "%lld batches for %d releases", releases,
+	    TASKS);
+	each_ran_once(TASKS, "released");
+}
+
+Test(cron_sql_scale, pg_the_acquires_and_releases_of_30_runs_go_in_few_transactions)
+{
+	the_acquires_and_releases_of_30_runs_go_in_few_batches(BE_PG);
+}
+
+Test(cron_sql_scale, mysql_the_acquires_and_releases_of_30_runs_go_in_few_exchanges)
+{
+	the_acquires_and_releases_of_30_runs_go_in_few_batches(BE_MYSQL);
+}
+
+/* The session locks the sessions of user lockrun hold (MariaDB: of the
+ * n tasks t00..'s names). */
+static int
+session_locks(int n)
+{
+	char sql[2048], out[64];
+	size_t len;
+
+	if (be == BE_PG)
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM pg_locks l JOIN "
+		    "pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND "
+		    "l.objsubid = 1 AND a.usename = 'lockrun'");
+	else {
+		len = (size_t)snprintf(sql, sizeof(sql), "SELECT 0");
+		for (int i = 0; i < n && len < sizeof(sql); i++)
+			len += (size_t)snprintf(sql + len, sizeof(sql) - len, " + "
+			    "(IS_USED_LOCK('lockrun:{t%02d}') IS NOT NULL)", i);
+	}
+	cr_assert(eq(int, sql_admin(&srv, sql, out, sizeof(out)), 0), "%s", sql_last_error());
+	return atoi(out);
+}
+
+/* Ten tasks due at once, their acquires and then their releases in
+ * batches (the fence trigger of the test above), and the server refusing
+ * one task's acquire (t03: a trigger on its stable row) and another's
+ * release (t07), each part way: only t03 does not run and only t07's end
+ * is not recorded; the other runs run once and end as they would. On
+ * PostgreSQL the batch is undone and goes again one statement at a time;
+ * on MariaDB the others' answers stand, and the rest goes on past the
+ * refused one. No session lock is left behind: the locks the undone
+ * acquires took are let go before they go again (else each would be held
+ * twice, and once after its release), and t03's and t07's are let go. */
+static void
+a_refusal_in_a_batch_costs_its_own_run_only(enum backend k)
+{
+	enum { TASKS = 10 };
+	char logbuf[256], gobuf[256], cmd[2048], buf[1024], key[8];
+	const char *log, *go;
+	pid_t cron;
+
+	tables_with(k, "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+	    "IF TG_OP = 'DELETE' THEN IF OLD.k = 'lockrun:{t07}' THEN RAISE EXCEPTION "
+	    "'not t07'; END IF; RETURN OLD; END IF; IF NEW.k = 'lockrun:{t03}' THEN RAISE "
+	    "EXCEPTION 'not t03'; END IF; IF NEW.k LIKE '%:fence' THEN PERFORM "
+	    "pg_sleep(0.02); END IF; RETURN NEW; END $$; CREATE TRIGGER slow BEFORE INSERT OR "
+	    "UPDATE OR DELETE ON lockrun_keys FOR EACH ROW EXECUTE FUNCTION slow()",
+	    /* no statement bodies, which the client would split at their
+	     * semicolons: v is NOT NULL (strict mode refuses it), and a
+	     * subquery of two rows is refused */
+	    "CREATE TRIGGER slow BEFORE INSERT ON lockrun_keys FOR EACH ROW SET NEW.v = "
+	    "IF(NEW.k = 'lockrun:{t03}', NULL, IF(NEW.k LIKE '%:fence' AND SLEEP(0.02) = 0, "
+	    "NEW.v, NEW.v)); CREATE TRIGGER no_t07 BEFORE DELETE ON lockrun_keys FOR EACH ROW "
+	    "SET @lr_no := (SELECT 1 FROM DUAL WHERE OLD.k = 'lockrun:{t07}' UNION ALL "
+	    "SELECT 2 FROM DUAL WHERE OLD.k = 'lockrun:{t07}')");
+	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	snprintf(gobuf, sizeof(gobuf), "%s", scratch("go"));
+	log = logbuf;
+	go = gobuf;
+	/* the runs end together once the test says go */
+	snprintf(cmd, sizeof(cmd), "exec 9>%s.%%1$s; flock -n 9 || { echo overlap %%1$s >> "
+	    "%s; exit 1; }; echo %%1$s >> %s; i=0; while [ ! -e %s ] && [ $i -lt 600 ]; do "
+	    "sleep 0.1; i=$((i+1)); done; echo end %%1$s >> %s", log, log, log, go, log);
+	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 5m\n  starting_deadline: "
+	    "30s\n", cmd), T_1200 - 2, pw_env[0]);
+	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS - 1 &&
+	    stderr_matching(cron, "t03") > 0);
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS - 1), "%s\n%s",
+	    file_peek(log), lr_stderr_of(cron, (char[16384]){ 0 }, 16384));
+	write_scratch("go", "go\n");
+	POLL_UNTIL(lines_matching(log, "^end ") >= TASKS - 1 && session_locks(TASKS) == 0);
+	cr_assert(eq(int, session_locks(TASKS), 0), "a session lock was left held");
+	cron_stop(cron);
+	cr_assert(eq(int, lines_matching(log, "^t03$"), 0), "%s", file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
+	for (int i = 0; i < TASKS; i++) {
+		snprintf(key, sizeof(key), "t%02d", i);
+		if (i != 3)	/* t03 has no history */
+			cr_assert(matches(events(key, buf, sizeof(buf)), i == 7 ? "^ran$" :
+			    "^released ran$"), "%s: %s", key, buf);
+	}
+}
+
+Test(cron_sql_scale, pg_a_refusal_in_a_batch_costs_its_own_run_only)
+{
+	a_refusal_in_a_batch_costs_its_own_run_only(BE_PG);
+}
+
+Test(cron_sql_scale, mysql_a_refusal_in_a_batch_costs_its_own_run_only)
+{
+	a_refusal_in_a_batch_costs_its_own_run_only(BE_MYSQL);
+}
+
+/* MariaDB refuses a statement of the bookkeeping of the acquires (and
+ * releases) of t00, t02, .. t08, behind their answers (their history
+ * entries: a trigger), in batches: the answers up to each refusal stand,
+ * the refused bookkeeping's too (its run goes ahead, its lock kept: not
+ * let go as a refused acquire's would be, nor another run's acquire
+ * failed in its place), and the rest go on in the next exchange; each
+ * task runs once, no run is told of a refusal, and no lock is left held
+ * once they end. */
+Test(cron_sql_scale, mysql_a_refusal_behind_an_answer_keeps_that_answer)
+{
+	enum { TASKS = 10 };
+	char logbuf[256], buf[1024], key[8];
+	const char *log;
+	pid_t cron;
+
+	tables_with(BE_MYSQL, NULL, SLOW_MYSQL "; CREATE TRIGGER no_even BEFORE INSERT ON "
+	    "lockrun_history FOR EACH ROW SET NEW.k = IF(NEW.k IN ('lockrun:{t00}:history', "
+	    "'lockrun:{t02}:history', 'lockrun:{t04}:history', 'lockrun:{t06}:history', "
+	    "'lockrun:{t08}:history'), NULL, NEW.k)");
+	snprintf(logbuf, sizeof(logbuf), "%s", scratch("runs.log"));
+	log = logbuf;
+	cron = cron_server_at(0, tasks_config(url, TASKS, "  ttl: 5m\n  starting_deadline: "
+	    "30s\n", flocked(log, 3)), T_1200 - 2, pw_env[0]);
+	POLL_UNTIL(lines_matching(log, "^t[0-9]+$") >= TASKS && session_locks(TASKS) == 0);
+	cron_stop(cron);
+	cr_assert(eq(int, lines_matching(log, "^t[0-9]+$"), TASKS), "%s", file_peek(log));
+	cr_assert(eq(int, lines_matching(log, "overlap"), 0), "%s", file_peek(log));
+	cr_assert(eq(int, session_locks(TASKS), 0), "a session lock was left held");
+	cr_assert(eq(int, stderr_matching(cron, "cannot be null"), 0), "a run was told of "
+	    "a refusal: %s", lr_stderr_of(cron, (char[16384]){ 0 }, 16384));
+	for (int i = 1; i < TASKS; i += 2) {	/* the others have no history */
+		snprintf(key, sizeof(key), "t%02d", i);
+		cr_assert(matches(events(key, buf, sizeof(buf)), "^released ran$"), "%s: %s",
+		    key, buf);
+	}
 }
 
 /* 30 runs of one scheduler on MariaDB with a ttl of 6s: their leases

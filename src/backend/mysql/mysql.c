@@ -15,8 +15,9 @@
  * SELECT, the answer; then, behind acquire and release, a bounded cleanup
  * of expired rows. So acquire, release and the renewal are one exchange
  * each, and unlock, peek, states (for all tasks), keys and history too;
- * a scheduler's renewals of its runs' leases are one exchange a batch,
- * each lease's string in turn (mysql_renew.c).
+ * a scheduler's acquires, renewals or releases of its runs' leases are
+ * one exchange a batch, each lease's string in turn (mysql_batch.h;
+ * mysql_lock.c, mysql_renew.c).
  * The first exchange on a connection also sets the time zone and
  * @lr_boot, at no extra round trip. A missing table costs, once per
  * database, a new connection, the CREATE TABLEs and the string again.
@@ -41,6 +42,7 @@
 #include <mariadb_version.h>
 
 #include "backend/mysql/mysql.h"
+#include "backend/mysql/mysql_args.h"
 #include "backend/mysql/mysql_conn.h"
 #include "backend/mysql/mysql_lock.h"
 #include "backend/mysql/mysql_renew.h"
@@ -74,170 +76,6 @@ my_ping(struct lr_backend *b, struct lr_err *e)
 	rc = my_exec(b, "ping", &q, 1, MY_KEEP, NULL, NULL, e);
 	free(q.s);
 	return rc;
-}
-
-static int
-my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
-    struct lr_err *e)
-{
-	struct myq q = { 0 };
-	struct my_answer a = { 0 };
-	MYSQL *db;
-	int rc;
-
-	if (my_open(b, e) != 0)
-		return -1;
-	db = db_of(b);
-	my_lock_vars(&q, db, l);
-	myq_str(&q, db, "id", l->id);
-	myq_str(&q, db, "owner", l->owner);
-	myq_ll(&q, "say_held", !l->quiet_held);
-	lock_window(l, real_ms(), b->cfg.command_timeout_ms);
-	myq_ll(&q, "earliest", l->earliest_ms);
-	myq_ll(&q, "deadline", l->deadline_ms);
-	myq_ll(&q, "client", l->sent_ms);
-	myq_ll(&q, "clock_tol", l->clock_tol_ms);
-	myq_str(&q, db, "got", NULL);	/* mysql_sql_acquire_undo reads them */
-	myq_str(&q, db, "rel", NULL);
-	myq_end(&q);
-	myq_add(&q, mysql_sql_acquire);
-	myq_add(&q, ";\n");
-	myq_add(&q, mysql_sql_prune);
-	rc = my_exec_undo(b, "acquire", &q, 1, MY_CREATE, mysql_sql_acquire_undo, my_answer_row,
-	    &a, e);
-	free(q.s);
-	if (rc != 0) {
-		/* unanswered, it may have run (its answer lost): withdrawn; a
-		 * row past the bound carried another's value (a pause, a
-		 * holder; ours is small): nothing was taken; refused part way
-		 * (this task's row), the GET_LOCK it took was released
-		 * (my_exec_undo()): the session stays either way */
-		l->in_doubt = lr_err_unanswered(e);
-		return -1;
-	}
-	if (!a.got || a.code < 0 || a.code > 5 || a.code == 3)
-		return my_no_answer(b, "acquire", e);
-	lock_offset_note(l, a.now_ms, real_ms());
-	if (a.code >= 4) {	/* refused: nothing was written */
-		*out = a.code == 4 ? LOCK_LATE : LOCK_CLOCK_OFF;
-		return 0;
-	}
-	if (a.code == 1) {
-		*out = LOCK_ACQUIRED;
-		lock_took(l, my_num(a.text));
-	} else {
-		*out = a.code == 0 ? LOCK_HELD : LOCK_SLOT_TAKEN;
-		snprintf(l->holder, sizeof(l->holder), "%s", a.null ? "?" : a.text);
-	}
-	return 0;
-}
-
-/* The acquire went unanswered: take back what it took (mysql_sql_withdraw).
- * Returns 1 it had taken effect, 0 nothing held the id, -1 with e. */
-static int
-my_withdraw(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
-    struct lr_err *e)
-{
-	struct myq q = { 0 };
-	struct my_answer a = { 0 };
-	MYSQL *db = db_of(b);
-	char status[16];
-	int rc;
-
-	if (db == NULL)
-		return my_not_connected(b, "withdraw", e);
-	snprintf(status, sizeof(status), "%d", end->status);
-	my_lock_vars(&q, db, l);
-	myq_str(&q, db, "id", l->id);
-	myq_str(&q, db, "status", status);
-	myq_end(&q);
-	myq_add(&q, mysql_sql_withdraw);
-	rc = my_exec(b, "withdraw", &q, 1, MY_CREATE, my_answer_row, &a, e);
-	free(q.s);
-	if (rc != 0)
-		return -1;
-	return a.got ? a.code == 1 : my_no_answer(b, "withdraw", e);
-}
-
-/* A hook's section of the run's story, after the release
- * (mysql_sql_story_hook). Returns 1 added, 0 no story kept, -1 with e. */
-static int
-my_story_hook(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
-    struct lr_err *e)
-{
-	struct myq q = { 0 };
-	struct answer a = { 0 };
-	MYSQL *db = db_of(b);
-	int rc;
-
-	if (db == NULL)
-		return my_not_connected(b, "release", e);
-	my_clock_vars(&q);
-	myq_str(&q, db, "runs", l->keys.runs);
-	myq_str(&q, db, "token", l->token_s);
-	myq_strn(&q, db, "output", end->output ? end->output : "",
-	    end->output ? end->output_len : 0);
-	myq_end(&q);
-	myq_add(&q, mysql_sql_story_hook);
-	rc = my_exec(b, "release", &q, 1, MY_CREATE, answer_row, &a, e);
-	free(q.s);
-	if (rc != 0)
-		return -1;
-	return a.got ? a.code == 1 : no_answer(b, "release", e);
-}
-
-static int
-my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending *end,
-    struct lr_err *e)
-{
-	struct myq q = { 0 };
-	struct my_answer a = { 0 };
-	MYSQL *db = db_of(b);
-	char status[16], dur[24], attempt[16];
-	int rc;
-
-	if (end->event && strcmp(end->event, "withdrawn") == 0)
-		return my_withdraw(b, l, end, e);
-	if (end->event && strcmp(end->event, "hook") == 0)
-		return my_story_hook(b, l, end, e);
-	if (l->ttl_ms == 0 && l->hist_cap == 0)
-		return 0;
-	if (db == NULL)
-		return my_not_connected(b, "release", e);
-	snprintf(status, sizeof(status), "%d", end->status);
-	snprintf(dur, sizeof(dur), "%lld", end->duration_ms > 0 ? end->duration_ms : 0);
-	my_lock_vars(&q, db, l);
-	myq_str(&q, db, "val", l->value);
-	myq_str(&q, db, "token", l->token_s);
-	myq_ll(&q, "keep", end->keep_ms > 0 ? end->keep_ms : 0);
-	myq_ll(&q, "until", end->keep_until_ms > 0 ? end->keep_until_ms : 0);
-	myq_str(&q, db, "status", status);
-	myq_str(&q, db, "dur", dur);
-	myq_str(&q, db, "event", end->event);
-	snprintf(attempt, sizeof(attempt), "%d", end->attempt);
-	myq_str(&q, db, "attempt", end->attempt > 0 ? attempt : NULL);
-	myq_ll(&q, "retries", end->attempt > 1 ? end->attempt - 1 : 0);
-	myq_str(&q, db, "rel", NULL);	/* mysql_sql_release_undo reads it */
-	myq_str(&q, db, "runs", l->keys.runs);
-	myq_ll(&q, "keep_ok", end->keep_runs > 0 ? end->keep_runs : 0);
-	myq_ll(&q, "keep_failed", end->keep_failed > 0 ? end->keep_failed : 0);
-	myq_str(&q, db, "reason", end->reason);
-	myq_strn(&q, db, "output", end->output ? end->output : "",
-	    end->output ? end->output_len : 0);
-	myq_end(&q);
-	myq_add(&q, mysql_sql_release);
-	myq_add(&q, ";\n");
-	myq_add(&q, mysql_sql_prune);
-	myq_add(&q, ";\n");
-	myq_add(&q, mysql_sql_prune_runs);
-	rc = my_exec_undo(b, "release", &q, 1, MY_CREATE, mysql_sql_release_undo, my_answer_row,
-	    &a, e);
-	free(q.s);
-	if (rc != 0)
-		return -1;
-	if (!a.got)
-		return my_no_answer(b, "release", e);
-	return a.code == 1;
 }
 
 static int
@@ -369,10 +207,12 @@ static const struct lr_backend_ops mysql_ops = {
 	.open = my_open,
 	.ping = my_ping,
 	.acquire = my_acquire,
+	.acquire_many = my_acquire_many,
 	.renew_send = my_renew_send,
 	.renew_recv = my_renew_recv,
 	.renew_many = my_renew_many,
 	.release = my_release,
+	.release_many = my_release_many,
 	.unlock = my_unlock,
 	.peek = my_peek,
 	.states = my_states,

@@ -376,8 +376,11 @@ row_size(MYSQL_ROW row, unsigned int nf)
 	return n;
 }
 
+/* The rows of r to fn; one past MY_ROW_MAX is read, not taken, and sets
+ * *over (drain() fails the answer), the rows after it with it unless
+ * each (a group's answer is its own: my_exec_groups()). */
 static int
-each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg, int *over)
+each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg, int each, int *over)
 {
 	unsigned int nf = my_api.num_fields(r);
 	MYSQL_ROW row;
@@ -386,8 +389,8 @@ each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg, int *over)
 
 	while ((row = my_api.fetch_row(r)) != NULL) {
 		if (row_size(row, nf) > MY_ROW_MAX)
-			*over = 1;	/* read, not taken: drain() fails the answer */
-		else if (!*over && fn != NULL && (rc = fn(arg, set, row, nf)) != 0)
+			*over = 1;
+		else if ((each || !*over) && fn != NULL && (rc = fn(arg, set, row, nf)) != 0)
 			return rc;
 	}
 	return 0;
@@ -401,7 +404,7 @@ each_row(MYSQL_RES *r, size_t set, my_row_fn fn, void *arg, int *over)
  * unread); -4 when a row was past MY_ROW_MAX (all of it read: the
  * connection is in order). */
 static int
-drain(MYSQL *db, size_t want, my_row_fn fn, void *arg, size_t *sets)
+drain(MYSQL *db, size_t want, my_row_fn fn, void *arg, int each, size_t *sets)
 {
 	int st = my_api.read_query_result(db) ? 1 : 0, over = 0;
 	MYSQL_RES *r;
@@ -413,7 +416,7 @@ drain(MYSQL *db, size_t want, my_row_fn fn, void *arg, size_t *sets)
 		if (my_api.field_count(db) > 0) {
 			if ((r = my_api.store_result(db)) == NULL)
 				return want > 0 && *sets >= want ? 1 : -1;
-			st = each_row(r, (*sets)++, fn, arg, &over);
+			st = each_row(r, (*sets)++, fn, arg, each, &over);
 			my_api.free_result(r);
 			if (st != 0)
 				return st == MY_ROW_NOMEM ? -3 : -2;
@@ -460,12 +463,9 @@ my_send(struct lr_backend *b, const char *what, const struct myq *body,
 	return -1;
 }
 
-/* Read the answers to my_send(): 0, or -1 with e, the connection closed
- * when it broke or the answer could not be read in full; the result sets
- * read into *sets. */
-static int
-recv_sets(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void *arg,
-    size_t *sets, struct lr_err *e)
+int
+my_recv_sets(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void *arg,
+    int each, size_t *sets, struct lr_err *e)
 {
 	struct my *m = b->impl;
 	int rc;
@@ -473,7 +473,7 @@ recv_sets(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, voi
 	*sets = 0;
 	if (m->db == NULL)
 		return my_not_connected(b, what, e);
-	rc = drain(m->db, want, fn, arg, sets);
+	rc = drain(m->db, want, fn, arg, each, sets);
 	m->over = rc == -4;
 	if (rc >= 0 || rc == -4)
 		m->primed = 1;
@@ -484,7 +484,7 @@ recv_sets(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, voi
 	if (rc == 1 && my_transport(my_api.errnum(m->db)))
 		my_close(b);			/* it broke after the answer */
 	else if (rc == 1 && (my_api.send_query(m->db, "ROLLBACK", 8) != 0 ||
-	    drain(m->db, 0, NULL, NULL, &(size_t){ 0 }) != 0))
+	    drain(m->db, 0, NULL, NULL, 0, &(size_t){ 0 }) != 0))
 		my_close(b);			/* the bookkeeping's transaction */
 	if (rc >= 0)
 		return 0;
@@ -516,7 +516,7 @@ int
 my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn, void *arg,
     struct lr_err *e)
 {
-	return recv_sets(b, what, want, fn, arg, &(size_t){ 0 }, e);
+	return my_recv_sets(b, what, want, fn, arg, 0, &(size_t){ 0 }, e);
 }
 
 /* The server refused a string part way, the connection in order: roll
@@ -614,28 +614,4 @@ my_exec_undo(struct lr_backend *b, const char *what, const struct myq *body, siz
 	if (!(flags & MY_KEEP))
 		rolled_back(b, undo);	/* the session, and every lock, stays */
 	return -1;
-}
-
-int
-my_exec_groups(struct lr_backend *b, const char *what, const struct myq *body, size_t n,
-    my_row_fn fn, void *arg, size_t *answered, struct lr_err *e)
-{
-	struct my *m = b->impl;
-	size_t sets = 0;
-
-	*answered = 0;
-	m->over = 0;
-	if (my_send(b, what, body, e) != 0)
-		return -1;
-	if (recv_sets(b, what, n, fn, arg, &sets, e) == 0) {
-		*answered = n;
-		return 0;
-	}
-	if (m->db == NULL)
-		return -1;
-	if (m->over)
-		return 2;	/* all of it ran: each again alone says whose row */
-	*answered = sets < n ? sets : n;
-	rolled_back(b, NULL);	/* the session, and every lock, stays */
-	return m->db != NULL ? 1 : -1;
 }

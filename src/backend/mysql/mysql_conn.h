@@ -114,25 +114,17 @@ int	my_exec_undo(struct lr_backend *b, const char *what, const struct myq *body,
 	    size_t want, int flags, const char *undo, my_row_fn fn, void *arg,
 	    struct lr_err *e);
 
-/* The strings of n leases (groups) in one exchange: body is each group's
- * string in turn, each with one result set, its answer, to fn (set: the
- * group), and its bookkeeping behind it. Returns 0 when all n answered;
- * 1 when the server refused a statement after *answered groups had
- * answered, the connection in order (what that one left open rolled
- * back): the refusal is that of group *answered - 1's bookkeeping or of
- * group *answered before its answer, and the groups after it did not
- * run; 2 when a row was past the bound (all of it ran, the session in
- * order: each again alone says whose row it was); -1 with e, the
- * connection closed. */
-int	my_exec_groups(struct lr_backend *b, const char *what, const struct myq *body,
-	    size_t n, my_row_fn fn, void *arg, size_t *answered, struct lr_err *e);
-
 /* The same in two halves, for the renewal: send without waiting, then
  * read (which blocks only until the whole answer is in). */
 int	my_send(struct lr_backend *b, const char *what, const struct myq *body,
 	    struct lr_err *e);
 int	my_recv(struct lr_backend *b, const char *what, size_t want, my_row_fn fn,
 	    void *arg, struct lr_err *e);
+/* my_recv(), the result sets read into *sets; with each, the rows after
+ * one past the bound are given to fn too (each set is a lease's own:
+ * mysql_batch.c). */
+int	my_recv_sets(struct lr_backend *b, const char *what, size_t want, my_row_fn fn,
+	    void *arg, int each, size_t *sets, struct lr_err *e);
 
 /* The operations that only look (mysql_read.c). */
 int	my_peek(struct lr_backend *b, const char *key, char *buf, size_t n,

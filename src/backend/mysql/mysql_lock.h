@@ -1,30 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mysql_lock.h -- what the MySQL/MariaDB lock's operations share (mysql.c
- * has acquire, release and unlock, mysql_renew.c the renewal): a lease's
- * inputs and the answer row each gives. */
+/* mysql_lock.h -- a lease taken and given back in MySQL/MariaDB: one
+ * (acquire, release, a run's own), or a scheduler's many in one exchange
+ * (acquire_many, release_many); ops.h says what each answers. */
 #ifndef LR_MYSQL_LOCK_H
 #define LR_MYSQL_LOCK_H
 
-#include "backend/mysql/mysql_conn.h"
+#include "backend/ops.h"
 
-/* An answer of one row (code, text), as acquire, renew, release and
- * unlock give. */
-struct my_answer {
-	int		got;
-	long long	code;
-	int		null;		/* text is SQL NULL */
-	char		text[512];
-	long long	now_ms;		/* a third column: the server's clock */
-};
-
-/* "host pid" (of "host pid start") as @host and @pid. */
-void	my_who_vars(struct myq *q, MYSQL *db, const char *who);
-/* The inputs acquire, renew and release share, l's, into q's SET. */
-void	my_lock_vars(struct myq *q, MYSQL *db, const struct lr_lock *l);
-/* A my_row_fn: the row into arg, a struct my_answer. */
-int	my_answer_row(void *arg, size_t set, MYSQL_ROW row, unsigned int nf);
-/* The answer to what is not the shape asked for: close (it is no server
- * of ours), fill e. Returns -1. */
-int	my_no_answer(struct lr_backend *b, const char *what, struct lr_err *e);
+int	my_acquire(struct lr_backend *b, struct lr_lock *l, enum lock_outcome *out,
+	    struct lr_err *e);
+int	my_acquire_many(struct lr_backend *b, struct lr_lock *const *l, size_t n,
+	    enum lock_outcome *out, int *rc, struct lr_err *err, struct lr_err *e);
+int	my_release(struct lr_backend *b, const struct lr_lock *l,
+	    const struct lr_ending *end, struct lr_err *e);
+int	my_release_many(struct lr_backend *b, const struct lr_lock *const *l,
+	    const struct lr_ending *end, size_t n, int *rc, struct lr_err *err,
+	    struct lr_err *e);
 
 #endif

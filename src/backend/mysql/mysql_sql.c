@@ -369,13 +369,17 @@ CAP;
  * row: a constraint, a trigger's SIGNAL): the GET_LOCK it took (@got 1),
  * unless it let it go (@rel), is released; the run does not go ahead. The
  * inputs reset @got and @rel, so a stale value is never read. */
+#define ACQUIRE_UNDONE	"@got = 1 AND @rel IS NULL"
+const char mysql_sql_acquire_undone[] = ACQUIRE_UNDONE;
 const char mysql_sql_acquire_undo[] =
-"SELECT IF(@got = 1 AND @rel IS NULL, RELEASE_LOCK(@name), NULL)";
+"SELECT IF(" ACQUIRE_UNDONE ", RELEASE_LOCK(@name), NULL)";
 
 /* The same after mysql_sql_release: the run is over whatever became of its
  * rows, so its GET_LOCK goes unless the release let it go (@rel). */
+#define RELEASE_UNDONE	"@ttl > 0 AND @rel IS NULL"
+const char mysql_sql_release_undone[] = RELEASE_UNDONE;
 const char mysql_sql_release_undo[] =
-"SELECT IF(@ttl > 0 AND @rel IS NULL, RELEASE_LOCK(@name), NULL)";
+"SELECT IF(" RELEASE_UNDONE ", RELEASE_LOCK(@name), NULL)";
 
 /* release.lua. Inputs: @stable @hist @last @ckey @name @val @token @host @pid
  * @slot_iso @ttl (0: no stable row, no session lock) @keep @until @status
@@ -580,17 +584,18 @@ const char mysql_sql_stories[] =
  * READ COMMITTED: there the cleanup fails, and only the cleanup). A
  * stable row deleted under a run whose renewals are late is put back by
  * its next renewal (mysql_sql_renew's 2). */
-const char mysql_sql_prune[] =
-"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
-"DELETE FROM lockrun_keys WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
-"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
-"DELETE FROM lockrun_history WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
-"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
-"DELETE FROM lockrun_last WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n"
-"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
-"DELETE FROM lockrun_counts WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";
+#define PRUNE \
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n" \
+"DELETE FROM lockrun_keys WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n" \
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n" \
+"DELETE FROM lockrun_history WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n" \
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n" \
+"DELETE FROM lockrun_last WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100;\n" \
+"SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n" \
+"DELETE FROM lockrun_counts WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100"
+const char mysql_sql_prune[] = PRUNE;
 /* ...and behind a release, which alone names lockrun_runs (a database an
  * older lockrun set up has none until a release creates it) */
-const char mysql_sql_prune_runs[] =
+const char mysql_sql_release_tail[] = PRUNE ";\n"
 "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
 "DELETE FROM lockrun_runs WHERE expires_ms < @now ORDER BY expires_ms LIMIT 100";

@@ -35,15 +35,19 @@ extern const char mysql_sql_release[];
 extern const char mysql_sql_acquire_undo[];
 extern const char mysql_sql_release_undo[];
 extern const char mysql_sql_story_hook[];
+/* ...their condition, for a string of many leases' (my_exec_groups()). */
+extern const char mysql_sql_acquire_undone[];
+extern const char mysql_sql_release_undone[];
 extern const char mysql_sql_withdraw[];
 extern const char mysql_sql_unlock[];
 extern const char mysql_sql_peek[];
 extern const char mysql_sql_keys[];
 extern const char mysql_sql_history[];
 extern const char mysql_sql_stories[];
-/* Bounded cleanup behind acquire and release: expired rows, at most 100
- * of each table a run. */
+/* Bounded cleanup behind acquire and release (or a batch of either):
+ * expired rows, at most 100 of each table a run; the release's reaches
+ * the runs' stories too. */
 extern const char mysql_sql_prune[];
-extern const char mysql_sql_prune_runs[];
+extern const char mysql_sql_release_tail[];
 
 #endif
