@@ -15,6 +15,7 @@
 
 #include "backends.h"
 #include "browser.h"
+#include "crons.h"
 #include "http.h"
 
 TestSuite(logs_sql, .init = suite_setup, .fini = backends_teardown, .timeout = 120);
@@ -72,6 +73,51 @@ hooks_lines(enum backend b)
 	cr_assert(strstr(r.out, "reason: -\n--- on_start hook ---\nout| warming cache\n"
 	    "err| cache cold\n--- output ---\nout| one\n--- on_failure hook ---\n"
 	    "out| paging oncall\nerr| pager down\n") != NULL, "%s", r.out);
+}
+
+/* The same under lockrun cron, whose one session carries its runs'
+ * releases in batches: on_failure's lines, added after the release, ride
+ * the scheduler's connection as a release of event "hook". */
+static void
+hooks_lines_under_cron(enum backend b)
+{
+	char body[1024], cmd[128];
+	const char *cfg = scratch("hooked-cron.yaml");
+	struct result r;
+	struct fleet f;
+	FILE *fp;
+	int kept = 0;
+
+	use(b);
+	snprintf(body, sizeof(body), "url: '%s'\ndefaults:\n  clock_tolerance: 0\n"
+	    "tasks:\n  hooked:\n    schedule: '0 12 * * *'\n"
+	    "    command: [sh, -c, 'echo one; exit 2']\n"
+	    "    on_start: [sh, -c, 'echo warming cache']\n"
+	    "    on_failure: [sh, -c, 'echo paging oncall; echo pager down >&2']\n", url);
+	fp = fopen(cfg, "w");
+	cr_assert(fp != NULL);
+	fputs(body, fp);
+	fclose(fp);
+	cr_assert(eq(int, chmod(cfg, 0600), 0));
+	fleet_start(&f, 1, cfg, 1781524800.0 - 2, 1, pw_env);	/* 11:59:58 */
+	snprintf(cmd, sizeof(cmd), "--- on_failure hook ---");
+	POLL_UNTIL((VERB(&r, "logs", "-c", cfg, "hooked"), r.status == 0 &&
+	    (kept = strstr(r.out, cmd) != NULL)));
+	fleet_stop(&f);
+	cr_assert(kept, "the hook's lines were not added: %s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "--- on_start hook ---\nout| warming cache\n"
+	    "--- output ---\nout| one\n--- on_failure hook ---\n"
+	    "out| paging oncall\nerr| pager down\n") != NULL, "%s", r.out);
+}
+
+Test(logs_sql, pg_the_hooks_lines_are_kept_under_cron_too)
+{
+	hooks_lines_under_cron(BE_PG);
+}
+
+Test(logs_sql, mysql_the_hooks_lines_are_kept_under_cron_too)
+{
+	hooks_lines_under_cron(BE_MYSQL);
 }
 
 Test(logs_sql, pg_the_hooks_lines_are_kept_under_their_names)
