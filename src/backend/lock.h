@@ -6,6 +6,8 @@
 #ifndef LR_LOCK_H
 #define LR_LOCK_H
 
+#include <string.h>
+
 #include "core/err.h"
 #include "core/keys.h"
 
@@ -312,5 +314,20 @@ struct lr_ending {
 	size_t		output_len;
 	long long	keep_runs, keep_failed;
 };
+
+/* end takes back an acquire that went unanswered (event "withdrawn"), or
+ * adds a hook's section to the run's story (event "hook"): neither is a
+ * release. */
+static inline int
+lock_end_withdrawn(const struct lr_ending *end)
+{
+	return end->event != NULL && strcmp(end->event, "withdrawn") == 0;
+}
+
+static inline int
+lock_end_hook(const struct lr_ending *end)
+{
+	return end->event != NULL && strcmp(end->event, "hook") == 0;
+}
 
 #endif

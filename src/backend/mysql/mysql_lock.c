@@ -224,21 +224,6 @@ release_answer(struct lr_backend *b, const struct my_answer *a, struct lr_err *e
 	return a->got ? a->code == 1 : my_no_answer(b, "release", e);
 }
 
-/* Whether end is an acquire taken back, not a release. */
-static int
-withdrawn(const struct lr_ending *end)
-{
-	return end->event != NULL && strcmp(end->event, "withdrawn") == 0;
-}
-
-/* Whether end adds a hook's lines to the run's story (release.lua's
- * event "hook", ops.h), not a release. */
-static int
-hooked(const struct lr_ending *end)
-{
-	return end->event != NULL && strcmp(end->event, "hook") == 0;
-}
-
 /* A hook's section of the run's story, after the release
  * (mysql_sql_story_hook). Returns 1 added, 0 no story kept, -1 with e. */
 static int
@@ -275,9 +260,9 @@ my_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	MYSQL *db = ((struct my *)b->impl)->db;
 	int rc;
 
-	if (withdrawn(end))
+	if (lock_end_withdrawn(end))
 		return my_withdraw(b, l, end, e);
-	if (hooked(end))
+	if (lock_end_hook(end))
 		return my_story_hook(b, l, end, e);
 	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;
@@ -331,9 +316,9 @@ my_release_many(struct lr_backend *b, const struct lr_lock *const *l,
 		return lr_errf(e, EX_OSERR, "mysql %s: release: out of memory", b->where);
 	for (size_t i = 0; i < n; i++) {
 		rc[i] = 0;
-		if (withdrawn(&end[i]))
+		if (lock_end_withdrawn(&end[i]))
 			rc[i] = my_withdraw(b, l[i], &end[i], &err[i]);
-		else if (hooked(&end[i]))
+		else if (lock_end_hook(&end[i]))
 			rc[i] = my_story_hook(b, l[i], &end[i], &err[i]);
 		else if (l[i]->ttl_ms > 0 || l[i]->hist_cap > 0)
 			idx[m++] = i;

@@ -53,23 +53,8 @@
 #include "core/duration.h"
 #include "core/text.h"
 
-#define NUM_MAX	24	/* a long long in digits, and its NUL */
 #define PG_TABLES	5	/* pg_sql_probe's rows: keys, history, last, counts,
 				 * runs */
-
-static void
-num_s(char buf[NUM_MAX], long long v)
-{
-	snprintf(buf, NUM_MAX, "%lld", v);
-}
-
-/* host and pid of "host pid ..." (an owner, or who unlocks). */
-static void
-host_pid(const char *s, char host[256], char pid[32])
-{
-	host[0] = pid[0] = '\0';
-	sscanf(s, "%255s %31s", host, pid);
-}
 
 /* Connect, unless connected: the run path leaves it to acquire, the
  * verbs open first. */
@@ -109,7 +94,7 @@ pg_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
     char *holder, size_t n, struct lr_err *e)
 {
 	struct pg_lockid id;
-	char cap[NUM_MAX], hist_ttl[NUM_MAX], host[256], pid[32];
+	char cap[PG_SQL_NUM_MAX], hist_ttl[PG_SQL_NUM_MAX], host[256], pid[32];
 	const char *params[] = { key, k->fence, k->hist, k->last,
 	    strcmp(key, k->stable) == 0 ? "true" : "false", id.hi, id.lo, expect, cap,
 	    hist_ttl, host, pid, strcmp(key, k->slot) == 0 ? k->slot_iso : "" };
@@ -118,9 +103,9 @@ pg_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
 	int missing;
 
 	pg_sql_lockid(key, &id);
-	num_s(cap, hist_cap);
-	num_s(hist_ttl, hist_ttl_ms);
-	host_pid(who, host, pid);
+	pg_sql_num(cap, hist_cap);
+	pg_sql_num(hist_ttl, hist_ttl_ms);
+	pg_sql_host_pid(who, host, pid);
 	holder[0] = '\0';
 	res = pg_conn_read(b, "unlock", pg_sql_unlock, 13, params, &missing, e);
 	if (res == NULL)
@@ -190,14 +175,14 @@ pg_history(struct lr_backend *b, const struct lr_keys *k, long long count,
 {
 	static const char *const f[] = { "event", "host", "pid", "slot", "token", "holder",
 	    "status", "duration_ms", "attempt", "reason" };
-	char limit[NUM_MAX];
+	char limit[PG_SQL_NUM_MAX];
 	const char *params[] = { k->hist, limit };
 	PGresult *res;
 	int missing, rows;
 
 	h->n = 0;
 	h->e = NULL;
-	num_s(limit, count > 0 ? count : 0);
+	pg_sql_num(limit, count > 0 ? count : 0);
 	pg_conn_allow(b, (size_t)(count > 0 ? count : 0) * 1024);	/* a row: < 1 KiB */
 	if ((res = pg_conn_read(b, "history", pg_sql_history, 2, params, &missing, e)) == NULL)
 		return missing ? 0 : -1;

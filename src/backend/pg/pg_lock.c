@@ -27,23 +27,8 @@
 #include "core/duration.h"
 #include "core/text.h"
 
-#define NUM_MAX		24	/* a long long in digits, and its NUL */
 #define ACQUIRE_PARAMS	25
 #define RELEASE_PARAMS	26
-
-static void
-num_s(char buf[NUM_MAX], long long v)
-{
-	snprintf(buf, NUM_MAX, "%lld", v);
-}
-
-/* host and pid of an owner, "host pid start". */
-static void
-host_pid(const char *s, char host[256], char pid[32])
-{
-	host[0] = pid[0] = '\0';
-	sscanf(s, "%255s %31s", host, pid);
-}
 
 /* The slot the history records for l: ISO 8601, or "" for none. */
 static const char *
@@ -92,9 +77,9 @@ undo_lock(struct lr_backend *b, const char *what, const char *undo, int n,
  * is set from now (lock_window()), so this comes just before the send. */
 struct acquire_args {
 	struct pg_lockid	 id;
-	char			 ttl[NUM_MAX], slot_ttl[NUM_MAX], cap[NUM_MAX],
-				 hist_ttl[NUM_MAX], host[256], pid[32], earliest[NUM_MAX],
-				 deadline[NUM_MAX], sent[NUM_MAX], tol[NUM_MAX];
+	char			 ttl[PG_SQL_NUM_MAX], slot_ttl[PG_SQL_NUM_MAX], cap[PG_SQL_NUM_MAX],
+				 hist_ttl[PG_SQL_NUM_MAX], host[256], pid[32], earliest[PG_SQL_NUM_MAX],
+				 deadline[PG_SQL_NUM_MAX], sent[PG_SQL_NUM_MAX], tol[PG_SQL_NUM_MAX];
 	const char		*params[ACQUIRE_PARAMS];
 };
 
@@ -102,16 +87,16 @@ static void
 acquire_args(struct lr_backend *b, struct acquire_args *a, struct lr_lock *l)
 {
 	pg_sql_lockid(l->keys.stable, &a->id);
-	num_s(a->ttl, l->ttl_ms);
-	num_s(a->slot_ttl, l->slot_ttl_ms);
-	num_s(a->cap, l->hist_cap);
-	num_s(a->hist_ttl, l->hist_ttl_ms);
-	host_pid(l->owner, a->host, a->pid);
+	pg_sql_num(a->ttl, l->ttl_ms);
+	pg_sql_num(a->slot_ttl, l->slot_ttl_ms);
+	pg_sql_num(a->cap, l->hist_cap);
+	pg_sql_num(a->hist_ttl, l->hist_ttl_ms);
+	pg_sql_host_pid(l->owner, a->host, a->pid);
 	lock_window(l, real_ms(), b->cfg.command_timeout_ms);
-	num_s(a->earliest, l->earliest_ms);
-	num_s(a->deadline, l->deadline_ms);
-	num_s(a->sent, l->sent_ms);
-	num_s(a->tol, l->clock_tol_ms);
+	pg_sql_num(a->earliest, l->earliest_ms);
+	pg_sql_num(a->deadline, l->deadline_ms);
+	pg_sql_num(a->sent, l->sent_ms);
+	pg_sql_num(a->tol, l->clock_tol_ms);
 	const char *p[ACQUIRE_PARAMS] = { l->keys.stable, l->slot_ttl_ms ? l->keys.slot : "",
 	    l->keys.fence, l->keys.hist, l->keys.last, a->id.id, a->ttl, a->slot_ttl, a->cap,
 	    a->hist_ttl, l->id, l->owner, a->host, a->pid, slot_iso(l),
@@ -289,9 +274,9 @@ utf8_copy(char *buf, size_t n, const char *s)
  * malloc'd (release_args_free()). Returns 0, or -1 out of memory. */
 struct release_args {
 	struct pg_lockid	 id;
-	char			 keep[NUM_MAX], status[NUM_MAX], took[NUM_MAX], cap[NUM_MAX],
-				 hist_ttl[NUM_MAX], host[256], pid[32], until[NUM_MAX],
-				 attempt[NUM_MAX], keep_ok[NUM_MAX], keep_failed[NUM_MAX],
+	char			 keep[PG_SQL_NUM_MAX], status[PG_SQL_NUM_MAX], took[PG_SQL_NUM_MAX], cap[PG_SQL_NUM_MAX],
+				 hist_ttl[PG_SQL_NUM_MAX], host[256], pid[32], until[PG_SQL_NUM_MAX],
+				 attempt[PG_SQL_NUM_MAX], keep_ok[PG_SQL_NUM_MAX], keep_failed[PG_SQL_NUM_MAX],
 				 reason[sizeof(((struct lr_ending *)0)->reason) + 4];
 	char			*output;
 	const char		*params[RELEASE_PARAMS];
@@ -301,16 +286,16 @@ static int
 release_args(struct release_args *a, const struct lr_lock *l, const struct lr_ending *end)
 {
 	pg_sql_lockid(l->keys.stable, &a->id);
-	num_s(a->keep, l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0);
-	num_s(a->status, end->status);
-	num_s(a->took, end->duration_ms > 0 ? end->duration_ms : 0);
-	num_s(a->cap, l->hist_cap);
-	num_s(a->hist_ttl, l->hist_ttl_ms);
-	num_s(a->until, end->keep_until_ms > 0 ? end->keep_until_ms : 0);
-	num_s(a->attempt, end->attempt > 0 ? end->attempt : 0);
-	host_pid(l->owner, a->host, a->pid);
-	num_s(a->keep_ok, end->keep_runs > 0 ? end->keep_runs : 0);
-	num_s(a->keep_failed, end->keep_failed > 0 ? end->keep_failed : 0);
+	pg_sql_num(a->keep, l->ttl_ms == 0 ? -1 : end->keep_ms > 0 ? end->keep_ms : 0);
+	pg_sql_num(a->status, end->status);
+	pg_sql_num(a->took, end->duration_ms > 0 ? end->duration_ms : 0);
+	pg_sql_num(a->cap, l->hist_cap);
+	pg_sql_num(a->hist_ttl, l->hist_ttl_ms);
+	pg_sql_num(a->until, end->keep_until_ms > 0 ? end->keep_until_ms : 0);
+	pg_sql_num(a->attempt, end->attempt > 0 ? end->attempt : 0);
+	pg_sql_host_pid(l->owner, a->host, a->pid);
+	pg_sql_num(a->keep_ok, end->keep_runs > 0 ? end->keep_runs : 0);
+	pg_sql_num(a->keep_failed, end->keep_failed > 0 ? end->keep_failed : 0);
 	utf8_copy(a->reason, sizeof(a->reason), end->reason);
 	a->output = NULL;
 	if (end->output != NULL && end->output_len > 0 &&
@@ -337,21 +322,6 @@ release_answer(struct lr_backend *b, PGresult *res, struct lr_err *e)
 	released = pg_conn_num(res, 0, 0, 0) == 1;
 	pq.clear(res);
 	return released;
-}
-
-/* Whether end is an acquire taken back (pg_withdraw.h), not a release. */
-static int
-withdrawn(const struct lr_ending *end)
-{
-	return end->event != NULL && strcmp(end->event, "withdrawn") == 0;
-}
-
-/* Whether end adds a hook's lines to the run's story (release.lua's
- * event "hook", ops.h), not a release. */
-static int
-hooked(const struct lr_ending *end)
-{
-	return end->event != NULL && strcmp(end->event, "hook") == 0;
 }
 
 /* A hook's answer: 1 when the story was there to add to, else 0. */
@@ -390,9 +360,9 @@ pg_release(struct lr_backend *b, const struct lr_lock *l, const struct lr_ending
 	struct release_args a;
 	PGresult *res;
 
-	if (withdrawn(end))
+	if (lock_end_withdrawn(end))
 		return pg_withdraw(b, l, end, e);
-	if (hooked(end))
+	if (lock_end_hook(end))
 		return pg_story_hook(b, l, end, e);
 	if (l->ttl_ms == 0 && l->hist_cap == 0)
 		return 0;	/* a slot row is never released: nothing to say */
@@ -425,8 +395,8 @@ release_each(struct lr_backend *b, void *arg, size_t i, PGresult *res, struct lr
 {
 	const struct releases *q = arg;
 
-	return withdrawn(&q->end[i]) ? pg_withdraw_answer(b, res, e) :
-	    hooked(&q->end[i]) ? story_hook_answer(res) : release_answer(b, res, e);
+	return lock_end_withdrawn(&q->end[i]) ? pg_withdraw_answer(b, res, e) :
+	    lock_end_hook(&q->end[i]) ? story_hook_answer(res) : release_answer(b, res, e);
 }
 
 /* Statement i of a batch of releases, into s (sql NULL: none, rc[i] 0).
@@ -437,10 +407,10 @@ release_stmt(const struct lr_lock *l, const struct lr_ending *end, struct releas
 {
 	*s = (struct pg_stmt){ NULL, 0, NULL };
 	*rc = 0;
-	if (withdrawn(end)) {
+	if (lock_end_withdrawn(end)) {
 		pg_withdraw_args(&a->wd, l, end);
 		*s = (struct pg_stmt){ pg_sql_withdraw, PG_WITHDRAW_PARAMS, a->wd.params };
-	} else if (hooked(end)) {
+	} else if (lock_end_hook(end)) {
 		a->hook_output = pg_sql_bytea(end->output ? end->output : "", end->output_len);
 		if (a->hook_output == NULL)
 			return -1;

@@ -684,6 +684,19 @@ pg_sql_array(const char *const *v, size_t n)
 	return buf;
 }
 
+void
+pg_sql_num(char buf[PG_SQL_NUM_MAX], long long v)
+{
+	snprintf(buf, PG_SQL_NUM_MAX, "%lld", v);
+}
+
+void
+pg_sql_host_pid(const char *s, char host[256], char pid[32])
+{
+	host[0] = pid[0] = '\0';
+	sscanf(s, "%255s %31s", host, pid);
+}
+
 char *
 pg_sql_bytea(const char *p, size_t n)
 {

@@ -39,6 +39,12 @@ struct pg_lockid {
 
 void	pg_sql_lockid(const char *key, struct pg_lockid *x);
 
+/* A parameter's text: v in digits into buf (a long long and its NUL);
+ * and the host and pid of an owner or unlocker, "host pid ...". */
+#define PG_SQL_NUM_MAX	24
+void	pg_sql_num(char buf[PG_SQL_NUM_MAX], long long v);
+void	pg_sql_host_pid(const char *s, char host[256], char pid[32]);
+
 /* v[0..n) as a PostgreSQL array literal, {"a","b\"c"}: each element
  * quoted, with '"' and '\' escaped. Returns a malloc'd string, or NULL
  * when out of memory. */

@@ -329,7 +329,7 @@ release_call(const struct lr_lock *l, const struct lr_ending *end, struct script
 	    l->keys.counts, l->slot_ttl_ms ? l->keys.slot : l->keys.stable, l->keys.runs,
 	    l->value, c->how, c->story, end->output ? end->output : "" };
 
-	if (end->event && strcmp(end->event, "withdrawn") == 0) {	/* the token never came */
+	if (lock_end_withdrawn(end)) {	/* the token never came */
 		snprintf(c->word, sizeof(c->word), "%s - %s", l->id, l->owner);
 		args[6] = c->word;
 	} else if (l->ttl_ms == 0 && l->hist_cap == 0)
