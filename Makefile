@@ -160,7 +160,7 @@ TEST_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 # The source tree, a folder per subsystem (src/README.md says which is
 # which); every object but main's goes into the unit tests too.
 SRC_CORE = $(addprefix core/,err duration keys civil zone cron cron_parse schedule task tail setting \
-	lease text file url near where)
+	lease text file url near where window)
 SRC_CONFIG = $(addprefix config/,config yamltree walk server options files tasksdir crontab crontab_cmd)
 SRC_OUT = $(addprefix out/,log json table)
 SRC_PROC = $(addprefix proc/,capture supervise child spawn guard hooks)
