@@ -18,7 +18,8 @@ _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
     --env --on-lost
     --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay
     --keep-output --keep-runs --keep-failed-runs
-    --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl'
+    --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl
+    --between --not-between'
 _lockrun_run_flag='--one-server --no-one-server --no-overlap --overlap --no-renew
     --shell --foreground'
 _lockrun_status_opts='--json --format -l --long --stale-after --html --all'

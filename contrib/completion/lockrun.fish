@@ -17,6 +17,7 @@ function __lockrun_takes_arg
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay \
             --keep-output --keep-runs --keep-failed-runs \
             --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
+            --between --not-between \
             --format --stale-after --count --listen --html --for --until --reason --run --slot
             return 0
         case '--*'
@@ -234,7 +235,9 @@ complete -c lockrun -n $run -l overlap -d 'let copies run at the same time'
 complete -c lockrun -n $run -l one-server -d 'skip if this slot already ran anywhere'
 complete -c lockrun -n $run -l no-one-server -d 'claim no slot'
 complete -c lockrun -n $run -l schedule -x -a '@hourly @daily @midnight @weekly @monthly @yearly @annually' -d 'the cron schedule that starts this run'
-complete -c lockrun -n $run -l timezone -x -a '(__lockrun_zones)' -d 'read the schedule in ZONE'
+complete -c lockrun -n $run -l timezone -x -a '(__lockrun_zones)' -d 'read the schedule and --between in ZONE'
+complete -c lockrun -n $run -l between -x -d 'run only at these times of day (HH:MM-HH:MM)'
+complete -c lockrun -n $run -l not-between -x -d 'never run at these times of day (HH:MM-HH:MM)'
 complete -c lockrun -n $run -l every -x -a '(__lockrun_durations)' -d 'fixed slots instead of a schedule'
 complete -c lockrun -n $run -l slot-tolerance -x -a '(__lockrun_durations)' -d 'a start this much before a fire time belongs to it'
 complete -c lockrun -n $run -l clock-tolerance -x -a '(__lockrun_durations)' -d 'claim no slot when the clocks differ by more'

@@ -9,6 +9,7 @@
 #include "cli/acquire.h"
 #include "cli/boot.h"
 #include "cli/doubt.h"
+#include "cli/when.h"
 #include "core/duration.h"
 #include "core/lease.h"
 #include "core/schedule.h"
@@ -27,17 +28,10 @@
 static long long
 slot_instant(void)
 {
-	const char *at = getenv("LOCKRUN_SLOT_AT");
-	long long now = real_ms(), pinned;
-	char *end;
+	long long pinned = run_pinned_at();	/* when.c */
 
-	if (at == NULL)
-		return now;
-	pinned = strtoll(at, &end, 10);
 	unsetenv("LOCKRUN_SLOT_AT");
-	if (*at == '\0' || *end != '\0' || pinned < now - 86400000 || pinned > now + 60000)
-		return now;
-	return pinned;
+	return pinned ? pinned : real_ms();
 }
 
 /* Connect and try once: one round trip; two when the server's clock and

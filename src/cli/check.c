@@ -14,6 +14,7 @@
 #include "cli/check.h"
 #include "cli/ctx.h"
 #include "cli/run.h"
+#include "cli/when.h"
 #include "out/log.h"
 #include "proc/supervise.h"
 #include "core/duration.h"
@@ -448,6 +449,7 @@ verb_check(struct lr_ctx *x, struct lr_err *e)
 	config_line(x, -1, 0);
 	protection_print(x);
 	where_print(x);
+	when_print(r);	/* when.c */
 	check_print(stdout, &c, real_ms());
 	rc = reach(x, e) != 0 ? -1 : probe(x, r->name, e);
 out:

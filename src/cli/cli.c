@@ -74,7 +74,11 @@ static const struct cli_opt {
 	    "the cron schedule that starts this run: its fire\ntimes are the --one-server "
 	    "slots (5 fields, or\n@hourly, @daily, ...)" },
 	{ "timezone", 0, "ZONE", OG_RUN, TO_TASK, "timezone", NULL, 0, 0, NULL,
-	    "read the schedule in ZONE (default: local time)" },
+	    "read the schedule and --between in ZONE (default:\nlocal time)" },
+	{ "between", 0, "HH:MM-HH:MM", OG_RUN, TO_TASK, "between", NULL, 0, 0, NULL,
+	    "run only at these times of day (in --timezone);\nat others, skip at once" },
+	{ "not-between", 0, "HH:MM-HH:MM", OG_RUN, TO_TASK, "not_between", NULL, 0, 0, NULL,
+	    "never run at these times of day" },
 	{ "every", 0, "DURATION", OG_RUN, TO_TASK, "every", NULL, 0, 0, NULL,
 	    "fixed slots instead of a schedule (default 1m)" },
 	{ "slot-tolerance", 0, "DURATION", OG_RUN, TO_TASK, "slot_tolerance", NULL, 0, 0,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* skip.c -- what a run says when it skips: who holds the lock, which run
- * took the slot (or that the slot was recorded as missed), or who paused
- * the task, until when and why. */
+ * took the slot (or that the slot was recorded as missed), who paused
+ * the task, until when and why; or that it is not for this host, this
+ * time of day or its condition. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,4 +150,33 @@ run_report_elsewhere(const struct lr_run *r, const char *why, int status)
 	f.status = status;
 	say(r, "skipped-host", &f, HINT_NONE, "skipped: task %s does not run on this host: "
 	    "%s", x->cli.task ? x->cli.task : r->name, why);
+}
+
+void
+run_report_window(const struct lr_run *r, const char *why, int status)
+{
+	const struct lr_ctx *x = r->x;
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = status;
+	if (x->cli.task)
+		say(r, "skipped-window", &f, HINT_NONE, "skipped: task %s runs only at some "
+		    "times of day: %s", x->cli.task, why);
+	else
+		say(r, "skipped-window", &f, HINT_NONE, "skipped: this run goes only at some "
+		    "times of day: %s", why);
+}
+
+void
+run_report_condition(const struct lr_run *r, const char *prog, int cond, int status)
+{
+	const struct lr_ctx *x = r->x;
+	struct log_fields f;
+
+	log_fields_init(&f);
+	f.status = status;
+	say(r, "skipped-condition", &f, HINT_NONE, "skipped: the condition of task %s "
+	    "(when: %s) exited with status %d", x->cli.task ? x->cli.task : r->name, prog,
+	    cond);
 }

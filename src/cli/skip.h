@@ -15,4 +15,13 @@ void	run_report_skip(const struct lr_run *r, enum lock_outcome out, int status);
  * host_match:; why from where_here()): skipped, with exit status. */
 void	run_report_elsewhere(const struct lr_run *r, const char *why, int status);
 
+/* Say that the run is outside its times of day (between:, not_between:;
+ * why from window_allows()): skipped, with exit status. */
+void	run_report_window(const struct lr_run *r, const char *why, int status);
+
+/* Say that its condition (when:, whose program is prog) exited with
+ * status cond: skipped, with exit status. */
+void	run_report_condition(const struct lr_run *r, const char *prog, int cond,
+	    int status);
+
 #endif

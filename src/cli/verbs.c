@@ -57,8 +57,9 @@ const struct lr_verb_def lr_verbs[] = {
 "usage: lockrun history [options] task\n"
 "\n"
 "The task's last decisions across all servers, newest first: time, host,\n"
-"pid, event (ran, skipped-held, skipped-slot, lost, stopped-timeout,\n"
-"released, killed, unlocked), slot, token, exit status, duration.\n"
+"pid, event (ran, skipped-held, skipped-slot, skipped-condition, lost,\n"
+"stopped-timeout, released, killed, unlocked), slot, token, exit status,\n"
+"duration.\n"
 "\n",
 "\nExit: 0 shown (also when empty); 64 usage; 69 Redis unavailable;\n"
 "78 bad config.\n",

@@ -152,6 +152,8 @@ hook_of(struct lr_task *t, const char *name)
 		return &t->on_failure;
 	if (strcmp(name, "on_missed") == 0)
 		return &t->on_missed;
+	if (strcmp(name, "when") == 0)	/* a condition, read as a hook is */
+		return &t->when;
 	return NULL;
 }
 
@@ -215,7 +217,7 @@ static size_t
 known_keys(const char *keys[], size_t max)
 {
 	static const char *const own[] = { "command", "env", "on_start", "on_success",
-		"on_failure", "on_missed", "hosts" };
+		"on_failure", "on_missed", "hosts", "when" };
 	struct lr_task none;
 	const char *name;
 	char value[8];

@@ -10,8 +10,10 @@
 #include "core/schedule.h"
 #include "core/task.h"
 #include "core/where.h"
+#include "core/window.h"
 
-enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_BYTES, K_STRING, K_CHOICE };
+/* K_WINDOW: a string window_parse() reads */
+enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_BYTES, K_STRING, K_CHOICE, K_WINDOW };
 
 #define HISTORY_MAX 100000	/* entries; a stream this long is ~10 MB */
 
@@ -70,6 +72,8 @@ static const struct option_def {
 	{ "random_delay",	K_DURATION,	offsetof(struct lr_task, random_delay_ms), 0, 1, NULL },
 	{ "run_on",		K_CHOICE,	offsetof(struct lr_task, run_on), 0, 0, run_on_words },
 	{ "host_match",		K_STRING,	offsetof(struct lr_task, host_match), 0, 0, NULL },
+	{ "between",		K_WINDOW,	offsetof(struct lr_task, between), 0, 0, NULL },
+	{ "not_between",	K_WINDOW,	offsetof(struct lr_task, not_between), 0, 0, NULL },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -161,6 +165,9 @@ task_free(struct lr_task *t)
 	free(t->mailto);
 	free(t->host_match);
 	strv_free(t->hosts);
+	free(t->between);
+	free(t->not_between);
+	strv_free(t->when);
 	strv_free(t->on_start);
 	strv_free(t->on_success);
 	strv_free(t->on_failure);
@@ -227,7 +234,7 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 		if (options[i].kind == K_DURATION) {
 			if (*(long long *)d == LR_UNSET)
 				*(long long *)d = *(const long long *)s;
-		} else if (options[i].kind == K_STRING) {
+		} else if (options[i].kind == K_STRING || options[i].kind == K_WINDOW) {
 			if (*(char **)d == NULL && *(char *const *)s != NULL &&
 			    (*(char **)d = strdup(*(char *const *)s)) == NULL)
 				return -1;
@@ -240,7 +247,7 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	    (src->argv_at && (dst->argv_at = strdup(src->argv_at)) == NULL)))
 		return -1;
 	/* a hook given nearer replaces the whole list given further away, as
-	 * hosts does */
+	 * hosts and when do */
 	if ((dst->on_start == NULL && src->on_start &&
 	    (dst->on_start = strv_dup(src->on_start)) == NULL) ||
 	    (dst->on_success == NULL && src->on_success &&
@@ -249,7 +256,8 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	    (dst->on_failure = strv_dup(src->on_failure)) == NULL) ||
 	    (dst->on_missed == NULL && src->on_missed &&
 	    (dst->on_missed = strv_dup(src->on_missed)) == NULL) ||
-	    (dst->hosts == NULL && src->hosts && (dst->hosts = strv_dup(src->hosts)) == NULL))
+	    (dst->hosts == NULL && src->hosts && (dst->hosts = strv_dup(src->hosts)) == NULL) ||
+	    (dst->when == NULL && src->when && (dst->when = strv_dup(src->when)) == NULL))
 		return -1;
 	if (src->env) {
 		char **env = strv_cat(src->env, dst->env);
@@ -345,6 +353,21 @@ set_bytes(int *dst, const char *text, struct lr_err *e)
 	    "got \"%s\"", text);
 }
 
+/* A window of the day, "HH:MM-HH:MM" (core/window.h), kept as written. */
+static int
+set_window(char **dst, const char *text, struct lr_err *e)
+{
+	struct lr_window w;
+	const char *why = window_parse(text, &w);
+
+	if (why != NULL)
+		return lr_errf(e, EX_CONFIG, "\"%s\" %s", text, why);
+	free(*dst);
+	if ((*dst = strdup(text)) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
+	return 1;
+}
+
 /* One of words: its index into dst. */
 static int
 set_choice(const char *const *words, int *dst, const char *text, struct lr_err *e)
@@ -378,7 +401,7 @@ task_setting(const struct lr_task *t, size_t i, const char **name, char *buf, si
 	*name = o->name;
 	if (strcmp(o->name, "on_redis_error") == 0)	/* on_server_error's old name */
 		return 0;
-	if (o->kind == K_STRING) {
+	if (o->kind == K_STRING || o->kind == K_WINDOW) {
 		const char *s = *(char *const *)at;
 
 		if (s == NULL)
@@ -440,6 +463,8 @@ task_set(struct lr_task *t, const char *name, const char *text, struct lr_err *e
 		return 1;
 	case K_CHOICE:
 		return set_choice(o->words, (int *)dst, text, e);
+	case K_WINDOW:
+		return set_window((char **)dst, text, e);
 	}
 	return 0;
 }
@@ -512,9 +537,11 @@ task_no_effect(const struct lr_task *given, const struct lr_task *t, int cmdline
 
 	if (given->slot_tolerance_ms != LR_UNSET && t->one_server != 1)
 		return *setting = "slot_tolerance", off;
-	if (given->timezone && t->schedule == NULL)
+	if (given->timezone && t->schedule == NULL && t->between == NULL &&
+	    t->not_between == NULL)
 		return *setting = "timezone", "has no effect without a cron schedule "
-		    "(every: cuts periods from the epoch)";
+		    "or a window (every: cuts periods from the epoch; between: and "
+		    "not_between: are read on its clock)";
 	if (given->every_ms != LR_UNSET && t->one_server != 1 && t->schedule == NULL)
 		return *setting = "every", off;
 	if (cmdline && given->schedule && t->one_server != 1)

@@ -81,6 +81,12 @@ struct lr_task {
 	char		**hosts;	/* the hosts that run it, NULL-terminated;
 					 * NULL: not given (every host) */
 	char		 *host_match;	/* or an fnmatch(3) pattern they match */
+	char		 *between;	/* "HH:MM-HH:MM": runs only then, on the
+					 * clock of its timezone (core/window.h) */
+	char		 *not_between;	/* and never then; NULL: not given */
+	char		**when;		/* a condition: argv run before the lock is
+					 * asked; exit 0 runs, else the slot is
+					 * skipped. NULL-terminated; NULL: none */
 };
 
 /* A retry's delay doubles from retry_delay up to an hour (or retry_delay

@@ -228,9 +228,15 @@ hook_section(const char *which, struct lr_capture *cap, size_t *n)
 	return s;
 }
 
-int
-hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
-    const struct lr_hook_facts *facts, char **story, size_t *story_len)
+/* Start the hook argv as hook_run() says, told facts, and wait for it:
+ * its wait status into *st, *stopped set when its timeout stopped it, its
+ * section of the story into *story as hook_run()'s (story NULL: its
+ * output is not kept). Returns 0, or -1 with e when it could not be
+ * started or waited for. */
+static int
+hook_start_wait(const char *which, char *const *argv, const struct lr_hook_spec *spec,
+    const struct lr_hook_facts *facts, char **story, size_t *story_len, int *st,
+    int *stopped, struct lr_err *e)
 {
 	/* a session of its own: a hook never has the terminal lockrun was
 	 * started from, and its group (stopped at the timeout) is its own */
@@ -238,33 +244,25 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
 	    .saved = spec->saved, .scheduled = spec->scheduled, .creds = spec->creds,
 	    .session = 1 };
 	struct hook_env he;
-	struct lr_err e = LR_ERR_INIT;
+	struct lr_err ce = LR_ERR_INIT;
 	struct lr_capture cap;
 	char path[PATH_MAX], **envp;
-	int st, stopped, err;
+	int err;
 	pid_t pid;
 
-	if (story)
-		*story = NULL;
-	if (argv == NULL || argv[0] == NULL)
-		return 0;
-	if (child_find(argv[0], task_path(spec->env, spec->creds), path, sizeof(path), &e) != 0) {
-		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook: %s", which, e.msg);
+	if (child_find(argv[0], task_path(spec->env, spec->creds), path, sizeof(path), e) != 0)
 		return -1;
-	}
 	cs.path = path;
-	if ((envp = hook_envp(&cs, &he, facts_format(&he, which, facts))) == NULL) {
-		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook: out of memory", which);
-		return -1;
-	}
+	if ((envp = hook_envp(&cs, &he, facts_format(&he, which, facts))) == NULL)
+		return lr_errf(e, EX_OSERR, "out of memory");
 	/* its output through lockrun's pipes to lockrun's own 1 and 2, where
 	 * it went before, its end kept */
 	capture_init(&cap);
 	if (story && spec->keep > 0) {
-		if (capture_open(&cap, spec->keep, 0, &e) == 0)
+		if (capture_open(&cap, spec->keep, 0, &ce) == 0)
 			cs.capture = &cap;
 		else
-			lr_warn("the %s hook's output is not kept: %s", which, e.msg);
+			lr_warn("the %s hook's output is not kept: %s", which, ce.msg);
 	}
 	fflush(NULL);
 	pid = child_spawn(&cs, envp, NULL);
@@ -276,20 +274,45 @@ hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
 		cap.wr[i] = -1;
 	}
 	if (pid == -1) {
-		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook %s: %s", which, argv[0],
-		    strerror(err));
 		capture_close(&cap);
-		return -1;
+		return lr_errf(e, EX_OSERR, "%s: %s", argv[0], strerror(err));
 	}
-	st = hook_reap(pid, spec, cs.capture ? &cap : NULL, &stopped);
+	*st = hook_reap(pid, spec, cs.capture ? &cap : NULL, stopped);
 	err = errno;
 	if (cs.capture)
 		*story = hook_section(which, &cap, story_len);
 	capture_close(&cap);
-	if (st == -1) {
-		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook %s: wait: %s", which,
-		    argv[0], strerror(err));
+	if (*st == -1)
+		return lr_errf(e, EX_OSERR, "%s: wait: %s", argv[0], strerror(err));
+	return 0;
+}
+
+int
+hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
+    const struct lr_hook_facts *facts, char **story, size_t *story_len)
+{
+	struct lr_err e = LR_ERR_INIT;
+	int st, stopped;
+
+	if (story)
+		*story = NULL;
+	if (argv == NULL || argv[0] == NULL)
+		return 0;
+	if (hook_start_wait(which, argv, spec, facts, story, story_len, &st, &stopped,
+	    &e) != 0) {
+		lr_event(LOG_WARNING, "hook-failed", NULL, "%s hook: %s", which, e.msg);
 		return -1;
 	}
 	return hook_report(which, argv[0], st, stopped, spec);
+}
+
+int
+hook_ask(const char *which, char *const *argv, const struct lr_hook_spec *spec,
+    const struct lr_hook_facts *facts, int *stopped, struct lr_err *e)
+{
+	int st;
+
+	if (hook_start_wait(which, argv, spec, facts, NULL, NULL, &st, stopped, e) != 0)
+		return -1;
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }

@@ -52,4 +52,13 @@ struct lr_hook_spec {
 int	hook_run(const char *which, char *const *argv, const struct lr_hook_spec *spec,
 	    const struct lr_hook_facts *facts, char **story, size_t *story_len);
 
+/* Run argv (not NULL) as hook_run() runs a hook, but as a question (when:,
+ * a condition): its answer is its status, and no status is a failure, so
+ * nothing is said; its output goes to lockrun's standard output and error,
+ * not kept; *stopped is set when its timeout stopped it. Returns
+ * the status (128+N when killed), or -1 with e when it could not be
+ * started (LR_EXIT_NOTFOUND, LR_EXIT_NOEXEC: as the command; EX_OSERR). */
+int	hook_ask(const char *which, char *const *argv, const struct lr_hook_spec *spec,
+	    const struct lr_hook_facts *facts, int *stopped, struct lr_err *e);
+
 #endif

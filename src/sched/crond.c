@@ -353,6 +353,10 @@ fire(struct crond *d, const struct heap_entry *h, long long now_ms)
 		missed_note(&d->missed, t, d->last[h->task] = latest);
 		return;
 	}
+	if (!due_window(t, latest)) {	/* between:, not_between: said no */
+		d->last[h->task] = latest;
+		return;
+	}
 	if (due_delay(&d->heap, t, h->task, latest, now_ms) ||
 	    defer_hold(&d->defer, t, latest, now_ms) != 0) {
 		d->last[h->task] = latest;	/* put off, or told it ran */

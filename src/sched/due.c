@@ -9,6 +9,8 @@
 #include "core/task.h"
 #include "core/text.h"
 #include "core/where.h"
+#include "core/window.h"
+#include "core/zone.h"
 #include "out/log.h"
 #include "sched/due.h"
 
@@ -57,6 +59,10 @@ merge_one(const struct lr_config *cfg, const char *host, const struct lr_task *t
 		st->hosts = task->hosts ? task->hosts : cfg->defaults.hosts;
 		st->host_match = task->host_match ? task->host_match :
 		    cfg->defaults.host_match;
+		st->between = task->between ? task->between : cfg->defaults.between;
+		st->not_between = task->not_between ? task->not_between :
+		    cfg->defaults.not_between;
+		st->timezone = task->timezone ? task->timezone : cfg->defaults.timezone;
 		rc = 1;
 		if (host && !where_here(t.hosts, t.host_match, host, why, sizeof(why))) {
 			lr_event(LOG_INFO, "not-here", NULL, "%s: not scheduled on this "
@@ -101,6 +107,26 @@ due_now(const struct sched_task *t, long long now_ms)
 	long long minute = floor_div(now_ms + t->sched.tolerance_ms, 60000) * 60;
 
 	return slot != (time_t)-1 && (long long)slot >= minute;
+}
+
+int
+due_window(const struct sched_task *t, time_t slot)
+{
+	const struct lr_zone *z;
+	struct lr_err ze;
+	char why[300], at[TEXT_ISO_MAX];
+
+	if (t->between == NULL && t->not_between == NULL)
+		return 1;
+	/* checked when the config was read; a zone file gone since is UTC */
+	if ((z = zone_load(t->timezone ? t->timezone : "", &ze)) == NULL)
+		z = zone_utc();
+	if (window_allows(t->between, t->not_between, z, t->timezone ? t->timezone :
+	    "local time", (long long)slot, why, sizeof(why)))
+		return 1;
+	lr_event(LOG_INFO, "skipped", NULL, "%s %s: skipped: %s", t->name,
+	    text_iso((long long)slot * 1000, TEXT_ISO_S, at, sizeof(at)), why);
+	return 0;
 }
 
 long long

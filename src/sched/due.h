@@ -35,6 +35,10 @@ struct sched_task {
 	char *const		*hosts;		/* the hosts that run it (the
 						 * config's), or NULL: where_here() */
 	const char		*host_match;
+	const char		*between;	/* its times of day (the config's),
+						 * or NULL: due_window() */
+	const char		*not_between;
+	const char		*timezone;	/* their clock; NULL: local */
 };
 
 /* The tasks of cfg that have a schedule: (a task's own or the
@@ -54,6 +58,12 @@ int	due_tasks(const struct lr_config *cfg, const char *host, struct sched_task *
  * still finds the fire time it was started for. Meant for minute
  * schedules: tick leaves the others (schedule_subminute()) to cron. */
 int	due_now(const struct sched_task *t, long long now_ms);
+
+/* Is slot (a fire time) within t's times of day (between:, not_between:,
+ * core/window.h), as a run of it would find (cli/when.c)? 1 if so (or t
+ * has none); else 0, said ("skipped", with why): the slot is not
+ * claimed, no run is started, nothing is recorded. */
+int	due_window(const struct sched_task *t, time_t slot);
 
 /* A run of slot could not reach the server at now: how many seconds
  * until it is tried again. Half the time since the fire time, from 1s up

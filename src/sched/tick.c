@@ -276,6 +276,8 @@ tick_run(const struct lr_config *cfg, const char *host, const struct sched_spawn
 		if (!due_now(&tasks[i], now_ms))
 			continue;
 		time_t slot = schedule_slot(&tasks[i].sched, now_ms);
+		if (slot != (time_t)-1 && !due_window(&tasks[i], slot))
+			continue;	/* between:, not_between: said no */
 
 		v[n].task = &tasks[i];
 		v[n].due = 1;

@@ -45,6 +45,8 @@ BAD(billion_laughs,
     "bad/billion_laughs.yaml:1:4: anchors (&a) are not allowed in a lockrun config")
 BAD(bool_yes,
     "bad/bool_yes.yaml:4:17: tasks.t.one_server: expected true or false, got \"yes\"")
+BAD(between_no_minutes,
+    "bad/between_no_minutes.yaml:4:14: tasks.t.between: \"8-18\" is not HH:MM-HH:MM (e.g. 08:00-18:00)")
 BAD(command_empty_list,
     "bad/command_empty_list.yaml:3:14: tasks.t.command: is an empty list")
 BAD(command_mapping,
@@ -156,6 +158,9 @@ BAD(kill_after_too_long,
     "bad/kill_after_too_long.yaml:4:3: tasks.t: kill_after 2s must be at most a third of ttl 3s (a lost lock must be stopped before the lease ends)")
 BAD(defaults_with_shell,
     "bad/defaults_with_shell.yaml:2:3: defaults cannot have shell (give it to a task)")
+BAD(not_between_empty,
+    "bad/not_between_empty.yaml:2:16: defaults.not_between: \"06:00-06:00\" starts where it ends (a "
+    "window of no time, or of the whole day: leave the setting out for the whole day)")
 BAD(on_lost_unknown,
     "bad/on_lost_unknown.yaml:2:12: defaults.on_lost: expected term or ignore, got \"panic\"")
 BAD(schedule_bad_day_name,
@@ -172,6 +177,8 @@ BAD(hosts_at,
     "bad/hosts_at.yaml:4:19: tasks.t.hosts: host name \"a@b\" may not contain '@' (it ends a slot key's stamp)")
 BAD(hosts_scalar,
     "bad/hosts_scalar.yaml:4:12: tasks.t.hosts: expected a list of host names, got a string")
+BAD(when_scalar,
+    "bad/when_scalar.yaml:4:11: tasks.t.when: expected a list [program, args...], got a string")
 BAD(run_on_all_no_overlap,
     "bad/run_on_all_no_overlap.yaml:2:3: tasks.t: no_overlap does not go with run_on: all: its lock is one for the whole fleet, and every server runs the slot at once (a per-server no-overlap lock is not built yet)")
 BAD(run_on_count,
@@ -298,6 +305,26 @@ Test(config, where_settings_load)
 	cr_assert(eq(str, warm->hosts[0], "db1"));
 	cr_assert(eq(str, warm->hosts[1], "db2"));
 	cr_assert(eq(ptr, (void *)warm->hosts[2], NULL));
+	config_free(&c);
+}
+
+/* between:, not_between:, when:, a task's or the defaults' */
+Test(config, window_and_condition_settings_load)
+{
+	struct lr_config c;
+	struct lr_err e = LR_ERR_INIT;
+	const struct lr_task *nightly, *overlapping;
+
+	cr_assert(eq(int, config_load("good/windows.yaml", NULL, &c, &e), 0), "%s", e.msg);
+	nightly = config_task(&c, "nightly");
+	overlapping = config_task(&c, "overlapping");
+	cr_assert(nightly != NULL && overlapping != NULL);
+	cr_assert(eq(str, nightly->between, "22:00-06:00"));
+	cr_assert(eq(str, c.defaults.not_between, "12:00-13:00"));
+	cr_assert(eq(str, nightly->when[0], "test"));
+	cr_assert(eq(str, nightly->when[2], "/etc/hostname"));
+	cr_assert(eq(ptr, (void *)nightly->when[3], NULL));
+	cr_assert(eq(ptr, (void *)overlapping->when, NULL));
 	config_free(&c);
 }
 

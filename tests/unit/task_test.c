@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* task_test.c -- option values from text, and merging by precedence. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -324,4 +325,36 @@ Test(task, keep_output_takes_bytes_with_units)
 	cr_assert(eq(int, t.keep_runs, 5));
 	cr_assert(eq(int, t.keep_failed_runs, 7));
 	task_free(&t);
+}
+
+Test(task, windows_are_read_when_set)
+{
+	struct lr_task t, task;
+	struct lr_err err = { 0 };
+	const char *setting;
+
+	task_init(&t);
+	cr_assert(eq(int, task_set(&t, "between", "22:00-06:00", &err), 1));
+	cr_assert(eq(str, t.between, "22:00-06:00"));
+	cr_assert(eq(int, task_set(&t, "not_between", "25:00-01:00", &err), -1));
+	cr_assert(eq(str, err.msg, "\"25:00-01:00\" is not HH:MM-HH:MM (e.g. 08:00-18:00)"));
+	cr_assert(eq(ptr, t.not_between, NULL));
+	task_free(&t);
+
+	/* a timezone without a cron schedule has an effect now: the window's clock */
+	task_init(&t);
+	task_init(&task);
+	task_set(&task, "timezone", "Europe/Berlin", &err);
+	task_set(&task, "between", "08:00-18:00", &err);
+	cr_assert(eq(int, task_resolve(&t, NULL, &task, &task, NULL, &err), 0), "%s", err.msg);
+	cr_assert(eq(ptr, (void *)task_no_effect(&task, &t, 0, &setting), NULL));
+	task_free(&t);
+	free(task.between);
+	task.between = NULL;
+	task_init(&t);
+	cr_assert(eq(int, task_resolve(&t, NULL, &task, &task, NULL, &err), 0), "%s", err.msg);
+	cr_assert(ne(ptr, (void *)task_no_effect(&task, &t, 0, &setting), NULL));
+	cr_assert(eq(str, (char *)setting, "timezone"));
+	task_free(&t);
+	task_free(&task);
 }

@@ -212,7 +212,8 @@ const char mysql_sql_session_mysql[] =
  * The row lives @hist_ttl ms after its last write, as the history, so a
  * counter never resets while the task runs; an expired row starts again
  * from 0 (expires_ms is assigned last: the others read its old value). A
- * lost run is counted as lost, not failed; a timeout is a failure too.
+ * lost run is counted as lost, not failed; a timeout is a failure too; a
+ * slot its condition skipped (skipped-condition) is neither.
  * Written before the last-run row, in every transaction alike. A release
  * adds its run's retries too (col, val, set); the others leave the
  * column to its default. */
@@ -221,7 +222,8 @@ const char mysql_sql_session_mysql[] =
 "SET @c_run := @event = 'ran', @c_held := @event = 'skipped-held',\n" \
 "    @c_slot := @event = 'skipped-slot', @c_lost := @event = 'lost',\n" \
 "    @c_out := @event = 'stopped-timeout',\n" \
-"    @c_fail := @event NOT IN ('ran', 'skipped-held', 'skipped-slot', 'lost') AND\n" \
+"    @c_fail := @event NOT IN ('ran', 'skipped-held', 'skipped-slot', 'lost',\n" \
+"        'skipped-condition') AND\n" \
 "        COALESCE(@status, '0') <> '0';\n" \
 "INSERT INTO lockrun_counts (k, expires_ms, runs, skipped_held, skipped_slot,\n" \
 "    failures, lost, timeouts" col ")\n" \

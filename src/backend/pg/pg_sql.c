@@ -92,7 +92,8 @@
  * statement: no round trip of their own. The row lives as long as the
  * history, hist_ttl after its last write, so a counter never resets while
  * the task runs; an expired row starts again from 0. A lost run is
- * counted as lost, not failed; a timeout is a failure too. */
+ * counted as lost, not failed; a timeout is a failure too; a slot its
+ * condition skipped (skipped-condition) is neither. */
 #define COUNT_ADD(c) \
 	c " = CASE WHEN t.expires_ms > (SELECT now_ms FROM a) THEN t." c " ELSE 0 END + " \
 	"excluded." c
@@ -104,7 +105,8 @@
 	"skipped_slot, failures, lost, timeouts" col ") SELECT a.counts, a.now_ms + " \
 	"a.hist_ttl, (" ev " IN ('ran', 'triggered'))::int, (" ev " = 'skipped-held')::int, " \
 	"(" ev " = 'skipped-slot')::int, " \
-	"(" ev " NOT IN ('ran', 'triggered', 'skipped-held', 'skipped-slot', 'lost') " \
+	"(" ev " NOT IN ('ran', 'triggered', 'skipped-held', 'skipped-slot', 'lost', " \
+	"'skipped-condition') " \
 	"AND coalesce(" st ", '0') <> '0')::int, (" ev " = 'lost')::int, " \
 	"(" ev " = 'stopped-timeout')::int" val " FROM " from " " \
 	"ON CONFLICT (k) DO UPDATE SET " COUNT_ADD("runs") ", " COUNT_ADD("skipped_held") ", " \

@@ -31,6 +31,10 @@
 -- unlock sees no holder running and frees it at once; the id word carries
 -- the prefix, so "id token host pid start" still reads the same.
 --
+-- Event "skipped-condition": no lock was asked for (its when: exited with
+-- status, which the entry keeps; not counted as a failure), ARGV[1]'s token
+-- is "-" and keep -1: one entry is recorded, nothing else is touched.
+--
 -- Event "withdrawn": the acquire went unanswered (its client gave up) and
 -- may have taken effect; ARGV[1]'s token is then unknown ("-"). Whatever
 -- holds this run's owner id -- the stable key, the slot key -- is
@@ -45,6 +49,9 @@ keep, cap, hist_ttl, till = tonumber(keep), tonumber(cap), tonumber(hist_ttl), t
 if keep > 0 and till > 0 then keep = math.max(till - server_ms(), 0) end
 if slot == '-' then slot = '' end
 local token, me = holder_of(ARGV[1])
+-- a token of "-": the run drew none (skipped-condition: its condition said
+-- no before it asked for the lock), and its entry has none
+if token == '-' then token = '' end
 local host, pid = string.match(me, '^(%S+) (%S+)$')
 local id = string.match(ARGV[1], '^%S+')
 local keep_ok, keep_failed, reason = string.match(ARGV[3] or '', '^(%d+) (%d+) ?(.*)$')
@@ -115,7 +122,9 @@ if first_end(KEYS[4], cap, hist_ttl, token) then
   -- a lost run counts as lost, not failed; a timeout is a failure too
   local counted = {}
   if event == 'lost' then counted[1] = 'lost'
-  elseif tonumber(status) ~= 0 then counted[1] = 'failures' end
+  elseif tonumber(status) ~= 0 and event ~= 'skipped-condition' then
+    counted[1] = 'failures'
+  end
   if event == 'stopped-timeout' then counted[#counted + 1] = 'timeouts' end
   if cap > 0 and tonumber(attempt) > 1 then
     redis.pcall('HINCRBY', KEYS[4], 'retries', tonumber(attempt) - 1)
