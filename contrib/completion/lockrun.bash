@@ -19,7 +19,7 @@ _lockrun_run_arg='-t --task -k --key --ttl --every -E --conflict-exit
     --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay
     --keep-output --keep-runs --keep-failed-runs
     --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl
-    --between --not-between'
+    --between --not-between --concurrency'
 _lockrun_run_flag='--one-server --no-one-server --no-overlap --overlap --no-renew
     --shell --foreground'
 _lockrun_status_opts='--json --format -l --long --stale-after --html --all'
@@ -199,6 +199,7 @@ _lockrun_argument()
         ;;
     -t | --task) mapfile -t cands < <(_lockrun_tasks "$(_lockrun_config)") ;;
     --on-lost) cands=(term ignore) ;;
+    --concurrency) cands=(allow forbid) ;;
     --kill-mode) cands=(tree process) ;;
     --on-server-error | --on-redis-error) cands=(fail run) ;;
     --format) cands=(text json prometheus) ;;

@@ -17,7 +17,7 @@ function __lockrun_takes_arg
             --env --on-lost --kill-mode --kill-after --wait --timeout --min-hold --retries --retry-delay \
             --keep-output --keep-runs --keep-failed-runs \
             --schedule --timezone --slot-tolerance --clock-tolerance --history --history-ttl \
-            --between --not-between \
+            --between --not-between --concurrency \
             --format --stale-after --count --listen --html --for --until --reason --run --slot
             return 0
         case '--*'
@@ -233,6 +233,7 @@ complete -c lockrun -n $run -s k -l key -x -d 'lock name'
 complete -c lockrun -n $run -l no-overlap -d 'skip if a copy is still running anywhere'
 complete -c lockrun -n $run -l overlap -d 'let copies run at the same time'
 complete -c lockrun -n $run -l one-server -d 'skip if this slot already ran anywhere'
+complete -c lockrun -n $run -l concurrency -x -a 'allow forbid' -d 'Kubernetes'\''s words for --overlap and --no-overlap'
 complete -c lockrun -n $run -l no-one-server -d 'claim no slot'
 complete -c lockrun -n $run -l schedule -x -a '@hourly @daily @midnight @weekly @monthly @yearly @annually' -d 'the cron schedule that starts this run'
 complete -c lockrun -n $run -l timezone -x -a '(__lockrun_zones)' -d 'read the schedule and --between in ZONE'

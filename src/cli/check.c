@@ -127,6 +127,15 @@ protection_print(const struct lr_ctx *x)
 	char b1[300], b2[300];
 	const char *one = named_by(x, offsetof(struct lr_task, one_server), b1, sizeof(b1));
 	const char *none = named_by(x, offsetof(struct lr_task, no_overlap), b2, sizeof(b2));
+	char b3[400];
+
+	/* concurrency: names no_overlap (forbid, allow) at its level */
+	if (none == NULL && x->t.concurrency != LR_UNSET &&
+	    (none = named_by(x, offsetof(struct lr_task, concurrency), b2, sizeof(b2))) != NULL) {
+		snprintf(b3, sizeof(b3), "%s (concurrency: %s)", none,
+		    x->t.concurrency == CONCURRENCY_ALLOW ? "allow" : "forbid");
+		none = b3;
+	}
 
 	if (x->sched.reboot && none == NULL) {
 		printf("protection  no-overlap: @reboot, once per boot of each host "

@@ -299,11 +299,21 @@ int
 options_parse(struct walk *w, const struct yt_node *map, const char *section,
     int is_task, struct lr_task *t)
 {
+	const struct yt_node *conc = NULL;
+	struct lr_err te;
+
 	if (walk_want_map(w, map, section) != 0)
 		return -1;
-	for (size_t i = 0; i < map->nkids; i += 2)
+	for (size_t i = 0; i < map->nkids; i += 2) {
 		if (parse_option(w, map->kids[i], map->kids[i + 1], section, is_task, t) != 0)
 			return -1;
+		if (strcmp(map->kids[i]->value, "concurrency") == 0)
+			conc = map->kids[i + 1];
+	}
+	/* concurrency: with a no_overlap: that says otherwise, or a word
+	 * not built yet, is refused where it is written */
+	if (conc && task_concurrency_check(t, &te) != 0)
+		return walk_bad(w, conc, "%s: %s", section, te.msg);
 	return 0;
 }
 

@@ -22,6 +22,7 @@ static const char *const on_server_error_words[] = { "fail", "run", NULL };
 static const char *const on_lost_words[] = { "term", "ignore", NULL };
 static const char *const kill_mode_words[] = { "tree", "process", NULL };
 static const char *const run_on_words[] = { "one", "all", NULL };	/* enum lr_run_on */
+static const char *const concurrency_words[] = { "allow", "forbid", "replace", NULL };
 
 static const struct option_def {
 	const char	*name;
@@ -74,6 +75,8 @@ static const struct option_def {
 	{ "host_match",		K_STRING,	offsetof(struct lr_task, host_match), 0, 0, NULL },
 	{ "between",		K_WINDOW,	offsetof(struct lr_task, between), 0, 0, NULL },
 	{ "not_between",	K_WINDOW,	offsetof(struct lr_task, not_between), 0, 0, NULL },
+	{ "concurrency",	K_CHOICE,	offsetof(struct lr_task, concurrency), 0, 0,
+	    concurrency_words },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -116,7 +119,7 @@ task_init(struct lr_task *t)
 	t->hook_timeout_ms = t->starting_deadline_ms = LR_UNSET;
 	t->retries = LR_UNSET;
 	t->retry_delay_ms = t->random_delay_ms = LR_UNSET;
-	t->run_on = LR_UNSET;
+	t->run_on = t->concurrency = LR_UNSET;
 }
 
 long long
@@ -224,10 +227,15 @@ task_inherit(struct lr_task *dst, const struct lr_task *src)
 	 * other way round: the nearer level chose how slots are cut */
 	int every_near = dst->every_ms != LR_UNSET && dst->schedule == NULL;
 	int sched_near = dst->schedule != NULL;
+	/* so do concurrency and no_overlap, two names of one choice: the
+	 * nearer level that names either decides */
+	int overlap_near = dst->concurrency != LR_UNSET || dst->no_overlap != LR_UNSET;
 
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
 		if ((every_near && options[i].off == offsetof(struct lr_task, schedule)) ||
-		    (sched_near && options[i].off == offsetof(struct lr_task, every_ms)))
+		    (sched_near && options[i].off == offsetof(struct lr_task, every_ms)) ||
+		    (overlap_near && (options[i].off == offsetof(struct lr_task, concurrency) ||
+		    options[i].off == offsetof(struct lr_task, no_overlap))))
 			continue;
 		char *d = (char *)dst + options[i].off;
 		const char *s = (const char *)src + options[i].off;
@@ -508,8 +516,11 @@ task_inherit_defaults(struct lr_task *t, const struct lr_task *defaults)
 	/* run_on: all runs on every server at once: the no-overlap lock is
 	 * the fleet's one (prefix{name}), so it is off unless named, and
 	 * named it is refused (task_finish()) */
-	if (t->run_on == RUN_ON_ALL && t->no_overlap == LR_UNSET)
+	if (t->run_on == RUN_ON_ALL && t->no_overlap == LR_UNSET && t->concurrency == LR_UNSET)
 		t->no_overlap = 0;
+	/* concurrency: names no_overlap, at its level (task_inherit()) */
+	if (t->concurrency != LR_UNSET && t->no_overlap == LR_UNSET)
+		t->no_overlap = t->concurrency != CONCURRENCY_ALLOW;
 	if (scheduled || t->schedule != NULL) {
 		if (t->one_server == LR_UNSET)
 			t->one_server = 1;
@@ -552,12 +563,30 @@ task_no_effect(const struct lr_task *given, const struct lr_task *t, int cmdline
 }
 
 int
+task_concurrency_check(const struct lr_task *t, struct lr_err *e)
+{
+	if (t->concurrency == CONCURRENCY_REPLACE)
+		return lr_errf(e, EX_CONFIG, "concurrency: replace is not built yet (give "
+		    "forbid, the default with a schedule, or allow)");
+	if (t->concurrency == LR_UNSET || t->no_overlap == LR_UNSET)
+		return 0;
+	if (t->no_overlap != (t->concurrency != CONCURRENCY_ALLOW))
+		return lr_errf(e, EX_CONFIG, "concurrency: %s contradicts no_overlap: %s "
+		    "(concurrency: forbid is no_overlap: true, allow is no_overlap: false; "
+		    "give one of them)", concurrency_words[t->concurrency],
+		    t->no_overlap ? "true" : "false");
+	return 0;
+}
+
+int
 task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 {
 	struct lr_schedule unused;
 	char a[32], b[32];
 	int slots_given = t->every_ms != LR_UNSET || t->slot_tolerance_ms != LR_UNSET;
 
+	if (task_concurrency_check(t, e) != 0)
+		return -1;
 	/* run_on: all: a slot key per server (keys_slot_host()), so a slot */
 	if (t->run_on == RUN_ON_ALL && t->one_server != 1)
 		return lr_errf(e, EX_CONFIG, "run_on: all needs one-server (a schedule): it "

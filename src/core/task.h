@@ -15,6 +15,10 @@ enum lr_on_lost { ON_LOST_TERM, ON_LOST_IGNORE };
 /* What lockrun stops and waits for (systemd's KillMode): the command's whole
  * process tree, detached descendants included, or its main process only. */
 enum lr_kill_mode { KILL_MODE_TREE, KILL_MODE_PROCESS };
+/* concurrency:, Kubernetes' names for what a run does while a copy of its
+ * task still runs: start beside it (no_overlap: false), skip (no_overlap:
+ * true), or stop it and start once its lock is free. */
+enum lr_concurrency { CONCURRENCY_ALLOW, CONCURRENCY_FORBID, CONCURRENCY_REPLACE };
 
 /* Every scalar starts LR_UNSET and every pointer NULL; task_inherit()
  * fills what is unset. A task owns all its strings. */
@@ -87,6 +91,8 @@ struct lr_task {
 	char		**when;		/* a condition: argv run before the lock is
 					 * asked; exit 0 runs, else the slot is
 					 * skipped. NULL-terminated; NULL: none */
+	int		  concurrency;	/* enum lr_concurrency; given, it sets
+					 * no_overlap (task_finish()) */
 };
 
 /* A retry's delay doubles from retry_delay up to an hour (or retry_delay
@@ -173,6 +179,13 @@ const char *task_no_effect(const struct lr_task *given, const struct lr_task *t,
  * filling sched (if not NULL) with the one-server slots. Returns 0, or -1
  * with e ("kill_after 20s must be at most a third of ttl 30s"). */
 int	task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e);
+
+/* concurrency: and no_overlap: at one level (a task's, the defaults',
+ * the command line's; task_inherit() keeps them from one), both named,
+ * must say the same: forbid is no_overlap: true, allow false. A level
+ * that names concurrency alone has its no_overlap set from it by
+ * task_inherit_defaults(). Returns 0, or -1 with e (EX_CONFIG). */
+int	task_concurrency_check(const struct lr_task *t, struct lr_err *e);
 
 /* The one merge of a task's settings, nearest first: over (the command
  * line's; NULL: none), task (the config's; NULL: none), then defaults

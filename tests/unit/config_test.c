@@ -47,6 +47,14 @@ BAD(bool_yes,
     "bad/bool_yes.yaml:4:17: tasks.t.one_server: expected true or false, got \"yes\"")
 BAD(between_no_minutes,
     "bad/between_no_minutes.yaml:4:14: tasks.t.between: \"8-18\" is not HH:MM-HH:MM (e.g. 08:00-18:00)")
+BAD(concurrency_contradicts,
+    "bad/concurrency_contradicts.yaml:5:18: tasks.t: concurrency: allow contradicts no_overlap: true "
+    "(concurrency: forbid is no_overlap: true, allow is no_overlap: false; give one of them)")
+BAD(concurrency_replace,
+    "bad/concurrency_replace.yaml:4:18: tasks.t: concurrency: replace is not built yet (give "
+    "forbid, the default with a schedule, or allow)")
+BAD(concurrency_unknown,
+    "bad/concurrency_unknown.yaml:4:18: tasks.t.concurrency: expected allow, forbid or replace, got \"parallel\"")
 BAD(command_empty_list,
     "bad/command_empty_list.yaml:3:14: tasks.t.command: is an empty list")
 BAD(command_mapping,
@@ -308,7 +316,7 @@ Test(config, where_settings_load)
 	config_free(&c);
 }
 
-/* between:, not_between:, when:, a task's or the defaults' */
+/* between:, not_between:, when:, concurrency:, a task's or the defaults' */
 Test(config, window_and_condition_settings_load)
 {
 	struct lr_config c;
@@ -324,6 +332,8 @@ Test(config, window_and_condition_settings_load)
 	cr_assert(eq(str, nightly->when[0], "test"));
 	cr_assert(eq(str, nightly->when[2], "/etc/hostname"));
 	cr_assert(eq(ptr, (void *)nightly->when[3], NULL));
+	cr_assert(eq(int, c.defaults.concurrency, CONCURRENCY_FORBID));
+	cr_assert(eq(int, overlapping->concurrency, CONCURRENCY_ALLOW));
 	cr_assert(eq(ptr, (void *)overlapping->when, NULL));
 	config_free(&c);
 }

@@ -327,6 +327,62 @@ Test(task, keep_output_takes_bytes_with_units)
 	task_free(&t);
 }
 
+/* concurrency: Kubernetes' words for no_overlap, at the level that names
+ * either (task_inherit()); both at one level must agree */
+Test(task, concurrency_names_no_overlap)
+{
+	struct lr_task t, task, defaults;
+	struct lr_err err = { 0 };
+
+	task_init(&t);
+	task_init(&task);
+	task_init(&defaults);
+	cr_assert(eq(int, task_set(&task, "concurrency", "allow", &err), 1));
+	cr_assert(eq(int, task_set(&task, "one_server", "true", &err), 1));
+	cr_assert(eq(int, task_set(&defaults, "no_overlap", "true", &err), 1));
+	cr_assert(eq(int, task_resolve(&t, NULL, &task, &defaults, NULL, &err), 0), "%s",
+	    err.msg);
+	cr_assert(eq(int, t.no_overlap, 0), "the task's allow beats the defaults' no_overlap");
+	task_free(&t);
+	task_free(&task);
+
+	task_init(&t);
+	task_init(&task);
+	task_set(&task, "schedule", "0 * * * *", &err);
+	task_set(&defaults, "concurrency", "allow", &err);	/* and no_overlap: true */
+	cr_assert(eq(int, task_resolve(&t, NULL, &task, &defaults, NULL, &err), -1),
+	    "one level says both, and they disagree");
+	cr_assert(eq(str, err.msg, "concurrency: allow contradicts no_overlap: true "
+	    "(concurrency: forbid is no_overlap: true, allow is no_overlap: false; give one "
+	    "of them)"));
+	task_free(&t);
+	task_free(&defaults);
+
+	task_init(&t);
+	task_init(&defaults);
+	task_set(&defaults, "concurrency", "forbid", &err);
+	task_set(&defaults, "no_overlap", "true", &err);
+	cr_assert(eq(int, task_resolve(&t, NULL, &task, &defaults, NULL, &err), 0), "%s",
+	    "saying the same twice is no contradiction");
+	cr_assert(eq(int, t.no_overlap, 1));
+	task_free(&t);
+	task_free(&task);
+	task_free(&defaults);
+}
+
+Test(task, concurrency_replace_is_refused_for_now)
+{
+	struct lr_task t;
+	struct lr_err err = { 0 };
+
+	task_init(&t);
+	cr_assert(eq(int, task_set(&t, "concurrency", "replace", &err), 1));
+	cr_assert(eq(int, task_finish(&t, NULL, &err), -1));
+	cr_assert(eq(str, err.msg, "concurrency: replace is not built yet (give forbid, the "
+	    "default with a schedule, or allow)"));
+	task_free(&t);
+}
+
 Test(task, windows_are_read_when_set)
 {
 	struct lr_task t, task;
