@@ -173,7 +173,7 @@ SRC_SCHED = $(addprefix sched/,due claim starter run_table start_queue tick heap
 	leases lease_client outcome)
 SRC_WEB = $(addprefix web/,rows triage prom html page runpage peers mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run run_state acquire hookspec doubt skip pause check status \
-	status_text status_next status_json status_html history logs unlock secret schedverbs retry runas boot import mail when)
+	status_text status_next status_json status_html history logs unlock secret schedverbs retry runas boot import mail when replace)
 CORE = $(SRC_CORE) $(SRC_CONFIG) $(SRC_OUT) $(SRC_PROC) $(SRC_BACKEND) $(SRC_REDIS) \
 	$(if $(SQL_MODS),$(SRC_PG) $(SRC_MYSQL)) $(SRC_SCHED) $(SRC_WEB) $(SRC_CLI)
 CORE_OBJS = $(CORE:%=$(B)/%.o)

@@ -199,7 +199,7 @@ _lockrun_argument()
         ;;
     -t | --task) mapfile -t cands < <(_lockrun_tasks "$(_lockrun_config)") ;;
     --on-lost) cands=(term ignore) ;;
-    --concurrency) cands=(allow forbid) ;;
+    --concurrency) cands=(allow forbid replace) ;;
     --kill-mode) cands=(tree process) ;;
     --on-server-error | --on-redis-error) cands=(fail run) ;;
     --format) cands=(text json prometheus) ;;

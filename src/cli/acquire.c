@@ -9,6 +9,7 @@
 #include "cli/acquire.h"
 #include "cli/boot.h"
 #include "cli/doubt.h"
+#include "cli/replace.h"
 #include "cli/when.h"
 #include "core/duration.h"
 #include "core/lease.h"
@@ -131,6 +132,8 @@ acquire(struct lr_run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 		if (acquire_once(r, out, e) != 0)
 			return -1;
 		r->seen_held |= *out == LOCK_HELD;
+		if (*out == LOCK_HELD && run_replace(r, &deadline, e) != 0)
+			return -1;	/* concurrency: replace (replace.c) */
 		if (*out != LOCK_HELD || (left = deadline - mono_ms()) <= 0)
 			return 0;
 		if (n == 0) {

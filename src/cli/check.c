@@ -133,7 +133,9 @@ protection_print(const struct lr_ctx *x)
 	if (none == NULL && x->t.concurrency != LR_UNSET &&
 	    (none = named_by(x, offsetof(struct lr_task, concurrency), b2, sizeof(b2))) != NULL) {
 		snprintf(b3, sizeof(b3), "%s (concurrency: %s)", none,
-		    x->t.concurrency == CONCURRENCY_ALLOW ? "allow" : "forbid");
+		    x->t.concurrency == CONCURRENCY_ALLOW ? "allow" :
+		    x->t.concurrency == CONCURRENCY_FORBID ? "forbid" :
+		    "replace: a new run stops the running copy");
 		none = b3;
 	}
 

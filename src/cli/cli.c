@@ -66,8 +66,9 @@ static const struct cli_opt {
 	    "skip if a copy is still running anywhere" },
 	{ "overlap", 0, NULL, OG_RUN, TO_TASK, "no_overlap", "false", 0, 0, NULL,
 	    "not that: copies may run at the same time" },
-	{ "concurrency", 0, "allow|forbid", OG_RUN, TO_TASK, "concurrency", NULL, 0, 0, NULL,
-	    "Kubernetes' words for --overlap and --no-overlap" },
+	{ "concurrency", 0, "allow|forbid|replace", OG_RUN, TO_TASK, "concurrency", NULL, 0, 0,
+	    NULL, "Kubernetes' words for --overlap and --no-overlap;\nreplace: stop a running "
+	    "copy, then run" },
 	{ "one-server", 0, NULL, OG_RUN, TO_TASK, "one_server", "true", 0, 0, NULL,
 	    "skip if this slot already ran anywhere" },
 	{ "no-one-server", 0, NULL, OG_RUN, TO_TASK, "one_server", "false", 0, 0, NULL,

@@ -28,6 +28,8 @@ struct lr_run {
 	long long		 wait_med_ms;	/* its renewals' answers (supervise.h), */
 	long long		 wait_max_ms;	/* for the release's record; -1: none */
 	int			 seen_held;	/* an acquire found the lock held by another */
+	int			 replaced;	/* concurrency: replace told its holder
+						 * to stop (replace.c) */
 	int			 attempt;	/* the command's attempt (retry.c); 0:
 						 * not started */
 	int			 triggered;	/* `lockrun trigger`: no slot, no-overlap,

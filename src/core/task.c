@@ -565,15 +565,12 @@ task_no_effect(const struct lr_task *given, const struct lr_task *t, int cmdline
 int
 task_concurrency_check(const struct lr_task *t, struct lr_err *e)
 {
-	if (t->concurrency == CONCURRENCY_REPLACE)
-		return lr_errf(e, EX_CONFIG, "concurrency: replace is not built yet (give "
-		    "forbid, the default with a schedule, or allow)");
 	if (t->concurrency == LR_UNSET || t->no_overlap == LR_UNSET)
 		return 0;
 	if (t->no_overlap != (t->concurrency != CONCURRENCY_ALLOW))
 		return lr_errf(e, EX_CONFIG, "concurrency: %s contradicts no_overlap: %s "
-		    "(concurrency: forbid is no_overlap: true, allow is no_overlap: false; "
-		    "give one of them)", concurrency_words[t->concurrency],
+		    "(forbid and replace are no_overlap: true, allow is no_overlap: false; give "
+		    "one of them)", concurrency_words[t->concurrency],
 		    t->no_overlap ? "true" : "false");
 	return 0;
 }

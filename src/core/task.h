@@ -182,9 +182,10 @@ int	task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e);
 
 /* concurrency: and no_overlap: at one level (a task's, the defaults',
  * the command line's; task_inherit() keeps them from one), both named,
- * must say the same: forbid is no_overlap: true, allow false. A level
- * that names concurrency alone has its no_overlap set from it by
- * task_inherit_defaults(). Returns 0, or -1 with e (EX_CONFIG). */
+ * must say the same: forbid and replace are no_overlap: true, allow
+ * false. A level that names concurrency alone has its no_overlap set
+ * from it by task_inherit_defaults(). Returns 0, or -1 with e
+ * (EX_CONFIG). */
 int	task_concurrency_check(const struct lr_task *t, struct lr_err *e);
 
 /* The one merge of a task's settings, nearest first: over (the command

@@ -353,11 +353,25 @@ proxy_ping(struct lr_backend *b, struct lr_err *e)
 	return P(b)->inner.ops->ping(&P(b)->inner, e);
 }
 
+/* The run's own connection, opened when it is not: for what does not go
+ * over the scheduler's socket (a run of concurrency: replace stopping the
+ * copy still running, cli/replace.c, a rare request). Returns 0, or -1
+ * with e. */
+static int
+inner_open(struct proxy *p, struct lr_err *e)
+{
+	if (p->inner.ops->fd(&p->inner) >= 0)
+		return 0;
+	return p->inner.ops->reopen(&p->inner, p->inner.cfg.connect_timeout_ms, e);
+}
+
 static int
 proxy_unlock(struct lr_backend *b, const struct lr_keys *k, const char *key,
     const char *expect, const char *who, long long hist_cap, long long hist_ttl_ms,
     char *holder, size_t n, struct lr_err *e)
 {
+	if (inner_open(P(b), e) != 0)
+		return -1;
 	return P(b)->inner.ops->unlock(&P(b)->inner, k, key, expect, who, hist_cap,
 	    hist_ttl_ms, holder, n, e);
 }
@@ -366,6 +380,8 @@ static int
 proxy_peek(struct lr_backend *b, const char *key, char *buf, size_t n, long long *ttl_ms,
     struct lr_err *e)
 {
+	if (inner_open(P(b), e) != 0)
+		return -1;
 	return P(b)->inner.ops->peek(&P(b)->inner, key, buf, n, ttl_ms, e);
 }
 

@@ -49,10 +49,7 @@ BAD(between_no_minutes,
     "bad/between_no_minutes.yaml:4:14: tasks.t.between: \"8-18\" is not HH:MM-HH:MM (e.g. 08:00-18:00)")
 BAD(concurrency_contradicts,
     "bad/concurrency_contradicts.yaml:5:18: tasks.t: concurrency: allow contradicts no_overlap: true "
-    "(concurrency: forbid is no_overlap: true, allow is no_overlap: false; give one of them)")
-BAD(concurrency_replace,
-    "bad/concurrency_replace.yaml:4:18: tasks.t: concurrency: replace is not built yet (give "
-    "forbid, the default with a schedule, or allow)")
+    "(forbid and replace are no_overlap: true, allow is no_overlap: false; give one of them)")
 BAD(concurrency_unknown,
     "bad/concurrency_unknown.yaml:4:18: tasks.t.concurrency: expected allow, forbid or replace, got \"parallel\"")
 BAD(command_empty_list,

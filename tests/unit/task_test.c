@@ -353,7 +353,7 @@ Test(task, concurrency_names_no_overlap)
 	cr_assert(eq(int, task_resolve(&t, NULL, &task, &defaults, NULL, &err), -1),
 	    "one level says both, and they disagree");
 	cr_assert(eq(str, err.msg, "concurrency: allow contradicts no_overlap: true "
-	    "(concurrency: forbid is no_overlap: true, allow is no_overlap: false; give one "
+	    "(forbid and replace are no_overlap: true, allow is no_overlap: false; give one "
 	    "of them)"));
 	task_free(&t);
 	task_free(&defaults);
@@ -370,17 +370,32 @@ Test(task, concurrency_names_no_overlap)
 	task_free(&defaults);
 }
 
-Test(task, concurrency_replace_is_refused_for_now)
+/* replace keeps the no-overlap lock: it is how a run finds the copy to
+ * stop, and what keeps the two apart */
+Test(task, concurrency_replace_takes_the_no_overlap_lock)
 {
-	struct lr_task t;
+	struct lr_task t, task, defaults;
 	struct lr_err err = { 0 };
 
 	task_init(&t);
-	cr_assert(eq(int, task_set(&t, "concurrency", "replace", &err), 1));
-	cr_assert(eq(int, task_finish(&t, NULL, &err), -1));
-	cr_assert(eq(str, err.msg, "concurrency: replace is not built yet (give forbid, the "
-	    "default with a schedule, or allow)"));
+	task_init(&task);
+	task_init(&defaults);
+	cr_assert(eq(int, task_set(&task, "concurrency", "replace", &err), 1));
+	cr_assert(eq(int, task_set(&defaults, "no_overlap", "false", &err), 1));
+	cr_assert(eq(int, task_resolve(&t, NULL, &task, &defaults, NULL, &err), 0), "%s",
+	    err.msg);
+	cr_assert(eq(int, t.no_overlap, 1));
+	cr_assert(eq(int, t.concurrency, CONCURRENCY_REPLACE));
 	task_free(&t);
+	task_set(&task, "no_overlap", "false", &err);
+	task_init(&t);
+	cr_assert(eq(int, task_resolve(&t, NULL, &task, &defaults, NULL, &err), -1));
+	cr_assert(eq(str, err.msg, "concurrency: replace contradicts no_overlap: false "
+	    "(forbid and replace are no_overlap: true, allow is no_overlap: false; give one "
+	    "of them)"));
+	task_free(&t);
+	task_free(&task);
+	task_free(&defaults);
 }
 
 Test(task, windows_are_read_when_set)
