@@ -29,7 +29,7 @@
 static long long
 slot_instant(void)
 {
-	long long pinned = run_pinned_at();	/* when.c */
+	long long pinned = when_pinned_at();	/* when.c */
 
 	unsetenv("LOCKRUN_SLOT_AT");
 	return pinned ? pinned : real_ms();
@@ -132,7 +132,7 @@ acquire(struct lr_run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 		if (acquire_once(r, out, e) != 0)
 			return -1;
 		r->seen_held |= *out == LOCK_HELD;
-		if (*out == LOCK_HELD && run_replace(r, &deadline, e) != 0)
+		if (*out == LOCK_HELD && replace_running(r, &deadline, e) != 0)
 			return -1;	/* concurrency: replace (replace.c) */
 		if (*out != LOCK_HELD || (left = deadline - mono_ms()) <= 0)
 			return 0;

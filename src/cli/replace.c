@@ -37,7 +37,7 @@ slot_taken(struct lr_run *r, struct lr_err *e)
 }
 
 int
-run_replace(struct lr_run *r, long long *deadline, struct lr_err *e)
+replace_running(struct lr_run *r, long long *deadline, struct lr_err *e)
 {
 	struct lr_ctx *x = r->x;
 	struct lr_lock *l = &r->lock;

@@ -17,6 +17,6 @@
  * the lock must be free by: a TTL from now. A holder already told to stop
  * (a tombstone) is waited for, never freed. Returns 0 (also when there is
  * nothing to do), or -1 with e. */
-int	run_replace(struct lr_run *r, long long *deadline, struct lr_err *e);
+int	replace_running(struct lr_run *r, long long *deadline, struct lr_err *e);
 
 #endif

@@ -564,13 +564,13 @@ run_one(struct lr_run *r, struct lr_err *e)
 		return run_missed(r, e);
 	if (r->triggered)	/* a run of its own: no slot, under the no-overlap lock */
 		x->t.one_server = 0, x->t.no_overlap = 1;
-	if ((go = run_window(r, e)) <= 0)	/* between:, not_between: (when.c) */
+	if ((go = when_window(r, e)) <= 0)	/* between:, not_between: (when.c) */
 		return go < 0 ? -1 : x->t.conflict_exit;
 	if (ctx_server(x, e) != 0 ||
 	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, e) != 0) ||
 	    lease_client_wrap(&x->be, e) < 0 || run_prepare(r, e) != 0)
 		return -1;
-	if ((go = run_condition(r, e)) <= 0)	/* when: */
+	if ((go = when_condition(r, e)) <= 0)	/* when: */
 		return go < 0 ? -1 : x->t.conflict_exit;
 	if (acquire_settled(r, &out, &sig, e) != 0)
 		return lock_slot_passed(&r->lock, real_ms()) ? run_too_late(r, e->msg) :

@@ -20,7 +20,7 @@
 #include "proc/hooks.h"
 
 long long
-run_pinned_at(void)
+when_pinned_at(void)
 {
 	const char *at = getenv("LOCKRUN_SLOT_AT");
 	long long now = real_ms(), pinned;
@@ -38,16 +38,16 @@ run_pinned_at(void)
 static long long
 started_for(void)
 {
-	long long at = run_pinned_at();
+	long long at = when_pinned_at();
 
 	return at ? at : real_ms();
 }
 
 /* The instant a window judges a run by, Unix seconds: its slot's fire
- * time (one-server), else when it was started for (run_pinned_at()),
+ * time (one-server), else when it was started for (when_pinned_at()),
  * else now. Every server judges a slot alike, however late it starts. */
 static long long
-run_window_instant(const struct lr_run *r)
+when_window_instant(const struct lr_run *r)
 {
 	const struct lr_ctx *x = r->x;
 	long long at = started_for();
@@ -60,7 +60,7 @@ run_window_instant(const struct lr_run *r)
 }
 
 int
-run_window(struct lr_run *r, struct lr_err *e)
+when_window(struct lr_run *r, struct lr_err *e)
 {
 	const struct lr_ctx *x = r->x;
 	const char *zname = x->t.timezone ? x->t.timezone : "local time";
@@ -72,7 +72,7 @@ run_window(struct lr_run *r, struct lr_err *e)
 		return 1;
 	if ((z = zone_load(x->t.timezone ? x->t.timezone : "", &ze)) == NULL)
 		return lr_errf(e, EX_CONFIG, "timezone: %s", ze.msg);
-	if (window_allows(x->t.between, x->t.not_between, z, zname, run_window_instant(r),
+	if (window_allows(x->t.between, x->t.not_between, z, zname, when_window_instant(r),
 	    why, sizeof(why)))
 		return 1;
 	run_report_window(r, why, x->t.conflict_exit);
@@ -129,7 +129,7 @@ condition_record(struct lr_run *r, int status, long long took_ms)
 }
 
 int
-run_condition(struct lr_run *r, struct lr_err *e)
+when_condition(struct lr_run *r, struct lr_err *e)
 {
 	struct lr_ctx *x = r->x;
 	struct lr_hook_spec start, after;
@@ -178,7 +178,7 @@ when_print(const struct lr_run *r)
 
 	if ((x->t.between || x->t.not_between) &&
 	    (z = zone_load(x->t.timezone ? x->t.timezone : "", &ze)) != NULL) {
-		t = run_window_instant(r);
+		t = when_window_instant(r);
 		if (window_allows(x->t.between, x->t.not_between, z, zname, t, why,
 		    sizeof(why)))
 			printf("window      a run now goes: %s\n", why);

@@ -10,7 +10,7 @@
 /* The instant tick or cron started this run for (LOCKRUN_SLOT_AT, Unix
  * ms), when it is no more than a minute ahead of our clock and a day
  * behind it; else 0. Read, not taken out of the environment. */
-long long run_pinned_at(void);
+long long when_pinned_at(void);
 
 /* between:, not_between: (core/window.h), read on the clock of the
  * task's timezone. Returns 1 when the run goes (also for a triggered run:
@@ -19,7 +19,7 @@ long long run_pinned_at(void);
  * with -v, as every skip), nothing asked of the server, nothing
  * recorded: the caller exits with conflict_exit. -1 with e when the
  * zone cannot be read. */
-int	run_window(struct lr_run *r, struct lr_err *e);
+int	when_window(struct lr_run *r, struct lr_err *e);
 
 /* when: run the task's condition (none: 1) as a hook is run (as the
  * task's user, in its cwd, with its env and LOCKRUN_TASK, _KEY, _SLOT,
@@ -32,7 +32,7 @@ int	run_window(struct lr_run *r, struct lr_err *e);
  * not executable). After ctx_server() and run_prepare(); a run whose
  * user, group or cwd this host lacks (r->cannot_start) asks nothing:
  * it goes on, to say so with its lock. */
-int	run_condition(struct lr_run *r, struct lr_err *e);
+int	when_condition(struct lr_run *r, struct lr_err *e);
 
 /* For check -t: the run's times of day and condition, when it has them,
  * on stdout: whether a run started now goes, and why; when the next may. */
