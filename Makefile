@@ -223,7 +223,7 @@ LUA = src/backend/redis/scripts
 $(B)/scripts.h $(FUZZ_B)/scripts.h: $(LUA)/embed.sh $(LUA)/history.lua $(LUA)/acquire.lua $(LUA)/renew.lua \
 		$(LUA)/renew_many.lua $(LUA)/release.lua $(LUA)/unlock.lua $(LUA)/check.lua \
 		$(LUA)/pause.lua $(LUA)/missed.lua $(LUA)/take.lua $(LUA)/claim.lua \
-		$(LUA)/schedulers.lua
+		$(LUA)/schedulers.lua $(LUA)/places.lua
 	@mkdir -p $(@D)
 	sh $(LUA)/embed.sh $(filter %.lua,$^) > $@.tmp && mv $@.tmp $@
 

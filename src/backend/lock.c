@@ -50,6 +50,16 @@ lock_nonce(char out[CLAIM_NONCE_MAX])
 		snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
+int
+lock_one_place(const char *title, int limit, struct lr_err *e)
+{
+	if (limit <= 1)
+		return 0;
+	return lr_errf(e, EX_CONFIG, "limit: %d: a lock in %s has one place so far, a copy "
+	    "of the task at a time; places for more are built on Redis only (limit: 1, "
+	    "or a redis:// URL)", limit, title);
+}
+
 void
 lock_init(struct lr_lock *l, const char *host)
 {

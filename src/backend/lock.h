@@ -56,6 +56,9 @@ struct lr_lock {
 					 * runs: the acquire's deadline is no
 					 * later (lock_window()), and one not sent
 					 * by then is not sent; 0: none */
+	int		limit;		/* limit: copies that may hold it at once,
+					 * each its own place; 0 or 1: one, the
+					 * plain lock (Redis: places.lua) */
 	long long	hist_cap;	/* history entries kept; 0: no history */
 	long long	hist_ttl_ms;	/* the history's life after its last write */
 	long long	clock_tol_ms;	/* one-server: claim no slot when the server's
@@ -146,6 +149,11 @@ void	lock_init(struct lr_lock *l, const char *host);
 /* A slot claim's nonce (struct lr_claim): 64 random bits, as lock_init()
  * draws the owner id, in hex. */
 void	lock_nonce(char out[CLAIM_NONCE_MAX]);
+
+/* A backend that holds one place per lock so far (PostgreSQL, MySQL):
+ * limit, a task's limit:, above 1 is refused, EX_CONFIG naming the
+ * backend by its title. Returns 0, or -1 with e. */
+int	lock_one_place(const char *title, int limit, struct lr_err *e);
 
 /* The lock was taken with token: set l's token, token_s and value ("id
  * token owner"), for every backend alike. */

@@ -68,8 +68,12 @@ acquire_call(struct lr_conn *rc, struct lr_lock *l, struct script_call *c)
 	    l->keys.last, l->keys.counts, take ? l->keys.trigger : c->how, c->how };
 
 	lock_window(l, real_ms(), rc->link.command_timeout_ms);
-	snprintf(c->how, sizeof(c->how), "%s %lld %lld %lld %lld %s %d %s %lld %lld %lld %lld %s "
-	    "%s %s", l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms,
+	/* many places: "L<limit> " first; limit 1 asks as it always has */
+	c->word[0] = '\0';
+	if (l->limit > 1)
+		snprintf(c->word, sizeof(c->word), "L%d ", l->limit);
+	snprintf(c->how, sizeof(c->how), "%s%s %lld %lld %lld %lld %s %d %s %lld %lld %lld %lld "
+	    "%s %s %s", c->word, l->id, l->ttl_ms, l->slot_ttl_ms, l->hist_cap, l->hist_ttl_ms,
 	    slot_word(l), !l->quiet_held, l->triggered ? "triggered" : "ran", l->earliest_ms,
 	    l->deadline_ms, l->sent_ms, l->clock_tol_ms, l->claim[0] ? l->claim : "-",
 	    take ? l->take : "-", l->owner);
@@ -151,6 +155,18 @@ rlock_acquire(struct lr_conn *rc, struct lr_lock *l, enum lock_outcome *out,
 	return ret;
 }
 
+/* renew.lua's settings for l: "<ttl> <cap> <history ttl> <slot> <deadline>",
+ * and " <limit>" for a lock of many places. */
+static void
+renew_how(const struct lr_lock *l, char *how, size_t n)
+{
+	int len = snprintf(how, n, "%lld %lld %lld %s %lld", l->ttl_ms, l->hist_cap,
+	    l->hist_ttl_ms, slot_word(l), l->renew_deadline_ms);
+
+	if (l->limit > 1 && len > 0 && (size_t)len < n)
+		snprintf(how + len, n - (size_t)len, " %d", l->limit);
+}
+
 /* Queue the renewal as EVALSHA, or EVAL with the body, and write it out. */
 static int
 renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
@@ -162,8 +178,7 @@ renew_write(struct lr_conn *rc, struct lr_lock *l, int eval, struct lr_err *e)
 
 	if (!eval)	/* EVAL after NOSCRIPT is the same request, sent again */
 		lock_renew_window(l);
-	snprintf(how, sizeof(how), "%lld %lld %lld %s %lld", l->ttl_ms, l->hist_cap,
-	    l->hist_ttl_ms, slot_word(l), l->renew_deadline_ms);
+	renew_how(l, how, sizeof(how));
 	if (rconn_append(rc, 10, argv) != 0 ||
 	    (l->wait_replicas > 0 && rscript_wait_append(rc, l) != 0))
 		return rconn_fail(rc, "renew", e);
@@ -283,9 +298,7 @@ rlock_renew_many(struct lr_conn *rc, struct lr_lock *const *l, size_t n,
 		const char **k = argv + 3 + 5 * i, **a = argv + 3 + 5 * n + 2 * i;
 
 		lock_renew_window(l[i]);	/* each carries its deadline */
-		snprintf(how[i], sizeof(how[i]), "%lld %lld %lld %s %lld", l[i]->ttl_ms,
-		    l[i]->hist_cap, l[i]->hist_ttl_ms, slot_word(l[i]),
-		    l[i]->renew_deadline_ms);
+		renew_how(l[i], how[i], sizeof(how[i]));
 		k[0] = l[i]->keys.stable;
 		k[1] = l[i]->keys.fence;
 		k[2] = l[i]->keys.hist;

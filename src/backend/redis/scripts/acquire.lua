@@ -57,6 +57,11 @@
 -- Every outcome is appended to the history and counted (history.lua).
 -- A slot claimed is published, "<slot key> <value>", on the channel of
 -- the keys' prefix followed by "claims" (ops.h, watch).
+-- ARGV[1] may start with "L<limit> " (limit: 2 to 1000): then the stable
+-- key and the slot key are sets of places (places.lua), and the run takes
+-- a place of each when fewer than limit are held; the holder returned for
+-- a skip is the first of those held. A slot of many places is not
+-- published: the schedulers that watch would skip it while places are left.
 --
 -- The token is the larger of (last token + 1) and the server's clock in
 -- microseconds, so it goes up even when the counter was lost (FLUSHALL, a
@@ -66,8 +71,10 @@
 local fence_ttl = 86400000
 local function shown(v) return string.sub(v, 1, 1024) end
 if redis.replicate_commands then redis.replicate_commands() end
+local limit, args = string.match(ARGV[1], '^L(%d+) (.*)$')
+limit = tonumber(limit) or 1
 local id, stable_ttl, slot_ttl, cap, hist_ttl, slot, say_held, ran, earliest, deadline,
-  client, clock_tol, claim, take, owner = string.match(ARGV[1], '^(%x+) (%d+) (%d+) (%d+) '
+  client, clock_tol, claim, take, owner = string.match(args or ARGV[1], '^(%x+) (%d+) (%d+) (%d+) '
   .. '(%d+) (%S+) ([01]) (%l+) (%-?%d+) (%d+) (%d+) (%d+) (%S+) (%S+) (%S+ %S+ %S+)$')
 if not id then return redis.error_reply('ERR acquire: bad arguments') end
 stable_ttl, slot_ttl = tonumber(stable_ttl), tonumber(slot_ttl)
@@ -114,14 +121,16 @@ local function skipped(event, value)
 end
 
 if stable_ttl > 0 then
-  local holder = redis.call('GET', KEYS[2])
+  local holder = redis.pcall('GET', KEYS[2])
+  if type(holder) == 'table' then holder = places_full(KEYS[2], now, limit) end
   if holder then
     if say_held == '1' then skipped('skipped-held', holder) end
     return {0, shown(holder), now}
   end
 end
 if slot_ttl > 0 then
-  local holder = redis.call('GET', KEYS[3])
+  local holder = redis.pcall('GET', KEYS[3])
+  if type(holder) == 'table' then holder = places_full(KEYS[3], now, limit) end
   if holder and (claim == '-' or
       string.match(holder, '^claim 0 %S+ %S+ %S+ (%x+)$') ~= claim) then
     skipped('skipped-slot', holder)
@@ -141,8 +150,14 @@ local token = math.max(n + 1, tonumber(t[1]) * 1000000 + tonumber(t[2]))
 local digits = string.format('%.0f', token)	-- tostring() would say 1.7e+15
 redis.call('SET', KEYS[1], digits, 'PX', fence_ttl)
 local value = id .. ' ' .. digits .. ' ' .. owner
-if stable_ttl > 0 then redis.call('SET', KEYS[2], value, 'PX', stable_ttl) end
-if slot_ttl > 0 then
+if stable_ttl > 0 and limit > 1 then
+  redis.call('ZADD', KEYS[2], now + stable_ttl, value)
+  places_expire(KEYS[2], now)
+elseif stable_ttl > 0 then redis.call('SET', KEYS[2], value, 'PX', stable_ttl) end
+if slot_ttl > 0 and limit > 1 then
+  redis.call('ZADD', KEYS[3], now + slot_ttl, value)
+  places_expire(KEYS[3], now)
+elseif slot_ttl > 0 then
   redis.call('SET', KEYS[3], value, 'PX', slot_ttl)
   -- the schedulers that watch the claims (SUBSCRIBE prefix .. 'claims')
   -- skip this slot without asking; a hint only, so a user whose ACL

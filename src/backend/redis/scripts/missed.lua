@@ -37,7 +37,10 @@ local before = redis.call('HGET', KEYS[2], 'slot')
 if type(before) ~= 'string' or before >= slot then return 0 end
 local value = 'missed 0 ' .. host .. ' ' .. pid .. ' ' .. at
 if not redis.call('SET', KEYS[1], value, 'NX', 'PX', slot_ttl) then
-  local by, was = string.match(redis.call('GET', KEYS[1]) or '', '^missed %S+ (%S+) (%S+) ')
+  -- (a set of places' claims, limit: N, is no missed record: GET refuses it)
+  local held = redis.pcall('GET', KEYS[1])
+  local by, was = string.match(type(held) == 'string' and held or '',
+    '^missed %S+ (%S+) (%S+) ')
   -- ours: this scheduler's earlier try, which went unanswered but ran
   if by == host and was == pid then return 1 elseif by then return 2 end
   return 0

@@ -35,6 +35,11 @@
 -- status, which the entry keeps; not counted as a failure), ARGV[1]'s token
 -- is "-" and keep -1: one entry is recorded, nothing else is touched.
 --
+-- A stable key that is a set of places (limit: N, places.lua) is
+-- released the same way: the run's place goes (or becomes "released:" ..
+-- value until keep ms from now), its tombstone goes; a slot's set keeps
+-- the run's claim, as a slot key does.
+--
 -- Event "withdrawn": the acquire went unanswered (its client gave up) and
 -- may have taken effect; ARGV[1]'s token is then unknown ("-"). Whatever
 -- holds this run's owner id -- the stable key, the slot key -- is
@@ -60,8 +65,14 @@ keep_ok, keep_failed, reason = tonumber(keep_ok) or 0, tonumber(keep_failed) or 
 local function withdraw()
   local found
   for i = 1, 5, 4 do
-    local v = redis.call('GET', KEYS[i])
-    if v and string.sub(v, 1, #id + 1) == id .. ' ' then
+    local v = redis.pcall('GET', KEYS[i])
+    if type(v) == 'table' then	-- a set of places: the run's own
+      v = place_of(KEYS[i], id)
+      if v and string.sub(v, 1, #id + 1) == id .. ' ' then
+        found = holder_of(v)
+        redis.call('ZREM', KEYS[i], v)
+      end
+    elseif v and string.sub(v, 1, #id + 1) == id .. ' ' then
       found = holder_of(v)
       redis.call('DEL', KEYS[i])
     end
@@ -157,7 +168,21 @@ elseif event == 'lost' and cap > 0 then
   story(string.format('%.0f', server_ms()))
 end
 if keep < 0 then return 0 end
-local value = redis.call('GET', KEYS[1])
+local value = redis.pcall('GET', KEYS[1])
+if type(value) == 'table' then	-- a set of places: this run's
+  local now = server_ms()
+  local place, score = place_of(KEYS[1], id)
+  if not place then return 0 end
+  redis.call('ZREM', KEYS[1], place)
+  -- a tombstone goes; a place whose lease ended was no longer ours
+  if string.sub(place, 1, 9) == 'unlocked:' or score <= now then
+    places_expire(KEYS[1], now)
+    return string.sub(place, 1, 9) == 'unlocked:' and 1 or 0
+  end
+  if keep > 0 then redis.call('ZADD', KEYS[1], now + keep, 'released:' .. place) end
+  places_expire(KEYS[1], now)
+  return 1
+end
 local tomb = 'unlocked:' .. id .. ' '
 if value and string.sub(value, 1, #tomb) == tomb then
   redis.call('DEL', KEYS[1])

@@ -3,9 +3,12 @@
 -- KEYS[1] stable key, KEYS[2] fencing counter, KEYS[3] history, KEYS[4]
 -- last run, KEYS[5] counters. ARGV[1] the value this run stored ("<owner id> <token> <host>
 -- <pid> <start>"); ARGV[2] "<ttl ms> <history cap> <history ttl ms>
--- <slot or -> <deadline ms>": past the deadline (the server's clock,
+-- <slot or -> <deadline ms>[ <limit>]": past the deadline (the server's clock,
 -- TIME) the client has given up on this renewal (a paused server, a
--- stalled network), so it changes nothing; 0: no deadline.
+-- stalled network), so it changes nothing; 0: no deadline. A limit
+-- above 1 (none: 1) makes the key a set of places (places.lua): the
+-- run's place is renewed as the plain key is, and a place found gone is
+-- taken back only while fewer than limit are held (else 0, lost).
 -- Returns {code, now}, now the server's clock in ms (the client reads
 -- it again from each answer), code:
 --         4 past the deadline: nothing done, nothing recorded;
@@ -23,10 +26,11 @@
 -- which follows once its tree is gone, records it, and deletes the
 -- tombstone.
 if redis.replicate_commands then redis.replicate_commands() end
-local ttl, cap, hist_ttl, slot, deadline = string.match(ARGV[2],
-  '^(%d+) (%d+) (%d+) (%S+) (%d+)$')
+local ttl, cap, hist_ttl, slot, deadline, limit = string.match(ARGV[2],
+  '^(%d+) (%d+) (%d+) (%S+) (%d+) ?(%d*)$')
 if not ttl then return redis.error_reply('ERR renew: bad arguments') end
 cap, hist_ttl, deadline = tonumber(cap), tonumber(hist_ttl), tonumber(deadline)
+limit = tonumber(limit) or 1
 if slot == '-' then slot = '' end
 local now = server_ms()
 if deadline > 0 and now > deadline then return {4, now} end
@@ -44,13 +48,28 @@ local function lost(code, value)
   return {code, now}
 end
 
-local value = redis.call('GET', KEYS[1])
-if value == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  return {1, now}
+local value = redis.pcall('GET', KEYS[1])
+-- a set of places (refused by GET), or none yet for a run that has one
+local places = type(value) == 'table' or (not value and limit > 1)
+if places then
+  local score = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+  if score and score > now then
+    redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+    places_expire(KEYS[1], now)
+    return {1, now}
+  end
+  if redis.call('ZSCORE', KEYS[1], 'unlocked:' .. ARGV[1]) then return {3, now} end
+  if score then redis.call('ZREM', KEYS[1], ARGV[1]) end	-- its lease ended: gone
+  local full = places_full(KEYS[1], now, limit)
+  if full then return lost(0, full) end
+else
+  if value == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ttl)
+    return {1, now}
+  end
+  if value == 'unlocked:' .. ARGV[1] then return {3, now} end
+  if value then return lost(0, value) end
 end
-if value == 'unlocked:' .. ARGV[1] then return {3, now} end
-if value then return lost(0, value) end
 local mine = tonumber(token)
 local text = redis.call('GET', KEYS[2]) or '0'
 local last = string.match(text, '^%d+$') and #text <= 16 and tonumber(text)
@@ -58,7 +77,12 @@ if not last or last >= 9007199254740992 then
   return redis.error_reply('BADFENCE ' .. KEYS[2] .. ' does not hold a token')
 end
 if last > mine then return {3, now} end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+if places then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+  places_expire(KEYS[1], now)
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+end
 -- the counter too, if it was lost with the key: a later token must be larger
 -- (it lives a day, as acquire.lua sets it)
 if last < mine then redis.call('SET', KEYS[2], token, 'PX', 86400000) end

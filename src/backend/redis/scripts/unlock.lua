@@ -20,20 +20,39 @@
 -- lease or not shaped so are freed at once.
 -- The counter moves past the holder's token, so renew.lua sees a later
 -- token and reports the lock lost (3) rather than ours again (2).
+-- A key that is a set of places (limit: N, places.lua) is unlocked one
+-- place at a time: the place holding ARGV[3], with its own lease (its
+-- score), as the plain key with its value; {0} when no place is held,
+-- {2, holder} when ARGV[3] holds none now.
 if redis.replicate_commands then redis.replicate_commands() end
 local cap, hist_ttl = string.match(ARGV[2], '^(%d+) (%d+)$')
 if not cap then return redis.error_reply('ERR unlock: bad arguments') end
 cap, hist_ttl = tonumber(cap), tonumber(hist_ttl)
 local host, pid = string.match(ARGV[1], '^(%S+) (%S+)$')
-local value = redis.call('GET', KEYS[1])
+local value = redis.pcall('GET', KEYS[1])
+local places, ends, left = type(value) == 'table', nil, nil
+if places then
+  local now = server_ms()
+  if places_live(KEYS[1], now) == 0 then return {0} end
+  ends = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[3]))
+  if not ends then return {2, places_holder(KEYS[1])} end
+  value, left = ARGV[3], ends - now
+end
 if not value then return {0} end
 if value ~= ARGV[3] then return {2, value} end
 local is_slot = string.find(KEYS[1], ':slot:%d+T%d+Z$') ~= nil
-local pttl = redis.call('PTTL', KEYS[1])
+local pttl = left or redis.call('PTTL', KEYS[1])
 local code = 1
 if not is_slot and pttl > 0 and string.match(value, '^%x+ %S+ %S+ %S+') then
-  redis.call('SET', KEYS[1], 'unlocked:' .. value, 'PX', pttl)
+  if places then
+    redis.call('ZREM', KEYS[1], value)
+    redis.call('ZADD', KEYS[1], ends, 'unlocked:' .. value)
+  else
+    redis.call('SET', KEYS[1], 'unlocked:' .. value, 'PX', pttl)
+  end
   code = 3
+elseif places then
+  redis.call('ZREM', KEYS[1], value)
 else
   redis.call('DEL', KEYS[1])
 end
