@@ -114,6 +114,7 @@ acquire(struct lr_run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 		l->slot_until_ms = next == (time_t)-1 ? 0 : (long long)next * 1000;
 	}
 	l->ttl_ms = x->t.no_overlap ? x->t.ttl_ms : 0;
+	l->limit = x->t.limit;
 	keys_build(&l->keys, x->prefix, r->name, slot, schedule_stamp_ms(&x->sched));
 	if (x->t.run_on == RUN_ON_ALL)	/* each host claims the slot once */
 		keys_slot_host(&l->keys, ctx_host(x));

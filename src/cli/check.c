@@ -89,6 +89,10 @@ check_print(FILE *fp, const struct lr_check *c, long long now_ms)
 			fprintf(fp, "no-overlap  %s  ttl %s, not renewed\n", k.stable,
 			    duration_format(c->t->ttl_ms, a, sizeof(a)));
 	}
+	if (c->t->limit > 1)	/* places (limit:): lockrun(7), LOCK LIFETIME */
+		fprintf(fp, "limit       %d copies at once, each holding a place of its own "
+		    "with its own token%s\n", c->t->limit, c->t->one_server ?
+		    "; a slot runs at most that many times" : "");
 	fprintf(fp, "fencing     %s\n", k.fence);
 	if (c->t->one_server)
 		print_slots(fp, c, now_ms);
@@ -445,6 +449,7 @@ verb_check(struct lr_ctx *x, struct lr_err *e)
 	if (x->cli.task == NULL && x->cli.cmd == NULL)
 		return check_config(x, e);
 	if (ctx_merge(x, NULL, e) != 0 || ctx_server(x, e) != 0 ||
+	    (x->be.ops->check_task && x->be.ops->check_task(&x->be, &x->t, e) != 0) ||
 	    (r = run_new(x, e)) == NULL)
 		return -1;
 	if (run_prepare(r, e) != 0)

@@ -13,7 +13,8 @@
 #include "core/window.h"
 
 /* K_WINDOW: a string window_parse() reads */
-enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_BYTES, K_STRING, K_CHOICE, K_WINDOW };
+enum kind { K_BOOL, K_DURATION, K_EXIT, K_COUNT, K_LIMIT, K_BYTES, K_STRING, K_CHOICE,
+	K_WINDOW };
 
 #define HISTORY_MAX 100000	/* entries; a stream this long is ~10 MB */
 
@@ -77,6 +78,7 @@ static const struct option_def {
 	{ "not_between",	K_WINDOW,	offsetof(struct lr_task, not_between), 0, 0, NULL },
 	{ "concurrency",	K_CHOICE,	offsetof(struct lr_task, concurrency), 0, 0,
 	    concurrency_words },
+	{ "limit",		K_LIMIT,	offsetof(struct lr_task, limit), 0, 0, NULL },
 };
 
 #define DEFAULT_KILL_AFTER_MS 10000
@@ -100,7 +102,7 @@ static const struct lr_task task_builtin = {
 	.hook_timeout_ms = 30000,	/* a ping that has not answered by then won't */
 	.starting_deadline_ms = 300000,	/* cron: a 5-minute-late start still runs */
 	.retries = 0, .retry_delay_ms = 10000,	/* as a Kubernetes Job's first back-off */
-	.random_delay_ms = 0, .run_on = RUN_ON_ONE,
+	.random_delay_ms = 0, .run_on = RUN_ON_ONE, .limit = 1,
 };
 
 void
@@ -119,7 +121,7 @@ task_init(struct lr_task *t)
 	t->hook_timeout_ms = t->starting_deadline_ms = LR_UNSET;
 	t->retries = LR_UNSET;
 	t->retry_delay_ms = t->random_delay_ms = LR_UNSET;
-	t->run_on = t->concurrency = LR_UNSET;
+	t->run_on = t->concurrency = t->limit = LR_UNSET;
 }
 
 long long
@@ -337,6 +339,20 @@ set_count(int *dst, const char *text, struct lr_err *e)
 	return 1;
 }
 
+/* limit: how many copies may hold the lock at once, 1 to LR_LIMIT_MAX. */
+static int
+set_limit(int *dst, const char *text, struct lr_err *e)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (*text < '0' || *text > '9' || *end != '\0' || v < 1 || v > LR_LIMIT_MAX)
+		return lr_errf(e, EX_CONFIG, "expected a limit from 1 to %d, got \"%s\"",
+		    LR_LIMIT_MAX, text);
+	*dst = (int)v;
+	return 1;
+}
+
 /* A size in bytes: digits, then nothing (bytes), K or KiB, M or MiB
  * (powers of 1024); at most LR_KEEP_OUTPUT_MAX, since a run's tail rides
  * with its release in one request, and is read back in one reply. */
@@ -430,7 +446,7 @@ task_setting(const struct lr_task *t, size_t i, const char **name, char *buf, si
 	case K_CHOICE:
 		snprintf(buf, n, "%s", o->words[v]);
 		break;
-	default:	/* K_EXIT, K_COUNT, K_BYTES */
+	default:	/* K_EXIT, K_COUNT, K_LIMIT, K_BYTES */
 		snprintf(buf, n, "%lld", v);
 		break;
 	}
@@ -458,6 +474,8 @@ task_set(struct lr_task *t, const char *name, const char *text, struct lr_err *e
 		return set_exit((int *)dst, text, e);
 	case K_COUNT:
 		return set_count((int *)dst, text, e);
+	case K_LIMIT:
+		return set_limit((int *)dst, text, e);
 	case K_BYTES:
 		return set_bytes((int *)dst, text, e);
 	case K_STRING:
@@ -592,6 +610,9 @@ task_finish(struct lr_task *t, struct lr_schedule *sched, struct lr_err *e)
 		return lr_errf(e, EX_CONFIG, "no_overlap does not go with run_on: all: its "
 		    "lock is one for the whole fleet, and every server runs the slot at "
 		    "once (a per-server no-overlap lock is not built yet)");
+	if (t->run_on == RUN_ON_ALL && t->limit > 1)
+		return lr_errf(e, EX_CONFIG, "limit does not go with run_on: all: each server "
+		    "claims its own slot once, there are no places to share");
 	/* no-overlap unless one-server is what was asked for: switching
 	 * one_server off must not leave a run with no lock at all */
 	if (t->no_overlap == LR_UNSET)

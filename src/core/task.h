@@ -93,7 +93,11 @@ struct lr_task {
 					 * skipped. NULL-terminated; NULL: none */
 	int		  concurrency;	/* enum lr_concurrency; given, it sets
 					 * no_overlap (task_finish()) */
+	int		  limit;	/* copies that may hold the lock at once,
+					 * each its own place (1: one, as ever) */
 };
+
+#define LR_LIMIT_MAX	1000	/* limit:'s most: a place each in one reply */
 
 /* A retry's delay doubles from retry_delay up to an hour (or retry_delay
  * itself, if longer). */

@@ -15,11 +15,12 @@
 #include "sched/claim.h"
 
 /* Can the start of t for slot be claimed: a one-server task's fire time
- * (not a triggered run, nor one at boot). */
+ * (not a triggered run, nor one at boot), of one place: a slot of many
+ * (limit: N) is N runs' to take, which their acquires do. */
 static int
 claim_can(const struct sched_task *t, time_t slot)
 {
-	return slot >= 0 && t->one_server && !t->sched.reboot;
+	return slot >= 0 && t->one_server && !t->sched.reboot && t->limit <= 1;
 }
 
 /* The claim of s, for slot key k, at now_ms (at: now, ISO 8601). */

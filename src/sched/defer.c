@@ -12,12 +12,13 @@
 /* Can task t use the claims: a one-server task under a minute, whose
  * slots come too often for a race per scheduler to be cheap; not run_on:
  * all, whose slot each scheduler claims for itself, another's claim
- * telling it nothing. */
+ * telling it nothing; nor a slot of many places (limit: N), which a
+ * claim does not fill. */
 static int
 watched(const struct defer *df, const struct sched_task *t)
 {
 	return df->src && t->one_server && !t->sched.reboot && schedule_subminute(&t->sched) &&
-	    !t->run_on_all;
+	    !t->run_on_all && t->limit <= 1;
 }
 
 int

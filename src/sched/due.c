@@ -54,6 +54,7 @@ merge_one(const struct lr_config *cfg, const char *host, const struct lr_task *t
 		st->clock_tol_ms = t.clock_tolerance_ms != LR_UNSET ? t.clock_tolerance_ms :
 		    LR_CLOCK_TOLERANCE_FACTOR * st->sched.tolerance_ms;
 		st->run_on_all = t.run_on == RUN_ON_ALL;
+		st->limit = t.limit;
 		/* the config's own (t's are copies, freed below): the task's,
 		 * else the defaults', as task_inherit() chose */
 		st->hosts = task->hosts ? task->hosts : cfg->defaults.hosts;

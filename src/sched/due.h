@@ -32,6 +32,9 @@ struct sched_task {
 	int			 run_on_all;	/* run_on: all: every scheduler
 						 * claims its own slot key, with no
 						 * ranking, defer or missed record */
+	int			 limit;		/* limit: N: a slot is N places,
+						 * taken by the runs' acquires
+						 * alone (no claim, no defer) */
 	char *const		*hosts;		/* the hosts that run it (the
 						 * config's), or NULL: where_here() */
 	const char		*host_match;

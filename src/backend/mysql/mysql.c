@@ -200,6 +200,14 @@ my_free(struct lr_backend *b)
 	b->impl = NULL;
 }
 
+/* What a task asks that this backend cannot do yet: places (limit:). */
+static int
+my_check_task(const struct lr_backend *b, const struct lr_task *t, struct lr_err *e)
+{
+	(void)b;
+	return lock_one_place("MySQL", t->limit, e);
+}
+
 static const struct lr_backend_ops mysql_ops = {
 	.name = "mysql",
 	.title = "MySQL",
@@ -225,6 +233,7 @@ static const struct lr_backend_ops mysql_ops = {
 	.close = my_close,
 	.reopen = my_reopen,
 	.free = my_free,
+	.check_task = my_check_task,
 };
 
 int

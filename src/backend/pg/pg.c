@@ -347,6 +347,14 @@ pg_free(struct lr_backend *b)
 	b->impl = NULL;
 }
 
+/* What a task asks that this backend cannot do yet: places (limit:). */
+static int
+pg_check_task(const struct lr_backend *b, const struct lr_task *t, struct lr_err *e)
+{
+	(void)b;
+	return lock_one_place("PostgreSQL", t->limit, e);
+}
+
 static const struct lr_backend_ops pg_ops = {
 	.name = "postgres", .title = "PostgreSQL", .session = 1, .shares = 1,
 	.open = pg_open, .ping = pg_ping, .acquire = pg_acquire,
@@ -355,7 +363,7 @@ static const struct lr_backend_ops pg_ops = {
 	.states = pg_states, .keys = pg_keys, .history = pg_history, .probe = pg_probe,
 	.stories = pg_stories,
 	.fd = pg_fd, .idle_read = pg_idle_read, .close = pg_conn_close, .reopen = pg_reopen,
-	.free = pg_free, .pause = pg_pause,
+	.free = pg_free, .pause = pg_pause, .check_task = pg_check_task,
 	.trigger = pg_trigger, .take = pg_take, .missed = pg_missed,
 };
 
