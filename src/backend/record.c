@@ -72,5 +72,12 @@ record_state_free(struct lr_state *s)
 	free(s->paused);
 	free(s->missed_slot);
 	s->value = s->paused = s->missed_slot = NULL;
+	for (size_t i = 0; i < s->nplaces; i++)
+		free(s->places[i]);
+	free(s->places);
+	free(s->places_ttl);
+	s->places = NULL;
+	s->places_ttl = NULL;
+	s->nplaces = 0;
 	record_fields_free(&s->last);
 }

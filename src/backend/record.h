@@ -66,6 +66,11 @@ struct lr_state {
 	char		*missed_slot;	/* the last of them, ISO 8601; NULL: none */
 	int		 counted;	/* the counters were read (and exist) */
 	long long	 count[NCOUNTERS];
+	/* limit: N: the stable key is a set of places (Redis: places.lua);
+	 * value and ttl_ms above are then the first place held's */
+	size_t		 nplaces;	/* places held; 0: a plain key */
+	char		**places;	/* their values, in the order their leases end */
+	long long	*places_ttl;	/* what is left of each lease */
 };
 
 void	record_state_free(struct lr_state *s);

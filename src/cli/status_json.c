@@ -103,6 +103,8 @@ status_json_print(const char *prefix, const struct row *w, FILE *fp)
 		json_holder(&j, w);
 	else
 		json_str(&j, "holder", NULL);
+	if (w->nplaces > 0)	/* limit: N: how many places are held */
+		json_num(&j, "places", (long long)w->nplaces);
 	if (w->has_last)
 		json_last_run(&j, w);
 	else

@@ -53,9 +53,13 @@ static void
 lock_cells(const struct row *w, char cell[NCOLS][CELL], int wide)
 {
 	/* an unlocked holder is stopping; a --min-hold leftover runs nothing */
-	snprintf(cell[C_STATE], CELL, "%s%s", w->stale ? "stale" : !w->held ?
+	char n[32] = "";
+
+	if (w->nplaces > 1)	/* limit: N: "held 2", the places held */
+		snprintf(n, sizeof(n), " %zu", w->nplaces);
+	snprintf(cell[C_STATE], CELL, "%s%s%s", w->stale ? "stale" : !w->held ?
 	    (w->paused ? "paused" : "free") : w->phase == KEY_UNLOCKED ? "unlocked" :
-	    w->phase == KEY_RELEASED ? "min-hold" : "held", w->held && w->paused ?
+	    w->phase == KEY_RELEASED ? "min-hold" : "held", n, w->held && w->paused ?
 	    ",paused" : "");
 	if (!w->held)
 		return;
@@ -149,6 +153,33 @@ text_row(void *arg, size_t i, const char **cell)
 		cell[c] = r->buf[shown(r->t, c)];
 }
 
+/* Under the table, for each task of many places (limit: N) with more
+ * than one held, a line per place: who holds it, with which token, and
+ * what is left of its lease. What came from the server is made visible. */
+static void
+places_print(FILE *fp, const struct status_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct row *w = &t->rows[i];
+
+		for (size_t p = 0; !w->error && w->nplaces > 1 && p < w->nplaces; p++) {
+			char host[256] = "?", pid[32] = "?", token[32] = "?", d[32];
+			const char *v = w->places[p];
+
+			sscanf(v, "%*s %31s %255s %31s", token, host, pid);
+			fprintf(fp, "%s: place %zu of %zu held: ", w->name, p + 1, w->nplaces);
+			text_visible_put(fp, host, strlen(host));
+			fputs(" pid ", fp);
+			text_visible_put(fp, pid, strlen(pid));
+			fputs(", token ", fp);
+			text_visible_put(fp, token, strlen(token));
+			fprintf(fp, ", %s left%s\n", human_ms(w->places_ttl[p], d, sizeof(d)),
+			    keys_value_phase(v) == KEY_UNLOCKED ? " (unlocked, stopping)" :
+			    keys_value_phase(v) == KEY_RELEASED ? " (min-hold)" : "");
+		}
+	}
+}
+
 /* Under the table, a line for each task whose last run failed: why, in
  * the words lockrun recorded (the first line), or its exit status, and
  * where its output is. What came from the server is made visible. */
@@ -179,5 +210,6 @@ status_text_print(FILE *fp, const struct status_table *t)
 	for (int c = 0; c < ncols; c++)
 		heads[c] = col_names[shown(t, c)];
 	table_print(fp, heads, ncols, t->n, text_row, &r);
+	places_print(fp, t);
 	failures_print(fp, t);
 }

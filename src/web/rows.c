@@ -141,12 +141,20 @@ read_pause(struct row *w, const char *value, long long now_ms)
  * and could not record the end; the next run of the task replaces the
  * record. Shown as "unknown" rather than running forever. A run with a
  * slot may have held no stable key (one-server alone): free says nothing
- * about it, but another holder does. */
+ * about it, but another holder does. With places (limit: N) the last run
+ * is accounted for while any place holds its token. */
 static int
 run_unaccounted(const struct row *w)
 {
 	if (!w->has_last || w->l_event == NULL || strcmp(w->l_event, "running") != 0)
 		return 0;
+	for (size_t i = 0; i < w->nplaces; i++) {
+		char token[32] = "";
+
+		sscanf(w->places[i], "%*s %31s", token);
+		if (w->l_token != ABSENT && number(token) == w->l_token)
+			return 0;
+	}
 	if (w->held)
 		return w->token != ABSENT && w->l_token != ABSENT && w->token != w->l_token;
 	return w->l_slot == NULL;
@@ -179,6 +187,9 @@ rows_read(struct row *w, const char *name, const struct lr_state *r, long long n
 			w->held_ms = now_ms > w->since_ms ? now_ms - w->since_ms : 0;
 		w->stale = stale != LR_UNSET && w->held_ms != ABSENT && w->held_ms > stale;
 	}
+	w->nplaces = r->nplaces;
+	w->places = r->places;
+	w->places_ttl = r->places_ttl;
 	if (run_unaccounted(w))
 		w->l_event = "unknown";
 	read_pause(w, r->paused, now_ms);

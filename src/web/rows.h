@@ -41,6 +41,10 @@ struct row {
 	long long	 missed_ms;	/* ...as ms; ABSENT: none */
 	int		 counted;	/* the server's counters were read */
 	long long	 count[NCOUNTERS];
+	size_t		 nplaces;	/* limit: N: the places held (the holder
+					 * above is the first); 0: a plain lock */
+	char *const	*places;	/* their values (lr_state's) */
+	const long long	*places_ttl;
 	const char	*error;		/* the task's records could not be read
 					 * (rows_states()): why, one line; all
 					 * above unknown. NULL: read */

@@ -204,8 +204,59 @@ redis_probe(struct lr_backend *b, const struct lr_keys *k, int one_server, char 
 	return rlock_probe(conn_of(b), k, one_server, buf, n, e);
 }
 
+/* A set of places (limit: N, places.lua) at key: the place to show, the
+ * first held by a run in the order the leases end (else the first), into
+ * buf[n] and what is left of its lease into *ttl_ms, in one more round
+ * trip (TIME and ZRANGE). Returns 1 held, 0 no place held, -1 with e. */
+static int
+peek_places(struct lr_backend *b, const char *key, char *buf, size_t n,
+    long long *ttl_ms, struct lr_err *e)
+{
+	struct lr_conn *c = conn_of(b);
+	const char *tv[] = { "TIME" }, *zr[] = { "ZRANGE", key, "0", "-1", "WITHSCORES" };
+	redisReply *r[2] = { NULL, NULL };
+	long long now, end, sec;
+	int held = -1;
+
+	if (rconn_append(c, 1, tv) != 0 || rconn_append(c, 5, zr) != 0) {
+		rconn_fail(c, "unlock", e);
+		goto out;
+	}
+	if ((r[0] = rconn_reply(c, "unlock", e)) == NULL ||
+	    (r[1] = rconn_reply(c, "unlock", e)) == NULL)
+		goto out;
+	if (r[0]->type != REDIS_REPLY_ARRAY || r[0]->elements != 2 ||
+	    r[0]->element[0]->type != REDIS_REPLY_STRING ||
+	    text_decimal(r[0]->element[0]->str, &sec) != 0 || r[1]->type != REDIS_REPLY_ARRAY) {
+		lr_errf(e, EX_SOFTWARE, "redis %s: unlock %s: unexpected reply", b->where, key);
+		goto out;
+	}
+	now = sec * 1000 + atoll(r[0]->element[1]->str) / 1000;
+	held = 0;
+	for (size_t i = 0; i + 1 < r[1]->elements; i += 2) {
+		const redisReply *v = r[1]->element[i], *at = r[1]->element[i + 1];
+		int running;
+
+		if (v->type != REDIS_REPLY_STRING || at->type != REDIS_REPLY_STRING ||
+		    text_decimal(at->str, &end) != 0 || end <= now)
+			continue;	/* its lease ended: gone */
+		running = keys_value_phase(v->str) == KEY_RUNNING;
+		if (!held || running) {	/* a run's place before the others */
+			snprintf(buf, n, "%s", v->str);
+			*ttl_ms = end - now;
+		}
+		held = 1;
+		if (running)
+			break;
+	}
+out:
+	freeReplyObject(r[0]);
+	freeReplyObject(r[1]);
+	return held;
+}
+
 /* The key's value and what is left of its TTL, in one round trip (GET and
- * PTTL, pipelined). */
+ * PTTL, pipelined); a set of places in one more (peek_places()). */
 static int
 redis_peek(struct lr_backend *b, const char *key, char *buf, size_t n,
     long long *ttl_ms, struct lr_err *e)
@@ -224,6 +275,10 @@ redis_peek(struct lr_backend *b, const char *key, char *buf, size_t n,
 	if ((r[0] = rconn_reply(c, "unlock", e)) == NULL ||
 	    (r[1] = rconn_reply(c, "unlock", e)) == NULL)
 		goto out;
+	if (r[0]->type == REDIS_REPLY_ERROR && strncmp(r[0]->str, "WRONGTYPE", 9) == 0) {
+		held = peek_places(b, key, buf, n, ttl_ms, e);
+		goto out;
+	}
 	for (int i = 0; i < 2; i++)
 		if (r[i]->type == REDIS_REPLY_ERROR) {
 			rconn_reply_error(b->where, r[i], doing, e);

@@ -66,6 +66,14 @@ counts_read(const redisReply *r, struct lr_state *s)
 	}
 }
 
+/* Is r, the GET of a stable key, refused as the key is a set of places
+ * (limit: N, places.lua)? */
+static int
+is_places(const redisReply *r)
+{
+	return r->type == REDIS_REPLY_ERROR && strncmp(r->str, "WRONGTYPE", 9) == 0;
+}
+
 /* One task's state from its replies: GET, PTTL, HGETALL, HMGET[, HGETALL]. */
 static int
 state_read(redisReply **r, int counts, struct lr_state *s)
@@ -73,7 +81,7 @@ state_read(redisReply **r, int counts, struct lr_state *s)
 	*s = (struct lr_state){ .ttl_ms = -1 };
 	if (r[0]->type == REDIS_REPLY_STRING && (s->value = strdup(r[0]->str)) == NULL)
 		return -1;
-	if (r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= 0)
+	if (r[1]->type == REDIS_REPLY_INTEGER && r[1]->integer >= 0 && !is_places(r[0]))
 		s->ttl_ms = r[1]->integer;
 	for (size_t i = 0; r[2]->type == REDIS_REPLY_ARRAY && i + 1 < r[2]->elements; i += 2)
 		if (r[2]->element[i]->type == REDIS_REPLY_STRING &&
@@ -94,6 +102,77 @@ state_read(redisReply **r, int counts, struct lr_state *s)
 	if (counts)
 		counts_read(r[4], s);
 	return 0;
+}
+
+/* A set of places from ZRANGE ... WITHSCORES, r (value, lease's end by
+ * the server's clock, ...), read at now_ms into s: the places whose lease
+ * has not ended, and the first held by a run (not a tombstone, not a
+ * --min-hold leftover; else the first) as s->value. */
+static int
+places_fill(const redisReply *r, long long now_ms, struct lr_state *s)
+{
+	size_t n = r->type == REDIS_REPLY_ARRAY ? r->elements / 2 : 0, shown = 0;
+	long long end;
+
+	if (n == 0)
+		return 0;
+	if ((s->places = calloc(n, sizeof(*s->places))) == NULL ||
+	    (s->places_ttl = calloc(n, sizeof(*s->places_ttl))) == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const redisReply *v = r->element[2 * i], *at = r->element[2 * i + 1];
+
+		if (v->type != REDIS_REPLY_STRING || at->type != REDIS_REPLY_STRING ||
+		    text_decimal(at->str, &end) != 0 || end <= now_ms)
+			continue;	/* its lease ended: gone */
+		if ((s->places[s->nplaces] = strdup(v->str)) == NULL)
+			return -1;
+		if (shown == 0 && strchr("0123456789abcdef", v->str[0]) != NULL)
+			shown = s->nplaces + 1;
+		s->places_ttl[s->nplaces++] = end - now_ms;
+	}
+	if (s->nplaces == 0)
+		return 0;
+	shown = shown ? shown - 1 : 0;
+	s->ttl_ms = s->places_ttl[shown];
+	return (s->value = strdup(s->places[shown])) == NULL ? -1 : 0;
+}
+
+/* The tasks whose stable key is a set of places (their GET, in r, refused
+ * as such): each set's places, in a round trip of their own. Returns 0,
+ * or -1 with e. */
+static int
+places_read(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, size_t n,
+    redisReply **get, size_t per, long long now_ms, struct lr_state *out, struct lr_err *e)
+{
+	size_t m = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const char *zr[] = { "ZRANGE", k[i].stable, "0", "-1", "WITHSCORES" };
+
+		if (is_places(get[i * per]) && (rc = rconn_append(c, 5, zr)) == 0)
+			m++;
+	}
+	if (rc != 0)
+		return rconn_fail(c, "status", e);
+	/* every reply is read, the first failure kept: the connection
+	 * stays in step */
+	for (size_t i = 0; i < n && m > 0; i++) {
+		redisReply *r;
+
+		if (!is_places(get[i * per]))
+			continue;
+		m--;
+		if ((r = rconn_reply(c, "status", e)) == NULL)
+			return -1;
+		if (rc == 0 && r->type == REDIS_REPLY_ERROR)
+			rc = rconn_reply_error(b->where, r, "status", e);
+		else if (rc == 0 && places_fill(r, now_ms, &out[i]) != 0)
+			rc = lr_errf(e, EX_OSERR, "out of memory");
+		freeReplyObject(r);
+	}
+	return rc;
 }
 
 /* The server's clock from TIME's reply, in ms. */
@@ -140,7 +219,9 @@ rfleet_states(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, 
 				rconn_fail(c, doing, e);	/* this task's reply */
 			goto out;
 		}
-		if (r[got]->type == REDIS_REPLY_ERROR) {
+		/* the GET of a set of places is refused: read below */
+		if (r[got]->type == REDIS_REPLY_ERROR && !(got > 0 && (got - 1) % per == 0 &&
+		    is_places(r[got]))) {
 			rconn_reply_error(b->where, r[got], doing, e);
 			got++;
 			goto out;
@@ -153,7 +234,7 @@ rfleet_states(struct lr_backend *b, struct lr_conn *c, const struct lr_keys *k, 
 			lr_errf(e, EX_OSERR, "out of memory");
 			goto out;
 		}
-	rc = 0;
+	rc = places_read(b, c, k, n, r + 1, per, *now_ms, out, e);
 out:
 	for (size_t i = 0; i < got; i++)
 		freeReplyObject(r[i]);
