@@ -145,7 +145,7 @@ acquire(struct lr_run *r, enum lock_outcome *out, int *sig, struct lr_err *e)
 		}
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;	/* xorshift64 */
 		pause = lease_backoff_delay(n, (double)(seed >> 11) / (double)(1ULL << 53));
-		if ((*sig = child_sleep(pause < left ? pause : left)) != 0)
+		if ((*sig = spawn_sleep(pause < left ? pause : left)) != 0)
 			return 0;
 	}
 }

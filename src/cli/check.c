@@ -318,7 +318,7 @@ resolve(const struct lr_task *t, char *found, size_t n, struct lr_err *e)
 		    len && t->cwd[len - 1] == '/' ? "" : "/", argv0);
 		argv0 = rel;
 	}
-	return child_find(argv0, path, found, n, e);
+	return spawn_find(argv0, path, found, n, e);
 }
 
 /* One task as a run of it would find it: its settings merged, its

@@ -498,7 +498,7 @@ mistyped_verb(const char *word, struct lr_err *e)
 		names[v] = lr_verbs[v].name;
 	if ((k = near_words(word, names, NVERBS, near)) == 0 ||
 	    near_distance(word, names[near[0]]) > 2 ||
-	    child_find(word, getenv("PATH"), found, sizeof(found), &fe) == 0)
+	    spawn_find(word, getenv("PATH"), found, sizeof(found), &fe) == 0)
 		return 0;
 	lr_errf(e, EX_USAGE, "\"%s\" is no verb (did you mean %s?) and no program in "
 	    "PATH; to run a program of that name: lockrun -- %s", word, names[near[0]], word);

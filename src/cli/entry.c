@@ -92,7 +92,7 @@ lockrun_main(int argc, char **argv, const struct lr_config *loaded)
 	x.entry = lockrun_main;
 	x.sig = &sig;
 	/* the forwarded signals wait, blocked, until the command can take them */
-	if (child_signals_block(x.sig, &e) != 0 || cli_parse(argc, argv, &x.cli, &e) != 0)
+	if (spawn_signals_block(x.sig, &e) != 0 || cli_parse(argc, argv, &x.cli, &e) != 0)
 		return fail(&x, &e);
 	log_setup(x.cli.verbose, x.cli.quiet);
 	if (x.cli.help || x.cli.version) {

@@ -76,7 +76,7 @@ mail_output(const struct lr_run *r, const char *tail, size_t n, int status)
 		close(p[1]);
 	/* bounded: a mailer that hangs does not keep the run for ever */
 	while ((got = waitpid(pid, &st, WNOHANG)) == 0 && waited < x->t.hook_timeout_ms) {
-		child_sleep(50);
+		spawn_sleep(50);
 		waited += 50;
 	}
 	if (got == 0) {

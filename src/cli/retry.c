@@ -79,7 +79,7 @@ wait_holding(struct lr_run *r, struct lr_supervise *s, long long ms)
 		if (renewing && lease_renew_at(&lease) < next)
 			next = lease_renew_at(&lease);
 		if (now < next) {
-			if ((sig = child_sleep(next - now)) != 0) {
+			if ((sig = spawn_sleep(next - now)) != 0) {
 				lr_event(LOG_WARNING, "retry-abandoned", NULL, "signal %d while "
 				    "waiting to retry; no more attempts", sig);
 				return -1;
@@ -111,7 +111,7 @@ retry_next(struct lr_run *r, struct lr_supervise *s, int attempt, int status)
 	int st;
 
 	if (status == 0 || status < 0 || attempt > x->t.retries || s->lost ||
-	    (ch->forwarded && child_ends_a_job(ch->forwarded)) || child_signal_pending())
+	    (ch->forwarded && spawn_ends_a_job(ch->forwarded)) || spawn_signal_pending())
 		return 0;
 	delay = task_retry_delay(&x->t, attempt);
 	lr_event(LOG_WARNING, "attempt-failed", NULL, "attempt %d of %d failed (status %d); "

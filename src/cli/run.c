@@ -117,7 +117,7 @@ run_prepare(struct lr_run *r, struct lr_err *e)
 	for (size_t i = 0; t->env && t->env[i]; i++)
 		if (strncmp(t->env[i], "PATH=", 5) == 0)
 			path = t->env[i] + 5;
-	if (child_find(r->exec_argv[0], path, r->exec_path, sizeof(r->exec_path),
+	if (spawn_find(r->exec_argv[0], path, r->exec_path, sizeof(r->exec_path),
 	    &r->cannot_start) != 0 && r->cannot_start.status != LR_EXIT_NOTFOUND &&
 	    r->cannot_start.status != LR_EXIT_NOEXEC)
 		return *e = r->cannot_start, -1;
@@ -277,7 +277,7 @@ run_reason(const struct lr_run *r, const struct lr_supervise *s, int status,
 		snprintf(out, n, "%s", s->why);
 	else if (ch->guard_died)
 		snprintf(out, n, "the guard process was killed by signal %d", ch->guard_died);
-	else if (ch->forwarded && child_ends_a_job(ch->forwarded))
+	else if (ch->forwarded && spawn_ends_a_job(ch->forwarded))
 		snprintf(out, n, "stopped: lockrun was sent SIG%s", sigabbrev_np(ch->forwarded));
 	else if (sig != 0 && sigabbrev_np(sig) != NULL)
 		snprintf(out, n, "killed by signal %d (SIG%s)", sig, sigabbrev_np(sig));
@@ -581,7 +581,7 @@ run_one(struct lr_run *r, struct lr_err *e)
 	if (out == LOCK_CLOCK_OFF)
 		return run_clock_off(r, e);
 	if (sig == 0)
-		sig = child_signal_pending();
+		sig = spawn_signal_pending();
 	if (out == LOCK_UNCONFIRMED)
 		return unconfirmed(r, e);
 	if (out != LOCK_ACQUIRED) {

@@ -11,7 +11,7 @@
  * and put HOME, USER, LOGNAME and SHELL from the user's entry before the
  * task's own env (which still wins): with the LOCKRUN_ variables and a
  * PATH (LR_USER_PATH unless env sets one), the whole of the command's
- * environment (spawn.c, child_envp()). lockrun itself, its guard and its
+ * environment (spawn.c, spawn_envp()). lockrun itself, its guard and its
  * lock stay root's. A user of uid 0 changes nothing (r->creds left
  * zero): no boundary is crossed. Returns 0 (nothing to do without
  * user:); 1 with e (EX_CONFIG) when a name is unknown on this host, which

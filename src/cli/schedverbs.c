@@ -221,7 +221,7 @@ verb_tick(struct lr_ctx *x, struct lr_err *e)
 	struct leases ls;
 	int status = -1;
 
-	spawn_fds_given(&sp.given);
+	starter_fds_given(&sp.given);
 	if (sched_check(x, "tick", e) == 0) {
 		lx = lease_ctx(x, &ls, &sp);
 		status = tick_run(x->cfg, ctx_host(x), &sp, lx ? &ls : NULL, real_ms(), e);
@@ -255,7 +255,7 @@ verb_cron(struct lr_ctx *x, struct lr_err *e)
 	char title[128], token[256] = "";
 	int rc;
 
-	spawn_fds_given(&sp.given);
+	starter_fds_given(&sp.given);
 	snprintf(server, sizeof(server), "%s", ctx_url(x));
 	secret_url_mask(server);
 	log_setup(1, x->cli.quiet);

@@ -62,7 +62,7 @@ child_start(struct lr_child *ch, const struct lr_child_spec *spec,
 {
 	sigset_t set;
 
-	child_forwarded_set(&set);
+	spawn_forwarded_set(&set);
 	sigaddset(&set, SIGCHLD);
 	ch->spec = spec;
 	ch->exec_err = 0;
@@ -70,14 +70,14 @@ child_start(struct lr_child *ch, const struct lr_child_spec *spec,
 		return lr_errf(e, EX_OSERR, "signalfd: %s", strerror(errno));
 	/* built here, before any fork: the guard then allocates nothing (no
 	 * copy-on-write faults), and the vfork child only execs */
-	if ((ch->envp = child_envp(spec, vars)) == NULL)
+	if ((ch->envp = spawn_envp(spec, vars)) == NULL)
 		return lr_errf(e, EX_OSERR, "out of memory");
 	fflush(NULL);
 	if (spec->kill_mode == KILL_MODE_TREE)
 		return start_guard(ch, deadline, e);
 	/* the child has set its own group before vfork returns: no signal
 	 * can beat it */
-	if ((ch->pid = child_spawn(spec, ch->envp, &ch->exec_err)) == -1)
+	if ((ch->pid = spawn_child(spec, ch->envp, &ch->exec_err)) == -1)
 		return lr_errf(e, EX_OSERR, "vfork: %s", strerror(errno));
 	return 0;
 }
@@ -107,7 +107,7 @@ forward(const struct lr_child *ch, int sig)
 		return;
 	}
 	kill(ch->pid, sig);
-	if (child_ends_a_job(sig))
+	if (spawn_ends_a_job(sig))
 		kill(ch->pid, SIGCONT);
 }
 

@@ -240,7 +240,7 @@ obey(struct guard *g, const struct guard_msg *m)
 			break;
 		}
 		kill(to, m->sig);
-		if (child_ends_a_job(m->sig))
+		if (spawn_ends_a_job(m->sig))
 			kill(to, SIGCONT);	/* a stopped command would never act */
 		break;
 	case GUARD_STOP:
@@ -388,7 +388,7 @@ guard_run(const struct lr_child_spec *spec, char *const envp[], long long deadli
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	setpgid(0, 0);
 	/* (2) the command first: nothing else is on its way to starting */
-	if ((g.main = child_spawn(spec, envp, &g.exec_err)) == -1) {
+	if ((g.main = spawn_child(spec, envp, &g.exec_err)) == -1) {
 		lr_error("vfork: %s", strerror(errno));
 		_exit(EX_OSERR);
 	}

@@ -34,7 +34,7 @@ struct guard_msg {
 struct lr_child_spec;
 
 /* In the forked guard: become a child subreaper, start the command of
- * spec with envp (see child_spawn()), then serve ctl and reap until no
+ * spec with envp (see spawn_child()), then serve ctl and reap until no
  * process of the tree is left; send lockrun the main process's status (its
  * exit code, or 128+N when signal N ended it), and exit once lockrun closes
  * ctl. Should lockrun die first, or fail to send a later deadline in time

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* hooks.c -- run a task's hook: found on $PATH, started as the command is
- * (child_spawn), told the run's facts, stopped at its timeout; the end of
+ * (spawn_child), told the run's facts, stopped at its timeout; the end of
  * its output kept for the run's story, as the command's is. */
 #include <sys/pidfd.h>
 #include <sys/wait.h>
@@ -74,12 +74,12 @@ facts_format(struct hook_env *he, const char *which, const struct lr_hook_facts 
 	return n;
 }
 
-/* The hook's whole environment: the command's (child_envp()), less any
+/* The hook's whole environment: the command's (spawn_envp()), less any
  * hook variable inherited, with the facts added. Free the array only. */
 static char **
 hook_envp(const struct lr_child_spec *cs, struct hook_env *he, size_t nextra)
 {
-	char **base = child_envp(cs, &he->vars), **envp;
+	char **base = spawn_envp(cs, &he->vars), **envp;
 	size_t n = 0, k = 0;
 
 	if (base == NULL)
@@ -250,7 +250,7 @@ hook_start_wait(const char *which, char *const *argv, const struct lr_hook_spec 
 	int err;
 	pid_t pid;
 
-	if (child_find(argv[0], task_path(spec->env, spec->creds), path, sizeof(path), e) != 0)
+	if (spawn_find(argv[0], task_path(spec->env, spec->creds), path, sizeof(path), e) != 0)
 		return -1;
 	cs.path = path;
 	if ((envp = hook_envp(&cs, &he, facts_format(&he, which, facts))) == NULL)
@@ -265,7 +265,7 @@ hook_start_wait(const char *which, char *const *argv, const struct lr_hook_spec 
 			lr_warn("the %s hook's output is not kept: %s", which, ce.msg);
 	}
 	fflush(NULL);
-	pid = child_spawn(&cs, envp, NULL);
+	pid = spawn_child(&cs, envp, NULL);
 	err = errno;
 	free(envp);
 	for (int i = 0; i < 2; i++) {	/* the hook's alone: its end of file is ours */

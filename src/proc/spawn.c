@@ -22,7 +22,7 @@ static const int forwarded[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGU
 #define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
 
 void
-child_forwarded_set(sigset_t *set)
+spawn_forwarded_set(sigset_t *set)
 {
 	sigemptyset(set);
 	for (size_t i = 0; i < NFORWARDED; i++)
@@ -30,12 +30,12 @@ child_forwarded_set(sigset_t *set)
 }
 
 int
-child_signals_block(struct lr_sigstate *saved, struct lr_err *e)
+spawn_signals_block(struct lr_sigstate *saved, struct lr_err *e)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL };
 	sigset_t set;
 
-	child_forwarded_set(&set);
+	spawn_forwarded_set(&set);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, &saved->mask) != 0 ||
 	    sigaction(SIGPIPE, &ign, &saved->pipe) != 0)
@@ -50,14 +50,14 @@ child_signals_block(struct lr_sigstate *saved, struct lr_err *e)
 }
 
 void
-child_signals_restore(const struct lr_sigstate *saved)
+spawn_signals_restore(const struct lr_sigstate *saved)
 {
 	sigaction(SIGPIPE, &saved->pipe, NULL);
 	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
 }
 
 int
-child_signal_pending(void)
+spawn_signal_pending(void)
 {
 	sigset_t pending;
 
@@ -83,7 +83,7 @@ runnable(const char *path)
 }
 
 int
-child_find(const char *argv0, const char *path, char *found, size_t n, struct lr_err *e)
+spawn_find(const char *argv0, const char *path, char *found, size_t n, struct lr_err *e)
 {
 	const char *p;
 	int err, seen = ENOENT;
@@ -115,13 +115,13 @@ child_find(const char *argv0, const char *path, char *found, size_t n, struct lr
 }
 
 int
-child_sleep(long long ms)
+spawn_sleep(long long ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
 	sigset_t set;
 	int sig;
 
-	child_forwarded_set(&set);
+	spawn_forwarded_set(&set);
 	while ((sig = sigtimedwait(&set, NULL, &ts)) == -1 && errno == EINTR)
 		;
 	return sig > 0 ? sig : 0;
@@ -163,7 +163,7 @@ scheduler_own(const char *var)
 }
 
 char **
-child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
+spawn_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 {
 	extern char **environ;
 	const char *mine[] = { vars->key, vars->token, vars->task, vars->slot,
@@ -204,7 +204,7 @@ child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars)
 
 /* In the vfork(2) child, after the switch to another user: find the
  * command in the user's PATH (envp's) with the user's rights, as
- * execvp(3) would, and exec it. The path root found (child_find()) is not
+ * execvp(3) would, and exec it. The path root found (spawn_find()) is not
  * the user's: a directory only root may search, or root's own PATH. Returns
  * only if no exec succeeded, errno EACCES if a candidate was there but not
  * the user's to run, else why the search ended. Allocates nothing. */
@@ -289,7 +289,7 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 	if (spec->creds)
 		close_range(3, ~0U, 0);
 	/* (1) give the command the signal state lockrun was started with */
-	child_signals_restore(spec->saved);
+	spawn_signals_restore(spec->saved);
 	/* (2) lead a process group, so a forwarded signal reaches a whole
 	 * pipeline (timeout(1) does the same); --foreground keeps the
 	 * terminal's group so the command can read the terminal. A hook, or
@@ -313,7 +313,7 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 	/* (4) the Redis socket, the signalfds and the control socket are
 	 * close-on-exec; the task's environment is in envp, so a task TZ
 	 * never moves lockrun's own schedule. The path was found before
-	 * (child_find()): no search of $PATH again, one failed execve(2) per
+	 * (spawn_find()): no search of $PATH again, one failed execve(2) per
 	 * directory; a script without #! still goes to the shell. */
 	if (spec->creds && strchr(spec->argv[0], '/') == NULL)
 		exec_as_user(spec, envp);
@@ -328,7 +328,7 @@ spawned(const struct lr_child_spec *spec, char *const envp[], pid_t parent,
 }
 
 pid_t
-child_spawn(const struct lr_child_spec *spec, char *const envp[], int *exec_err)
+spawn_child(const struct lr_child_spec *spec, char *const envp[], int *exec_err)
 {
 	pid_t parent = getpid(), pid;
 	volatile int failed = 0;
@@ -353,7 +353,7 @@ child_spawn(const struct lr_child_spec *spec, char *const envp[], int *exec_err)
 }
 
 int
-child_ends_a_job(int sig)
+spawn_ends_a_job(int sig)
 {
 	return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGHUP;
 }

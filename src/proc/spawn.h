@@ -35,7 +35,7 @@ struct lr_creds {
 struct lr_capture;
 
 struct lr_child_spec {
-	const char		 *path;		/* argv[0] as found: child_find() */
+	const char		 *path;		/* argv[0] as found: spawn_find() */
 	char *const		 *argv;
 	char *const		 *env;		/* "NAME=value" added, may be NULL */
 	int			  foreground;	/* stay in lockrun's process group */
@@ -52,7 +52,7 @@ struct lr_child_spec {
 	 * env: may set them again */
 	int			  scheduled;
 	/* run as; NULL: as lockrun. A command run as another user is a
-	 * boundary: it gets that user's environment alone (child_envp()),
+	 * boundary: it gets that user's environment alone (spawn_envp()),
 	 * fds 0 to 2 alone, a session of its own without a terminal, and is
 	 * looked up again, after the switch, in its PATH with its rights */
 	const struct lr_creds	 *creds;
@@ -92,23 +92,23 @@ struct lr_vars {
  * from a signalfd and none can kill lockrun while it holds the lock;
  * ignore SIGPIPE (a closed Redis socket is an error, not a death). Call
  * first thing. */
-int	child_signals_block(struct lr_sigstate *saved, struct lr_err *e);
+int	spawn_signals_block(struct lr_sigstate *saved, struct lr_err *e);
 
-/* Give back the signal mask and SIGPIPE action child_signals_block()
+/* Give back the signal mask and SIGPIPE action spawn_signals_block()
  * saved: before the command is executed. */
-void	child_signals_restore(const struct lr_sigstate *saved);
+void	spawn_signals_restore(const struct lr_sigstate *saved);
 
 /* A forwarded signal that arrived before the command started, or 0. */
-int	child_signal_pending(void);
+int	spawn_signal_pending(void);
 
 /* Sleep up to ms, or less if a forwarded signal arrives: returns that
  * signal (consumed), or 0 when the time ran out. */
-int	child_sleep(long long ms);
+int	spawn_sleep(long long ms);
 
 /* Find argv0 as execvp(3) would with path as $PATH (NULL: execvp's
  * default), and write where to found[n]. Returns 0, or -1 with e = 127
  * (not found) or 126 (not executable). */
-int	child_find(const char *argv0, const char *path, char *found, size_t n,
+int	spawn_find(const char *argv0, const char *path, char *found, size_t n,
 	    struct lr_err *e);
 
 /* The command's whole environment: lockrun's, less the four LOCKRUN_
@@ -117,21 +117,21 @@ int	child_find(const char *argv0, const char *path, char *found, size_t n,
  * (the user's HOME, USER, LOGNAME, SHELL and the task's env, runas.c),
  * PATH=LR_USER_PATH unless it sets one, then vars. The strings are
  * borrowed: free only the array. NULL when out of memory. */
-char	**child_envp(const struct lr_child_spec *spec, const struct lr_vars *vars);
+char	**spawn_envp(const struct lr_child_spec *spec, const struct lr_vars *vars);
 
 /* Does sig ask a job to end (TERM, INT, QUIT, HUP)? Such a signal is
  * followed by SIGCONT, so that a stopped command acts on it. */
-int	child_ends_a_job(int sig);
+int	spawn_ends_a_job(int sig);
 
 /* Start the command of spec with vfork(2) (no copy of the caller's memory:
  * the child only sets up its signals, group and parent-death signal, and
  * execs with envp). Returns its pid, or -1 with errno; when the exec
  * failed (the child exits 126 or 127), its errno into *exec_err (may be
  * NULL), else 0. */
-pid_t	child_spawn(const struct lr_child_spec *spec, char *const envp[], int *exec_err);
+pid_t	spawn_child(const struct lr_child_spec *spec, char *const envp[], int *exec_err);
 
 /* The signals lockrun forwards to the command (TERM, INT, QUIT, HUP, USR1,
  * USR2), in set. */
-void	child_forwarded_set(sigset_t *set);
+void	spawn_forwarded_set(sigset_t *set);
 
 #endif

@@ -45,7 +45,7 @@ struct crond_opts {
 
 /* Sleep until the next fire time of any task (one absolute CLOCK_REALTIME
  * timer that a clock step cancels), start each task then due as its own
- * run (spawn_task(), pinned to its fire time), relay the runs' output line
+ * run (starter_spawn(), pinned to its fire time), relay the runs' output line
  * by line, and keep going. A fire time missed (a clock step, a pause) runs
  * once, late, if its task's starting_deadline allows, else is logged as
  * missed; the older ones are never caught up; a slot started is never

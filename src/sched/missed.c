@@ -130,7 +130,7 @@ recorded(const struct sched_task *t, time_t slot, int won, const struct sched_sp
 	    "starting_deadline; %s", t->name, at, won == 1 ? "recorded for the fleet here" :
 	    "another scheduler recorded it");
 	if (won == 1 && t->on_missed &&
-	    spawn_task(sp, t, SPAWN_MISSED - (long long)slot * 1000, "", NULL, &e) < 0)
+	    starter_spawn(sp, t, SPAWN_MISSED - (long long)slot * 1000, "", NULL, &e) < 0)
 		lr_event(LOG_WARNING, "hook-failed", NULL, "%s: on_missed: %s", t->name, e.msg);
 }
 

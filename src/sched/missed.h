@@ -54,7 +54,7 @@ int	missed_if_passed(struct missed_queue *q, const struct sched_task *t, time_t 
 
 /* Record the slots of q whose task is among the n tasks t (others were
  * dropped from the config: forgotten), one round trip per slot, and start
- * the on_missed hook (sp, spawn_task()) of each that this scheduler
+ * the on_missed hook (sp, starter_spawn()) of each that this scheduler
  * recorded. On failure the rest stay, to be tried again TRIGGER_POLL_S
  * later (said once until a try succeeds). src NULL: the backend keeps no
  * missed slots; q is emptied. */

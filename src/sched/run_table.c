@@ -54,7 +54,7 @@ run_table_start(struct run_table *t, const struct sched_spawner *sp, const struc
 	snprintf(r->slot, sizeof(r->slot), "%s", when);
 	r->slot_t = slot;
 	r->started_ms = mono_ms();
-	if ((r->pid = spawn_task(sp, task, TRIGGERED(slot) ? SPAWN_TRIGGERED :
+	if ((r->pid = starter_spawn(sp, task, TRIGGERED(slot) ? SPAWN_TRIGGERED :
 	    (long long)slot * 1000, claim, &io, &e)) < 0) {
 		report_unstarted(r->task, r->slot, e.msg);
 		t->n--;

@@ -114,7 +114,7 @@ sched_signalfd(int flags)
 }
 
 void
-spawn_fds_given(struct spawn_given *g)
+starter_fds_given(struct spawn_given *g)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
@@ -206,7 +206,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 		log_report(fd[2]);
 	if (fd[3] >= 0)
 		lease_client_set(fd[3], sp->lease_url);
-	child_signals_restore(sp->saved);
+	spawn_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms <= SPAWN_MISSED ? (SPAWN_MISSED - at_ms) / 1000 :
 	    at_ms);
 	if (at_ms == SPAWN_TRIGGERED) {		/* the take's mark, or -1 */
@@ -368,12 +368,12 @@ starter_up(const struct sched_spawner *sp)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) != 0)
 		return -1;
 	fflush(NULL);
-	spawn_gate_enter();
+	starter_gate_enter();
 	if ((pid = fork()) == 0) {
-		spawn_gate_leave();
+		starter_gate_leave();
 		starter_main(sp, p[1], self);
 	}
-	spawn_gate_leave();
+	starter_gate_leave();
 	close(p[1]);
 	if (pid < 0) {
 		int err = errno;
@@ -415,7 +415,7 @@ starter_stop(struct run_starter *s)
  * again, twice at most; one that took the ask and did not answer within
  * s->answer_ms (stopped, wedged) is killed, and -1 with ETIMEDOUT: the
  * run may have been started with fd[], so the caller asks the next
- * starter with new ones (spawn_task()). */
+ * starter with new ones (starter_spawn()). */
 static pid_t
 starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
     long long at_ms, const char *claim)
@@ -477,18 +477,18 @@ pipes_close(int (*p)[2], size_t n)
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
 
 void
-spawn_gate_enter(void)
+starter_gate_enter(void)
 {
 	pthread_mutex_lock(&gate);
 }
 
 void
-spawn_gate_leave(void)
+starter_gate_leave(void)
 {
 	pthread_mutex_unlock(&gate);
 }
 
-/* spawn_task() once; *timed_out set when the starter did not answer. */
+/* starter_spawn() once; *timed_out set when the starter did not answer. */
 static pid_t
 spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
     const char *claim, struct spawn_pipes *io, int *timed_out, struct lr_err *e)
@@ -523,12 +523,12 @@ spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long
 		goto done;
 	}
 	fflush(NULL);
-	spawn_gate_enter();
+	starter_gate_enter();
 	if ((pid = fork()) == 0) {
-		spawn_gate_leave();	/* this thread's, in the child too */
+		starter_gate_leave();	/* this thread's, in the child too */
 		child(sp, argv, fd, at_ms, claim);
 	}
-	spawn_gate_leave();
+	starter_gate_leave();
 	if (pid < 0)
 		lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 done:
@@ -549,7 +549,7 @@ done:
 }
 
 pid_t
-spawn_task(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
+starter_spawn(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
     const char *claim, struct spawn_pipes *io, struct lr_err *e)
 {
 	int timed_out = 0;

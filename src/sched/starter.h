@@ -27,7 +27,7 @@ struct spawn_given {
 					 * is the scheduler's, not given */
 	size_t	n;
 };
-void	spawn_fds_given(struct spawn_given *g);
+void	starter_fds_given(struct spawn_given *g);
 
 /* A run's whole life from its command line, in the child forked for it:
  * lockrun's main() without the config read again, since cfg is it (the
@@ -69,7 +69,7 @@ struct sched_spawner {
 	const struct lr_sigstate *saved;
 	const struct lr_config	 *cfg;
 	sched_run_fn		 *run;
-	struct spawn_given	  given;	/* spawn_fds_given() before the scheduler began */
+	struct spawn_given	  given;	/* starter_fds_given() before the scheduler began */
 	const char		 *lease_url;	/* the server of the scheduler's connection
 						 * (leases.h), or NULL: runs connect
 						 * themselves */
@@ -79,7 +79,7 @@ struct sched_spawner {
 /* A signalfd (flags: SFD_*, close-on-exec added) for the signals a
  * scheduler waits on: its runs' ends (SIGCHLD), SIGHUP, and SIGTERM,
  * SIGINT and SIGQUIT, which stop it and are passed on to its runs. main()
- * blocked them all (child_signals_block()). Returns it, or -1. */
+ * blocked them all (spawn_signals_block()). Returns it, or -1. */
 int	sched_signalfd(int flags);
 
 
@@ -93,10 +93,10 @@ int	sched_signalfd(int flags);
  * key holding that claim as free. run.c takes it and drops it. */
 #define CLAIM_VAR "LOCKRUN_SLOT_CLAIM"
 
-/* A run `lockrun trigger` asked for: spawn_task()'s at_ms, and the
+/* A run `lockrun trigger` asked for: starter_spawn()'s at_ms, and the
  * variable that tells the run so (run.c takes it and drops it): it claims
  * no slot, takes the no-overlap lock and is recorded as "triggered". Its
- * value is spawn_task()'s claim: "pid/seconds", the mark the scheduler's
+ * value is starter_spawn()'s claim: "pid/seconds", the mark the scheduler's
  * take left on the trigger but for the host (trigger.h), which the run's
  * acquire deletes with the trigger (lr_lock.take); "-1": none. */
 #define SPAWN_TRIGGERED	(-1LL)
@@ -125,10 +125,10 @@ struct spawn_pipes {
  * not exist in it (a client library's, the loader's; under ASan, its
  * allocator's). So a thread of the scheduler's process that calls into
  * such code (`cron --listen`'s reads of the backend) does so between
- * spawn_gate_enter() and spawn_gate_leave(), and spawn_task() forks (a run,
+ * starter_gate_enter() and starter_gate_leave(), and starter_spawn() forks (a run,
  * or cron's starter, whose one thread forks the runs) with the gate held. */
-void	spawn_gate_enter(void);
-void	spawn_gate_leave(void);
+void	starter_gate_enter(void);
+void	starter_gate_leave(void);
 
 /* Start t: fork (or ask sp->starter to), and in the child run
  * `lockrun [options] -t NAME`, with
@@ -138,7 +138,7 @@ void	spawn_gate_leave(void);
  * else it shares ours. With io, how the run goes comes on io->lease, and
  * with sp->lease_url its lock requests too (lease_client_set() in the
  * child). Returns the child's pid, or -1 with e. */
-pid_t	spawn_task(const struct sched_spawner *sp, const struct sched_task *t,
+pid_t	starter_spawn(const struct sched_spawner *sp, const struct sched_task *t,
 	    long long at_ms, const char *claim, struct spawn_pipes *io, struct lr_err *e);
 
 #endif

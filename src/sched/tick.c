@@ -47,7 +47,7 @@ launch(const struct sched_spawner *sp, struct started *v, long long now_ms)
 
 	v->due = 0;
 	v->started_ms = mono_ms();
-	if ((v->pid = spawn_task(sp, v->task, now_ms, "", &io, &e)) < 0) {
+	if ((v->pid = starter_spawn(sp, v->task, now_ms, "", &io, &e)) < 0) {
 		/* those started run to their end; this one failed */
 		v->pid = 0;
 		v->status = e.status;

@@ -8,7 +8,7 @@
 #include "sched/starter.h"
 
 /* Start each task of cfg that is due at now_ms (due_now()) as its own run
- * (spawn_task()), all at once, and wait for them, passing on TERM, INT,
+ * (starter_spawn()), all at once, and wait for them, passing on TERM, INT,
  * HUP and QUIT. Says one summary line. Returns 0 when each due task ran
  * with status 0 or was skipped (its conflict_exit), else the status of the
  * first task in the config that failed; or -1 with e when none could be

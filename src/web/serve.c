@@ -224,7 +224,7 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 	for (; c->n < v->ntasks; c->n++)
 		if ((c->names[c->n] = strdup(v->tasks[c->n].name)) == NULL)
 			break;
-	spawn_gate_enter();	/* no run forked while libpq, hiredis... run here */
+	starter_gate_enter();	/* no run forked while libpq, hiredis... run here */
 	if (conn_ready(w, &e) != 0)
 		goto fail;
 	/* one task's records that cannot be read are that task's error; the
@@ -257,11 +257,11 @@ cache_read(struct web *w, const struct crond_view *v, int hist)
 	for (size_t i = 0; hist && i < c->shown; i++)
 		if (hist_read(w, c->order[i], &e) != 0)
 			goto fail;
-	spawn_gate_leave();
+	starter_gate_leave();
 	c->ok = 1;
 	return;
 fail:
-	spawn_gate_leave();
+	starter_gate_leave();
 	snprintf(c->problem, sizeof(c->problem), "%s", e.msg);
 	if (w->open == 1)
 		w->open = 2;
@@ -364,11 +364,11 @@ run_read(struct web *w, const char *name, long long id, FILE *fp)
 	snprintf(h, sizeof(h), "h:%lld", id);
 	snprintf(o, sizeof(o), "o:%lld", id);
 	keys_build(&k, w->o.prefix, name, (time_t)-1, 0);
-	spawn_gate_enter();	/* no run forked while libpq, hiredis... run here */
+	starter_gate_enter();	/* no run forked while libpq, hiredis... run here */
 	if ((rc = conn_ready(w, &e)) == 0 &&
 	    (rc = be->ops->stories(be, &k, fields, 2, val, len, &e)) != 0)
 		w->open = 2;	/* opened again at the next read */
-	spawn_gate_leave();
+	starter_gate_leave();
 	if (rc != 0) {
 		fprintf(fp, "the lock server could not be read: %s\n", e.msg);
 		rc = 503;
