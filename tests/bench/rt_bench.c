@@ -248,7 +248,7 @@ places_cost(const char *lockrun, const struct redis_fixture *fx, redisContext *c
 
 /* --- capture: a run's output kept (issue 45) against it off --------- */
 
-#define CAP_N	30
+#define CAP_N	100
 #define CAP_SCRIPT	"i=0; while [ $i -lt 2000 ]; do echo line $i of the job; " \
 			"i=$((i+1)); done; echo done >&2"
 #define CAP_QUIET	"echo done"
