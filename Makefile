@@ -262,7 +262,8 @@ $(B)/integ_tests: $(INTEG_SRCS:tests/%.c=$(B)/tests/%.o)
 
 $(B)/bench: $(B)/tests/bench/bench.o $(B)/tests/bench/cron_bench.o \
 		$(B)/tests/bench/fleet_bench.o $(B)/tests/bench/seconds_bench.o $(B)/tests/bench/web_load.o \
-		$(B)/tests/bench/rt_bench.o $(B)/tests/bench/loop_bench.o $(FIXTURE_OBJ) \
+		$(B)/tests/bench/rt_bench.o $(B)/tests/bench/loop_bench.o \
+		$(B)/tests/bench/inflight_bench.o $(FIXTURE_OBJ) \
 		$(addprefix $(B)/core/,cron.o \
 		cron_parse.o zone.o civil.o err.o)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(TEST_DYN_LIBS)

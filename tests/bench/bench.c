@@ -762,13 +762,16 @@ main(int argc, char *argv[])
 	if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "round-trips") == 0 ||
 	    strcmp(argv[2], "fleet") == 0 || strcmp(argv[2], "seconds") == 0 ||
 	    strcmp(argv[2], "check") == 0 || strcmp(argv[2], "loop") == 0 ||
-	    strcmp(argv[2], "cron") == 0 || strcmp(argv[2], "capture") == 0))) {
+	    strcmp(argv[2], "cron") == 0 || strcmp(argv[2], "capture") == 0 ||
+	    strcmp(argv[2], "inflight") == 0))) {
 		fprintf(stderr, "usage: bench /path/to/lockrun [round-trips | fleet | seconds "
-		    "| check | loop | cron | capture]\n");
+		    "| check | loop | cron | capture | inflight]\n");
 		return 64;
 	}
 	if (argc == 3 && strcmp(argv[2], "fleet") == 0)	/* that section alone */
 		return fleet_cost(argv[1]) ? 1 : 0;
+	if (argc == 3 && strcmp(argv[2], "inflight") == 0)
+		return inflight_cost(argv[1]) ? 1 : 0;
 	if (redis_start(&fx, NULL) != 0)
 		return 1;
 	if (argc == 3) {	/* that section alone */

@@ -54,6 +54,12 @@ int	cron_read_times(const char *path, double *v, int n);
  * asserted. Returns the failures seen. */
 int	fleet_cost(const char *lockrun);
 
+/* What a run in flight costs its scheduler (inflight_bench.c): RSS and
+ * descriptors with 1,000 runs in flight, against the same scheduler
+ * before its fire time. Reported, never asserted. Returns the failures
+ * seen. */
+int	inflight_cost(const char *lockrun);
+
 /* The scheduler's answers to its runs' renewals (loop_bench.c): how long
  * they wait, with one task flooding its output and without. Reported,
  * never asserted. Returns the failures seen. */

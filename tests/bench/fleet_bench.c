@@ -714,5 +714,7 @@ fleet_cost(const char *lockrun)
 	    spread * 1e3, n, floor * 1e3, floor > 0 ? spread / floor : 0, n, bare * 1e3,
 	    bare > 0 ? spread / bare : 0);
 	fflush(stdout);
+	bad += inflight_cost(lockrun);
+	fflush(stdout);
 	return bad;
 }
