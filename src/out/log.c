@@ -20,7 +20,7 @@
 #include "out/log.h"
 
 #define MSG_MAX		1024	/* bytes of a message, as it always was */
-#define JSON_MAX	8192	/* bytes of a JSON line: fits every field escaped */
+#define JSON_MAX	LOG_RECORD_MAX	/* bytes of a JSON line: fits every field escaped */
 
 enum log_dest { DEST_STDERR, DEST_SYSLOG, DEST_JSON };
 
@@ -37,8 +37,9 @@ static struct {
 	char		key[KEY_MAX];
 	char		slot[64];
 	long long	token;
-	int		report;		/* a scheduler's run: its records go there */
-} lg = { .fd = STDERR_FILENO, .report = -1 };
+	/* a scheduler's run: its records go there (log_report()), or NULL */
+	void		(*report)(const char *record, size_t len);
+} lg = { .fd = STDERR_FILENO };
 
 void
 log_fields_init(struct log_fields *f)
@@ -134,9 +135,9 @@ log_context(const char *task, const char *key, long long token, const char *slot
 }
 
 void
-log_report(int fd)
+log_report(void (*to)(const char *record, size_t len))
 {
-	lg.report = fd;
+	lg.report = to;
 }
 
 void
@@ -205,20 +206,20 @@ event_alias(const char *event)
 	return NULL;
 }
 
-/* One JSON object, to fd: time, level, event (and its alias), the
- * context (or f's task and slot), f, message. Absent fields are left out;
- * the token is a number (out/json.h). The line is bounded, so that one
- * write(2) carries it whole. */
-static void
-json_line(int fd, int level, const char *event, const struct log_fields *f,
+/* One JSON object into buf[JSON_MAX], newline included: time, level,
+ * event (and its alias), the context (or f's task and slot), f, message.
+ * Absent fields are left out; the token is a number (out/json.h). The
+ * line is bounded, so that one write(2) carries it whole. Its length. */
+static size_t
+json_line(char buf[JSON_MAX], int level, const char *event, const struct log_fields *f,
     const char *msg)
 {
 	struct lr_json j;
-	char buf[JSON_MAX], now[96];
+	char now[96];
 	long long token = f && f->token != LOG_NONE ? f->token : lg.token;
 
 	iso_now(now, sizeof(now));
-	json_begin(&j, NULL, buf, sizeof(buf));
+	json_begin(&j, NULL, buf, JSON_MAX);
 	json_str(&j, "time", now);
 	json_str(&j, "level", level_name(level));
 	json_str(&j, "event", event);
@@ -251,7 +252,7 @@ json_line(int fd, int level, const char *event, const struct log_fields *f,
 	if (f && f->wait_max_ms != LOG_NONE)
 		json_num(&j, "renew_wait_max_ms", f->wait_max_ms);
 	json_str(&j, "message", msg);
-	put_line(fd, buf, json_end(&j));
+	return json_end(&j);
 }
 
 /* A command's output line, relayed by `lockrun cron`: a record with the
@@ -299,20 +300,20 @@ static void
 vevent(int level, const char *event, const struct log_fields *f, const char *fmt,
     va_list ap)
 {
-	char msg[MSG_MAX], line[MSG_MAX + 16];
+	char msg[MSG_MAX], line[MSG_MAX + 16], rec[JSON_MAX];
 	int len;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* JSON escapes every byte, so it keeps them; for people (a
 	 * terminal, syslog) server text, lock values and the command line in
 	 * a message must not drive the terminal or break the line */
-	if (lg.report >= 0)	/* the scheduler logs it where its log goes */
-		json_line(lg.report, level, event, f, msg);
+	if (lg.report)	/* the scheduler logs it where its log goes */
+		lg.report(rec, json_line(rec, level, event, f, msg));
 	else if (lg.dest == DEST_JSON)
-		json_line(lg.fd, level, event, f, msg);
+		put_line(lg.fd, rec, json_line(rec, level, event, f, msg));
 	/* every run a scheduler started says the same of this host's clock at
 	 * once: the scheduler says it, once a minute (sched/report.c) */
-	if (lg.report >= 0 && strcmp(event, "clock-off") == 0)
+	if (lg.report && strcmp(event, "clock-off") == 0)
 		return;
 	text_visible(msg);
 	if (log_human_stderr() && human_shown(level)) {

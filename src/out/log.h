@@ -53,17 +53,19 @@ void	log_context(const char *task, const char *key, long long token,
 	    const char *slot);
 
 /* In a run a scheduler forked: every line, whatever -v, -q and the
- * destination say, goes as a JSON record to fd (the scheduler's pipe)
- * instead of to the JSON destination; human lines on stderr and syslog
- * stay as they are, but for the event clock-off, which the scheduler
- * says for all its runs, once a minute. */
-void	log_report(int fd);
+ * destination say, goes as a JSON record (len bytes, its newline
+ * included, at most LOG_RECORD_MAX) to to(), which sends it to the
+ * scheduler (sched/lease_client.c), instead of to the JSON destination;
+ * human lines on stderr and syslog stay as they are, but for the event
+ * clock-off, which the scheduler says for all its runs, once a minute. */
+#define LOG_RECORD_MAX	8192
+void	log_report(void (*to)(const char *record, size_t len));
 
 /* The log file's descriptor (log: json:FILE), or -1 when the log is not
  * a file of its own. */
 int	log_file_fd(void);
 
-/* In the scheduler: a record read from a run's pipe (log_report()), len
+/* In the scheduler: a record a run sent (log_report()), len
  * bytes with its newline, written as it is where JSON lines go; nothing
  * when they go nowhere. */
 void	log_relay(const char *record, size_t len);

@@ -557,18 +557,15 @@ pump(struct crond *d, const struct pollfd *p, size_t nr)
 		struct running *r = &d->runs.v[i];
 		struct line_source src = { r->task, r->slot, d->o->json, 0 };
 
-		if (p == NULL || (i < nr && (p[2 + 4 * i].revents | p[3 + 4 * i].revents |
-		    p[4 + 4 * i].revents))) {
+		if (p == NULL || (i < nr && (p[2 + 3 * i].revents | p[3 + 3 * i].revents))) {
 			while (p == NULL && r->lease >= 0 &&
 			    leases_collect(d->o->leases, &r->lease, &r->outcome) > 0)
 				;
-			report_pump(&r->rep);
 			src.token = r->outcome.token;
 			lines_pump(&r->err, &src);
 			lines_pump(&r->out, &src);
 		}
-		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->rep.fd >= 0 ||
-		    r->lease >= 0) {
+		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->lease >= 0) {
 			if (k != i)
 				d->runs.v[k] = *r;
 			k++;
@@ -582,7 +579,7 @@ pump(struct crond *d, const struct pollfd *p, size_t nr)
 static void
 step(struct crond *d)
 {
-	struct pollfd *p = calloc(3 + 4 * d->runs.n, sizeof(*p));
+	struct pollfd *p = calloc(3 + 3 * d->runs.n, sizeof(*p));
 	size_t n = 0, nr = d->runs.n;
 	int ready;
 
@@ -595,7 +592,6 @@ step(struct crond *d)
 	for (size_t i = 0; i < d->runs.n; i++) {
 		p[n++] = (struct pollfd){ .fd = d->runs.v[i].out.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->runs.v[i].err.fd, .events = POLLIN };
-		p[n++] = (struct pollfd){ .fd = d->runs.v[i].rep.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->runs.v[i].lease, .events = POLLIN };
 	}
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
@@ -615,8 +611,7 @@ step(struct crond *d)
 		/* how each run goes, its lock requests (not on_timer()'s new
 		 * runs'); read whenever its pipes have a line for pump() */
 		for (size_t i = 0; i < nr; i++)
-			if (p[2 + 4 * i].revents | p[3 + 4 * i].revents | p[4 + 4 * i].revents |
-			    p[5 + 4 * i].revents)
+			if (p[2 + 3 * i].revents | p[3 + 3 * i].revents | p[4 + 3 * i].revents)
 				leases_collect(d->o->leases, &d->runs.v[i].lease,
 				    &d->runs.v[i].outcome);
 		leases_flush(d->o->leases);	/* in batches */

@@ -16,6 +16,7 @@
 
 #include "core/duration.h"
 #include "core/tail.h"
+#include "out/log.h"
 #include "sched/lease_client.h"
 #include "sched/lease_wire.h"
 #include "sched/outcome.h"
@@ -67,6 +68,19 @@ lease_client_tell(int kind, long long value, const char *why)
 	if ((iov.iov_len = outcome_encode(&m, buf, sizeof(buf))) == 0)
 		return;
 	while (sendmsg(told_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1 && errno == EINTR)
+		;
+}
+
+void
+lease_client_log(const char *record, size_t len)
+{
+	int op = LEASE_LOG;
+	struct iovec iov[2] = { { &op, sizeof(op) }, { (void *)record, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	if (told_fd < 0 || len > LOG_RECORD_MAX)
+		return;
+	while (sendmsg(told_fd, &mh, MSG_NOSIGNAL) == -1 && errno == EINTR)
 		;
 }
 

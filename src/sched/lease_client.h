@@ -5,7 +5,7 @@
  * scheduler over their socket pair (lease_wire.h). Everything above the
  * backend -- run.c's decisions, the renewal loop, the guard -- is the
  * run's as it was. Over the same socket, the run tells the scheduler how
- * it goes (lease_client_tell()). */
+ * it goes (lease_client_tell()) and what its log says (lease_client_log()). */
 #ifndef LR_LEASE_CLIENT_H
 #define LR_LEASE_CLIENT_H
 
@@ -22,6 +22,12 @@ void	lease_client_set(int fd, const char *url);
  * requests go over it or not. Nothing when this run was given none (not
  * forked by a scheduler), or the message cannot go at once. */
 void	lease_client_tell(int kind, long long value, const char *why);
+
+/* Send the scheduler one record of the run's log (out/log.h's
+ * log_report() calls it): it passes it on where its JSON lines go. It
+ * waits while the socket is full, as a write to a pipe would; nothing
+ * when this run was given no socket, or the scheduler is gone. */
+void	lease_client_log(const char *record, size_t len);
 
 /* When this run was given the scheduler's socket, b (set up, not
  * connected) goes to the scheduler's server, and its backend keeps no

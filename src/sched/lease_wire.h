@@ -3,8 +3,9 @@
  * to each other over their socket pair (SOCK_SEQPACKET: one message per
  * write, arriving whole): the run's lock requests, when they go over the
  * scheduler's connection instead of one of its own, and their answers;
- * and, whether they do or not, how the run goes (outcome.h), unanswered
- * (lease_client.c, the run's side; leases.c, the scheduler's). Both ends
+ * and, whether they do or not, how the run goes (outcome.h) and the
+ * run's log records, unanswered (lease_client.c, the run's side;
+ * leases.c, the scheduler's). Both ends
  * are this program, forked: the structures go as they are. Every message
  * from the run starts with its op, an int. */
 #ifndef LR_LEASE_WIRE_H
@@ -20,6 +21,10 @@ enum lease_op {
 	LEASE_RELEASE,		/* ops->release(lock, end) */
 	LEASE_OUTCOME,		/* no request: how the run goes (outcome.h's
 				 * struct outcome_head), not answered */
+	LEASE_LOG,		/* no request: one record of the run's log
+				 * (out/log.h's log_report(), its newline
+				 * included) after the op, passed on where
+				 * the scheduler's JSON lines go, not answered */
 };
 
 /* A release carries the end of its run's output (lr_ending.output, core/

@@ -29,6 +29,7 @@
 
 #include "backend/batch.h"
 #include "core/duration.h"
+#include "out/log.h"
 #include "sched/lease_wire.h"
 #include "sched/leases.h"
 #include "sched/outcome.h"
@@ -384,11 +385,27 @@ request(struct leases *ls, int *fd, ssize_t len)
 	return 1;
 }
 
+/* A message that is no request, of n bytes at the head of fd: an
+ * outcome, learnt into o (NULL: dropped), or a record of the run's log,
+ * passed on. One that does not decode is dropped (both ends are this
+ * program). */
+static void
+unanswered(int fd, int op, ssize_t n, struct run_outcome *o)
+{
+	static char buf[sizeof(int) + LOG_RECORD_MAX];
+	struct outcome_msg m;
+
+	if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) != n)
+		return;
+	if (op == LEASE_LOG)
+		log_relay(buf + sizeof(int), (size_t)n - sizeof(int));
+	else if (o != NULL && outcome_decode(buf, (size_t)n, &m) == 0)
+		outcome_apply(o, &m);
+}
+
 int
 leases_collect(struct leases *ls, int *fd, struct run_outcome *o)
 {
-	char buf[OUTCOME_WIRE_MAX];
-	struct outcome_msg m;
 	int op, got = 0;
 	ssize_t n;
 
@@ -399,13 +416,9 @@ leases_collect(struct leases *ls, int *fd, struct run_outcome *o)
 			;
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return got;
-		if (n < (ssize_t)sizeof(op) || op != LEASE_OUTCOME)
+		if (n < (ssize_t)sizeof(op) || (op != LEASE_OUTCOME && op != LEASE_LOG))
 			break;
-		/* learnt, and on: a request may follow. One that does not
-		 * decode is dropped (both ends are this program) */
-		if (recv(*fd, buf, sizeof(buf), MSG_DONTWAIT) == n && o != NULL &&
-		    outcome_decode(buf, (size_t)n, &m) == 0)
-			outcome_apply(o, &m);
+		unanswered(*fd, op, n, o);	/* and on: a request may follow */
 	}
 	if (n <= 0) {
 		hangup(ls, fd);

@@ -34,7 +34,8 @@ struct leases {
 
 /* Read what has come on *fd, a run's end of the socket pair
  * (non-blocking): each outcome message, learnt into o (outcome.h; NULL:
- * read and dropped), then a request, if one has come, to run at
+ * read and dropped), and each record of the run's log, passed on
+ * (log_relay()), then a request, if one has come, to run at
  * leases_flush(): one a call, so that a run's requests are run in the
  * order it sent them. ls NULL (the runs connect themselves): the outcomes
  * only. Once the run's end is closed (its run and guard are gone), its

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* report.c -- a forked run's log records: read line by line and passed
- * on whole, so that a record stays one level of JSON; nothing is learnt
- * from their text (how the run goes comes as typed messages, outcome.h).
- * And what the scheduler says of its runs. */
-#include <errno.h>
+/* report.c -- what the scheduler says of its runs: started, missed,
+ * ended, skipped, the clock off; and of its faults, bounded. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config/types.h"
 #include "core/cron.h"
@@ -17,59 +13,6 @@
 #include "sched/due.h"
 #include "sched/outcome.h"
 #include "sched/report.h"
-
-/* Each whole line in the buffer (the buffer itself if full, or at end),
- * passed on. */
-static void
-drain(struct run_report *r, int all)
-{
-	static char rec[REPORT_LINE_MAX + 1];	/* and a newline */
-	size_t start = 0;
-
-	while (start < r->len) {
-		char *nl = memchr(r->buf + start, '\n', r->len - start);
-		size_t n = nl ? (size_t)(nl - r->buf) - start : r->len - start;
-
-		if (nl == NULL && !all && !(start == 0 && r->len == sizeof(r->buf)))
-			break;
-		memcpy(rec, r->buf + start, n);
-		rec[n] = '\n';
-		log_relay(rec, n + 1);
-		start += n + (nl != NULL);
-	}
-	memmove(r->buf, r->buf + start, r->len - start);
-	r->len -= start;
-}
-
-static struct report_once read_failed;
-
-int
-report_pump(struct run_report *r)
-{
-	for (;;) {
-		ssize_t n;
-
-		if (r->fd < 0)
-			return 0;
-		n = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
-		if (n > 0) {
-			r->len += (size_t)n;
-			drain(r, 0);
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return 1;
-		if (n < 0)	/* as at its end, but said */
-			report_fault(&read_failed, errno, "cannot read a run's log "
-			    "records (the rest is lost): read");
-		drain(r, 1);
-		close(r->fd);
-		r->fd = -1;
-		return 0;
-	}
-}
 
 /* The fields of a line about a run. */
 static struct log_fields *

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* report.h -- what a run that a scheduler forked says of itself: its log,
- * one JSON record a line on a pipe of its own (log_report()), passed on
- * where the scheduler's JSON lines go (how the run went comes apart, as
- * typed messages: outcome.h); and what the scheduler says of its runs. */
+/* report.h -- what the scheduler says of its runs. (What a run says of
+ * itself comes over its socket: its log's records, passed on where the
+ * scheduler's JSON lines go, and how it went, as typed messages:
+ * leases.h, outcome.h.) */
 #ifndef LR_REPORT_H
 #define LR_REPORT_H
 
@@ -13,18 +13,6 @@
 
 struct lr_config;
 struct run_outcome;
-
-#define REPORT_LINE_MAX	8192	/* out/log.c's longest record */
-
-struct run_report {
-	int		 fd;		/* the pipe's read end, or -1 once closed */
-	size_t		 len;
-	char		 buf[REPORT_LINE_MAX];
-};
-
-/* Read what fd has (it is non-blocking): log_relay() each whole record.
- * At end of file, close fd. Returns 1 while fd is open, 0 once closed. */
-int	report_pump(struct run_report *r);
 
 /* What a scheduler says of its runs, by default (lockrun(7), LOG RECORDS):
  * a run started (event started), no run could be started for a slot

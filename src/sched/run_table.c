@@ -63,7 +63,6 @@ run_table_start(struct run_table *t, const struct sched_spawner *sp, const struc
 	r->was = r->pid;
 	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
 	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
-	r->rep.fd = io.report;
 	r->lease = io.lease;
 	report_started(r->task, r->slot, r->pid);
 }
@@ -105,7 +104,7 @@ run_table_starting(const struct run_table *t)
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->n; i++)
-		n += t->v[i].pid > 0 && t->v[i].rep.fd >= 0 && !t->v[i].outcome.ran &&
+		n += t->v[i].pid > 0 && t->v[i].lease >= 0 && !t->v[i].outcome.ran &&
 		    !t->v[i].outcome.skipped && !t->v[i].outcome.waiting;
 	return n;
 }

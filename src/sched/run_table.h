@@ -33,9 +33,8 @@ struct running {
 	char			slot[TEXT_ISO_MAX];
 	time_t			slot_t;
 	struct line_stream	out, err;
-	struct run_report	rep;		/* the run's own log */
-	int			lease;		/* its socket: its lock requests and
-						 * how it goes; or -1 */
+	int			lease;		/* its socket: its lock requests, how
+						 * it goes and its log; or -1 */
 	struct run_outcome	outcome;	/* how it goes, as it told (outcome.h) */
 };
 
@@ -65,7 +64,7 @@ size_t	run_table_live(const struct run_table *t);
 
 /* How many runs are still getting ready: alive, and not yet told that
  * they took their lock, skipped, wait for a held one (wait:), or ended
- * (their report pipe open). */
+ * (their socket open). */
 size_t	run_table_starting(const struct run_table *t);
 
 /* Was pid one of these runs' (reaped or not)? */

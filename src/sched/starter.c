@@ -176,12 +176,12 @@ close_but(const struct spawn_given *g, int x, int y)
 	close_range((unsigned)lo, ~0U, 0);
 }
 
-/* In the child: fd[0] and fd[1] (-1: ours) onto 1 and 2, the report pipe
- * fd[2] (or -1) for its log's records, the lease socket fd[3] (or -1) for
- * how it goes and its lock requests, the signal state we were given, the
- * slot's instant; then the run, and its exit status told. Never returns. */
+/* In the child: fd[0] and fd[1] (-1: ours) onto 1 and 2, the lease
+ * socket fd[2] (or -1) for how it goes, its log's records and its lock
+ * requests, the signal state we were given, the slot's instant; then the
+ * run, and its exit status told. Never returns. */
 static void __attribute__((noreturn))
-child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at_ms,
+child(const struct sched_spawner *sp, char **argv, const int fd[SPAWN_FDS], long long at_ms,
     const char *claim)
 {
 	char at[32];
@@ -199,13 +199,13 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 	/* the scheduler's timer and signal descriptors and the other runs'
 	 * pipes are not this run's to hold (a pipe held here would outlive
 	 * its run); what the scheduler was given stays, as through exec, and
-	 * so do the report pipe's write end and the lease socket
-	 * (close-on-exec: lockrun's, not the command's) */
-	close_but(&sp->given, fd[2], fd[3]);
-	if (fd[2] >= 0)
-		log_report(fd[2]);
-	if (fd[3] >= 0)
-		lease_client_set(fd[3], sp->lease_url);
+	 * so does the lease socket (close-on-exec: lockrun's, not the
+	 * command's) */
+	close_but(&sp->given, fd[2], -1);
+	if (fd[2] >= 0) {
+		lease_client_set(fd[2], sp->lease_url);
+		log_report(lease_client_log);
+	}
 	spawn_signals_restore(sp->saved);
 	snprintf(at, sizeof(at), "%lld", at_ms <= SPAWN_MISSED ? (SPAWN_MISSED - at_ms) / 1000 :
 	    at_ms);
@@ -228,7 +228,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[4], long long at
 struct start_ask {
 	long long	at_ms;
 	char		claim[64];	/* the slot's claim, or a take's mark (starter.h), or "" */
-	unsigned char	has[4];		/* out, err, report, lease */
+	unsigned char	has[SPAWN_FDS];	/* out, err, lease */
 	char		name[KEY_NAME_MAX + 1];
 };
 struct start_answer {
@@ -238,17 +238,17 @@ struct start_answer {
 
 /* Send ask on sock, with the descriptors fd[] that ask->has says. */
 static int
-ask_send(int sock, const struct start_ask *ask, const int fd[4])
+ask_send(int sock, const struct start_ask *ask, const int fd[SPAWN_FDS])
 {
 	union {
 		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(4 * sizeof(int))];
+		char		buf[CMSG_SPACE(SPAWN_FDS * sizeof(int))];
 	} u;
 	struct iovec iov = { (void *)ask, sizeof(*ask) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int n = 0, v[4];
+	int n = 0, v[SPAWN_FDS];
 
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < SPAWN_FDS; i++)
 		if (ask->has[i])
 			v[n++] = fd[i];
 	if (n > 0) {
@@ -267,17 +267,17 @@ ask_send(int sock, const struct start_ask *ask, const int fd[4])
  * none came). Returns 0, or -1 at the scheduler's end or on a malformed
  * ask (its descriptors closed). */
 static int
-ask_recv(int sock, struct start_ask *ask, int fd[4])
+ask_recv(int sock, struct start_ask *ask, int fd[SPAWN_FDS])
 {
 	union {
 		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(4 * sizeof(int))];
+		char		buf[CMSG_SPACE(SPAWN_FDS * sizeof(int))];
 	} u;
 	struct iovec iov = { ask, sizeof(*ask) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 	    .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
-	int got[4] = { -1, -1, -1, -1 }, n = 0, k = 0, want = 0;
+	int got[SPAWN_FDS] = { -1, -1, -1 }, n = 0, k = 0, want = 0;
 	ssize_t len;
 
 	while ((len = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
@@ -288,12 +288,12 @@ ask_recv(int sock, struct start_ask *ask, int fd[4])
 				int x;
 
 				memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-				if (n < 4)
+				if (n < SPAWN_FDS)
 					got[n++] = x;
 				else
 					close(x);
 			}
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < SPAWN_FDS; i++) {
 		int has = len == (ssize_t)sizeof(*ask) && ask->has[i];
 
 		want += has;
@@ -328,7 +328,7 @@ starter_main(const struct sched_spawner *sp, int sock, pid_t scheduler)
 {
 	struct start_ask ask;
 	char comm[16] = "";
-	int fd[4];
+	int fd[SPAWN_FDS];
 
 	close_but(&sp->given, sock, log_file_fd());
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != scheduler)
@@ -349,7 +349,7 @@ starter_main(const struct sched_spawner *sp, int sock, pid_t scheduler)
 		if (send(sock, &a, sizeof(a), MSG_NOSIGNAL) != (ssize_t)sizeof(a))
 			_exit(0);
 		free(argv);
-		for (size_t i = 0; i < 4; i++)
+		for (size_t i = 0; i < SPAWN_FDS; i++)
 			if (fd[i] >= 0)
 				close(fd[i]);
 	}
@@ -417,7 +417,7 @@ starter_stop(struct run_starter *s)
  * run may have been started with fd[], so the caller asks the next
  * starter with new ones (starter_spawn()). */
 static pid_t
-starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
+starter_fork(const struct sched_spawner *sp, const char *name, const int fd[SPAWN_FDS],
     long long at_ms, const char *claim)
 {
 	struct run_starter *s = sp->starter;
@@ -429,7 +429,7 @@ starter_fork(const struct sched_spawner *sp, const char *name, const int fd[4],
 
 	snprintf(ask.name, sizeof(ask.name), "%s", name);
 	snprintf(ask.claim, sizeof(ask.claim), "%s", claim);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < SPAWN_FDS; i++)
 		ask.has[i] = fd[i] >= 0;
 	for (int tries = 0; s->sock < 0 || ask_send(s->sock, &ask, fd) != 0; tries++) {
 		if (s->sock >= 0) {
@@ -493,9 +493,8 @@ static pid_t
 spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
     const char *claim, struct spawn_pipes *io, int *timed_out, struct lr_err *e)
 {
-	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err,
-									 * report, lease */
-	int fd[4];
+	int p[SPAWN_FDS][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err, lease */
+	int fd[SPAWN_FDS];
 	char **argv = NULL;
 	const char *what = "pipe";
 	pid_t pid = -1;
@@ -505,11 +504,11 @@ spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long
 	 * run's lock requests (sp->lease_url NULL), it carries how the run
 	 * goes (outcome.h) */
 	if (io && ((io->relay && (out_pipe(p[0], &what) != 0 || out_pipe(p[1], &what) != 0)) ||
-	    out_pipe(p[2], &what) != 0 || lease_pair(p[3], &what) != 0)) {
+	    lease_pair(p[2], &what) != 0)) {
 		lr_errf(e, EX_OSERR, "%s: %s", what, strerror(errno));
 		goto done;
 	}
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < SPAWN_FDS; i++)
 		fd[i] = p[i][1];
 	if (sp->starter) {
 		if ((pid = starter_fork(sp, t->name, fd, at_ms, claim)) < 0) {
@@ -533,7 +532,7 @@ spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long
 		lr_errf(e, EX_OSERR, "fork: %s", strerror(errno));
 done:
 	free(argv);
-	for (size_t i = 0; i < 4; i++)	/* the write ends are the child's */
+	for (size_t i = 0; i < SPAWN_FDS; i++)	/* the write ends are the child's */
 		if (p[i][1] >= 0) {
 			close(p[i][1]);
 			p[i][1] = -1;
@@ -541,10 +540,9 @@ done:
 	if (pid > 0 && io) {
 		io->out = p[0][0];
 		io->err = p[1][0];
-		io->report = p[2][0];
-		io->lease = p[3][0];
+		io->lease = p[2][0];
 	} else
-		pipes_close(p, 4);
+		pipes_close(p, SPAWN_FDS);
 	return pid;
 }
 

@@ -113,12 +113,13 @@ int	sched_signalfd(int flags);
 struct spawn_pipes {
 	int	relay;		/* asked: the run's stdout and stderr on out, err */
 	int	out, err;
-	int	report;		/* the run's log, a JSON record a line (log_report()) */
 	int	lease;		/* the scheduler's end of the socket pair
 				 * (non-blocking) that how the run goes comes on
-				 * (outcome.h), and with sp->lease_url its lock
-				 * requests */
+				 * (outcome.h), and its log's records
+				 * (log_report()), and with sp->lease_url its
+				 * lock requests */
 };
+#define SPAWN_FDS	3	/* the ends a run is given: out, err, lease */
 
 /* The fork gate. A run's child goes on running lockrun after fork(),
  * without exec: it must not start with a lock held by a thread that does
@@ -133,10 +134,10 @@ void	starter_gate_leave(void);
 /* Start t: fork (or ask sp->starter to), and in the child run
  * `lockrun [options] -t NAME`, with
  * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR), and
- * CLAIM_VAR=claim unless claim is "". With io, the run's log reaches io->report as
- * records, and with io->relay its stdout and stderr go to out and err;
- * else it shares ours. With io, how the run goes comes on io->lease, and
- * with sp->lease_url its lock requests too (lease_client_set() in the
+ * CLAIM_VAR=claim unless claim is "". With io->relay, the run's stdout
+ * and stderr go to out and err; else it shares ours. With io, how the
+ * run goes and its log's records come on io->lease, and with
+ * sp->lease_url its lock requests too (lease_client_set() in the
  * child). Returns the child's pid, or -1 with e. */
 pid_t	starter_spawn(const struct sched_spawner *sp, const struct sched_task *t,
 	    long long at_ms, const char *claim, struct spawn_pipes *io, struct lr_err *e);

@@ -32,9 +32,8 @@ struct started {
 	long long		 started_ms;	/* mono_ms() at the fork */
 	long long		 took_ms;
 	char			 slot[TEXT_ISO_MAX];
-	struct run_report	 rep;	/* the run's own log; fd -1 if none */
-	int			 lease;	/* its socket (how it goes, its lock
-					 * requests), or -1 */
+	int			 lease;	/* its socket (how it goes, its log, its
+					 * lock requests), or -1 */
 	struct run_outcome	 outcome;	/* how it goes, as it told */
 };
 
@@ -55,7 +54,6 @@ launch(const struct sched_spawner *sp, struct started *v, long long now_ms)
 		return;
 	}
 	v->was = v->pid;
-	v->rep.fd = io.report;
 	v->lease = io.lease;
 	report_started(v->task->name, v->slot, v->pid);
 }
@@ -68,7 +66,7 @@ launch_some(const struct sched_spawner *sp, struct started *v, size_t n, long lo
 	size_t busy = 0, due = 0;
 
 	for (size_t i = 0; i < n; i++)
-		busy += v[i].pid > 0 && v[i].rep.fd >= 0 && !v[i].outcome.ran &&
+		busy += v[i].pid > 0 && v[i].lease >= 0 && !v[i].outcome.ran &&
 		    !v[i].outcome.skipped && !v[i].outcome.waiting;
 	for (size_t i = 0; i < n; i++)
 		if (v[i].due && busy < STARTS_AT_ONCE) {
@@ -111,8 +109,8 @@ reap(struct started *v, size_t n)
 	return live;
 }
 
-/* Wait for a signal, a record, or a message from a run (how it goes, a
- * lock request); read (and answer) what came. A signal that asks us to
+/* Wait for a signal or a message from a run (how it goes, a record of
+ * its log, a lock request); read (and answer) what came. A signal that asks us to
  * end is passed on, and no run still due is started. Returns -1 when it
  * cannot wait so. (Runs are due only while STARTS_AT_ONCE are getting
  * ready: one of them telling how it goes makes room.) */
@@ -124,23 +122,18 @@ wait_one(struct started *v, size_t n, int sfd, struct pollfd *p, struct leases *
 	if (sfd < 0 || p == NULL)
 		return -1;
 	p[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	for (size_t i = 0; i < n; i++) {
-		p[i + 1] = (struct pollfd){ .fd = v[i].rep.fd, .events = POLLIN };
-		p[n + i + 1] = (struct pollfd){ .fd = v[i].lease, .events = POLLIN };
-	}
-	if (poll(p, 2 * n + 1, -1) < 0) {	/* EINTR: look again; else wait blindly */
+	for (size_t i = 0; i < n; i++)
+		p[i + 1] = (struct pollfd){ .fd = v[i].lease, .events = POLLIN };
+	if (poll(p, n + 1, -1) < 0) {	/* EINTR: look again; else wait blindly */
 		if (errno == EINTR)
 			return 0;
 		report_fault(&said, errno, "tick: cannot wait for the runs' records, lock "
 		    "requests and signals, only for their ends: poll");
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (p[i + 1].revents)
-			report_pump(&v[i].rep);
-		if (p[n + i + 1].revents)
 			leases_collect(ls, &v[i].lease, &v[i].outcome);
-	}
 	leases_flush(ls);	/* in batches */
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		if (si.ssi_signo != SIGCHLD)
@@ -176,7 +169,7 @@ static void
 run_all(const struct sched_spawner *sp, struct started *v, size_t n, struct leases *ls,
     long long now_ms)
 {
-	struct pollfd *p = calloc(2 * n + 1, sizeof(*p));
+	struct pollfd *p = calloc(n + 1, sizeof(*p));
 	int sfd = sched_signalfd(SFD_NONBLOCK);
 	long long clock_said = 0;	/* the clock line: once a pass */
 	siginfo_t si;
@@ -197,14 +190,9 @@ run_all(const struct sched_spawner *sp, struct started *v, size_t n, struct leas
 			(void)reap(v, n);
 		}
 	for (size_t i = 0; i < n; i++) {
-		report_pump(&v[i].rep);
 		/* what it told before it ended, to the last message */
 		while (v[i].lease >= 0 && leases_collect(ls, &v[i].lease, &v[i].outcome) > 0)
 			;
-		if (v[i].rep.fd >= 0) {		/* a process of the run holds it still */
-			close(v[i].rep.fd);
-			v[i].rep.fd = -1;
-		}
 		if (v[i].lease >= 0) {		/* its guard may: it connects itself */
 			close(v[i].lease);
 			v[i].lease = -1;
@@ -281,7 +269,7 @@ tick_run(const struct lr_config *cfg, const char *host, const struct sched_spawn
 
 		v[n].task = &tasks[i];
 		v[n].due = 1;
-		v[n].rep.fd = v[n].lease = -1;
+		v[n].lease = -1;
 		text_iso(slot == (time_t)-1 ? now_ms : (long long)slot * 1000, TEXT_ISO_S,
 		    v[n].slot, sizeof(v[n].slot));
 		n++;

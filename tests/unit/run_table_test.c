@@ -44,7 +44,7 @@ Test(run_table, a_reap_notes_each_ended_run_and_leaves_the_live_ones)
 
 		cr_assert(ne(ptr, r, NULL));
 		r->pid = r->was = pid[i];
-		r->rep.fd = -1;
+		r->lease = -1;
 	}
 	cr_assert(eq(int, kill(pid[1], SIGKILL), 0));
 	/* until both ended runs are reaped: a bounded poll, no timing */

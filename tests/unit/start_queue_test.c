@@ -58,7 +58,7 @@ Test(start_queue, a_stop_drops_what_was_not_started)
 	start_queue_free(&q);
 }
 
-/* Getting ready: alive, its report open, and it has not told it took its
+/* Getting ready: alive, its socket open, and it has not told it took its
  * lock, skipped, or waits for a held one. */
 Test(start_queue, only_runs_not_yet_decided_are_getting_ready)
 {
@@ -69,14 +69,14 @@ Test(start_queue, only_runs_not_yet_decided_are_getting_ready)
 		cr_assert(ne(ptr, (r = run_table_add(&t)), NULL));
 		r->pid = 100 + i;
 		r->was = r->pid;
-		r->rep.fd = 10 + i;
+		r->lease = 10 + i;
 	}
 	t.v[1].outcome.ran = 1;
 	t.v[2].outcome.skipped = 1;
 	t.v[3].outcome.waiting = 1;
 	t.v[4].pid = 0;		/* reaped */
 	cr_assert(eq(sz, run_table_starting(&t), 2));
-	t.v[5].rep.fd = -1;	/* its report ended */
+	t.v[5].lease = -1;	/* its socket ended */
 	cr_assert(eq(sz, run_table_starting(&t), 1));
 	cr_assert(eq(sz, run_table_live(&t), 5));
 	cr_assert(run_table_was(&t, 104));
