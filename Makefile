@@ -170,7 +170,7 @@ SRC_REDIS = $(addprefix backend/redis/,redis rlock rfleet rconn rlink rreader \
 SRC_PG = $(addprefix backend/pg/,pg pg_conn pg_query pg_sql pg_batch pg_lock pg_renew pg_status pg_withdraw pgurl)
 SRC_MYSQL = $(addprefix backend/mysql/,mysql mysql_args mysql_batch mysql_conn mysql_lock mysql_read mysql_renew mysql_sql mysqlurl)
 SRC_SCHED = $(addprefix sched/,due claim starter run_table start_queue tick heap lines report notify trigger missed defer crond view away \
-	leases lease_client outcome)
+	leases lease_client outcome mux)
 SRC_WEB = $(addprefix web/,rows triage prom html page runpage peers mhd serve)
 SRC_CLI = $(addprefix cli/,cli verbs ctx entry run run_state acquire hookspec doubt skip pause check status \
 	status_text status_next status_json status_html history logs unlock secret schedverbs retry runas boot import mail when replace)

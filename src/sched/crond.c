@@ -557,15 +557,14 @@ pump(struct crond *d, const struct pollfd *p, size_t nr)
 		struct running *r = &d->runs.v[i];
 		struct line_source src = { r->task, r->slot, d->o->json, 0 };
 
-		if (p == NULL || (i < nr && (p[2 + 3 * i].revents | p[3 + 3 * i].revents))) {
+		if (p == NULL || (i < nr && p[2 + 2 * i].revents)) {
 			while (p == NULL && r->lease >= 0 &&
 			    leases_collect(d->o->leases, &r->lease, &r->outcome) > 0)
 				;
 			src.token = r->outcome.token;
-			lines_pump(&r->err, &src);
 			lines_pump(&r->out, &src);
 		}
-		if (r->pid > 0 || r->out.fd >= 0 || r->err.fd >= 0 || r->lease >= 0) {
+		if (r->pid > 0 || r->out.fd >= 0 || r->lease >= 0) {
 			if (k != i)
 				d->runs.v[k] = *r;
 			k++;
@@ -579,7 +578,7 @@ pump(struct crond *d, const struct pollfd *p, size_t nr)
 static void
 step(struct crond *d)
 {
-	struct pollfd *p = calloc(3 + 3 * d->runs.n, sizeof(*p));
+	struct pollfd *p = calloc(3 + 2 * d->runs.n, sizeof(*p));
 	size_t n = 0, nr = d->runs.n;
 	int ready;
 
@@ -591,7 +590,6 @@ step(struct crond *d)
 	p[n++] = (struct pollfd){ .fd = d->stopping ? -1 : d->tfd, .events = POLLIN };
 	for (size_t i = 0; i < d->runs.n; i++) {
 		p[n++] = (struct pollfd){ .fd = d->runs.v[i].out.fd, .events = POLLIN };
-		p[n++] = (struct pollfd){ .fd = d->runs.v[i].err.fd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = d->runs.v[i].lease, .events = POLLIN };
 	}
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
@@ -611,7 +609,7 @@ step(struct crond *d)
 		/* how each run goes, its lock requests (not on_timer()'s new
 		 * runs'); read whenever its pipes have a line for pump() */
 		for (size_t i = 0; i < nr; i++)
-			if (p[2 + 3 * i].revents | p[3 + 3 * i].revents | p[4 + 3 * i].revents)
+			if (p[2 + 2 * i].revents | p[3 + 2 * i].revents)
 				leases_collect(d->o->leases, &d->runs.v[i].lease,
 				    &d->runs.v[i].outcome);
 		leases_flush(d->o->leases);	/* in batches */
@@ -683,8 +681,10 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 		while ((!d.stopping || run_table_live(&d.runs) > 0) && !d.dead)
 			step(&d);
 		pump(&d, NULL, 0);
-		for (size_t i = 0; i < d.runs.n; i++)	/* reaped, a pipe still held */
+		for (size_t i = 0; i < d.runs.n; i++) {	/* reaped, a pipe still held */
 			ended(&d, &d.runs.v[i]);
+			lines_free(&d.runs.v[i].out);
+		}
 		rc = 0;
 		if (d.fail.status != 0) {
 			*e = d.fail;

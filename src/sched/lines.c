@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* lines.c -- split a pipe's bytes into lines and write each with one
- * write(2), so that lines of tasks running at once never interleave.
+/* lines.c -- split a run's output (its stdout and stderr in frames on one
+ * pipe, mux.h) into each stream's lines and write each with one write(2),
+ * so that lines of tasks running at once never interleave.
  *
  * The scheduler's loop relays every run's output, and it also answers
  * every run's lock requests: no task may hold it. So a turn reads at most
- * LINES_READS_PER_TURN pipefuls of a stream (a task printing as fast as it
+ * LINES_READS_PER_TURN times a run's pipe (a task printing as fast as it
  * can is slowed by its own full pipe, not the others), and a line is
  * written only when the sink takes it whole without waiting: a pipe or a
  * socket read slowly (a log shipper behind) has its lines dropped and
@@ -20,6 +21,7 @@
 #include <linux/sockios.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -129,11 +131,11 @@ visible_copy(char *out, const char *line, size_t n)
 	return w;
 }
 
-/* One line, whole, in one write: "task: line", or a JSON record made as
- * every record of the log is (out/log.c), time, level and host included. */
+/* One line, whole, in one write to out (1: stdout, 2: stderr): "task:
+ * line", or a JSON record made as every record of the log is (out/log.c),
+ * time, level and host included. */
 static void
-emit(const struct line_stream *s, struct line_source *src, const char *line,
-    size_t n)
+emit(int out_fd, struct line_source *src, const char *line, size_t n)
 {
 	/* a line's every byte may take 6 escaped; the rest of the record fits
 	 * in the 4 KiB beyond (text_json() cuts what would not, still valid) */
@@ -148,69 +150,123 @@ emit(const struct line_stream *s, struct line_source *src, const char *line,
 		f.task = src->task;
 		f.slot = src->slot;
 		f.token = src->token;
-		k = log_output_json(out, sizeof(out), &f, s->out == 1 ? "stdout" : "stderr",
+		k = log_output_json(out, sizeof(out), &f, out_fd == 1 ? "stdout" : "stderr",
 		    line, n);
 	} else {
 		k = (size_t)snprintf(out, 1024, "%.200s: ", src->task);
 		k += visible_copy(out + k, line, n);
 		out[k++] = '\n';
 	}
-	if (sink_room(s->out) < k + LINES_SINK_SPARE) {
+	if (sink_room(out_fd) < k + LINES_SINK_SPARE) {
 		drop(0);
 		return;
 	}
 	for (size_t off = 0; off < k; off += (size_t)w)
-		if ((w = write(s->out, out + off, k - off)) < 0 && errno != EINTR) {
+		if ((w = write(out_fd, out + off, k - off)) < 0 && errno != EINTR) {
 			drop(errno == EAGAIN ? 0 : errno);	/* the rest of it */
 			return;
 		} else if (w < 0)
 			w = 0;
 }
 
-/* Write every whole line in the buffer, and the buffer itself if full. */
-static void
-drain(struct line_stream *s, struct line_source *src, int all)
-{
-	size_t start = 0;
-	char *nl;
+/* What lines_pump() is at: the run's streams and who they are. */
+struct pump {
+	struct line_stream	*s;
+	struct line_source	*src;
+};
 
-	while ((nl = memchr(s->buf + start, '\n', s->len - start)) != NULL) {
-		emit(s, src, s->buf + start, (size_t)(nl - s->buf) - start);
-		start = (size_t)(nl - s->buf) + 1;
+/* A piece of stream's bytes (mux_feed()): each whole line written, from
+ * where it lies when nothing of it came before, else from the stream's
+ * buffer, which keeps the part of a line still to come; a line longer
+ * than the buffer goes in pieces of its length. */
+static void
+got(void *arg, int stream, const char *bytes, size_t len)
+{
+	struct pump *p = arg;
+	struct line_buf *b = &p->s->line[stream - 1];
+
+	while (len > 0) {
+		const char *nl = memchr(bytes, '\n', len);
+		size_t k = nl ? (size_t)(nl - bytes) : len, take;
+
+		if (b->len == 0 && nl != NULL && k <= LINE_MAX_BYTES) {
+			emit(stream, p->src, bytes, k);
+			bytes += k + 1;
+			len -= k + 1;
+			continue;
+		}
+		if (b->buf == NULL && (b->buf = malloc(LINE_MAX_BYTES)) == NULL) {
+			drop(ENOMEM);	/* this piece */
+			return;
+		}
+		take = nl ? k + 1 : len;
+		if (take > LINE_MAX_BYTES - b->len)
+			take = LINE_MAX_BYTES - b->len;
+		memcpy(b->buf + b->len, bytes, take);
+		b->len += take;
+		bytes += take;
+		len -= take;
+		if (b->buf[b->len - 1] == '\n')
+			emit(stream, p->src, b->buf, b->len - 1);
+		else if (b->len == LINE_MAX_BYTES)
+			emit(stream, p->src, b->buf, b->len);
+		else
+			continue;
+		b->len = 0;
 	}
-	if (start < s->len && (all || (start == 0 && s->len == sizeof(s->buf)))) {
-		emit(s, src, s->buf + start, s->len - start);
-		start = s->len;
+}
+
+/* Each stream's buffer freed when it holds nothing; with all, what it
+ * holds written as a line first (the end of the pipe). */
+static void
+settle(struct line_stream *s, struct line_source *src, int all)
+{
+	for (int i = 0; i < 2; i++) {
+		struct line_buf *b = &s->line[i];
+
+		if (all && b->len > 0)
+			emit(i + 1, src, b->buf, b->len);
+		if (all || b->len == 0) {
+			free(b->buf);
+			*b = (struct line_buf){ NULL, 0 };
+		}
 	}
-	memmove(s->buf, s->buf + start, s->len - start);
-	s->len -= start;
 }
 
 int
 lines_pump(struct line_stream *s, struct line_source *src)
 {
-	for (int reads = 0; ; reads++) {
+	static char in[8192];
+	struct pump p = { s, src };
+
+	for (int reads = 0; s->fd >= 0; reads++) {
 		ssize_t n;
 
-		if (s->fd < 0)
-			return 0;
 		if (reads == LINES_READS_PER_TURN)
-			return 1;	/* the rest next turn: poll still says it */
-		n = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len);
-		if (n > 0) {
-			s->len += (size_t)n;
-			drain(s, src, 0);
+			break;	/* the rest next turn: poll still says it */
+		n = read(s->fd, in, sizeof(in));
+		if (n > 0 && mux_feed(&s->mux, in, (size_t)n, got, &p) == 0)
 			continue;
-		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
-			return 1;
-		if (n < 0)	/* what the task wrote after is lost: said */
-			drop(errno);
-		drain(s, src, 1);	/* end of file, or an error: the rest */
+			break;
+		if (n != 0)	/* what the task wrote after is lost: said */
+			drop(n < 0 ? errno : EPROTO);
+		settle(s, src, 1);	/* end of file, or an error: the rest */
 		close(s->fd);
 		s->fd = -1;
 		return 0;
+	}
+	settle(s, src, 0);
+	return s->fd >= 0;
+}
+
+void
+lines_free(struct line_stream *s)
+{
+	for (int i = 0; i < 2; i++) {
+		free(s->line[i].buf);
+		s->line[i] = (struct line_buf){ NULL, 0 };
 	}
 }

@@ -61,8 +61,7 @@ run_table_start(struct run_table *t, const struct sched_spawner *sp, const struc
 		return;
 	}
 	r->was = r->pid;
-	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1, .out = 1 };
-	r->err = (struct line_stream){ .fd = io.relay ? io.err : -1, .out = 2 };
+	r->out = (struct line_stream){ .fd = io.relay ? io.out : -1 };
 	r->lease = io.lease;
 	report_started(r->task, r->slot, r->pid);
 }

@@ -32,7 +32,7 @@ struct running {
 	char			task[256];
 	char			slot[TEXT_ISO_MAX];
 	time_t			slot_t;
-	struct line_stream	out, err;
+	struct line_stream	out;		/* its stdout and stderr */
 	int			lease;		/* its socket: its lock requests, how
 						 * it goes and its log; or -1 */
 	struct run_outcome	outcome;	/* how it goes, as it told (outcome.h) */

@@ -32,6 +32,7 @@
 #include "core/keys.h"
 #include "out/log.h"
 #include "sched/lease_client.h"
+#include "sched/mux.h"
 #include "sched/outcome.h"
 #include "sched/report.h"
 #include "sched/starter.h"
@@ -176,10 +177,11 @@ close_but(const struct spawn_given *g, int x, int y)
 	close_range((unsigned)lo, ~0U, 0);
 }
 
-/* In the child: fd[0] and fd[1] (-1: ours) onto 1 and 2, the lease
- * socket fd[2] (or -1) for how it goes, its log's records and its lock
- * requests, the signal state we were given, the slot's instant; then the
- * run, and its exit status told. Never returns. */
+/* In the child: its 1 and 2 relayed to the pipe fd[0] in frames (mux.h;
+ * -1: ours), the lease socket fd[1] (or -1) for how it goes, its log's
+ * records and its lock requests, the signal state we were given, the
+ * slot's instant; then the run, and its exit status told, and what is
+ * left of its output. Never returns. */
 static void __attribute__((noreturn))
 child(const struct sched_spawner *sp, char **argv, const int fd[SPAWN_FDS], long long at_ms,
     const char *claim)
@@ -194,16 +196,16 @@ child(const struct sched_spawner *sp, char **argv, const int fd[SPAWN_FDS], long
 	 * scheduler, which decides what its runs get (crond.c, on_signal) */
 	if (setsid() == -1)
 		_exit(EX_OSERR);
-	if (fd[0] >= 0 && (dup2(fd[0], 1) < 0 || dup2(fd[1], 2) < 0))
-		_exit(EX_OSERR);
 	/* the scheduler's timer and signal descriptors and the other runs'
 	 * pipes are not this run's to hold (a pipe held here would outlive
 	 * its run); what the scheduler was given stays, as through exec, and
-	 * so does the lease socket (close-on-exec: lockrun's, not the
-	 * command's) */
-	close_but(&sp->given, fd[2], -1);
-	if (fd[2] >= 0) {
-		lease_client_set(fd[2], sp->lease_url);
+	 * so do the output's pipe and the lease socket (close-on-exec:
+	 * lockrun's, not the command's) */
+	close_but(&sp->given, fd[0], fd[1]);
+	if (fd[0] >= 0 && mux_start(fd[0]) != 0)
+		_exit(EX_OSERR);
+	if (fd[1] >= 0) {
+		lease_client_set(fd[1], sp->lease_url);
 		log_report(lease_client_log);
 	}
 	spawn_signals_restore(sp->saved);
@@ -220,6 +222,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[SPAWN_FDS], long
 	status = sp->run(argc, argv, sp->cfg);
 	lease_client_tell(OUTCOME_EXITED, status, NULL);
 	fflush(stdout);		/* as main() does: no libc teardown after a fork */
+	mux_finish(MUX_FINISH_MS);
 	_exit(status);
 }
 
@@ -228,7 +231,7 @@ child(const struct sched_spawner *sp, char **argv, const int fd[SPAWN_FDS], long
 struct start_ask {
 	long long	at_ms;
 	char		claim[64];	/* the slot's claim, or a take's mark (starter.h), or "" */
-	unsigned char	has[SPAWN_FDS];	/* out, err, lease */
+	unsigned char	has[SPAWN_FDS];	/* out, lease */
 	char		name[KEY_NAME_MAX + 1];
 };
 struct start_answer {
@@ -277,7 +280,7 @@ ask_recv(int sock, struct start_ask *ask, int fd[SPAWN_FDS])
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 	    .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
-	int got[SPAWN_FDS] = { -1, -1, -1 }, n = 0, k = 0, want = 0;
+	int got[SPAWN_FDS] = { -1, -1 }, n = 0, k = 0, want = 0;
 	ssize_t len;
 
 	while ((len = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
@@ -493,7 +496,7 @@ static pid_t
 spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long at_ms,
     const char *claim, struct spawn_pipes *io, int *timed_out, struct lr_err *e)
 {
-	int p[SPAWN_FDS][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };	/* out, err, lease */
+	int p[SPAWN_FDS][2] = { { -1, -1 }, { -1, -1 } };	/* out, lease */
 	int fd[SPAWN_FDS];
 	char **argv = NULL;
 	const char *what = "pipe";
@@ -503,8 +506,7 @@ spawn_once(const struct sched_spawner *sp, const struct sched_task *t, long long
 	 * socket pair always: with no connection of the scheduler's for the
 	 * run's lock requests (sp->lease_url NULL), it carries how the run
 	 * goes (outcome.h) */
-	if (io && ((io->relay && (out_pipe(p[0], &what) != 0 || out_pipe(p[1], &what) != 0)) ||
-	    lease_pair(p[2], &what) != 0)) {
+	if (io && ((io->relay && out_pipe(p[0], &what) != 0) || lease_pair(p[1], &what) != 0)) {
 		lr_errf(e, EX_OSERR, "%s: %s", what, strerror(errno));
 		goto done;
 	}
@@ -539,8 +541,7 @@ done:
 		}
 	if (pid > 0 && io) {
 		io->out = p[0][0];
-		io->err = p[1][0];
-		io->lease = p[2][0];
+		io->lease = p[1][0];
 	} else
 		pipes_close(p, SPAWN_FDS);
 	return pid;

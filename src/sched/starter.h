@@ -111,15 +111,16 @@ int	sched_signalfd(int flags);
 
 /* A run's pipes, read ends (close-on-exec, non-blocking), -1 when none. */
 struct spawn_pipes {
-	int	relay;		/* asked: the run's stdout and stderr on out, err */
-	int	out, err;
+	int	relay;		/* asked: the run's stdout and stderr on out, in
+				 * frames (mux.h) */
+	int	out;
 	int	lease;		/* the scheduler's end of the socket pair
 				 * (non-blocking) that how the run goes comes on
 				 * (outcome.h), and its log's records
 				 * (log_report()), and with sp->lease_url its
 				 * lock requests */
 };
-#define SPAWN_FDS	3	/* the ends a run is given: out, err, lease */
+#define SPAWN_FDS	2	/* the ends a run is given: out, lease */
 
 /* The fork gate. A run's child goes on running lockrun after fork(),
  * without exec: it must not start with a lock held by a thread that does
@@ -135,7 +136,7 @@ void	starter_gate_leave(void);
  * `lockrun [options] -t NAME`, with
  * SLOT_AT_VAR=at_ms (or, at_ms SPAWN_TRIGGERED, TRIGGERED_VAR), and
  * CLAIM_VAR=claim unless claim is "". With io->relay, the run's stdout
- * and stderr go to out and err; else it shares ours. With io, how the
+ * and stderr go to out, in frames (mux.h); else it shares ours. With io, how the
  * run goes and its log's records come on io->lease, and with
  * sp->lease_url its lock requests too (lease_client_set() in the
  * child). Returns the child's pid, or -1 with e. */
