@@ -103,10 +103,10 @@ halt(struct crond *d, int sig)
 	}
 	d->stopping = 1;
 	for (size_t i = 0; i < d->runs.n; i++)	/* ESRCH: ended, not yet reaped */
-		if (d->runs.v[i].pid > 0 && kill(d->runs.v[i].pid, sig) != 0 && errno != ESRCH)
+		if (d->runs.v[i]->pid > 0 && kill(d->runs.v[i]->pid, sig) != 0 && errno != ESRCH)
 			report_fault(&d->kill_failed, errno, "cron: cannot pass signal %d on to "
-			    "the run of %s, pid %ld: kill", sig, d->runs.v[i].task,
-			    (long)d->runs.v[i].pid);
+			    "the run of %s, pid %ld: kill", sig, d->runs.v[i]->task,
+			    (long)d->runs.v[i]->pid);
 }
 
 /* A system call the loop cannot go on without failed: stop as SIGTERM
@@ -316,8 +316,8 @@ tell(struct crond *d)
 		return;
 	d->view.sat_out = d->defer.skipped + d->claims_lost;
 	for (size_t k = 0; k < d->runs.n; k++)
-		for (size_t i = 0; i < d->ntasks && d->runs.v[k].pid > 0; i++)
-			running[i] += strcmp(d->runs.v[k].task, d->tasks[i].name) == 0;
+		for (size_t i = 0; i < d->ntasks && d->runs.v[k]->pid > 0; i++)
+			running[i] += strcmp(d->runs.v[k]->task, d->tasks[i].name) == 0;
 	view_tell(&d->view, d->o->watch, d->o->watch_arg, d->tasks, d->ntasks,
 	    &d->heap, running);
 	free(running);
@@ -554,7 +554,7 @@ pump(struct crond *d, const struct pollfd *p, size_t nr)
 	size_t k = 0;
 
 	for (size_t i = 0; i < d->runs.n; i++) {
-		struct running *r = &d->runs.v[i];
+		struct running *r = d->runs.v[i];
 		struct line_source src = { r->task, r->slot, d->o->json, 0 };
 
 		if (p == NULL || (i < nr && p[2 + 2 * i].revents)) {
@@ -564,12 +564,12 @@ pump(struct crond *d, const struct pollfd *p, size_t nr)
 			src.token = r->outcome.token;
 			lines_pump(&r->out, &src);
 		}
-		if (r->pid > 0 || r->out.fd >= 0 || r->lease >= 0) {
-			if (k != i)
-				d->runs.v[k] = *r;
-			k++;
-		} else
+		if (r->pid > 0 || r->out.fd >= 0 || r->lease >= 0)
+			d->runs.v[k++] = r;
+		else {
 			ended(d, r);
+			free(r);
+		}
 	}
 	d->runs.n = k;
 }
@@ -589,8 +589,8 @@ step(struct crond *d)
 	p[n++] = (struct pollfd){ .fd = d->sfd, .events = POLLIN };
 	p[n++] = (struct pollfd){ .fd = d->stopping ? -1 : d->tfd, .events = POLLIN };
 	for (size_t i = 0; i < d->runs.n; i++) {
-		p[n++] = (struct pollfd){ .fd = d->runs.v[i].out.fd, .events = POLLIN };
-		p[n++] = (struct pollfd){ .fd = d->runs.v[i].lease, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->runs.v[i]->out.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = d->runs.v[i]->lease, .events = POLLIN };
 	}
 	p[n++] = (struct pollfd){ .fd = defer_fd(&d->defer), .events = POLLIN };
 	/* starts still due wait for room (drain(), below): a run getting
@@ -610,8 +610,8 @@ step(struct crond *d)
 		 * runs'); read whenever its pipes have a line for pump() */
 		for (size_t i = 0; i < nr; i++)
 			if (p[2 + 2 * i].revents | p[3 + 2 * i].revents)
-				leases_collect(d->o->leases, &d->runs.v[i].lease,
-				    &d->runs.v[i].outcome);
+				leases_collect(d->o->leases, &d->runs.v[i]->lease,
+				    &d->runs.v[i]->outcome);
 		leases_flush(d->o->leases);	/* in batches */
 	}
 	pump(d, p, nr);
@@ -681,10 +681,8 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 		while ((!d.stopping || run_table_live(&d.runs) > 0) && !d.dead)
 			step(&d);
 		pump(&d, NULL, 0);
-		for (size_t i = 0; i < d.runs.n; i++) {	/* reaped, a pipe still held */
-			ended(&d, &d.runs.v[i]);
-			lines_free(&d.runs.v[i].out);
-		}
+		for (size_t i = 0; i < d.runs.n; i++)	/* reaped, a pipe still held */
+			ended(&d, d.runs.v[i]);
 		rc = 0;
 		if (d.fail.status != 0) {
 			*e = d.fail;
@@ -702,7 +700,7 @@ crond_run(const struct crond_opts *o, struct lr_err *e)
 	claim_free(o->claim);
 	free(d.tasks);
 	free(d.last);
-	free(d.runs.v);
+	run_table_free(&d.runs);
 	start_queue_free(&d.due);
 	away_free(&d.away);
 	return rc;

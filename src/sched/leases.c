@@ -37,7 +37,9 @@
 
 struct held {
 	int		fd;		/* the run's socket */
-	struct lr_lock	lock;		/* as the run last sent it */
+	struct lr_lock	*lock;		/* as the run last sent it (7 KB: allocated
+					 * once a lease, the table's array stays
+					 * small to grow) */
 	long long	confirmed;	/* mono ms: the confirmed request's send */
 	long long	asked;		/* mono ms: its run's last request */
 	int		renewed;	/* confirmed by a renewal, not the acquire */
@@ -66,14 +68,19 @@ held_drop(struct leases *ls, int fd)
 {
 	struct held *h = held_find(ls, fd);
 
-	if (h)
+	if (h) {
+		free(h->lock);
 		*h = ls->v[--ls->n];
+	}
 }
 
 /* A lease taken: into the table (no room: its run renews one at a time). */
 static void
 held_add(struct leases *ls, int fd, const struct lr_lock *l, long long sent)
 {
+	struct lr_lock *copy;
+
+	held_drop(ls, fd);
 	if (ls->n == ls->cap) {
 		size_t cap = ls->cap ? 2 * ls->cap : 16;
 		struct held *v = realloc(ls->v, cap * sizeof(*v));
@@ -82,10 +89,12 @@ held_add(struct leases *ls, int fd, const struct lr_lock *l, long long sent)
 		ls->v = v;
 		ls->cap = cap;
 	}
-	held_drop(ls, fd);
-	ls->v[ls->n++] = (struct held){ .fd = fd, .lock = *l, .confirmed = sent,
+	if ((copy = malloc(sizeof(*copy))) == NULL)
+		return;
+	*copy = *l;
+	copy->asker_until_mono = 0;
+	ls->v[ls->n++] = (struct held){ .fd = fd, .lock = copy, .confirmed = sent,
 	    .asked = sent };
-	ls->v[ls->n - 1].lock.asker_until_mono = 0;
 }
 
 /* The server answered one of the n requests that rc[] tells of: note
@@ -115,7 +124,7 @@ batch_wait(const struct leases *ls, struct held *const *who, size_t n, long long
 	if (!ls->be->ops->session)
 		return wait_ms;
 	for (size_t i = 0; i < n; i++) {
-		long long left = who[i]->confirmed + who[i]->lock.ttl_ms - now;
+		long long left = who[i]->confirmed + who[i]->lock->ttl_ms - now;
 		if (i == 0 || left < wait)
 			wait = left;
 	}
@@ -145,15 +154,15 @@ batch(struct leases *ls, struct held *h, long long cap_ms, long long wait_ms,
 	}
 	for (size_t i = 0; i < ls->n; i++) {
 		struct held *x = &ls->v[i];
-		if (x != h && (x->told || now - x->confirmed < x->lock.ttl_ms / 6 ||
-		    now - x->asked >= x->lock.ttl_ms / 2))
+		if (x != h && (x->told || now - x->confirmed < x->lock->ttl_ms / 6 ||
+		    now - x->asked >= x->lock->ttl_ms / 2))
 			continue;
 		if (x == h)
 			mine = n;
 		else	/* the scheduler waits for it: its run asked long ago */
-			x->lock.asker_until_mono = 0;
+			x->lock->asker_until_mono = 0;
 		who[n] = x;
-		l[n++] = &x->lock;
+		l[n++] = x->lock;
 	}
 	sent = mono_ms();
 	backend_renew_many(ls->be, l, n, cap_ms, batch_wait(ls, who, n, sent, wait_ms), out,
@@ -171,7 +180,7 @@ batch(struct leases *ls, struct held *h, long long cap_ms, long long wait_ms,
 	r->rc = rc[mine];
 	r->out = (int)out[mine];
 	r->e = err[mine];
-	r->lock = h->lock;
+	r->lock = *h->lock;
 	if (rc[mine] == 1 && (out[mine] == RENEW_OK || out[mine] == RENEW_RETAKEN))
 		r->lock.renew_sent_ms = sent;
 	h->told = 0;	/* told now */
@@ -199,7 +208,7 @@ renew(struct leases *ls, int fd, const struct lease_req *q, struct lease_rep *r)
 		r->out = (int)out;
 		return;
 	}
-	h->lock = q->lock;
+	*h->lock = q->lock;
 	h->asked = now;
 	if (h->told) {		/* a batch found it lost */
 		r->rc = 1;
@@ -208,7 +217,7 @@ renew(struct leases *ls, int fd, const struct lease_req *q, struct lease_rep *r)
 		return;
 	}
 	if (h->renewed && h->confirmed > q->lock.renew_sent_ms &&
-	    now - h->confirmed < h->lock.ttl_ms / 3) {
+	    now - h->confirmed < h->lock->ttl_ms / 3) {
 		r->rc = 1;
 		r->out = RENEW_OK;
 		r->lock.renew_sent_ms = h->confirmed;
@@ -357,6 +366,8 @@ request(struct leases *ls, int *fd, ssize_t len)
 	struct asked *a;
 	ssize_t n;
 
+	if (ls->nq == LEASES_ASKED_MAX)
+		return 0;	/* the next flush's */
 	if (ls->nq == ls->capq) {
 		size_t cap = ls->capq ? 2 * ls->capq : 16;
 		struct asked *q = realloc(ls->q, cap * sizeof(*q));
@@ -504,6 +515,8 @@ leases_free(struct leases *ls)
 {
 	for (size_t i = 0; i < ls->nq; i++)
 		free(ls->q[i].output);
+	for (size_t i = 0; i < ls->n; i++)
+		free(ls->v[i].lock);
 	free(ls->v);
 	free(ls->q);
 	ls->v = NULL;

@@ -37,11 +37,16 @@ struct leases {
  * read and dropped), and each record of the run's log, passed on
  * (log_relay()), then a request, if one has come, to run at
  * leases_flush(): one a call, so that a run's requests are run in the
- * order it sent them. ls NULL (the runs connect themselves): the outcomes
+ * order it sent them, and LEASES_ASKED_MAX at most a flush, the others
+ * left in their sockets for the next (a request holds two copies of a
+ * lock, 15 KB: a thousand runs renewing at once would hold 15 MB, while
+ * the first batch renews every lease due and the next are answered from
+ * the table). ls NULL (the runs connect themselves): the outcomes
  * only. Once the run's end is closed (its run and guard are gone), its
  * lease is forgotten, *fd closed and set to -1. Returns 1 when something
  * was read (or *fd closed), 0 when nothing had come. */
 int	leases_collect(struct leases *ls, int *fd, struct run_outcome *o);
+#define LEASES_ASKED_MAX	64
 
 /* Run the requests collected over ls->be, within its connect and command
  * timeouts, and answer each on its run's socket: the releases in one

@@ -14,16 +14,32 @@
 struct running *
 run_table_add(struct run_table *t)
 {
+	struct running *r;
+
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct running *v = realloc(t->v, cap * sizeof(*v));
+		struct running **v = realloc(t->v, cap * sizeof(*v));
 
 		if (v == NULL)
 			return NULL;
 		t->v = v;
 		t->cap = cap;
 	}
-	return memset(&t->v[t->n++], 0, sizeof(struct running));
+	if ((r = calloc(1, sizeof(*r))) != NULL)
+		t->v[t->n++] = r;
+	return r;
+}
+
+void
+run_table_free(struct run_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		lines_free(&t->v[i]->out);
+		free(t->v[i]);
+	}
+	free(t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
 }
 
 void
@@ -57,7 +73,7 @@ run_table_start(struct run_table *t, const struct sched_spawner *sp, const struc
 	if ((r->pid = starter_spawn(sp, task, TRIGGERED(slot) ? SPAWN_TRIGGERED :
 	    (long long)slot * 1000, claim, &io, &e)) < 0) {
 		report_unstarted(r->task, r->slot, e.msg);
-		t->n--;
+		free(t->v[--t->n]);
 		return;
 	}
 	r->was = r->pid;
@@ -74,11 +90,11 @@ run_table_reap(struct run_table *t)
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0 || (pid < 0 && errno == EINTR))
 		for (size_t i = 0; pid > 0 && i < t->n; i++)
-			if (t->v[i].pid == pid) {
-				t->v[i].pid = 0;
-				t->v[i].status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
+			if (t->v[i]->pid == pid) {
+				t->v[i]->pid = 0;
+				t->v[i]->status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
 				    WEXITSTATUS(st);
-				t->v[i].took_ms = mono_ms() - t->v[i].started_ms;
+				t->v[i]->took_ms = mono_ms() - t->v[i]->started_ms;
 			}
 	/* ECHILD: none left. Else the ended stay unreaped until the next
 	 * SIGCHLD asks again: said */
@@ -93,7 +109,7 @@ run_table_live(const struct run_table *t)
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->n; i++)
-		n += t->v[i].pid > 0;
+		n += t->v[i]->pid > 0;
 	return n;
 }
 
@@ -103,8 +119,8 @@ run_table_starting(const struct run_table *t)
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->n; i++)
-		n += t->v[i].pid > 0 && t->v[i].lease >= 0 && !t->v[i].outcome.ran &&
-		    !t->v[i].outcome.skipped && !t->v[i].outcome.waiting;
+		n += t->v[i]->pid > 0 && t->v[i]->lease >= 0 && !t->v[i]->outcome.ran &&
+		    !t->v[i]->outcome.skipped && !t->v[i]->outcome.waiting;
 	return n;
 }
 
@@ -112,7 +128,7 @@ int
 run_table_was(const struct run_table *t, long pid)
 {
 	for (size_t i = 0; i < t->n; i++)
-		if ((long)t->v[i].was == pid)
+		if ((long)t->v[i]->was == pid)
 			return 1;
 	return 0;
 }

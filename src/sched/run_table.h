@@ -39,13 +39,18 @@ struct running {
 };
 
 struct run_table {
-	struct running		*v;
+	struct running		**v;	/* each its own allocation: an entry
+					 * stays where it is, and the array of
+					 * pointers grows without copying runs */
 	size_t			 n, cap;
 	struct report_once	 said;	/* waitpid(2) failed (run_table_reap()) */
 };
 
 /* A new entry at the end, zeroed; NULL when out of memory. */
 struct running	*run_table_add(struct run_table *t);
+
+/* Free every entry (and what its output still holds) and the table. */
+void	run_table_free(struct run_table *t);
 
 /* Start task's run for slot, into t, and say so; a slot no run could be
  * started for is missed (said). Slot -1: a triggered run (`lockrun

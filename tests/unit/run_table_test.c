@@ -53,12 +53,12 @@ Test(run_table, a_reap_notes_each_ended_run_and_leaves_the_live_ones)
 		(void)poll(NULL, 0, 10);
 	}
 	cr_assert(eq(sz, run_table_live(&t), 1), "the third is alive");
-	cr_assert(eq(int, t.v[0].pid, 0));
-	cr_assert(eq(int, t.v[0].status, 3));
-	cr_assert(eq(int, t.v[1].status, 128 + SIGKILL));
-	cr_assert(eq(int, t.v[2].pid, pid[2]), "not reaped");
+	cr_assert(eq(int, t.v[0]->pid, 0));
+	cr_assert(eq(int, t.v[0]->status, 3));
+	cr_assert(eq(int, t.v[1]->status, 128 + SIGKILL));
+	cr_assert(eq(int, t.v[2]->pid, pid[2]), "not reaped");
 	cr_assert(run_table_was(&t, pid[0]), "still known once reaped");
 	cr_assert(eq(int, kill(pid[2], SIGTERM), 0));
 	cr_assert(eq(int, waitpid(pid[2], NULL, 0), pid[2]));
-	free(t.v);
+	run_table_free(&t);
 }

@@ -71,17 +71,17 @@ Test(start_queue, only_runs_not_yet_decided_are_getting_ready)
 		r->was = r->pid;
 		r->lease = 10 + i;
 	}
-	t.v[1].outcome.ran = 1;
-	t.v[2].outcome.skipped = 1;
-	t.v[3].outcome.waiting = 1;
-	t.v[4].pid = 0;		/* reaped */
+	t.v[1]->outcome.ran = 1;
+	t.v[2]->outcome.skipped = 1;
+	t.v[3]->outcome.waiting = 1;
+	t.v[4]->pid = 0;		/* reaped */
 	cr_assert(eq(sz, run_table_starting(&t), 2));
-	t.v[5].lease = -1;	/* its socket ended */
+	t.v[5]->lease = -1;	/* its socket ended */
 	cr_assert(eq(sz, run_table_starting(&t), 1));
 	cr_assert(eq(sz, run_table_live(&t), 5));
 	cr_assert(run_table_was(&t, 104));
 	cr_assert(not(run_table_was(&t, 99)));
-	free(t.v);
+	run_table_free(&t);
 }
 
 /* A task's start for a slot taken out of the queue (a scheduler whose
