@@ -46,6 +46,7 @@ job_sh(const char *work)
 static const char *
 sem_config(const char *work, const char *extra)
 {
+	static char kept[256];
 	char *body;
 	const char *path;
 
@@ -54,7 +55,10 @@ sem_config(const char *work, const char *extra)
 	    extra ? extra : "") > 0);
 	path = write_config(body);
 	free(body);
-	return path;
+	/* its own copy: scratch()'s 16 buffers go round, and a test polling
+	 * a scratch file reuses the one the path is in */
+	snprintf(kept, sizeof(kept), "%s", path);
+	return kept;
 }
 
 /* Reap those of the n children pid[] that have exited: each one's
